@@ -1,0 +1,437 @@
+"""The generic game board: state, legal moves, make/unmake, hashing, outcome.
+
+>>> board = Board("fugue")
+>>> len(board.legal_moves)
+22
+>>> board.push_text("e2-e3")
+Move.from_text('e2-e3')
+>>> board.fen()
+'wlqksaui/pppppppp/8/8/8/4P3/PPPP1PPP/IUASKQLW b'
+>>> board.pop()
+Move.from_text('e2-e3')
+>>> board.outcome() is None
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator
+from dataclasses import dataclass
+
+from exochess.errors import FenError, IllegalMoveError, MoveSyntaxError
+from exochess.fen import format_placement, parse_placement
+from exochess.geometry import Geometry, parse_square, square_name
+from exochess.move import Move
+from exochess.outcome import BLACK, WHITE, Outcome, Termination
+from exochess.rawmove import EXTRA, RawMove, to_move
+from exochess.variant import FORBIDDEN, THREEFOLD_LOSS, Variant
+from exochess.zobrist import PIECE_KEYS, SIDE_KEY
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A piece as seen from outside the board: its type letter and colour."""
+
+    letter: str
+    """Upper-case type letter."""
+    color: bool
+    """``WHITE`` or ``BLACK``."""
+
+    def symbol(self) -> str:
+        """FEN letter: upper case for White, lower case for Black."""
+        return self.letter if self.color else self.letter.lower()
+
+
+class LegalMoveList:
+    """A lazy view of the legal moves of a board (regenerated after each push/pop).
+
+    Supports iteration, ``len()``, ``bool()`` and ``in``.
+    """
+
+    __slots__ = ("_board",)
+
+    def __init__(self, board: Board) -> None:
+        self._board = board
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self._board._move_index())
+
+    def __len__(self) -> int:
+        return len(self._board.raw_moves())
+
+    def __bool__(self) -> bool:
+        return bool(self._board.raw_moves())
+
+    def __contains__(self, move: object) -> bool:
+        return isinstance(move, Move) and move in self._board._move_index()
+
+    def __repr__(self) -> str:
+        return f"<LegalMoveList ({', '.join(str(m) for m in self)})>"
+
+
+class Board:
+    """A position of one game, with the history of moves that led to it.
+
+    ``Board("fugue")`` is the starting position; ``Board("fugue", fen=...)`` any
+    position.  The variant may be given by name, alias or :class:`Variant`.
+    """
+
+    variant: Variant
+    """Rules of the game being played."""
+    starting_fen: str
+    """FEN the history starts from."""
+
+    def __init__(self, variant: str | Variant = "fugue", fen: str | None = None) -> None:
+        if isinstance(variant, str):
+            from exochess.variants import find_variant
+
+            variant = find_variant(variant)
+        self.variant = variant
+        self._geo: Geometry = variant.geometry
+        self._royal = variant.royal_code
+        self._royal_min = variant.royal_minimum
+        self._threefold = variant.repetition == THREEFOLD_LOSS
+        self.set_fen(fen if fen is not None else variant.starting_fen)
+
+    # --- state ---------------------------------------------------------------
+
+    def set_fen(self, fen: str) -> None:
+        """Replace the position (and clear the history) from a FEN.
+
+        Raises :class:`FenError` naming the problem; the board is unchanged then.
+        """
+        if not isinstance(fen, str):
+            raise FenError("a FEN must be text")
+        fields = fen.split()
+        if len(fields) < 2:
+            raise FenError(f"a FEN needs at least a placement and a side to move (w or b): {fen!r}")
+        squares = parse_placement(fields[0], self._geo, self.variant.codes)
+        if fields[1] not in ("w", "b"):
+            raise FenError(f"side to move must be 'w' or 'b', not {fields[1]!r}")
+        white = fields[1] == "w"
+        extra = self.variant.parse_extra(fields[2:], squares, white)
+        self.variant.validate(squares, extra)
+        self._b = squares
+        self._side = 1 if white else -1
+        self._extra: Hashable = extra
+        self._root_extra: Hashable = extra
+        self._stack: list[RawMove] = []
+        self._over: Outcome | None = None
+        self._hash = self._compute_hash()
+        self._rep: dict[int, int] = {self._hash: 1}
+        self._cache_key = -1
+        self._cache: list[RawMove] = []
+        self._index_key = -1
+        self._index: dict[Move, RawMove] = {}
+        self.starting_fen = self.fen()
+
+    def _compute_hash(self) -> int:
+        h = 0
+        for sq in self._geo.squares:
+            code = self._b[sq]
+            if code:
+                h ^= PIECE_KEYS[(sq << 5) | (code & 31)]
+        if self._side < 0:
+            h ^= SIDE_KEY
+        return h ^ self.variant.extra_hash(self._extra)
+
+    @property
+    def turn(self) -> bool:
+        """Side to move: ``WHITE`` (True) or ``BLACK`` (False)."""
+        return self._side > 0
+
+    @property
+    def side(self) -> int:
+        """Side to move as a sign: +1 White, -1 Black (the sign of its piece codes)."""
+        return self._side
+
+    @property
+    def squares(self) -> list[int]:
+        """The board list of signed piece codes, indexed by square.  Treat as read-only."""
+        return self._b
+
+    @property
+    def extra(self) -> Hashable:
+        """The variant's extra state (en passant, reserves ...), None if it has none."""
+        return self._extra
+
+    @property
+    def geometry(self) -> Geometry:
+        """Precomputed tables of this board size."""
+        return self._geo
+
+    def zobrist_hash(self) -> int:
+        """64-bit Zobrist hash of the position key (placement, side to move, extra state)."""
+        return self._hash
+
+    def repetition_count(self) -> int:
+        """How many times the current position key has occurred in this game's history."""
+        return self._rep.get(self._hash, 0)
+
+    def has_occurred(self, key: int) -> bool:
+        """Whether a position with Zobrist hash ``key`` occurred in the history."""
+        return key in self._rep
+
+    def piece_at(self, square: int) -> Piece | None:
+        """The piece on a square, or None."""
+        code = self._b[square]
+        if not code:
+            return None
+        return Piece(self.variant.letters[abs(code)], code > 0)
+
+    def piece_map(self) -> dict[int, Piece]:
+        """Every occupied square and its piece."""
+        return {sq: p for sq in self._geo.squares if (p := self.piece_at(sq)) is not None}
+
+    def ply(self) -> int:
+        """Number of moves played since the starting FEN."""
+        return len(self._stack)
+
+    # --- FEN -----------------------------------------------------------------
+
+    def fen(self) -> str:
+        """The FEN of the position in the rules-of-record form."""
+        parts = [
+            format_placement(self._b, self._geo, self.variant.letters),
+            "w" if self._side > 0 else "b",
+        ]
+        parts.extend(self.variant.format_extra(self._extra))
+        return " ".join(parts)
+
+    # --- moves -----------------------------------------------------------------
+
+    def raw_moves(self) -> list[RawMove]:
+        """Legal moves as raw records (see :mod:`exochess.rawmove`); empty when the game is over.
+
+        The list is cached until the next push or pop; do not modify it.
+        """
+        key = len(self._stack) ^ (self._hash << 10)
+        if self._cache_key == key:
+            return self._cache
+        if self._over is not None:
+            moves: list[RawMove] = []
+        else:
+            moves = self.variant.generate(self)
+            if self.variant.repetition == FORBIDDEN:
+                moves = [m for m in moves if self.hash_after(m) not in self._rep]
+        self._cache_key = key
+        self._cache = moves
+        return moves
+
+    def hash_after(self, raw: RawMove) -> int:
+        """Zobrist hash of the position a raw move would produce (without playing it)."""
+        h = self._hash ^ SIDE_KEY
+        ch = raw[0]
+        for i in range(0, len(ch), 3):
+            s = ch[i] << 5
+            h ^= PIECE_KEYS[s | (ch[i + 1] & 31)] ^ PIECE_KEYS[s | (ch[i + 2] & 31)]
+        extra = raw[EXTRA]
+        if extra != self._extra:
+            h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
+        return h
+
+    def _move_index(self) -> dict[Move, RawMove]:
+        key = len(self._stack) ^ (self._hash << 10)
+        if self._index_key != key:
+            self._index = {to_move(raw): raw for raw in self.raw_moves()}
+            self._index_key = key
+        return self._index
+
+    @property
+    def legal_moves(self) -> LegalMoveList:
+        """The legal moves of the side to move (a lazy view)."""
+        return LegalMoveList(self)
+
+    def push_raw(self, raw: RawMove) -> None:
+        """Play a raw move from :meth:`raw_moves` of this very position (not checked)."""
+        b = self._b
+        h = self._hash ^ SIDE_KEY
+        enemy_royal = -self._side * self._royal
+        royal_hit = False
+        ch = raw[0]
+        for i in range(0, len(ch), 3):
+            s = ch[i]
+            before = ch[i + 1]
+            after = ch[i + 2]
+            b[s] = after
+            h ^= PIECE_KEYS[(s << 5) | (before & 31)] ^ PIECE_KEYS[(s << 5) | (after & 31)]
+            if before == enemy_royal:
+                royal_hit = True
+        extra = raw[EXTRA]
+        if extra is not self._extra:
+            h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
+            self._extra = extra
+        self._side = -self._side
+        self._hash = h
+        self._stack.append(raw)
+        count = self._rep.get(h, 0) + 1
+        self._rep[h] = count
+        if royal_hit and b.count(enemy_royal) < self._royal_min:
+            self._over = Outcome(Termination.ROYAL_CAPTURE, self._side < 0)
+        elif count >= 3 and self._threefold:
+            self._over = Outcome(Termination.REPETITION, self._side > 0)
+
+    def pop_raw(self) -> RawMove:
+        """Undo the last move and return its raw record."""
+        raw = self._stack.pop()
+        h = self._hash
+        count = self._rep[h] - 1
+        if count:
+            self._rep[h] = count
+        else:
+            del self._rep[h]
+        b = self._b
+        ch = raw[0]
+        for i in range(len(ch) - 3, -1, -3):
+            s = ch[i]
+            before = ch[i + 1]
+            after = ch[i + 2]
+            b[s] = before
+            h ^= PIECE_KEYS[(s << 5) | (before & 31)] ^ PIECE_KEYS[(s << 5) | (after & 31)]
+        previous = self._stack[-1][EXTRA] if self._stack else self._root_extra
+        if previous is not self._extra:
+            h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(previous)
+            self._extra = previous
+        self._side = -self._side
+        self._hash = h ^ SIDE_KEY
+        self._over = None
+        return raw
+
+    def push(self, move: Move) -> None:
+        """Play a legal move.  Raises :class:`IllegalMoveError` (board unchanged) otherwise."""
+        raw = self._move_index().get(move)
+        if raw is None:
+            raise IllegalMoveError(self._illegal_reason(move))
+        self.push_raw(raw)
+
+    def push_text(self, text: str) -> Move:
+        """Parse move text, play it and return the :class:`Move`."""
+        move = self.parse_move(text)
+        self.push(move)
+        return move
+
+    def pop(self) -> Move:
+        """Undo the last move and return it.  Raises IndexError if there is none."""
+        if not self._stack:
+            raise IndexError("no move to undo")
+        return to_move(self.pop_raw())
+
+    def peek(self) -> Move:
+        """The last move played.  Raises IndexError if there is none."""
+        if not self._stack:
+            raise IndexError("no move has been played")
+        return to_move(self._stack[-1])
+
+    @property
+    def move_stack(self) -> list[Move]:
+        """The moves played since the starting FEN, oldest first (a new list)."""
+        return [to_move(raw) for raw in self._stack]
+
+    def raw_stack(self) -> list[RawMove]:
+        """The raw records of the moves played (a new list)."""
+        return list(self._stack)
+
+    def parse_move(self, text: str) -> Move:
+        """The legal move written ``text``.
+
+        Raises :class:`MoveSyntaxError` if the text is malformed and
+        :class:`IllegalMoveError` if it is well formed but not legal here.
+        """
+        parsed = Move.from_text(text)
+        index = self._move_index()
+        raw = index.get(parsed)
+        if raw is None:
+            raise IllegalMoveError(self._illegal_reason(parsed))
+        for action in parsed.actions:
+            if action.tag is not None and not self.variant.tag_allowed(raw, action.tag):
+                raise IllegalMoveError(f"{parsed} cannot be made with the power /{action.tag}")
+        return parsed
+
+    def _illegal_reason(self, move: Move) -> str:
+        for action in move.actions:
+            for sq in (action.from_square, action.to_square, *action.victims):
+                if not self._geo.on_board(sq):
+                    raise IllegalMoveError(
+                        f"{square_name(sq)} is not on the {self._geo.width}x{self._geo.height} board"
+                    )
+        if self.is_game_over():
+            return f"{move} is illegal: the game is over"
+        origin = move.from_square
+        code = self._b[origin]
+        side_name = "White" if self._side > 0 else "Black"
+        if code == 0:
+            return f"{move} is illegal: there is no piece on {square_name(origin)}"
+        if code * self._side < 0:
+            return f"{move} is illegal: the piece on {square_name(origin)} is not {side_name}'s"
+        specific = self.variant.explain_illegal(self, move)
+        if specific:
+            return f"{move} is illegal: {specific}"
+        own = sorted(str(m) for m in self._move_index() if m.from_square == origin)
+        name = self.variant.piece_names.get(self.variant.letters[abs(code)], "piece")
+        if not own:
+            return f"{move} is illegal: the {name} on {square_name(origin)} has no legal move"
+        return (
+            f"{move} is illegal; the {name} on {square_name(origin)} can play: {' '.join(own)}"
+        )
+
+    def moves_from(self, square: int | str) -> list[Move]:
+        """Legal moves whose piece starts on ``square`` (index or name)."""
+        sq = parse_square(square) if isinstance(square, str) else square
+        return [m for m in self._move_index() if m.from_square == sq]
+
+    # --- end of game ---------------------------------------------------------
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or None while it goes on."""
+        if self._over is not None:
+            return self._over
+        if not self.raw_moves():
+            return Outcome(Termination.NO_LEGAL_MOVES, self._side < 0)
+        return None
+
+    def is_game_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.outcome() is not None
+
+    # --- misc ------------------------------------------------------------------
+
+    def copy(self, *, stack: bool = True) -> Board:
+        """An independent copy; with ``stack=False`` the copy's history starts here."""
+        other = Board.__new__(Board)
+        other.variant = self.variant
+        other._geo = self._geo
+        other._royal = self._royal
+        other._royal_min = self._royal_min
+        other._threefold = self._threefold
+        other._b = list(self._b)
+        other._side = self._side
+        other._extra = self._extra
+        other._hash = self._hash
+        other._over = self._over
+        other._cache_key = -1
+        other._cache = []
+        other._index_key = -1
+        other._index = {}
+        if stack:
+            other._root_extra = self._root_extra
+            other._stack = list(self._stack)
+            other._rep = dict(self._rep)
+            other.starting_fen = self.starting_fen
+        else:
+            other._root_extra = self._extra
+            other._stack = []
+            other._rep = {self._hash: 1}
+            other._over = None
+            other.starting_fen = self.fen()
+        return other
+
+    def __str__(self) -> str:
+        from exochess.text import render
+
+        return render(self)
+
+    def __repr__(self) -> str:
+        return f"Board({self.variant.name!r}, fen={self.fen()!r})"
+
+
+__all__ = ["BLACK", "WHITE", "Board", "LegalMoveList", "MoveSyntaxError", "Piece"]

@@ -1,0 +1,177 @@
+"""Board geometry: square numbering, directions and precomputed rays.
+
+Every board in exochess, whatever its size (up to 16 x 16), numbers its squares
+the same way: ``square = rank * 16 + file`` with ``file`` and ``rank`` counted
+from zero.  Because the numbering does not depend on the board width, a
+:class:`~exochess.move.Move` can name its squares without knowing which board it
+belongs to, and the canonical move text is the same for every game.
+
+Rays, neighbours and knight targets are computed once per board size and shared
+by every board of that size; move generators walk these tuples instead of doing
+bounds arithmetic in their inner loops.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+STRIDE = 16
+"""Index distance between two ranks (the numbering is 16 squares wide)."""
+
+MAX_SIZE = 16
+"""Largest supported width and height."""
+
+ORTHOGONAL: tuple[tuple[int, int], ...] = ((1, 0), (-1, 0), (0, 1), (0, -1))
+"""The four rook directions, as (file delta, rank delta)."""
+
+DIAGONAL: tuple[tuple[int, int], ...] = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+"""The four bishop directions, as (file delta, rank delta)."""
+
+QUEEN: tuple[tuple[int, int], ...] = ORTHOGONAL + DIAGONAL
+"""All eight directions: indices 0-3 are orthogonal, 4-7 diagonal."""
+
+KNIGHT: tuple[tuple[int, int], ...] = (
+    (1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2),
+)
+"""The eight knight offsets."""
+
+OPPOSITE: tuple[int, ...] = tuple(QUEEN.index((-dx, -dy)) for dx, dy in QUEEN)
+"""``OPPOSITE[d]`` is the index of the direction opposite to direction ``d``."""
+
+
+def square(file: int, rank: int) -> int:
+    """Return the square index of a zero-based file and rank.
+
+    >>> square(4, 3)
+    52
+    """
+    return rank * STRIDE + file
+
+
+def square_file(sq: int) -> int:
+    """Return the zero-based file of a square."""
+    return sq & 15
+
+
+def square_rank(sq: int) -> int:
+    """Return the zero-based rank of a square."""
+    return sq >> 4
+
+
+def square_name(sq: int) -> str:
+    """Return the algebraic name of a square (``a1``, ``l12``).
+
+    >>> square_name(square(11, 11))
+    'l12'
+    """
+    return chr(97 + (sq & 15)) + str((sq >> 4) + 1)
+
+
+def parse_square(name: str) -> int:
+    """Parse an algebraic square name such as ``e4`` or ``k10``.
+
+    Raises :class:`ValueError` for anything that is not a letter ``a``-``p``
+    followed by a rank number 1-16.
+
+    >>> parse_square("k10") == square(10, 9)
+    True
+    """
+    if len(name) < 2 or not ("a" <= name[0] <= "p") or not name[1:].isdigit():
+        raise ValueError(f"not a square name: {name!r}")
+    if name[1] == "0":
+        raise ValueError(f"not a square name: {name!r}")
+    rank = int(name[1:])
+    if not 1 <= rank <= MAX_SIZE:
+        raise ValueError(f"not a square name: {name!r}")
+    return square(ord(name[0]) - 97, rank - 1)
+
+
+def victim_order(sq: int) -> tuple[int, int]:
+    """Sort key of the canonical victim list: by file, then numerically by rank."""
+    return (sq & 15, sq >> 4)
+
+
+class Geometry:
+    """Precomputed tables for one board size.
+
+    Obtain instances through :func:`geometry`, which caches them, so that all
+    boards of a size share one set of tables.
+    """
+
+    __slots__ = (
+        "width", "height", "size", "squares", "rays", "neighbours",
+        "knight_targets", "orthogonal_neighbours",
+    )
+
+    width: int
+    """Number of files."""
+    height: int
+    """Number of ranks."""
+    size: int
+    """Length of a board list (``height * 16``); indices of off-board files are unused."""
+    squares: tuple[int, ...]
+    """Every square of the board, rank 1 first, files left to right."""
+    rays: tuple[tuple[tuple[int, ...], ...], ...]
+    """``rays[sq][d]``: the squares from ``sq`` outward in direction ``QUEEN[d]``, edge excluded."""
+    neighbours: tuple[tuple[int, ...], ...]
+    """``neighbours[sq]``: the adjacent squares (eight directions) that are on the board."""
+    orthogonal_neighbours: tuple[tuple[int, ...], ...]
+    """``orthogonal_neighbours[sq]``: the adjacent squares in the four orthogonal directions."""
+    knight_targets: tuple[tuple[int, ...], ...]
+    """``knight_targets[sq]``: squares a knight's move away that are on the board."""
+
+    def __init__(self, width: int, height: int) -> None:
+        if not (1 <= width <= MAX_SIZE and 1 <= height <= MAX_SIZE):
+            raise ValueError(f"board size {width}x{height} is outside 1x1 .. 16x16")
+        self.width = width
+        self.height = height
+        self.size = height * STRIDE
+        self.squares = tuple(square(f, r) for r in range(height) for f in range(width))
+        empty: tuple[int, ...] = ()
+        rays: list[tuple[tuple[int, ...], ...]] = [()] * self.size
+        neigh: list[tuple[int, ...]] = [empty] * self.size
+        orth: list[tuple[int, ...]] = [empty] * self.size
+        knights: list[tuple[int, ...]] = [empty] * self.size
+        for sq in self.squares:
+            f, r = sq & 15, sq >> 4
+            per_dir = []
+            for dx, dy in QUEEN:
+                ray = []
+                x, y = f + dx, r + dy
+                while 0 <= x < width and 0 <= y < height:
+                    ray.append(square(x, y))
+                    x += dx
+                    y += dy
+                per_dir.append(tuple(ray))
+            rays[sq] = tuple(per_dir)
+            neigh[sq] = tuple(ray[0] for ray in per_dir if ray)
+            orth[sq] = tuple(ray[0] for ray in per_dir[:4] if ray)
+            knights[sq] = tuple(
+                square(f + dx, r + dy)
+                for dx, dy in KNIGHT
+                if 0 <= f + dx < width and 0 <= r + dy < height
+            )
+        self.rays = tuple(rays)
+        self.neighbours = tuple(neigh)
+        self.orthogonal_neighbours = tuple(orth)
+        self.knight_targets = tuple(knights)
+
+    def on_board(self, sq: int) -> bool:
+        """Whether ``sq`` is a square of this board."""
+        return 0 <= sq < self.size and (sq & 15) < self.width
+
+    def offset(self, sq: int, dx: int, dy: int) -> int | None:
+        """The square ``dx`` files and ``dy`` ranks away from ``sq``, or None if off the board."""
+        f, r = (sq & 15) + dx, (sq >> 4) + dy
+        if 0 <= f < self.width and 0 <= r < self.height:
+            return square(f, r)
+        return None
+
+    def __repr__(self) -> str:
+        return f"geometry({self.width}, {self.height})"
+
+
+@cache
+def geometry(width: int, height: int) -> Geometry:
+    """Return the shared :class:`Geometry` of a board size."""
+    return Geometry(width, height)

@@ -1,0 +1,128 @@
+"""The :class:`Variant` base class: what a game must tell the generic board.
+
+A game is one module in :mod:`exochess.variants` with one subclass of
+:class:`Variant`.  Class attributes carry the metadata (name, board size, piece
+letters, starting position, end-of-game policy); a handful of hook methods
+carry the rules (move generation, extra FEN fields).  Everything else -- making
+and unmaking moves, hashing, repetition, outcome, FEN placement, move text --
+is done once, in :mod:`exochess.board`, for every game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+from exochess.errors import FenError
+from exochess.geometry import Geometry, geometry
+
+if TYPE_CHECKING:
+    from exochess.board import Board
+    from exochess.move import Move
+    from exochess.rawmove import RawMove
+
+THREEFOLD_LOSS = "threefold-loss"
+"""Repetition policy: the player whose move makes a position occur a third time loses."""
+FORBIDDEN = "forbidden"
+"""Repetition policy: a move that recreates any earlier position is illegal."""
+
+
+class Variant:
+    """Metadata and rules hooks of one game.  Subclass it once per game."""
+
+    name: ClassVar[str] = ""
+    """Registry key, lower case (``"fugue"``)."""
+    title: ClassVar[str] = ""
+    """Human name (``"Fugue"``)."""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    """Other names accepted by :func:`exochess.variants.find_variant`."""
+    description: ClassVar[str] = ""
+    """One line for menus and the home page."""
+    width: ClassVar[int] = 8
+    """Number of files."""
+    height: ClassVar[int] = 8
+    """Number of ranks."""
+    piece_letters: ClassVar[str] = ""
+    """Upper-case letters of the piece types; the type code is the position in this string plus one."""
+    piece_names: ClassVar[dict[str, str]] = {}
+    """Letter -> English name of each piece type."""
+    royal: ClassVar[str] = ""
+    """Letter of the royal type whose capture ends the game."""
+    royal_minimum: ClassVar[int] = 1
+    """A side left with fewer royals than this after a move has lost."""
+    repetition: ClassVar[str] = THREEFOLD_LOSS
+    """Repetition policy (:data:`THREEFOLD_LOSS` or :data:`FORBIDDEN`)."""
+    starting_fen: ClassVar[str] = ""
+    """FEN of the starting position."""
+    starting_position_note: ClassVar[str | None] = None
+    """Caveat to show wherever the starting position is presented (None if it is authentic)."""
+    royal_capture_text: ClassVar[str] = "royal captured"
+    """How the royal-capture termination is described to players."""
+
+    geometry: Geometry
+    """Precomputed tables of this game's board size."""
+    codes: dict[str, int]
+    """Piece letter (either case) -> signed piece code (white positive, black negative)."""
+    letters: dict[int, str]
+    """Signed piece code -> FEN letter."""
+    royal_code: int
+    """Positive code of the royal type."""
+
+    def __init__(self) -> None:
+        self.geometry = geometry(self.width, self.height)
+        self.codes = {}
+        self.letters = {}
+        for index, letter in enumerate(self.piece_letters, start=1):
+            self.codes[letter] = index
+            self.codes[letter.lower()] = -index
+            self.letters[index] = letter
+            self.letters[-index] = letter.lower()
+        self.royal_code = self.codes[self.royal] if self.royal else 0
+
+    def code(self, letter: str) -> int:
+        """Positive type code of an upper-case piece letter."""
+        return self.codes[letter]
+
+    # --- hooks -----------------------------------------------------------------
+
+    def parse_extra(self, fields: Sequence[str], squares: list[int], white_to_move: bool) -> Hashable:
+        """Parse the FEN fields after the side to move into the extra state.
+
+        The default accepts no fields, except one trailing non-negative move counter
+        (vchess writes ``... w 0``).  Raise :class:`FenError` on anything else.
+        """
+        if not fields:
+            return None
+        if len(fields) == 1 and fields[0].isdigit():
+            return None
+        raise FenError(f"unexpected FEN field(s) after the side to move: {' '.join(fields)!r}")
+
+    def format_extra(self, extra: Hashable) -> list[str]:
+        """FEN fields written after the side to move for this extra state."""
+        return []
+
+    def extra_hash(self, extra: Hashable) -> int:
+        """Zobrist contribution of the extra state (0 for the default, which has none)."""
+        return 0
+
+    def validate(self, squares: Sequence[int], extra: Hashable) -> None:
+        """Raise :class:`FenError` if a parsed position is impossible in this game."""
+
+    def generate(self, board: Board) -> list[RawMove]:
+        """Every legal move (whole turn) of the side to move, as raw moves.
+
+        Called only when the game is not over.  The board's repetition policy
+        :data:`FORBIDDEN` is applied by the board afterwards.
+        """
+        raise NotImplementedError
+
+    def explain_illegal(self, board: Board, move: Move) -> str | None:
+        """A game-specific reason why ``move`` is illegal, or None to use the generic one."""
+        return None
+
+    def tag_allowed(self, raw: RawMove, tag: str) -> bool:
+        """Whether a power tag written after a move (``/C``) fits the move; default: no tags."""
+        return False
+
+    def __repr__(self) -> str:
+        return f"<Variant {self.name}>"

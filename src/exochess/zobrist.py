@@ -1,0 +1,33 @@
+"""Zobrist keys: one 64-bit number per (square, piece code), plus the side to move.
+
+The table is generated from a fixed seed, so hashes are identical across runs,
+machines and processes (engines may store them; tests may compare them).
+"""
+
+from __future__ import annotations
+
+import random
+
+from exochess.geometry import MAX_SIZE, STRIDE
+
+SIDE_KEY = 0x9D39247E33776D41
+"""XORed into the hash when Black is to move."""
+
+
+def _table() -> tuple[int, ...]:
+    rng = random.Random(0x5EED_E0C4)
+    keys = []
+    for _sq in range(MAX_SIZE * STRIDE):
+        for code_index in range(32):
+            # Index (sq << 5) | (code & 31); code 0 (empty) hashes to 0.
+            keys.append(0 if code_index == 0 else rng.getrandbits(64))
+    return tuple(keys)
+
+
+PIECE_KEYS: tuple[int, ...] = _table()
+"""``PIECE_KEYS[(square << 5) | (code & 31)]`` is the key of piece ``code`` on ``square``."""
+
+
+def piece_key(square: int, code: int) -> int:
+    """Key of a signed piece code standing on a square (0 for an empty square)."""
+    return PIECE_KEYS[(square << 5) | (code & 31)]

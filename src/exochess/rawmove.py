@@ -28,7 +28,12 @@ RawMove = tuple[Any, ...]
 """``(changes, from, to, kind, victims, promotion, extra_after, more_actions, tags)``."""
 
 RawAction = tuple[Any, ...]
-"""``(from, to, kind, victims, promotion)`` for the second and later actions of a chain."""
+"""``(from, to, kind, victims, promotion, changes)`` for the second and later actions of a chain.
+
+``changes`` holds that action's own (square, before, after) triples; the raw
+move's ``CHANGES`` is the concatenation of every action's triples, first action
+first, so the first action's triples are the leading part of ``CHANGES``.
+"""
 
 CHANGES = 0
 """Flat tuple of (square, before, after) triples."""

@@ -1,0 +1,94 @@
+"""The evaluation interface shared by every game, and a generic fallback.
+
+An evaluation has two parts:
+
+* a **piece-square table** ``table[(square << 5) | (code & 31)]`` (centipawns, from
+  White's point of view: White pieces positive, Black pieces negative).  The search
+  keeps this part up to date *incrementally* from the ``(square, before, after)``
+  triples of each raw move, the same triples the board uses to update its Zobrist
+  hash, so material and placement cost a few additions per move in every game;
+* a **dynamic** term ``dynamic(board)`` (White's point of view) for what depends on
+  several pieces at once (frozen pieces, shield cover, king exposure, gaze ...).
+  It is computed at the leaves only when the cheap part is close to the window
+  (lazy evaluation, see :mod:`exochess.engine.search`).
+
+Subclasses give piece values, a placement bonus per piece and square, and the
+dynamic term.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from exochess.board import Board
+from exochess.variant import Variant
+
+
+class Evaluator:
+    """Static evaluation of one game.  Subclass per game; the default is generic."""
+
+    values: ClassVar[dict[str, int]] = {}
+    """Piece letter -> material value in centipawns (royal pieces: 0, their loss ends the game)."""
+    default_value: ClassVar[int] = 300
+    """Value of a letter missing from :attr:`values`."""
+    lazy_margin: ClassVar[int] = 250
+    """Largest size (cp) the dynamic term is expected to reach; used for lazy evaluation."""
+    tempo: ClassVar[int] = 10
+    """Bonus for the side to move."""
+
+    variant: Variant
+    table: list[int]
+    """``table[(sq << 5) | (code & 31)]``: value of piece ``code`` on ``sq``, White positive."""
+    value_of: list[int]
+    """``value_of[code & 31]``: absolute material value of a piece code (for move ordering)."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        geo = variant.geometry
+        self.table = [0] * (geo.size << 5)
+        self.value_of = [0] * 32
+        for code, letter in variant.letters.items():
+            upper = letter.upper()
+            value = self.values.get(upper, self.default_value)
+            if upper == variant.royal:
+                value = self.values.get(upper, 0)
+            self.value_of[code & 31] = value
+            white = code > 0
+            sign = 1 if white else -1
+            for sq in geo.squares:
+                self.table[(sq << 5) | (code & 31)] = sign * (value + self.placement(upper, sq, white))
+
+    # --- hooks -------------------------------------------------------------------------
+
+    def placement(self, letter: str, sq: int, white: bool) -> int:
+        """Bonus (cp) of a piece of type ``letter`` and colour ``white`` standing on ``sq``.
+
+        The default rewards the centre a little (every piece of these games moves
+        in several directions, so central squares give more moves).
+        """
+        geo = self.variant.geometry
+        f, r = sq & 15, sq >> 4
+        cf = abs(2 * f - (geo.width - 1))
+        cr = abs(2 * r - (geo.height - 1))
+        spread = geo.width + geo.height - 2
+        return 12 - (12 * (cf + cr)) // max(1, spread)
+
+    def dynamic(self, board: Board) -> int:
+        """Terms that need the whole position (White's point of view, centipawns)."""
+        return 0
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def static(self, board: Board) -> int:
+        """Piece-square sum of a position (White's point of view), computed from scratch."""
+        b = board.squares
+        table = self.table
+        return sum(table[(sq << 5) | (b[sq] & 31)] for sq in board.geometry.squares if b[sq])
+
+    def evaluate(self, board: Board) -> int:
+        """Full evaluation from the side to move's point of view (for tests and tools)."""
+        return board.side * (self.static(board) + self.dynamic(board)) + self.tempo
+
+
+class GenericEvaluator(Evaluator):
+    """Fallback for a game without its own module: equal values, centralisation."""

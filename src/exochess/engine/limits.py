@@ -1,0 +1,46 @@
+"""Search budgets: depth, nodes, move time or game clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MOVE_OVERHEAD_MS = 20
+"""Kept back from every clock-based budget for the interface's own latency."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What a search may spend.  Every field is optional; all given ones apply (the first hit stops).
+
+    With nothing given the search runs until :meth:`Searcher.stop` (or the depth cap of 99).
+    """
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime_ms: int | None = None
+    wtime_ms: int | None = None
+    btime_ms: int | None = None
+    winc_ms: int = 0
+    binc_ms: int = 0
+    movestogo: int | None = None
+
+    def time_budget(self, white_to_move: bool) -> tuple[float | None, float | None]:
+        """``(soft, hard)`` seconds: do not start an iteration after ``soft``; abort at ``hard``."""
+        hard: float | None = None
+        soft: float | None = None
+        if self.movetime_ms is not None:
+            hard = max(1, self.movetime_ms) / 1000.0
+            soft = hard * 0.6
+        clock = self.wtime_ms if white_to_move else self.btime_ms
+        if clock is not None:
+            inc = self.winc_ms if white_to_move else self.binc_ms
+            left = max(1, clock - MOVE_OVERHEAD_MS)
+            togo = self.movestogo if self.movestogo else 30
+            target = left / max(1, togo) + inc * 0.75
+            target = min(target, left * 0.5)
+            cap = min(left * 0.8, target * 3)
+            c_soft = max(0.005, target * 0.6 / 1000.0)
+            c_hard = max(0.01, cap / 1000.0)
+            soft = c_soft if soft is None else min(soft, c_soft)
+            hard = c_hard if hard is None else min(hard, c_hard)
+        return soft, hard

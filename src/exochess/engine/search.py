@@ -1,0 +1,562 @@
+"""Alpha-beta search on raw moves, the same for every game.
+
+Negamax with iterative deepening, principal variation search, a transposition
+table keyed by the board's Zobrist hash, move ordering (TT move, captures by
+victim value, killers, history), late move reductions, futility pruning near the
+leaves and a quiescence search over capturing moves.
+
+The search plays raw moves on a private copy of the board with
+``push_raw``/``pop_raw`` and keeps the piece-square part of the evaluation up to
+date from each move's ``(square, before, after)`` triples.  Game ends are found
+without building :class:`~exochess.move.Move` objects:
+
+* a move that removes enemy royals (seen from its victim squares before it is
+  played) and leaves fewer than ``royal_minimum`` wins;
+* in games with the three-fold-loss rule a move that makes a position occur a
+  third time loses (``board.repetition_count()``);
+* a side with no legal move loses (``board.raw_moves()`` is empty; games that
+  forbid repetition have already filtered such moves out).
+
+Scores are centipawns from the side to move's point of view; a won game scores
+``MATE - plies``, a lost one ``-(MATE - plies)``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from exochess.board import Board
+from exochess.engine.evaluate import Evaluator, evaluator_for
+from exochess.engine.limits import Limits
+from exochess.engine.tt import EXACT, LOWER, UPPER, TranspositionTable, from_tt, to_tt
+from exochess.errors import ExochessError
+from exochess.move import Move
+from exochess.rawmove import RawMove, to_move
+from exochess.variant import THREEFOLD_LOSS
+
+MATE = 100_000
+"""Score of a won game at the root (minus the plies it takes)."""
+MAX_PLY = 96
+MATE_BOUND = MATE - 1_000
+"""Scores beyond this are wins or losses."""
+INF = MATE + 1
+CHECK_EVERY = 255
+"""Nodes between two looks at the clock and the stop flag (a mask: 2**k - 1)."""
+FUTILITY_MARGIN = (0, 200, 400)
+"""Quiet moves are skipped at depth d when the static score + margin[d] cannot reach alpha."""
+REVERSE_FUTILITY = 130
+"""A non-PV node at depth <= 2 whose static score beats beta by this much per ply returns."""
+DELTA_MARGIN = 150
+"""Quiescence skips captures that cannot lift the score within this margin of alpha."""
+
+_NORMAL = 0
+_WIN = 1
+_LOSS = 2
+
+
+class SearchStopped(Exception):
+    """Raised inside the search when the budget runs out or :meth:`Searcher.stop` is called."""
+
+
+class EngineError(ExochessError):
+    """The engine was asked for a move where there is none (the game is over)."""
+
+
+@dataclass(slots=True)
+class Analysis:
+    """Result of a search (or of one completed iteration of it)."""
+
+    depth: int
+    """Last completed iteration (nominal depth in plies)."""
+    score_cp: int
+    """Score in centipawns from the side to move's point of view (``+-MATE`` range for mates)."""
+    mate: int | None
+    """Plies to the end of the game if the score is a forced win (positive) or loss (negative)."""
+    nodes: int
+    """Positions visited (moves played by the search)."""
+    nps: int
+    """Nodes per second."""
+    pv: list[Move]
+    """Principal variation, best move first."""
+    best: Move
+    """The move to play."""
+    time_ms: int = 0
+    """Time spent so far."""
+    seldepth: int = 0
+    """Deepest ply reached (quiescence included)."""
+    raw_pv: list[RawMove] = field(default_factory=list, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """How a search plays: the knobs the levels turn."""
+
+    max_depth: int = 99
+    noise_cp: int = 0
+    """Each root move gets a fixed random bonus in [-noise, +noise] (seeded); 0 = none."""
+    quiescence: bool = True
+    pruning: bool = True
+    """Futility pruning, reverse futility and late move reductions."""
+
+
+class Searcher:
+    """A search engine for one game, with its own transposition table and history.
+
+    The table and the history survive from one search to the next (a game);
+    :meth:`new_game` clears them.  A search can be stopped from another thread
+    with :meth:`stop`; it then returns the best move found so far.
+    """
+
+    def __init__(self, evaluator: Evaluator | None = None, tt: TranspositionTable | None = None) -> None:
+        self._evaluator = evaluator
+        self.tt = tt if tt is not None else TranspositionTable()
+        self.history: dict[int, int] = {}
+        self._stop = False
+        self.nodes = 0
+
+    def new_game(self) -> None:
+        """Forget the table and the history."""
+        self.tt.clear()
+        self.history.clear()
+
+    def stop(self) -> None:
+        """Ask a running search (in another thread) to finish now."""
+        self._stop = True
+
+    # --- the root ------------------------------------------------------------------------
+
+    def search(
+        self,
+        board: Board,
+        limits: Limits | None = None,
+        *,
+        options: SearchOptions | None = None,
+        seed: int = 0,
+        on_iteration: Callable[[Analysis], None] | None = None,
+    ) -> Analysis:
+        """Search a copy of ``board`` within ``limits`` and return the result.
+
+        Raises :class:`EngineError` if the game is over (there is no move to find).
+        """
+        limits = limits or Limits()
+        options = options or SearchOptions()
+        self._stop = False
+        b = board.copy()
+        root_moves = list(b.raw_moves())
+        if not root_moves:
+            raise EngineError("the game is over: there is no move to search")
+        self._setup(b, options, limits)
+        start = self._start = time.perf_counter()
+        soft, hard = limits.time_budget(b.turn)
+        self._deadline = start + hard if hard is not None else None
+        self._node_limit = limits.nodes
+        max_depth = min(options.max_depth, limits.depth if limits.depth is not None else 99, MAX_PLY - 4)
+        max_depth = max(1, max_depth)
+        rng = random.Random(seed)
+        noise = options.noise_cp
+        bonus = [rng.randint(-noise, noise) if noise else 0 for _ in root_moves]
+        scores = [0] * len(root_moves)
+        order = list(range(len(root_moves)))
+        result: Analysis | None = None
+        for depth in range(1, max_depth + 1):
+            try:
+                best_i, best_score = self._root(depth, root_moves, order, scores, bonus, noise > 0)
+            except SearchStopped:
+                if self._partial is not None and result is not None:
+                    i, s = self._partial
+                    if i != order[0] and s > -INF:
+                        # A move beat the previous best at the unfinished depth: trust it.
+                        result = self._analysis(result.depth, s, root_moves[i], [root_moves[i]])
+                break
+            pv = self._root_pv if self._root_pv and self._root_pv[0] is root_moves[best_i] else [
+                root_moves[best_i]
+            ]
+            result = self._analysis(depth, best_score, root_moves[best_i], pv)
+            if on_iteration is not None:
+                on_iteration(result)
+            if abs(best_score) >= MATE_BOUND and MATE - abs(best_score) <= depth:
+                break  # a forced end was found and proven within the horizon
+            if len(root_moves) == 1 and (soft is not None or limits.depth is None):
+                break
+            if soft is not None and time.perf_counter() - start >= soft:
+                break
+            if self._stop:
+                break
+        if result is None:
+            # Stopped before depth 1 finished: the first ordered move, unsearched.
+            i = self._partial[0] if self._partial is not None else order[0]
+            result = self._analysis(0, 0, root_moves[i], [root_moves[i]])
+        return result
+
+    def _analysis(self, depth: int, score: int, best: RawMove, raw_pv: list[RawMove]) -> Analysis:
+        elapsed = max(1e-6, time.perf_counter() - self._start)
+        mate = None
+        if score >= MATE_BOUND:
+            mate = MATE - score
+        elif score <= -MATE_BOUND:
+            mate = -(MATE + score)
+        return Analysis(
+            depth=depth,
+            score_cp=score,
+            mate=mate,
+            nodes=self.nodes,
+            nps=int(self.nodes / elapsed),
+            pv=[to_move(m) for m in raw_pv],
+            best=to_move(best),
+            time_ms=int(elapsed * 1000),
+            seldepth=self._seldepth,
+            raw_pv=list(raw_pv),
+        )
+
+    def _setup(self, board: Board, options: SearchOptions, limits: Limits) -> None:
+        variant = board.variant
+        ev = self._evaluator or evaluator_for(variant)
+        self.board = board
+        self.ev = ev
+        self.table = ev.table
+        self.value_of = ev.value_of
+        self.lazy_margin = ev.lazy_margin
+        self.tempo = ev.tempo
+        self.score = ev.static(board)
+        royal = variant.royal_code
+        self.royal = royal
+        self.royal_min = variant.royal_minimum
+        b = board.squares
+        self.royals = {1: b.count(royal), -1: b.count(-royal)} if royal else {1: 0, -1: 0}
+        self.threefold = variant.repetition == THREEFOLD_LOSS
+        self.order_value = list(ev.value_of)
+        if royal:
+            self.order_value[royal & 31] = self.order_value[-royal & 31] = 20_000
+        self.promo_value = {letter: ev.value_of[code & 31] for code, letter in variant.letters.items()
+                            if code > 0}
+        self.options = options
+        self.nodes = 0
+        self._seldepth = 0
+        self._pv: list[list[RawMove]] = [[] for _ in range(MAX_PLY + 2)]
+        self.killers: list[list[RawMove | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
+        self._partial: tuple[int, int] | None = None
+        self._root_pv: list[RawMove] = []
+        self._score_stack: list[int] = []
+        self._lost_stack: list[Any] = []
+
+    def _root(
+        self,
+        depth: int,
+        moves: list[RawMove],
+        order: list[int],
+        scores: list[int],
+        bonus: list[int],
+        exact_all: bool,
+    ) -> tuple[int, int]:
+        """Search every root move to ``depth``; reorder ``order`` best first."""
+        alpha = -INF
+        beta = INF
+        best_i = order[0]
+        best_total = -INF
+        best_score = -INF
+        self._partial = None
+        for n, i in enumerate(order):
+            m = moves[i]
+            state = self._play(m, 0)
+            if state == _WIN:
+                score = MATE - 1
+            elif state == _LOSS:
+                score = -(MATE - 1)
+            else:
+                try:
+                    if exact_all or n == 0:
+                        score = -self._negamax(depth - 1, -INF, -alpha if not exact_all else INF, 1, True)
+                    else:
+                        score = -self._negamax(depth - 1, -alpha - 1, -alpha, 1, False)
+                        if score > alpha:
+                            score = -self._negamax(depth - 1, -beta, -alpha, 1, True)
+                except SearchStopped:
+                    self._unplay(state)
+                    raise
+            self._unplay(state)
+            scores[i] = score
+            total = score + bonus[i] if abs(score) < MATE_BOUND else score
+            if total > best_total:
+                best_total = total
+                best_i = i
+                best_score = score
+                self._partial = (i, score)
+                self._root_pv = [m, *self._pv[1]] if state == _NORMAL else [m]
+            if not exact_all and score > alpha:
+                alpha = score
+        order.sort(key=lambda i: scores[i] + (bonus[i] if abs(scores[i]) < MATE_BOUND else 0), reverse=True)
+        order.remove(best_i)
+        order.insert(0, best_i)
+        key = self.board.zobrist_hash()
+        self.tt.put(key, (depth, to_tt(best_score, 0, MATE_BOUND), EXACT, moves[best_i]))
+        return best_i, best_score
+
+    # --- making moves --------------------------------------------------------------------
+
+    def _play(self, m: RawMove, ply: int) -> int:
+        """Play ``m`` (by the side to move at ``ply``); return _WIN, _LOSS or _NORMAL for the mover."""
+        board = self.board
+        b = board.squares
+        side = board.side
+        state = _NORMAL
+        if m[4] or m[7]:
+            royal = self.royal
+            if royal:
+                er = -side * royal
+                lost = 0
+                for v in m[4]:
+                    if b[v] == er:
+                        lost += 1
+                more = m[7]
+                if more:
+                    for a in more:
+                        for v in a[3]:
+                            if b[v] == er:
+                                lost += 1
+                if lost:
+                    left = self.royals[-side] - lost
+                    self.royals[-side] = left
+                    self._lost_stack.append((-side, lost))
+                    if left < self.royal_min:
+                        state = _WIN
+                else:
+                    self._lost_stack.append(None)
+            else:
+                self._lost_stack.append(None)
+        else:
+            self._lost_stack.append(None)
+        ch = m[0]
+        table = self.table
+        d = 0
+        for i in range(0, len(ch), 3):
+            s = ch[i] << 5
+            d += table[s | (ch[i + 2] & 31)] - table[s | (ch[i + 1] & 31)]
+        self._score_stack.append(self.score)
+        self.score += d
+        board.push_raw(m)
+        self.nodes += 1
+        if self.nodes & CHECK_EVERY == 0:
+            self._check_budget()
+        if state == _NORMAL and self.threefold and board.repetition_count() >= 3:
+            state = _LOSS
+        if ply + 1 > self._seldepth:
+            self._seldepth = ply + 1
+        return state
+
+    def _unplay(self, state: int) -> None:
+        self.board.pop_raw()
+        self.score = self._score_stack.pop()
+        lost = self._lost_stack.pop()
+        if lost is not None:
+            self.royals[lost[0]] += lost[1]
+
+    def _check_budget(self) -> None:
+        if self._stop:
+            raise SearchStopped
+        if self._deadline is not None and time.perf_counter() >= self._deadline:
+            raise SearchStopped
+        if self._node_limit is not None and self.nodes >= self._node_limit:
+            raise SearchStopped
+
+    # --- evaluation ------------------------------------------------------------------------
+
+    def _static(self, alpha: int, beta: int) -> int:
+        """Evaluation for the side to move; the dynamic term only when it can matter."""
+        board = self.board
+        side = board.side
+        base = side * self.score + self.tempo
+        margin = self.lazy_margin
+        if base - margin >= beta or base + margin <= alpha:
+            return base
+        return base + side * self.ev.dynamic(board)
+
+    # --- move ordering -----------------------------------------------------------------------
+
+    def _ordered(self, moves: list[RawMove], tt_move: RawMove | None, ply: int) -> list[RawMove]:
+        b = self.board.squares
+        ov = self.order_value
+        killers = self.killers[ply]
+        k1, k2 = killers[0], killers[1]
+        hist = self.history
+        promo = self.promo_value
+
+        def key(m: RawMove) -> int:
+            if m[4] or m[7]:
+                g = 0
+                for s in m[4]:
+                    g += ov[b[s] & 31]
+                more = m[7]
+                if more:
+                    for a in more:
+                        for s in a[3]:
+                            g += ov[b[s] & 31]
+                if m[3] == "*":
+                    g -= ov[b[m[1]] & 31]
+                if m[5]:
+                    g += promo.get(m[5], 0)
+                return 10_000_000 + g * 16 - (ov[b[m[1]] & 31] >> 4)
+            if m[5]:
+                return 9_000_000 + promo.get(m[5], 0)
+            if m == k1:
+                return 8_000_001
+            if m == k2:
+                return 8_000_000
+            return hist.get((m[1] << 8) | m[2], 0)
+
+        ordered = sorted(moves, key=key, reverse=True)
+        if tt_move is not None:
+            try:
+                ordered.remove(tt_move)
+            except ValueError:
+                pass
+            else:
+                ordered.insert(0, tt_move)
+        return ordered
+
+    # --- the tree ---------------------------------------------------------------------------
+
+    def _negamax(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> int:
+        board = self.board
+        if ply >= MAX_PLY:
+            return self._static(alpha, beta)
+        if pv_node:
+            self._pv[ply] = []
+        key = board.zobrist_hash()
+        entry = self.tt.get(key)
+        tt_move = None
+        if entry is not None:
+            tt_move = entry[3]
+            if entry[0] >= depth and not pv_node:
+                score = from_tt(entry[1], ply, MATE_BOUND)
+                flag = entry[2]
+                if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
+                    return score
+        if depth <= 0:
+            if self.options.quiescence:
+                return self._quiesce(alpha, beta, ply, 0)
+            return self._static(alpha, beta)
+        moves = board.raw_moves()
+        if not moves:
+            return -(MATE - ply)
+        options = self.options
+        prune = options.pruning and not pv_node
+        static = 0
+        futile = False
+        if prune and depth <= 2 and alpha > -MATE_BOUND and beta < MATE_BOUND:
+            static = self._static(alpha, beta)
+            if static - REVERSE_FUTILITY * depth >= beta:
+                return static
+            if static + FUTILITY_MARGIN[depth] <= alpha:
+                futile = True
+        ordered = self._ordered(moves, tt_move, ply)
+        best = -INF
+        best_move: RawMove | None = None
+        original_alpha = alpha
+        searched = 0
+        for m in ordered:
+            capture = bool(m[4] or m[7] or m[5])
+            if futile and searched and not capture:
+                continue
+            state = self._play(m, ply)
+            if state == _WIN:
+                score = MATE - ply - 1
+            elif state == _LOSS:
+                score = -(MATE - ply - 1)
+            elif searched == 0:
+                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
+            else:
+                reduction = 0
+                if prune and depth >= 3 and searched >= 3 and not capture:
+                    reduction = 1 if searched < 10 or depth < 5 else 2
+                score = -self._negamax(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
+                if reduction and score > alpha:
+                    score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, False)
+                if pv_node and alpha < score < beta:
+                    score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, True)
+            self._unplay(state)
+            searched += 1
+            if score > best:
+                best = score
+                best_move = m
+                if score > alpha:
+                    alpha = score
+                    if pv_node:
+                        self._pv[ply] = [m, *self._pv[ply + 1]] if state == _NORMAL else [m]
+                    if score >= beta:
+                        if not capture:
+                            killers = self.killers[ply]
+                            if killers[0] != m:
+                                killers[1] = killers[0]
+                                killers[0] = m
+                            hk = (m[1] << 8) | m[2]
+                            self.history[hk] = self.history.get(hk, 0) + depth * depth
+                        break
+        if best_move is None:
+            # Every move was futile: the static score is an upper bound.
+            return static
+        if best >= beta:
+            flag = LOWER
+        elif best > original_alpha:
+            flag = EXACT
+        else:
+            flag = UPPER
+        self.tt.put(key, (depth, to_tt(best, ply, MATE_BOUND), flag, best_move))
+        return best
+
+    def _quiesce(self, alpha: int, beta: int, ply: int, qply: int) -> int:
+        stand = self._static(alpha, beta)
+        if stand >= beta or ply >= MAX_PLY:
+            return stand
+        if stand > alpha:
+            alpha = stand
+        board = self.board
+        moves = board.raw_moves()
+        if not moves:
+            return -(MATE - ply)
+        b = board.squares
+        ov = self.order_value
+        captures = []
+        for m in moves:
+            if m[4] or m[7]:
+                g = 0
+                for s in m[4]:
+                    g += ov[b[s] & 31]
+                more = m[7]
+                if more:
+                    for a in more:
+                        for s in a[3]:
+                            g += ov[b[s] & 31]
+                if m[3] == "*":
+                    g -= ov[b[m[1]] & 31]
+                if stand + g + DELTA_MARGIN <= alpha:
+                    continue
+                captures.append((g, m))
+        if not captures:
+            return stand
+        captures.sort(key=_first, reverse=True)
+        best = stand
+        for _g, m in captures:
+            state = self._play(m, ply)
+            if state == _WIN:
+                score = MATE - ply - 1
+            elif state == _LOSS:
+                score = -(MATE - ply - 1)
+            else:
+                score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1)
+            self._unplay(state)
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return best
+
+
+
+def _first(item: tuple[int, RawMove]) -> int:
+    return item[0]

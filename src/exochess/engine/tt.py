@@ -1,0 +1,75 @@
+"""Transposition table keyed by the board's Zobrist hash.
+
+Two Python dicts ("generations"): entries go to ``new``; when it holds ``capacity``
+entries it becomes ``old`` and a fresh ``new`` starts.  A probe looks in ``new``
+then ``old``.  This bounds memory and keeps the most recent work, at the cost of
+one dict lookup more than a plain dict.
+
+An entry is ``(depth, score, flag, move)`` with ``move`` the raw move (a tuple
+equal to the one the generator produces again in that position, or None).
+Mate scores are stored relative to the node (see :func:`to_tt` / :func:`from_tt`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+EXACT = 0
+LOWER = 1
+"""The score is a lower bound (the search failed high)."""
+UPPER = 2
+"""The score is an upper bound (the search failed low)."""
+
+Entry = tuple[int, int, int, Any]
+
+
+class TranspositionTable:
+    """Bounded map from Zobrist hash to search results."""
+
+    __slots__ = ("capacity", "new", "old")
+
+    def __init__(self, capacity: int = 400_000) -> None:
+        self.capacity = max(1, capacity)
+        self.new: dict[int, Entry] = {}
+        self.old: dict[int, Entry] = {}
+
+    def get(self, key: int) -> Entry | None:
+        """The entry stored for ``key``, or None."""
+        entry = self.new.get(key)
+        if entry is None:
+            entry = self.old.get(key)
+        return entry
+
+    def put(self, key: int, entry: Entry) -> None:
+        """Store an entry (replacing any earlier one for ``key``)."""
+        new = self.new
+        if len(new) >= self.capacity:
+            self.old = new
+            self.new = new = {}
+        new[key] = entry
+
+    def clear(self) -> None:
+        """Forget everything (new game)."""
+        self.new = {}
+        self.old = {}
+
+    def __len__(self) -> int:
+        return len(self.new) + len(self.old)
+
+
+def to_tt(score: int, ply: int, mate_bound: int) -> int:
+    """Make a mate score relative to the node before storing it."""
+    if score >= mate_bound:
+        return score + ply
+    if score <= -mate_bound:
+        return score - ply
+    return score
+
+
+def from_tt(score: int, ply: int, mate_bound: int) -> int:
+    """Make a stored mate score relative to the root again."""
+    if score >= mate_bound:
+        return score - ply
+    if score <= -mate_bound:
+        return score + ply
+    return score

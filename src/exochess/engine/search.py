@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +50,8 @@ FUTILITY_MARGIN = (0, 200, 400)
 """Quiet moves are skipped at depth d when the static score + margin[d] cannot reach alpha."""
 REVERSE_FUTILITY = 130
 """A non-PV node at depth <= 2 whose static score beats beta by this much per ply returns."""
+EVAL_CACHE_SIZE = 200_000
+"""Entries of the cache of dynamic evaluation terms (keyed by Zobrist hash)."""
 DELTA_MARGIN = 150
 """Quiescence skips captures that cannot lift the score within this margin of alpha."""
 
@@ -115,6 +117,7 @@ class Searcher:
         self._evaluator = evaluator
         self.tt = tt if tt is not None else TranspositionTable()
         self.history: dict[int, int] = {}
+        self._eval_cache: dict[int, int] = {}
         self._stop = False
         self.nodes = 0
 
@@ -122,6 +125,7 @@ class Searcher:
         """Forget the table and the history."""
         self.tt.clear()
         self.history.clear()
+        self._eval_cache.clear()
 
     def stop(self) -> None:
         """Ask a running search (in another thread) to finish now."""
@@ -372,50 +376,69 @@ class Searcher:
         margin = self.lazy_margin
         if base - margin >= beta or base + margin <= alpha:
             return base
-        return base + side * self.ev.dynamic(board)
+        key = board.zobrist_hash()
+        cache = self._eval_cache
+        dyn = cache.get(key)
+        if dyn is None:
+            if len(cache) >= EVAL_CACHE_SIZE:
+                cache.clear()
+            dyn = cache[key] = self.ev.dynamic(board)
+        return base + side * dyn
 
     # --- move ordering -----------------------------------------------------------------------
 
-    def _ordered(self, moves: list[RawMove], tt_move: RawMove | None, ply: int) -> list[RawMove]:
+    def _capture_gain(self, m: RawMove) -> int:
+        """Ordering value of a capture: victims' values (royals huge) minus a little for the mover."""
         b = self.board.squares
         ov = self.order_value
-        killers = self.killers[ply]
-        k1, k2 = killers[0], killers[1]
-        hist = self.history
-        promo = self.promo_value
-
-        def key(m: RawMove) -> int:
-            if m[4] or m[7]:
-                g = 0
-                for s in m[4]:
+        g = 0
+        for s in m[4]:
+            g += ov[b[s] & 31]
+        more = m[7]
+        if more:
+            for a in more:
+                for s in a[3]:
                     g += ov[b[s] & 31]
-                more = m[7]
-                if more:
-                    for a in more:
-                        for s in a[3]:
-                            g += ov[b[s] & 31]
-                if m[3] == "*":
-                    g -= ov[b[m[1]] & 31]
-                if m[5]:
-                    g += promo.get(m[5], 0)
-                return 10_000_000 + g * 16 - (ov[b[m[1]] & 31] >> 4)
-            if m[5]:
-                return 9_000_000 + promo.get(m[5], 0)
-            if m == k1:
-                return 8_000_001
-            if m == k2:
-                return 8_000_000
-            return hist.get((m[1] << 8) | m[2], 0)
+        if m[3] == "*":
+            g -= ov[b[m[1]] & 31]
+        if m[5]:
+            g += self.promo_value.get(m[5], 0)
+        return g * 16 - (ov[b[m[1]] & 31] >> 4)
 
-        ordered = sorted(moves, key=key, reverse=True)
+    def _staged(self, moves: list[RawMove], tt_move: RawMove | None, ply: int) -> Iterator[RawMove]:
+        """Moves in search order, produced lazily: TT move, captures, killers, quiet moves by history."""
+        tt = None
         if tt_move is not None:
             try:
-                ordered.remove(tt_move)
+                tt = moves[moves.index(tt_move)]
             except ValueError:
-                pass
+                tt = None
             else:
-                ordered.insert(0, tt_move)
-        return ordered
+                yield tt
+        captures = [m for m in moves if m[4]]
+        if captures:
+            if len(captures) > 1:
+                captures.sort(key=self._capture_gain, reverse=True)
+            for m in captures:
+                if m is not tt:
+                    yield m
+        killers = self.killers[ply]
+        found = []
+        for k in killers:
+            if k is not None and k != tt_move:
+                try:
+                    km = moves[moves.index(k)]
+                except ValueError:
+                    continue
+                if not km[4]:
+                    found.append(km)
+                    yield km
+        quiets = [m for m in moves if not m[4]]
+        hist_get = self.history.get
+        quiets.sort(key=lambda m: hist_get((m[1] << 8) | m[2], 0) + (1_000_000 if m[5] else 0), reverse=True)
+        for m in quiets:
+            if m is not tt and m not in found:
+                yield m
 
     # --- the tree ---------------------------------------------------------------------------
 
@@ -452,13 +475,13 @@ class Searcher:
                 return static
             if static + FUTILITY_MARGIN[depth] <= alpha:
                 futile = True
-        ordered = self._ordered(moves, tt_move, ply)
+        ordered = self._staged(moves, tt_move, ply)
         best = -INF
         best_move: RawMove | None = None
         original_alpha = alpha
         searched = 0
         for m in ordered:
-            capture = bool(m[4] or m[7] or m[5])
+            capture = bool(m[4] or m[5])
             if futile and searched and not capture:
                 continue
             state = self._play(m, ply)
@@ -517,24 +540,13 @@ class Searcher:
         moves = board.raw_moves()
         if not moves:
             return -(MATE - ply)
-        b = board.squares
-        ov = self.order_value
         captures = []
-        for m in moves:
-            if m[4] or m[7]:
-                g = 0
-                for s in m[4]:
-                    g += ov[b[s] & 31]
-                more = m[7]
-                if more:
-                    for a in more:
-                        for s in a[3]:
-                            g += ov[b[s] & 31]
-                if m[3] == "*":
-                    g -= ov[b[m[1]] & 31]
-                if stand + g + DELTA_MARGIN <= alpha:
-                    continue
-                captures.append((g, m))
+        gain = self._capture_gain
+        for m in [m for m in moves if m[4]]:
+            g = gain(m) >> 4
+            if stand + g + DELTA_MARGIN <= alpha:
+                continue
+            captures.append((g, m))
         if not captures:
             return stand
         captures.sort(key=_first, reverse=True)

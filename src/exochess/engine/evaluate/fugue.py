@@ -6,6 +6,7 @@ Long Leaper 7, Swapper 8, Cannon Pawn 9.
 
 from __future__ import annotations
 
+import contextlib
 from typing import ClassVar
 
 from exochess.board import Board
@@ -39,7 +40,6 @@ class FugueEvaluator(Evaluator):
         geo = variant.geometry
         self._neighbours = geo.neighbours
         self._rays = geo.rays
-        self._squares = geo.squares
 
     def placement(self, letter: str, sq: int, white: bool) -> int:
         rank = sq >> 4
@@ -59,19 +59,16 @@ class FugueEvaluator(Evaluator):
         neighbours = self._neighbours
         value_of = self.value_of
         score = 0
+        # Fugue has at most one Immobilizer, Shield and King per side: list.index finds them at C speed.
         imms: list[int] = []
         shields: list[int] = []
         kings: list[int] = []
-        for sq in self._squares:
-            v = b[sq]
-            if v:
-                t = v if v > 0 else -v
-                if t == IMMOBILIZER:
-                    imms.append(sq)
-                elif t == SHIELD:
-                    shields.append(sq)
-                elif t == KING:
-                    kings.append(sq)
+        for code, found in (
+            (IMMOBILIZER, imms), (-IMMOBILIZER, imms), (SHIELD, shields), (-SHIELD, shields),
+            (KING, kings), (-KING, kings),
+        ):
+            with contextlib.suppress(ValueError):
+                found.append(b.index(code))
         # Frozen pieces: a piece next to an enemy Immobilizer has no move at all.
         for sq in imms:
             me = b[sq]

@@ -150,7 +150,13 @@ class Searcher:
         options = options or SearchOptions()
         self._stop = False
         b = board.copy()
+        opened = tuple(b.open_actions())
+        b.cancel_turn()
         root_moves = list(b.raw_moves())
+        if opened:
+            # An interface played part of an Interweave chain: finish that turn.
+            n = len(opened)
+            root_moves = [m for m in root_moves if to_move(m).actions[:n] == opened]
         if not root_moves:
             raise EngineError("the game is over: there is no move to search")
         self._setup(b, options, limits)

@@ -1,0 +1,163 @@
+"""``analyse``, ``match`` and ``engine``: the engine on the command line."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable, Iterable
+from typing import TextIO
+
+from exochess.cli.common import CliError, add_variant_and_fen, board_from_args
+from exochess.engine import Analysis, Searcher
+from exochess.engine.limits import Limits
+from exochess.engine.match import MatchResult, parse_player, run_match
+from exochess.variants import find_variant
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the engine subcommands."""
+    p = sub.add_parser("analyse", aliases=["analyze"], help="search a position and print each iteration")
+    add_variant_and_fen(p)
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--depth", type=positive_int, help="search this many plies")
+    budget.add_argument("--movetime", type=positive_int, metavar="MS", help="search this long (default 2000)")
+    budget.add_argument("--nodes", type=positive_int, help="search this many nodes")
+    p.set_defaults(handler=cmd_analyse)
+
+    p = sub.add_parser("match", help="engine against engine, with a score table and Elo difference")
+    p.add_argument("variant", help="game: fugue, interweave or rebelfury")
+    p.add_argument(
+        "--a", required=True, metavar="LEVEL_OR_CONFIG", help="player A: a level 1-8 or key=value,..."
+    )
+    p.add_argument("--b", required=True, metavar="LEVEL_OR_CONFIG", help="player B")
+    p.add_argument("--games", type=positive_int, default=10, help="number of games (default 10)")
+    p.add_argument("--movetime", type=positive_int, metavar="MS", help="time per move of a level-8 player")
+    p.add_argument("--seed", type=int, default=1, help="seed of the random openings (default 1)")
+    p.add_argument("--opening-plies", type=int, default=4, help="random plies before the engines play")
+    p.add_argument("--jobs", type=positive_int, default=1, help="games played in parallel (default 1)")
+    p.add_argument("--pgn", metavar="FILE", help="also write every game's moves to FILE (one line per game)")
+    p.set_defaults(handler=cmd_match)
+
+    p = sub.add_parser("engine", help="speak the UCI-like engine protocol on stdin/stdout")
+    p.set_defaults(handler=cmd_engine)
+
+
+def format_score(a: Analysis) -> str:
+    """``+0.35`` style score, or ``#3`` / ``#-2`` (plies to the end of the game)."""
+    if a.mate is not None:
+        return f"#{a.mate}"
+    return f"{a.score_cp / 100:+.2f}"
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    board = board_from_args(args)
+    if board.is_game_over():
+        raise CliError("the game is over in this position: there is nothing to analyse")
+    movetime = args.movetime
+    if args.depth is None and args.nodes is None and movetime is None:
+        movetime = 2000
+    out = sys.stdout
+
+    def line(a: Analysis) -> None:
+        pv = " ".join(str(m) for m in a.pv)
+        out.write(
+            f"depth {a.depth:>2}  score {format_score(a):>7}  nodes {a.nodes:>9}  nps {a.nps:>7}  "
+            f"time {a.time_ms / 1000:6.2f}s  pv {pv}\n"
+        )
+        out.flush()
+
+    result = Searcher().search(
+        board, Limits(depth=args.depth, movetime_ms=movetime, nodes=args.nodes), on_iteration=line
+    )
+    print(f"bestmove {result.best}")
+    return 0
+
+
+def _progress(stream: TextIO, total: int) -> Callable[[MatchResult], None]:
+    tty = stream.isatty()
+    step = max(1, total // 10)
+
+    def update(result: MatchResult) -> None:
+        done = len(result.games)
+        text = f"{done}/{total} games  A {result.score:g} - {done - result.score:g} B"
+        if tty:
+            width = 30
+            filled = width * done // total
+            stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {text}")
+            if done == total:
+                stream.write("\n")
+            stream.flush()
+        elif done % step == 0 or done == total:
+            stream.write(f"[{done * 100 // total:3d}%] {text}\n")
+            stream.flush()
+
+    return update
+
+
+def format_elo(value: float) -> str:
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.0f}"
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    variant = find_variant(args.variant).name
+    a = parse_player(args.a)
+    b = parse_player(args.b)
+    if args.opening_plies < 0:
+        raise CliError("--opening-plies must be 0 or more")
+    update = _progress(sys.stderr, args.games)
+    result = run_match(
+        variant, a, b, args.games, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
+        jobs=args.jobs, progress=update,
+    )
+    n = len(result.games)
+    elo, lo, hi = result.elo()
+    movetime = f"movetime {args.movetime} ms" if args.movetime else "level default times"
+    print(f"match {variant}: {n} games, {movetime}, {args.opening_plies} random opening plies")
+    print(f"{'player':<8} {'config':<28} {'wins':>5} {'losses':>6} {'draws':>5} {'score':>7}")
+    print(f"{'A':<8} {a.label:<28} {result.wins:>5} {result.losses:>6} {result.draws:>5} "
+          f"{100 * result.score / n:>6.1f}%")
+    print(f"{'B':<8} {b.label:<28} {result.losses:>5} {result.wins:>6} {result.draws:>5} "
+          f"{100 * (n - result.score) / n:>6.1f}%")
+    if math.isinf(elo):
+        bound = lo if elo > 0 else hi
+        print(f"Elo difference A - B: {format_elo(elo)} (95% interval from {format_elo(bound)})")
+    else:
+        margin = (hi - lo) / 2 if not (math.isinf(hi) or math.isinf(lo)) else math.inf
+        margin_text = "inf" if math.isinf(margin) else f"{margin:.0f}"
+        print(f"Elo difference A - B: {format_elo(elo)} +/- {margin_text} (95%)")
+    plies = sorted(g.plies for g in result.games)
+    print(f"game length: median {plies[n // 2]} plies; endings: "
+          + ", ".join(f"{r} {c}" for r, c in _count(g.reason for g in result.games)))
+    if args.pgn:
+        with open(args.pgn, "w", encoding="utf-8") as fh:
+            for i, g in enumerate(result.games, start=1):
+                white = "A" if g.white == "a" else "B"
+                fh.write(f"game {i} white={white} result={g.score:g} ({g.reason}): {' '.join(g.moves)}\n")
+    return 0
+
+
+def _count(items: Iterable[str]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return sorted(counts.items())
+
+
+def cmd_engine(args: argparse.Namespace) -> int:
+    from exochess.protocol import main
+
+    return main()

@@ -1,0 +1,271 @@
+"""The engine protocol: a UCI-like line protocol on stdin/stdout (``exochess engine``).
+
+See ``docs/protocol.md`` for the full description.  In short::
+
+    uci                                   -> id ..., option ..., uciok
+    isready                               -> readyok
+    setoption name Variant value fugue    (resets the position to the start)
+    setoption name Level value 5
+    ucinewgame
+    position startpos|fen <FEN> [moves <m1> <m2> ...]
+    go [depth N] [nodes N] [movetime MS] [wtime MS btime MS [winc MS] [binc MS] [movestogo N]] [infinite]
+                                          -> info depth ... score cp|mate ... nodes ... nps ... pv ...
+                                          -> bestmove <move>
+    stop                                  -> (the running search ends, bestmove is printed)
+    quit
+
+Moves are written in the canonical text of the rules.  A bad command is
+answered by ``info string error ...`` and never ends the engine.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import TextIO
+
+from exochess import __version__
+from exochess.board import Board
+from exochess.engine.levels import level as get_level
+from exochess.engine.limits import Limits
+from exochess.engine.search import Analysis, Searcher, SearchOptions
+from exochess.errors import ExochessError
+from exochess.variants import all_variants, find_variant
+
+GO_INT_FIELDS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo")
+
+
+def format_info(a: Analysis) -> str:
+    """The ``info`` line of one completed iteration.
+
+    ``score mate N`` counts *moves* (UCI custom): N > 0 the side to move wins,
+    N < 0 it loses; ``score cp`` is from the side to move's point of view.
+    """
+    if a.mate is not None:
+        moves = (a.mate + 1) // 2 if a.mate > 0 else -((-a.mate + 1) // 2)
+        score = f"mate {moves}"
+    else:
+        score = f"cp {a.score_cp}"
+    pv = " ".join(str(m) for m in a.pv)
+    return (
+        f"info depth {a.depth} seldepth {a.seldepth} score {score} nodes {a.nodes} nps {a.nps} "
+        f"time {a.time_ms} pv {pv}"
+    )
+
+
+class EngineProtocol:
+    """State of one protocol session: variant, level, position, the search thread."""
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self._write_raw = write
+        self._lock = threading.Lock()
+        self.variant_name = "fugue"
+        self.level = 8
+        self.board = Board(self.variant_name)
+        self.searcher = Searcher()
+        self._thread: threading.Thread | None = None
+        self.infinite = False
+        self._released = threading.Event()
+
+    # --- output ------------------------------------------------------------------------
+
+    def send(self, line: str) -> None:
+        """Write one line (thread-safe)."""
+        with self._lock:
+            self._write_raw(line)
+
+    def error(self, message: str) -> None:
+        self.send(f"info string error {message}")
+
+    # --- input ----------------------------------------------------------------------------
+
+    def handle(self, line: str) -> bool:
+        """Process one command line; returns False after ``quit``."""
+        words = line.split()
+        if not words:
+            return True
+        command = words[0]
+        try:
+            if command == "quit":
+                self.stop_search()
+                return False
+            handler = getattr(self, f"cmd_{command}", None)
+            if handler is None:
+                self.error(f"unknown command {command!r}")
+            else:
+                handler(words[1:])
+        except ExochessError as exc:
+            self.error(str(exc))
+        except (ValueError, IndexError) as exc:
+            self.error(f"malformed command {line.strip()!r}: {exc}")
+        return True
+
+    def searching(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop_search(self) -> None:
+        """Stop a running search and wait for its ``bestmove``."""
+        if self._thread is not None:
+            self.searcher.stop()
+            self._released.set()
+            self._thread.join()
+            self._thread = None
+
+    def finish(self) -> None:
+        """Let a bounded search finish, stop an infinite one (before a new command or at the end)."""
+        if self._thread is not None:
+            if self.infinite:
+                self.searcher.stop()
+                self._released.set()
+            self._thread.join()
+            self._thread = None
+
+    # --- commands ---------------------------------------------------------------------------
+
+    def cmd_uci(self, args: list[str]) -> None:
+        names = " ".join(f"var {v.name}" for v in all_variants())
+        self.send(f"id name exochess {__version__}")
+        self.send("id author the exochess developers")
+        self.send(f"option name Variant type combo default {self.variant_name} {names}")
+        self.send("option name Level type spin default 8 min 1 max 8")
+        self.send("uciok")
+
+    def cmd_isready(self, args: list[str]) -> None:
+        self.send("readyok")
+
+    def cmd_setoption(self, args: list[str]) -> None:
+        if len(args) < 4 or args[0] != "name" or "value" not in args:
+            raise ValueError("expected: setoption name <Name> value <value>")
+        i = args.index("value")
+        name = " ".join(args[1:i]).lower()
+        value = " ".join(args[i + 1:])
+        if not value:
+            raise ValueError("missing value")
+        self.finish()
+        if name == "variant":
+            variant = find_variant(value)
+            self.variant_name = variant.name
+            self.board = Board(variant)
+            self.searcher.new_game()
+        elif name == "level":
+            self.level = get_level(int(value)).number
+        else:
+            self.error(f"unknown option {name!r} (known: Variant, Level)")
+
+    def cmd_ucinewgame(self, args: list[str]) -> None:
+        self.finish()
+        self.searcher.new_game()
+        self.board = Board(self.variant_name)
+
+    def cmd_position(self, args: list[str]) -> None:
+        self.finish()
+        if not args:
+            raise ValueError("expected: position startpos|fen <FEN> [moves ...]")
+        if "moves" in args:
+            i = args.index("moves")
+            spec, moves = args[:i], args[i + 1:]
+        else:
+            spec, moves = args, []
+        if spec[0] == "startpos" and len(spec) == 1:
+            board = Board(self.variant_name)
+        elif spec[0] == "fen" and len(spec) > 1:
+            board = Board(self.variant_name, fen=" ".join(spec[1:]))
+        else:
+            raise ValueError("expected: position startpos|fen <FEN> [moves ...]")
+        for text in moves:
+            board.push_text(text)
+        self.board = board  # only replaced once every move was legal
+
+    def cmd_go(self, args: list[str]) -> None:
+        self.finish()
+        values: dict[str, int] = {}
+        infinite = False
+        i = 0
+        while i < len(args):
+            word = args[i]
+            if word == "infinite":
+                infinite = True
+                i += 1
+            elif word in GO_INT_FIELDS:
+                if i + 1 >= len(args):
+                    raise ValueError(f"{word} needs a number")
+                number = int(args[i + 1])
+                if number < 0:
+                    raise ValueError(f"{word} must not be negative")
+                values[word] = number
+                i += 2
+            else:
+                raise ValueError(f"unknown go parameter {word!r}")
+        if not self.board.raw_moves():
+            self.error("the game is over: there is no move to play")
+            self.send("bestmove (none)")
+            return
+        lv = get_level(self.level)
+        has_budget = infinite or any(k in values for k in ("depth", "nodes", "movetime", "wtime", "btime"))
+        movetime = values.get("movetime")
+        if not has_budget:
+            movetime = lv.movetime_ms(None)
+        limits = Limits(
+            depth=values.get("depth"),
+            nodes=values.get("nodes"),
+            movetime_ms=movetime,
+            wtime_ms=values.get("wtime"),
+            btime_ms=values.get("btime"),
+            winc_ms=values.get("winc", 0),
+            binc_ms=values.get("binc", 0),
+            movestogo=values.get("movestogo"),
+        )
+        board = self.board.copy()
+        options = lv.options()
+        self.infinite = infinite
+        self._released.clear()
+        self._thread = threading.Thread(target=self._run, args=(board, limits, options), daemon=True)
+        self._thread.start()
+
+    def _run(self, board: Board, limits: Limits, options: SearchOptions) -> None:
+        try:
+            result = self.searcher.search(
+                board, limits, options=options, on_iteration=lambda a: self.send(format_info(a))
+            )
+            if self.infinite:
+                self._released.wait()  # UCI: no bestmove before "stop" in infinite mode
+            self.send(f"bestmove {result.best}")
+        except Exception as exc:  # never let a search error kill the engine
+            self.error(f"search failed: {exc}")
+            self.send("bestmove (none)")
+
+    def cmd_stop(self, args: list[str]) -> None:
+        self.stop_search()
+
+    def cmd_d(self, args: list[str]) -> None:
+        """Debug: the board and its FEN as ``info string`` lines."""
+        from exochess.text import render
+
+        for row in render(self.board).splitlines():
+            self.send(f"info string {row}")
+        self.send(f"info string fen {self.board.fen()}")
+
+
+def run(stdin: TextIO, stdout: TextIO) -> int:
+    """Serve the protocol until ``quit`` or end of input."""
+
+    def write(line: str) -> None:
+        stdout.write(line + "\n")
+        stdout.flush()
+
+    session = EngineProtocol(write)
+    for line in stdin:
+        if not session.handle(line):
+            break
+    else:
+        session.finish()
+    return 0
+
+
+def main() -> int:
+    """``exochess engine``."""
+    try:
+        return run(sys.stdin, sys.stdout)
+    except KeyboardInterrupt:
+        return 0

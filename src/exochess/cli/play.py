@@ -33,6 +33,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``play`` subcommand."""
     p = sub.add_parser("play", help="play a game in the terminal")
     add_variant_and_fen(p)
+    p.add_argument("--computer", choices=("white", "black"), help="the engine plays this side")
+    p.add_argument("--level", type=int, default=4, choices=range(1, 9), metavar="N",
+                   help="engine level 1-8 (default 4)")
+    p.add_argument("--movetime", type=int, metavar="MS", help="engine thinking time per move")
     p.set_defaults(handler=cmd_play)
 
 
@@ -52,9 +56,29 @@ def describe_outcome(board: Board, outcome: Outcome) -> str:
 class TerminalGame:
     """The read-eval-print loop of a terminal game."""
 
-    def __init__(self, board: Board, out: TextIO) -> None:
+    def __init__(
+        self, board: Board, out: TextIO, computer: bool | None = None, level: int = 4,
+        movetime_ms: int | None = None,
+    ) -> None:
         self.board = board
         self.out = out
+        self.computer = computer
+        """The side the engine plays (``WHITE``/``BLACK``), or None for two humans."""
+        self.level = level
+        self.movetime_ms = movetime_ms
+
+    def computer_moves(self) -> None:
+        """Let the engine play while it is its turn and the game goes on."""
+        from exochess.engine import best_move
+
+        board = self.board
+        while self.computer is not None and board.turn == self.computer and board.outcome() is None:
+            move = best_move(board, self.level, movetime_ms=self.movetime_ms, seed=board.ply())
+            if board.turn_open:
+                board.cancel_turn()
+            board.push(move)
+            self.say(f"Computer plays {move}")
+            self.show()
 
     def say(self, text: str) -> None:
         print(text, file=self.out)
@@ -122,6 +146,10 @@ class TerminalGame:
         elif command == "undo":
             try:
                 self.say(f"Undone: {self.board.pop_action()}")
+                # Against the computer, take back to the human's own turn.
+                while self.computer is not None and (self.board.turn == self.computer or
+                                                     self.board.turn_open) and self.board.ply():
+                    self.say(f"Undone: {self.board.pop_action()}")
             except IndexError:
                 self.say("Nothing to undo.")
             self.show()
@@ -137,6 +165,7 @@ class TerminalGame:
         self.show()
         announced = False
         while True:
+            self.computer_moves()
             outcome = self.board.outcome()
             if outcome is not None and not announced:
                 self.say(describe_outcome(self.board, outcome))
@@ -159,4 +188,6 @@ class TerminalGame:
 
 def cmd_play(args: argparse.Namespace) -> int:
     board = board_from_args(args)
-    return TerminalGame(board, sys.stdout).run(sys.stdin)
+    computer = None if args.computer is None else args.computer == "white"
+    game = TerminalGame(board, sys.stdout, computer, args.level, args.movetime)
+    return game.run(sys.stdin)

@@ -1,4 +1,4 @@
-"""Engine tests: forced wins, legality, budgets, API contract."""
+"""Engine tests: forced wins in every game, legality, budgets, determinism, the API contract."""
 
 from __future__ import annotations
 
@@ -7,15 +7,196 @@ import threading
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from exochess import Board, Move
-from exochess.engine import Analysis, EngineError, Limits, Searcher, analyse, best_move
+from exochess import Board, Move, all_variants
+from exochess.engine import Analysis, EngineError, Limits, Searcher, SearchOptions, analyse, best_move
 from exochess.engine.evaluate import evaluator_for
+from exochess.engine.levels import LEVELS, level
+from exochess.engine.match import elo_interval, parse_player, play_game
+from exochess.errors import ExochessError
+
+VARIANTS = [v.name for v in all_variants()]
 
 
-def test_captures_king_in_one_fugue() -> None:
-    board = Board("fugue", fen="3k4/8/8/8/8/8/8/3QK3 w")
-    assert str(best_move(board, movetime_ms=2000)) == "d1xd8"
+def known(variant: str) -> bool:
+    return variant in VARIANTS
+
+
+# --- an independent prover of forced wins (no evaluation, no pruning) -----------------------
+
+
+def wins_within(board: Board, plies: int, me: bool) -> bool:
+    """Whether side ``me`` (to move) can force a royal capture within ``plies`` (odd) plies."""
+    moves = list(board.raw_moves())
+    for raw in moves:
+        board.push_raw(raw)
+        outcome = board.outcome()
+        board.pop_raw()
+        if outcome is not None and outcome.winner == me:
+            return True
+    if plies < 3:
+        return False
+    for raw in moves:
+        board.push_raw(raw)
+        ok = board.outcome() is None and defender_loses(board, plies - 1, me)
+        board.pop_raw()
+        if ok:
+            return True
+    return False
+
+
+def defender_loses(board: Board, plies: int, me: bool) -> bool:
+    moves = list(board.raw_moves())
+    if not moves:
+        return True
+    for raw in moves:
+        board.push_raw(raw)
+        outcome = board.outcome()
+        lost = outcome.winner == me if outcome is not None else wins_within(board, plies - 1, me)
+        board.pop_raw()
+        if not lost:
+            return False
+    return True
+
+
+# Positions found by a random search and checked with the prover above: the side to move
+# captures the (second) King / last Fury at the earliest on ply 1, 3 or 5.
+FORCED_WINS = [
+    ("fugue", "5i2/8/8/8/8/w1UK2PI/4k3/2p5 w", 1),
+    ("fugue", "4K3/1L6/8/w5S1/1Qk5/7q/8/s7 w", 1),
+    ("fugue", "k7/1I6/8/8/8/8/p7/4K1Q1 w", 3),
+    ("fugue", "k6p/1I6/3K4/8/8/8/8/8 w", 5),
+    ("interweave", "8/5Kb1/P3K3/8/4P3/6k1/1n4Bp/5k2 w - 000000", 1),
+    ("interweave", "2B1k1K1/1B6/p7/8/8/4k2K/N3r3/4b3 w - 000000", 3),
+    ("interweave", "8/5k2/6K1/P6r/3P3b/4N1K1/6p1/2k5 w - 000000", 5),
+]
+
+
+@pytest.mark.parametrize(("variant", "fen", "plies"), FORCED_WINS)
+def test_finds_forced_win(variant: str, fen: str, plies: int) -> None:
+    if not known(variant):
+        pytest.skip(f"{variant} is not on this branch yet")
+    board = Board(variant, fen=fen)
+    me = board.turn
+    assert wins_within(board, plies, me)
+    if plies > 1:
+        assert not wins_within(board, plies - 2, me)
+    result = analyse(board, depth=plies + 1)
+    assert result.mate == plies
+    board.push(result.best)
+    outcome = board.outcome()
+    if plies == 1:
+        assert outcome is not None and outcome.winner == me
+    else:
+        assert outcome is None and defender_loses(board, plies - 1, me)
+
+
+def test_sees_the_loss_coming() -> None:
+    # Black to move in the mate-in-2 position after White's g1-g8: every move loses in 2 plies.
+    board = Board("fugue", fen="k5Q1/1I6/8/8/8/8/p7/4K3 b")
+    result = analyse(board, depth=3)
+    assert result.mate == -2
+
+
+# --- legality ----------------------------------------------------------------------------------
+
+
+def random_position(variant: str, seed: int, plies: int) -> Board:
+    rng = random.Random(seed)
+    board = Board(variant)
+    for _ in range(plies):
+        moves = board.raw_moves()
+        if not moves:
+            break
+        board.push_raw(rng.choice(moves))
+    return board
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 50), lv=st.integers(1, 8))
+def test_never_returns_an_illegal_move(variant: str, seed: int, plies: int, lv: int) -> None:
+    board = random_position(variant, seed, plies)
+    fen = board.fen()
+    if board.is_game_over():
+        with pytest.raises(EngineError):
+            best_move(board, lv, movetime_ms=50)
+        return
+    move = best_move(board, lv, movetime_ms=60, seed=seed)
+    assert move in board.legal_moves
+    assert board.fen() == fen
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_search_leaves_the_board_and_incremental_score_consistent(variant: str) -> None:
+    board = random_position(variant, 11, 16)
+    searcher = Searcher()
+    searcher.search(board, Limits(nodes=1500))
+    # The search's private copy is back at the root: its running score equals a fresh sum.
+    assert searcher.score == searcher.ev.static(searcher.board)
+    assert searcher.board.fen() == board.fen()
+
+
+# --- budgets, stopping, determinism -------------------------------------------------------------
+
+
+def test_stop_from_another_thread_returns_a_move() -> None:
+    board = Board("fugue")
+    searcher = Searcher()
+    result: list[Analysis] = []
+    worker = threading.Thread(target=lambda: result.append(searcher.search(board, Limits())))
+    worker.start()
+    time.sleep(0.3)
+    searcher.stop()
+    worker.join(timeout=10)
+    assert not worker.is_alive()
+    assert result and result[0].best in board.legal_moves
+
+
+def test_stop_before_the_first_iteration_still_gives_a_move() -> None:
+    board = Board("fugue")
+    result = Searcher().search(board, Limits(nodes=1))
+    assert result.best in board.legal_moves
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_node_budget_is_respected_and_deterministic(variant: str) -> None:
+    board = Board(variant)
+    a = Searcher().search(board, Limits(nodes=1200))
+    b = Searcher().search(board, Limits(nodes=1200))
+    assert a.best == b.best and a.nodes == b.nodes and a.pv == b.pv
+    assert a.nodes <= 1200
+
+
+def test_movetime_budget_is_respected() -> None:
+    # Generous bound (machines are shared): the search must not run away.
+    board = Board("fugue")
+    start = time.perf_counter()
+    Searcher().search(board, Limits(movetime_ms=200))
+    assert time.perf_counter() - start < 5
+
+
+def test_clock_budget_spends_a_fraction_of_the_clock() -> None:
+    soft, hard = Limits(wtime_ms=60_000, btime_ms=60_000, winc_ms=1000).time_budget(True)
+    assert soft is not None and hard is not None
+    assert 0 < soft <= hard < 60 * 0.8 + 1e-9
+
+
+def test_weak_levels_are_reproducible_with_a_seed() -> None:
+    board = random_position("fugue", 3, 12)
+    moves = {str(best_move(board, 1, seed=7)) for _ in range(3)}
+    assert len(moves) == 1
+
+
+def test_noise_changes_the_choice_with_the_seed() -> None:
+    board = Board("fugue")
+    moves = {str(best_move(board, 1, seed=s)) for s in range(8)}
+    assert len(moves) > 1
+
+
+# --- the API contract ------------------------------------------------------------------------------
 
 
 def test_best_move_does_not_modify_board() -> None:
@@ -37,6 +218,10 @@ def test_analyse_contract() -> None:
     assert a.nodes > 0 and a.nps > 0
     assert a.mate is None
     assert isinstance(a.score_cp, int)
+    # The PV is a legal line.
+    copy = board.copy()
+    for move in a.pv:
+        copy.push(move)
 
 
 def test_game_over_raises() -> None:
@@ -44,42 +229,58 @@ def test_game_over_raises() -> None:
     board.push_text("d1xd8")
     with pytest.raises(EngineError):
         best_move(board)
+    assert isinstance(EngineError("x"), ExochessError)
 
 
-def test_stop_from_another_thread_returns_a_move() -> None:
+def test_levels_table() -> None:
+    assert sorted(LEVELS) == list(range(1, 9))
+    depths = [LEVELS[n].depth for n in range(1, 9)]
+    assert depths == sorted(depths)
+    noise = [LEVELS[n].noise_cp for n in range(1, 9)]
+    assert noise == sorted(noise, reverse=True)
+    with pytest.raises(ValueError):
+        level(9)
+    with pytest.raises(ValueError):
+        best_move(Board("fugue"), 0)
+
+
+def test_search_options_without_quiescence() -> None:
     board = Board("fugue")
-    searcher = Searcher()
-    result: list[Analysis] = []
-    worker = threading.Thread(target=lambda: result.append(searcher.search(board, Limits())))
-    worker.start()
-    time.sleep(0.3)
-    searcher.stop()
-    worker.join(timeout=10)
-    assert not worker.is_alive()
-    assert result and result[0].best in board.legal_moves
+    result = Searcher().search(board, Limits(depth=2), options=SearchOptions(quiescence=False, pruning=False))
+    assert result.best in board.legal_moves
 
 
-def test_node_budget_and_determinism() -> None:
-    board = Board("fugue")
-    a = Searcher().search(board, Limits(nodes=3000))
-    b = Searcher().search(board, Limits(nodes=3000))
-    assert a.best == b.best and a.nodes == b.nodes
-    assert a.nodes <= 3000 + 1
-
-
-def test_incremental_score_matches_static() -> None:
-    board = Board("fugue")
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_evaluation_is_symmetric_at_the_start(variant: str) -> None:
+    board = Board(variant)
     ev = evaluator_for(board.variant)
-    rng = random.Random(5)
-    searcher = Searcher()
-    searcher.search(board, Limits(depth=1))
-    for _ in range(30):
-        moves = board.raw_moves()
-        if not moves:
-            break
-        board.push_raw(rng.choice(moves))
-    s = Searcher()
-    s.search(board, Limits(depth=2)) if board.raw_moves() else None
-    assert ev.static(board) == sum(
-        ev.table[(sq << 5) | (board.squares[sq] & 31)] for sq in board.geometry.squares
-    )
+    assert ev.static(board) == 0
+    assert ev.dynamic(board) == 0
+
+
+# --- matches --------------------------------------------------------------------------------------
+
+
+def test_parse_player() -> None:
+    assert parse_player("5").level == 5
+    p = parse_player("level=8,depth=2,noise=10,Q=900,quiescence=0")
+    assert (p.level, p.depth, p.noise, p.quiescence, dict(p.values)) == (8, 2, 10, False, {"Q": 900})
+    with pytest.raises(ExochessError):
+        parse_player("speed=3")
+    with pytest.raises(ExochessError):
+        parse_player("9")
+
+
+def test_play_game_reaches_a_result() -> None:
+    a = parse_player("level=3,nodes=300")
+    b = parse_player("level=1,nodes=100")
+    score, plies, reason, moves = play_game("fugue", a, b, ["e2-e3"], None, seed=1, max_plies=60)
+    assert score in (0.0, 0.5, 1.0) and plies == len(moves) and moves[0] == "e2-e3"
+    assert reason
+
+
+def test_elo_interval() -> None:
+    elo, lo, hi = elo_interval([1.0] * 75 + [0.0] * 25)
+    assert 185 < elo < 195 and lo < elo < hi
+    elo, lo, hi = elo_interval([1.0] * 10)
+    assert elo == float("inf") and lo > 0

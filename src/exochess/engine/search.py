@@ -44,8 +44,8 @@ MAX_PLY = 96
 MATE_BOUND = MATE - 1_000
 """Scores beyond this are wins or losses."""
 INF = MATE + 1
-CHECK_EVERY = 255
-"""Nodes between two looks at the clock and the stop flag (a mask: 2**k - 1)."""
+CHECK_EVERY = 256
+"""Nodes between two looks at the clock and the stop flag."""
 FUTILITY_MARGIN = (0, 200, 400)
 """Quiet moves are skipped at depth d when the static score + margin[d] cannot reach alpha."""
 REVERSE_FUTILITY = 130
@@ -164,6 +164,7 @@ class Searcher:
         soft, hard = limits.time_budget(b.turn)
         self._deadline = start + hard if hard is not None else None
         self._node_limit = limits.nodes
+        self._next_check = min(CHECK_EVERY, limits.nodes) if limits.nodes is not None else CHECK_EVERY
         max_depth = min(options.max_depth, limits.depth if limits.depth is not None else 99, MAX_PLY - 4)
         max_depth = max(1, max_depth)
         rng = random.Random(seed)
@@ -176,6 +177,8 @@ class Searcher:
             try:
                 best_i, best_score = self._root(depth, root_moves, order, scores, bonus, noise > 0)
             except SearchStopped:
+                while self._score_stack:  # unwind the moves the interrupted search had made
+                    self._unplay(_NORMAL)
                 if self._partial is not None and result is not None:
                     i, s = self._partial
                     if i != order[0] and s > -INF:
@@ -277,16 +280,12 @@ class Searcher:
             elif state == _LOSS:
                 score = -(MATE - 1)
             else:
-                try:
-                    if exact_all or n == 0:
-                        score = -self._negamax(depth - 1, -INF, -alpha if not exact_all else INF, 1, True)
-                    else:
-                        score = -self._negamax(depth - 1, -alpha - 1, -alpha, 1, False)
-                        if score > alpha:
-                            score = -self._negamax(depth - 1, -beta, -alpha, 1, True)
-                except SearchStopped:
-                    self._unplay(state)
-                    raise
+                if exact_all or n == 0:
+                    score = -self._negamax(depth - 1, -INF, -alpha if not exact_all else INF, 1, True)
+                else:
+                    score = -self._negamax(depth - 1, -alpha - 1, -alpha, 1, False)
+                    if score > alpha:
+                        score = -self._negamax(depth - 1, -beta, -alpha, 1, True)
             self._unplay(state)
             scores[i] = score
             total = score + bonus[i] if abs(score) < MATE_BOUND else score
@@ -349,7 +348,7 @@ class Searcher:
         self.score += d
         board.push_raw(m)
         self.nodes += 1
-        if self.nodes & CHECK_EVERY == 0:
+        if self.nodes >= self._next_check:
             self._check_budget()
         if state == _NORMAL and self.threefold and board.repetition_count() >= 3:
             state = _LOSS
@@ -365,6 +364,9 @@ class Searcher:
             self.royals[lost[0]] += lost[1]
 
     def _check_budget(self) -> None:
+        self._next_check = self.nodes + CHECK_EVERY
+        if self._node_limit is not None:
+            self._next_check = min(self._next_check, self._node_limit)
         if self._stop:
             raise SearchStopped
         if self._deadline is not None and time.perf_counter() >= self._deadline:

@@ -236,8 +236,8 @@ def test_levels_table() -> None:
     assert sorted(LEVELS) == list(range(1, 9))
     depths = [LEVELS[n].depth for n in range(1, 9)]
     assert depths == sorted(depths)
-    noise = [LEVELS[n].noise_cp for n in range(1, 9)]
-    assert noise == sorted(noise, reverse=True)
+    assert LEVELS[1].noise_cp > LEVELS[2].noise_cp > LEVELS[3].noise_cp and LEVELS[8].noise_cp == 0
+    assert not LEVELS[1].quiescence and LEVELS[8].depth > 50
     with pytest.raises(ValueError):
         level(9)
     with pytest.raises(ValueError):

@@ -6,19 +6,20 @@ whether captures are followed to quiet positions, and a share of the move time.
 | level | depth | noise (cp) | quiescence | pruning | time share |
 |---|---|---|---|---|---|
 | 1 | 1 | 300 | no  | no  | 1/8 |
-| 2 | 1 | 120 | yes | no  | 1/8 |
-| 3 | 2 | 80  | yes | no  | 1/4 |
-| 4 | 2 | 20  | yes | yes | 1/4 |
-| 5 | 3 | 0   | yes | yes | 1/2 |
-| 6 | 4 | 0   | yes | yes | 1/2 |
-| 7 | 6 | 0   | yes | yes | 1   |
+| 2 | 1 | 150 | yes | no  | 1/8 |
+| 3 | 1 | 40  | yes | no  | 1/8 |
+| 4 | 2 | 60  | yes | no  | 1/4 |
+| 5 | 2 | 0   | yes | yes | 1/4 |
+| 6 | 3 | 0   | yes | yes | 1/2 |
+| 7 | 4 | 0   | yes | yes | 1/2 |
 | 8 | 99| 0   | yes | yes | 1   |
 
 Level 1 sees only the material its own move wins (it never notices the
 reply), with noise as large as a minor piece: it hangs pieces the way a new
 player does but still grabs a King left en prise.  Each step adds one thing a
-stronger player has: looking at recaptures (2), at the reply (3), less noise
-(4), a full extra ply (5, 6), and finally the whole time budget (7, 8).
+stronger player has: following captures to the end (2), less noise (3),
+seeing the reply (4), no noise (5), one more ply (6, 7), and finally
+iterative deepening on the whole time budget (8).
 """
 
 from __future__ import annotations
@@ -57,12 +58,12 @@ class Level:
 
 LEVELS: dict[int, Level] = {
     1: Level(1, 1, 300, False, False, 0.125),
-    2: Level(2, 1, 120, True, False, 0.125),
-    3: Level(3, 2, 80, True, False, 0.25),
-    4: Level(4, 2, 20, True, True, 0.25),
-    5: Level(5, 3, 0, True, True, 0.5),
-    6: Level(6, 4, 0, True, True, 0.5),
-    7: Level(7, 6, 0, True, True, 1.0),
+    2: Level(2, 1, 150, True, False, 0.125),
+    3: Level(3, 1, 40, True, False, 0.125),
+    4: Level(4, 2, 60, True, False, 0.25),
+    5: Level(5, 2, 0, True, True, 0.25),
+    6: Level(6, 3, 0, True, True, 0.5),
+    7: Level(7, 4, 0, True, True, 0.5),
     8: Level(8, 99, 0, True, True, 1.0),
 }
 

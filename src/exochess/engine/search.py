@@ -35,7 +35,7 @@ from exochess.engine.limits import Limits
 from exochess.engine.tt import EXACT, LOWER, UPPER, TranspositionTable, from_tt, to_tt
 from exochess.errors import ExochessError
 from exochess.move import Move
-from exochess.rawmove import RawMove, to_move
+from exochess.rawmove import CHANGES, FROM, KIND, MORE, PROMOTION, TO, VICTIMS, RawMove, to_move
 from exochess.variant import THREEFOLD_LOSS
 
 MATE = 100_000
@@ -312,15 +312,15 @@ class Searcher:
         b = board.squares
         side = board.side
         state = _NORMAL
-        if m[4] or m[7]:
+        if m[VICTIMS] or m[MORE]:
             royal = self.royal
             if royal:
                 er = -side * royal
                 lost = 0
-                for v in m[4]:
+                for v in m[VICTIMS]:
                     if b[v] == er:
                         lost += 1
-                more = m[7]
+                more = m[MORE]
                 if more:
                     for a in more:
                         for v in a[3]:
@@ -338,12 +338,11 @@ class Searcher:
                 self._lost_stack.append(None)
         else:
             self._lost_stack.append(None)
-        ch = m[0]
         table = self.table
         d = 0
-        for i in range(0, len(ch), 3):
-            s = ch[i] << 5
-            d += table[s | (ch[i + 2] & 31)] - table[s | (ch[i + 1] & 31)]
+        for i in range(CHANGES, len(m), 3):
+            s = m[i] << 5
+            d += table[s | (m[i + 2] & 31)] - table[s | (m[i + 1] & 31)]
         self._score_stack.append(self.score)
         self.score += d
         board.push_raw(m)
@@ -400,18 +399,18 @@ class Searcher:
         b = self.board.squares
         ov = self.order_value
         g = 0
-        for s in m[4]:
+        for s in m[VICTIMS]:
             g += ov[b[s] & 31]
-        more = m[7]
+        more = m[MORE]
         if more:
             for a in more:
                 for s in a[3]:
                     g += ov[b[s] & 31]
-        if m[3] == "*":
-            g -= ov[b[m[1]] & 31]
-        if m[5]:
-            g += self.promo_value.get(m[5], 0)
-        return g * 16 - (ov[b[m[1]] & 31] >> 4)
+        if m[KIND] == "*":
+            g -= ov[b[m[FROM]] & 31]
+        if m[PROMOTION]:
+            g += self.promo_value.get(m[PROMOTION], 0)
+        return g * 16 - (ov[b[m[FROM]] & 31] >> 4)
 
     def _staged(self, moves: list[RawMove], tt_move: RawMove | None, ply: int) -> Iterator[RawMove]:
         """Moves in search order, produced lazily: TT move, captures, killers, quiet moves by history."""
@@ -423,7 +422,7 @@ class Searcher:
                 tt = None
             else:
                 yield tt
-        captures = [m for m in moves if m[4]]
+        captures = [m for m in moves if m[VICTIMS]]
         if captures:
             if len(captures) > 1:
                 captures.sort(key=self._capture_gain, reverse=True)
@@ -438,12 +437,15 @@ class Searcher:
                     km = moves[moves.index(k)]
                 except ValueError:
                     continue
-                if not km[4]:
+                if not km[VICTIMS]:
                     found.append(km)
                     yield km
-        quiets = [m for m in moves if not m[4]]
+        quiets = [m for m in moves if not m[VICTIMS]]
         hist_get = self.history.get
-        quiets.sort(key=lambda m: hist_get((m[1] << 8) | m[2], 0) + (1_000_000 if m[5] else 0), reverse=True)
+        quiets.sort(
+            key=lambda m: hist_get((m[FROM] << 8) | m[TO], 0) + (1_000_000 if m[PROMOTION] else 0),
+            reverse=True,
+        )
         for m in quiets:
             if m is not tt and m not in found:
                 yield m
@@ -489,7 +491,7 @@ class Searcher:
         original_alpha = alpha
         searched = 0
         for m in ordered:
-            capture = bool(m[4] or m[5])
+            capture = bool(m[VICTIMS] or m[PROMOTION])
             if futile and searched and not capture:
                 continue
             state = self._play(m, ply)
@@ -523,7 +525,7 @@ class Searcher:
                             if killers[0] != m:
                                 killers[1] = killers[0]
                                 killers[0] = m
-                            hk = (m[1] << 8) | m[2]
+                            hk = (m[FROM] << 8) | m[TO]
                             self.history[hk] = self.history.get(hk, 0) + depth * depth
                         break
         if best_move is None:
@@ -550,7 +552,7 @@ class Searcher:
             return -(MATE - ply)
         captures = []
         gain = self._capture_gain
-        for m in [m for m in moves if m[4]]:
+        for m in [m for m in moves if m[VICTIMS]]:
             g = gain(m) >> 4
             if stand + g + DELTA_MARGIN <= alpha:
                 continue

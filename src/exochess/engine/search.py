@@ -203,6 +203,12 @@ class Searcher:
             # Stopped before depth 1 finished: the first ordered move, unsearched.
             i = self._partial[0] if self._partial is not None else order[0]
             result = self._analysis(0, 0, root_moves[i], [root_moves[i]])
+        # The totals of the whole search (an unfinished last iteration included).
+        elapsed = max(1e-6, time.perf_counter() - start)
+        result.nodes = self.nodes
+        result.nps = int(self.nodes / elapsed)
+        result.time_ms = int(elapsed * 1000)
+        result.seldepth = self._seldepth
         return result
 
     def _analysis(self, depth: int, score: int, best: RawMove, raw_pv: list[RawMove]) -> Analysis:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from exochess.board import Board
 from exochess.engine.levels import LEVELS, Level, level
+from exochess.engine.levels import level as get_level
 from exochess.engine.limits import Limits
 from exochess.engine.search import MATE, Analysis, EngineError, Searcher, SearchOptions
 from exochess.move import Move
@@ -33,7 +34,7 @@ def best_move(
     reproducible.  ``searcher`` reuses a table across the moves of a game.
     The board is not modified.  Raises :class:`EngineError` if the game is over.
     """
-    lv = _level(level)
+    lv = get_level(level)
     s = searcher if searcher is not None else Searcher()
     limits = Limits(movetime_ms=lv.movetime_ms(movetime_ms))
     return s.search(board, limits, options=lv.options(), seed=seed).best
@@ -59,10 +60,6 @@ def analyse(
     s = searcher if searcher is not None else Searcher()
     limits = Limits(depth=depth, movetime_ms=movetime_ms, nodes=nodes)
     return s.search(board, limits, on_iteration=on_iteration)
-
-
-def _level(number: int) -> Level:
-    return level(number)
 
 
 __all__ = [

@@ -188,6 +188,11 @@ def reserve_counts(reserves: int) -> tuple[int, ...]:
     return tuple((reserves >> (4 * i)) & 15 for i in range(6))
 
 
+def _clamp(reserves: int) -> int:
+    """Counters above 9 (possible only from a constructed position) stay at 9."""
+    return _pack_reserves([min(c, 9) for c in reserve_counts(reserves)])
+
+
 def _pack_reserves(counts: Sequence[int]) -> int:
     packed = 0
     for i, c in enumerate(counts):
@@ -268,7 +273,9 @@ class Interweave(Variant):
         problem = f"the en-passant field {text!r}"
         parts = text.split(",")
         if len(parts) != 2:
-            raise FenError(f"{problem} must be '-' or 'mid,dest' (the passed and the arrival square, like c3,d4)")
+            raise FenError(
+                f"{problem} must be '-' or 'mid,dest' (the passed and the arrival square, like c3,d4)"
+            )
         mover = -1 if white_to_move else 1  # the side that made the double step
         side = "White" if mover > 0 else "Black"
         mid = _board_square(parts[0], problem)
@@ -284,7 +291,9 @@ class Interweave(Variant):
             dest = _board_square(parts[1], problem)
         mf, df = mid & 15, dest & 15
         if dest >> 4 != mid_rank + mover or abs(df - mf) != 1 or not 0 <= 2 * mf - df < _SIZE:
-            raise FenError(f"{problem}: no double step passes {square_name(mid)} and ends on {square_name(dest)}")
+            raise FenError(
+                f"{problem}: no double step passes {square_name(mid)} and ends on {square_name(dest)}"
+            )
         start = 2 * mid - dest
         if squares[dest] != mover * PAWN:
             raise FenError(f"{problem}: there is no {side} pawn on {square_name(dest)} that double-stepped")
@@ -294,6 +303,8 @@ class Interweave(Variant):
         return (mid << 8) | dest
 
     def format_extra(self, extra: Hashable) -> list[str]:
+        ep: int
+        reserves: int
         ep, reserves = extra  # type: ignore[misc]
         ep_text = "-" if not ep else f"{square_name(ep >> 8)},{square_name(ep & 255)}"
         return [ep_text, "".join(str(c) for c in reserve_counts(reserves))]
@@ -301,6 +312,8 @@ class Interweave(Variant):
     def extra_hash(self, extra: Hashable) -> int:
         h = _EXTRA_HASH.get(extra)
         if h is None:
+            ep: int
+            reserves: int
             ep, reserves = extra  # type: ignore[misc]
             h = _EP_KEYS.get(ep, 0)
             for i, c in enumerate(reserve_counts(reserves)):
@@ -309,28 +322,30 @@ class Interweave(Variant):
         return h
 
     def validate(self, squares: Sequence[int], extra: Hashable) -> None:
-        """At most two Kings and eight pawns a side; for each reserve type, the pieces on
-        the board plus those in reserve never exceed the two a side starts with."""
-        counts = reserve_counts(extra[1])  # type: ignore[index]
-        for sign, side, offset in ((1, "White", 0), (-1, "Black", 3)):
+        """A side has at most two Kings (the game is lost when fewer than two are left)."""
+        for sign, side in ((1, "White"), (-1, "Black")):
             kings = squares.count(sign * KING)
             if kings > 2:
                 raise FenError(f"impossible Interweave position: {side} has {kings} Kings (at most 2)")
-            pawns = squares.count(sign * PAWN)
-            if pawns > 8:
-                raise FenError(f"impossible Interweave position: {side} has {pawns} pawns (at most 8)")
-            for i, letter in enumerate(RESERVE_TYPES):
-                on_board = squares.count(sign * (i + 2))
-                if on_board + counts[offset + i] > 2:
-                    name = self.piece_names[letter]
-                    raise FenError(
-                        f"impossible Interweave position: {side} has {on_board} {name}(s) on the board and "
-                        f"{counts[offset + i]} in reserve; together they cannot exceed the 2 a side starts with"
-                    )
 
     # --- move generation ------------------------------------------------------------
 
     def generate(self, board: Board) -> list[RawMove]:
+        caps, quiet = self._first_actions(board, False)
+        if not caps:
+            return quiet
+        return self._chains(board.squares, board.side, board.extra, caps)  # type: ignore[arg-type]
+
+    def quiet_moves(self, board: Board) -> list[RawMove]:
+        """Every non-capturing action of the side to move, as if captures were not compulsory.
+
+        Not legal moves when a capture exists; for diagrams, hints and tests.
+        """
+        return self._first_actions(board, True)[1]
+
+    def _first_actions(self, board: Board, force_quiet: bool) -> tuple[list[_Act], list[RawMove]]:
+        """Capturing first actions (en passant included) and, while there are none or when
+        ``force_quiet`` is set, the quiet actions as finished raw moves."""
         b = board.squares
         me = board.side
         extra: Extra = board.extra  # type: ignore[assignment]
@@ -339,6 +354,9 @@ class Interweave(Variant):
         caps: list[_Act] = []
         quiet: list[RawMove] = []
         add = quiet.append
+        # Quiet actions are generated while ``gate`` is empty: it is ``caps`` itself
+        # normally, and a list that stays empty when every quiet action is wanted.
+        gate: list[_Act] = [] if force_quiet else caps
         quiet_extra: Extra = extra if not ep else (0, reserves)
         no_victims = _NO_VICTIMS
         diag_rays = DIAG_RAYS
@@ -349,7 +367,7 @@ class Interweave(Variant):
             if kind <= 0:
                 continue
             if kind == PAWN:
-                self._pawn(b, me, s, v, reserves, pawn_tables, caps, None if caps else quiet, quiet_extra)
+                self._pawn(b, me, s, v, reserves, pawn_tables, caps, None if gate else quiet, quiet_extra)
                 continue
             if kind == REMOVER:
                 victims = [t for t in ORTH_ADJ[s] if b[t] * me < 0]
@@ -366,7 +384,7 @@ class Interweave(Variant):
                     x = b[m]
                     if x * me < 0 and not b[l]:
                         caps.append((s, l, "x", (m,), None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
-                if not caps:
+                if not gate:
                     for t in KING_STEPS[s]:
                         if not b[t]:
                             add(((s, v, 0, t, 0, v), s, t, "-", no_victims, None, quiet_extra, None, None))
@@ -384,11 +402,14 @@ class Interweave(Variant):
                             if x:
                                 if x * me < 0:
                                     a = ray[k + 1]
-                                    caps.append((s, e, "x", (a,), None, (s, v, 0, a, x, 0, e, 0, v), unit[x], 0))
-                                elif not caps:
-                                    add(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, quiet_extra, None, None))
+                                    caps.append(
+                                        (s, e, "x", (a,), None, (s, v, 0, a, x, 0, e, 0, v), unit[x], 0)
+                                    )
+                                elif not gate:
+                                    add(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, quiet_extra,
+                                         None, None))
                                 break
-                        if not caps:
+                        if not gate:
                             add(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, quiet_extra, None, None))
                         k += 2
             else:  # LEAPER
@@ -396,7 +417,7 @@ class Interweave(Variant):
                     n = len(ray)
                     i = 0
                     while i < n and not b[ray[i]]:
-                        if i & 1 and not caps:
+                        if i & 1 and not gate:
                             e = ray[i]
                             add(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, quiet_extra, None, None))
                         i += 1
@@ -408,17 +429,20 @@ class Interweave(Variant):
                             while j < n and not b[ray[j]]:
                                 if (j - i) & 1:
                                     e = ray[j]
-                                    caps.append((s, e, "x", (t,), None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0))
+                                    caps.append(
+                                        (s, e, "x", (t,), None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
+                                    )
                                 j += 1
                 for m, l in DOUBLE_KNIGHT[s]:
                     if not b[l]:
                         x = b[m]
                         if not x:
-                            if not caps:
-                                add(((s, v, 0, l, 0, v), s, l, "-", no_victims, None, quiet_extra, None, None))
+                            if not gate:
+                                add(((s, v, 0, l, 0, v), s, l, "-", no_victims, None, quiet_extra,
+                                     None, None))
                         elif x * me < 0:
                             caps.append((s, l, "x", (m,), None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
-            if not caps:  # diagonal slides of the Smasher, Leaper and Remover
+            if not gate:  # diagonal slides of the Smasher, Leaper and Remover
                 for ray in diag_rays[s]:
                     for t in ray:
                         if b[t]:
@@ -426,9 +450,7 @@ class Interweave(Variant):
                         add(((s, v, 0, t, 0, v), s, t, "-", no_victims, None, quiet_extra, None, None))
         if ep:
             self._en_passant(b, me, ep, reserves, pawn_tables, caps)
-        if not caps:
-            return quiet
-        return self._chains(b, me, extra, caps)
+        return caps, quiet
 
     def _promotions(self, me: int, reserves: int, rank: int, seventh: int, last: int) -> tuple[int, ...]:
         """Piece codes a pawn arriving on ``rank`` may become (0 = stays a pawn)."""
@@ -462,15 +484,15 @@ class Interweave(Variant):
         if (s >> 4) == first:
             for m, e in doubles[s]:
                 if not b[m] and not b[e]:
-                    self._pawn_action(
-                        b, me, s, v, e, -1, reserves, CUSTODIAN[e], (m << 8) | e, tables, caps, quiet, quiet_extra
-                    )
+                    self._pawn_action(b, me, s, v, e, -1, reserves, CUSTODIAN[e], (m << 8) | e, tables,
+                                      caps, quiet, quiet_extra)
         leap = leaps[s]
         if leap is not None:
             m, e = leap
             x = b[m]
             if x * me < 0 and not b[e]:
-                self._pawn_action(b, me, s, v, e, m, reserves, forward_custodian[e], 0, tables, caps, None, quiet_extra)
+                self._pawn_action(b, me, s, v, e, m, reserves, forward_custodian[e], 0, tables,
+                                  caps, None, quiet_extra)
 
     def _pawn_action(
         self,
@@ -525,7 +547,8 @@ class Interweave(Variant):
                     quiet.append(((s, v, 0, e, 0, code), s, e, "-", _NO_VICTIMS, _LETTER_OF[code * me],
                                   (0, reserves - unit[code]), None, None))
                 elif ep_key:
-                    quiet.append(((s, v, 0, e, 0, v), s, e, "-", _NO_VICTIMS, None, (ep_key, reserves), None, None))
+                    quiet.append(((s, v, 0, e, 0, v), s, e, "-", _NO_VICTIMS, None, (ep_key, reserves),
+                                  None, None))
                 else:
                     quiet.append(((s, v, 0, e, 0, v), s, e, "-", _NO_VICTIMS, None, quiet_extra, None, None))
 
@@ -633,6 +656,8 @@ class Interweave(Variant):
         for i in range(0, len(changes), 3):
             b[changes[i]] = changes[i + 2]
         reserves += action[6]
+        if reserves & 0x888888:  # some counter reached 8: keep every counter a single digit
+            reserves = _clamp(reserves)
         conts: list[_Act] = []
         king_hit = any(changes[i + 1] == enemy_king for i in range(0, len(changes), 3) if changes[i + 2] == 0)
         if not king_hit or b.count(enemy_king) >= 2:

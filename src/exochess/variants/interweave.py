@@ -87,6 +87,7 @@ def _victim_key(sq: int) -> int:
 
 
 _T = list[Any]
+_PawnTables = tuple[_T, _T, _T, _T, int, int, int, list[bool]]
 DIAG_RAYS: _T = [()] * 128
 """Non-empty diagonal rays of each square."""
 ORTH_RAYS: _T = [()] * 128
@@ -126,9 +127,10 @@ for _s in SQUARES:
     VICTIM_KEY[_s] = _victim_key(_s)
 
 
-def _side_tables(me: int) -> tuple[_T, _T, _T, _T, int, int, int]:
+def _side_tables(me: int) -> _PawnTables:
     """Pawn tables of one side: steps, double steps, short leap, custodian pairs without
-    the backward direction, initial rank, second-to-last rank, last rank."""
+    the backward direction, initial rank, second-to-last rank, last rank, and whether a
+    square is off the promotion ranks."""
     steps: _T = [()] * 128
     doubles: _T = [()] * 128
     leaps: _T = [None] * 128
@@ -150,7 +152,8 @@ def _side_tables(me: int) -> tuple[_T, _T, _T, _T, int, int, int]:
         )
     seventh = _SIZE - 2 if me > 0 else 1
     last = _SIZE - 1 if me > 0 else 0
-    return steps, doubles, leaps, forward_custodian, first, seventh, last
+    plain = [(s >> 4) not in (seventh, last) for s in range(128)]
+    return steps, doubles, leaps, forward_custodian, first, seventh, last, plain
 
 
 # Indexed by the side sign: [1] White, [-1] (= [2]) Black.
@@ -176,7 +179,23 @@ for _m in SQUARES:
         if abs((_m >> 4) - (_d >> 4)) == 1 and abs((_m & 15) - (_d & 15)) == 1:
             _EP_KEYS[(_m << 8) | _d] = _rng.getrandbits(64)
 _RESERVE_KEYS: list[list[int]] = [[0] + [_rng.getrandbits(64) for _ in range(15)] for _ in range(6)]
-_EXTRA_HASH: dict[Hashable, int] = {}
+
+
+class _ExtraHashes(dict[Hashable, int]):
+    """Zobrist contribution of each extra state, computed on first use."""
+
+    def __missing__(self, extra: Hashable) -> int:
+        ep: int
+        reserves: int
+        ep, reserves = extra  # type: ignore[misc]
+        h = _EP_KEYS.get(ep, 0)
+        for i, c in enumerate(reserve_counts(reserves)):
+            h ^= _RESERVE_KEYS[i][c]
+        self[extra] = h
+        return h
+
+
+_EXTRA_HASH = _ExtraHashes()
 
 
 def reserve_counts(reserves: int) -> tuple[int, ...]:
@@ -309,17 +328,15 @@ class Interweave(Variant):
         ep_text = "-" if not ep else f"{square_name(ep >> 8)},{square_name(ep & 255)}"
         return [ep_text, "".join(str(c) for c in reserve_counts(reserves))]
 
+    def __init__(self) -> None:
+        super().__init__()
+        # The board calls extra_hash twice for every move that changes the extra state;
+        # a bound dict lookup (filled on demand by _ExtraHashes.__missing__) is the
+        # cheapest call CPython offers.
+        self.extra_hash = _EXTRA_HASH.__getitem__  # type: ignore[method-assign,assignment]
+
     def extra_hash(self, extra: Hashable) -> int:
-        h = _EXTRA_HASH.get(extra)
-        if h is None:
-            ep: int
-            reserves: int
-            ep, reserves = extra  # type: ignore[misc]
-            h = _EP_KEYS.get(ep, 0)
-            for i, c in enumerate(reserve_counts(reserves)):
-                h ^= _RESERVE_KEYS[i][c]
-            _EXTRA_HASH[extra] = h
-        return h
+        return _EXTRA_HASH[extra]
 
     def validate(self, squares: Sequence[int], extra: Hashable) -> None:
         """A side has at most two Kings (the game is lost when fewer than two are left)."""
@@ -351,6 +368,9 @@ class Interweave(Variant):
         extra: Extra = board.extra  # type: ignore[assignment]
         ep, reserves = extra
         pawn_tables = PAWN_TABLES[me]
+        psteps, pdoubles, pleaps = pawn_tables[0], pawn_tables[1], pawn_tables[2]
+        plain = pawn_tables[7]
+        custodian = CUSTODIAN
         caps: list[_Act] = []
         quiet: list[RawMove] = []
         add = quiet.append
@@ -367,7 +387,42 @@ class Interweave(Variant):
             if kind <= 0:
                 continue
             if kind == PAWN:
-                self._pawn(b, me, s, v, reserves, pawn_tables, caps, None if gate else quiet, quiet_extra)
+                # Inlined common case: a step or double step that captures nothing and does not
+                # reach the promotion ranks.  Everything else goes through _pawn_action.
+                for e in psteps[s]:
+                    if b[e]:
+                        continue
+                    if plain[e]:
+                        for a, c in custodian[e]:
+                            if b[a] * me < 0 and b[c] * me > 0:
+                                self._pawn_action(b, me, s, v, e, -1, reserves, custodian[e], 0, pawn_tables,
+                                                  caps, None if gate else quiet, quiet_extra)
+                                break
+                        else:
+                            if not gate:
+                                add(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, quiet_extra,
+                                     None, None))
+                    else:
+                        self._pawn_action(b, me, s, v, e, -1, reserves, custodian[e], 0, pawn_tables,
+                                          caps, None if gate else quiet, quiet_extra)
+                for m, e in pdoubles[s]:
+                    if b[m] or b[e]:
+                        continue
+                    for a, c in custodian[e]:
+                        if b[a] * me < 0 and b[c] * me > 0:
+                            self._pawn_action(b, me, s, v, e, -1, reserves, custodian[e], (m << 8) | e,
+                                              pawn_tables, caps, None if gate else quiet, quiet_extra)
+                            break
+                    else:
+                        if not gate:
+                            add(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, ((m << 8) | e, reserves),
+                                 None, None))
+                leap = pleaps[s]
+                if leap is not None:
+                    m, e = leap
+                    if b[m] * me < 0 and not b[e]:
+                        self._pawn_action(b, me, s, v, e, m, reserves, pawn_tables[3][e], 0, pawn_tables,
+                                          caps, None, quiet_extra)
                 continue
             if kind == REMOVER:
                 victims = [t for t in ORTH_ADJ[s] if b[t] * me < 0]
@@ -469,14 +524,14 @@ class Interweave(Variant):
         s: int,
         v: int,
         reserves: int,
-        tables: tuple[_T, _T, _T, _T, int, int, int],
+        tables: _PawnTables,
         caps: list[_Act],
         quiet: list[RawMove] | None,
         quiet_extra: Extra,
     ) -> None:
         """Actions of the pawn on ``s``: steps, double steps and short leaps, each with its
         custodian captures and promotions.  Quiet actions go to ``quiet`` unless it is None."""
-        steps, doubles, leaps, forward_custodian, first, _seventh, _last = tables
+        steps, doubles, leaps, forward_custodian, first = tables[:5]
         for e in steps[s]:
             if b[e]:
                 continue
@@ -505,7 +560,7 @@ class Interweave(Variant):
         reserves: int,
         pairs: tuple[tuple[int, int], ...],
         ep_key: int,
-        tables: tuple[_T, _T, _T, _T, int, int, int],
+        tables: _PawnTables,
         caps: list[_Act],
         quiet: list[RawMove] | None,
         quiet_extra: Extra,
@@ -558,7 +613,7 @@ class Interweave(Variant):
         me: int,
         ep: int,
         reserves: int,
-        tables: tuple[_T, _T, _T, _T, int, int, int],
+        tables: _PawnTables,
         caps: list[_Act],
     ) -> None:
         """The en-passant short leap over ``mid`` removing the double-stepped pawn on ``dest``."""

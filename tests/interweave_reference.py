@@ -284,3 +284,22 @@ def legal_turns(fen: str) -> dict[str, str]:
         for a in firsts:
             finish(apply(pos, a), [a.text()])
     return result
+
+
+def perft(fen: str, depth: int) -> int:
+    """Perft by the reference generator (no repetition: it cannot occur below depth 8)."""
+    if depth == 0:
+        return 1
+    pos = from_fen(fen)
+    total = 0
+    for after in legal_turns(fen).values():
+        if depth == 1:
+            total += 1
+            continue
+        before = kings(pos, not pos.white)
+        left = kings(from_fen(after), not pos.white)
+        if left < before and left < 2:
+            continue  # a King was taken: the game is over
+        total += perft(after, depth - 1)
+    return total
+

@@ -271,14 +271,15 @@ class Interweave(Variant):
         elif len(fields) == 3:
             if not fields[0].isdigit():
                 raise FenError(
-                    f"three fields after the side to move are read as vchess's '<moves> <ep> <captured>', "
-                    f"but the move counter {fields[0]!r} is not a number"
+                    "an Interweave FEN has two fields after the side to move, '<ep> <reserves>', or "
+                    f"vchess's three, '<moves> <ep> <captured>'; with three, the move counter {fields[0]!r} "
+                    "is not a number"
                 )
             ep_text, reserve_text = fields[1], fields[2]
         else:
             raise FenError(
                 "an Interweave FEN has two fields after the side to move, '<ep> <reserves>' "
-                f"(for example '- 000000'), not {len(fields)}: {' '.join(fields)!r}"
+                f"(for example '- 000000'), or vchess's three, not {len(fields)}: {' '.join(fields)!r}"
             )
         if len(reserve_text) != 6 or not reserve_text.isdigit() or not reserve_text.isascii():
             raise FenError(f"the reserves field must be six digits (like 000000), not {reserve_text!r}")

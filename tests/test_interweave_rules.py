@@ -23,7 +23,7 @@ def quiet_actions(fen: str, square: str) -> set[str]:
     board = Board("interweave", fen=fen)
     variant = board.variant
     assert isinstance(variant, Interweave)
-    return {str(to_move(m)) for m in variant.quiet_moves(board) if m[1] == parse(square)}
+    return {str(to_move(m)) for m in variant.quiet_moves(board) if m[0] == parse(square)}
 
 
 def capture_actions(fen: str, square: str) -> set[str]:

@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from exochess.errors import FenError
 from exochess.geometry import parse_square, square_name
+from exochess.rawmove import SINGLE_VICTIM, RawMove, to_move
 from exochess.variant import THREEFOLD_LOSS, Variant
 
 if TYPE_CHECKING:
     from exochess.board import Board
     from exochess.move import Move
-    from exochess.rawmove import RawMove
 
 KING, SMASHER, LEAPER, REMOVER, PAWN = 1, 2, 3, 4, 5
 RESERVE_TYPES = "RNB"
@@ -382,6 +382,7 @@ class Interweave(Variant):
         no_victims = _NO_VICTIMS
         diag_rays = DIAG_RAYS
         unit = RESERVE_UNIT
+        single = SINGLE_VICTIM
         for s in SQUARES:
             v = b[s]
             kind = v * me
@@ -401,8 +402,7 @@ class Interweave(Variant):
                                 break
                         else:
                             if not gate:
-                                add(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, quiet_extra,
-                                     None, None))
+                                add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
                     else:
                         self._pawn_action(b, me, s, v, e, -1, reserves, custodian[e], 0, pawn_tables,
                                           caps, None if gate else quiet, quiet_extra)
@@ -416,8 +416,8 @@ class Interweave(Variant):
                             break
                     else:
                         if not gate:
-                            add(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, ((m << 8) | e, reserves),
-                                 None, None))
+                            add((s, e, "-", no_victims, None, ((m << 8) | e, reserves), None, None,
+                                 s, v, 0, e, 0, v))
                 leap = pleaps[s]
                 if leap is not None:
                     m, e = leap
@@ -439,11 +439,11 @@ class Interweave(Variant):
                 for m, l in KING_LEAPS[s]:
                     x = b[m]
                     if x * me < 0 and not b[l]:
-                        caps.append((s, l, "x", (m,), None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
+                        caps.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
                 if not gate:
                     for t in KING_STEPS[s]:
                         if not b[t]:
-                            add(((s, v, 0, t, 0, v), s, t, "-", no_victims, None, quiet_extra, None, None))
+                            add((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
                 continue
             elif kind == SMASHER:
                 for ray in ORTH_RAYS[s]:
@@ -459,14 +459,14 @@ class Interweave(Variant):
                                 if x * me < 0:
                                     a = ray[k + 1]
                                     caps.append(
-                                        (s, e, "x", (a,), None, (s, v, 0, a, x, 0, e, 0, v), unit[x], 0)
+                                        (s, e, "x", single[a], None, (s, v, 0, a, x, 0, e, 0, v), unit[x], 0)
                                     )
                                 elif not gate:
-                                    add(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, quiet_extra,
-                                         None, None))
+                                    add((s, e, "-", no_victims, None, quiet_extra, None, None,
+                                         s, v, 0, e, 0, v))
                                 break
                         if not gate:
-                            add(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, quiet_extra, None, None))
+                            add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
                         k += 2
             else:  # LEAPER
                 for ray in ORTH_RAYS[s]:
@@ -475,7 +475,7 @@ class Interweave(Variant):
                     while i < n and not b[ray[i]]:
                         if i & 1 and not gate:
                             e = ray[i]
-                            add(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, quiet_extra, None, None))
+                            add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
                         i += 1
                     if i < n and not i & 1:
                         t = ray[i]
@@ -486,7 +486,7 @@ class Interweave(Variant):
                                 if (j - i) & 1:
                                     e = ray[j]
                                     caps.append(
-                                        (s, e, "x", (t,), None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
+                                        (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
                                     )
                                 j += 1
                 for m, l in DOUBLE_KNIGHT[s]:
@@ -494,16 +494,15 @@ class Interweave(Variant):
                         x = b[m]
                         if not x:
                             if not gate:
-                                add(((s, v, 0, l, 0, v), s, l, "-", no_victims, None, quiet_extra,
-                                     None, None))
+                                add((s, l, "-", no_victims, None, quiet_extra, None, None, s, v, 0, l, 0, v))
                         elif x * me < 0:
-                            caps.append((s, l, "x", (m,), None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
+                            caps.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
             if not gate:  # diagonal slides of the Smasher, Leaper and Remover
                 for ray in diag_rays[s]:
                     for t in ray:
                         if b[t]:
                             break
-                        add(((s, v, 0, t, 0, v), s, t, "-", no_victims, None, quiet_extra, None, None))
+                        add((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
         if ep:
             self._en_passant(b, me, ep, reserves, pawn_tables, caps)
         return caps, quiet
@@ -600,13 +599,13 @@ class Interweave(Variant):
         elif quiet is not None:
             for code in promotions:
                 if code:
-                    quiet.append(((s, v, 0, e, 0, code), s, e, "-", _NO_VICTIMS, _LETTER_OF[code * me],
-                                  (0, reserves - unit[code]), None, None))
+                    quiet.append((s, e, "-", _NO_VICTIMS, _LETTER_OF[code * me], (0, reserves - unit[code]),
+                                  None, None, s, v, 0, e, 0, code))
                 elif ep_key:
-                    quiet.append(((s, v, 0, e, 0, v), s, e, "-", _NO_VICTIMS, None, (ep_key, reserves),
-                                  None, None))
+                    quiet.append((s, e, "-", _NO_VICTIMS, None, (ep_key, reserves), None, None,
+                                  s, v, 0, e, 0, v))
                 else:
-                    quiet.append(((s, v, 0, e, 0, v), s, e, "-", _NO_VICTIMS, None, quiet_extra, None, None))
+                    quiet.append((s, e, "-", _NO_VICTIMS, None, quiet_extra, None, None, s, v, 0, e, 0, v))
 
     def _en_passant(
         self,
@@ -634,11 +633,12 @@ class Interweave(Variant):
         v = b[s]
         kind = v * me
         unit = RESERVE_UNIT
+        single = SINGLE_VICTIM
         if kind == KING:
             for m, l in KING_LEAPS[s]:
                 x = b[m]
                 if x * me < 0 and not b[l]:
-                    out.append((s, l, "x", (m,), None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
+                    out.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
         elif kind == SMASHER:
             for ray in ORTH_RAYS[s]:
                 n = len(ray)
@@ -650,7 +650,7 @@ class Interweave(Variant):
                     if x:
                         if x * me < 0:
                             e, a = ray[k], ray[k + 1]
-                            out.append((s, e, "x", (a,), None, (s, v, 0, a, x, 0, e, 0, v), unit[x], 0))
+                            out.append((s, e, "x", single[a], None, (s, v, 0, a, x, 0, e, 0, v), unit[x], 0))
                         break
                     k += 2
         elif kind == LEAPER:
@@ -667,12 +667,14 @@ class Interweave(Variant):
                         while j < n and not b[ray[j]]:
                             if (j - i) & 1:
                                 e = ray[j]
-                                out.append((s, e, "x", (t,), None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0))
+                                out.append(
+                                    (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
+                                )
                             j += 1
             for m, l in DOUBLE_KNIGHT[s]:
                 x = b[m]
                 if x * me < 0 and not b[l]:
-                    out.append((s, l, "x", (m,), None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
+                    out.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
         elif kind == REMOVER:
             victims = [t for t in ORTH_ADJ[s] if b[t] * me < 0]
             if victims:
@@ -734,13 +736,13 @@ class Interweave(Variant):
         if len(actions) == 1:
             ep = first[7]
             after = extra if (ep == extra[0] and reserves == extra[1]) else (ep, reserves)
-            return (first[5], first[0], first[1], first[2], first[3], first[4], after, None, None)
+            return (first[0], first[1], first[2], first[3], first[4], after, None, None, *first[5])
         after = extra if (not extra[0] and reserves == extra[1]) else (0, reserves)
-        changes: tuple[int, ...] = ()
+        changes: list[int] = []
         for a in actions:
             changes += a[5]
         more = tuple(a[:6] for a in actions[1:])
-        return (changes, first[0], first[1], first[2], first[3], first[4], after, more, None)
+        return (first[0], first[1], first[2], first[3], first[4], after, more, None, *changes)
 
     # --- explanations ---------------------------------------------------------------
 
@@ -750,7 +752,6 @@ class Interweave(Variant):
 
 
 def _explain(variant: Interweave, board: Board, move: Move) -> str | None:
-    from exochess.rawmove import to_move
 
     legal = [to_move(raw) for raw in board.raw_moves()]
     if not legal:

@@ -383,11 +383,10 @@ class Interweave(Variant):
         diag_rays = DIAG_RAYS
         unit = RESERVE_UNIT
         single = SINGLE_VICTIM
-        for s in SQUARES:
+        own = [s for s in SQUARES if b[s] > 0] if me > 0 else [s for s in SQUARES if b[s] < 0]
+        for s in own:
             v = b[s]
             kind = v * me
-            if kind <= 0:
-                continue
             if kind == PAWN:
                 # Inlined common case: a step or double step that captures nothing and does not
                 # reach the promotion ranks.  Everything else goes through _pawn_action.

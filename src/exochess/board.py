@@ -555,6 +555,12 @@ class Board:
             other._start_history()
             other._over = None
             other.starting_fen = self.fen()
+        if self._open:
+            # Mid-turn the squares show the open actions, but the legal turns belong to the
+            # position at the start of the turn: hand the copy that list instead of letting
+            # it regenerate from the mid-turn squares.
+            other._cache = self.raw_moves()
+            other._cache_key = len(other._stack) ^ (other._hash << 10)
         return other
 
     def __str__(self) -> str:

@@ -587,7 +587,6 @@ class Board:
             # position at the start of the turn: hand the copy that list instead of letting
             # it regenerate from the mid-turn squares.
             other._cache = self.raw_moves()
-            other._cache_key = len(other._stack) ^ (other._hash << 10)
         return other
 
     def __str__(self) -> str:

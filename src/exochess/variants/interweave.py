@@ -164,11 +164,15 @@ PAWN_TABLES = (_WHITE_TABLES, _WHITE_TABLES, _BLACK_TABLES)
 # Reserve counters: 4 bits each.  RESERVE_UNIT[code] is the amount added to the
 # packed reserves when the piece ``code`` (signed) is captured, and subtracted
 # when a pawn of that colour promotes to it.  Negative codes index from the end.
+# Kings count nothing in the reserves but carry a flag bit far above them.
 RESERVE_SHIFT = {SMASHER: 0, LEAPER: 4, REMOVER: 8}
 RESERVE_UNIT: list[int] = [0] * 11
 for _t, _shift in RESERVE_SHIFT.items():
     RESERVE_UNIT[_t] = 1 << _shift
     RESERVE_UNIT[-_t] = 1 << (_shift + 12)
+KING_TAKEN = 1 << 32
+"""Added to a reserve delta for each King an action removes, so the chain logic can see it."""
+RESERVE_UNIT[KING] = RESERVE_UNIT[-KING] = KING_TAKEN
 _LETTER_OF = {SMASHER: "R", LEAPER: "N", REMOVER: "B"}
 
 # Zobrist keys of the extra state.
@@ -713,11 +717,16 @@ class Interweave(Variant):
         for i in range(0, len(changes), 3):
             b[changes[i]] = changes[i + 2]
         reserves += action[6]
-        if reserves & 0x888888:  # some counter reached 8: keep every counter a single digit
-            reserves = _clamp(reserves)
         conts: list[_Act] = []
-        king_hit = any(changes[i + 1] == enemy_king for i in range(0, len(changes), 3) if changes[i + 2] == 0)
-        if not king_hit or b.count(enemy_king) >= 2:
+        if reserves >= KING_TAKEN:  # the action took a King: the chain ends if the game does
+            reserves &= KING_TAKEN - 1
+            if reserves & 0x888888:
+                reserves = _clamp(reserves)
+            if b.count(enemy_king) >= 2:
+                self._piece_captures(b, me, action[1], reserves, conts)
+        else:
+            if reserves & 0x888888:  # some counter reached 8: keep every counter a single digit
+                reserves = _clamp(reserves)
             self._piece_captures(b, me, action[1], reserves, conts)
         if conts:
             for cont in conts:

@@ -785,14 +785,17 @@ def _explain(variant: Interweave, board: Board, move: Move) -> str | None:
         seventh = _SIZE - 2 if me > 0 else 1
         rank = first.to_square >> 4
         letter = first.promotion
+        counts = reserve_counts(board.extra[1])  # type: ignore[index]
+        mine = counts[:3] if me > 0 else counts[3:]
         if letter is None and rank == last:
+            if not any(mine):
+                return f"a pawn reaching the last rank must promote, and {side} has nothing in reserve"
             return "a pawn reaching the last rank must promote, to a piece from its side's reserve"
         if letter is not None:
             if letter not in RESERVE_TYPES:
                 return f"a pawn promotes only to a Smasher (R), Leaper (N) or Remover (B), not {letter}"
             if rank not in (seventh, last):
                 return "a pawn promotes only on arriving on the last two ranks"
-            counts = reserve_counts(board.extra[1])  # type: ignore[index]
-            if not counts[RESERVE_TYPES.index(letter) + (0 if me > 0 else 3)]:
+            if not mine[RESERVE_TYPES.index(letter)]:
                 return f"{side} has no {variant.piece_names[letter]} in reserve to promote to"
     return None

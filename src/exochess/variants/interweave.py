@@ -202,6 +202,20 @@ class _ExtraHashes(dict[Hashable, int]):
 _EXTRA_HASH = _ExtraHashes()
 
 
+def reserves_of(extra: Hashable) -> dict[str, dict[str, int]]:
+    """The reserves of an Interweave extra state by side and piece letter (for interfaces).
+
+    >>> from exochess import Board
+    >>> reserves_of(Board("interweave", fen="8/8/8/8/8/8/8/8 w - 012300").extra)
+    {'white': {'R': 0, 'N': 1, 'B': 2}, 'black': {'R': 3, 'N': 0, 'B': 0}}
+    """
+    counts = reserve_counts(extra[1])  # type: ignore[index]
+    return {
+        "white": dict(zip(RESERVE_TYPES, counts[:3], strict=True)),
+        "black": dict(zip(RESERVE_TYPES, counts[3:], strict=True)),
+    }
+
+
 def reserve_counts(reserves: int) -> tuple[int, ...]:
     """The six reserve counters of a packed reserves int, in FEN order.
 
@@ -234,7 +248,16 @@ def _board_square(text: str, problem: str) -> int:
 
 
 def en_passant(extra: Hashable) -> tuple[int, int] | None:
-    """``(mid, dest)`` of the en-passant right in an Interweave extra state, or None."""
+    """``(mid, dest)`` of the en-passant right in an Interweave extra state, or None.
+
+    >>> from exochess import Board
+    >>> board = Board("interweave")
+    >>> en_passant(board.extra) is None
+    True
+    >>> _ = board.push_text("b2-d4")
+    >>> [square_name(sq) for sq in en_passant(board.extra)]
+    ['c3', 'd4']
+    """
     ep = extra[0]  # type: ignore[index]
     if not ep:
         return None

@@ -717,10 +717,40 @@ class Interweave(Variant):
     def _chains(self, b: list[int], me: int, extra: Extra, caps: list[_Act]) -> list[RawMove]:
         """Whole turns starting with each capture in ``caps``, following the chain rule."""
         turns: list[RawMove] = []
-        reserves = extra[1]
+        add = turns.append
+        ep, reserves = extra
         enemy_king = -me * KING
+        piece_captures = self._piece_captures
         for action in caps:
-            self._extend(b, me, [action], reserves, enemy_king, extra, turns)
+            # The first action is unrolled here: most captures do not continue, and those
+            # become a raw move at once; chains go on in _extend.
+            changes = action[5]
+            for i in range(0, len(changes), 3):
+                b[changes[i]] = changes[i + 2]
+            after = reserves + action[6]
+            conts: list[_Act] = []
+            if after >= KING_TAKEN:  # the action took a King: the chain ends if the game does
+                after &= KING_TAKEN - 1
+                if after & 0x888888:
+                    after = _clamp(after)
+                if b.count(enemy_king) >= 2:
+                    piece_captures(b, me, action[1], after, conts)
+            else:
+                if after & 0x888888:  # some counter reached 8: keep every counter a single digit
+                    after = _clamp(after)
+                piece_captures(b, me, action[1], after, conts)
+            if conts:
+                actions = [action]
+                for cont in conts:
+                    actions.append(cont)
+                    self._extend(b, me, actions, after, enemy_king, extra, turns)
+                    actions.pop()
+            else:
+                new_ep = action[7]
+                state = extra if (new_ep == ep and after == reserves) else (new_ep, after)
+                add((action[0], action[1], action[2], action[3], action[4], state, None, None, *changes))
+            for i in range(len(changes) - 3, -1, -3):
+                b[changes[i]] = changes[i + 1]
         return turns
 
     def _extend(

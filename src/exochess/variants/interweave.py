@@ -66,6 +66,7 @@ def _on(f: int, r: int) -> bool:
 
 
 SQUARES: tuple[int, ...] = tuple(_sq(f, r) for r in range(_SIZE) for f in range(_SIZE))
+SQUARES_FROM_TOP: tuple[int, ...] = tuple(reversed(SQUARES))
 _ORTH_DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 _DIAG_DIRS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 _DOUBLE_KNIGHT = ((4, 2), (2, 4), (-2, 4), (-4, 2), (-4, -2), (-2, -4), (2, -4), (4, -2))
@@ -410,7 +411,9 @@ class Interweave(Variant):
         diag_rays = DIAG_RAYS
         unit = RESERVE_UNIT
         single = SINGLE_VICTIM
-        own = [s for s in SQUARES if b[s] > 0] if me > 0 else [s for s in SQUARES if b[s] < 0]
+        # Most advanced pieces first: they are the likeliest to capture, and once a capture is
+        # found no more quiet moves are built.
+        own = [s for s in SQUARES_FROM_TOP if b[s] > 0] if me > 0 else [s for s in SQUARES if b[s] < 0]
         for s in own:
             v = b[s]
             kind = v * me

@@ -136,9 +136,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         bound = lo if elo > 0 else hi
         print(f"Elo difference A - B: {format_elo(elo)} (95% interval from {format_elo(bound)})")
     else:
-        margin = (hi - lo) / 2 if not (math.isinf(hi) or math.isinf(lo)) else math.inf
-        margin_text = "inf" if math.isinf(margin) else f"{margin:.0f}"
-        print(f"Elo difference A - B: {format_elo(elo)} +/- {margin_text} (95%)")
+        print(f"Elo difference A - B: {format_elo(elo)} (95% interval {format_elo(lo)} .. {format_elo(hi)})")
     plies = sorted(g.plies for g in result.games)
     print(f"game length: median {plies[n // 2]} plies; endings: "
           + ", ".join(f"{r} {c}" for r, c in _count(g.reason for g in result.games)))

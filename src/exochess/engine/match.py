@@ -262,8 +262,10 @@ def elo_interval(scores: list[float]) -> tuple[float, float, float]:
         if mean <= 0.0:
             return -math.inf, -math.inf, elo_from_score(1.0 - bound)
         return elo_from_score(mean), elo_from_score(mean), elo_from_score(mean)
-    lo = max(1e-9, mean - 1.96 * se)
-    hi = min(1 - 1e-9, mean + 1.96 * se)
+    # Clamp to half a point from a perfect score: the normal approximation says nothing beyond.
+    floor = 0.5 / n
+    lo = min(mean, max(floor, mean - 1.96 * se))
+    hi = max(mean, min(1 - floor, mean + 1.96 * se))
     return elo_from_score(mean), elo_from_score(lo), elo_from_score(hi)
 
 

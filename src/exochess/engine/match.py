@@ -12,7 +12,10 @@ match move time); a single upper-case letter overrides that piece's material
 value in the evaluation (used to fit values by self-play, ``docs/engine.md``).
 
 Games are played in pairs from the same random opening (a few random plies),
-each player having White once, so the opening's bias cancels out.
+each player having White once, so the opening's bias cancels out.  The games
+have no draw rule; a game still going after :data:`MAX_PLIES` plies is
+adjudicated by the static evaluation: a lead of :data:`ADJUDICATION_CP` wins,
+anything closer is a draw.
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ from exochess.rawmove import to_move
 from exochess.variants import find_variant
 
 MAX_PLIES = 300
-"""A game still running after this many plies is adjudicated a draw (the games have no draw rule)."""
+"""A game still running after this many plies is adjudicated (the games have no draw rule)."""
+ADJUDICATION_CP = 200
+"""At the move limit the side ahead by this much in the static evaluation wins; otherwise a draw."""
 
 
 class MatchConfigError(ExochessError):
@@ -147,7 +152,7 @@ class GameResult:
     white: str
     """``"a"`` or ``"b"``."""
     score: float
-    """1 White won, 0 Black won, 0.5 adjudicated (move limit)."""
+    """1 White won, 0 Black won, 0.5 drawn at the move limit (see :data:`ADJUDICATION_CP`)."""
     plies: int
     reason: str
     moves: tuple[str, ...]
@@ -183,7 +188,14 @@ def play_game(
         return 1.0 if outcome.winner else 0.0, board.ply(), outcome.termination.value, [
             str(m) for m in board.move_stack
         ]
-    return 0.5, board.ply(), "move limit", [str(m) for m in board.move_stack]
+    # Adjudication by the static evaluation (material first) of the game's own evaluator.
+    white_view = board.side * evaluator_for(board.variant).evaluate(board)
+    moves = [str(m) for m in board.move_stack]
+    if white_view >= ADJUDICATION_CP:
+        return 1.0, board.ply(), "adjudicated", moves
+    if white_view <= -ADJUDICATION_CP:
+        return 0.0, board.ply(), "adjudicated", moves
+    return 0.5, board.ply(), "move limit", moves
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ class FugueEvaluator(Evaluator):
     """Material, placement, frozen pieces, shield cover and king exposure."""
 
     values: ClassVar[dict[str, int]] = {
-        "K": 0, "Q": 800, "I": 800, "U": 450, "A": 550, "S": 350, "L": 650, "W": 350, "P": 120,
+        "K": 0, "Q": 850, "I": 700, "U": 500, "A": 600, "S": 400, "L": 600, "W": 450, "P": 120,
     }
     lazy_margin: ClassVar[int] = 300
 

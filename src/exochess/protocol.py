@@ -225,9 +225,16 @@ class EngineProtocol:
 
     def _run(self, board: Board, limits: Limits, options: SearchOptions) -> None:
         try:
-            result = self.searcher.search(
-                board, limits, options=options, on_iteration=lambda a: self.send(format_info(a))
-            )
+            shown: list[Analysis] = []
+
+            def show(a: Analysis) -> None:
+                shown.append(a)
+                self.send(format_info(a))
+
+            result = self.searcher.search(board, limits, options=options, on_iteration=show)
+            if not shown or shown[-1].best != result.best:
+                # Stopped inside an iteration in which another move had already taken the lead.
+                self.send(format_info(result))
             if self.infinite:
                 self._released.wait()  # UCI: no bestmove before "stop" in infinite mode
             self.send(f"bestmove {result.best}")

@@ -13,8 +13,9 @@ from functools import cache
 from exochess.errors import UnknownVariantError
 from exochess.variant import Variant
 from exochess.variants.fugue import Fugue
+from exochess.variants.rebelfury import RebelFury
 
-VARIANT_CLASSES: tuple[type[Variant], ...] = (Fugue,)
+VARIANT_CLASSES: tuple[type[Variant], ...] = (Fugue, RebelFury)
 """Every game exochess knows, in menu order."""
 
 

@@ -372,28 +372,43 @@ class RebelFury(Variant):
         return bool(tags) and len(tag) == 1 and tag.upper() in tags
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
-        """Name the gazer that petrifies the moving piece, if it is petrified."""
+        """Why ``move`` is illegal when the reason is specific to Rebel Fury.
+
+        Covers a move that would repeat an earlier position, a petrified piece
+        (naming the gazers) and a Capricorn stop that would have to strike.
+        """
+        from exochess.rawmove import to_move
+
         b = board.squares
         me = board.side
         origin = move.from_square
         code = b[origin]
         if code * me <= 0:
             return None
+        for raw in self.generate(board):
+            if to_move(raw) == move and board.has_occurred(board.hash_after(raw)):
+                return "it would repeat an earlier position, and repetition is not permitted"
         kind = code * me
         gaze = self.gaze_table(b, me)
-        if not gaze[origin] & _GAZE_MASK[kind]:
-            return None
-        name = self.piece_names[self.piece_letters[kind - 1]]
-        gazers = []
-        for ray in self.geometry.rays[origin]:
-            for t in ray:
-                x = b[t]
-                if not x:
-                    continue
-                if x * me < 0 and _GAZE_BIT[-x * me] & _GAZE_MASK[kind]:
-                    gazers.append(
-                        f"the {self.piece_names[self.piece_letters[-x * me - 1]]} on {square_name(t)}"
+        if gaze[origin] & _GAZE_MASK[kind]:
+            name = self.piece_names[self.piece_letters[kind - 1]]
+            gazers = []
+            for ray in self.geometry.rays[origin]:
+                for t in ray:
+                    x = b[t]
+                    if not x:
+                        continue
+                    if x * me < 0 and _GAZE_BIT[-x * me] & _GAZE_MASK[kind]:
+                        gazer = self.piece_names[self.piece_letters[-x * me - 1]]
+                        gazers.append(f"the {gazer} on {square_name(t)}")
+                    break
+            leaps = " and can only make a Jumper leap" if _HAS_JUM[kind] else " and cannot move"
+            return f"the {name} on {square_name(origin)} is petrified by {' and '.join(gazers)}{leaps}"
+        if kind == CAPRICORN and move.actions[0].kind == "-":
+            for raw in self.generate(board):
+                if raw[1] == origin and raw[2] == move.to_square and raw[3] == "x":
+                    return (
+                        f"a Capricorn stopping on {square_name(move.to_square)} strikes automatically: "
+                        f"play {to_move(raw)}"
                     )
-                break
-        leaps = " (it may still make a Jumper leap)" if _HAS_JUM[kind] else ""
-        return f"the {name} on {square_name(origin)} is petrified by {' and '.join(gazers)}{leaps}"
+        return None

@@ -241,7 +241,7 @@ class RebelFury(Variant):
             prey_f = -me * FURY
             for t in targets:
                 x = b[t]
-                if x == prey_j or x == prey_f:
+                if x in (prey_j, prey_f):
                     add(((s, v, 0, t, x, v), s, t, "x", (t,), None, None, None, "J"))
             return
         for t in targets:
@@ -316,7 +316,7 @@ class RebelFury(Variant):
             xsq = ray[i]
             x = b[xsq]
             if dra and i + 1 < n and b[ray[i + 1]] == 0 and (
-                not mimic or x == prey_d or x == prey_f
+                not mimic or x in (prey_d, prey_f)
             ):
                 if x * me < 0:
                     changes_head: tuple[int, ...] = (s, v, 0, xsq, x, 0)
@@ -332,13 +332,13 @@ class RebelFury(Variant):
                     add(((*changes_head, t, 0, v), s, t, kind_text, leapt, None, None, None, "D"))
                     if gaze[t] & mask:
                         break
-            if gor and x * me < 0 and (not mimic or x == prey_g or x == prey_f):
+            if gor and x * me < 0 and (not mimic or x in (prey_g, prey_f)):
                 add(((s, v, 0, xsq, x, v), s, xsq, "x", (xsq,), None, None, None, "G"))
             if har:
                 for y_sq in ray[i + 1:]:
                     y = b[y_sq]
                     if y:
-                        if y * me < 0 and (not mimic or y == prey_h or y == prey_f):
+                        if y * me < 0 and (not mimic or y in (prey_h, prey_f)):
                             add(((s, v, 0, y_sq, y, v), s, y_sq, "x", (y_sq,), None, None, None, "H"))
                         break
             if xim and x != v:

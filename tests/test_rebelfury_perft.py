@@ -1,50 +1,35 @@
-"""Rebel Fury perft against ``tests/data/perft_rebelfury.txt``.
+"""Rebel Fury perft beyond the shared suite.
 
-Entries up to :data:`FAST_LIMIT` nodes run by default; set ``EXOCHESS_SLOW=1``
-to run every entry (depth 3 takes tens of seconds each).
+``tests/data/perft_rebelfury.txt`` is run by ``test_perft.py`` with every other
+game's suite; this module checks that it holds the figures the project asked
+for and runs ``deep_perft_rebelfury.txt`` (millions of nodes per entry) when
+``EXOCHESS_SLOW=1`` is set.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
+from conftest import read_perft_file
 
 from exochess import Board
 from exochess.perft import perft
 
-DATA = Path(__file__).parent / "data" / "perft_rebelfury.txt"
-FAST_LIMIT = 40_000
-SLOW = bool(os.environ.get("EXOCHESS_SLOW"))
+START = Board("rebelfury").fen()
+DEEP = read_perft_file("deep_perft_rebelfury.txt")
 
 
-def _entries() -> list[tuple[str, int, int]]:
-    entries = []
-    for raw_line in DATA.read_text().splitlines():
-        text = raw_line.strip()
-        if not text or text.startswith("#"):
-            continue
-        fen, *counts = (part.strip() for part in text.split(";"))
-        for item in counts:
-            depth, count = item.split()
-            entries.append((fen, int(depth), int(count)))
-    return entries
+def test_suite_holds_the_required_start_counts() -> None:
+    got = {(depth, nodes) for _, fen, depth, nodes in read_perft_file("perft_rebelfury.txt") if fen == START}
+    assert {(1, 118), (2, 11847), (3, 1315461)} <= got
 
 
-ENTRIES = _entries()
-
-
-def test_data_file_has_the_required_start_counts() -> None:
-    start = Board("rebelfury").fen()
-    got = {(d, n) for fen, d, n in ENTRIES if fen == start}
-    assert {(1, 118), (2, 11847)} <= got
-
-
-@pytest.mark.parametrize(("fen", "depth", "count"), ENTRIES, ids=[f"{f[:20]}..d{d}" for f, d, _ in ENTRIES])
-def test_perft(fen: str, depth: int, count: int) -> None:
-    if count > FAST_LIMIT and not SLOW:
-        pytest.skip("large perft; set EXOCHESS_SLOW=1")
-    board = Board("rebelfury", fen=fen)
-    assert perft(board, depth) == count
+@pytest.mark.skipif(not os.environ.get("EXOCHESS_SLOW"), reason="deep perft; set EXOCHESS_SLOW=1")
+@pytest.mark.parametrize(
+    ("variant", "fen", "depth", "nodes"), DEEP, ids=[f"deep-{i}" for i in range(len(DEEP))]
+)
+def test_deep_perft(variant: str, fen: str, depth: int, nodes: int) -> None:
+    board = Board(variant, fen=fen)
+    assert perft(board, depth) == nodes
     assert board.fen() == fen

@@ -44,6 +44,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from exochess.geometry import QUEEN, square_name, victim_order
+from exochess.rawmove import FROM, KIND, SINGLE_VICTIM, TAGS, TO
 from exochess.variant import FORBIDDEN, Variant
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ class RebelFury(Variant):
         >>> v = Board("rebelfury").variant
         >>> b = Board("rebelfury", fen="12/12/12/12/12/12/12/6g5/12/12/12/6A5 w")
         >>> gaze = v.gaze_table(b.squares, b.side)  # type: ignore[attr-defined]
-        >>> [gaze[parse_square(n)] for n in ("g1", "g2", "h1", "a1")]
+        >>> [gaze[parse_square(n)] for n in ("g1", "g2", "h1", "c1")]
         [1, 1, 0, 1]
         """
         gaze = [0] * self.geometry.size
@@ -223,13 +224,13 @@ class RebelFury(Variant):
                 removed: tuple[int, ...] = ()
                 for q in victims:
                     removed += (q, b[q], 0)
-                add(((s, v, 0, e, 0, v, *removed), s, e, "x", victims, None, None, None, "A"))
+                add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
                 if zone:
-                    add(((s, v, 0, e, 0, jumper, *removed), s, e, "x", victims, "J", None, None, "A"))
+                    add((s, e, "x", victims, "J", None, None, "A", s, v, 0, e, 0, jumper, *removed))
             else:
-                add(((s, v, 0, e, 0, v), s, e, "-", _NO_VICTIMS, None, None, None, "A"))
+                add((s, e, "-", _NO_VICTIMS, None, None, None, "A", s, v, 0, e, 0, v))
                 if zone:
-                    add(((s, v, 0, e, 0, jumper), s, e, "-", _NO_VICTIMS, "J", None, None, "A"))
+                    add((s, e, "-", _NO_VICTIMS, "J", None, None, "A", s, v, 0, e, 0, jumper))
 
     def _leaps(
         self, b: list[int], me: int, s: int, v: int, kind: int, targets: tuple[int, ...],
@@ -242,14 +243,14 @@ class RebelFury(Variant):
             for t in targets:
                 x = b[t]
                 if x in (prey_j, prey_f):
-                    add(((s, v, 0, t, x, v), s, t, "x", (t,), None, None, None, "J"))
+                    add((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
             return
         for t in targets:
             x = b[t]
             if x == 0:
-                add(((s, v, 0, t, 0, v), s, t, "-", _NO_VICTIMS, None, None, None, "J"))
+                add((s, t, "-", _NO_VICTIMS, None, None, None, "J", s, v, 0, t, 0, v))
             elif x * me < 0:
-                add(((s, v, 0, t, x, v), s, t, "x", (t,), None, None, None, "J"))
+                add((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
 
     def _slider(
         self, b: list[int], me: int, s: int, v: int, kind: int, mask: int, gaze: list[int],
@@ -278,7 +279,7 @@ class RebelFury(Variant):
                 if b[t]:
                     reach = True
                     break
-                add(((s, v, 0, t, 0, v), s, t, "-", no_victims, None, None, None, None))
+                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 i += 1
                 if gaze[t] & mask:
                     break
@@ -302,7 +303,7 @@ class RebelFury(Variant):
                         removed: tuple[int, ...] = ()
                         for q in victims:
                             removed += (q, b[q], 0)
-                        strike = ((s, v, 0, e, 0, v, *removed), s, e, "x", victims, None, None, None, "C")
+                        strike = (s, e, "x", victims, None, None, None, "C", s, v, 0, e, 0, v, *removed)
                         if cap == 1:
                             moves[-1] = strike  # automatic for the Capricorn itself
                         else:
@@ -310,7 +311,7 @@ class RebelFury(Variant):
                     elif cap != 3:
                         # A strike that removes nothing is the same move as the plain slide
                         # just generated (the last one); only its power tag is added.
-                        moves[-1] = ((s, v, 0, e, 0, v), s, e, "-", no_victims, None, None, None, "C")
+                        moves[-1] = (s, e, "-", no_victims, None, None, None, "C", s, v, 0, e, 0, v)
             if not reach:
                 continue
             xsq = ray[i]
@@ -321,7 +322,7 @@ class RebelFury(Variant):
                 if x * me < 0:
                     changes_head: tuple[int, ...] = (s, v, 0, xsq, x, 0)
                     kind_text = "x"
-                    leapt: tuple[int, ...] = (xsq,)
+                    leapt: tuple[int, ...] = SINGLE_VICTIM[xsq]
                 else:
                     changes_head = (s, v, 0)
                     kind_text = "-"
@@ -329,20 +330,20 @@ class RebelFury(Variant):
                 for t in ray[i + 1:]:
                     if b[t]:
                         break
-                    add(((*changes_head, t, 0, v), s, t, kind_text, leapt, None, None, None, "D"))
+                    add((s, t, kind_text, leapt, None, None, None, "D", *changes_head, t, 0, v))
                     if gaze[t] & mask:
                         break
             if gor and x * me < 0 and (not mimic or x in (prey_g, prey_f)):
-                add(((s, v, 0, xsq, x, v), s, xsq, "x", (xsq,), None, None, None, "G"))
+                add((s, xsq, "x", SINGLE_VICTIM[xsq], None, None, None, "G", s, v, 0, xsq, x, v))
             if har:
-                for y_sq in ray[i + 1:]:
-                    y = b[y_sq]
+                for ysq in ray[i + 1:]:
+                    y = b[ysq]
                     if y:
                         if y * me < 0 and (not mimic or y in (prey_h, prey_f)):
-                            add(((s, v, 0, y_sq, y, v), s, y_sq, "x", (y_sq,), None, None, None, "H"))
+                            add((s, ysq, "x", SINGLE_VICTIM[ysq], None, None, None, "H", s, v, 0, ysq, y, v))
                         break
             if xim and x != v:
-                add(((s, v, x, xsq, x, v), s, xsq, "~", no_victims, None, None, None, "X"))
+                add((s, xsq, "~", no_victims, None, None, None, "X", s, v, x, xsq, x, v))
 
     def _mimic_advance(
         self, b: list[int], me: int, s: int, v: int, add: Callable[[RawMove], None]
@@ -359,7 +360,7 @@ class RebelFury(Variant):
             removed: tuple[int, ...] = ()
             for q in victims:
                 removed += (q, b[q], 0)
-            add(((s, v, 0, e, 0, v, *removed), s, e, "x", victims, None, None, None, "A"))
+            add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
 
     # --- tags and explanations ------------------------------------------------
 
@@ -368,7 +369,7 @@ class RebelFury(Variant):
 
         A plain slide is made with no named power, so it accepts no tag.
         """
-        tags: Any = raw[8]
+        tags: Any = raw[TAGS]
         return bool(tags) and len(tag) == 1 and tag.upper() in tags
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
@@ -406,7 +407,7 @@ class RebelFury(Variant):
             return f"the {name} on {square_name(origin)} is petrified by {' and '.join(gazers)}{leaps}"
         if kind == CAPRICORN and move.actions[0].kind == "-":
             for raw in self.generate(board):
-                if raw[1] == origin and raw[2] == move.to_square and raw[3] == "x":
+                if raw[FROM] == origin and raw[TO] == move.to_square and raw[KIND] == "x":
                     return (
                         f"a Capricorn stopping on {square_name(move.to_square)} strikes automatically: "
                         f"play {to_move(raw)}"

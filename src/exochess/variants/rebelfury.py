@@ -72,6 +72,8 @@ _HAS_HAR = (False, False, False, False, True, False, True, False, True, False)
 _HAS_XIM = (False, False, False, False, True, False, False, False, False, True)
 _HAS_JUM = (False, False, False, False, True, False, False, True, True, False)
 _GAZE_MASK = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, GAZE, GAZE, GAZE, GAZE)
+"""Gaze bits that hold a piece of each type.  Gorgons and Furies also obey the Mimotaur's gaze
+(rules R-A5; for the reading "Gorgons only", give the Fury (index 4) the mask ``GAZE``)."""
 _GAZE_BIT = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
 """Gaze bit that a piece of each type casts (0: the type does not gaze)."""
 
@@ -154,9 +156,8 @@ class RebelFury(Variant):
         """Per-square gaze bits cast by the opponent of ``side`` (see :data:`GAZE`).
 
         >>> from exochess import Board, parse_square
-        >>> v = Board("rebelfury").variant
         >>> b = Board("rebelfury", fen="12/12/12/12/12/12/12/6g5/12/12/12/6A5 w")
-        >>> gaze = v.gaze_table(b.squares, b.side)  # type: ignore[attr-defined]
+        >>> gaze = RebelFury().gaze_table(b.squares, b.side)
         >>> [gaze[parse_square(n)] for n in ("g1", "g2", "h1", "c1")]
         [1, 1, 0, 1]
         """
@@ -189,6 +190,7 @@ class RebelFury(Variant):
         moves: list[RawMove] = []
         add = moves.append
         knights = self.geometry.knight_targets
+        rays = self.geometry.rays
         steps = self._steps[0 if me > 0 else 1]
         for s, v in enumerate(b):
             if v * me <= 0:
@@ -200,7 +202,7 @@ class RebelFury(Variant):
                     self._advancer(b, me, s, v, steps[s], add)
                 continue
             if not gaze[s] & mask:
-                self._slider(b, me, s, v, kind, mask, gaze, moves)
+                self._slider(b, me, s, v, kind, mask, gaze, rays[s], moves)
             if _HAS_JUM[kind]:
                 self._leaps(b, me, s, v, kind, knights[s], add)
         return moves
@@ -254,7 +256,7 @@ class RebelFury(Variant):
 
     def _slider(
         self, b: list[int], me: int, s: int, v: int, kind: int, mask: int, gaze: list[int],
-        moves: list[RawMove],
+        rays: tuple[tuple[int, ...], ...], moves: list[RawMove],
     ) -> None:
         """Every move of a non-petrified piece that starts with a slide along one of its rays."""
         add = moves.append
@@ -265,13 +267,14 @@ class RebelFury(Variant):
         har = _HAS_HAR[kind]
         xim = _HAS_XIM[kind]
         mimic = kind == MIMOTAUR
+        # Victims the Mimotaur may take with each copied power (enemy codes).
         prey_f = -me * FURY
         prey_c, prey_d, prey_g, prey_h = -me * CAPRICORN, -me * DRAGON, -me * GORGON, -me * HARPY
         prey_m = -me * MIMOTAUR
         if mimic:
             self._mimic_advance(b, me, s, v, add)
         no_victims = _NO_VICTIMS
-        for d, ray in enumerate(self.geometry.rays[s]):
+        for d, ray in enumerate(rays):
             n = len(ray)
             i = 0
             reach = False

@@ -126,3 +126,24 @@ def test_random_games_end_only_by_a_rule(seed: int, start: str | None) -> None:
     while board.ply():
         board.pop_raw()
     assert board.fen() == (fen or Board("rebelfury").fen())
+
+
+@settings(max_examples=60, deadline=None)
+@given(positions(), st.integers(0, 2**32 - 1))
+def test_illegal_moves_are_explained(fen: str, seed: int) -> None:
+    board = Board("rebelfury", fen=fen)
+    rng = random.Random(seed)
+    legal = {str(m) for m in board.legal_moves}
+    files = "abcdefghijkl"
+    for _ in range(20):
+        text = (
+            f"{rng.choice(files)}{rng.randint(1, 12)}{rng.choice('-x~')}"
+            f"{rng.choice(files)}{rng.randint(1, 12)}"
+        )
+        try:
+            move = board.parse_move(text)
+        except IllegalMoveError as error:
+            assert str(error)
+            assert text not in legal
+        else:
+            assert str(move) in legal

@@ -221,11 +221,14 @@ class RebelFury(Variant):
         for e, sides, zone in targets:
             if b[e]:
                 continue
-            victims: tuple[int, ...] = tuple(q for q in sides if b[q] * me < 0)
+            victims: tuple[int, ...] = _NO_VICTIMS
+            removed: tuple[int, ...] = _NO_VICTIMS
+            for q in sides:  # one or two squares, left before right (canonical order)
+                x = b[q]
+                if x * me < 0:
+                    victims += (q,)
+                    removed += (q, x, 0)
             if victims:
-                removed: tuple[int, ...] = ()
-                for q in victims:
-                    removed += (q, b[q], 0)
                 add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
                 if zone:
                     add((s, e, "x", victims, "J", None, None, "A", s, v, 0, e, 0, jumper, *removed))

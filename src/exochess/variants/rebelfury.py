@@ -161,19 +161,21 @@ class RebelFury(Variant):
         >>> [gaze[parse_square(n)] for n in ("g1", "g2", "h1", "c1")]
         [1, 1, 0, 1]
         """
+        bits = _GAZE_BIT
+        gazers = [
+            (g, bits[-x * side]) for g, x in enumerate(squares) if x * side < 0 and bits[-x * side]
+        ]
+        return self._cast_gaze(squares, side, gazers)
+
+    def _cast_gaze(self, squares: list[int], side: int, gazers: list[tuple[int, int]]) -> list[int]:
+        """Walk the eight rays of each ``(square, bit)`` gazer and mark the gaze table."""
         gaze = [0] * self.geometry.size
         rays = self.geometry.rays
-        bits = _GAZE_BIT
-        for g, x in enumerate(squares):
-            if x * side >= 0:
-                continue
-            bit = bits[-x * side]
-            if not bit:
-                continue
+        for g, bit in gazers:
             for ray in rays[g]:
                 for t in ray:
                     y = squares[t]
-                    if y == 0:
+                    if not y:
                         gaze[t] |= bit
                         continue
                     if y * side > 0:
@@ -186,15 +188,24 @@ class RebelFury(Variant):
     def generate(self, board: Board) -> list[RawMove]:
         b = board.squares
         me = board.side
-        gaze = self.gaze_table(b, me)
+        # One scan: the pieces of the side to move, and the enemy gazers with their gaze bit.
+        own: list[int] = []
+        gazers: list[tuple[int, int]] = []
+        bits = _GAZE_BIT
+        for s, v in enumerate(b):
+            if v:
+                if v * me > 0:
+                    own.append(s)
+                elif bits[-v * me]:
+                    gazers.append((s, bits[-v * me]))
+        gaze = self._cast_gaze(b, me, gazers)
         moves: list[RawMove] = []
         add = moves.append
         knights = self.geometry.knight_targets
         rays = self.geometry.rays
         steps = self._steps[0 if me > 0 else 1]
-        for s, v in enumerate(b):
-            if v * me <= 0:
-                continue
+        for s in own:
+            v = b[s]
             kind = v * me
             mask = _GAZE_MASK[kind]
             if kind == ADVANCER:

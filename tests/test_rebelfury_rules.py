@@ -303,3 +303,20 @@ def test_capricorn_needs_to_travel() -> None:
 def test_fen_round_trip_with_two_digit_runs() -> None:
     fen = "11f/12/12/12/12/1g10/12/12/12/10G1/12/F11 b"
     assert board(fen).fen() == fen
+
+
+def test_a_side_whose_only_move_repeats_has_lost() -> None:
+    # Black's only mobile piece is the Ximaera a1 (the Ximaeras a2, b2, c2, c1 are petrified by the
+    # four White Gorgons; the Advancer b1 stands on Black's last rank).  After
+    # e6-e7 a1~b1 e7-e6 its only move b1~a1 would recreate the start: Black cannot move and loses.
+    b = board("G1G8G/12/12/12/12/12/4H7/12/12/12/xxx9/xax8G w")
+    b.push_text("e6-e7")
+    assert {str(m) for m in b.legal_moves} == {"a1~b1"}
+    b.push_text("a1~b1")
+    b.push_text("e7-e6")
+    assert [str(m) for m in b.legal_moves] == []
+    assert len(b.variant.generate(b)) == 1
+    outcome = b.outcome()
+    assert outcome is not None
+    assert outcome.termination is Termination.NO_LEGAL_MOVES
+    assert outcome.winner is True

@@ -44,7 +44,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from exochess.geometry import QUEEN, square_name, victim_order
-from exochess.rawmove import FROM, KIND, SINGLE_VICTIM, TAGS, TO
+from exochess.rawmove import FROM, KIND, SINGLE_VICTIM, TAGS, TO, to_move
 from exochess.variant import FORBIDDEN, Variant
 
 if TYPE_CHECKING:
@@ -395,8 +395,6 @@ class RebelFury(Variant):
         Covers a move that would repeat an earlier position, a petrified piece
         (naming the gazers) and a Capricorn stop that would have to strike.
         """
-        from exochess.rawmove import to_move
-
         b = board.squares
         me = board.side
         origin = move.from_square

@@ -13,9 +13,10 @@ from functools import cache
 from exochess.errors import UnknownVariantError
 from exochess.variant import Variant
 from exochess.variants.fugue import Fugue
+from exochess.variants.interweave import Interweave
 from exochess.variants.rebelfury import RebelFury
 
-VARIANT_CLASSES: tuple[type[Variant], ...] = (Fugue, RebelFury)
+VARIANT_CLASSES: tuple[type[Variant], ...] = (Fugue, Interweave, RebelFury)
 """Every game exochess knows, in menu order."""
 
 

@@ -418,7 +418,12 @@ class RebelFury(Variant):
                         gazer = self.piece_names[self.piece_letters[-x * me - 1]]
                         gazers.append(f"the {gazer} on {square_name(t)}")
                     break
-            leaps = " and can only make a Jumper leap" if _HAS_JUM[kind] else " and cannot move"
+            if kind == MIMOTAUR:
+                leaps = " and can only capture with a Jumper leap"
+            elif _HAS_JUM[kind]:
+                leaps = " and can only make a Jumper leap"
+            else:
+                leaps = " and cannot move"
             return f"the {name} on {square_name(origin)} is petrified by {' and '.join(gazers)}{leaps}"
         if kind == CAPRICORN and move.actions[0].kind == "-":
             for raw in self.generate(board):

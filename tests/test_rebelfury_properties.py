@@ -84,7 +84,9 @@ def test_agrees_with_reference_generator(fen: str) -> None:
     board = Board("rebelfury", fen=fen)
     placement, side = ref.parse_fen(fen)
     expected = ref.generate(placement, side)
+    before = list(board.squares)
     raws = board.variant.generate(board)
+    assert board.squares == before, "generation must not touch the board"
     got = {str(to_move(raw)): raw for raw in raws}
     assert set(got) == set(expected)
     other = "b" if side == "w" else "w"

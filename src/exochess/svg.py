@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape, quoteattr
 
 from exochess.geometry import parse_square, square, square_file, square_name, square_rank
@@ -63,9 +63,9 @@ COLORS: dict[str, str] = {
 }
 """Default palette; pass ``colors={...}`` to :func:`board` to override entries."""
 
-SquareSpec = Union[int, str]
+SquareSpec = int | str
 """A square given as an index (``exochess.square(4, 3)``) or a name (``"e4"``)."""
-ArrowSpec = Union[str, tuple[SquareSpec, SquareSpec]]
+ArrowSpec = str | tuple[SquareSpec, SquareSpec]
 """An arrow: ``"e2e4"``, ``"e2-e4"`` or a pair of squares."""
 
 # --- piece glyphs -------------------------------------------------------------
@@ -115,7 +115,9 @@ def _points(pts: Iterable[tuple[float, float]]) -> str:
     return " ".join(f"{_num(x)},{_num(y)}" for x, y in pts)
 
 
-def _regular(n: int, radius: float, cx: float, cy: float, rotation: float = -90.0) -> list[tuple[float, float]]:
+def _regular(
+    n: int, radius: float, cx: float, cy: float, rotation: float = -90.0
+) -> list[tuple[float, float]]:
     return [
         (
             cx + radius * math.cos(math.radians(rotation + 360.0 * i / n)),

@@ -61,7 +61,7 @@ def test_result_and_termination_of_a_finished_game() -> None:
 
 def test_repetition_loss_result() -> None:
     board = play("fugue", "7k/8/8/8/8/8/8/K7 w",
-                 "a1-a2 h8-h7 a2-a1 h7-h8 a1-a2 h8-h7 a2-a1 h7-h8".split())
+                 ["a1-a2", "h8-h7", "a2-a1", "h7-h8", "a1-a2", "h8-h7", "a2-a1", "h7-h8"])
     game = roundtrip(board)
     assert game.result == "1-0"  # Black made the third repetition and lost
     assert game.headers["Termination"] == "repetition"

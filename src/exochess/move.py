@@ -59,6 +59,9 @@ class Action:
     tag: str | None = field(default=None, compare=False, hash=False)
     """Informative power tag (Rebel Fury ``/C`` etc.); never part of identity or canonical text."""
 
+    def __repr__(self) -> str:
+        return f"Action.from_text({str(self)!r})"
+
     def __str__(self) -> str:
         start = square_name(self.from_square)
         suffix = f"={self.promotion}" if self.promotion else ""

@@ -180,3 +180,12 @@ def test_cli_module_runs() -> None:
         capture_output=True, text=True, check=False,
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_registered_in_main_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from exochess.cli.main import main
+
+    assert main(["diagram", "fugue", "--targets", "e3", "--flip"]) == 0
+    parse(capsys.readouterr().out)
+    assert main(["diagram", "fugue", "--fen", "zz"]) == 2
+    assert "error" in capsys.readouterr().err

@@ -54,6 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
 
 
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``diagram`` subcommand to the main ``exochess`` parser."""
+    parser = sub.add_parser("diagram", help=HELP, description=HELP)
+    add_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
 def run(args: argparse.Namespace) -> int:
     """Execute a parsed ``diagram`` command; return the exit status."""
     try:

@@ -215,20 +215,25 @@ def _sq(spec: SquareSpec) -> int:
     return parse_square(spec.strip().lower())
 
 
-def _square_styles(squares: Iterable[SquareSpec] | Mapping[SquareSpec, str] | None) -> dict[int, str]:
-    result: dict[int, str] = {}
+def _square_styles(
+    squares: Iterable[SquareSpec] | Mapping[SquareSpec, str] | None,
+) -> dict[int, frozenset[str]]:
+    result: dict[int, frozenset[str]] = {}
     if squares is None:
         return result
     if isinstance(squares, str):
         squares = [s for s in squares.replace(" ", ",").split(",") if s]
     if isinstance(squares, Mapping):
         for spec, style in squares.items():
-            if style not in STYLES:
+            wanted = frozenset(style.replace("+", " ").split())
+            unknown = sorted(wanted - set(STYLES))
+            if unknown or not wanted:
                 raise ValueError(f"unknown square style {style!r}; use one of {', '.join(STYLES)}")
-            result[_sq(spec)] = style
+            sq = _sq(spec)
+            result[sq] = result.get(sq, frozenset()) | wanted
     else:
         for spec in squares:
-            result[_sq(spec)] = "mark"
+            result[_sq(spec)] = frozenset({"mark"})
     return result
 
 
@@ -269,8 +274,8 @@ def board(
     """Render ``board`` as an SVG document (a string).
 
     * ``squares``: squares to highlight, either an iterable (each is ``mark``ed) or a mapping
-      square -> style (``mark``, ``target`` or ``capture``, see :data:`STYLES`); squares are
-      indices or names.
+      square -> style (``mark``, ``target`` or ``capture``, see :data:`STYLES`; several styles
+      can be combined with spaces, ``"mark target"``); squares are indices or names.
     * ``arrows``: ``"e2e4"`` strings or ``(tail, head)`` pairs.
     * ``lastmove``: a :class:`~exochess.move.Move` whose squares are tinted (every action of a
       chain).
@@ -348,14 +353,14 @@ def board(
 
     # marks and capture frames (under the pieces)
     for sq in sorted(styles):
-        style = styles[sq]
+        wanted = styles[sq]
         x, y = corner(sq)
-        if style == "mark":
+        if "mark" in wanted:
             out.append(
                 f'<rect x="{_num(x)}" y="{_num(y)}" width="{sq_size}" height="{sq_size}" '
                 f'class="mark" fill="{palette["mark"]}" fill-opacity="0.55"/>'
             )
-        elif style == "capture":
+        if "capture" in wanted:
             w = sq_size * 0.3
             c = palette["capture"]
             s = sq_size
@@ -409,7 +414,7 @@ def board(
 
     # targets (over the pieces: a ring around an occupied square, a dot on an empty one)
     for sq in sorted(styles):
-        if styles[sq] != "target":
+        if "target" not in styles[sq]:
             continue
         cx, cy = centre(sq)
         if b[sq]:

@@ -91,12 +91,12 @@ class Diagram:
         return Board(_variant_for(self.variant), fen=self.fen)
 
     def styles(self) -> dict[str, str]:
-        """Square -> highlight style, captures drawn over targets over marks."""
-        styles: dict[str, str] = {}
+        """Square -> highlight styles (space separated) for :func:`exochess.svg.board`."""
+        styles: dict[str, list[str]] = {}
         for style, names in (("mark", self.marks), ("target", self.squares), ("capture", self.captures)):
             for name in names:
-                styles[name] = style
-        return styles
+                styles.setdefault(name, []).append(style)
+        return {name: " ".join(found) for name, found in styles.items()}
 
     def svg(self, size: int | None = None) -> str:
         """The diagram as an SVG document."""

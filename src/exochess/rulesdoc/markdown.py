@@ -14,6 +14,7 @@ formatting, which matters for move texts such as ``e4*e5``.
 >>> print(render("# Title\\n\\nSome *stress* and `e4*e5`.", id_prefix="x"))
 <h1 id="x-title">Title</h1>
 <p>Some <em>stress</em> and <code>e4*e5</code>.</p>
+<BLANKLINE>
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ from exochess.fen import format_placement, parse_placement
 from exochess.geometry import Geometry, parse_square, square_name
 from exochess.move import Action, Move
 from exochess.outcome import BLACK, WHITE, Outcome, Termination
-from exochess.rawmove import EXTRA, MORE, RawMove, to_move
+from exochess.rawmove import CHANGES, EXTRA, MORE, RawMove, to_move
 from exochess.variant import FORBIDDEN, THREEFOLD_LOSS, Variant
 from exochess.zobrist import PIECE_KEYS, SIDE_KEY
 
@@ -118,13 +119,22 @@ class Board:
         self._stack: list[RawMove] = []
         self._over: Outcome | None = None
         self._hash = self._compute_hash()
-        self._rep: dict[int, int] = {self._hash: 1}
+        self._start_history()
         self._cache_key = -1
         self._cache: list[RawMove] = []
         self._index_key = -1
         self._index: dict[Move, RawMove] = {}
         self._open: list[tuple[Action, tuple[int, ...]]] = []
         self.starting_fen = self.fen()
+
+    def _start_history(self) -> None:
+        # Repetition bookkeeping.  Every capture lowers the number of pieces on the
+        # board for good, so no position from before a capture can occur again:
+        # only the positions since the last capture (the "window") are counted in
+        # a dict; the full list of keys is kept compactly for undoing captures.
+        self._keys = array("Q", (self._hash,))
+        self._window_starts: list[int] = []
+        self._rep: dict[int, int] = {self._hash: 1}
 
     def _compute_hash(self) -> int:
         h = 0
@@ -170,7 +180,10 @@ class Board:
         return self._rep.get(self._hash, 0)
 
     def has_occurred(self, key: int) -> bool:
-        """Whether a position with Zobrist hash ``key`` occurred in the history."""
+        """Whether a position with Zobrist hash ``key`` occurred in the history and can recur.
+
+        Positions from before the last capture are not considered: they can never recur.
+        """
         return key in self._rep
 
     def piece_at(self, square: int) -> Piece | None:
@@ -222,10 +235,9 @@ class Board:
     def hash_after(self, raw: RawMove) -> int:
         """Zobrist hash of the position a raw move would produce (without playing it)."""
         h = self._hash ^ SIDE_KEY
-        ch = raw[0]
-        for i in range(0, len(ch), 3):
-            s = ch[i] << 5
-            h ^= PIECE_KEYS[s | (ch[i + 1] & 31)] ^ PIECE_KEYS[s | (ch[i + 2] & 31)]
+        for i in range(8, len(raw), 3):
+            s = raw[i] << 5
+            h ^= PIECE_KEYS[s | (raw[i + 1] & 31)] ^ PIECE_KEYS[s | (raw[i + 2] & 31)]
         extra = raw[EXTRA]
         if extra != self._extra:
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
@@ -249,11 +261,10 @@ class Board:
         h = self._hash ^ SIDE_KEY
         enemy_royal = -self._side * self._royal
         royal_hit = False
-        ch = raw[0]
-        for i in range(0, len(ch), 3):
-            s = ch[i]
-            before = ch[i + 1]
-            after = ch[i + 2]
+        for i in range(8, len(raw), 3):
+            s = raw[i]
+            before = raw[i + 1]
+            after = raw[i + 2]
             b[s] = after
             h ^= PIECE_KEYS[(s << 5) | (before & 31)] ^ PIECE_KEYS[(s << 5) | (after & 31)]
             if before == enemy_royal:
@@ -265,8 +276,14 @@ class Board:
         self._side = -self._side
         self._hash = h
         self._stack.append(raw)
-        count = self._rep.get(h, 0) + 1
-        self._rep[h] = count
+        if raw[3] or raw[6]:  # a capture: earlier positions can never recur
+            self._window_starts.append(len(self._keys))
+            self._rep = {h: 1}
+            count = 1
+        else:
+            count = self._rep.get(h, 0) + 1
+            self._rep[h] = count
+        self._keys.append(h)
         if royal_hit and b.count(enemy_royal) < self._royal_min:
             self._over = Outcome(Termination.ROYAL_CAPTURE, self._side < 0)
         elif count >= 3 and self._threefold:
@@ -276,17 +293,26 @@ class Board:
         """Undo the last move and return its raw record."""
         raw = self._stack.pop()
         h = self._hash
-        count = self._rep[h] - 1
-        if count:
-            self._rep[h] = count
+        keys = self._keys
+        keys.pop()
+        starts = self._window_starts
+        if starts and starts[-1] == len(keys):
+            starts.pop()
+            rep: dict[int, int] = {}
+            for key in keys[starts[-1] if starts else 0:]:
+                rep[key] = rep.get(key, 0) + 1
+            self._rep = rep
         else:
-            del self._rep[h]
+            count = self._rep[h] - 1
+            if count:
+                self._rep[h] = count
+            else:
+                del self._rep[h]
         b = self._b
-        ch = raw[0]
-        for i in range(len(ch) - 3, -1, -3):
-            s = ch[i]
-            before = ch[i + 1]
-            after = ch[i + 2]
+        for i in range(len(raw) - 3, 7, -3):
+            s = raw[i]
+            before = raw[i + 1]
+            after = raw[i + 2]
             b[s] = before
             h ^= PIECE_KEYS[(s << 5) | (before & 31)] ^ PIECE_KEYS[(s << 5) | (after & 31)]
         previous = self._stack[-1][EXTRA] if self._stack else self._root_extra
@@ -519,12 +545,14 @@ class Board:
         if stack:
             other._root_extra = self._root_extra
             other._stack = list(self._stack)
+            other._keys = array("Q", self._keys)
+            other._window_starts = list(self._window_starts)
             other._rep = dict(self._rep)
             other.starting_fen = self.starting_fen
         else:
             other._root_extra = self._extra
             other._stack = []
-            other._rep = {self._hash: 1}
+            other._start_history()
             other._over = None
             other.starting_fen = self.fen()
         return other
@@ -541,9 +569,9 @@ class Board:
 def _split_actions(raw: RawMove) -> list[tuple[Action, tuple[int, ...]]]:
     """A raw turn as a list of (action, that action's change triples)."""
     more = raw[MORE] or ()
-    changes = raw[0]
+    changes = raw[CHANGES:]
     first_len = len(changes) - sum(len(a[5]) for a in more)
-    steps = [(Action(raw[1], raw[2], raw[3], raw[4], raw[5]), changes[:first_len])]
+    steps = [(Action(raw[0], raw[1], raw[2], raw[3], raw[4]), changes[:first_len])]
     for a in more:
         steps.append((Action(a[0], a[1], a[2], a[3], a[4]), a[5]))
     return steps

@@ -51,7 +51,7 @@ class Action:
     to_square: int
     """Square where the acting piece ends (its own square for an ``@`` rifle; the target for a shot)."""
     kind: str
-    """One of ``-`` (quiet), ``x`` (capture), ``~`` (swap), ``*`` (mutual destruction), ``@`` (shot or rifle)."""
+    """``-`` quiet, ``x`` capture, ``~`` swap, ``*`` mutual destruction, ``@`` shot or rifle."""
     victims: tuple[int, ...] = ()
     """Squares of every enemy piece removed, in canonical order (file, then rank)."""
     promotion: str | None = None

@@ -90,14 +90,18 @@ class TerminalGame:
         self.say(" ".join(texts) if texts else "(no legal moves)")
 
     def play_text(self, text: str) -> None:
+        """Play a whole move, or one or more actions of the open turn; bad input changes nothing."""
         board = self.board
         parsed = Move.from_text(text)
-        if not board.turn_open and parsed in board.legal_moves:
-            board.push(board.parse_move(text))
-            return
-        if len(parsed.actions) == 1:
-            board.push_action(parsed.actions[0])
-            return
+        if not board.turn_open:
+            if parsed in board.legal_moves:
+                board.push(parsed)
+                return
+            if len(parsed.actions) > 1 or parsed.actions[0] not in board.legal_actions():
+                board.parse_move(text)  # raises the error that explains why the move is illegal
+        trial = board.copy()
+        for action in parsed.actions:
+            trial.push_action(action)  # raises before the real board is touched
         for action in parsed.actions:
             board.push_action(action)
 

@@ -233,3 +233,15 @@ def test_random_games_roundtrip(variant: str, choices: list[int], comment_at: in
     assert write_game(game) == text
     outcome = board.outcome()
     assert game.result == (outcome.result() if outcome else "*")
+
+
+def test_web_style_call_with_headers_and_result() -> None:
+    """The web site calls write_game(board, headers=..., result=...) with its own tags."""
+    board = play("fugue", None, ["e2-e3", "d7-d6"])
+    headers = {"Event": "exochess game", "Site": "exochess /game/1", "Date": "2026.11.23", "Round": "-",
+               "White": "Human", "Black": "Computer (level 3)", "Result": "1-0", "Variant": "Fugue",
+               "Termination": "resignation"}
+    text = write_game(board, headers=headers, result="1-0")
+    game = read_game(text)
+    assert game.result == "1-0" and game.headers["Termination"] == "resignation"
+    assert game.headers["Round"] == "-" and game.headers["Black"] == "Computer (level 3)"

@@ -84,8 +84,11 @@ def test_render_is_deterministic(game: str) -> None:
     assert render_html(game) == render_html(game)
 
 
-def test_title_and_alias_accepted() -> None:
+def test_title_alias_and_variant_object_accepted() -> None:
+    from exochess import find_variant
+
     assert render_html("Rebel Fury") == render_html("rebelfury")
+    assert render_html(find_variant("fugue")) == render_html("Fugue")
     with pytest.raises(UnknownVariantError):
         render_html("chess")
 

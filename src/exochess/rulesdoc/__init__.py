@@ -153,12 +153,14 @@ def parse_diagram(text: str, variant: str) -> Diagram:
     )
 
 
-def canonical_name(variant_name: str) -> str:
-    """The registry name of a game given by name, title or alias (registered or not).
+def canonical_name(variant_name: str | Variant) -> str:
+    """The registry name of a game given by name, title, alias or :class:`Variant` (registered or not).
 
     >>> canonical_name("Rebel Fury")
     'rebelfury'
     """
+    if isinstance(variant_name, Variant):
+        variant_name = variant_name.name
     key = variant_name.strip().lower().replace(" ", "")
     key = _ALIASES.get(key, key)
     if key in PAGES:
@@ -176,13 +178,13 @@ def available() -> list[str]:
     return list(PAGES)
 
 
-def source(variant_name: str) -> str:
+def source(variant_name: str | Variant) -> str:
     """The Markdown text of a game's rules page."""
     name = canonical_name(variant_name)
     return resources.files(__package__).joinpath(PAGES[name]).read_text(encoding="utf-8")
 
 
-def diagrams(variant_name: str) -> list[Diagram]:
+def diagrams(variant_name: str | Variant) -> list[Diagram]:
     """Every diagram of a game's rules page, in page order."""
     name = canonical_name(variant_name)
     found: list[Diagram] = []
@@ -247,8 +249,10 @@ def _figure(diagram: Diagram) -> str:
     return f"<figure{attrs}>\n{picture}{caption}</figure>"
 
 
-def render_html(variant_name: str) -> str:
+def render_html(variant_name: str | Variant) -> str:
     """A game's rules page as an HTML fragment (``<article>``) with inline SVG diagrams.
+
+    The game may be given by name, title, alias or :class:`~exochess.variant.Variant`.
 
     Raises :class:`~exochess.errors.UnknownVariantError` for a game without a page and
     :class:`RulesDocError` (naming the diagram) for a malformed diagram.

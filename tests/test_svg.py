@@ -189,3 +189,16 @@ def test_registered_in_main_command(capsys: pytest.CaptureFixture[str]) -> None:
     parse(capsys.readouterr().out)
     assert main(["diagram", "fugue", "--fen", "zz"]) == 2
     assert "error" in capsys.readouterr().err
+
+
+def test_single_piece_documents() -> None:
+    from exochess import find_variant
+
+    for variant in [find_variant("fugue")]:
+        for letter in variant.piece_letters:
+            for white in (True, False):
+                root = parse(svg.piece(variant, letter, white, size=40))
+                assert root.get("width") == "40"
+                assert len(pieces(root)) == 1
+    with pytest.raises(ValueError):
+        svg.piece("fugue", "Z")

@@ -30,6 +30,7 @@ from exochess.geometry import parse_square, square, square_file, square_name, sq
 if TYPE_CHECKING:
     from exochess.board import Board
     from exochess.move import Move
+    from exochess.variant import Variant
 
 SQUARE_SIZE = 45
 """Side of one square in SVG user units."""
@@ -204,6 +205,43 @@ def piece_svg(
         f'fill="{palette[side + "_text"]}">{escape(letter)}</text>'
     )
     return f'<g class="piece {side} {escape(letter)}">{outline}{text}</g>'
+
+
+def piece(
+    variant: Variant | str,
+    letter: str,
+    white: bool = True,
+    *,
+    size: int | None = None,
+    colors: Mapping[str, str] | None = None,
+) -> str:
+    """A stand-alone SVG document of one piece glyph (for piece pickers, legends, buttons).
+
+    ``letter`` is the type letter (either case); ``variant`` a :class:`~exochess.variant.Variant`
+    or a game name.
+
+    >>> text = piece("fugue", "W", white=False, size=32)
+    >>> text.startswith("<svg") and 'class="piece black W"' in text
+    True
+    """
+    if isinstance(variant, str):
+        from exochess.variants import find_variant
+
+        variant = find_variant(variant)
+    upper = letter.upper()
+    if upper not in variant.piece_letters:
+        raise ValueError(f"{letter!r} is not a piece letter of {variant.title or variant.name}")
+    dims = f' width="{size}" height="{size}"' if size else ""
+    name = variant.piece_names.get(upper, upper)
+    label = f"{'White' if white else 'Black'} {name}"
+    glyph = piece_svg(
+        upper, white, SQUARE_SIZE / 2, SQUARE_SIZE / 2, SQUARE_SIZE, variant_name=variant.name,
+        piece_letters=variant.piece_letters, royal=variant.royal, colors=colors,
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 {SQUARE_SIZE} {SQUARE_SIZE}"'
+        f'{dims} role="img" aria-label={quoteattr(label)}>{glyph}</svg>\n'
+    )
 
 
 # --- argument normalisation ----------------------------------------------------------

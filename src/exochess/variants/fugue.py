@@ -73,29 +73,28 @@ class Fugue(Variant):
                         f"(at most {limit})"
                     )
 
-    def _frozen_and_protected(self, b: Sequence[int], me: int) -> tuple[set[int], set[int]]:
-        """Squares frozen by enemy Immobilizers and squares protected by enemy Shields."""
-        neighbours = self.geometry.neighbours
-        frozen: set[int] = set()
-        protected: set[int] = set()
-        enemy_imm = -me * IMMOBILIZER
-        enemy_shield = -me * SHIELD
-        for s in self.geometry.squares:
-            v = b[s]
-            if v == enemy_imm:
-                frozen.update(neighbours[s])
-            elif v == enemy_shield:
-                protected.update(neighbours[s])
-        return frozen, protected
-
     def generate(self, board: Board) -> list[RawMove]:
         b = board.squares
         me = board.side
         geo = self.geometry
         rays = geo.rays
         neighbours = geo.neighbours
-        frozen, prot = self._frozen_and_protected(b, me)
-        own: list[int] = [s for s in geo.squares if b[s] * me > 0]
+        # One scan: our pieces, squares frozen by enemy Immobilizers, squares
+        # protected by enemy Shields (both evaluated on the position before the move).
+        own: list[int] = []
+        frozen: set[int] = set()
+        prot: set[int] = set()
+        enemy_imm = -me * IMMOBILIZER
+        enemy_shield = -me * SHIELD
+        for s in geo.squares:
+            v = b[s]
+            if v:
+                if v * me > 0:
+                    own.append(s)
+                elif v == enemy_imm:
+                    frozen.update(neighbours[s])
+                elif v == enemy_shield:
+                    prot.update(neighbours[s])
         moves: list[RawMove] = []
         add = moves.append
         no_victims = _NO_VICTIMS

@@ -257,7 +257,7 @@ export class GamePage {
     for (const color of ["white", "black"]) {
       const p = s.players[color];
       const div = document.createElement("div");
-      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})` : (me === color ? "You" : "Friend");
+      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})` : (me === color ? "You" : (me ? "Your friend" : "Player"));
       const on = p.kind === "engine" || s.online[color];
       div.innerHTML = `<span><span class="dot ${on ? "on" : ""}"></span>${color === "white" ? "White" : "Black"}</span><span></span>`;
       div.lastChild.textContent = who;

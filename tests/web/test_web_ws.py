@@ -1,0 +1,98 @@
+"""Websockets: live updates to players and spectators, errors, reconnection; restart durability."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+from serverproc import Server
+
+
+async def recv_until(ws: Any, kind: str, pred: Any = None, timeout: float = 10.0) -> dict[str, Any]:
+    async def loop() -> dict[str, Any]:
+        while True:
+            msg = json.loads(await ws.recv())
+            if msg["type"] == kind and (pred is None or pred(msg)):
+                return msg  # type: ignore[no-any-return]
+
+    return await asyncio.wait_for(loop(), timeout)
+
+
+def test_live_updates_and_errors(server: Server) -> None:
+    async def run() -> None:
+        async with httpx.AsyncClient(base_url=server.url) as ac:
+            data = (await ac.post("/api/games", json={"variant": "fugue", "opponent": "friend"})).json()
+        gid = data["id"]
+        white = data["seats"]["white"]["secret"]
+        black = data["seats"]["black"]["secret"]
+        ws_url = server.url.replace("http", "ws") + f"/ws/games/{gid}"
+        async with websockets.connect(f"{ws_url}?secret={white}") as w, \
+                websockets.connect(f"{ws_url}?secret={black}") as b, \
+                websockets.connect(ws_url) as spectator:
+            assert (await recv_until(w, "hello"))["you"] == "white"
+            assert (await recv_until(b, "hello"))["you"] == "black"
+            assert (await recv_until(spectator, "hello"))["you"] is None
+            await recv_until(spectator, "state", lambda m: m["online"] == {"white": True, "black": True})
+            await w.send(json.dumps({"type": "move", "move": "d2-d3", "ply": 0, "ref": 1}))
+            assert (await recv_until(w, "ack"))["ref"] == 1
+            for sock in (b, spectator):
+                st = await recv_until(sock, "state", lambda m: m["ply"] == 1)
+                assert st["moves"][0]["text"] == "d2-d3"
+            # a spectator cannot move; errors name the problem
+            await spectator.send(json.dumps({"type": "move", "move": "e7-e6", "ply": 1}))
+            assert "secret is required" in (await recv_until(spectator, "error"))["error"]
+            await b.send("{oops")
+            assert "malformed JSON" in (await recv_until(b, "error"))["error"]
+            await b.send(json.dumps({"type": "move", "move": "x" * 20000}))
+            assert "too large" in (await recv_until(b, "error"))["error"]
+            await b.send(json.dumps({"type": "move", "move": "e7-e5", "ply": 1}))
+            assert "illegal" in (await recv_until(b, "error"))["error"]
+            await w.send(json.dumps({"type": "move", "move": "e2-e3", "ply": 1}))
+            assert "not your turn" in (await recv_until(w, "error"))["error"]
+            # black reconnects and resumes where it was
+        async with websockets.connect(f"{ws_url}?secret={black}") as b2:
+            assert (await recv_until(b2, "hello"))["you"] == "black"
+            st = await recv_until(b2, "state")
+            assert st["ply"] == 1 and st["turn"] == "black"
+            await b2.send(json.dumps({"type": "move", "move": "e7-e6", "ply": 1, "ref": 7}))
+            assert (await recv_until(b2, "ack"))["ref"] == 7
+        async with websockets.connect(server.url.replace("http", "ws") + "/ws/games/nope") as bad:
+            assert "unknown game" in (await recv_until(bad, "error"))["error"]
+
+    asyncio.run(run())
+
+
+def test_restart_resumes_every_game(tmp_path: Path) -> None:
+    srv = Server(tmp_path / "restart.sqlite").start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=30) as c:
+            data = c.post("/api/games", json={"variant": "fugue", "opponent": "friend"}).json()
+            gid, w, b = data["id"], data["seats"]["white"]["secret"], data["seats"]["black"]["secret"]
+            played = ["d2-d3", "e7-e6", "a2-a3"]
+            for i, text in enumerate(played):
+                res = c.post(f"/api/games/{gid}/moves", json={"move": text, "secret": [w, b][i % 2], "ply": i})
+                assert res.status_code == 200
+            comp = c.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 0,
+                                               "color": "white"}).json()
+            cid, cw = comp["id"], comp["seats"]["white"]["secret"]
+            assert c.post(f"/api/games/{cid}/moves", json={"move": "d2-d3", "secret": cw}).status_code == 200
+        srv.kill()  # SIGKILL right after the acknowledgements: nothing may be lost
+        srv.start()
+        with httpx.Client(base_url=srv.url, timeout=30) as c:
+            state = c.get(f"/api/games/{gid}").json()
+            assert [m["text"] for m in state["moves"]] == played
+            res = c.post(f"/api/games/{gid}/moves", json={"move": "e6-e5", "secret": b, "ply": 3})
+            assert res.status_code == 200, res.text
+            # the computer game resumes: its reply arrives (it may have been lost with the kill)
+            for _ in range(200):
+                st = c.get(f"/api/games/{cid}").json()
+                if st["ply"] >= 2:
+                    break
+                asyncio.run(asyncio.sleep(0.05))
+            assert st["ply"] == 2 and st["turn"] == "white"
+    finally:
+        srv.stop()

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from exochess.errors import FenError, IllegalMoveError, MoveSyntaxError
 from exochess.fen import format_placement, parse_placement
 from exochess.geometry import Geometry, parse_square, square_name
-from exochess.move import Move
+from exochess.move import Action, Move
 from exochess.outcome import BLACK, WHITE, Outcome, Termination
-from exochess.rawmove import EXTRA, RawMove, to_move
+from exochess.rawmove import EXTRA, MORE, RawMove, to_move
 from exochess.variant import FORBIDDEN, THREEFOLD_LOSS, Variant
 from exochess.zobrist import PIECE_KEYS, SIDE_KEY
 
@@ -123,6 +123,7 @@ class Board:
         self._cache: list[RawMove] = []
         self._index_key = -1
         self._index: dict[Move, RawMove] = {}
+        self._open: list[tuple[Action, tuple[int, ...]]] = []
         self.starting_fen = self.fen()
 
     def _compute_hash(self) -> int:
@@ -299,6 +300,7 @@ class Board:
 
     def push(self, move: Move) -> None:
         """Play a legal move.  Raises :class:`IllegalMoveError` (board unchanged) otherwise."""
+        self.cancel_turn()
         raw = self._move_index().get(move)
         if raw is None:
             raise IllegalMoveError(self._illegal_reason(move))
@@ -311,7 +313,11 @@ class Board:
         return move
 
     def pop(self) -> Move:
-        """Undo the last move and return it.  Raises IndexError if there is none."""
+        """Undo the last move and return it.  Raises IndexError if there is none.
+
+        An open turn (see :meth:`push_action`) is cancelled first.
+        """
+        self.cancel_turn()
         if not self._stack:
             raise IndexError("no move to undo")
         return to_move(self.pop_raw())
@@ -374,6 +380,103 @@ class Board:
             f"{move} is illegal; the {name} on {square_name(origin)} can play: {' '.join(own)}"
         )
 
+    # --- stepwise turns ----------------------------------------------------------
+
+    @property
+    def turn_open(self) -> bool:
+        """Whether some actions of the current turn have been played with :meth:`push_action`."""
+        return bool(self._open)
+
+    def open_actions(self) -> list[Action]:
+        """The actions already played in the open turn (empty when no turn is open)."""
+        return [action for action, _ in self._open]
+
+    def _turns_extending(self) -> list[tuple[RawMove, list[tuple[Action, tuple[int, ...]]]]]:
+        """Legal turns whose first actions are the open ones, each split into (action, changes)."""
+        played = [action for action, _ in self._open]
+        found = []
+        for raw in self.raw_moves():
+            steps = _split_actions(raw)
+            if len(steps) > len(played) and all(
+                steps[i][0] == played[i] for i in range(len(played))
+            ):
+                found.append((raw, steps))
+        return found
+
+    def legal_actions(self) -> list[Action]:
+        """The actions that may be played next in the current turn.
+
+        For games whose turns are single actions these are the first (only)
+        actions of the legal moves; in an Interweave chain they are the captures
+        the chaining piece must choose from.
+        """
+        seen: dict[Action, None] = {}
+        depth = len(self._open)
+        for _raw, steps in self._turns_extending():
+            seen.setdefault(steps[depth][0], None)
+        return list(seen)
+
+    def push_action(self, action: Action | str) -> Move | None:
+        """Play one action of the current turn.
+
+        Returns the completed :class:`Move` when the action finishes the turn
+        (which is then on the move stack exactly as if pushed whole), or None
+        while the turn stays open.  Raises :class:`IllegalMoveError` (nothing
+        changed) if the action is not a legal next step.
+        """
+        if isinstance(action, str):
+            parsed = Move.from_text(action)
+            if len(parsed.actions) != 1:
+                raise IllegalMoveError("push_action takes a single action, not a chain")
+            action = parsed.actions[0]
+        depth = len(self._open)
+        candidates = [(raw, steps) for raw, steps in self._turns_extending() if steps[depth][0] == action]
+        if not candidates:
+            if self.is_game_over():
+                raise IllegalMoveError(f"{action} is illegal: the game is over")
+            options = " ".join(str(a) for a in self.legal_actions())
+            raise IllegalMoveError(f"{action} is not a legal action here; legal actions: {options}")
+        changes = candidates[0][1][depth][1]
+        b = self._b
+        for i in range(0, len(changes), 3):
+            b[changes[i]] = changes[i + 2]
+        self._open.append((action, changes))
+        for raw, steps in candidates:
+            if len(steps) == depth + 1:
+                self._undo_open()
+                self.push_raw(raw)
+                return to_move(raw)
+        return None
+
+    def pop_action(self) -> Action:
+        """Undo one action: the last of the open turn, or else the last action of the last turn.
+
+        Undoing an action of a completed multi-action turn re-opens that turn
+        with its earlier actions played.  Raises IndexError if nothing was played.
+        """
+        if self._open:
+            action, changes = self._open.pop()
+            _undo_changes(self._b, changes)
+            return action
+        if not self._stack:
+            raise IndexError("no action to undo")
+        raw = self.pop_raw()
+        steps = _split_actions(raw)
+        b = self._b
+        for action, changes in steps[:-1]:
+            for i in range(0, len(changes), 3):
+                b[changes[i]] = changes[i + 2]
+            self._open.append((action, changes))
+        return steps[-1][0]
+
+    def cancel_turn(self) -> None:
+        """Undo every action of the open turn (no effect when no turn is open)."""
+        self._undo_open()
+
+    def _undo_open(self) -> None:
+        while self._open:
+            _undo_changes(self._b, self._open.pop()[1])
+
     def moves_from(self, square: int | str) -> list[Move]:
         """Legal moves whose piece starts on ``square`` (index or name)."""
         sq = parse_square(square) if isinstance(square, str) else square
@@ -412,6 +515,7 @@ class Board:
         other._cache = []
         other._index_key = -1
         other._index = {}
+        other._open = list(self._open)
         if stack:
             other._root_extra = self._root_extra
             other._stack = list(self._stack)
@@ -432,6 +536,22 @@ class Board:
 
     def __repr__(self) -> str:
         return f"Board({self.variant.name!r}, fen={self.fen()!r})"
+
+
+def _split_actions(raw: RawMove) -> list[tuple[Action, tuple[int, ...]]]:
+    """A raw turn as a list of (action, that action's change triples)."""
+    more = raw[MORE] or ()
+    changes = raw[0]
+    first_len = len(changes) - sum(len(a[5]) for a in more)
+    steps = [(Action(raw[1], raw[2], raw[3], raw[4], raw[5]), changes[:first_len])]
+    for a in more:
+        steps.append((Action(a[0], a[1], a[2], a[3], a[4]), a[5]))
+    return steps
+
+
+def _undo_changes(b: list[int], changes: tuple[int, ...]) -> None:
+    for i in range(len(changes) - 3, -1, -3):
+        b[changes[i]] = changes[i + 1]
 
 
 __all__ = ["BLACK", "WHITE", "Board", "LegalMoveList", "MoveSyntaxError", "Piece"]

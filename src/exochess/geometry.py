@@ -99,8 +99,14 @@ class Geometry:
     """
 
     __slots__ = (
-        "width", "height", "size", "squares", "rays", "neighbours",
-        "knight_targets", "orthogonal_neighbours",
+        "height",
+        "knight_targets",
+        "neighbours",
+        "orthogonal_neighbours",
+        "rays",
+        "size",
+        "squares",
+        "width",
     )
 
     width: int

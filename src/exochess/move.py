@@ -51,13 +51,16 @@ class Action:
     to_square: int
     """Square where the acting piece ends (its own square for an ``@`` rifle; the target for a shot)."""
     kind: str
-    """One of ``-`` (quiet), ``x`` (capture), ``~`` (swap), ``*`` (mutual destruction), ``@`` (shot or rifle)."""
+    """``-`` quiet, ``x`` capture, ``~`` swap, ``*`` mutual destruction, ``@`` shot or rifle."""
     victims: tuple[int, ...] = ()
     """Squares of every enemy piece removed, in canonical order (file, then rank)."""
     promotion: str | None = None
     """Upper-case type letter the piece becomes, or None."""
     tag: str | None = field(default=None, compare=False, hash=False)
     """Informative power tag (Rebel Fury ``/C`` etc.); never part of identity or canonical text."""
+
+    def __repr__(self) -> str:
+        return f"Action.from_text({str(self)!r})"
 
     def __str__(self) -> str:
         start = square_name(self.from_square)

@@ -61,7 +61,7 @@ def to_move(raw: RawMove) -> Move:
     more = raw[MORE]
     if not more:
         return Move((first,))
-    return Move((first,) + tuple(Action(a[0], a[1], a[2], a[3], a[4]) for a in more))
+    return Move((first, *(Action(a[0], a[1], a[2], a[3], a[4]) for a in more)))
 
 
 def is_capture(raw: RawMove) -> bool:

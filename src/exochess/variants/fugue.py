@@ -20,7 +20,7 @@ frozen by enemy Immobilizers; each piece then walks the precomputed rays.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from exochess.errors import FenError
 from exochess.geometry import OPPOSITE, square_name
@@ -47,7 +47,7 @@ class Fugue(Variant):
     width = 8
     height = 8
     piece_letters = "KQIUASLWP"
-    piece_names = {
+    piece_names: ClassVar[dict[str, str]] = {
         "K": "King", "Q": "Queen", "I": "Immobilizer", "U": "Pushme-Pullyu",
         "A": "Archer", "S": "Shield", "L": "Long Leaper", "W": "Swapper", "P": "Cannon Pawn",
     }
@@ -261,5 +261,8 @@ class Fugue(Variant):
         for t in self.geometry.neighbours[origin]:
             if b[t] == -me * IMMOBILIZER:
                 name = self.piece_names[self.piece_letters[code * me - 1]]
-                return f"the {name} on {square_name(origin)} is immobilized by the Immobilizer on {square_name(t)}"
+                return (
+                    f"the {name} on {square_name(origin)} is immobilized "
+                    f"by the Immobilizer on {square_name(t)}"
+                )
         return None

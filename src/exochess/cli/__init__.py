@@ -1,0 +1,1 @@
+"""The ``exochess`` command line."""

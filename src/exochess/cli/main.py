@@ -1,0 +1,53 @@
+"""Entry point of the ``exochess`` command.
+
+Every error caused by the user's input is printed as one line on stderr and
+the command exits with status 2; no traceback is ever shown for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from exochess import __version__
+from exochess.cli import play, rules_commands
+from exochess.errors import ExochessError
+
+# Each module adds its subcommands through register(subparsers).
+COMMAND_MODULES = [rules_commands, play]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="exochess",
+        description="Rules, engine and tools for Fugue, Interweave and Rebel Fury.",
+    )
+    parser.add_argument("--version", action="version", version=f"exochess {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for module in COMMAND_MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.handler(args)
+    except ExochessError as error:
+        print(f"exochess: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""Shared test helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from exochess import Board
+
+DATA = Path(__file__).parent / "data"
+
+
+def texts(moves: object) -> set[str]:
+    """Canonical texts of an iterable of moves."""
+    return {str(m) for m in moves}  # type: ignore[attr-defined]
+
+
+def moves_of(board: Board, square: str) -> set[str]:
+    """Canonical texts of the legal moves of the piece on ``square``."""
+    return texts(board.moves_from(square))
+
+
+def read_perft_file(name: str) -> list[tuple[str, str, int, int]]:
+    """Parse a perft data file: ``variant ; fen ; depth ; nodes`` per line ('#' comments)."""
+    cases = []
+    for line in (DATA / name).read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        variant, fen, depth, nodes = (part.strip() for part in line.split(";"))
+        cases.append((variant, fen, int(depth), int(nodes)))
+    return cases
+
+
+@pytest.fixture
+def fugue() -> Board:
+    return Board("fugue")

@@ -1,0 +1,157 @@
+"""The python-chess shaped Board API: errors, FEN forms, copies, history."""
+
+from __future__ import annotations
+
+import pytest
+
+from exochess import (
+    BLACK,
+    WHITE,
+    Board,
+    FenError,
+    IllegalMoveError,
+    Move,
+    MoveSyntaxError,
+    UnknownVariantError,
+    find_variant,
+)
+
+
+def test_variant_lookup_by_name_alias_and_case() -> None:
+    assert find_variant("FUGUE") is find_variant("fugue-chess")
+    with pytest.raises(UnknownVariantError, match="known variants: fugue"):
+        Board("chess")
+
+
+def test_vchess_fen_with_move_counter_is_read() -> None:
+    board = Board("fugue", fen="wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w 0")
+    assert board.fen() == "wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w"
+
+
+@pytest.mark.parametrize(
+    ("fen", "message"),
+    [
+        ("", "at least a placement"),
+        ("8/8/8/8/8/8/8/K7", "at least a placement"),
+        ("8/8/8/8/8/8/K7 w", "has 7 ranks"),
+        ("8/8/8/8/8/8/8/K8 w", "more than 8 squares"),
+        ("8/8/8/8/8/8/8/Kz6 w", "'z' is not a piece letter"),
+        ("8/8/8/8/8/8/8/K7 x", "side to move"),
+        ("8/8/8/8/8/8/8/K7 w extra", "unexpected FEN field"),
+        ("8/8/8/8/8/8/8/KQQ5 w", "2 pieces of type Queen"),
+        ("8/8/8/8/8/8/8/K07 w", "empty run"),
+        ("pppppppp/p7/8/8/8/8/8/K7 b", "9 pieces of type Cannon Pawn"),
+    ],
+)
+def test_bad_fen_is_rejected_with_a_named_problem(fen: str, message: str) -> None:
+    with pytest.raises(FenError, match=message):
+        Board("fugue", fen=fen)
+
+
+def test_bad_fen_leaves_the_board_unchanged() -> None:
+    board = Board("fugue")
+    board.push_text("e2-e3")
+    with pytest.raises(FenError):
+        board.set_fen("nonsense w")
+    assert board.fen() == "wlqksaui/pppppppp/8/8/8/4P3/PPPP1PPP/IUASKQLW b"
+    assert len(board.move_stack) == 1
+
+
+def test_malformed_and_illegal_moves_are_distinguished() -> None:
+    board = Board("fugue")
+    with pytest.raises(MoveSyntaxError, match="malformed"):
+        board.parse_move("e2e4")
+    with pytest.raises(MoveSyntaxError):
+        board.parse_move("")
+    with pytest.raises(IllegalMoveError, match="can play: e2-d3 e2-e3 e2-f3"):
+        board.parse_move("e2-e4")
+    with pytest.raises(IllegalMoveError, match="no piece on e4"):
+        board.parse_move("e4-e5")
+    with pytest.raises(IllegalMoveError, match="not White's"):
+        board.parse_move("e7-e6")
+    with pytest.raises(IllegalMoveError, match="not on the 8x8 board"):
+        board.parse_move("e9-e10")
+    with pytest.raises(IllegalMoveError, match="has no legal move"):
+        board.parse_move("f1-f2")
+    assert board.ply() == 0
+
+
+def test_push_rejects_a_move_of_another_position() -> None:
+    board = Board("fugue")
+    with pytest.raises(IllegalMoveError):
+        board.push(Move.from_text("e7-e6"))
+    assert board.fen() == Board("fugue").fen()
+
+
+def test_history_peek_pop_and_move_stack() -> None:
+    board = Board("fugue")
+    board.push_text("e2-e3")
+    board.push_text("d7-d6")
+    assert [str(m) for m in board.move_stack] == ["e2-e3", "d7-d6"]
+    assert str(board.peek()) == "d7-d6"
+    assert board.turn == WHITE
+    assert str(board.pop()) == "d7-d6"
+    assert board.turn == BLACK
+    board.pop()
+    with pytest.raises(IndexError):
+        board.pop()
+    with pytest.raises(IndexError):
+        board.peek()
+
+
+def test_copy_is_independent_and_keeps_history() -> None:
+    board = Board("fugue")
+    board.push_text("e2-e3")
+    twin = board.copy()
+    twin.push_text("d7-d6")
+    assert board.ply() == 1 and twin.ply() == 2
+    fresh = board.copy(stack=False)
+    assert fresh.ply() == 0 and fresh.fen() == board.fen()
+
+
+def test_repr_round_trips() -> None:
+    board = Board("fugue")
+    board.push_text("b2-b3")
+    again = eval(repr(board), {"Board": Board})
+    assert again.fen() == board.fen()
+    move = Move.from_text("d4xg4(h4)")
+    assert eval(repr(move), {"Move": Move}) == move
+
+
+def test_legal_move_list_supports_in_len_and_iteration() -> None:
+    board = Board("fugue")
+    moves = board.legal_moves
+    assert Move.from_text("e2-e3") in moves
+    assert Move.from_text("e2-e4") not in moves
+    assert "e2-e3" not in moves  # only Move values are members
+    assert len(moves) == 22 == len(list(moves))
+    assert bool(moves)
+
+
+def test_move_text_grammar() -> None:
+    assert str(Move.from_text("a1XA5(a3)".lower())) == "a1xa5(a3)"
+    assert str(Move.from_text("g6xe8=i")) == "g6xe8=I"
+    assert str(Move.from_text("a7xe7(b7) , e7xa5(c6)".replace(" ,", ","))) == "a7xe7(b7),e7xa5(c6)"
+    assert str(Move.from_text("e4@(f4,d4,e5)")) == "e4@(d4,e5,f4)"  # victims sorted
+    assert str(Move.from_text("e4xe8(d9,f9)/C")) == "e4xe8(d9,f9)"  # power tag dropped
+    assert Move.from_text("e4xe8(d9,f9)/C") == Move.from_text("e4xe8(d9,f9)")
+    for bad in ("e2-", "e2-e3(", "e2~e3(e3)", "a0-a1", "q1-a1", "e2-e3,", "e4@(e5,e5)"):
+        with pytest.raises(MoveSyntaxError):
+            Move.from_text(bad)
+
+
+def test_piece_access() -> None:
+    board = Board("fugue")
+    piece = board.piece_at(4)
+    assert piece is not None and piece.symbol() == "K" and piece.color == WHITE
+    assert board.piece_at(40) is None
+    assert len(board.piece_map()) == 32
+
+
+def test_game_over_position_has_no_moves_and_rejects_push() -> None:
+    board = Board("fugue", fen="8/8/8/8/8/8/1k6/KQ6 w")
+    board.push_text("b1xb2")
+    assert board.is_game_over()
+    assert len(board.legal_moves) == 0
+    with pytest.raises(IllegalMoveError, match="game is over"):
+        board.push_text("a1-a2")

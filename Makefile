@@ -20,7 +20,7 @@ chromium:
 	fi
 
 run: $(STAMP)
-	$(BIN)/python -m exochess.cli.serve
+	$(BIN)/exochess serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

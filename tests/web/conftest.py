@@ -7,7 +7,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from serverproc import Server
 
 CHROMIUM = "/usr/bin/chromium"
@@ -28,13 +27,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def client(server: Server) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, timeout=30.0) as c:
         yield c
-
-
-def create(client: httpx.Client, **body: Any) -> dict[str, Any]:
-    res = client.post("/api/games", json=body)
-    assert res.status_code == 201, res.text
-    data: dict[str, Any] = res.json()
-    return data
 
 
 @pytest.fixture(scope="session")

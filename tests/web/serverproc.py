@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -73,3 +74,10 @@ class Server:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
         self.proc = None
+
+
+def create(client: httpx.Client, **body: Any) -> dict[str, Any]:
+    res = client.post("/api/games", json=body)
+    assert res.status_code == 201, res.text
+    data: dict[str, Any] = res.json()
+    return data

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import httpx
-from conftest import create
+from serverproc import create
 
 START = "wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w"
 

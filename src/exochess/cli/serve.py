@@ -1,6 +1,6 @@
 """``exochess serve``: run the web site with uvicorn (SQLite ./exochess.sqlite by default).
 
-Registered in :mod:`exochess.cli.main` through :func:`add_parser`; also runnable
+Registered in :mod:`exochess.cli.main` through :func:`register`; also runnable
 as ``python -m exochess.cli.serve``.
 """
 
@@ -23,14 +23,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``serve`` sub-command to an argparse sub-parser collection."""
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "serve", help="run the web site", description=__doc__
+def register(sub: Any) -> None:
+    """Add the ``serve`` subcommand (called by :mod:`exochess.cli.main`)."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "serve", help="run the web site (http://127.0.0.1:8000 by default)", description=__doc__
     )
     add_arguments(parser)
-    parser.set_defaults(func=run)
-    return parser
+    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -319,17 +319,19 @@ def create_app(
             await websocket.send_text(
                 json.dumps({"type": "error", "error": "wrong seat secret for this game"})
             )
-        hub.join(game_id, websocket, seat)
+        conn = hub.join(game_id, websocket, seat)
         try:
-            await websocket.send_text(json.dumps({"type": "hello", "you": seat}))
+            await conn.send(json.dumps({"type": "hello", "you": seat}))
             await service.publish(live)  # presence changed: everyone gets the state
             while True:
                 raw = await websocket.receive_text()
                 reply = await handle_ws(service, game_id, seat, secret, raw)
                 if reply is not None:
-                    await websocket.send_text(json.dumps(reply))
+                    await conn.send(json.dumps(reply))
         except WebSocketDisconnect:
             pass
+        except Exception:  # a binary frame, a closed transport...: drop this connection only
+            log.debug("websocket closed on error", exc_info=True)
         finally:
             hub.leave(game_id, websocket)
             if not service.closed:

@@ -29,37 +29,45 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-async def play_game(ws_base: str, gid: str, secrets: dict[str, str], moves: int, lat: list[float]) -> None:
-    async with websockets.connect(f"{ws_base}/ws/games/{gid}?secret={secrets['white']}") as w, \
-            websockets.connect(f"{ws_base}/ws/games/{gid}?secret={secrets['black']}") as b:
-        socks = {"white": w, "black": b}
-        state: dict[str, Any] = {}
+async def open_game(
+    ws_base: str, gid: str, secrets: dict[str, str], gate: asyncio.Semaphore
+) -> dict[str, Any]:
+    socks = {}
+    for color in ("white", "black"):
+        async with gate:
+            socks[color] = await websockets.connect(
+                f"{ws_base}/ws/games/{gid}?secret={secrets[color]}", open_timeout=120, max_queue=None
+            )
+    return socks
 
-        async def next_state(sock: Any, ply: int) -> dict[str, Any]:
-            while True:
-                msg = json.loads(await sock.recv())
-                if msg["type"] == "state" and msg["ply"] >= ply:
-                    return msg  # type: ignore[no-any-return]
 
-        state = await next_state(w, 0)
-        for ply in range(moves):
-            if state["status"] != "active":
+async def next_state(sock: Any, ply: int) -> dict[str, Any]:
+    while True:
+        msg = json.loads(await sock.recv())
+        if msg["type"] == "state" and msg["ply"] >= ply:
+            return msg  # type: ignore[no-any-return]
+
+
+async def play_game(socks: dict[str, Any], moves: int, lat: list[float]) -> None:
+    state = await next_state(socks["white"], 0)
+    for ply in range(moves):
+        if state["status"] != "active":
+            break
+        mover = socks[state["turn"]]
+        text = state["legal"][(ply * 7) % len(state["legal"])]["text"]
+        t0 = time.perf_counter()
+        await mover.send(json.dumps({"type": "move", "move": text, "ply": ply, "ref": ply}))
+        latest = None
+        while True:
+            msg = json.loads(await mover.recv())
+            if msg["type"] == "state" and msg["ply"] == ply + 1:
+                latest = msg
+            if msg["type"] == "ack":
+                lat.append(time.perf_counter() - t0)
                 break
-            mover = socks[state["turn"]]
-            text = state["legal"][(ply * 7) % len(state["legal"])]["text"]
-            t0 = time.perf_counter()
-            await mover.send(json.dumps({"type": "move", "move": text, "ply": ply, "ref": ply}))
-            latest = None
-            while True:
-                msg = json.loads(await mover.recv())
-                if msg["type"] == "state" and msg["ply"] == ply + 1:
-                    latest = msg
-                if msg["type"] == "ack":
-                    lat.append(time.perf_counter() - t0)
-                    break
-                if msg["type"] == "error":
-                    raise RuntimeError(msg["error"])
-            state = latest or await next_state(mover, ply + 1)
+            if msg["type"] == "error":
+                raise RuntimeError(msg["error"])
+        state = latest or await next_state(mover, ply + 1)
 
 
 async def round_trips(server: Server, games: int, moves: int) -> tuple[list[float], float]:
@@ -70,9 +78,17 @@ async def round_trips(server: Server, games: int, moves: int) -> tuple[list[floa
             created.append((d["id"], {c: s["secret"] for c, s in d["seats"].items()}))
     lat: list[float] = []
     ws_base = server.url.replace("http", "ws")
+    gate = asyncio.Semaphore(16)
+    t_open = time.perf_counter()
+    games_socks = await asyncio.gather(*(open_game(ws_base, gid, sec, gate) for gid, sec in created))
+    print(f"  ({2 * len(created)} websockets opened in {time.perf_counter() - t_open:.1f}s)")
     t0 = time.perf_counter()
-    await asyncio.gather(*(play_game(ws_base, gid, sec, moves, lat) for gid, sec in created))
-    return lat, time.perf_counter() - t0
+    await asyncio.gather(*(play_game(socks, moves, lat) for socks in games_socks))
+    wall = time.perf_counter() - t0
+    for socks in games_socks:
+        for sock in socks.values():
+            await sock.close()
+    return lat, wall
 
 
 def page_load(server: Server, gid: str) -> tuple[float, float | None]:

@@ -155,3 +155,30 @@ def test_game_over_position_has_no_moves_and_rejects_push() -> None:
     assert len(board.legal_moves) == 0
     with pytest.raises(IllegalMoveError, match="game is over"):
         board.push_text("a1-a2")
+
+
+def test_repetition_counts_survive_undoing_a_capture() -> None:
+    # Shuffle twice (start position occurs twice), then capture and undo it:
+    # the count must be restored so that the next repetition still loses.
+    board = Board("fugue", fen="7k/8/8/8/8/8/p7/K7 w")
+    for text in ["a1-b1", "h8-h7", "b1-a1", "h7-h8"]:
+        board.push_text(text)
+    assert board.repetition_count() == 2
+    board.push_text("a1xa2")
+    assert board.repetition_count() == 1
+    board.pop()
+    assert board.repetition_count() == 2
+    for text in ["a1-b1", "h8-h7", "b1-a1"]:
+        board.push_text(text)
+    board.push_text("h7-h8")
+    outcome = board.outcome()
+    assert outcome is not None and outcome.termination.value == "repetition"
+
+
+def test_copy_keeps_repetition_history() -> None:
+    board = Board("fugue", fen="7k/8/8/8/8/8/8/K7 w")
+    for text in ["a1-a2", "h8-h7", "a2-a1", "h7-h8"]:
+        board.push_text(text)
+    twin = board.copy()
+    assert twin.repetition_count() == 2
+    assert board.copy(stack=False).repetition_count() == 1

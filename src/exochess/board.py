@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 
@@ -23,9 +24,9 @@ from exochess.fen import format_placement, parse_placement
 from exochess.geometry import Geometry, parse_square, square_name
 from exochess.move import Action, Move
 from exochess.outcome import BLACK, WHITE, Outcome, Termination
-from exochess.rawmove import EXTRA, MORE, RawMove, to_move
+from exochess.rawmove import CHANGES, EXTRA, MORE, RawMove, to_move
 from exochess.variant import FORBIDDEN, THREEFOLD_LOSS, Variant
-from exochess.zobrist import PIECE_KEYS, SIDE_KEY
+from exochess.zobrist import KEYS_BY_CODE, PIECE_KEYS, SIDE_KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,12 @@ class Board:
     position.  The variant may be given by name, alias or :class:`Variant`.
     """
 
+    __slots__ = (
+        "_b", "_cache", "_extra", "_geo", "_hash", "_index", "_keys",
+        "_open", "_over", "_rep", "_root_extra", "_royal", "_royal_min", "_side", "_stack", "_stash",
+        "_threefold", "_window_starts", "starting_fen", "variant",
+    )
+
     variant: Variant
     """Rules of the game being played."""
     starting_fen: str
@@ -118,13 +125,24 @@ class Board:
         self._stack: list[RawMove] = []
         self._over: Outcome | None = None
         self._hash = self._compute_hash()
-        self._rep: dict[int, int] = {self._hash: 1}
-        self._cache_key = -1
-        self._cache: list[RawMove] = []
-        self._index_key = -1
-        self._index: dict[Move, RawMove] = {}
+        self._start_history()
+        # Legal moves of the current position, generated on demand; push/pop reset them.
+        self._cache: list[RawMove] | None = None
+        self._index: dict[Move, RawMove] | None = None
         self._open: list[tuple[Action, tuple[int, ...]]] = []
         self.starting_fen = self.fen()
+
+    def _start_history(self) -> None:
+        # Repetition bookkeeping.  Every capture lowers the number of pieces on the
+        # board for good, so no position from before a capture can occur again:
+        # only the positions since the last capture (the "window") are counted in
+        # a dict; the full list of keys is kept compactly for undoing captures.
+        self._keys = array("Q", (self._hash,))
+        self._window_starts: list[int] = []
+        self._rep: dict[int, int] = {self._hash: 1}
+        # The window table in force before the latest capture, so that undoing
+        # that capture (the usual case at perft leaves) needs no rebuild.
+        self._stash: tuple[int, dict[int, int]] | None = None
 
     def _compute_hash(self) -> int:
         h = 0
@@ -170,7 +188,10 @@ class Board:
         return self._rep.get(self._hash, 0)
 
     def has_occurred(self, key: int) -> bool:
-        """Whether a position with Zobrist hash ``key`` occurred in the history."""
+        """Whether a position with Zobrist hash ``key`` occurred in the history and can recur.
+
+        Positions from before the last capture are not considered: they can never recur.
+        """
         return key in self._rep
 
     def piece_at(self, square: int) -> Piece | None:
@@ -206,37 +227,34 @@ class Board:
 
         The list is cached until the next push or pop; do not modify it.
         """
-        key = len(self._stack) ^ (self._hash << 10)
-        if self._cache_key == key:
-            return self._cache
+        cached = self._cache
+        if cached is not None:
+            return cached
         if self._over is not None:
             moves: list[RawMove] = []
         else:
             moves = self.variant.generate(self)
             if self.variant.repetition == FORBIDDEN:
                 moves = [m for m in moves if self.hash_after(m) not in self._rep]
-        self._cache_key = key
         self._cache = moves
         return moves
 
     def hash_after(self, raw: RawMove) -> int:
         """Zobrist hash of the position a raw move would produce (without playing it)."""
         h = self._hash ^ SIDE_KEY
-        ch = raw[0]
-        for i in range(0, len(ch), 3):
-            s = ch[i] << 5
-            h ^= PIECE_KEYS[s | (ch[i + 1] & 31)] ^ PIECE_KEYS[s | (ch[i + 2] & 31)]
+        for i in range(8, len(raw), 3):
+            s = raw[i] << 5
+            h ^= PIECE_KEYS[s | (raw[i + 1] & 31)] ^ PIECE_KEYS[s | (raw[i + 2] & 31)]
         extra = raw[EXTRA]
         if extra != self._extra:
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
         return h
 
     def _move_index(self) -> dict[Move, RawMove]:
-        key = len(self._stack) ^ (self._hash << 10)
-        if self._index_key != key:
-            self._index = {to_move(raw): raw for raw in self.raw_moves()}
-            self._index_key = key
-        return self._index
+        index = self._index
+        if index is None:
+            index = self._index = {to_move(raw): raw for raw in self.raw_moves()}
+        return index
 
     @property
     def legal_moves(self) -> LegalMoveList:
@@ -246,56 +264,92 @@ class Board:
     def push_raw(self, raw: RawMove) -> None:
         """Play a raw move from :meth:`raw_moves` of this very position (not checked)."""
         b = self._b
-        h = self._hash ^ SIDE_KEY
+        keys = KEYS_BY_CODE
         enemy_royal = -self._side * self._royal
-        royal_hit = False
-        ch = raw[0]
-        for i in range(0, len(ch), 3):
-            s = ch[i]
-            before = ch[i + 1]
-            after = ch[i + 2]
-            b[s] = after
-            h ^= PIECE_KEYS[(s << 5) | (before & 31)] ^ PIECE_KEYS[(s << 5) | (after & 31)]
-            if before == enemy_royal:
-                royal_hit = True
-        extra = raw[EXTRA]
+        if len(raw) == 14:  # the common case, a piece leaving one square for another: unrolled
+            s1 = raw[8]
+            b1 = raw[9]
+            a1 = raw[10]
+            s2 = raw[11]
+            b2 = raw[12]
+            a2 = raw[13]
+            b[s1] = a1
+            b[s2] = a2
+            h = (self._hash ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a1][s1] ^ keys[b2][s2] ^ keys[a2][s2])
+            royal_hit = b1 == enemy_royal or b2 == enemy_royal
+        else:
+            h = self._hash ^ SIDE_KEY
+            royal_hit = False
+            for i in range(8, len(raw), 3):
+                s = raw[i]
+                before = raw[i + 1]
+                after = raw[i + 2]
+                b[s] = after
+                h ^= keys[before][s] ^ keys[after][s]
+                if before == enemy_royal:
+                    royal_hit = True
+        extra = raw[5]
         if extra is not self._extra:
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
             self._extra = extra
-        self._side = -self._side
+        self._side = side = -self._side
         self._hash = h
+        self._cache = self._index = None
         self._stack.append(raw)
-        count = self._rep.get(h, 0) + 1
-        self._rep[h] = count
+        history = self._keys
+        if raw[3] or raw[6]:  # a capture: earlier positions can never recur
+            self._stash = (len(history), self._rep)
+            self._window_starts.append(len(history))
+            self._rep = {h: 1}
+            count = 1
+        else:
+            rep = self._rep
+            count = rep.get(h, 0) + 1
+            rep[h] = count
+        history.append(h)
         if royal_hit and b.count(enemy_royal) < self._royal_min:
-            self._over = Outcome(Termination.ROYAL_CAPTURE, self._side < 0)
+            self._over = Outcome(Termination.ROYAL_CAPTURE, side < 0)
         elif count >= 3 and self._threefold:
-            self._over = Outcome(Termination.REPETITION, self._side > 0)
+            self._over = Outcome(Termination.REPETITION, side > 0)
 
     def pop_raw(self) -> RawMove:
         """Undo the last move and return its raw record."""
         raw = self._stack.pop()
-        h = self._hash
-        count = self._rep[h] - 1
-        if count:
-            self._rep[h] = count
+        history = self._keys
+        h = history.pop()
+        starts = self._window_starts
+        if starts and starts[-1] == len(history):
+            starts.pop()
+            stash = self._stash
+            if stash is not None and stash[0] == len(history):
+                self._rep = stash[1]
+                self._stash = None
+            else:
+                rep: dict[int, int] = {}
+                for key in history[starts[-1] if starts else 0:]:
+                    rep[key] = rep.get(key, 0) + 1
+                self._rep = rep
         else:
-            del self._rep[h]
+            rep = self._rep
+            count = rep[h] - 1
+            if count:
+                rep[h] = count
+            else:
+                del rep[h]
         b = self._b
-        ch = raw[0]
-        for i in range(len(ch) - 3, -1, -3):
-            s = ch[i]
-            before = ch[i + 1]
-            after = ch[i + 2]
-            b[s] = before
-            h ^= PIECE_KEYS[(s << 5) | (before & 31)] ^ PIECE_KEYS[(s << 5) | (after & 31)]
-        previous = self._stack[-1][EXTRA] if self._stack else self._root_extra
+        if len(raw) == 14:
+            b[raw[11]] = raw[12]
+            b[raw[8]] = raw[9]
+        else:
+            for i in range(len(raw) - 3, 7, -3):
+                b[raw[i]] = raw[i + 1]
+        previous = self._stack[-1][5] if self._stack else self._root_extra
         if previous is not self._extra:
-            h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(previous)
             self._extra = previous
         self._side = -self._side
-        self._hash = h ^ SIDE_KEY
+        self._hash = history[-1]  # the key of the position before the move, kept in the history
         self._over = None
+        self._cache = self._index = None
         return raw
 
     def push(self, move: Move) -> None:
@@ -511,20 +565,21 @@ class Board:
         other._extra = self._extra
         other._hash = self._hash
         other._over = self._over
-        other._cache_key = -1
-        other._cache = []
-        other._index_key = -1
-        other._index = {}
+        other._cache = None
+        other._index = None
         other._open = list(self._open)
         if stack:
             other._root_extra = self._root_extra
             other._stack = list(self._stack)
+            other._keys = array("Q", self._keys)
+            other._window_starts = list(self._window_starts)
             other._rep = dict(self._rep)
+            other._stash = None
             other.starting_fen = self.starting_fen
         else:
             other._root_extra = self._extra
             other._stack = []
-            other._rep = {self._hash: 1}
+            other._start_history()
             other._over = None
             other.starting_fen = self.fen()
         return other
@@ -541,9 +596,9 @@ class Board:
 def _split_actions(raw: RawMove) -> list[tuple[Action, tuple[int, ...]]]:
     """A raw turn as a list of (action, that action's change triples)."""
     more = raw[MORE] or ()
-    changes = raw[0]
+    changes = raw[CHANGES:]
     first_len = len(changes) - sum(len(a[5]) for a in more)
-    steps = [(Action(raw[1], raw[2], raw[3], raw[4], raw[5]), changes[:first_len])]
+    steps = [(Action(raw[0], raw[1], raw[2], raw[3], raw[4]), changes[:first_len])]
     for a in more:
         steps.append((Action(a[0], a[1], a[2], a[3], a[4]), a[5]))
     return steps

@@ -34,7 +34,7 @@ def perft(board: Board, depth: int) -> int:
             pop()
         return len(moves)
     total = 0
-    for raw in list(moves):
+    for raw in moves:  # the list is never mutated: push/pop replace the board's cache
         push(raw)
         total += perft(board, depth - 1)
         pop()

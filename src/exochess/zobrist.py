@@ -28,6 +28,16 @@ PIECE_KEYS: tuple[int, ...] = _table()
 """``PIECE_KEYS[(square << 5) | (code & 31)]`` is the key of piece ``code`` on ``square``."""
 
 
+KEYS_BY_CODE: tuple[list[int], ...] = tuple(
+    [PIECE_KEYS[(sq << 5) | (code & 31)] for sq in range(MAX_SIZE * STRIDE)] for code in range(32)
+)
+"""``KEYS_BY_CODE[code][square]``: the same keys indexed by the signed code first.
+
+A negative code indexes from the end of the tuple, which is exactly where
+``code & 31`` puts it, so hot loops need no arithmetic to find a key.
+"""
+
+
 def piece_key(square: int, code: int) -> int:
     """Key of a signed piece code standing on a square (0 for an empty square)."""
     return PIECE_KEYS[(square << 5) | (code & 31)]

@@ -19,11 +19,12 @@ frozen by enemy Immobilizers; each piece then walks the precomputed rays.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from exochess.errors import FenError
 from exochess.geometry import OPPOSITE, square_name
+from exochess.rawmove import SINGLE_VICTIM
 from exochess.variant import THREEFOLD_LOSS, Variant
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ KING, QUEEN, IMMOBILIZER, PUSHME, ARCHER, SHIELD, LEAPER, SWAPPER, PAWN = range(
 PROMOTION_TYPES = "QIUASLW"
 """Types a Cannon Pawn may become (only those its side has no piece of)."""
 _NO_VICTIMS: tuple[int, ...] = ()
+AddMove = Callable[[tuple[Any, ...]], None]
+"""The ``append`` of the move list a generator fills."""
 
 
 class Fugue(Variant):
@@ -70,29 +73,28 @@ class Fugue(Variant):
                         f"(at most {limit})"
                     )
 
-    def _frozen_and_protected(self, b: Sequence[int], me: int) -> tuple[set[int], set[int]]:
-        """Squares frozen by enemy Immobilizers and squares protected by enemy Shields."""
-        neighbours = self.geometry.neighbours
-        frozen: set[int] = set()
-        protected: set[int] = set()
-        enemy_imm = -me * IMMOBILIZER
-        enemy_shield = -me * SHIELD
-        for s in self.geometry.squares:
-            v = b[s]
-            if v == enemy_imm:
-                frozen.update(neighbours[s])
-            elif v == enemy_shield:
-                protected.update(neighbours[s])
-        return frozen, protected
-
     def generate(self, board: Board) -> list[RawMove]:
         b = board.squares
         me = board.side
         geo = self.geometry
         rays = geo.rays
         neighbours = geo.neighbours
-        frozen, prot = self._frozen_and_protected(b, me)
-        own: list[int] = [s for s in geo.squares if b[s] * me > 0]
+        # One scan: our pieces, squares frozen by enemy Immobilizers, squares
+        # protected by enemy Shields (both evaluated on the position before the move).
+        own: list[int] = []
+        frozen: set[int] = set()
+        prot: set[int] = set()
+        enemy_imm = -me * IMMOBILIZER
+        enemy_shield = -me * SHIELD
+        for s in geo.squares:
+            v = b[s]
+            if v:
+                if v * me > 0:
+                    own.append(s)
+                elif v == enemy_imm:
+                    frozen.update(neighbours[s])
+                elif v == enemy_shield:
+                    prot.update(neighbours[s])
         moves: list[RawMove] = []
         add = moves.append
         no_victims = _NO_VICTIMS
@@ -107,18 +109,18 @@ class Fugue(Variant):
                 for t in neighbours[s]:
                     x = b[t]
                     if x == 0:
-                        add(((s, v, 0, t, 0, v), s, t, "-", no_victims, None, None, None, None))
+                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                     elif x * me < 0 and t not in prot:
-                        add(((s, v, 0, t, x, v), s, t, "x", (t,), None, None, None, None))
+                        add((s, t, "x", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, v))
             elif kind == QUEEN:
                 for ray in rays[s]:
                     for t in ray:
                         x = b[t]
                         if x == 0:
-                            add(((s, v, 0, t, 0, v), s, t, "-", no_victims, None, None, None, None))
+                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                             continue
                         if x * me < 0 and t not in prot:
-                            add(((s, v, 0, t, x, v), s, t, "x", (t,), None, None, None, None))
+                            add((s, t, "x", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, v))
                         break
             elif kind == PUSHME:
                 self._pushme(b, me, s, v, prot, add)
@@ -127,25 +129,25 @@ class Fugue(Variant):
                     for i, t in enumerate(ray):
                         x = b[t]
                         if x == 0:
-                            add(((s, v, 0, t, 0, v), s, t, "-", no_victims, None, None, None, None))
+                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                             continue
                         if x * me < 0 and t not in prot:
-                            victims = (t,)
+                            victims = SINGLE_VICTIM[t]
                             for land in ray[i + 1:]:
                                 if b[land]:
                                     break
-                                add(((s, v, 0, t, x, 0, land, 0, v), s, land, "x", victims,
-                                     None, None, None, None))
+                                add((s, land, "x", victims, None, None, None, None,
+                                     s, v, 0, t, x, 0, land, 0, v))
                         break
             elif kind == ARCHER:
                 for ray in rays[s]:
                     for i, t in enumerate(ray):
                         x = b[t]
                         if x == 0:
-                            add(((s, v, 0, t, 0, v), s, t, "-", no_victims, None, None, None, None))
+                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                             continue
                         if x * me < 0 and t not in prot and (i < 2 or self._spotted(b, me, t)):
-                            add(((t, x, 0), s, t, "@", (t,), None, None, None, None))
+                            add((s, t, "@", SINGLE_VICTIM[t], None, None, None, None, t, x, 0))
                         break
             elif kind == SWAPPER:
                 enemy_swapper = -me * SWAPPER
@@ -153,21 +155,21 @@ class Fugue(Variant):
                     for t in ray:
                         x = b[t]
                         if x == 0:
-                            add(((s, v, 0, t, 0, v), s, t, "-", no_victims, None, None, None, None))
+                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                             continue
                         if x * me < 0 and x != enemy_swapper:
-                            add(((s, v, x, t, x, v), s, t, "~", no_victims, None, None, None, None))
+                            add((s, t, "~", no_victims, None, None, None, None, s, v, x, t, x, v))
                         break
                 for t in neighbours[s]:
                     x = b[t]
                     if x * me < 0 and t not in prot:
-                        add(((s, v, 0, t, x, 0), s, t, "*", (t,), None, None, None, None))
+                        add((s, t, "*", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, 0))
             else:  # Immobilizer and Shield only slide.
                 for ray in rays[s]:
                     for t in ray:
                         if b[t]:
                             break
-                        add(((s, v, 0, t, 0, v), s, t, "-", no_victims, None, None, None, None))
+                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
         return moves
 
     def _spotted(self, b: Sequence[int], me: int, t: int) -> bool:
@@ -182,10 +184,12 @@ class Fugue(Variant):
                 return True
         return False
 
-    def _pushme(self, b: Sequence[int], me: int, s: int, v: int, prot: set[int], add: object) -> None:
+    def _pushme(
+        self, b: Sequence[int], me: int, s: int, v: int, prot: set[int], add: AddMove
+    ) -> None:
         """Slides of the Pushme-Pullyu with their automatic withdrawal/approach captures."""
         rays = self.geometry.rays[s]
-        append = add  # typed loosely to keep the hot call cheap
+        append = add
         no_victims = _NO_VICTIMS
         for d, ray in enumerate(rays):
             back = rays[OPPOSITE[d]]
@@ -203,17 +207,17 @@ class Fugue(Variant):
                     if b[a] * me < 0 and a not in prot:
                         approach = a
                 if withdraw < 0 and approach < 0:
-                    append(((s, v, 0, e, 0, v), s, e, "-", no_victims, None, None, None, None))  # type: ignore[operator]
+                    append((s, e, "-", no_victims, None, None, None, None, s, v, 0, e, 0, v))
                     continue
                 if withdraw >= 0:
-                    append(((s, v, 0, withdraw, b[withdraw], 0, e, 0, v), s, e, "x", (withdraw,),  # type: ignore[operator]
-                            None, None, None, None))
+                    append((s, e, "x", SINGLE_VICTIM[withdraw], None, None, None, None,
+                            s, v, 0, withdraw, b[withdraw], 0, e, 0, v))
                 if approach >= 0:
-                    append(((s, v, 0, approach, b[approach], 0, e, 0, v), s, e, "x", (approach,),  # type: ignore[operator]
-                            None, None, None, None))
+                    append((s, e, "x", SINGLE_VICTIM[approach], None, None, None, None,
+                            s, v, 0, approach, b[approach], 0, e, 0, v))
 
     def _pawn(
-        self, b: Sequence[int], me: int, s: int, v: int, own: list[int], prot: set[int], add: object
+        self, b: Sequence[int], me: int, s: int, v: int, own: list[int], prot: set[int], add: AddMove
     ) -> None:
         """Cannon Pawn: king steps, and leaps over an adjacent mount (capturing on landing)."""
         append = add
@@ -236,8 +240,8 @@ class Fugue(Variant):
                     continue
             else:
                 continue
-            victims = (t,) if x else _NO_VICTIMS
-            append(((s, v, 0, t, x, v), s, t, kind, victims, None, None, None, None))  # type: ignore[operator]
+            victims = SINGLE_VICTIM[t] if x else _NO_VICTIMS
+            append((s, t, kind, victims, None, None, None, None, s, v, 0, t, x, v))
             if t >> 4 == last_rank:
                 if promotions is None:
                     present = {b[q] * me for q in own}
@@ -247,8 +251,8 @@ class Fugue(Variant):
                         if self.piece_letters.index(letter) + 1 not in present
                     ]
                 for code in promotions:
-                    append(((s, v, 0, t, x, code), s, t, kind, victims,  # type: ignore[operator]
-                            self.letters[code].upper(), None, None, None))
+                    append((s, t, kind, victims, self.letters[code].upper(), None, None, None,
+                            s, v, 0, t, x, code))
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """Name the Immobilizer that freezes the moving piece, if any."""

@@ -81,3 +81,28 @@ def create(client: httpx.Client, **body: Any) -> dict[str, Any]:
     assert res.status_code == 201, res.text
     data: dict[str, Any] = res.json()
     return data
+
+
+def run_async(factory: Any) -> Any:
+    """Run ``factory()`` (a coroutine function) to completion in a fresh thread and event loop.
+
+    Playwright's sync API keeps an event loop running in the test thread, so
+    asyncio.run() cannot be used there directly.
+    """
+    import asyncio
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(factory())
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")

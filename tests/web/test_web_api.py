@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import httpx
-from serverproc import create
+from serverproc import create, run_async
 
 START = "wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w"
 
@@ -98,7 +99,7 @@ def test_two_moves_at_once_exactly_one_accepted(server: Any) -> None:
             assert state["ply"] == 1
             return list(results)
 
-    results = asyncio.run(race())
+    results = run_async(race)
     codes = sorted(r.status_code for r in results)
     assert codes == [200, 409, 409, 409, 409, 409], codes
 
@@ -149,7 +150,7 @@ def test_computer_random_level(client: httpx.Client) -> None:
         state = client.get(f"/api/games/{gid}").json()
         if state["ply"] == 1:
             break
-        asyncio.run(asyncio.sleep(0.05))
+        time.sleep(0.05)
     assert state["ply"] == 1 and state["turn"] == "black"
     secret = data["seats"]["black"]["secret"]
     text = state["legal"][0]["text"]

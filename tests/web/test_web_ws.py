@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import websockets
-from serverproc import Server
+from serverproc import Server, run_async
 
 
 async def recv_until(ws: Any, kind: str, pred: Any = None, timeout: float = 10.0) -> dict[str, Any]:
@@ -63,7 +64,7 @@ def test_live_updates_and_errors(server: Server) -> None:
         async with websockets.connect(server.url.replace("http", "ws") + "/ws/games/nope") as bad:
             assert "unknown game" in (await recv_until(bad, "error"))["error"]
 
-    asyncio.run(run())
+    run_async(run)
 
 
 def test_restart_resumes_every_game(tmp_path: Path) -> None:
@@ -92,7 +93,7 @@ def test_restart_resumes_every_game(tmp_path: Path) -> None:
                 st = c.get(f"/api/games/{cid}").json()
                 if st["ply"] >= 2:
                     break
-                asyncio.run(asyncio.sleep(0.05))
+                time.sleep(0.05)
             assert st["ply"] == 2 and st["turn"] == "white"
     finally:
         srv.stop()

@@ -8,7 +8,7 @@ from exochess.board import Board
 from exochess.geometry import square_name
 from exochess.move import Move
 from exochess.outcome import Outcome, Termination
-from exochess.rawmove import CHANGES, MORE, RawMove, to_move
+from exochess.rawmove import MORE, RawMove, changes_of, to_move
 from exochess.variant import Variant
 
 
@@ -28,7 +28,7 @@ def move_json(variant: Variant, move: Move, raw: RawMove | None = None) -> dict[
     """A move with its actions; with ``raw``, each action also lists its square changes."""
     per_action: list[tuple[int, ...]] | None = None
     if raw is not None:
-        flat: tuple[int, ...] = raw[CHANGES]
+        flat: tuple[int, ...] = tuple(changes_of(raw))
         more = raw[MORE] or ()
         rest = sum(len(a[5]) for a in more)
         per_action = [flat[: len(flat) - rest], *[a[5] for a in more]]

@@ -16,10 +16,14 @@ def color_name(white: bool) -> str:
     return "white" if white else "black"
 
 
+_NAMES = [square_name(sq) for sq in range(256)]
+
+
 def _changes(variant: Variant, flat: tuple[int, ...]) -> list[list[str]]:
     letters = variant.letters
+    names = _NAMES
     return [
-        [square_name(flat[i]), letters.get(flat[i + 2], "") if flat[i + 2] else ""]
+        [names[flat[i]], letters.get(flat[i + 2], "") if flat[i + 2] else ""]
         for i in range(0, len(flat), 3)
     ]
 
@@ -32,24 +36,26 @@ def move_json(variant: Variant, move: Move, raw: RawMove | None = None) -> dict[
         more = raw[MORE] or ()
         rest = sum(len(a[5]) for a in more)
         per_action = [flat[: len(flat) - rest], *[a[5] for a in more]]
+    names = _NAMES
     actions = []
     for i, a in enumerate(move.actions):
         item: dict[str, Any] = {
             "text": str(a),
-            "from": square_name(a.from_square),
-            "to": square_name(a.to_square),
+            "from": names[a.from_square],
+            "to": names[a.to_square],
             "kind": a.kind,
-            "victims": [square_name(v) for v in a.victims],
+            "victims": [names[v] for v in a.victims],
             "promotion": a.promotion,
         }
         if per_action is not None:
             item["changes"] = _changes(variant, per_action[i])
         actions.append(item)
+    first, last = actions[0], actions[-1]
     return {
-        "text": str(move),
-        "from": square_name(move.from_square),
-        "to": square_name(move.to_square),
-        "victims": [square_name(v) for v in move.victims],
+        "text": first["text"] if len(actions) == 1 else ",".join(x["text"] for x in actions),
+        "from": first["from"],
+        "to": last["to"],
+        "victims": [v for x in actions for v in x["victims"]],
         "actions": actions,
     }
 

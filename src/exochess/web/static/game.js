@@ -246,6 +246,12 @@ export class GamePage {
       span.addEventListener("click", () => this.show(i + 1));
       row.appendChild(span);
     });
+    if (!this.state.moves.length) {
+      const empty = document.createElement("div");
+      empty.className = "empty";
+      empty.textContent = "No moves yet.";
+      list.appendChild(empty);
+    }
     const cur = list.querySelector(".current");
     if (cur) cur.scrollIntoView({ block: "nearest" });
   }
@@ -269,6 +275,7 @@ export class GamePage {
       if (!me) status = `${turn} to move — you are watching`;
       else if (myTurn) status = "Your move";
       else if (s.players[s.turn].kind === "engine") status = "The computer is thinking…";
+      else if (!s.online[s.turn]) status = `${turn} to move — waiting for your friend to join`;
       else status = `${turn} to move — waiting for your opponent`;
       if (!live) status += ` (showing move ${this.shownPly()} of ${s.ply})`;
     } else {

@@ -163,3 +163,33 @@ def test_analysis_position(client: httpx.Client) -> None:
     assert pos["ply"] == 2 and pos["turn"] == "white" and len(pos["fens"]) == 3 and pos["legal"]
     res = client.post("/api/position", json={"variant": "fugue", "fen": "kK5p/1I6/8/8/8/8/8/8 w"})
     assert any(m["text"] == "b8xa8" for m in res.json()["legal"])
+
+
+def test_engine_levels_follow_what_is_installed(client: httpx.Client) -> None:
+    info = client.get("/api/variants").json()
+    res = client.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 2,
+                                          "color": "black"})
+    evaluation = client.post("/api/analyse", json={"variant": "fugue", "movetime_ms": 200})
+    if not info["engine"]:
+        assert res.status_code == 503 and "engine" in res.json()["error"]
+        assert evaluation.status_code == 503 and "engine" in evaluation.json()["error"]
+        return
+    assert res.status_code == 201, res.text
+    gid = res.json()["id"]
+    for _ in range(600):
+        state = client.get(f"/api/games/{gid}").json()
+        if state["ply"] == 1:
+            break
+        time.sleep(0.05)
+    assert state["ply"] == 1
+    assert evaluation.status_code == 200, evaluation.text
+    body = evaluation.json()
+    assert body["pv"] and isinstance(body["depth"], int)
+
+
+def test_rules_pages(client: httpx.Client) -> None:
+    for v in client.get("/api/variants").json()["variants"]:
+        page = client.get(f"/rules/{v['name']}")
+        assert page.status_code == 200 and v["title"] in page.text
+        if v["starting_position_note"]:
+            assert v["starting_position_note"].split(".")[0] in page.text

@@ -97,3 +97,25 @@ def test_restart_resumes_every_game(tmp_path: Path) -> None:
             assert st["ply"] == 2 and st["turn"] == "white"
     finally:
         srv.stop()
+
+
+def test_computer_moves_after_restart_in_a_game_waiting_for_it(tmp_path: Path) -> None:
+    """A game stored while no server ran, with the computer to move: starting the server resumes it."""
+    from exochess.web.storage import Storage
+
+    db = tmp_path / "resume.sqlite"
+    storage = Storage(f"sqlite:///{db}")
+    storage.create_game(id="waiting1", variant="fugue", start_fen="wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w",
+                        white="engine", black="human", level=0, white_secret="w" * 22, black_secret="b" * 22)
+    storage.close()
+    srv = Server(db).start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=30) as c:
+            for _ in range(200):
+                st = c.get("/api/games/waiting1").json()
+                if st["ply"] == 1:
+                    break
+                time.sleep(0.05)
+            assert st["ply"] == 1 and st["turn"] == "black"
+    finally:
+        srv.stop()

@@ -61,6 +61,15 @@ def test_live_updates_and_errors(server: Server) -> None:
             assert st["ply"] == 1 and st["turn"] == "black"
             await b2.send(json.dumps({"type": "move", "move": "e7-e6", "ply": 1, "ref": 7}))
             assert (await recv_until(b2, "ack"))["ref"] == 7
+        # the secret can also come in a message (what the pages do: it stays out of URLs and logs)
+        async with websockets.connect(ws_url) as w2:
+            assert (await recv_until(w2, "hello"))["you"] is None
+            await w2.send(json.dumps({"type": "auth", "secret": "nonsense"}))
+            assert "wrong seat secret" in (await recv_until(w2, "error"))["error"]
+            await w2.send(json.dumps({"type": "auth", "secret": white}))
+            assert (await recv_until(w2, "hello"))["you"] == "white"
+            await w2.send(json.dumps({"type": "move", "move": "a2-a3", "ply": 2, "ref": 9}))
+            assert (await recv_until(w2, "ack"))["ref"] == 9
         async with websockets.connect(server.url.replace("http", "ws") + "/ws/games/nope") as bad:
             assert "unknown game" in (await recv_until(bad, "error"))["error"]
 

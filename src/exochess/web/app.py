@@ -23,10 +23,10 @@ from exochess.errors import ExochessError, FenError, UnknownVariantError
 from exochess.variants import all_variants, find_variant
 from exochess.web import optional
 from exochess.web.enginepool import EnginePool
-from exochess.web.hub import Hub
+from exochess.web.hub import Connection, Hub
 from exochess.web.pgnexport import game_pgn
 from exochess.web.positions import position_json, variant_json
-from exochess.web.service import MAX_LEVEL, ApiError, GameService
+from exochess.web.service import MAX_LEVEL, ApiError, GameService, LiveGame
 from exochess.web.storage import Storage
 
 HERE = Path(__file__).parent
@@ -313,21 +313,27 @@ def create_app(
             await websocket.send_text(json.dumps({"type": "error", "error": exc.message}))
             await websocket.close(code=4404)
             return
+        # The secret may come in the URL (?secret=) or, kept out of access logs, in an
+        # {"type": "auth", "secret": ...} message (what the pages do).
         secret = websocket.query_params.get("secret")
         seat = live.seat_of(secret) if secret else None
         if secret and seat is None:
             await websocket.send_text(
                 json.dumps({"type": "error", "error": "wrong seat secret for this game"})
             )
+            secret = None
         conn = hub.join(game_id, websocket, seat)
+        session: dict[str, str | None] = {"secret": secret}
         try:
             await conn.send(json.dumps({"type": "hello", "you": seat}))
             await service.publish(live)  # presence changed: everyone gets the state
             while True:
                 raw = await websocket.receive_text()
-                reply = await handle_ws(service, game_id, seat, secret, raw)
+                reply = await handle_ws(service, live, conn, session, raw)
                 if reply is not None:
                     await conn.send(json.dumps(reply))
+                    if reply["type"] == "hello":
+                        await service.publish(live)
         except WebSocketDisconnect:
             pass
         except Exception:  # a binary frame, a closed transport...: drop this connection only
@@ -341,7 +347,7 @@ def create_app(
                     log.debug("publish after leave failed", exc_info=True)
 
     async def handle_ws(
-        service: GameService, game_id: str, seat: str | None, secret: str | None, raw: str
+        service: GameService, live: LiveGame, conn: Connection, session: dict[str, str | None], raw: str
     ) -> dict[str, Any] | None:
         if len(raw) > MAX_BODY:
             return {"type": "error", "error": f"message too large (over {MAX_BODY} bytes)"}
@@ -356,8 +362,19 @@ def create_app(
         try:
             if kind == "ping":
                 return {"type": "pong", "ref": ref}
+            if kind == "auth":
+                secret = data.get("secret")
+                seat = live.seat_of(secret) if isinstance(secret, str) else None
+                if seat is None:
+                    return {"type": "error", "error": "wrong seat secret for this game", "status": 403,
+                            "ref": ref}
+                session["secret"] = secret
+                conn.seat = seat
+                return {"type": "hello", "you": seat, "ref": ref}
             if kind == "move":
-                await service.play(game_id, data.get("secret", secret), data.get("move"), data.get("ply"))
+                await service.play(
+                    live.row.id, data.get("secret", session["secret"]), data.get("move"), data.get("ply")
+                )
                 return {"type": "ack", "ref": ref}
             return {"type": "error", "error": f"unknown message type {kind!r}", "ref": ref}
         except ApiError as exc:

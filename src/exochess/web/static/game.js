@@ -121,10 +121,14 @@ export class GamePage {
 
   connect() {
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const q = this.seat ? `?secret=${encodeURIComponent(this.seat.secret)}` : "";
-    const ws = new WebSocket(`${proto}://${location.host}/ws/games/${this.id}${q}`);
+    const ws = new WebSocket(`${proto}://${location.host}/ws/games/${this.id}`);
     this.ws = ws;
-    ws.addEventListener("open", () => { this.retry = 500; this.root.dataset.connected = "1"; });
+    ws.addEventListener("open", () => {
+      this.retry = 500;
+      // the seat secret goes in a message, never in a URL (kept out of access logs)
+      if (this.seat) ws.send(JSON.stringify({ type: "auth", secret: this.seat.secret }));
+      else this.root.dataset.connected = "1";
+    });
     ws.addEventListener("message", (e) => this.onMessage(JSON.parse(e.data)));
     ws.addEventListener("close", () => {
       this.root.dataset.connected = "0";
@@ -141,8 +145,10 @@ export class GamePage {
       this.render();
     } else if (msg.type === "hello") {
       this.you = msg.you;
+      if (!this.seat || msg.you === this.seat.color) this.root.dataset.connected = "1";
     } else if (msg.type === "error") {
       this.error(msg.error);
+      this.root.dataset.connected = "1";
       this.forceBoard = true;
       this.render();
     } else if (msg.type === "ack") {

@@ -123,7 +123,8 @@ export class BoardView {
     container.appendChild(this.svg);
     this.layers = {
       squares: el("g", {}, this.svg), marks: el("g", {}, this.svg),
-      pieces: el("g", {}, this.svg), dots: el("g", {}, this.svg), drag: el("g", {}, this.svg),
+      pieces: el("g", {}, this.svg), coords: el("g", {}, this.svg), dots: el("g", {}, this.svg),
+      drag: el("g", {}, this.svg),
     };
     this.svg.addEventListener("pointerdown", (e) => this._down(e));
     this.svg.addEventListener("pointermove", (e) => this._moveDrag(e));
@@ -185,8 +186,8 @@ export class BoardView {
   }
 
   render() {
-    const { squares, marks, pieces, dots } = this.layers;
-    for (const g of [squares, marks, pieces, dots]) g.replaceChildren();
+    const { squares, marks, pieces, dots, coords } = this.layers;
+    for (const g of [squares, marks, pieces, dots, coords]) g.replaceChildren();
     for (let f = 0; f < this.width; f++) {
       for (let r = 0; r < this.height; r++) {
         const name = squareName(f, r);
@@ -198,12 +199,12 @@ export class BoardView {
     if (this.coordinates) {
       for (let f = 0; f < this.width; f++) {
         const [x, y] = this._xy(squareName(f, this.flipped ? this.height - 1 : 0));
-        const t = el("text", { x: x + 94, y: y + 94, class: "coord", "text-anchor": "end" }, squares);
+        const t = el("text", { x: x + 94, y: y + 94, class: "coord", "text-anchor": "end" }, coords);
         t.textContent = String.fromCharCode(97 + f);
       }
       for (let r = 0; r < this.height; r++) {
         const [x, y] = this._xy(squareName(this.flipped ? this.width - 1 : 0, r));
-        const t = el("text", { x: x + 5, y: y + 22, class: "coord" }, squares);
+        const t = el("text", { x: x + 5, y: y + 22, class: "coord" }, coords);
         t.textContent = String(r + 1);
       }
     }

@@ -65,6 +65,11 @@ export class GamePage {
       onMove: (text) => this.sendMove(text),
     });
     if (this.seat && this.seat.color === "black") this.board.flip();
+    const note = this.$("#start-note");
+    if (v.starting_position_note && state.start_fen === v.starting_fen) {
+      note.textContent = v.starting_position_note;
+      note.hidden = false;
+    }
     this.bind();
     this.render();
     this.connect();

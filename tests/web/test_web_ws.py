@@ -128,3 +128,39 @@ def test_computer_moves_after_restart_in_a_game_waiting_for_it(tmp_path: Path) -
             assert st["ply"] == 1 and st["turn"] == "black"
     finally:
         srv.stop()
+
+
+def test_engine_pool_survives_a_killed_worker(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+
+    srv = Server(tmp_path / "pool.sqlite").start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=30) as c:
+            d = c.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 0,
+                                           "color": "white"}).json()
+            gid, secret = d["id"], d["seats"]["white"]["secret"]
+
+            def play_and_wait(ply: int) -> None:
+                st = c.get(f"/api/games/{gid}").json()
+                text = st["legal"][0]["text"]
+                assert c.post(f"/api/games/{gid}/moves", json={"move": text, "secret": secret, "ply": ply}).status_code == 200
+                for _ in range(200):
+                    if c.get(f"/api/games/{gid}").json()["ply"] == ply + 2:
+                        return
+                    time.sleep(0.05)
+                raise AssertionError("the computer did not reply")
+
+            play_and_wait(0)
+            assert srv.proc is not None
+            out = subprocess.run(["ps", "-ww", "-o", "pid=,args=", "--ppid", str(srv.proc.pid)],
+                                 capture_output=True, text=True).stdout
+            workers = [int(line.split()[0]) for line in out.splitlines() if "spawn_main" in line]
+            assert workers, out
+            for pid in workers:
+                os.kill(pid, signal.SIGKILL)
+            time.sleep(0.3)
+            play_and_wait(2)
+    finally:
+        srv.stop()

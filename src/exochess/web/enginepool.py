@@ -9,11 +9,15 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import random
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from exochess.board import Board
 from exochess.web import optional
+
+T = TypeVar("T")
 
 RANDOM_LEVEL = 0
 """Level 0 plays a uniformly random legal move (works without the engine)."""
@@ -64,29 +68,44 @@ def _warm() -> int:
 
 
 class EnginePool:
-    """A small pool of worker processes (spawned, so no forked event-loop state)."""
+    """A small pool of worker processes (spawned, so no forked event-loop state).
+
+    A worker that dies (killed, out of memory) breaks a ``ProcessPoolExecutor``; the pool
+    is then rebuilt and the job tried once more.
+    """
 
     def __init__(self, workers: int = 2) -> None:
+        self._workers = max(1, workers)
+        self._executor = self._new()
+
+    def _new(self) -> ProcessPoolExecutor:
         ctx = multiprocessing.get_context("spawn")
-        self._executor = ProcessPoolExecutor(max_workers=max(1, workers), mp_context=ctx)
+        return ProcessPoolExecutor(max_workers=self._workers, mp_context=ctx)
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            executor = self._executor
+            try:
+                return await loop.run_in_executor(executor, fn, *args)
+            except BrokenProcessPool:
+                if attempt == 2:
+                    raise
+                if self._executor is executor:
+                    executor.shutdown(wait=False, cancel_futures=True)
+                    self._executor = self._new()
+        raise AssertionError("unreachable")
 
     async def warm(self) -> None:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, _warm)
+        await self._run(_warm)
 
     async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int) -> str:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor, compute_move, variant, start_fen, list(texts), level, seed
-        )
+        return await self._run(compute_move, variant, start_fen, list(texts), level, seed)
 
     async def analyse(
         self, variant: str, start_fen: str, texts: list[str], movetime_ms: int
     ) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor, compute_analysis, variant, start_fen, list(texts), movetime_ms
-        )
+        return await self._run(compute_analysis, variant, start_fen, list(texts), movetime_ms)
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

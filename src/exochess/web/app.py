@@ -110,6 +110,11 @@ def create_app(
     async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
         return error(400, f"bad request: {exc.errors()}")
 
+    @app.exception_handler(Exception)
+    async def _internal_error(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("internal error", exc_info=exc)
+        return error(500, "internal server error")
+
     @app.middleware("http")
     async def _limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         length = request.headers.get("content-length")

@@ -6,8 +6,10 @@ Set EXOCHESS_SHOTS=/some/dir to keep screenshots of every page visited.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -57,8 +59,9 @@ def wait_ply(page: Any, ply: int) -> None:
     page.wait_for_selector(f'[data-ply="{ply}"]', timeout=15000)
 
 
-def new_game(page: Any, fen: str = "", opponent: str = "computer", color: str = "white") -> str:
-    page.goto(f"/new?variant=fugue&fen={fen}")
+def new_game(page: Any, fen: str = "", opponent: str = "computer", color: str = "white",
+             variant: str = "fugue") -> str:
+    page.goto(f"/new?variant={variant}&fen={quote(fen)}")
     page.check(f'input[name=opponent][value="{opponent}"]')
     if opponent == "computer":
         page.select_option("#level", "0")
@@ -91,6 +94,64 @@ def test_full_game_against_the_computer(page: Any, case: str) -> None:
     banner = page.locator("#banner").inner_text()
     assert "1-0" in banner and "King captured" in banner
     shot(page, f"special-{case}-finished")
+
+
+# Interweave: a two-action chain entered one action at a time (a4xa8(a5), then a8xc4(b6));
+# Rebel Fury: a Ximaera swap.  In both, the computer then has one reply and White wins next move.
+OTHER_GAMES = {
+    "interweave": ("1Nk5/4k3/1p2K3/p3P3/N7/8/8/6K1 w - 000000", ["a4", "a8", "c4"], "a4xa8(a5),a8xc4(b6)"),
+    "rebelfury": ("f11/2a9/12/3J8/12/12/12/12/11A/12/12/G1G8X w", ["l1", "l4"], "l1~l4"),
+}
+
+
+def royal_squares(state: dict[str, Any], white: bool) -> set[str]:
+    letter = state["variant"]["royal"]
+    letter = letter if white else letter.lower()
+    width, height = state["variant"]["width"], state["variant"]["height"]
+    squares: set[str] = set()
+    for i, row in enumerate(state["fen"].split()[0].split("/")):
+        rank, file = height - i, 0
+        for token in re.findall(r"\d+|[A-Za-z]", row):
+            if token.isdigit():
+                file += int(token)
+            else:
+                if token == letter:
+                    squares.add(f"{chr(97 + file)}{rank}")
+                file += 1
+    assert file <= width
+    return squares
+
+
+def capture_royal_by_clicks(page: Any, server: Server, gid: str) -> str:
+    state = httpx.get(f"{server.url}/api/games/{gid}").json()
+    targets = royal_squares(state, white=state["turn"] == "black")
+    move = next(m for m in state["legal"] if len(m["actions"]) == 1 and set(m["victims"]) & targets)
+    click(page, move["from"])
+    click(page, move["to"])
+    if page.locator(".chooser").count():
+        page.click(f'.chooser button[data-move="{move["text"]}"]')
+    return str(move["text"])
+
+
+@pytest.mark.parametrize("variant", list(OTHER_GAMES))
+def test_full_game_against_the_computer_other_games(page: Any, server: Server, variant: str) -> None:
+    names = [v["name"] for v in httpx.get(f"{server.url}/api/variants").json()["variants"]]
+    if variant not in names:
+        pytest.skip(f"{variant} is not in this build yet")
+    fen, clicks, text = OTHER_GAMES[variant]
+    gid = new_game(page, fen, variant=variant)
+    click(page, clicks[0])
+    for i, square in enumerate(clicks[1:]):
+        if i == 1:
+            page.wait_for_selector(".chain-bar")
+            shot(page, f"{variant}-chain")
+        click(page, square)
+    wait_ply(page, 2)
+    assert page.locator('#moves .mv[data-ply="1"]').inner_text() == text
+    capture_royal_by_clicks(page, server, gid)
+    page.wait_for_selector('#game[data-status="finished"]')
+    assert "1-0" in page.locator("#banner").inner_text()
+    shot(page, f"{variant}-finished")
 
 
 def test_friend_game_in_two_browsers(browser: Any, server: Server) -> None:

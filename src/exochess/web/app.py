@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -25,7 +26,7 @@ from exochess.web import optional
 from exochess.web.enginepool import EnginePool
 from exochess.web.hub import Connection, Hub
 from exochess.web.pgnexport import game_pgn
-from exochess.web.positions import position_json, variant_json
+from exochess.web.positions import glyphs, position_json, variant_json
 from exochess.web.service import MAX_LEVEL, ApiError, GameService, LiveGame
 from exochess.web.storage import Storage
 
@@ -88,6 +89,7 @@ def create_app(
             storage.close()
 
     app = FastAPI(title="exochess", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app.add_middleware(GZipMiddleware, minimum_size=2048)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
@@ -130,8 +132,11 @@ def create_app(
     def variants_ctx() -> list[dict[str, Any]]:
         return [variant_json(v) for v in all_variants()]
 
+    glyph_table = {v.name: glyphs(v) for v in all_variants()}
+
     def page(request: Request, name: str, **ctx: Any) -> HTMLResponse:
         ctx.setdefault("variants", variants_ctx())
+        ctx.setdefault("glyphs", glyph_table)
         ctx.setdefault("has_engine", optional.has_engine())
         return templates.TemplateResponse(request, name, ctx)
 

@@ -39,6 +39,12 @@ def pgn() -> ModuleType | None:
     return _module("exochess.pgn")
 
 
+def svg() -> ModuleType | None:
+    """:mod:`exochess.svg` if it provides ``piece_svg`` (the piece glyphs of the rules diagrams)."""
+    mod = _module("exochess.svg")
+    return mod if mod is not None and hasattr(mod, "piece_svg") else None
+
+
 def rulesdoc() -> ModuleType | None:
     """:mod:`exochess.rulesdoc` if it provides ``render_html``."""
     mod = _module("exochess.rulesdoc")

@@ -80,6 +80,28 @@ def reason_text(variant: Variant, outcome: Outcome) -> str:
     return f"{winner} wins: {loser} resigned"
 
 
+def glyphs(variant: Variant) -> dict[str, str]:
+    """SVG markup of every piece (FEN letter -> group in a 100x100 square), drawn by
+    :func:`exochess.svg.piece_svg` so that boards match the rules diagrams; empty without it."""
+    from exochess.web import optional
+
+    mod = optional.svg()
+    if mod is None:
+        return {}
+    out: dict[str, str] = {}
+    for letter in variant.piece_letters:
+        for white in (True, False):
+            try:
+                markup = mod.piece_svg(
+                    letter, white, 50, 50, 100, variant_name=variant.name,
+                    piece_letters=variant.piece_letters, royal=variant.royal,
+                )
+            except Exception:
+                return {}
+            out[letter if white else letter.lower()] = str(markup)
+    return out
+
+
 def variant_json(variant: Variant) -> dict[str, Any]:
     return {
         "name": variant.name,

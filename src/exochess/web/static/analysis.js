@@ -1,5 +1,5 @@
 // The analysis board: any FEN, free moves for both sides, engine evaluation and best line.
-import { BoardView, sideToMove } from "/static/board.js";
+import { BoardView, glyphsFor, sideToMove } from "/static/board.js";
 
 async function post(url, body) {
   const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -47,11 +47,12 @@ export class AnalysisPage {
     }
     this.pos = pos;
     const v = this.variant();
-    if (!this.board || this.board.width !== v.width) {
+    if (!this.board || this.boardVariant !== v.name) {
+      this.boardVariant = v.name;
       const holder = this.root.querySelector("#board");
       holder.replaceChildren();
       this.board = new BoardView(holder, { width: v.width, height: v.height, pieceNames: v.piece_names,
-        royal: v.royal, onMove: (text) => { this.moves.push(text); this.load(); } });
+        royal: v.royal, glyphs: glyphsFor(v.name), onMove: (text) => { this.moves.push(text); this.load(); } });
     }
     this.board.setFen(pos.fen);
     const last = pos.moves[pos.moves.length - 1];

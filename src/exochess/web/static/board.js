@@ -97,6 +97,11 @@ export function choose(title, options) {
   });
 }
 
+// Piece drawings of a game (the rules diagrams' glyphs), when the server has them.
+export function glyphsFor(variantName) {
+  return (window.EXOCHESS_GLYPHS || {})[variantName] || null;
+}
+
 export class BoardView {
   // options: {width, height, pieceNames, royal, onMove(text), coordinates}
   constructor(container, options) {
@@ -107,6 +112,7 @@ export class BoardView {
     this.royal = options.royal || "K";
     this.onMove = options.onMove || null;
     this.coordinates = options.coordinates !== false;
+    this.glyphs = options.glyphs || null;
     this.flipped = false;
     this.pieces = new Map();
     this.legal = [];
@@ -244,6 +250,11 @@ export class BoardView {
       "data-square": sq, transform: `translate(${x},${y})` }, parent);
     const title = el("title", {}, g);
     title.textContent = `${white ? "White" : "Black"} ${this.pieceNames[type] || type}`;
+    if (this.glyphs && this.glyphs[letter]) {
+      const inner = el("g", { class: "glyph-art" }, g);
+      inner.innerHTML = this.glyphs[letter];
+      return g;
+    }
     el("circle", { cx: 50, cy: 50, r: 38, class: "disc" }, g);
     if (type === this.royal) el("circle", { cx: 50, cy: 50, r: 31, class: "ring" }, g);
     const t = el("text", { x: 50, y: 51, class: "glyph", "text-anchor": "middle",
@@ -382,7 +393,8 @@ export class BoardView {
 // A small static board for lists and the home page.
 export function staticBoard(container, variant, fen) {
   const view = new BoardView(container, { width: variant.width, height: variant.height,
-    pieceNames: variant.piece_names, royal: variant.royal, coordinates: false });
+    pieceNames: variant.piece_names, royal: variant.royal, coordinates: false,
+    glyphs: glyphsFor(variant.name) });
   view.setFen(fen);
   return view;
 }

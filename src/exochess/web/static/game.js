@@ -1,5 +1,5 @@
 // The game page: live board over a websocket, move list with replay, game actions.
-import { BoardView, sideToMove } from "/static/board.js";
+import { BoardView, glyphsFor, sideToMove } from "/static/board.js";
 
 const SEAT_KEY = (id) => `exochess:seat:${id}`;
 const INVITE_KEY = (id) => `exochess:invite:${id}`;
@@ -62,7 +62,7 @@ export class GamePage {
     const v = state.variant;
     this.board = new BoardView(root.querySelector("#board"), {
       width: v.width, height: v.height, pieceNames: v.piece_names, royal: v.royal,
-      onMove: (text) => this.sendMove(text),
+      glyphs: glyphsFor(v.name), onMove: (text) => this.sendMove(text),
     });
     if (this.seat && this.seat.color === "black") this.board.flip();
     const note = this.$("#start-note");

@@ -582,6 +582,11 @@ class Board:
             other._start_history()
             other._over = None
             other.starting_fen = self.fen()
+        if self._open:
+            # Mid-turn the squares show the open actions, but the legal turns belong to the
+            # position at the start of the turn: hand the copy that list instead of letting
+            # it regenerate from the mid-turn squares.
+            other._cache = self.raw_moves()
         return other
 
     def __str__(self) -> str:

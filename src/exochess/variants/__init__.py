@@ -13,8 +13,9 @@ from functools import cache
 from exochess.errors import UnknownVariantError
 from exochess.variant import Variant
 from exochess.variants.fugue import Fugue
+from exochess.variants.interweave import Interweave
 
-VARIANT_CLASSES: tuple[type[Variant], ...] = (Fugue,)
+VARIANT_CLASSES: tuple[type[Variant], ...] = (Fugue, Interweave)
 """Every game exochess knows, in menu order."""
 
 

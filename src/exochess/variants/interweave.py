@@ -1,0 +1,857 @@
+"""Interweave (Peter Aronson, 2002): colour-bound Ultima pieces with capture chains.
+
+Rules as fixed by the project's rules of record; the decisions taken where the
+rules are silent are listed in ``docs/decisions/interweave.md``.
+
+Piece codes (the position in :attr:`Interweave.piece_letters` plus one):
+King 1, Smasher (``R``) 2, Leaper (``N``) 3, Remover (``B``) 4, Pawn 5.
+
+A *turn* is one non-capturing action, or -- whenever the side to move can
+capture at all -- a capturing action followed by every further capture the
+same piece is then obliged to make.  The generator yields whole turns; the
+second and later actions of a chain travel in the raw move's ``more`` field.
+
+The extra state is a pair ``(ep, reserves)`` of ints:
+
+* ``ep`` is 0, or ``mid << 8 | dest`` after a double step from ``2*mid-dest``
+  through ``mid`` to ``dest`` (written ``mid,dest`` in a FEN);
+* ``reserves`` packs six 4-bit counters, lowest first: White's captured
+  Smashers, Leapers, Removers, then Black's (the FEN's six digits, in order).
+
+>>> from exochess import Board
+>>> board = Board("interweave", fen="8/8/8/4p3/4Bp2/8/8/8 w")
+>>> [str(m) for m in board.legal_moves]
+['e4@(e5,f4)']
+>>> board = Board("interweave", fen="8/8/4p3/3k4/3K4/8/8/K6k w - 000000")
+>>> [str(m) for m in board.legal_moves]
+['d4xd6(d5)']
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from exochess.errors import FenError
+from exochess.geometry import parse_square, square_name
+from exochess.rawmove import SINGLE_VICTIM, RawMove, to_move
+from exochess.variant import THREEFOLD_LOSS, Variant
+
+if TYPE_CHECKING:
+    from exochess.board import Board
+    from exochess.move import Move
+
+KING, SMASHER, LEAPER, REMOVER, PAWN = 1, 2, 3, 4, 5
+RESERVE_TYPES = "RNB"
+"""Piece types a pawn may promote to, in the order of the reserve digits."""
+
+Extra = tuple[int, int]
+"""The extra state ``(ep, reserves)``."""
+_Act = tuple[Any, ...]
+"""Internal capture action: ``(from, to, kind, victims, promotion, changes, reserve_delta, ep)``."""
+
+_NO_VICTIMS: tuple[int, ...] = ()
+_SIZE = 8
+
+
+# --- precomputed tables (8x8, squares numbered rank * 16 + file) ---------------
+
+def _sq(f: int, r: int) -> int:
+    return r * 16 + f
+
+
+def _on(f: int, r: int) -> bool:
+    return 0 <= f < _SIZE and 0 <= r < _SIZE
+
+
+SQUARES: tuple[int, ...] = tuple(_sq(f, r) for r in range(_SIZE) for f in range(_SIZE))
+SQUARES_FROM_TOP: tuple[int, ...] = tuple(reversed(SQUARES))
+_ORTH_DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+_DIAG_DIRS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+_DOUBLE_KNIGHT = ((4, 2), (2, 4), (-2, 4), (-4, 2), (-4, -2), (-2, -4), (2, -4), (4, -2))
+
+
+def _ray(s: int, dx: int, dy: int) -> tuple[int, ...]:
+    f, r = (s & 15) + dx, (s >> 4) + dy
+    out = []
+    while _on(f, r):
+        out.append(_sq(f, r))
+        f += dx
+        r += dy
+    return tuple(out)
+
+
+def _victim_key(sq: int) -> int:
+    """Canonical victim order: by file, then by rank."""
+    return (sq & 15) * 16 + (sq >> 4)
+
+
+_T = list[Any]
+_PawnTables = tuple[_T, _T, _T, _T, int, int, int, list[bool]]
+DIAG_RAYS: _T = [()] * 128
+"""Non-empty diagonal rays of each square."""
+ORTH_RAYS: _T = [()] * 128
+"""Non-empty orthogonal rays of each square."""
+KING_STEPS: _T = [()] * 128
+"""Diagonal neighbours."""
+KING_LEAPS: _T = [()] * 128
+"""(victim, landing) pairs of the King's short orthogonal leap."""
+DOUBLE_KNIGHT: _T = [()] * 128
+"""(midpoint, landing) pairs of the Leaper's double knight move."""
+ORTH_ADJ: _T = [()] * 128
+"""Orthogonal neighbours in canonical victim order (the Remover's targets)."""
+CUSTODIAN: _T = [()] * 128
+"""(enemy square, friend square) pairs of a custodian capture by a pawn landing on a square."""
+VICTIM_KEY: list[int] = [0] * 128
+"""Sort key of the canonical victim order."""
+
+for _s in SQUARES:
+    _f, _r = _s & 15, _s >> 4
+    DIAG_RAYS[_s] = tuple(ray for dx, dy in _DIAG_DIRS if (ray := _ray(_s, dx, dy)))
+    ORTH_RAYS[_s] = tuple(ray for dx, dy in _ORTH_DIRS if (ray := _ray(_s, dx, dy)))
+    KING_STEPS[_s] = tuple(_sq(_f + dx, _r + dy) for dx, dy in _DIAG_DIRS if _on(_f + dx, _r + dy))
+    KING_LEAPS[_s] = tuple(
+        (_sq(_f + dx, _r + dy), _sq(_f + 2 * dx, _r + 2 * dy))
+        for dx, dy in _ORTH_DIRS
+        if _on(_f + 2 * dx, _r + 2 * dy)
+    )
+    DOUBLE_KNIGHT[_s] = tuple(
+        (_sq(_f + dx // 2, _r + dy // 2), _sq(_f + dx, _r + dy))
+        for dx, dy in _DOUBLE_KNIGHT
+        if _on(_f + dx, _r + dy)
+    )
+    ORTH_ADJ[_s] = tuple(
+        sorted((_sq(_f + dx, _r + dy) for dx, dy in _ORTH_DIRS if _on(_f + dx, _r + dy)), key=_victim_key)
+    )
+    CUSTODIAN[_s] = KING_LEAPS[_s]
+    VICTIM_KEY[_s] = _victim_key(_s)
+
+
+def _side_tables(me: int) -> _PawnTables:
+    """Pawn tables of one side: steps, double steps, short leap, custodian pairs without
+    the backward direction, initial rank, second-to-last rank, last rank, and whether a
+    square is off the promotion ranks."""
+    steps: _T = [()] * 128
+    doubles: _T = [()] * 128
+    leaps: _T = [None] * 128
+    forward_custodian: _T = [()] * 128
+    first = 1 if me > 0 else _SIZE - 2
+    for s in SQUARES:
+        f, r = s & 15, s >> 4
+        steps[s] = tuple(_sq(f + dx, r + me) for dx in (-1, 1) if _on(f + dx, r + me))
+        if r == first:
+            doubles[s] = tuple(
+                (_sq(f + dx, r + me), _sq(f + 2 * dx, r + 2 * me)) for dx in (-1, 1) if _on(f + 2 * dx, r)
+            )
+        if _on(f, r + 2 * me):
+            leaps[s] = (_sq(f, r + me), _sq(f, r + 2 * me))
+        forward_custodian[s] = tuple(
+            (_sq(f + dx, r + dy), _sq(f + 2 * dx, r + 2 * dy))
+            for dx, dy in _ORTH_DIRS
+            if (dx, dy) != (0, -me) and _on(f + 2 * dx, r + 2 * dy)
+        )
+    seventh = _SIZE - 2 if me > 0 else 1
+    last = _SIZE - 1 if me > 0 else 0
+    plain = [(s >> 4) not in (seventh, last) for s in range(128)]
+    return steps, doubles, leaps, forward_custodian, first, seventh, last, plain
+
+
+# Indexed by the side sign: [1] White, [-1] (= [2]) Black.
+_WHITE_TABLES = _side_tables(1)
+_BLACK_TABLES = _side_tables(-1)
+PAWN_TABLES = (_WHITE_TABLES, _WHITE_TABLES, _BLACK_TABLES)
+
+# Reserve counters: 4 bits each.  RESERVE_UNIT[code] is the amount added to the
+# packed reserves when the piece ``code`` (signed) is captured, and subtracted
+# when a pawn of that colour promotes to it.  Negative codes index from the end.
+# Kings count nothing in the reserves but carry a flag bit far above them.
+RESERVE_SHIFT = {SMASHER: 0, LEAPER: 4, REMOVER: 8}
+RESERVE_UNIT: list[int] = [0] * 11
+for _t, _shift in RESERVE_SHIFT.items():
+    RESERVE_UNIT[_t] = 1 << _shift
+    RESERVE_UNIT[-_t] = 1 << (_shift + 12)
+KING_TAKEN = 1 << 32
+"""Added to a reserve delta for each King an action removes, so the chain logic can see it."""
+RESERVE_UNIT[KING] = RESERVE_UNIT[-KING] = KING_TAKEN
+_LETTER_OF = {SMASHER: "R", LEAPER: "N", REMOVER: "B"}
+
+# Zobrist keys of the extra state.
+_rng = random.Random(0x1E7E_A7E5)
+_EP_KEYS: dict[int, int] = {}
+for _m in SQUARES:
+    for _d in SQUARES:
+        if abs((_m >> 4) - (_d >> 4)) == 1 and abs((_m & 15) - (_d & 15)) == 1:
+            _EP_KEYS[(_m << 8) | _d] = _rng.getrandbits(64)
+_RESERVE_KEYS: list[list[int]] = [[0] + [_rng.getrandbits(64) for _ in range(15)] for _ in range(6)]
+
+
+class _ExtraHashes(dict[Hashable, int]):
+    """Zobrist contribution of each extra state, computed on first use."""
+
+    def __missing__(self, extra: Hashable) -> int:
+        ep: int
+        reserves: int
+        ep, reserves = extra  # type: ignore[misc]
+        h = _EP_KEYS.get(ep, 0)
+        for i, c in enumerate(reserve_counts(reserves)):
+            h ^= _RESERVE_KEYS[i][c]
+        self[extra] = h
+        return h
+
+
+_EXTRA_HASH = _ExtraHashes()
+
+
+def reserves_of(extra: Hashable) -> dict[str, dict[str, int]]:
+    """The reserves of an Interweave extra state by side and piece letter (for interfaces).
+
+    >>> from exochess import Board
+    >>> reserves_of(Board("interweave", fen="8/8/8/8/8/8/8/8 w - 012300").extra)
+    {'white': {'R': 0, 'N': 1, 'B': 2}, 'black': {'R': 3, 'N': 0, 'B': 0}}
+    """
+    counts = reserve_counts(extra[1])  # type: ignore[index]
+    return {
+        "white": dict(zip(RESERVE_TYPES, counts[:3], strict=True)),
+        "black": dict(zip(RESERVE_TYPES, counts[3:], strict=True)),
+    }
+
+
+def reserve_counts(reserves: int) -> tuple[int, ...]:
+    """The six reserve counters of a packed reserves int, in FEN order.
+
+    >>> reserve_counts(0x000201)
+    (1, 0, 2, 0, 0, 0)
+    """
+    return tuple((reserves >> (4 * i)) & 15 for i in range(6))
+
+
+def _clamp(reserves: int) -> int:
+    """Counters above 9 (possible only from a constructed position) stay at 9."""
+    return _pack_reserves([min(c, 9) for c in reserve_counts(reserves)])
+
+
+def _pack_reserves(counts: Sequence[int]) -> int:
+    packed = 0
+    for i, c in enumerate(counts):
+        packed |= c << (4 * i)
+    return packed
+
+
+def _board_square(text: str, problem: str) -> int:
+    try:
+        sq = parse_square(text)
+    except ValueError:
+        raise FenError(f"{problem}: {text!r} is not a square") from None
+    if (sq & 15) >= _SIZE or (sq >> 4) >= _SIZE:
+        raise FenError(f"{problem}: {text} is not on the 8x8 board")
+    return sq
+
+
+def en_passant(extra: Hashable) -> tuple[int, int] | None:
+    """``(mid, dest)`` of the en-passant right in an Interweave extra state, or None.
+
+    >>> from exochess import Board
+    >>> board = Board("interweave")
+    >>> en_passant(board.extra) is None
+    True
+    >>> _ = board.push_text("b2-d4")
+    >>> [square_name(sq) for sq in en_passant(board.extra)]
+    ['c3', 'd4']
+    """
+    ep = extra[0]  # type: ignore[index]
+    if not ep:
+        return None
+    return ep >> 8, ep & 255
+
+
+class Interweave(Variant):
+    """Interweave on 8x8: compulsory captures, capture chains; capture one of the two Kings."""
+
+    name = "interweave"
+    title = "Interweave"
+    aliases = ("interweave-chess",)
+    description = "Two colour-bound teams each: smashers, leapers, removers; captures chain; take a King."
+    width = 8
+    height = 8
+    piece_letters = "KRNBP"
+    piece_names: ClassVar[dict[str, str]] = {
+        "K": "King", "R": "Smasher", "N": "Leaper", "B": "Remover", "P": "Pawn",
+    }
+    royal = "K"
+    royal_minimum = 2
+    repetition = THREEFOLD_LOSS
+    starting_fen = "rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w - 000000"
+    royal_capture_text = "King captured"
+
+    # --- FEN ---------------------------------------------------------------------
+
+    def parse_extra(self, fields: Sequence[str], squares: list[int], white_to_move: bool) -> Hashable:
+        """Read ``<ep> <reserves>``, vchess's ``<moves> <ep> <captured>``, or nothing.
+
+        The en-passant field is ``-``, ``mid,dest`` (``c3,d4``) or vchess's
+        ``mid,file`` (``c3,d``).
+        """
+        if not fields:
+            return (0, 0)
+        if len(fields) == 2:
+            ep_text, reserve_text = fields
+        elif len(fields) == 3:
+            if not fields[0].isdigit():
+                raise FenError(
+                    "an Interweave FEN has two fields after the side to move, '<ep> <reserves>', or "
+                    f"vchess's three, '<moves> <ep> <captured>'; with three, the move counter {fields[0]!r} "
+                    "is not a number"
+                )
+            ep_text, reserve_text = fields[1], fields[2]
+        else:
+            raise FenError(
+                "an Interweave FEN has two fields after the side to move, '<ep> <reserves>' "
+                f"(for example '- 000000'), or vchess's three, not {len(fields)}: {' '.join(fields)!r}"
+            )
+        if len(reserve_text) != 6 or not reserve_text.isdigit() or not reserve_text.isascii():
+            raise FenError(f"the reserves field must be six digits (like 000000), not {reserve_text!r}")
+        reserves = _pack_reserves([int(c) for c in reserve_text])
+        ep = self._parse_ep(ep_text, squares, white_to_move)
+        return (ep, reserves)
+
+    def _parse_ep(self, text: str, squares: Sequence[int], white_to_move: bool) -> int:
+        if text == "-":
+            return 0
+        problem = f"the en-passant field {text!r}"
+        parts = text.split(",")
+        if len(parts) != 2:
+            raise FenError(
+                f"{problem} must be '-' or 'mid,dest' (the passed and the arrival square, like c3,d4)"
+            )
+        mover = -1 if white_to_move else 1  # the side that made the double step
+        side = "White" if mover > 0 else "Black"
+        mid = _board_square(parts[0], problem)
+        mid_rank = 2 if mover > 0 else _SIZE - 3
+        if mid >> 4 != mid_rank:
+            raise FenError(
+                f"{problem}: with {'Black' if mover > 0 else 'White'} to move, the passed square belongs to "
+                f"a {side} double step and must be on rank {mid_rank + 1}, not {square_name(mid)}"
+            )
+        if len(parts[1]) == 1 and "a" <= parts[1] <= "h":  # vchess: only the arrival file
+            dest = _sq(ord(parts[1]) - 97, mid_rank + mover)
+        else:
+            dest = _board_square(parts[1], problem)
+        mf, df = mid & 15, dest & 15
+        if dest >> 4 != mid_rank + mover or abs(df - mf) != 1 or not 0 <= 2 * mf - df < _SIZE:
+            raise FenError(
+                f"{problem}: no double step passes {square_name(mid)} and ends on {square_name(dest)}"
+            )
+        start = 2 * mid - dest
+        if squares[dest] != mover * PAWN:
+            raise FenError(f"{problem}: there is no {side} pawn on {square_name(dest)} that double-stepped")
+        for empty in (mid, start):
+            if squares[empty]:
+                raise FenError(f"{problem}: {square_name(empty)} must be empty right after the double step")
+        return (mid << 8) | dest
+
+    def format_extra(self, extra: Hashable) -> list[str]:
+        ep: int
+        reserves: int
+        ep, reserves = extra  # type: ignore[misc]
+        ep_text = "-" if not ep else f"{square_name(ep >> 8)},{square_name(ep & 255)}"
+        return [ep_text, "".join(str(c) for c in reserve_counts(reserves))]
+
+    def __init__(self) -> None:
+        super().__init__()
+        # The board calls extra_hash twice for every move that changes the extra state;
+        # a bound dict lookup (filled on demand by _ExtraHashes.__missing__) is the
+        # cheapest call CPython offers.
+        self.extra_hash = _EXTRA_HASH.__getitem__  # type: ignore[method-assign,assignment]
+
+    def extra_hash(self, extra: Hashable) -> int:
+        return _EXTRA_HASH[extra]
+
+    def validate(self, squares: Sequence[int], extra: Hashable) -> None:
+        """A side has at most two Kings (the game is lost when fewer than two are left)."""
+        for sign, side in ((1, "White"), (-1, "Black")):
+            kings = squares.count(sign * KING)
+            if kings > 2:
+                raise FenError(f"impossible Interweave position: {side} has {kings} Kings (at most 2)")
+
+    # --- move generation ------------------------------------------------------------
+
+    def generate(self, board: Board) -> list[RawMove]:
+        caps, quiet = self._first_actions(board, False)
+        if not caps:
+            return quiet
+        return self._chains(board.squares, board.side, board.extra, caps)  # type: ignore[arg-type]
+
+    def quiet_moves(self, board: Board) -> list[RawMove]:
+        """Every non-capturing action of the side to move, as if captures were not compulsory.
+
+        Not legal moves when a capture exists; for diagrams, hints and tests.
+        """
+        return self._first_actions(board, True)[1]
+
+    def _first_actions(self, board: Board, force_quiet: bool) -> tuple[list[_Act], list[RawMove]]:
+        """Capturing first actions (en passant included) and, while there are none or when
+        ``force_quiet`` is set, the quiet actions as finished raw moves."""
+        b = board.squares
+        me = board.side
+        extra: Extra = board.extra  # type: ignore[assignment]
+        ep, reserves = extra
+        pawn_tables = PAWN_TABLES[me]
+        psteps, pdoubles, pleaps = pawn_tables[0], pawn_tables[1], pawn_tables[2]
+        plain = pawn_tables[7]
+        custodian = CUSTODIAN
+        caps: list[_Act] = []
+        quiet: list[RawMove] = []
+        add = quiet.append
+        # Quiet actions are generated while ``gate`` is empty: it is ``caps`` itself
+        # normally, and a list that stays empty when every quiet action is wanted.
+        gate: list[_Act] = [] if force_quiet else caps
+        quiet_extra: Extra = extra if not ep else (0, reserves)
+        no_victims = _NO_VICTIMS
+        diag_rays = DIAG_RAYS
+        unit = RESERVE_UNIT
+        single = SINGLE_VICTIM
+        # Most advanced pieces first: they are the likeliest to capture, and once a capture is
+        # found no more quiet moves are built.
+        own = [s for s in SQUARES_FROM_TOP if b[s] > 0] if me > 0 else [s for s in SQUARES if b[s] < 0]
+        for s in own:
+            v = b[s]
+            kind = v * me
+            if kind == PAWN:
+                # Inlined common case: a step or double step that captures nothing and does not
+                # reach the promotion ranks.  Everything else goes through _pawn_action.
+                for e in psteps[s]:
+                    if b[e]:
+                        continue
+                    if plain[e]:
+                        for a, c in custodian[e]:
+                            if b[a] * me < 0 and b[c] * me > 0:
+                                self._pawn_action(b, me, s, v, e, -1, reserves, custodian[e], 0, pawn_tables,
+                                                  caps, None if gate else quiet, quiet_extra)
+                                break
+                        else:
+                            if not gate:
+                                add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                    else:
+                        self._pawn_action(b, me, s, v, e, -1, reserves, custodian[e], 0, pawn_tables,
+                                          caps, None if gate else quiet, quiet_extra)
+                for m, e in pdoubles[s]:
+                    if b[m] or b[e]:
+                        continue
+                    for a, c in custodian[e]:
+                        if b[a] * me < 0 and b[c] * me > 0:
+                            self._pawn_action(b, me, s, v, e, -1, reserves, custodian[e], (m << 8) | e,
+                                              pawn_tables, caps, None if gate else quiet, quiet_extra)
+                            break
+                    else:
+                        if not gate:
+                            add((s, e, "-", no_victims, None, ((m << 8) | e, reserves), None, None,
+                                 s, v, 0, e, 0, v))
+                leap = pleaps[s]
+                if leap is not None:
+                    m, e = leap
+                    if b[m] * me < 0 and not b[e]:
+                        self._pawn_action(b, me, s, v, e, m, reserves, pawn_tables[3][e], 0, pawn_tables,
+                                          caps, None, quiet_extra)
+                continue
+            if kind == REMOVER:
+                victims = [t for t in ORTH_ADJ[s] if b[t] * me < 0]
+                if victims:
+                    changes: list[int] = []
+                    delta = 0
+                    for t in victims:
+                        x = b[t]
+                        changes += (t, x, 0)
+                        delta += unit[x]
+                    caps.append((s, s, "@", tuple(victims), None, tuple(changes), delta, 0))
+            elif kind == KING:
+                for m, l in KING_LEAPS[s]:
+                    x = b[m]
+                    if x * me < 0 and not b[l]:
+                        caps.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
+                if not gate:
+                    for t in KING_STEPS[s]:
+                        if not b[t]:
+                            add((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
+                continue
+            elif kind == SMASHER:
+                for ray in ORTH_RAYS[s]:
+                    n = len(ray)
+                    k = 1
+                    while k < n:
+                        if b[ray[k - 1]] or b[ray[k]]:
+                            break
+                        e = ray[k]
+                        if k + 1 < n:
+                            x = b[ray[k + 1]]
+                            if x:
+                                if x * me < 0:
+                                    a = ray[k + 1]
+                                    caps.append(
+                                        (s, e, "x", single[a], None, (s, v, 0, a, x, 0, e, 0, v), unit[x], 0)
+                                    )
+                                elif not gate:
+                                    add((s, e, "-", no_victims, None, quiet_extra, None, None,
+                                         s, v, 0, e, 0, v))
+                                break
+                        if not gate:
+                            add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                        k += 2
+            else:  # LEAPER
+                for ray in ORTH_RAYS[s]:
+                    n = len(ray)
+                    i = 0
+                    while i < n and not b[ray[i]]:
+                        if i & 1 and not gate:
+                            e = ray[i]
+                            add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                        i += 1
+                    if i < n and not i & 1:
+                        t = ray[i]
+                        x = b[t]
+                        if x * me < 0:
+                            j = i + 1
+                            while j < n and not b[ray[j]]:
+                                if (j - i) & 1:
+                                    e = ray[j]
+                                    caps.append(
+                                        (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
+                                    )
+                                j += 1
+                for m, l in DOUBLE_KNIGHT[s]:
+                    if not b[l]:
+                        x = b[m]
+                        if not x:
+                            if not gate:
+                                add((s, l, "-", no_victims, None, quiet_extra, None, None, s, v, 0, l, 0, v))
+                        elif x * me < 0:
+                            caps.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
+            if not gate:  # diagonal slides of the Smasher, Leaper and Remover
+                for ray in diag_rays[s]:
+                    for t in ray:
+                        if b[t]:
+                            break
+                        add((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
+        if ep:
+            self._en_passant(b, me, ep, reserves, pawn_tables, caps)
+        return caps, quiet
+
+    def _promotions(self, me: int, reserves: int, rank: int, seventh: int, last: int) -> tuple[int, ...]:
+        """Piece codes a pawn arriving on ``rank`` may become (0 = stays a pawn)."""
+        if rank != seventh and rank != last:
+            return (0,)
+        offset = 0 if me > 0 else 12
+        available = tuple(
+            me * t for t in (SMASHER, LEAPER, REMOVER) if (reserves >> (RESERVE_SHIFT[t] + offset)) & 15
+        )
+        return available if rank == last else (0, *available)
+
+    def _pawn(
+        self,
+        b: list[int],
+        me: int,
+        s: int,
+        v: int,
+        reserves: int,
+        tables: _PawnTables,
+        caps: list[_Act],
+        quiet: list[RawMove] | None,
+        quiet_extra: Extra,
+    ) -> None:
+        """Actions of the pawn on ``s``: steps, double steps and short leaps, each with its
+        custodian captures and promotions.  Quiet actions go to ``quiet`` unless it is None."""
+        steps, doubles, leaps, forward_custodian, first = tables[:5]
+        for e in steps[s]:
+            if b[e]:
+                continue
+            self._pawn_action(b, me, s, v, e, -1, reserves, CUSTODIAN[e], 0, tables, caps, quiet, quiet_extra)
+        if (s >> 4) == first:
+            for m, e in doubles[s]:
+                if not b[m] and not b[e]:
+                    self._pawn_action(b, me, s, v, e, -1, reserves, CUSTODIAN[e], (m << 8) | e, tables,
+                                      caps, quiet, quiet_extra)
+        leap = leaps[s]
+        if leap is not None:
+            m, e = leap
+            x = b[m]
+            if x * me < 0 and not b[e]:
+                self._pawn_action(b, me, s, v, e, m, reserves, forward_custodian[e], 0, tables,
+                                  caps, None, quiet_extra)
+
+    def _pawn_action(
+        self,
+        b: list[int],
+        me: int,
+        s: int,
+        v: int,
+        e: int,
+        victim: int,
+        reserves: int,
+        pairs: tuple[tuple[int, int], ...],
+        ep_key: int,
+        tables: _PawnTables,
+        caps: list[_Act],
+        quiet: list[RawMove] | None,
+        quiet_extra: Extra,
+    ) -> None:
+        """One pawn action from ``s`` to ``e`` (``victim`` = leapt square or -1)."""
+        unit = RESERVE_UNIT
+        changes: list[int] = [s, v, 0]
+        victims: list[int] = []
+        delta = 0
+        if victim >= 0:
+            x = b[victim]
+            victims.append(victim)
+            changes += (victim, x, 0)
+            delta = unit[x]
+        for a, c in pairs:
+            y = b[a]
+            if y * me < 0 and b[c] * me > 0:
+                victims.append(a)
+                changes += (a, y, 0)
+                delta += unit[y]
+        if len(victims) > 1:
+            victims.sort(key=VICTIM_KEY.__getitem__)
+        rank = e >> 4
+        if rank == tables[5] or rank == tables[6]:
+            promotions = self._promotions(me, reserves, rank, tables[5], tables[6])
+        else:
+            promotions = (0,)
+        if victims:
+            vt = tuple(victims)
+            for code in promotions:
+                if code:
+                    caps.append((s, e, "x", vt, _LETTER_OF[code * me], (*changes, e, 0, code),
+                                 delta - unit[code], ep_key))
+                else:
+                    caps.append((s, e, "x", vt, None, (*changes, e, 0, v), delta, ep_key))
+        elif quiet is not None:
+            for code in promotions:
+                if code:
+                    quiet.append((s, e, "-", _NO_VICTIMS, _LETTER_OF[code * me], (0, reserves - unit[code]),
+                                  None, None, s, v, 0, e, 0, code))
+                elif ep_key:
+                    quiet.append((s, e, "-", _NO_VICTIMS, None, (ep_key, reserves), None, None,
+                                  s, v, 0, e, 0, v))
+                else:
+                    quiet.append((s, e, "-", _NO_VICTIMS, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+
+    def _en_passant(
+        self,
+        b: list[int],
+        me: int,
+        ep: int,
+        reserves: int,
+        tables: _PawnTables,
+        caps: list[_Act],
+    ) -> None:
+        """The en-passant short leap over ``mid`` removing the double-stepped pawn on ``dest``."""
+        mid, dest = ep >> 8, ep & 255
+        q = mid - 16 * me
+        v = me * PAWN
+        if b[q] != v or b[dest] != -v or b[mid]:
+            return
+        e = mid + 16 * me
+        if not 0 <= e < 128 or b[e]:
+            return
+        # The victim is not on the leap line; reuse the pawn action with it as the leapt piece.
+        self._pawn_action(b, me, q, v, e, dest, reserves, tables[3][e], 0, tables, caps, None, (0, reserves))
+
+    def _piece_captures(self, b: list[int], me: int, s: int, reserves: int, out: list[_Act]) -> None:
+        """Capturing actions of the piece on ``s`` (a chain continuation: no en passant)."""
+        v = b[s]
+        kind = v * me
+        unit = RESERVE_UNIT
+        single = SINGLE_VICTIM
+        if kind == KING:
+            for m, l in KING_LEAPS[s]:
+                x = b[m]
+                if x * me < 0 and not b[l]:
+                    out.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
+        elif kind == SMASHER:
+            for ray in ORTH_RAYS[s]:
+                n = len(ray)
+                k = 1
+                while k + 1 < n:
+                    if b[ray[k - 1]] or b[ray[k]]:
+                        break
+                    x = b[ray[k + 1]]
+                    if x:
+                        if x * me < 0:
+                            e, a = ray[k], ray[k + 1]
+                            out.append((s, e, "x", single[a], None, (s, v, 0, a, x, 0, e, 0, v), unit[x], 0))
+                        break
+                    k += 2
+        elif kind == LEAPER:
+            for ray in ORTH_RAYS[s]:
+                n = len(ray)
+                i = 0
+                while i < n and not b[ray[i]]:
+                    i += 1
+                if i < n and not i & 1:
+                    t = ray[i]
+                    x = b[t]
+                    if x * me < 0:
+                        j = i + 1
+                        while j < n and not b[ray[j]]:
+                            if (j - i) & 1:
+                                e = ray[j]
+                                out.append(
+                                    (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
+                                )
+                            j += 1
+            for m, l in DOUBLE_KNIGHT[s]:
+                x = b[m]
+                if x * me < 0 and not b[l]:
+                    out.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
+        elif kind == REMOVER:
+            victims = [t for t in ORTH_ADJ[s] if b[t] * me < 0]
+            if victims:
+                changes: list[int] = []
+                delta = 0
+                for t in victims:
+                    x = b[t]
+                    changes += (t, x, 0)
+                    delta += unit[x]
+                out.append((s, s, "@", tuple(victims), None, tuple(changes), delta, 0))
+        elif kind == PAWN:
+            self._pawn(b, me, s, v, reserves, PAWN_TABLES[me], out, None, (0, reserves))
+
+    def _chains(self, b: list[int], me: int, extra: Extra, caps: list[_Act]) -> list[RawMove]:
+        """Whole turns starting with each capture in ``caps``, following the chain rule."""
+        turns: list[RawMove] = []
+        add = turns.append
+        ep, reserves = extra
+        enemy_king = -me * KING
+        piece_captures = self._piece_captures
+        for action in caps:
+            # The first action is unrolled here: most captures do not continue, and those
+            # become a raw move at once; chains go on in _extend.
+            changes = action[5]
+            for i in range(0, len(changes), 3):
+                b[changes[i]] = changes[i + 2]
+            after = reserves + action[6]
+            conts: list[_Act] = []
+            if after >= KING_TAKEN:  # the action took a King: the chain ends if the game does
+                after &= KING_TAKEN - 1
+                if after & 0x888888:
+                    after = _clamp(after)
+                if b.count(enemy_king) >= 2:
+                    piece_captures(b, me, action[1], after, conts)
+            else:
+                if after & 0x888888:  # some counter reached 8: keep every counter a single digit
+                    after = _clamp(after)
+                piece_captures(b, me, action[1], after, conts)
+            if conts:
+                actions = [action]
+                for cont in conts:
+                    actions.append(cont)
+                    self._extend(b, me, actions, after, enemy_king, extra, turns)
+                    actions.pop()
+            else:
+                new_ep = action[7]
+                state = extra if (new_ep == ep and after == reserves) else (new_ep, after)
+                add((action[0], action[1], action[2], action[3], action[4], state, None, None, *changes))
+            for i in range(len(changes) - 3, -1, -3):
+                b[changes[i]] = changes[i + 1]
+        return turns
+
+    def _extend(
+        self,
+        b: list[int],
+        me: int,
+        actions: list[_Act],
+        reserves: int,
+        enemy_king: int,
+        extra: Extra,
+        turns: list[RawMove],
+    ) -> None:
+        """Play the last action of ``actions`` on ``b``, branch over the forced continuations,
+        emit a turn when none is left, and restore ``b``."""
+        action = actions[-1]
+        changes = action[5]
+        for i in range(0, len(changes), 3):
+            b[changes[i]] = changes[i + 2]
+        reserves += action[6]
+        conts: list[_Act] = []
+        if reserves >= KING_TAKEN:  # the action took a King: the chain ends if the game does
+            reserves &= KING_TAKEN - 1
+            if reserves & 0x888888:
+                reserves = _clamp(reserves)
+            if b.count(enemy_king) >= 2:
+                self._piece_captures(b, me, action[1], reserves, conts)
+        else:
+            if reserves & 0x888888:  # some counter reached 8: keep every counter a single digit
+                reserves = _clamp(reserves)
+            self._piece_captures(b, me, action[1], reserves, conts)
+        if conts:
+            for cont in conts:
+                actions.append(cont)
+                self._extend(b, me, actions, reserves, enemy_king, extra, turns)
+                actions.pop()
+        else:
+            turns.append(self._turn(actions, reserves, extra))
+        for i in range(len(changes) - 3, -1, -3):
+            b[changes[i]] = changes[i + 1]
+
+    @staticmethod
+    def _turn(actions: list[_Act], reserves: int, extra: Extra) -> RawMove:
+        first = actions[0]
+        if len(actions) == 1:
+            ep = first[7]
+            after = extra if (ep == extra[0] and reserves == extra[1]) else (ep, reserves)
+            return (first[0], first[1], first[2], first[3], first[4], after, None, None, *first[5])
+        after = extra if (not extra[0] and reserves == extra[1]) else (0, reserves)
+        changes: list[int] = []
+        for a in actions:
+            changes += a[5]
+        more = tuple(a[:6] for a in actions[1:])
+        return (first[0], first[1], first[2], first[3], first[4], after, more, None, *changes)
+
+    # --- explanations ---------------------------------------------------------------
+
+    def explain_illegal(self, board: Board, move: Move) -> str | None:
+        """Why a move breaks the capture obligation, the chain rule or the promotion rule."""
+        return _explain(self, board, move)
+
+
+def _explain(variant: Interweave, board: Board, move: Move) -> str | None:
+
+    legal = [to_move(raw) for raw in board.raw_moves()]
+    if not legal:
+        return None
+    me = board.side
+    side = "White" if me > 0 else "Black"
+    played = move.actions
+    first = played[0]
+    if not first.victims and any(m.is_capture() for m in legal):
+        firsts = " ".join(sorted({str(m.actions[0]) for m in legal}))
+        return f"capturing is compulsory; {side} must begin with one of: {firsts}"
+    n = len(played)
+    longer = sorted({str(m.actions[n]) for m in legal if len(m.actions) > n and m.actions[:n] == played})
+    if longer:
+        where = square_name(played[-1].to_square)
+        return f"the chain must go on: the piece on {where} can still capture ({' '.join(longer)})"
+    for m in legal:
+        k = len(m.actions)
+        if k < n and played[:k] == m.actions:
+            return f"the turn ends after {m}: the capturing piece has no further capture or a King fell"
+    if board.squares[first.from_square] * me == PAWN:
+        last = _SIZE - 1 if me > 0 else 0
+        seventh = _SIZE - 2 if me > 0 else 1
+        rank = first.to_square >> 4
+        letter = first.promotion
+        counts = reserve_counts(board.extra[1])  # type: ignore[index]
+        mine = counts[:3] if me > 0 else counts[3:]
+        if letter is None and rank == last:
+            if not any(mine):
+                return f"a pawn reaching the last rank must promote, and {side} has nothing in reserve"
+            return "a pawn reaching the last rank must promote, to a piece from its side's reserve"
+        if letter is not None:
+            if letter not in RESERVE_TYPES:
+                return f"a pawn promotes only to a Smasher (R), Leaper (N) or Remover (B), not {letter}"
+            if rank not in (seventh, last):
+                return "a pawn promotes only on arriving on the last two ranks"
+            if not mine[RESERVE_TYPES.index(letter)]:
+                return f"{side} has no {variant.piece_names[letter]} in reserve to promote to"
+    return None

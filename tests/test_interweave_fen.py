@@ -1,0 +1,100 @@
+"""Interweave FEN fields: en passant, reserves, vchess's form, and clear errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from exochess import Board, FenError
+
+START = "rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w - 000000"
+
+
+def fen_of(fen: str) -> str:
+    return Board("interweave", fen=fen).fen()
+
+
+def test_starting_position_is_the_default() -> None:
+    assert Board("interweave").fen() == START
+    assert Board("Interweave").fen() == START
+
+
+def test_placement_and_side_only_reads_empty_fields() -> None:
+    assert fen_of("rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w") == START
+    assert fen_of("8/8/4b3/3nK3/8/8/8/8 b") == "8/8/4b3/3nK3/8/8/8/8 b - 000000"
+
+
+def test_rules_form_round_trips() -> None:
+    for fen in (
+        START,
+        "3kk3/8/8/8/2pP4/8/8/3KK3 b c3,d4 000000",
+        "8/7R/3P3n/N1N5/7b/4b2P/4P3/kk3KK1 b - 000200",
+        "kk6/4pR2/8/3Pp3/8/8/8/6KK w d6,e5 010000",
+        "3kk3/2P5/4P3/8/8/8/8/3KK3 w - 123456",
+    ):
+        assert fen_of(fen) == fen
+
+
+def test_vchess_form() -> None:
+    # vchess writes '<moves> <ep> <captured>'; its ep field is the passed square and the arrival file.
+    assert fen_of("rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w 0 - 000000") == START
+    assert fen_of("3kk3/8/8/8/2pP4/8/8/3KK3 b 7 c3,d 000000") == "3kk3/8/8/8/2pP4/8/8/3KK3 b c3,d4 000000"
+    assert fen_of("kk6/4pR2/8/3Pp3/8/8/8/6KK w 12 d6,e 010000") == "kk6/4pR2/8/3Pp3/8/8/8/6KK w d6,e5 010000"
+    # The arrival file may sit on either side of the passed square.
+    assert fen_of("3kk3/8/8/8/P7/8/8/3KK3 b 1 b3,a 000000") == "3kk3/8/8/8/P7/8/8/3KK3 b b3,a4 000000"
+
+
+def test_vchess_ep_is_understood_by_the_generator() -> None:
+    board = Board("interweave", fen="3kk3/8/8/8/2pP4/8/8/3KK3 b 7 c3,d 000000")
+    assert [str(m) for m in board.legal_moves] == ["c4xc2(d4)"]
+
+
+def test_ep_field_changes_the_hash() -> None:
+    with_ep = Board("interweave", fen="3kk3/8/8/8/2pP4/8/8/3KK3 b c3,d4 000000")
+    without = Board("interweave", fen="3kk3/8/8/8/2pP4/8/8/3KK3 b - 000000")
+    assert with_ep.zobrist_hash() != without.zobrist_hash()
+    reserves = Board("interweave", fen="3kk3/8/8/8/2pP4/8/8/3KK3 b - 000001")
+    assert reserves.zobrist_hash() != without.zobrist_hash()
+
+
+@pytest.mark.parametrize(
+    ("fen", "message"),
+    [
+        (START.replace("000000", "00000"), "six digits"),
+        (START.replace("000000", "0000000"), "six digits"),
+        (START.replace("000000", "00a000"), "six digits"),
+        (START.replace(" - ", " x "), "en-passant"),
+        (START + " extra", "move counter"),
+        (START + " 0 1", "two fields"),
+        ("rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w -", "two fields"),
+        ("rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w x - 000000", "move counter"),
+        # ep square that no double step can have produced
+        ("3kk3/8/8/8/2pP4/8/8/3KK3 b c4,d4 000000", "rank 3"),
+        ("3kk3/8/8/8/2pP4/8/8/3KK3 w c3,d4 000000", "rank 6"),
+        ("3kk3/8/8/8/2pP4/8/8/3KK3 b c3,e4 000000", "no double step"),
+        ("3kk3/8/8/8/2pP4/8/8/3KK3 b c3,c4 000000", "no double step"),
+        ("3kk3/8/8/8/2p5/8/8/3KK3 b c3,d4 000000", "no White pawn on d4"),
+        ("3kk3/8/8/8/2pN4/8/8/3KK3 b c3,d4 000000", "no White pawn on d4"),
+        ("3kk3/8/8/8/2pP4/2p5/8/3KK3 b c3,d4 000000", "c3 must be empty"),
+        ("3kk3/8/8/8/2pP4/8/1K6/3KK3 b c3,d4 000000", "b2 must be empty"),
+        ("3kk3/8/8/8/P7/8/8/3KK3 b a3,b4 000000", "no double step"),
+        ("3kk3/8/8/8/2pP4/8/8/3KK3 b c3 000000", "mid,dest"),
+        ("3kk3/8/8/8/2pP4/8/8/3KK3 b c3,z9 000000", "not a square"),
+        ("3kk3/8/8/8/2pP4/8/8/3KK3 b c3,d4,e5 000000", "mid,dest"),
+        ("3kk3/8/8/8/2pP4/8/8/3KK3 b 3 c3,i 000000", "not a square"),
+        ("3kkk2/8/8/8/8/8/8/3KK3 w - 000000", "3 Kings"),
+        ("8/8/8/8/8/8/8/8 w - 000000 0", "move counter"),
+    ],
+)
+def test_malformed_fields_are_rejected(fen: str, message: str) -> None:
+    with pytest.raises(FenError, match=message):
+        Board("interweave", fen=fen)
+
+
+def test_double_step_sets_and_the_next_action_clears_ep() -> None:
+    board = Board("interweave")
+    board.push_text("b2-d4")
+    assert board.fen() == "rbnkknbr/pppppppp/8/8/3P4/8/P1PPPPPP/RBNKKNBR b c3,d4 000000"
+    board.push_text("g7-f6")
+    assert board.fen().split()[2] == "-"
+    board.pop()
+    assert board.fen().split()[2] == "c3,d4"

@@ -48,9 +48,14 @@ def error(status: int, message: str) -> JSONResponse:
 
 
 async def read_json(request: Request) -> dict[str, Any]:
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        raise ApiError(413, f"request body too large (over {MAX_BODY} bytes)")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():  # bounded even without a Content-Length header
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise ApiError(413, f"request body too large (over {MAX_BODY} bytes)")
+        chunks.append(chunk)
+    body = b"".join(chunks)
     if not body.strip():
         raise ApiError(400, "a JSON object body is required")
     try:

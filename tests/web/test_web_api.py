@@ -195,3 +195,28 @@ def test_rules_pages(client: httpx.Client) -> None:
         assert page.status_code == 200 and v["title"] in page.text
         if v["starting_position_note"]:
             assert v["starting_position_note"] in html.unescape(page.text)
+
+
+def test_takeback_and_rematch_against_the_computer(client: httpx.Client) -> None:
+    data = create(client, variant="fugue", opponent="computer", level=0, color="white")
+    gid, secret = data["id"], data["seats"]["white"]["secret"]
+    assert move(client, gid, secret, "d2-d3", 0).status_code == 200
+    for _ in range(200):
+        if client.get(f"/api/games/{gid}").json()["ply"] == 2:
+            break
+        time.sleep(0.05)
+    res = client.post(f"/api/games/{gid}/takeback", json={"secret": secret, "action": "offer"})
+    assert res.status_code == 200, res.text
+    state = res.json()
+    assert state["ply"] == 0 and state["turn"] == "white" and state["moves"] == []
+    time.sleep(0.3)
+    assert client.get(f"/api/games/{gid}").json()["ply"] == 0  # the computer waits for White
+    assert client.post(f"/api/games/{gid}/resign", json={"secret": secret}).json()["result"] == "0-1"
+    again = client.post(f"/api/games/{gid}/rematch", json={"secret": secret}).json()
+    assert again["color"] == "black"
+    for _ in range(200):  # the computer has White now and moves first
+        st = client.get(f"/api/games/{again['id']}").json()
+        if st["ply"] == 1:
+            break
+        time.sleep(0.05)
+    assert st["ply"] == 1 and st["players"]["white"]["kind"] == "engine"

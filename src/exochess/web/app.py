@@ -274,6 +274,8 @@ def create_app(
     async def api_evaluate(game_id: str, request: Request) -> dict[str, Any]:
         live = await svc().get(game_id)
         row = live.row
+        if live.board.is_game_over():
+            raise ApiError(409, "the game is over: there is nothing to evaluate")
         return await svc().evaluate(row.variant, row.start_fen, list(row.moves), 1000)
 
     def analysis_board(data: dict[str, Any]) -> Board:

@@ -8,6 +8,7 @@ import json
 import logging
 import secrets
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ log = logging.getLogger("exochess.web")
 T = TypeVar("T")
 
 MAX_LEVEL = 8
+CACHE_GAMES = 5000
+"""Live games kept in memory; older idle ones are reloaded from the database on demand."""
 
 
 class ApiError(Exception):
@@ -77,7 +80,7 @@ class GameService:
         self.pool = pool
         self.hub = hub
         self._db = ThreadPoolExecutor(max_workers=1 if storage.is_sqlite else 8, thread_name_prefix="db")
-        self._games: dict[str, LiveGame] = {}
+        self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
         self._engine_tasks: dict[str, asyncio.Task[None]] = {}
         self.closed = False
@@ -97,6 +100,7 @@ class GameService:
     async def get(self, game_id: str) -> LiveGame:
         live = self._games.get(game_id)
         if live is not None:
+            self._games.move_to_end(game_id)
             return live
         if not isinstance(game_id, str) or not game_id.isascii() or len(game_id) > 32:
             raise ApiError(404, f"unknown game id {game_id!r}")
@@ -110,7 +114,25 @@ class GameService:
                 raise ApiError(404, f"unknown game id {game_id!r}")
             live = self._build(row)
             self._games[game_id] = live
+            self._evict()
             return live
+
+    def _evict(self) -> None:
+        """Forget the least recently used games beyond :data:`CACHE_GAMES` that nobody is using
+        (they are reloaded from the database when needed again)."""
+        excess = len(self._games) - CACHE_GAMES
+        if excess <= 0:
+            return
+        for game_id in list(self._games)[: excess * 2]:
+            if excess <= 0:
+                break
+            live = self._games[game_id]
+            task = self._engine_tasks.get(game_id)
+            if live.lock.locked() or self.hub.watchers(game_id) or (task is not None and not task.done()):
+                continue
+            del self._games[game_id]
+            self._loading.pop(game_id, None)
+            excess -= 1
 
     def _build(self, row: GameRow) -> LiveGame:
         board = Board(row.variant, fen=row.start_fen)

@@ -15,6 +15,14 @@ FENS = {
         "kK5p/1I6/8/3p4/3W4/8/8/8 w",
         "7k/8/8/4i3/3Q4/8/8/K3A3 w",
     ],
+    "interweave": [
+        None,
+        "1Nk5/4k3/1p2K3/p3P3/N7/8/8/6K1 w - 000000",  # capture chains
+    ],
+    "rebelfury": [
+        None,
+        "f11/2a9/12/3J8/12/12/12/12/11A/12/12/G1G8X w",  # Ximaera swaps, petrified Fury
+    ],
 }
 
 

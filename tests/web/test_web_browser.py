@@ -211,8 +211,12 @@ def test_friend_game_in_two_browsers(browser: Any, server: Server) -> None:
         black.click("#rematch")
         black.wait_for_url(lambda url: gid not in url)
         black.wait_for_selector("#game[data-connected='1']")
-        click(black, "d2")
-        click(black, "d3")  # Black of the first game now has White
+        # Black of the first game now has White, and types its moves
+        black.fill("#typed-move", "d2-d5")
+        black.press("#typed-move", "Enter")
+        black.wait_for_selector("#error:has-text('illegal')")
+        black.fill("#typed-move", "d2-d3")
+        black.press("#typed-move", "Enter")
         wait_ply(white, 1)
     finally:
         for ctx in (ctx_w, ctx_b, ctx_s):
@@ -263,6 +267,10 @@ def test_analysis_board_and_pages(page: Any) -> None:
     click(page, "e6")
     page.wait_for_selector('#analysis[data-ply="2"]')
     assert "White to move" in page.locator("#status").inner_text()
+    if page.locator("#engine:enabled").count():  # with the engine installed: its evaluation
+        page.click("#engine")
+        page.wait_for_selector("#eval:has-text('Best line')", timeout=20000)
+        shot(page, "analysis-engine")
     page.fill("#fen", "kK5p/1I6/8/8/8/8/8/8 w")
     page.click("#load")
     page.wait_for_selector('#analysis[data-fen="kK5p/1I6/8/8/8/8/8/8 w"]')

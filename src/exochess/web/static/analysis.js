@@ -1,5 +1,5 @@
 // The analysis board: any FEN, free moves for both sides, engine evaluation and best line.
-import { BoardView, glyphsFor, sideToMove } from "/static/board.js";
+import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
 
 async function post(url, body) {
   const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -81,9 +81,7 @@ export class AnalysisPage {
     out.textContent = "Thinking…";
     try {
       const a = await post("/api/analyse", { variant: this.variantName, fen: this.fen, moves: this.moves, movetime_ms: 1500 });
-      const score = a.mate !== null && a.mate !== undefined ? `mate in ${Math.ceil(Math.abs(a.mate) / 2)} (${a.mate > 0 ? "winning" : "losing"} for ${a.side_to_move})`
-        : `${a.score_cp >= 0 ? "+" : ""}${(a.score_cp / 100).toFixed(2)} for ${a.side_to_move}`;
-      out.textContent = `Evaluation: ${score}\nDepth ${a.depth}, ${a.nodes} nodes\nBest line: ${a.pv.join(" ")}`;
+      out.textContent = describeAnalysis(a);
     } catch (e) { out.textContent = e.message; }
   }
 }

@@ -390,6 +390,21 @@ export class BoardView {
   }
 }
 
+// Engine analysis in words, from White's point of view (the engine scores for the side to move).
+export function describeAnalysis(a) {
+  const stm = a.side_to_move === "black" ? "Black" : "White";
+  const other = stm === "White" ? "Black" : "White";
+  let score;
+  if (a.mate !== null && a.mate !== undefined) {
+    const moves = Math.max(1, Math.ceil(Math.abs(a.mate) / 2));
+    score = `${a.mate > 0 ? stm : other} wins by force in ${moves} move${moves === 1 ? "" : "s"}`;
+  } else {
+    const white = a.side_to_move === "black" ? -a.score_cp : a.score_cp;
+    score = `${white >= 0 ? "+" : ""}${(white / 100).toFixed(2)} (plus favours White)`;
+  }
+  return `Evaluation: ${score}\nDepth ${a.depth}, ${a.nodes} nodes\nBest line: ${a.pv.join(" ")}`;
+}
+
 // A small static board for lists and the home page.
 export function staticBoard(container, variant, fen) {
   const view = new BoardView(container, { width: variant.width, height: variant.height,

@@ -1,5 +1,5 @@
 // The game page: live board over a websocket, move list with replay, game actions.
-import { BoardView, glyphsFor, sideToMove } from "/static/board.js";
+import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
 
 const SEAT_KEY = (id) => `exochess:seat:${id}`;
 const INVITE_KEY = (id) => `exochess:invite:${id}`;
@@ -40,12 +40,6 @@ export async function createGame(body) {
     localStorage.setItem(INVITE_KEY(data.id), location.origin + data.seats[other].url);
   }
   return `/game/${data.id}`;
-}
-
-function fmtScore(a) {
-  if (a.mate !== null && a.mate !== undefined) return `mate in ${Math.ceil(Math.abs(a.mate) / 2)} ${a.mate > 0 ? "for" : "against"} the side to move`;
-  const s = (a.score_cp / 100).toFixed(2);
-  return `${a.score_cp >= 0 ? "+" : ""}${s} for the side to move (${a.side_to_move})`;
 }
 
 export class GamePage {
@@ -117,6 +111,12 @@ export class GamePage {
     this.$("#decline-takeback").addEventListener("click", () => this.action("takeback", { action: "decline" }));
     this.$("#rematch").addEventListener("click", () => this.rematch());
     this.$("#evaluate").addEventListener("click", () => this.evaluate());
+    this.$("#typed").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const input = this.$("#typed-move");
+      const text = input.value.trim();
+      if (text) { input.value = ""; this.sendMove(text); }
+    });
     this.$("#analyse").addEventListener("click", (e) => {
       e.preventDefault();
       const fen = this.state.fens[this.shownPly()];
@@ -196,7 +196,7 @@ export class GamePage {
     out.textContent = "Thinking…";
     try {
       const a = await api("POST", `/api/games/${this.id}/evaluate`, {});
-      out.textContent = `Evaluation: ${fmtScore(a)}\nDepth ${a.depth}. Best line: ${a.pv.join(" ")}`;
+      out.textContent = describeAnalysis(a);
     } catch (err) { out.textContent = err.message; }
   }
 
@@ -307,6 +307,7 @@ export class GamePage {
     this.$("#decline-takeback").hidden = !offered;
     if (active && me && s.takeback_offer === me) this.$("#status").textContent += " · takeback offered";
     if (offered) this.$("#status").textContent += " · your opponent asks to take back a move";
+    this.$("#typed").hidden = !myTurn;
     const rematch = this.$("#rematch");
     rematch.hidden = !me || active;
     rematch.textContent = s.rematch_id ? "Join the rematch" : "Rematch";

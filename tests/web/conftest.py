@@ -18,7 +18,9 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("web") / "site.sqlite").start()
+    # EXOCHESS_TEST_DATABASE_URL=postgresql+psycopg://... runs the shared server on another database
+    url = os.environ.get("EXOCHESS_TEST_DATABASE_URL") or None
+    srv = Server(tmp_path_factory.mktemp("web") / "site.sqlite", database_url=url).start()
     yield srv
     srv.stop()
 

@@ -21,8 +21,11 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, db_path: Path, port: int | None = None, engine_workers: int = 1) -> None:
+    def __init__(
+        self, db_path: Path, port: int | None = None, engine_workers: int = 1, database_url: str | None = None
+    ) -> None:
         self.db_path = db_path
+        self._database_url = database_url
         self.port = port or free_port()
         self.engine_workers = engine_workers
         self.proc: subprocess.Popen[bytes] | None = None
@@ -34,7 +37,7 @@ class Server:
 
     @property
     def database_url(self) -> str:
-        return f"sqlite:///{self.db_path}"
+        return self._database_url or f"sqlite:///{self.db_path}"
 
     def start(self, timeout: float = 30.0) -> Server:
         env = dict(os.environ)

@@ -283,3 +283,31 @@ def test_analysis_board_and_pages(page: Any) -> None:
         page.wait_for_load_state("networkidle")
         shot(page, name)
     assert page.locator("svg.board").count() >= 0
+
+
+def test_page_reconnects_after_a_server_restart(browser: Any, tmp_path: Path) -> None:
+    srv = Server(tmp_path / "reconnect.sqlite").start()
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, base_url=srv.url)
+    try:
+        with httpx.Client(base_url=srv.url) as c:
+            data = create(c, variant="fugue", opponent="friend", color="white")
+        gid = data["id"]
+        page = context.new_page()
+        page.goto(data["seats"]["white"]["url"])
+        page.wait_for_selector("#game[data-connected='1']")
+        click(page, "d2")
+        click(page, "d3")
+        wait_ply(page, 1)
+        srv.kill()
+        page.wait_for_selector("#game[data-connected='0']")
+        srv.start()
+        with httpx.Client(base_url=srv.url) as c:
+            res = c.post(f"/api/games/{gid}/moves", json={"move": "e7-e6", "secret": data["seats"]["black"]["secret"]})
+            assert res.status_code == 200, res.text
+        wait_ply(page, 2)  # the page reconnected by itself and got Black's reply
+        click(page, "a2")
+        click(page, "a3")
+        wait_ply(page, 3)
+    finally:
+        context.close()
+        srv.stop()

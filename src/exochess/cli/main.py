@@ -11,11 +11,11 @@ import sys
 from collections.abc import Sequence
 
 from exochess import __version__
-from exochess.cli import diagram, play, rules_commands
+from exochess.cli import diagram, play, rules_commands, serve
 from exochess.errors import ExochessError
 
 # Each module adds its subcommands through register(subparsers).
-COMMAND_MODULES = [rules_commands, play, diagram]
+COMMAND_MODULES = [rules_commands, play, diagram, serve]
 
 
 def build_parser() -> argparse.ArgumentParser:

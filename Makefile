@@ -3,17 +3,24 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test lint typecheck unit bench chromium clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,web]'
 	touch $(STAMP)
 
+# Browser tests drive Debian's Chromium (no browser download is possible).
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	fi
+
 run: $(STAMP)
-	$(BIN)/exochess play fugue
+	$(BIN)/exochess serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
@@ -21,13 +28,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src/exochess
 
-unit: $(STAMP)
+unit: $(STAMP) chromium
 	$(BIN)/pytest
 
 test: lint typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python bench/perft.py
+	$(BIN)/python bench/web.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

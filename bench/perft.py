@@ -35,6 +35,14 @@ POSITIONS: dict[str, list[tuple[str, str | None, int]]] = {
         ("chains", "1b1kk1br/p1pp1p1p/p2n3p/2P1NR2/8/4P1PP/P1P1P3/RB1KKNB1 w - 000110", 4),
         ("promotions", "1b1kkn2/p1p4p/p1r4p/2PN1b1p/2P1P1P1/P4p2/B5PP/R2KK1BR w - 010110", 3),
     ],
+    "rebelfury": [
+        ("start", None, 3),
+        ("middle 1", "f1c3x1g1df/a1a3a1a2a/1a2a1m2a2/3gda1a4/7c4/1h7j2/12/2D3JH4/3AAC6/1A1F1M1A2A1/"
+                     "A1A3A1A2A/2CG2X1G1DF w", 2),
+        ("middle 2", "12/10f1/2f6x1a/1a2ma6/4a2g2a1/3h6C1/5Jd5/4G7/6AM4/A1FA4A3/1X7F2/12 b", 3),
+        ("middle 3", "11f/1a1d2c5/a1f1x2ac1ha/1j1a1ga3a1/4a4g2/7m4/3M4J3/1H3G6/2G3D3A1/A2AXA1F1C2/"
+                     "1A2C1A1A2A/F11 w", 3),
+    ],
 }
 
 

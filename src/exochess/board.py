@@ -235,7 +235,9 @@ class Board:
         else:
             moves = self.variant.generate(self)
             if self.variant.repetition == FORBIDDEN:
-                moves = [m for m in moves if self.hash_after(m) not in self._rep]
+                # A capture can never recreate an earlier position (fewer pieces): skip its hash.
+                rep = self._rep
+                moves = [m for m in moves if m[3] or m[6] or self.hash_after(m) not in rep]
         self._cache = moves
         return moves
 

@@ -11,11 +11,11 @@ import sys
 from collections.abc import Sequence
 
 from exochess import __version__
-from exochess.cli import engine_commands, play, rules_commands
+from exochess.cli import diagram, engine_commands, play, rules_commands, serve
 from exochess.errors import ExochessError
 
 # Each module adds its subcommands through register(subparsers).
-COMMAND_MODULES = [rules_commands, play, engine_commands]
+COMMAND_MODULES = [rules_commands, play, diagram, serve, engine_commands]
 
 
 def build_parser() -> argparse.ArgumentParser:

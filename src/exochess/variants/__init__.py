@@ -14,8 +14,9 @@ from exochess.errors import UnknownVariantError
 from exochess.variant import Variant
 from exochess.variants.fugue import Fugue
 from exochess.variants.interweave import Interweave
+from exochess.variants.rebelfury import RebelFury
 
-VARIANT_CLASSES: tuple[type[Variant], ...] = (Fugue, Interweave)
+VARIANT_CLASSES: tuple[type[Variant], ...] = (Fugue, Interweave, RebelFury)
 """Every game exochess knows, in menu order."""
 
 

@@ -1,0 +1,277 @@
+"""The rules of each game for the web site, as Markdown with embedded board diagrams.
+
+One file per game lives in this package (``fugue.md``, ``interweave.md``,
+``rebelfury.md``).  Diagrams are fenced blocks with the info string
+``diagram``; each line is ``key: value``:
+
+* ``fen``: the position (a bare placement means White to move);
+* ``squares``: squares the piece can move to (green dots/rings);
+* ``captures``: pieces that are (or would be) removed (red frames);
+* ``marks``: squares of interest (yellow);
+* ``arrows``: moves to draw, like ``e2e4``;
+* ``lastmove``: a move text whose squares are tinted;
+* ``flip``: ``yes`` to draw Black at the bottom;
+* ``caption``: the text under the diagram;
+* ``seed``: where the diagram comes from in the original rules text (metadata);
+* ``check``: ``SQ`` (metadata for tests): ``squares`` and ``captures`` together are exactly
+  the squares reached and emptied by the legal moves of the piece on ``SQ``.
+
+:func:`render_html` turns a page into an HTML fragment with the diagrams as inline
+SVG.  A game whose code is not registered yet still renders: its diagrams are
+drawn on a stand-in board of the right size.
+
+>>> page = render_html("fugue")
+>>> page.startswith('<article class="rules rules-fugue">') and page.count("<svg") >= 10
+True
+>>> sorted(available())
+['fugue', 'interweave', 'rebelfury']
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+
+from exochess import svg
+from exochess.board import Board
+from exochess.errors import ExochessError, UnknownVariantError
+from exochess.move import Move
+from exochess.rawmove import RawMove
+from exochess.rulesdoc.markdown import render
+from exochess.variant import Variant
+from exochess.variants import find_variant
+
+PAGES = {"fugue": "fugue.md", "interweave": "interweave.md", "rebelfury": "rebelfury.md"}
+"""Registry name of each game -> its Markdown file in this package."""
+
+_ALIASES = {"rebel-fury": "rebelfury", "rebel_fury": "rebelfury", "fugue-chess": "fugue"}
+
+# Board facts of games whose code may not be registered yet (used only to draw diagrams).
+_STAND_INS: dict[str, tuple[str, int, int, str, str]] = {
+    "fugue": ("Fugue", 8, 8, "KQIUASLWP", "K"),
+    "interweave": ("Interweave", 8, 8, "KRNBP", "K"),
+    "rebelfury": ("Rebel Fury", 12, 12, "ACDFGHJMX", "F"),
+}
+
+
+class RulesDocError(ExochessError):
+    """A rules page or one of its diagrams is malformed."""
+
+
+@dataclass(frozen=True)
+class Diagram:
+    """One ``diagram`` block of a rules page."""
+
+    variant: str
+    """Registry name of the game the page describes."""
+    fen: str
+    """Position, with the side to move (``w`` added when the block gives a bare placement)."""
+    squares: tuple[str, ...] = ()
+    """Destination squares (target style)."""
+    captures: tuple[str, ...] = ()
+    """Squares of removed pieces (capture style)."""
+    marks: tuple[str, ...] = ()
+    """Squares of interest (mark style)."""
+    arrows: tuple[str, ...] = ()
+    """Arrows such as ``e2e4``."""
+    caption: str = ""
+    """Text shown under the diagram (Markdown inline)."""
+    lastmove: str | None = None
+    """Move text whose squares are tinted."""
+    flip: bool = False
+    """Whether Black is drawn at the bottom."""
+    meta: dict[str, str] = field(default_factory=dict, compare=False)
+    """Other keys (``seed``, ``check`` ...)."""
+
+    def board(self) -> Board:
+        """The diagram's position on the game's board (a stand-in board if the game is not registered)."""
+        return Board(_variant_for(self.variant), fen=self.fen)
+
+    def styles(self) -> dict[str, str]:
+        """Square -> highlight styles (space separated) for :func:`exochess.svg.board`."""
+        styles: dict[str, list[str]] = {}
+        for style, names in (("mark", self.marks), ("target", self.squares), ("capture", self.captures)):
+            for name in names:
+                styles.setdefault(name, []).append(style)
+        return {name: " ".join(found) for name, found in styles.items()}
+
+    def svg(self, size: int | None = None) -> str:
+        """The diagram as an SVG document."""
+        return svg.board(
+            self.board(),
+            squares=self.styles(),
+            arrows=self.arrows,
+            lastmove=Move.from_text(self.lastmove) if self.lastmove else None,
+            orientation=not self.flip,
+            size=size,
+        )
+
+
+def _names(value: str) -> tuple[str, ...]:
+    return tuple(part.strip().lower() for part in value.replace(";", ",").replace(" ", ",").split(",")
+                 if part.strip())
+
+
+def parse_diagram(text: str, variant: str) -> Diagram:
+    """Parse the body of a ``diagram`` block.
+
+    >>> d = parse_diagram("fen: 8/8/8/8/8/8/8/K6k\\nsquares: a2, b1\\ncaption: Hi", "fugue")
+    >>> d.fen, d.squares, d.caption
+    ('8/8/8/8/8/8/8/K6k w', ('a2', 'b1'), 'Hi')
+    """
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        key, sep, value = line.partition(":")
+        if not sep:
+            raise RulesDocError(f"diagram line without 'key:': {line!r}")
+        key = key.strip().lower()
+        if key in values:
+            raise RulesDocError(f"diagram key {key!r} given twice")
+        values[key] = value.strip()
+    fen = values.pop("fen", "")
+    if not fen:
+        raise RulesDocError("a diagram needs a 'fen:' line")
+    if len(fen.split()) == 1:
+        fen += " w"
+    return Diagram(
+        variant=variant,
+        fen=fen,
+        squares=_names(values.pop("squares", "")),
+        captures=_names(values.pop("captures", "")),
+        marks=_names(values.pop("marks", "")),
+        arrows=_names(values.pop("arrows", "")),
+        caption=values.pop("caption", ""),
+        lastmove=values.pop("lastmove", None),
+        flip=values.pop("flip", "no").lower() in ("yes", "true", "1"),
+        meta=values,
+    )
+
+
+def canonical_name(variant_name: str | Variant) -> str:
+    """The registry name of a game given by name, title, alias or :class:`Variant` (registered or not).
+
+    >>> canonical_name("Rebel Fury")
+    'rebelfury'
+    """
+    if isinstance(variant_name, Variant):
+        variant_name = variant_name.name
+    key = variant_name.strip().lower().replace(" ", "")
+    key = _ALIASES.get(key, key)
+    if key in PAGES:
+        return key
+    try:
+        return find_variant(variant_name).name
+    except UnknownVariantError:
+        raise UnknownVariantError(
+            f"no rules page for {variant_name!r}; pages exist for: {', '.join(PAGES)}"
+        ) from None
+
+
+def available() -> list[str]:
+    """Registry names of the games that have a rules page."""
+    return list(PAGES)
+
+
+def source(variant_name: str | Variant) -> str:
+    """The Markdown text of a game's rules page."""
+    name = canonical_name(variant_name)
+    return resources.files(__package__).joinpath(PAGES[name]).read_text(encoding="utf-8")
+
+
+def diagrams(variant_name: str | Variant) -> list[Diagram]:
+    """Every diagram of a game's rules page, in page order."""
+    name = canonical_name(variant_name)
+    found: list[Diagram] = []
+    lines = source(name).splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() == "```diagram":
+            j = i + 1
+            while j < len(lines) and lines[j].strip() != "```":
+                j += 1
+            found.append(parse_diagram("\n".join(lines[i + 1:j]), name))
+            i = j
+        i += 1
+    return found
+
+
+class _StandIn(Variant):
+    """A rules-free variant used only to draw diagrams of games not registered yet."""
+
+    def parse_extra(self, fields: Sequence[str], squares: list[int], white_to_move: bool) -> Hashable:
+        return tuple(fields)
+
+    def format_extra(self, extra: Hashable) -> list[str]:
+        return list(extra) if isinstance(extra, tuple) else []
+
+    def generate(self, board: Board) -> list[RawMove]:
+        return []
+
+
+@cache
+def _stand_in(name: str) -> Variant:
+    title, width, height, letters, royal = _STAND_INS[name]
+    cls = type(
+        f"StandIn_{name}",
+        (_StandIn,),
+        {"name": name, "title": title, "width": width, "height": height, "piece_letters": letters,
+         "royal": royal, "starting_fen": ""},
+    )
+    instance: Variant = cls()
+    return instance
+
+
+def _variant_for(name: str) -> Variant:
+    try:
+        return find_variant(name)
+    except UnknownVariantError:
+        if name in _STAND_INS:
+            return _stand_in(name)
+        raise
+
+
+def _figure(diagram: Diagram) -> str:
+    picture = diagram.svg()
+    attrs = ' class="diagram"'
+    if "seed" in diagram.meta:
+        attrs += f' data-source="{html.escape(diagram.meta["seed"])}"'
+    caption = ""
+    if diagram.caption:
+        from exochess.rulesdoc.markdown import inline
+
+        caption = f"<figcaption>{inline(diagram.caption)}</figcaption>"
+    return f"<figure{attrs}>\n{picture}{caption}</figure>"
+
+
+def render_html(variant_name: str | Variant) -> str:
+    """A game's rules page as an HTML fragment (``<article>``) with inline SVG diagrams.
+
+    The game may be given by name, title, alias or :class:`~exochess.variant.Variant`.
+
+    Raises :class:`~exochess.errors.UnknownVariantError` for a game without a page and
+    :class:`RulesDocError` (naming the diagram) for a malformed diagram.
+    """
+    name = canonical_name(variant_name)
+    counter = [0]
+
+    def diagram_directive(body: str) -> str:
+        counter[0] += 1
+        try:
+            return _figure(parse_diagram(body, name))
+        except (ExochessError, ValueError) as exc:
+            raise RulesDocError(f"{name}.md, diagram {counter[0]}: {exc}") from exc
+
+    body = render(source(name), directives={"diagram": diagram_directive}, id_prefix=name)
+    return f'<article class="rules rules-{name}">\n{body}</article>\n'
+
+
+__all__ = [
+    "PAGES", "Diagram", "RulesDocError", "available", "canonical_name", "diagrams",
+    "parse_diagram", "render_html", "source",
+]

@@ -1,0 +1,435 @@
+"""Rebel Fury (Larry L. Smith, 2009): nine Ultima-family pieces on a 12x12 field.
+
+Rules as fixed by the project's rules of record (section 3); the points this
+module had to decide on its own are listed in ``docs/decisions/rebelfury.md``.
+
+**The starting position is a reconstruction.**  The source page describes the
+initial array with a picture that has not survived; the array used here
+(Furies in the corners, a full line of Advancers on the second rank, Black
+mirroring White file by file) is the project's proposal, and any position can
+be set up from a FEN instead.
+
+Piece codes (the position in :attr:`RebelFury.piece_letters` plus one):
+Advancer 1, Capricorn 2, Dragon 3, Fury 4, Gorgon 5, Harpy 6, Jumper 7,
+Mimotaur 8, Ximaera 9.
+
+How the generator works.  One scan of the board collects the pieces of the
+side to move and walks the eight rays of every enemy gazer (Gorgon, Fury,
+Mimotaur) once, filling a per-square bit table: bit 1 is the gaze of Gorgons
+and Furies (it affects every piece), bit 2 the gaze of Mimotaurs (it affects
+Gorgons and Furies only).  A moving piece tests ``gaze[square] & mask`` with
+its own mask (1, or 3 for a Gorgon or a Fury).  Each piece then walks its
+precomputed rays once per direction: the walk yields the plain slides, the
+square beyond the last slide (the Capricorn *front*) and, when the approach
+was not stopped by the gaze, the first piece on the ray, which the Dragon,
+Gorgon, Harpy and Ximaera powers (and the Fury and Mimotaur using them) act on.
+
+Every raw move carries in its ``tags`` field the letters of the powers that can
+produce it (``A C D G H J X``; a plain slide has none), which is what a power
+tag such as ``/C`` written after a move is checked against.
+
+>>> from exochess import Board
+>>> board = Board("rebelfury")
+>>> len(board.legal_moves)
+118
+>>> sorted(str(m) for m in board.moves_from("g1"))
+['g1~f1', 'g1~f2', 'g1~g2', 'g1~h1', 'g1~h2']
+>>> board.parse_move("e1xe11/H")
+Move.from_text('e1xe11')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from exochess.geometry import QUEEN, square_name, victim_order
+from exochess.rawmove import FROM, KIND, SINGLE_VICTIM, TAGS, TO, to_move
+from exochess.variant import FORBIDDEN, Variant
+
+if TYPE_CHECKING:
+    from exochess.board import Board
+    from exochess.move import Move
+    from exochess.rawmove import RawMove
+
+ADVANCER, CAPRICORN, DRAGON, FURY, GORGON, HARPY, JUMPER, MIMOTAUR, XIMAERA = range(1, 10)
+
+GAZE = 1
+"""Bit of the gaze table: in the gaze of an enemy Gorgon or Fury (affects every piece)."""
+MIMOTAUR_GAZE = 2
+"""Bit of the gaze table: in the gaze of an enemy Mimotaur (affects Gorgons and Furies only)."""
+
+START_FEN = "fdcghmxjgcdf/aaaaaaaaaaaa/12/12/12/12/12/12/12/12/AAAAAAAAAAAA/FDCGHMXJGCDF w"
+
+_NO_VICTIMS: tuple[int, ...] = ()
+
+# Which powers each type has, indexed by type code (index 0 unused).
+# Capricorn strike mode: 0 none, 1 automatic (Capricorn), 2 optional (Fury), 3 mimicry (Mimotaur).
+_CAP_MODE = (0, 0, 1, 0, 2, 0, 0, 0, 3, 0)
+_HAS_DRA = (False, False, False, True, True, False, False, False, True, False)
+_HAS_GOR = (False, False, False, False, True, True, False, False, True, False)
+_HAS_HAR = (False, False, False, False, True, False, True, False, True, False)
+_HAS_XIM = (False, False, False, False, True, False, False, False, False, True)
+_HAS_JUM = (False, False, False, False, True, False, False, True, True, False)
+_GAZE_MASK = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, GAZE, GAZE, GAZE, GAZE)
+"""Gaze bits that hold a piece of each type.  Gorgons and Furies also obey the Mimotaur's gaze
+(rules R-A5; for the reading "Gorgons only", give the Fury (index 4) the mask ``GAZE``)."""
+_GAZE_BIT = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
+"""Gaze bit that a piece of each type casts (0: the type does not gaze)."""
+
+
+class RebelFury(Variant):
+    """Rebel Fury on 12x12: capture both enemy Furies.  The starting array is a reconstruction."""
+
+    name = "rebelfury"
+    title = "Rebel Fury"
+    aliases = ("rebel-fury", "rebel_fury")
+    description = (
+        "Twelve by twelve: gorgons petrify, harpies fly, ximaeras swap; capture both enemy Furies."
+    )
+    width = 12
+    height = 12
+    piece_letters = "ACDFGHJMX"
+    piece_names = {  # noqa: RUF012 - class-level metadata, shared and never mutated
+        "A": "Advancer", "C": "Capricorn", "D": "Dragon", "F": "Fury", "G": "Gorgon",
+        "H": "Harpy", "J": "Jumper", "M": "Mimotaur", "X": "Ximaera",
+    }
+    royal = "F"
+    royal_minimum = 1
+    repetition = FORBIDDEN
+    starting_fen = START_FEN
+    starting_position_note = (
+        "The original starting diagram of Rebel Fury is lost; this array (Furies in the corners, "
+        "Advancers on the second rank, Black mirroring White) is exochess's reconstruction. "
+        "Any other array can be set up from a FEN."
+    )
+    royal_capture_text = "both Furies captured"
+
+    def __init__(self) -> None:
+        super().__init__()
+        geo = self.geometry
+        size = geo.size
+        # Capricorn fan: for a strike ending on e in direction d, the front and the side squares
+        # on the board, sorted in canonical victim order.  Empty when the front is off the board.
+        fans: list[tuple[int, ...]] = [()] * (size * 8)
+        for e in geo.squares:
+            ef, er = e & 15, e >> 4
+            for d, (dx, dy) in enumerate(QUEEN):
+                front = (ef + dx, er + dy)
+                if not (0 <= front[0] < self.width and 0 <= front[1] < self.height):
+                    continue
+                if dx == 0 or dy == 0:
+                    px, py = dy, dx
+                    cells = [front, (front[0] + px, front[1] + py), (front[0] - px, front[1] - py)]
+                else:
+                    cells = [front, (ef + dx, er), (ef, er + dy)]
+                on = [(f, r) for f, r in cells if 0 <= f < self.width and 0 <= r < self.height]
+                fans[e * 8 + d] = tuple(
+                    sorted((r * 16 + f for f, r in on), key=victim_order)
+                )
+        self._fans: tuple[tuple[int, ...], ...] = tuple(fans)
+        # Advancer steps per side (index 0 White, 1 Black): (target, left/right neighbours, zone).
+        steps: list[list[tuple[tuple[int, tuple[int, ...], bool], ...]]] = [[], []]
+        for index, forward in enumerate((1, -1)):
+            table: list[tuple[tuple[int, tuple[int, ...], bool], ...]] = [()] * size
+            for s in geo.squares:
+                sf, sr = s & 15, s >> 4
+                r = sr + forward
+                if not 0 <= r < self.height:
+                    continue
+                entries = []
+                for f in (sf - 1, sf, sf + 1):
+                    if not 0 <= f < self.width:
+                        continue
+                    sides = tuple(r * 16 + g for g in (f - 1, f + 1) if 0 <= g < self.width)
+                    zone = r >= self.height // 2 if forward > 0 else r < self.height // 2
+                    entries.append((r * 16 + f, sides, zone))
+                table[s] = tuple(entries)
+            steps[index] = table
+        self._steps: tuple[tuple[tuple[tuple[int, tuple[int, ...], bool], ...], ...], ...] = (
+            tuple(steps[0]), tuple(steps[1]),
+        )
+
+    # --- the gaze --------------------------------------------------------------
+
+    def gaze_table(self, squares: list[int], side: int) -> list[int]:
+        """Per-square gaze bits cast by the opponent of ``side`` (see :data:`GAZE`).
+
+        >>> from exochess import Board, parse_square
+        >>> b = Board("rebelfury", fen="12/12/12/12/12/12/12/6g5/12/12/12/6A5 w")
+        >>> gaze = RebelFury().gaze_table(b.squares, b.side)
+        >>> [gaze[parse_square(n)] for n in ("g1", "g2", "h1", "c1")]
+        [1, 1, 0, 1]
+        """
+        bits = _GAZE_BIT
+        gazers = [
+            (g, bits[-x * side]) for g, x in enumerate(squares) if x * side < 0 and bits[-x * side]
+        ]
+        return self._cast_gaze(squares, side, gazers)
+
+    def _cast_gaze(self, squares: list[int], side: int, gazers: list[tuple[int, int]]) -> list[int]:
+        """Walk the eight rays of each ``(square, bit)`` gazer and mark the gaze table."""
+        gaze = [0] * self.geometry.size
+        rays = self.geometry.rays
+        for g, bit in gazers:
+            for ray in rays[g]:
+                for t in ray:
+                    y = squares[t]
+                    if not y:
+                        gaze[t] |= bit
+                        continue
+                    if y * side > 0:
+                        gaze[t] |= bit
+                    break
+        return gaze
+
+    # --- move generation -------------------------------------------------------
+
+    def generate(self, board: Board) -> list[RawMove]:
+        b = board.squares
+        me = board.side
+        # One scan: the pieces of the side to move, and the enemy gazers with their gaze bit.
+        own: list[int] = []
+        gazers: list[tuple[int, int]] = []
+        bits = _GAZE_BIT
+        for s, v in enumerate(b):
+            if v:
+                if v * me > 0:
+                    own.append(s)
+                elif bits[-v * me]:
+                    gazers.append((s, bits[-v * me]))
+        gaze = self._cast_gaze(b, me, gazers)
+        moves: list[RawMove] = []
+        add = moves.append
+        knights = self.geometry.knight_targets
+        rays = self.geometry.rays
+        steps = self._steps[0 if me > 0 else 1]
+        for s in own:
+            v = b[s]
+            kind = v * me
+            mask = _GAZE_MASK[kind]
+            if kind == ADVANCER:
+                if not gaze[s] & mask:
+                    self._advancer(b, me, s, v, steps[s], add)
+                continue
+            if not gaze[s] & mask:
+                self._slider(b, me, s, v, kind, mask, gaze, rays[s], moves)
+            if _HAS_JUM[kind]:
+                self._leaps(b, me, s, v, kind, knights[s], add)
+        return moves
+
+    def _advancer(
+        self,
+        b: list[int],
+        me: int,
+        s: int,
+        v: int,
+        targets: tuple[tuple[int, tuple[int, ...], bool], ...],
+        add: Callable[[RawMove], None],
+    ) -> None:
+        """ADV: one step forward or diagonally forward to an empty square, then the side strike."""
+        jumper = me * JUMPER
+        for e, sides, zone in targets:
+            if b[e]:
+                continue
+            victims: tuple[int, ...] = _NO_VICTIMS
+            removed: tuple[int, ...] = _NO_VICTIMS
+            for q in sides:  # one or two squares, left before right (canonical order)
+                x = b[q]
+                if x * me < 0:
+                    victims += (q,)
+                    removed += (q, x, 0)
+            if victims:
+                add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
+                if zone:
+                    add((s, e, "x", victims, "J", None, None, "A", s, v, 0, e, 0, jumper, *removed))
+            else:
+                add((s, e, "-", _NO_VICTIMS, None, None, None, "A", s, v, 0, e, 0, v))
+                if zone:
+                    add((s, e, "-", _NO_VICTIMS, "J", None, None, "A", s, v, 0, e, 0, jumper))
+
+    def _leaps(
+        self, b: list[int], me: int, s: int, v: int, kind: int, targets: tuple[int, ...],
+        add: Callable[[RawMove], None],
+    ) -> None:
+        """JUM: knight leaps, allowed even when petrified (the Mimotaur only to capture)."""
+        if kind == MIMOTAUR:
+            prey_j = -me * JUMPER
+            prey_f = -me * FURY
+            for t in targets:
+                x = b[t]
+                if x in (prey_j, prey_f):
+                    add((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
+            return
+        for t in targets:
+            x = b[t]
+            if x == 0:
+                add((s, t, "-", _NO_VICTIMS, None, None, None, "J", s, v, 0, t, 0, v))
+            elif x * me < 0:
+                add((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
+
+    def _slider(
+        self, b: list[int], me: int, s: int, v: int, kind: int, mask: int, gaze: list[int],
+        rays: tuple[tuple[int, ...], ...], moves: list[RawMove],
+    ) -> None:
+        """Every move of a non-petrified piece that starts with a slide along one of its rays."""
+        add = moves.append
+        fans = self._fans
+        cap = _CAP_MODE[kind]
+        dra = _HAS_DRA[kind]
+        gor = _HAS_GOR[kind]
+        har = _HAS_HAR[kind]
+        xim = _HAS_XIM[kind]
+        mimic = kind == MIMOTAUR
+        # Victims the Mimotaur may take with each copied power (enemy codes).
+        prey_f = -me * FURY
+        prey_c, prey_d, prey_g, prey_h = -me * CAPRICORN, -me * DRAGON, -me * GORGON, -me * HARPY
+        prey_m = -me * MIMOTAUR
+        if mimic:
+            self._mimic_advance(b, me, s, v, add)
+        no_victims = _NO_VICTIMS
+        for d, ray in enumerate(rays):
+            n = len(ray)
+            i = 0
+            reach = False
+            for t in ray:
+                if b[t]:
+                    reach = True
+                    break
+                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                i += 1
+                if gaze[t] & mask:
+                    break
+            # i: number of slides made = index of the square beyond the last one (the front).
+            if cap and i and i < n:
+                front = ray[i]
+                if b[front]:
+                    e = ray[i - 1]
+                    if mimic:
+                        victims: tuple[int, ...] = tuple(
+                            q for q in fans[e * 8 + d] if b[q] == prey_c or b[q] == prey_f
+                        )
+                        if victims:
+                            victims = tuple(
+                                q for q in fans[e * 8 + d]
+                                if b[q] == prey_c or b[q] == prey_f or b[q] == prey_m
+                            )
+                    else:
+                        victims = tuple(q for q in fans[e * 8 + d] if b[q] * me < 0)
+                    if victims:
+                        removed: tuple[int, ...] = ()
+                        for q in victims:
+                            removed += (q, b[q], 0)
+                        strike = (s, e, "x", victims, None, None, None, "C", s, v, 0, e, 0, v, *removed)
+                        if cap == 1:
+                            moves[-1] = strike  # automatic for the Capricorn itself
+                        else:
+                            add(strike)  # the Fury and the Mimotaur may also just slide there
+                    elif cap != 3:
+                        # A strike that removes nothing is the same move as the plain slide
+                        # just generated (the last one); only its power tag is added.
+                        moves[-1] = (s, e, "-", no_victims, None, None, None, "C", s, v, 0, e, 0, v)
+            if not reach:
+                continue
+            xsq = ray[i]
+            x = b[xsq]
+            if dra and i + 1 < n and b[ray[i + 1]] == 0 and (
+                not mimic or x in (prey_d, prey_f)
+            ):
+                if x * me < 0:
+                    changes_head: tuple[int, ...] = (s, v, 0, xsq, x, 0)
+                    kind_text = "x"
+                    leapt: tuple[int, ...] = SINGLE_VICTIM[xsq]
+                else:
+                    changes_head = (s, v, 0)
+                    kind_text = "-"
+                    leapt = no_victims
+                for t in ray[i + 1:]:
+                    if b[t]:
+                        break
+                    add((s, t, kind_text, leapt, None, None, None, "D", *changes_head, t, 0, v))
+                    if gaze[t] & mask:
+                        break
+            if gor and x * me < 0 and (not mimic or x in (prey_g, prey_f)):
+                add((s, xsq, "x", SINGLE_VICTIM[xsq], None, None, None, "G", s, v, 0, xsq, x, v))
+            if har:
+                for ysq in ray[i + 1:]:
+                    y = b[ysq]
+                    if y:
+                        if y * me < 0 and (not mimic or y in (prey_h, prey_f)):
+                            add((s, ysq, "x", SINGLE_VICTIM[ysq], None, None, None, "H", s, v, 0, ysq, y, v))
+                        break
+            if xim and x != v:
+                add((s, xsq, "~", no_victims, None, None, None, "X", s, v, x, xsq, x, v))
+
+    def _mimic_advance(
+        self, b: list[int], me: int, s: int, v: int, add: Callable[[RawMove], None]
+    ) -> None:
+        """ADV mimicry: the Mimotaur steps like a friendly Advancer, taking enemy Advancers only."""
+        prey_a = -me * ADVANCER
+        prey_m = -me * MIMOTAUR
+        for e, sides, _zone in self._steps[0 if me > 0 else 1][s]:
+            if b[e]:
+                continue
+            if not any(b[q] == prey_a for q in sides):
+                continue
+            victims = tuple(q for q in sides if b[q] == prey_a or b[q] == prey_m)
+            removed: tuple[int, ...] = ()
+            for q in victims:
+                removed += (q, b[q], 0)
+            add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
+
+    # --- tags and explanations ------------------------------------------------
+
+    def tag_allowed(self, raw: RawMove, tag: str) -> bool:
+        """Whether the power named by ``tag`` (``A C D G H J X``) can produce the move.
+
+        A plain slide is made with no named power, so it accepts no tag.
+        """
+        tags: Any = raw[TAGS]
+        return bool(tags) and len(tag) == 1 and tag.upper() in tags
+
+    def explain_illegal(self, board: Board, move: Move) -> str | None:
+        """Why ``move`` is illegal when the reason is specific to Rebel Fury.
+
+        Covers a move that would repeat an earlier position, a petrified piece
+        (naming the gazers) and a Capricorn stop that would have to strike.
+        """
+        b = board.squares
+        me = board.side
+        origin = move.from_square
+        code = b[origin]
+        if code * me <= 0:
+            return None
+        for raw in self.generate(board):
+            if to_move(raw) == move and board.has_occurred(board.hash_after(raw)):
+                return "it would repeat an earlier position, and repetition is not permitted"
+        kind = code * me
+        gaze = self.gaze_table(b, me)
+        if gaze[origin] & _GAZE_MASK[kind]:
+            name = self.piece_names[self.piece_letters[kind - 1]]
+            gazers = []
+            for ray in self.geometry.rays[origin]:
+                for t in ray:
+                    x = b[t]
+                    if not x:
+                        continue
+                    if x * me < 0 and _GAZE_BIT[-x * me] & _GAZE_MASK[kind]:
+                        gazer = self.piece_names[self.piece_letters[-x * me - 1]]
+                        gazers.append(f"the {gazer} on {square_name(t)}")
+                    break
+            if kind == MIMOTAUR:
+                leaps = " and can only capture with a Jumper leap"
+            elif _HAS_JUM[kind]:
+                leaps = " and can only make a Jumper leap"
+            else:
+                leaps = " and cannot move"
+            return f"the {name} on {square_name(origin)} is petrified by {' and '.join(gazers)}{leaps}"
+        if kind == CAPRICORN and move.actions[0].kind == "-":
+            for raw in self.generate(board):
+                if raw[FROM] == origin and raw[TO] == move.to_square and raw[KIND] == "x":
+                    return (
+                        f"a Capricorn stopping on {square_name(move.to_square)} strikes automatically: "
+                        f"play {to_move(raw)}"
+                    )
+        return None

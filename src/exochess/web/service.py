@@ -1,0 +1,489 @@
+"""The game service: live games in memory, every change stored first, then broadcast."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import secrets
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from exochess.board import Board
+from exochess.errors import ExochessError, FenError, IllegalMoveError, UnknownVariantError
+from exochess.outcome import Outcome, Termination
+from exochess.variants import find_variant
+from exochess.web import optional
+from exochess.web.enginepool import RANDOM_LEVEL, EnginePool
+from exochess.web.hub import Hub
+from exochess.web.positions import (
+    color_name,
+    legal_json,
+    move_json,
+    reason_text,
+    variant_json,
+)
+from exochess.web.storage import ConflictError, GameRow, Storage
+
+log = logging.getLogger("exochess.web")
+T = TypeVar("T")
+
+MAX_LEVEL = 8
+CACHE_GAMES = 5000
+"""Live games kept in memory; older idle ones are reloaded from the database on demand."""
+
+
+class ApiError(Exception):
+    """An error reported to the client as ``{"error": message}`` with an HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class LiveGame:
+    row: GameRow
+    board: Board
+    fens: list[str]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    state_cache: str | None = None
+
+    def seat_of(self, secret: str | None) -> str | None:
+        if not secret:
+            return None
+        for color, value in (("white", self.row.white_secret), ("black", self.row.black_secret)):
+            if hmac.compare_digest(secret.encode(), value.encode()):
+                return color
+        return None
+
+    def kind_of(self, color: str) -> str:
+        return self.row.white if color == "white" else self.row.black
+
+    def to_move(self) -> str:
+        return color_name(self.board.turn)
+
+
+def _new_id() -> str:
+    return secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
+
+
+class GameService:
+    def __init__(self, storage: Storage, pool: EnginePool | None, hub: Hub) -> None:
+        self.storage = storage
+        self.pool = pool
+        self.hub = hub
+        self._db = ThreadPoolExecutor(max_workers=1 if storage.is_sqlite else 8, thread_name_prefix="db")
+        self._games: OrderedDict[str, LiveGame] = OrderedDict()
+        self._loading: dict[str, asyncio.Lock] = {}
+        self._engine_tasks: dict[str, asyncio.Task[None]] = {}
+        self.closed = False
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._db, lambda: fn(*args))
+
+    def close(self) -> None:
+        self.closed = True
+        for task in self._engine_tasks.values():
+            task.cancel()
+        self._db.shutdown(wait=True)
+
+    # --- loading -----------------------------------------------------------------------
+
+    async def get(self, game_id: str) -> LiveGame:
+        live = self._games.get(game_id)
+        if live is not None:
+            self._games.move_to_end(game_id)
+            return live
+        if not isinstance(game_id, str) or not game_id.isascii() or len(game_id) > 32:
+            raise ApiError(404, f"unknown game id {game_id!r}")
+        lock = self._loading.setdefault(game_id, asyncio.Lock())
+        async with lock:
+            live = self._games.get(game_id)
+            if live is not None:
+                return live
+            row = await self.db(self.storage.load_game, game_id)
+            if row is None:
+                raise ApiError(404, f"unknown game id {game_id!r}")
+            live = self._build(row)
+            self._games[game_id] = live
+            self._evict()
+            return live
+
+    def _evict(self) -> None:
+        """Forget the least recently used games beyond :data:`CACHE_GAMES` that nobody is using
+        (they are reloaded from the database when needed again)."""
+        excess = len(self._games) - CACHE_GAMES
+        if excess <= 0:
+            return
+        for game_id in list(self._games)[: excess * 2]:
+            if excess <= 0:
+                break
+            live = self._games[game_id]
+            task = self._engine_tasks.get(game_id)
+            if live.lock.locked() or self.hub.watchers(game_id) or (task is not None and not task.done()):
+                continue
+            del self._games[game_id]
+            self._loading.pop(game_id, None)
+            excess -= 1
+
+    def _build(self, row: GameRow) -> LiveGame:
+        board = Board(row.variant, fen=row.start_fen)
+        fens = [board.fen()]
+        for text in row.moves:
+            board.push_text(text)
+            fens.append(board.fen())
+        return LiveGame(row=row, board=board, fens=fens)
+
+    async def _reload(self, live: LiveGame) -> None:
+        row = await self.db(self.storage.load_game, live.row.id)
+        if row is not None:
+            fresh = self._build(row)
+            live.row, live.board, live.fens = fresh.row, fresh.board, fresh.fens
+            live.state_cache = None
+
+    # --- state -------------------------------------------------------------------------
+
+    def state(self, live: LiveGame) -> dict[str, Any]:
+        row, board = live.row, live.board
+        history = board.move_stack
+        moves = [move_json(board.variant, m) for m in history]
+        active = row.status == "active"
+        players = {}
+        for color in ("white", "black"):
+            kind = live.kind_of(color)
+            players[color] = {"kind": kind, "level": row.level if kind == "engine" else None}
+        return {
+            "type": "state",
+            "id": row.id,
+            "variant": variant_json(board.variant),
+            "start_fen": row.start_fen,
+            "fen": board.fen(),
+            "fens": live.fens,
+            "moves": moves,
+            "ply": board.ply(),
+            "turn": live.to_move(),
+            "status": row.status,
+            "result": row.result,
+            "termination": row.termination,
+            "reason": row.reason,
+            "players": players,
+            "takeback_offer": row.takeback_offer,
+            "rematch_id": row.rematch_id,
+            "online": self.hub.online(row.id),
+            "legal": legal_json(board) if active else [],
+        }
+
+    def state_text(self, live: LiveGame) -> str:
+        if live.state_cache is None:
+            live.state_cache = json.dumps(self.state(live))
+        return live.state_cache
+
+    async def publish(self, live: LiveGame) -> None:
+        live.state_cache = None
+        await self.hub.broadcast(live.row.id, self.state_text(live))
+
+    # --- creating ---------------------------------------------------------------------
+
+    async def create(
+        self, variant_name: str, opponent: str, level: int | None, color: str, fen: str | None
+    ) -> tuple[LiveGame, dict[str, str], str]:
+        try:
+            variant = find_variant(variant_name)
+        except UnknownVariantError as exc:
+            raise ApiError(400, str(exc)) from exc
+        try:
+            board = Board(variant, fen=fen.strip() if fen and fen.strip() else None)
+        except FenError as exc:
+            raise ApiError(400, f"bad FEN: {exc}") from exc
+        if board.is_game_over():
+            raise ApiError(400, "the game is already over in that position")
+        if opponent not in ("computer", "friend"):
+            raise ApiError(400, "opponent must be 'computer' or 'friend'")
+        if color == "random":
+            color = secrets.choice(["white", "black"])
+        if color not in ("white", "black"):
+            raise ApiError(400, "color must be 'white', 'black' or 'random'")
+        if opponent == "computer":
+            if (
+                not isinstance(level, int)
+                or isinstance(level, bool)
+                or not RANDOM_LEVEL <= level <= MAX_LEVEL
+            ):
+                raise ApiError(400, f"level must be an integer from {RANDOM_LEVEL} to {MAX_LEVEL}")
+            if level > RANDOM_LEVEL and not optional.has_engine():
+                raise ApiError(
+                    503, "the engine is not available yet; only level 0 (random moves) can be played"
+                )
+            if self.pool is None:
+                raise ApiError(503, "computer games are disabled on this server")
+        else:
+            level = None
+        game_id = _new_id()
+        white = "engine" if opponent == "computer" and color == "black" else "human"
+        black = "engine" if opponent == "computer" and color == "white" else "human"
+        secrets_ = {"white": secrets.token_urlsafe(16), "black": secrets.token_urlsafe(16)}
+        await self.db(
+            lambda: self.storage.create_game(
+                id=game_id, variant=variant.name, start_fen=board.starting_fen, white=white,
+                black=black, level=level, white_secret=secrets_["white"],
+                black_secret=secrets_["black"],
+            )
+        )
+        live = await self.get(game_id)
+        self.schedule_engine(live)
+        if opponent == "computer":
+            return live, {color: secrets_[color]}, color
+        return live, secrets_, color
+
+    # --- playing -----------------------------------------------------------------------
+
+    def _seat(self, live: LiveGame, secret: Any) -> str:
+        if secret is None or secret == "":
+            raise ApiError(401, "a seat secret is required to act in this game")
+        if not isinstance(secret, str):
+            raise ApiError(400, "the seat secret must be a string")
+        seat = live.seat_of(secret)
+        if seat is None:
+            raise ApiError(403, "wrong seat secret for this game")
+        return seat
+
+    async def play(self, game_id: str, secret: Any, text: Any, ply: Any) -> LiveGame:
+        live = await self.get(game_id)
+        if not isinstance(text, str) or not text.strip():
+            raise ApiError(400, "a move is required (field 'move', canonical move text)")
+        if ply is not None and (not isinstance(ply, int) or isinstance(ply, bool)):
+            raise ApiError(400, "'ply' must be an integer")
+        async with live.lock:
+            seat = self._seat(live, secret)
+            if live.kind_of(seat) != "human":
+                raise ApiError(403, "that seat is played by the computer")
+            await self._play_locked(live, seat, text, ply)
+        await self.publish(live)
+        self.schedule_engine(live)
+        return live
+
+    async def _play_locked(self, live: LiveGame, seat: str, text: str, ply: int | None) -> None:
+        board = live.board
+        if live.row.status != "active":
+            raise ApiError(409, f"the game is over ({live.row.reason})")
+        if seat != live.to_move():
+            raise ApiError(409, f"it is not your turn: {live.to_move().capitalize()} is to move")
+        if ply is not None and ply != board.ply():
+            raise ApiError(409, f"stale position: the game is at ply {board.ply()}, not {ply}")
+        try:
+            move = board.parse_move(text)
+        except IllegalMoveError as exc:
+            raise ApiError(422, str(exc)) from exc
+        except ExochessError as exc:
+            raise ApiError(400, str(exc)) from exc
+        current = board.ply()
+        board.push(move)
+        outcome = board.outcome()
+        finish = self._finish_values(board, outcome) if outcome else None
+        try:
+            await self.db(self.storage.add_move, live.row.id, current, str(move), finish)
+        except ConflictError as exc:
+            await self._reload(live)
+            raise ApiError(409, f"move not stored: {exc}") from exc
+        except BaseException:
+            board.pop()
+            raise
+        live.fens.append(board.fen())
+        live.row.moves.append(str(move))
+        live.row.ply = current + 1
+        live.row.takeback_offer = None
+        if finish:
+            live.row.status = "finished"
+            live.row.result = finish["result"]
+            live.row.termination = finish["termination"]
+            live.row.reason = finish["reason"]
+
+    @staticmethod
+    def _finish_values(board: Board, outcome: Outcome) -> dict[str, Any]:
+        return {
+            "result": outcome.result(),
+            "termination": outcome.termination.value,
+            "reason": reason_text(board.variant, outcome),
+        }
+
+    async def resign(self, game_id: str, secret: Any) -> LiveGame:
+        live = await self.get(game_id)
+        async with live.lock:
+            seat = self._seat(live, secret)
+            if live.row.status != "active":
+                raise ApiError(409, f"the game is over ({live.row.reason})")
+            outcome = Outcome(Termination.RESIGNATION, seat != "white")
+            values = self._finish_values(live.board, outcome)
+            try:
+                await self.db(self.storage.finish, game_id, live.board.ply(), values)
+            except ConflictError as exc:
+                await self._reload(live)
+                raise ApiError(409, str(exc)) from exc
+            live.row.status = "finished"
+            live.row.result = values["result"]
+            live.row.termination = values["termination"]
+            live.row.reason = values["reason"]
+            live.row.takeback_offer = None
+        await self.publish(live)
+        return live
+
+    async def takeback(self, game_id: str, secret: Any, action: Any) -> LiveGame:
+        """Offer, accept or decline taking back the offerer's last move.
+
+        Against the computer an offer is granted at once.
+        """
+        live = await self.get(game_id)
+        if action not in ("offer", "accept", "decline"):
+            raise ApiError(400, "action must be 'offer', 'accept' or 'decline'")
+        async with live.lock:
+            seat = self._seat(live, secret)
+            row = live.row
+            if row.status != "active":
+                raise ApiError(409, "the game is over")
+            other = "black" if seat == "white" else "white"
+            ply = live.board.ply()
+            if action == "offer":
+                if self._takeback_target(live, seat) is None:
+                    raise ApiError(409, "you have no move to take back")
+                if live.kind_of(other) == "engine":
+                    await self._take_back_locked(live, seat)
+                else:
+                    await self._db_conflict(self.storage.set_takeback_offer, game_id, ply, seat)
+                    row.takeback_offer = seat
+            elif action == "accept":
+                if row.takeback_offer != other:
+                    raise ApiError(409, "there is no takeback offer to accept")
+                await self._take_back_locked(live, other)
+            else:
+                if row.takeback_offer != other:
+                    raise ApiError(409, "there is no takeback offer to decline")
+                await self._db_conflict(self.storage.set_takeback_offer, game_id, ply, None)
+                row.takeback_offer = None
+        await self.publish(live)
+        self.schedule_engine(live)
+        return live
+
+    async def _db_conflict(self, fn: Callable[..., None], *args: Any) -> None:
+        try:
+            await self.db(fn, *args)
+        except ConflictError as exc:
+            raise ApiError(409, str(exc)) from exc
+
+    def _takeback_target(self, live: LiveGame, seat: str) -> int | None:
+        """The ply to go back to so that ``seat``'s last move is undone (None if there is none)."""
+        board = live.board
+        ply = board.ply()
+        start_white = live.fens[0].split()[1] == "w"
+        for p in range(ply - 1, -1, -1):
+            mover_white = (p % 2 == 0) == start_white
+            if color_name(mover_white) == seat:
+                return p
+        return None
+
+    async def _take_back_locked(self, live: LiveGame, seat: str) -> None:
+        target = self._takeback_target(live, seat)
+        if target is None:
+            raise ApiError(409, "there is no move to take back")
+        task = self._engine_tasks.pop(live.row.id, None)
+        if task is not None:
+            task.cancel()
+        await self._db_conflict(self.storage.take_back, live.row.id, live.board.ply(), target)
+        while live.board.ply() > target:
+            live.board.pop()
+            live.fens.pop()
+            live.row.moves.pop()
+        live.row.ply = target
+        live.row.takeback_offer = None
+
+    async def rematch(self, game_id: str, secret: Any) -> tuple[LiveGame, str, str]:
+        """The rematch of a finished game (created once): (game, your colour, your secret)."""
+        live = await self.get(game_id)
+        seat = self._seat(live, secret)
+        if live.row.status == "active":
+            raise ApiError(409, "the game is still being played")
+        async with live.lock:
+            if live.row.rematch_id is None:
+                row = live.row
+                new_id = _new_id()
+                new_secrets = {"white": secrets.token_urlsafe(16), "black": secrets.token_urlsafe(16)}
+                await self.db(
+                    lambda: self.storage.create_game(
+                        id=new_id, variant=row.variant, start_fen=row.start_fen, white=row.black,
+                        black=row.white, level=row.level,
+                        # the player who had White now has Black: their secret moves with them
+                        white_secret=new_secrets["white"], black_secret=new_secrets["black"],
+                    )
+                )
+                if not await self.db(self.storage.set_rematch, game_id, new_id):
+                    await self._reload(live)
+                else:
+                    live.row.rematch_id = new_id
+                    live.state_cache = None
+        rematch_id = live.row.rematch_id
+        assert rematch_id is not None
+        new = await self.get(rematch_id)
+        new_color = "black" if seat == "white" else "white"
+        self.schedule_engine(new)
+        await self.publish(live)
+        your_secret = new.row.white_secret if new_color == "white" else new.row.black_secret
+        return new, new_color, your_secret
+
+    # --- the computer ---------------------------------------------------------------------
+
+    def schedule_engine(self, live: LiveGame) -> None:
+        if self.closed or self.pool is None:
+            return
+        if live.row.status != "active" or live.kind_of(live.to_move()) != "engine":
+            return
+        existing = self._engine_tasks.get(live.row.id)
+        if existing is not None and not existing.done():
+            return
+        self._engine_tasks[live.row.id] = asyncio.create_task(self._engine_turn(live))
+
+    async def _engine_turn(self, live: LiveGame) -> None:
+        assert self.pool is not None
+        try:
+            row = live.row
+            ply = live.board.ply()
+            seed = zlib.crc32(f"{row.id}:{ply}".encode())
+            text = await self.pool.move(row.variant, row.start_fen, list(row.moves), row.level or 0, seed)
+            async with live.lock:
+                if live.board.ply() != ply or live.row.status != "active":
+                    return
+                await self._play_locked(live, live.to_move(), text, ply)
+        except asyncio.CancelledError:
+            raise
+        except ApiError as exc:
+            log.warning("engine move rejected in game %s: %s", live.row.id, exc.message)
+            return
+        except Exception:
+            log.exception("engine failed in game %s", live.row.id)
+            return
+        finally:
+            if self._engine_tasks.get(live.row.id) is asyncio.current_task():
+                del self._engine_tasks[live.row.id]
+        await self.publish(live)
+        self.schedule_engine(live)
+
+    async def resume_engine_games(self) -> None:
+        """After a restart: let the computer move in every game waiting for it."""
+        for game_id in await self.db(self.storage.active_engine_games):
+            try:
+                self.schedule_engine(await self.get(game_id))
+            except Exception:
+                log.exception("cannot resume game %s", game_id)
+
+    async def evaluate(
+        self, variant: str, start_fen: str, texts: list[str], movetime_ms: int
+    ) -> dict[str, Any]:
+        if not optional.has_engine() or self.pool is None:
+            raise ApiError(503, "the engine is not available yet on this server")
+        return await self.pool.analyse(variant, start_fen, texts, movetime_ms)

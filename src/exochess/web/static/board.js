@@ -1,0 +1,415 @@
+// exochess board: an SVG board for any size (8x8, 12x12...), with click-click and drag input,
+// legal destinations, highlights, and step-by-step input of special moves and chains.
+// Squares are named like "e4"; pieces are FEN letters (upper case White, lower case Black).
+
+const SVGNS = "http://www.w3.org/2000/svg";
+
+export function squareName(file, rank) {
+  return String.fromCharCode(97 + file) + String(rank + 1);
+}
+
+export function parseSquare(name) {
+  return [name.charCodeAt(0) - 97, parseInt(name.slice(1), 10) - 1];
+}
+
+// FEN placement -> Map(square -> letter). Multi-digit empty runs are read ("12").
+export function parsePlacement(fen, width, height) {
+  const pieces = new Map();
+  const ranks = fen.split(" ")[0].split("/");
+  ranks.forEach((row, i) => {
+    const rank = height - 1 - i;
+    let file = 0;
+    const re = /(\d+)|([A-Za-z])/g;
+    let m;
+    while ((m = re.exec(row)) !== null) {
+      if (m[1]) file += parseInt(m[1], 10);
+      else { pieces.set(squareName(file, rank), m[2]); file += 1; }
+    }
+  });
+  return pieces;
+}
+
+export function sideToMove(fen) {
+  return fen.split(" ")[1] === "b" ? "black" : "white";
+}
+
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVGNS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+// Words for one action, used when the player must choose between moves with the same squares.
+export function describeAction(action, pieceNames) {
+  const parts = [];
+  const list = (squares) => squares.join(", ");
+  switch (action.kind) {
+    case "~": parts.push(`Swap with the piece on ${action.to}`); break;
+    case "*": parts.push(`Mutual destruction with ${action.to} (both removed)`); break;
+    case "@": parts.push(`Shoot ${list(action.victims)}`); break;
+    case "x": parts.push(action.victims.length === 1 && action.victims[0] === action.to
+      ? `Capture on ${action.to}` : `Move to ${action.to}, capturing ${list(action.victims)}`); break;
+    default: parts.push(`Move to ${action.to}`);
+  }
+  if (action.promotion) {
+    const name = (pieceNames && pieceNames[action.promotion]) || action.promotion;
+    parts.push(`promote to ${name}`);
+  }
+  return parts.join(", ");
+}
+
+// A modal chooser: resolves to the chosen option's value, or null when cancelled.
+export function choose(title, options) {
+  return new Promise((resolve) => {
+    const back = document.createElement("div");
+    back.className = "chooser-back";
+    const box = document.createElement("div");
+    box.className = "chooser";
+    box.setAttribute("role", "dialog");
+    const h = document.createElement("h3");
+    h.textContent = title;
+    box.appendChild(h);
+    const finish = (value) => { back.remove(); document.removeEventListener("keydown", onKey, true); resolve(value); };
+    const onKey = (e) => { if (e.key === "Escape") { e.stopPropagation(); finish(null); } };
+    for (const opt of options) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "choice";
+      b.dataset.move = opt.value;
+      b.innerHTML = `<span class="choice-label"></span> <code></code>`;
+      b.querySelector(".choice-label").textContent = opt.label;
+      b.querySelector("code").textContent = opt.value;
+      b.addEventListener("click", () => finish(opt.value));
+      box.appendChild(b);
+    }
+    const cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.className = "choice cancel";
+    cancel.textContent = "Cancel";
+    cancel.addEventListener("click", () => finish(null));
+    box.appendChild(cancel);
+    back.appendChild(box);
+    back.addEventListener("click", (e) => { if (e.target === back) finish(null); });
+    document.addEventListener("keydown", onKey, true);
+    document.body.appendChild(back);
+    box.querySelector("button").focus();
+  });
+}
+
+// Piece drawings of a game (the rules diagrams' glyphs), when the server has them.
+export function glyphsFor(variantName) {
+  return (window.EXOCHESS_GLYPHS || {})[variantName] || null;
+}
+
+export class BoardView {
+  // options: {width, height, pieceNames, royal, onMove(text), coordinates}
+  constructor(container, options) {
+    this.container = container;
+    this.width = options.width;
+    this.height = options.height;
+    this.pieceNames = options.pieceNames || {};
+    this.royal = options.royal || "K";
+    this.onMove = options.onMove || null;
+    this.coordinates = options.coordinates !== false;
+    this.glyphs = options.glyphs || null;
+    this.flipped = false;
+    this.pieces = new Map();
+    this.legal = [];
+    this.highlight = { from: null, to: null, victims: [] };
+    this.sel = null;          // selected square
+    this.chain = null;        // {candidates, k, overlay}
+    this.drag = null;
+    this.svg = el("svg", {
+      viewBox: `0 0 ${this.width * 100} ${this.height * 100}`,
+      class: "board",
+      role: "img",
+      "aria-label": `${this.width}x${this.height} board`,
+    });
+    container.appendChild(this.svg);
+    this.layers = {
+      squares: el("g", {}, this.svg), marks: el("g", {}, this.svg),
+      pieces: el("g", {}, this.svg), coords: el("g", {}, this.svg), dots: el("g", {}, this.svg),
+      drag: el("g", {}, this.svg),
+    };
+    this.svg.addEventListener("pointerdown", (e) => this._down(e));
+    this.svg.addEventListener("pointermove", (e) => this._moveDrag(e));
+    this.svg.addEventListener("pointerup", (e) => this._up(e));
+    this.svg.addEventListener("pointercancel", () => this._endDrag());
+    this.render();
+  }
+
+  setPosition(pieces) { this.pieces = pieces; this.chain = null; this.sel = null; this.render(); }
+  setFen(fen) { this.setPosition(parsePlacement(fen, this.width, this.height)); }
+  setLegal(moves) { this.legal = moves || []; this.chain = null; this.sel = null; this.render(); }
+  setHighlight(h) { this.highlight = h || { from: null, to: null, victims: [] }; this.render(); }
+  flip() { this.flipped = !this.flipped; this.render(); }
+  cancelInput() { this.chain = null; this.sel = null; this.render(); this._chainBar(); }
+
+  _xy(square) {
+    const [f, r] = parseSquare(square);
+    const x = this.flipped ? this.width - 1 - f : f;
+    const y = this.flipped ? r : this.height - 1 - r;
+    return [x * 100, y * 100];
+  }
+
+  _squareAt(evt) {
+    const pt = this.svg.createSVGPoint();
+    pt.x = evt.clientX; pt.y = evt.clientY;
+    const ctm = this.svg.getScreenCTM();
+    if (!ctm) return null;
+    const p = pt.matrixTransform(ctm.inverse());
+    let x = Math.floor(p.x / 100), y = Math.floor(p.y / 100);
+    if (x < 0 || y < 0 || x >= this.width || y >= this.height) return null;
+    const f = this.flipped ? this.width - 1 - x : x;
+    const r = this.flipped ? y : this.height - 1 - y;
+    return squareName(f, r);
+  }
+
+  _shownPieces() { return this.chain ? this.chain.overlay : this.pieces; }
+
+  // Moves still possible for the current input state.
+  _candidates() { return this.chain ? this.chain.candidates : this.legal; }
+  _k() { return this.chain ? this.chain.k : 0; }
+
+  _destinations() {
+    if (!this.sel) return new Map();
+    const k = this._k();
+    const out = new Map();
+    for (const m of this._candidates()) {
+      const a = m.actions[k];
+      if (!a || a.from !== this.sel) continue;
+      const capture = a.victims.length > 0 || a.kind === "~";
+      out.set(a.to, (out.get(a.to) || false) || capture);
+    }
+    return out;
+  }
+
+  _movable(square) {
+    const k = this._k();
+    if (this.chain) return this.chain.at === square;
+    return this._candidates().some((m) => m.actions[k] && m.actions[k].from === square);
+  }
+
+  render() {
+    const { squares, marks, pieces, dots, coords } = this.layers;
+    for (const g of [squares, marks, pieces, dots, coords]) g.replaceChildren();
+    for (let f = 0; f < this.width; f++) {
+      for (let r = 0; r < this.height; r++) {
+        const name = squareName(f, r);
+        const [x, y] = this._xy(name);
+        el("rect", { x, y, width: 100, height: 100, class: (f + r) % 2 === 0 ? "sq dark" : "sq light",
+          "data-square": name }, squares);
+      }
+    }
+    if (this.coordinates) {
+      for (let f = 0; f < this.width; f++) {
+        const [x, y] = this._xy(squareName(f, this.flipped ? this.height - 1 : 0));
+        const t = el("text", { x: x + 94, y: y + 94, class: "coord", "text-anchor": "end" }, coords);
+        t.textContent = String.fromCharCode(97 + f);
+      }
+      for (let r = 0; r < this.height; r++) {
+        const [x, y] = this._xy(squareName(this.flipped ? this.width - 1 : 0, r));
+        const t = el("text", { x: x + 5, y: y + 22, class: "coord" }, coords);
+        t.textContent = String(r + 1);
+      }
+    }
+    const h = this.highlight;
+    for (const sq of [h.from, h.to]) {
+      if (!sq) continue;
+      const [x, y] = this._xy(sq);
+      el("rect", { x, y, width: 100, height: 100, class: "last" }, marks);
+    }
+    for (const sq of h.victims || []) {
+      const [x, y] = this._xy(sq);
+      el("rect", { x, y, width: 100, height: 100, class: "victim", "data-victim": sq }, marks);
+    }
+    if (this.sel) {
+      const [x, y] = this._xy(this.sel);
+      el("rect", { x, y, width: 100, height: 100, class: "selected" }, marks);
+    }
+    for (const [sq, letter] of this._shownPieces()) {
+      if (this.drag && this.drag.from === sq && this.drag.moved) continue;
+      this._piece(pieces, sq, letter);
+    }
+    for (const [sq, capture] of this._destinations()) {
+      const [x, y] = this._xy(sq);
+      if (capture || this._shownPieces().has(sq)) {
+        el("circle", { cx: x + 50, cy: y + 50, r: 44, class: "dest capture", "data-dest": sq }, dots);
+      } else {
+        el("circle", { cx: x + 50, cy: y + 50, r: 15, class: "dest", "data-dest": sq }, dots);
+      }
+    }
+  }
+
+  _piece(parent, sq, letter, at = null) {
+    const [x, y] = at || this._xy(sq);
+    const white = letter === letter.toUpperCase();
+    const type = letter.toUpperCase();
+    const g = el("g", { class: `piece ${white ? "white" : "black"}`, "data-piece": letter,
+      "data-square": sq, transform: `translate(${x},${y})` }, parent);
+    const title = el("title", {}, g);
+    title.textContent = `${white ? "White" : "Black"} ${this.pieceNames[type] || type}`;
+    if (this.glyphs && this.glyphs[letter]) {
+      const inner = el("g", { class: "glyph-art" }, g);
+      inner.innerHTML = this.glyphs[letter];
+      return g;
+    }
+    el("circle", { cx: 50, cy: 50, r: 38, class: "disc" }, g);
+    if (type === this.royal) el("circle", { cx: 50, cy: 50, r: 31, class: "ring" }, g);
+    const t = el("text", { x: 50, y: 51, class: "glyph", "text-anchor": "middle",
+      "dominant-baseline": "central" }, g);
+    t.textContent = type;
+    return g;
+  }
+
+  // --- input --------------------------------------------------------------------------------
+
+  _down(e) {
+    if (e.button !== undefined && e.button !== 0) return;
+    const sq = this._squareAt(e);
+    if (!sq) return;
+    const dests = this._destinations();
+    if (this.sel && dests.has(sq) && sq !== this.sel) {
+      e.preventDefault();
+      this._choose(sq);
+      return;
+    }
+    if (this._movable(sq)) {
+      e.preventDefault();
+      const reselect = this.sel === sq;
+      if (!this.chain) this.sel = sq;
+      this.drag = { from: sq, startX: e.clientX, startY: e.clientY, moved: false, reselect, node: null };
+      this.svg.setPointerCapture && this.svg.setPointerCapture(e.pointerId);
+      this.render();
+      return;
+    }
+    if (!this.chain) { this.sel = null; this.render(); }
+  }
+
+  _moveDrag(e) {
+    const d = this.drag;
+    if (!d) return;
+    if (!d.moved && Math.hypot(e.clientX - d.startX, e.clientY - d.startY) < 6) return;
+    const pt = this.svg.createSVGPoint();
+    pt.x = e.clientX; pt.y = e.clientY;
+    const p = pt.matrixTransform(this.svg.getScreenCTM().inverse());
+    if (!d.moved) { d.moved = true; this.render(); }
+    this.layers.drag.replaceChildren();
+    const letter = this._shownPieces().get(d.from);
+    if (letter) this._piece(this.layers.drag, d.from, letter, [p.x - 50, p.y - 50]).classList.add("dragging");
+  }
+
+  _endDrag() {
+    this.drag = null;
+    this.layers.drag.replaceChildren();
+  }
+
+  _up(e) {
+    const d = this.drag;
+    if (!d) return;
+    this._endDrag();
+    const sq = this._squareAt(e);
+    if (d.moved) {
+      if (sq && sq !== d.from && this._destinations().has(sq)) { this._choose(sq); return; }
+      if (sq && sq === d.from && this._destinations().has(sq)) { this._choose(sq); return; }
+      this.render();
+      return;
+    }
+    // a plain click on the selected piece: a move to its own square (rifle), or deselect
+    if (d.reselect && sq === d.from) {
+      if (this._destinations().has(sq)) { this._choose(sq); return; }
+      if (!this.chain) this.sel = null;
+    }
+    this.render();
+  }
+
+  async _choose(dest) {
+    const k = this._k();
+    const from = this.sel;
+    let cands = this._candidates().filter((m) => m.actions[k] && m.actions[k].from === from && m.actions[k].to === dest);
+    if (!cands.length) return;
+    const texts = [...new Set(cands.map((m) => m.actions[k].text))];
+    let chosen = texts[0];
+    if (texts.length > 1) {
+      const options = texts.map((t) => ({
+        value: t, label: describeAction(cands.find((m) => m.actions[k].text === t).actions[k], this.pieceNames),
+      }));
+      chosen = await choose(`Which move from ${from} to ${dest}?`, options);
+      if (chosen === null) { this.render(); return; }
+    }
+    cands = cands.filter((m) => m.actions[k].text === chosen);
+    const action = cands[0].actions[k];
+    const overlay = new Map(this._shownPieces());
+    for (const [sq, letter] of action.changes || []) {
+      if (letter) overlay.set(sq, letter); else overlay.delete(sq);
+    }
+    const complete = cands.filter((m) => m.actions.length === k + 1);
+    const longer = cands.filter((m) => m.actions.length > k + 1);
+    if (!longer.length) { this._submit(complete[0].text); return; }
+    this.chain = { candidates: longer, k: k + 1, overlay, at: action.to, complete: complete[0] || null,
+      done: [...(this.chain ? this.chain.done : []), action.text] };
+    this.sel = action.to;
+    this.highlight = { from, to: action.to, victims: [...(this.highlight.victims || []), ...action.victims] };
+    this.render();
+    this._chainBar();
+  }
+
+  _submit(text) {
+    this.chain = null;
+    this.sel = null;
+    this._chainBar();
+    this.render();
+    if (this.onMove) this.onMove(text);
+  }
+
+  // The bar shown while a chain is being entered: what is done so far, end turn, cancel.
+  _chainBar() {
+    let bar = this.container.querySelector(".chain-bar");
+    if (!this.chain) { if (bar) bar.remove(); return; }
+    if (!bar) {
+      bar = document.createElement("div");
+      bar.className = "chain-bar";
+      this.container.appendChild(bar);
+    }
+    bar.replaceChildren();
+    const info = document.createElement("span");
+    info.textContent = `Chain so far: ${this.chain.done.join(", ")} — continue capturing from ${this.chain.at}`;
+    bar.appendChild(info);
+    if (this.chain.complete) {
+      const end = document.createElement("button");
+      end.type = "button"; end.textContent = "End turn here"; end.className = "end-turn";
+      const text = this.chain.complete.text;
+      end.addEventListener("click", () => this._submit(text));
+      bar.appendChild(end);
+    }
+    const cancel = document.createElement("button");
+    cancel.type = "button"; cancel.textContent = "Cancel"; cancel.className = "cancel-chain";
+    cancel.addEventListener("click", () => this.cancelInput());
+    bar.appendChild(cancel);
+  }
+}
+
+// Engine analysis in words, from White's point of view (the engine scores for the side to move).
+export function describeAnalysis(a) {
+  const stm = a.side_to_move === "black" ? "Black" : "White";
+  const other = stm === "White" ? "Black" : "White";
+  let score;
+  if (a.mate !== null && a.mate !== undefined) {
+    const moves = Math.max(1, Math.ceil(Math.abs(a.mate) / 2));
+    score = `${a.mate > 0 ? stm : other} wins by force in ${moves} move${moves === 1 ? "" : "s"}`;
+  } else {
+    const white = a.side_to_move === "black" ? -a.score_cp : a.score_cp;
+    score = `${white >= 0 ? "+" : ""}${(white / 100).toFixed(2)} (plus favours White)`;
+  }
+  return `Evaluation: ${score}\nDepth ${a.depth}, ${a.nodes} nodes\nBest line: ${a.pv.join(" ")}`;
+}
+
+// A small static board for lists and the home page.
+export function staticBoard(container, variant, fen) {
+  const view = new BoardView(container, { width: variant.width, height: variant.height,
+    pieceNames: variant.piece_names, royal: variant.royal, coordinates: false,
+    glyphs: glyphsFor(variant.name) });
+  view.setFen(fen);
+  return view;
+}

@@ -1,0 +1,315 @@
+// The game page: live board over a websocket, move list with replay, game actions.
+import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
+
+const SEAT_KEY = (id) => `exochess:seat:${id}`;
+const INVITE_KEY = (id) => `exochess:invite:${id}`;
+
+export function saveSeat(id, color, secret) {
+  localStorage.setItem(SEAT_KEY(id), JSON.stringify({ color, secret }));
+}
+
+export function loadSeat(id) {
+  try { return JSON.parse(localStorage.getItem(SEAT_KEY(id)) || "null"); } catch { return null; }
+}
+
+export function myGameIds() {
+  const ids = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const k = localStorage.key(i);
+    if (k && k.startsWith("exochess:seat:")) ids.push(k.slice("exochess:seat:".length));
+  }
+  return ids;
+}
+
+async function api(method, url, body) {
+  const res = await fetch(url, { method, headers: { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body) });
+  let data = null;
+  try { data = await res.json(); } catch { data = null; }
+  if (!res.ok) throw new Error((data && data.error) || `HTTP ${res.status}`);
+  return data;
+}
+
+// Create a game from the new-game form; returns the URL of the creator's game page.
+export async function createGame(body) {
+  const data = await api("POST", "/api/games", body);
+  const mine = data.seats[data.you];
+  saveSeat(data.id, data.you, mine.secret);
+  const other = data.you === "white" ? "black" : "white";
+  if (data.seats[other]) {
+    localStorage.setItem(INVITE_KEY(data.id), location.origin + data.seats[other].url);
+  }
+  return `/game/${data.id}`;
+}
+
+export class GamePage {
+  constructor(root, state) {
+    this.root = root;
+    this.id = root.dataset.game;
+    this.state = state;
+    this.viewPly = null;
+    this.ws = null;
+    this.retry = 500;
+    this.pendingRef = 0;
+    this.takeSeatFromHash();
+    this.seat = loadSeat(this.id);
+    const v = state.variant;
+    this.board = new BoardView(root.querySelector("#board"), {
+      width: v.width, height: v.height, pieceNames: v.piece_names, royal: v.royal,
+      glyphs: glyphsFor(v.name), onMove: (text) => this.sendMove(text),
+    });
+    if (this.seat && this.seat.color === "black") this.board.flip();
+    const note = this.$("#start-note");
+    if (v.starting_position_note && state.start_fen === v.starting_fen) {
+      note.textContent = v.starting_position_note;
+      note.hidden = false;
+    }
+    this.bind();
+    this.render();
+    this.connect();
+  }
+
+  takeSeatFromHash() {
+    const hash = new URLSearchParams(location.hash.slice(1));
+    const seat = hash.get("seat"), secret = hash.get("secret");
+    if (seat && secret) {
+      saveSeat(this.id, seat, secret);
+      history.replaceState(null, "", location.pathname + location.search);
+    }
+  }
+
+  $(sel) { return this.root.querySelector(sel); }
+
+  bind() {
+    this.$("#flip").addEventListener("click", () => this.board.flip());
+    this.$("#first").addEventListener("click", () => this.show(0));
+    this.$("#prev").addEventListener("click", () => this.show(this.shownPly() - 1));
+    this.$("#next").addEventListener("click", () => this.show(this.shownPly() + 1));
+    this.$("#last").addEventListener("click", () => this.show(null));
+    document.addEventListener("keydown", (e) => {
+      if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA")) return;
+      if (document.querySelector(".chooser-back")) return;
+      if (e.key === "ArrowLeft") { this.show(this.shownPly() - 1); e.preventDefault(); }
+      else if (e.key === "ArrowRight") { this.show(this.shownPly() + 1); e.preventDefault(); }
+      else if (e.key === "Home") { this.show(0); e.preventDefault(); }
+      else if (e.key === "End") { this.show(null); e.preventDefault(); }
+      else if (e.key === "Escape") this.board.cancelInput();
+    });
+    const resign = this.$("#resign");
+    resign.addEventListener("click", async () => {
+      if (resign.dataset.confirm !== "1") {
+        resign.dataset.confirm = "1";
+        resign.textContent = "Really resign?";
+        setTimeout(() => { resign.dataset.confirm = ""; resign.textContent = "Resign"; }, 4000);
+        return;
+      }
+      resign.dataset.confirm = ""; resign.textContent = "Resign";
+      await this.action("resign", {});
+    });
+    this.$("#takeback").addEventListener("click", () => this.action("takeback", { action: "offer" }));
+    this.$("#accept-takeback").addEventListener("click", () => this.action("takeback", { action: "accept" }));
+    this.$("#decline-takeback").addEventListener("click", () => this.action("takeback", { action: "decline" }));
+    this.$("#rematch").addEventListener("click", () => this.rematch());
+    this.$("#evaluate").addEventListener("click", () => this.evaluate());
+    this.$("#typed").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const input = this.$("#typed-move");
+      const text = input.value.trim();
+      if (text) { input.value = ""; this.sendMove(text); }
+    });
+    this.$("#analyse").addEventListener("click", (e) => {
+      e.preventDefault();
+      const fen = this.state.fens[this.shownPly()];
+      location.href = `/analysis?variant=${this.state.variant.name}&fen=${encodeURIComponent(fen)}`;
+    });
+  }
+
+  connect() {
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${proto}://${location.host}/ws/games/${this.id}`);
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      this.retry = 500;
+      // the seat secret goes in a message, never in a URL (kept out of access logs)
+      if (this.seat) ws.send(JSON.stringify({ type: "auth", secret: this.seat.secret }));
+      else this.root.dataset.connected = "1";
+    });
+    ws.addEventListener("message", (e) => this.onMessage(JSON.parse(e.data)));
+    ws.addEventListener("close", () => {
+      this.root.dataset.connected = "0";
+      if (this.ws === ws) setTimeout(() => this.connect(), this.retry);
+      this.retry = Math.min(this.retry * 2, 8000);
+    });
+  }
+
+  onMessage(msg) {
+    if (msg.type === "state") {
+      const wasLive = this.viewPly === null || this.viewPly >= this.state.ply;
+      this.state = msg;
+      if (wasLive) this.viewPly = null;
+      this.render();
+    } else if (msg.type === "hello") {
+      this.you = msg.you;
+      if (!this.seat || msg.you === this.seat.color) this.root.dataset.connected = "1";
+    } else if (msg.type === "error") {
+      this.error(msg.error);
+      this.root.dataset.connected = "1";
+      this.forceBoard = true;
+      this.render();
+    } else if (msg.type === "ack") {
+      this.error("");
+    }
+  }
+
+  error(text) { this.$("#error").textContent = text || ""; }
+
+  sendMove(text) {
+    this.error("");
+    const body = { type: "move", move: text, ply: this.state.ply, ref: ++this.pendingRef };
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(body));
+    } else {
+      api("POST", `/api/games/${this.id}/moves`, { move: text, ply: this.state.ply, secret: this.seat && this.seat.secret })
+        .then((state) => { this.state = state; this.viewPly = null; this.render(); })
+        .catch((err) => { this.error(err.message); this.forceBoard = true; this.render(); });
+    }
+  }
+
+  async action(name, body) {
+    this.error("");
+    try {
+      const state = await api("POST", `/api/games/${this.id}/${name}`, { ...body, secret: this.seat && this.seat.secret });
+      if (state.type === "state" && state.ply >= this.state.ply - 2) { this.state = state; this.viewPly = null; this.render(); }
+    } catch (err) { this.error(err.message); }
+  }
+
+  async rematch() {
+    try {
+      const data = await api("POST", `/api/games/${this.id}/rematch`, { secret: this.seat && this.seat.secret });
+      saveSeat(data.id, data.color, data.secret);
+      location.href = `/game/${data.id}`;
+    } catch (err) { this.error(err.message); }
+  }
+
+  async evaluate() {
+    const out = this.$("#eval");
+    out.textContent = "Thinking…";
+    try {
+      const a = await api("POST", `/api/games/${this.id}/evaluate`, {});
+      out.textContent = describeAnalysis(a);
+    } catch (err) { out.textContent = err.message; }
+  }
+
+  shownPly() { return this.viewPly === null ? this.state.ply : this.viewPly; }
+
+  show(ply) {
+    if (ply !== null) ply = Math.max(0, Math.min(ply, this.state.ply));
+    this.viewPly = ply === this.state.ply ? null : ply;
+    this.render();
+  }
+
+  myColor() { return this.seat ? this.seat.color : null; }
+
+  render() {
+    const s = this.state;
+    const ply = this.shownPly();
+    const live = this.viewPly === null;
+    this.root.dataset.ply = String(s.ply);
+    this.root.dataset.shownPly = String(ply);
+    this.root.dataset.status = s.status;
+    this.root.dataset.turn = s.turn;
+    const me = this.myColor();
+    const myTurn = live && s.status === "active" && me === s.turn && s.players[s.turn].kind === "human";
+    const key = `${s.id}:${ply}:${s.ply}:${s.status}:${myTurn}:${s.fens[ply]}`;
+    if (key !== this.boardKey || this.forceBoard) {
+      this.boardKey = key;
+      this.forceBoard = false;
+      this.board.setFen(s.fens[ply]);
+      const last = ply > 0 ? s.moves[ply - 1] : null;
+      this.board.setHighlight(last ? { from: last.from, to: last.to, victims: last.victims } : null);
+      this.board.setLegal(myTurn ? s.legal : []);
+    }
+    this.renderMoves(ply);
+    this.renderSide(me, myTurn, live);
+  }
+
+  renderMoves(ply) {
+    const list = this.$("#moves");
+    list.replaceChildren();
+    const blackFirst = sideToMove(this.state.start_fen) === "black";
+    let row = null;
+    this.state.moves.forEach((m, i) => {
+      const idx = i + (blackFirst ? 1 : 0);
+      if (idx % 2 === 0 || row === null) {
+        row = document.createElement("div");
+        row.className = "row";
+        const num = document.createElement("span");
+        num.className = "num";
+        num.textContent = `${Math.floor(idx / 2) + 1}.`;
+        row.appendChild(num);
+        if (idx % 2 === 1) row.appendChild(document.createElement("span"));
+        list.appendChild(row);
+      }
+      const span = document.createElement("span");
+      span.className = "mv" + (i + 1 === ply ? " current" : "");
+      span.dataset.ply = String(i + 1);
+      span.textContent = m.text;
+      span.addEventListener("click", () => this.show(i + 1));
+      row.appendChild(span);
+    });
+    if (!this.state.moves.length) {
+      const empty = document.createElement("div");
+      empty.className = "empty";
+      empty.textContent = "No moves yet.";
+      list.appendChild(empty);
+    }
+    const cur = list.querySelector(".current");
+    if (cur) cur.scrollIntoView({ block: "nearest" });
+  }
+
+  renderSide(me, myTurn, live) {
+    const s = this.state;
+    const players = this.$("#players");
+    players.replaceChildren();
+    for (const color of ["white", "black"]) {
+      const p = s.players[color];
+      const div = document.createElement("div");
+      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})` : (me === color ? "You" : (me ? "Your friend" : "Player"));
+      const on = p.kind === "engine" || s.online[color];
+      div.innerHTML = `<span><span class="dot ${on ? "on" : ""}"></span>${color === "white" ? "White" : "Black"}</span><span></span>`;
+      div.lastChild.textContent = who;
+      players.appendChild(div);
+    }
+    let status = "";
+    if (s.status === "active") {
+      const turn = s.turn === "white" ? "White" : "Black";
+      if (!me) status = `${turn} to move — you are watching`;
+      else if (myTurn) status = "Your move";
+      else if (s.players[s.turn].kind === "engine") status = "The computer is thinking…";
+      else if (!s.online[s.turn]) status = `${turn} to move — waiting for your friend to join`;
+      else status = `${turn} to move — waiting for your opponent`;
+      if (!live) status += ` (showing move ${this.shownPly()} of ${s.ply})`;
+    } else {
+      status = `Game over (${s.result})`;
+    }
+    this.$("#status").textContent = status;
+    this.$("#banner").textContent = s.status === "finished" ? `${s.result} · ${s.reason}` : "";
+    const invite = localStorage.getItem(INVITE_KEY(this.id));
+    const opponent = me === "white" ? "black" : "white";
+    const showInvite = Boolean(invite && me && s.status === "active" && !s.online[opponent]);
+    this.$("#invite").hidden = !showInvite;
+    if (invite) this.$("#invite-link").value = invite;
+    const active = s.status === "active";
+    this.$("#resign").hidden = !me || !active;
+    this.$("#takeback").hidden = !me || !active || s.takeback_offer === me;
+    const offered = active && me && s.takeback_offer && s.takeback_offer !== me;
+    this.$("#accept-takeback").hidden = !offered;
+    this.$("#decline-takeback").hidden = !offered;
+    if (active && me && s.takeback_offer === me) this.$("#status").textContent += " · takeback offered";
+    if (offered) this.$("#status").textContent += " · your opponent asks to take back a move";
+    this.$("#typed").hidden = !myTurn;
+    const rematch = this.$("#rematch");
+    rematch.hidden = !me || active;
+    rematch.textContent = s.rematch_id ? "Join the rematch" : "Rematch";
+  }
+}

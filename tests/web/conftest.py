@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from serverproc import Server
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    # EXOCHESS_TEST_DATABASE_URL=postgresql+psycopg://... runs the shared server on another database
+    url = os.environ.get("EXOCHESS_TEST_DATABASE_URL") or None
+    srv = Server(tmp_path_factory.mktemp("web") / "site.sqlite", database_url=url).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture()
+def client(server: Server) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.url, timeout=30.0) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is not installed (make test installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser: Any, server: Server) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, base_url=server.url)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    context.close()
+    assert not errors, errors
+
+
+def shots_dir() -> Path:
+    d = Path(os.environ.get("EXOCHESS_SHOTS", "")) if os.environ.get("EXOCHESS_SHOTS") else None
+    if d is not None:
+        d.mkdir(parents=True, exist_ok=True)
+    return d or Path()

@@ -1,0 +1,111 @@
+"""Start and stop a real exochess web server (uvicorn in a subprocess) for tests and benchmarks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(
+        self, db_path: Path, port: int | None = None, engine_workers: int = 1, database_url: str | None = None
+    ) -> None:
+        self.db_path = db_path
+        self._database_url = database_url
+        self.port = port or free_port()
+        self.engine_workers = engine_workers
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = db_path.with_suffix(f".{self.port}.log")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def database_url(self) -> str:
+        return self._database_url or f"sqlite:///{self.db_path}"
+
+    def start(self, timeout: float = 30.0) -> Server:
+        env = dict(os.environ)
+        env.pop("EXOCHESS_DATABASE_URL", None)
+        log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "exochess.cli.serve", "--port", str(self.port),
+             "--database-url", self.database_url, "--engine-workers", str(self.engine_workers),
+             "--log-level", "warning"],
+            stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log_path.read_text()}")
+            try:
+                if httpx.get(self.url + "/api/variants", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("server did not start in time")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs (what a crash looks like)."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+        self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+        self.proc = None
+
+
+def create(client: httpx.Client, **body: Any) -> dict[str, Any]:
+    res = client.post("/api/games", json=body)
+    assert res.status_code == 201, res.text
+    data: dict[str, Any] = res.json()
+    return data
+
+
+def run_async(factory: Any) -> Any:
+    """Run ``factory()`` (a coroutine function) to completion in a fresh thread and event loop.
+
+    Playwright's sync API keeps an event loop running in the test thread, so
+    asyncio.run() cannot be used there directly.
+    """
+    import asyncio
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(factory())
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")

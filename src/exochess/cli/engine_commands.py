@@ -109,7 +109,7 @@ def _progress(stream: TextIO, total: int) -> Callable[[MatchResult], None]:
 def format_elo(value: float) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
-    return f"{value:+.0f}"
+    return f"{round(value) + 0:+d}"
 
 
 def cmd_match(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -65,10 +66,8 @@ class Server:
         # The whole process group, even when the server itself has already exited:
         # its engine workers may still be alive and must not outlive the test.
         assert self.proc is not None
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, sig)
-        except ProcessLookupError:
-            pass
 
     def kill(self) -> None:
         """SIGKILL to the server and its workers: no shutdown code runs (what a crash looks like)."""

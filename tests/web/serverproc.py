@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -61,21 +62,29 @@ class Server:
             time.sleep(0.1)
         raise RuntimeError("server did not start in time")
 
+    def _signal_group(self, sig: int) -> None:
+        # The whole process group, even when the server itself has already exited:
+        # its engine workers may still be alive and must not outlive the test.
+        assert self.proc is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, sig)
+
     def kill(self) -> None:
-        """SIGKILL: no shutdown code runs (what a crash looks like)."""
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        """SIGKILL to the server and its workers: no shutdown code runs (what a crash looks like)."""
+        if self.proc is not None:
+            self._signal_group(signal.SIGKILL)
             self.proc.wait(10)
         self.proc = None
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
+        if self.proc is not None:
+            self._signal_group(signal.SIGTERM)
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
+                self._signal_group(signal.SIGKILL)
                 self.proc.wait(10)
+            self._signal_group(signal.SIGKILL)  # any worker left behind by the shutdown
         self.proc = None
 
 

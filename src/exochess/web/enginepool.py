@@ -108,4 +108,5 @@ class EnginePool:
         return await self._run(compute_analysis, variant, start_fen, list(texts), movetime_ms)
 
     def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Stop the workers and wait for them, so that none outlives the server."""
+        self._executor.shutdown(wait=True, cancel_futures=True)

@@ -21,8 +21,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from exochess.board import Board
 from exochess.errors import ExochessError, FenError, UnknownVariantError
+from exochess.rulesdoc import render_html
 from exochess.variants import all_variants, find_variant
-from exochess.web import optional
 from exochess.web.enginepool import EnginePool
 from exochess.web.hub import Connection, Hub
 from exochess.web.pgnexport import game_pgn
@@ -142,7 +142,7 @@ def create_app(
     def page(request: Request, name: str, **ctx: Any) -> HTMLResponse:
         ctx.setdefault("variants", variants_ctx())
         ctx.setdefault("glyphs", glyph_table)
-        ctx.setdefault("has_engine", optional.has_engine())
+        ctx.setdefault("has_engine", use_engine_pool)
         return templates.TemplateResponse(request, name, ctx)
 
     # --- pages ---------------------------------------------------------------------------
@@ -157,8 +157,7 @@ def create_app(
             v = find_variant(variant)
         except UnknownVariantError as exc:
             return templates.TemplateResponse(request, "error.html", {"message": str(exc)}, status_code=404)
-        doc = optional.rulesdoc()
-        body = doc.render_html(v) if doc is not None else None
+        body = render_html(v)
         return page(request, "rules.html", title=f"{v.title} rules", variant=variant_json(v), body=body)
 
     @app.get("/new", response_class=HTMLResponse)
@@ -192,7 +191,7 @@ def create_app(
 
     @app.get("/api/variants")
     async def api_variants() -> dict[str, Any]:
-        return {"variants": variants_ctx(), "engine": optional.has_engine(), "max_level": MAX_LEVEL}
+        return {"variants": variants_ctx(), "engine": use_engine_pool, "max_level": MAX_LEVEL}
 
     @app.post("/api/games", status_code=201)
     async def api_create(request: Request) -> JSONResponse:

@@ -15,7 +15,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from exochess.board import Board
-from exochess.web import optional
+from exochess.engine import analyse, best_move
 
 T = TypeVar("T")
 
@@ -36,19 +36,13 @@ def compute_move(variant: str, start_fen: str, texts: list[str], level: int, see
     if level <= RANDOM_LEVEL:
         choices = sorted(str(m) for m in board.legal_moves)
         return random.Random(seed).choice(choices)
-    eng = optional.engine()
-    if eng is None:
-        raise RuntimeError("the engine is not installed")
-    return str(eng.best_move(board, level, seed=seed))
+    return str(best_move(board, level, seed=seed))
 
 
 def compute_analysis(variant: str, start_fen: str, texts: list[str], movetime_ms: int) -> dict[str, Any]:
     """Engine evaluation of a position: score, mate, depth and principal variation (texts)."""
     board = _board(variant, start_fen, texts)
-    eng = optional.engine()
-    if eng is None:
-        raise RuntimeError("the engine is not installed")
-    analysis = eng.analyse(board, movetime_ms=movetime_ms)
+    analysis = analyse(board, movetime_ms=movetime_ms)
     white_to_move = board.turn
     score = analysis.score_cp
     mate = analysis.mate

@@ -9,6 +9,7 @@ from exochess.geometry import square_name
 from exochess.move import Move
 from exochess.outcome import Outcome, Termination
 from exochess.rawmove import MORE, RawMove, changes_of, to_move
+from exochess.svg import piece_svg
 from exochess.variant import Variant
 
 
@@ -82,22 +83,14 @@ def reason_text(variant: Variant, outcome: Outcome) -> str:
 
 def glyphs(variant: Variant) -> dict[str, str]:
     """SVG markup of every piece (FEN letter -> group in a 100x100 square), drawn by
-    :func:`exochess.svg.piece_svg` so that boards match the rules diagrams; empty without it."""
-    from exochess.web import optional
-
-    mod = optional.svg()
-    if mod is None:
-        return {}
+    :func:`exochess.svg.piece_svg` so that boards match the rules diagrams."""
     out: dict[str, str] = {}
     for letter in variant.piece_letters:
         for white in (True, False):
-            try:
-                markup = mod.piece_svg(
-                    letter, white, 50, 50, 100, variant_name=variant.name,
-                    piece_letters=variant.piece_letters, royal=variant.royal,
-                )
-            except Exception:
-                return {}
+            markup = piece_svg(
+                letter, white, 50, 50, 100, variant_name=variant.name,
+                piece_letters=variant.piece_letters, royal=variant.royal,
+            )
             out[letter if white else letter.lower()] = str(markup)
     return out
 

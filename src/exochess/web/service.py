@@ -18,7 +18,6 @@ from exochess.board import Board
 from exochess.errors import ExochessError, FenError, IllegalMoveError, UnknownVariantError
 from exochess.outcome import Outcome, Termination
 from exochess.variants import find_variant
-from exochess.web import optional
 from exochess.web.enginepool import RANDOM_LEVEL, EnginePool
 from exochess.web.hub import Hub
 from exochess.web.positions import (
@@ -218,10 +217,6 @@ class GameService:
                 or not RANDOM_LEVEL <= level <= MAX_LEVEL
             ):
                 raise ApiError(400, f"level must be an integer from {RANDOM_LEVEL} to {MAX_LEVEL}")
-            if level > RANDOM_LEVEL and not optional.has_engine():
-                raise ApiError(
-                    503, "the engine is not available yet; only level 0 (random moves) can be played"
-                )
             if self.pool is None:
                 raise ApiError(503, "computer games are disabled on this server")
         else:
@@ -484,6 +479,6 @@ class GameService:
     async def evaluate(
         self, variant: str, start_fen: str, texts: list[str], movetime_ms: int
     ) -> dict[str, Any]:
-        if not optional.has_engine() or self.pool is None:
-            raise ApiError(503, "the engine is not available yet on this server")
+        if self.pool is None:
+            raise ApiError(503, "the engine is disabled on this server")
         return await self.pool.analyse(variant, start_fen, texts, movetime_ms)

@@ -7,25 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exochess import Board, ExochessError, Move, all_variants
-from exochess.errors import UnknownVariantError
 from exochess.pgn import Game, PgnError, read_game, read_games, write_game
-from exochess.variants import find_variant
-
-
-def registered(name: str) -> bool:
-    """Whether the game ``name`` is in the registry (Interweave/Rebel Fury land later)."""
-    try:
-        find_variant(name)
-    except UnknownVariantError:
-        return False
-    return True
-
-
-def need(name: str) -> None:
-    """Skip the calling test when the game is not registered yet."""
-    if not registered(name):
-        pytest.skip(f"{name} is not registered yet")
-
 
 
 def play(variant: str, fen: str | None, moves: list[str]) -> Board:
@@ -150,7 +132,6 @@ def test_mutual_destruction_star_is_not_the_result() -> None:
 
 
 def test_chain_with_spaces_after_commas_and_line_break() -> None:
-    need("interweave")
     fen = "8/Nr5R/2rP3n/2N5/7b/4b2P/4P3/kk3KK1 w - 000000"
     text = f'[Variant "Interweave"]\n[FEN "{fen}"]\n\n1. a7xe7(b7),\ne7xa5(c6) *\n'
     game = read_game(text)
@@ -209,7 +190,6 @@ INTERWEAVE_KINDS = [
 
 @pytest.mark.parametrize(("fen", "moves"), INTERWEAVE_KINDS)
 def test_interweave_move_kinds_roundtrip(fen: str, moves: list[str]) -> None:
-    need("interweave")
     roundtrip(play("interweave", fen, moves))
 
 
@@ -223,7 +203,6 @@ REBELFURY_KINDS = [
 
 @pytest.mark.parametrize(("fen", "moves"), REBELFURY_KINDS)
 def test_rebelfury_move_kinds_roundtrip(fen: str, moves: list[str]) -> None:
-    need("rebelfury")
     board = play("rebelfury", fen, moves)
     game = roundtrip(board)
     assert "/" not in str(game.moves[0])  # power tags are accepted but never written

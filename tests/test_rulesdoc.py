@@ -14,23 +14,6 @@ from exochess.fen import parse_placement
 from exochess.geometry import geometry, square_name
 from exochess.rulesdoc import Diagram, RulesDocError, available, diagrams, parse_diagram, render_html, source
 from exochess.rulesdoc.markdown import render
-from exochess.variants import find_variant
-
-
-def registered(name: str) -> bool:
-    """Whether the game ``name`` is in the registry (Interweave/Rebel Fury land later)."""
-    try:
-        find_variant(name)
-    except UnknownVariantError:
-        return False
-    return True
-
-
-def need(name: str) -> None:
-    """Skip the calling test when the game is not registered yet."""
-    if not registered(name):
-        pytest.skip(f"{name} is not registered yet")
-
 
 GAMES = ["fugue", "interweave", "rebelfury"]
 LETTERS = {"fugue": "KQIUASLWP", "interweave": "KRNBP", "rebelfury": "ACDFGHJMX"}
@@ -111,8 +94,6 @@ def test_title_alias_and_variant_object_accepted() -> None:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_every_diagram_fen_parses_on_its_board(game: str) -> None:
-    if not registered(game):
-        pytest.skip(f"{game} is not registered yet")
     for diagram in diagrams(game):
         board = Board(game, fen=diagram.fen)
         assert board.variant.name == game
@@ -132,8 +113,6 @@ def test_diagram_squares_are_on_the_board(game: str) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_diagram_checks_match_the_move_generator(game: str) -> None:
     """``check: SQ``: the highlighted squares are exactly what the piece on SQ can do."""
-    if not registered(game):
-        pytest.skip(f"{game} is not registered yet")
     checked = 0
     for diagram in diagrams(game):
         origin = diagram.meta.get("check")
@@ -202,14 +181,12 @@ def test_rebel_fury_says_the_start_is_a_reconstruction() -> None:
     first = diagrams("rebelfury")[0]
     assert first.fen.startswith("fdcghmxjgcdf/aaaaaaaaaaaa/")
     assert "reconstruct" in first.caption
-    if registered("rebelfury"):
-        assert Board("rebelfury").fen() == first.fen
+    assert Board("rebelfury").fen() == first.fen
 
 
 def test_starting_positions_match_the_games() -> None:
     for game in GAMES:
-        if registered(game):
-            assert diagrams(game)[0].fen == Board(game).fen()
+        assert diagrams(game)[0].fen == Board(game).fen()
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -11,24 +11,6 @@ import pytest
 
 from exochess import Board, Move, parse_square, svg
 from exochess.cli import diagram
-from exochess.errors import UnknownVariantError
-from exochess.variants import find_variant
-
-
-def registered(name: str) -> bool:
-    """Whether the game ``name`` is in the registry (Interweave/Rebel Fury land later)."""
-    try:
-        find_variant(name)
-    except UnknownVariantError:
-        return False
-    return True
-
-
-def need(name: str) -> None:
-    """Skip the calling test when the game is not registered yet."""
-    if not registered(name):
-        pytest.skip(f"{name} is not registered yet")
-
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -140,14 +122,12 @@ def test_glyphs_distinct_per_game() -> None:
 
 
 def test_interweave_board() -> None:
-    need("interweave")
     board = Board("interweave")
     root = parse(svg.board(board, squares={"d4": "target"}))
     assert len(pieces(root)) == 32
 
 
 def test_rebelfury_12x12() -> None:
-    need("rebelfury")
     board = Board("rebelfury")
     text = svg.board(board, squares={"l12": "target", "e9": "capture"}, arrows=["e5e9", "a10l12"])
     root = parse(text)

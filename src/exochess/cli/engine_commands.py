@@ -8,22 +8,11 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TextIO
 
-from exochess.cli.common import CliError, add_variant_and_fen, board_from_args
+from exochess.cli.common import CliError, add_variant_and_fen, board_from_args, positive_int
 from exochess.engine import Analysis, Searcher
 from exochess.engine.limits import Limits
 from exochess.engine.match import MatchResult, parse_player, run_match
 from exochess.variants import find_variant
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -291,7 +291,7 @@ class Board:
                 if before == enemy_royal:
                     royal_hit = True
         extra = raw[5]
-        if extra is not self._extra:
+        if extra != self._extra:  # by value: most moves leave en passant and reserves alone
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
             self._extra = extra
         self._side = side = -self._side
@@ -345,9 +345,7 @@ class Board:
         else:
             for i in range(len(raw) - 3, 7, -3):
                 b[raw[i]] = raw[i + 1]
-        previous = self._stack[-1][5] if self._stack else self._root_extra
-        if previous is not self._extra:
-            self._extra = previous
+        self._extra = self._stack[-1][5] if self._stack else self._root_extra
         self._side = -self._side
         self._hash = history[-1]  # the key of the position before the move, kept in the history
         self._over = None

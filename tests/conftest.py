@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,17 @@ def read_perft_file(name: str) -> list[tuple[str, str, int, int]]:
         variant, fen, depth, nodes = (part.strip() for part in line.split(";"))
         cases.append((variant, fen, int(depth), int(nodes)))
     return cases
+
+
+def random_walk(variant: str, rng: random.Random, plies: int, fen: str | None = None) -> Board:
+    """The board after up to ``plies`` random moves (stops early when the game ends)."""
+    board = Board(variant, fen=fen)
+    for _ in range(plies):
+        moves = board.raw_moves()
+        if not moves:
+            break
+        board.push_raw(rng.choice(moves))
+    return board
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import threading
 import time
 
 import pytest
+from conftest import random_walk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -110,22 +111,12 @@ def test_sees_the_loss_coming() -> None:
 # --- legality ----------------------------------------------------------------------------------
 
 
-def random_position(variant: str, seed: int, plies: int) -> Board:
-    rng = random.Random(seed)
-    board = Board(variant)
-    for _ in range(plies):
-        moves = board.raw_moves()
-        if not moves:
-            break
-        board.push_raw(rng.choice(moves))
-    return board
-
 
 @pytest.mark.parametrize("variant", VARIANTS)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 50), lv=st.integers(1, 8))
 def test_never_returns_an_illegal_move(variant: str, seed: int, plies: int, lv: int) -> None:
-    board = random_position(variant, seed, plies)
+    board = random_walk(variant, random.Random(seed), plies)
     fen = board.fen()
     if board.is_game_over():
         with pytest.raises(EngineError):
@@ -138,7 +129,7 @@ def test_never_returns_an_illegal_move(variant: str, seed: int, plies: int, lv: 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_search_leaves_the_board_and_incremental_score_consistent(variant: str) -> None:
-    board = random_position(variant, 11, 16)
+    board = random_walk(variant, random.Random(11), 16)
     searcher = Searcher()
     searcher.search(board, Limits(nodes=300 if variant == "rebelfury" else 1500))
     # The search's private copy is back at the root: its running score equals a fresh sum.
@@ -193,7 +184,7 @@ def test_clock_budget_spends_a_fraction_of_the_clock() -> None:
 
 
 def test_weak_levels_are_reproducible_with_a_seed() -> None:
-    board = random_position("fugue", 3, 12)
+    board = random_walk("fugue", random.Random(3), 12)
     moves = {str(best_move(board, 1, seed=7)) for _ in range(3)}
     assert len(moves) == 1
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from conftest import random_walk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,21 +23,11 @@ STARTS = [
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def random_walk(rng: random.Random, start: str, plies: int) -> Board:
-    """A board after up to ``plies`` random turns (stops early when the game ends)."""
-    board = Board("interweave", fen=start)
-    for _ in range(plies):
-        moves = board.raw_moves()
-        if not moves:
-            break
-        board.push_raw(rng.choice(moves))
-    return board
-
 
 @PROPERTY
 @given(st.randoms(use_true_random=False), st.sampled_from(STARTS), st.integers(0, 40))
 def test_push_pop_restores_fen_and_hash(rng: random.Random, start: str, plies: int) -> None:
-    board = random_walk(rng, start, plies)
+    board = random_walk("interweave", rng, plies, start)
     fen = board.fen()
     key = board.zobrist_hash()
     for raw in list(board.raw_moves()):
@@ -52,7 +43,7 @@ def test_push_pop_restores_fen_and_hash(rng: random.Random, start: str, plies: i
 @PROPERTY
 @given(st.randoms(use_true_random=False), st.sampled_from(STARTS), st.integers(0, 60))
 def test_fen_round_trips(rng: random.Random, start: str, plies: int) -> None:
-    board = random_walk(rng, start, plies)
+    board = random_walk("interweave", rng, plies, start)
     fen = board.fen()
     again = Board("interweave", fen=fen)
     assert again.fen() == fen
@@ -67,7 +58,7 @@ def test_fen_round_trips(rng: random.Random, start: str, plies: int) -> None:
 @PROPERTY
 @given(st.randoms(use_true_random=False), st.sampled_from(STARTS), st.integers(0, 40))
 def test_move_text_round_trips(rng: random.Random, start: str, plies: int) -> None:
-    board = random_walk(rng, start, plies)
+    board = random_walk("interweave", rng, plies, start)
     texts = [str(m) for m in board.legal_moves]
     assert len(set(texts)) == len(texts)  # one text, one move
     for move in board.legal_moves:
@@ -79,7 +70,7 @@ def test_move_text_round_trips(rng: random.Random, start: str, plies: int) -> No
 @PROPERTY
 @given(st.randoms(use_true_random=False), st.sampled_from(STARTS), st.integers(0, 40))
 def test_stepwise_turns_reach_the_same_position(rng: random.Random, start: str, plies: int) -> None:
-    board = random_walk(rng, start, plies)
+    board = random_walk("interweave", rng, plies, start)
     for raw in list(board.raw_moves()):
         move = to_move(raw)
         board.push_raw(raw)

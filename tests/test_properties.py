@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import random_walk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,22 +21,12 @@ VARIANTS = [v.name for v in all_variants()]
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def random_walk(variant: str, seed: int, plies: int) -> Board:
-    rng = random.Random(seed)
-    board = Board(variant)
-    for _ in range(plies):
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        board.push(rng.choice(moves))
-    return board
-
 
 @pytest.mark.parametrize("variant", VARIANTS)
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 60))
 def test_push_pop_restores_fen_and_hash(variant: str, seed: int, plies: int) -> None:
-    board = random_walk(variant, seed, plies)
+    board = random_walk(variant, random.Random(seed), plies)
     fen, key = board.fen(), board.zobrist_hash()
     for move in list(board.legal_moves):
         board.push(move)
@@ -48,7 +39,7 @@ def test_push_pop_restores_fen_and_hash(variant: str, seed: int, plies: int) -> 
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 80))
 def test_fen_round_trips_and_incremental_hash_is_exact(variant: str, seed: int, plies: int) -> None:
-    board = random_walk(variant, seed, plies)
+    board = random_walk(variant, random.Random(seed), plies)
     again = Board(variant, fen=board.fen())
     assert again.fen() == board.fen()
     assert again.zobrist_hash() == board.zobrist_hash()
@@ -71,7 +62,7 @@ def test_fen_round_trips_and_incremental_hash_is_exact(variant: str, seed: int, 
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 60))
 def test_move_text_round_trips(variant: str, seed: int, plies: int) -> None:
-    board = random_walk(variant, seed, plies)
+    board = random_walk(variant, random.Random(seed), plies)
     for move in board.legal_moves:
         text = str(move)
         assert board.parse_move(text) == move
@@ -107,7 +98,7 @@ def test_random_games_never_crash_and_end_only_by_a_rule(variant: str, seed: int
 def test_stepwise_actions_reach_the_same_position_as_whole_turns(
     variant: str, seed: int, plies: int
 ) -> None:
-    board = random_walk(variant, seed, plies)
+    board = random_walk(variant, random.Random(seed), plies)
     for move in list(board.legal_moves):
         whole = board.copy()
         whole.push(move)

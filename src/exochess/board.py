@@ -387,10 +387,6 @@ class Board:
         """The moves played since the starting FEN, oldest first (a new list)."""
         return [to_move(raw) for raw in self._stack]
 
-    def raw_stack(self) -> list[RawMove]:
-        """The raw records of the moves played (a new list)."""
-        return list(self._stack)
-
     def parse_move(self, text: str) -> Move:
         """The legal move written ``text``.
 

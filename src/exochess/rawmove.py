@@ -99,17 +99,3 @@ def is_capture(raw: RawMove) -> bool:
         return True
     more = raw[MORE]
     return bool(more) and any(a[3] for a in more)
-
-
-def victim_count(raw: RawMove) -> int:
-    """Number of enemy pieces a raw move removes."""
-    n = len(raw[VICTIMS])
-    more = raw[MORE]
-    if more:
-        n += sum(len(a[3]) for a in more)
-    return n
-
-
-def extra_of(raw: RawMove) -> Hashable:
-    """The variant extra state after a raw move."""
-    return raw[EXTRA]  # type: ignore[no-any-return]

@@ -36,8 +36,3 @@ KEYS_BY_CODE: tuple[list[int], ...] = tuple(
 A negative code indexes from the end of the tuple, which is exactly where
 ``code & 31`` puts it, so hot loops need no arithmetic to find a key.
 """
-
-
-def piece_key(square: int, code: int) -> int:
-    """Key of a signed piece code standing on a square (0 for an empty square)."""
-    return PIECE_KEYS[(square << 5) | (code & 31)]

@@ -241,6 +241,20 @@ class Board:
         self._cache = moves
         return moves
 
+    def raw_captures(self) -> list[RawMove]:
+        """The moves of :meth:`raw_moves` that capture (non-empty victims), without the quiet ones.
+
+        Cheaper than :meth:`raw_moves` when the full list is not cached yet: the
+        game's :meth:`~exochess.variant.Variant.generate_captures` builds only the
+        captures.  Not cached; a new list on every call.
+        """
+        cached = self._cache
+        if cached is not None:
+            return [m for m in cached if m[3]]
+        if self._over is not None:
+            return []
+        return self.variant.generate_captures(self)
+
     def hash_after(self, raw: RawMove) -> int:
         """Zobrist hash of the position a raw move would produce (without playing it)."""
         h = self._hash ^ SIDE_KEY

@@ -116,6 +116,18 @@ class Variant:
         """
         raise NotImplementedError
 
+    def generate_captures(self, board: Board) -> list[RawMove]:
+        """The legal moves of :meth:`generate` whose first action has victims.
+
+        Same tuples (equal by value), possibly in another order.  Engines call it
+        in quiescence and before the quiet moves of a node, where most moves of a
+        full generation would be built for nothing.  The default filters
+        :meth:`generate`; a game overrides it with a generator that builds only
+        the captures.  No repetition filter is needed: a capture cannot recreate
+        an earlier position.
+        """
+        return [m for m in self.generate(board) if m[3]]
+
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """A game-specific reason why ``move`` is illegal, or None to use the generic one."""
         return None

@@ -30,6 +30,8 @@ def check(board: Board) -> int:
         expected = Counter(m for m in board.raw_moves() if m[3])
         assert fresh == expected, board.fen()
         assert Counter(board.raw_captures()) == expected  # the cached path
+        if expected and board.variant.captures_compulsory:
+            assert all(m[3] for m in board.raw_moves()), board.fen()
         seen += len(expected)
         if position is not None:
             board.pop_raw()

@@ -58,6 +58,8 @@ class Variant:
     """Caveat to show wherever the starting position is presented (None if it is authentic)."""
     royal_capture_text: ClassVar[str] = "royal captured"
     """How the royal-capture termination is described to players."""
+    captures_compulsory: ClassVar[bool] = False
+    """Whether a side that can capture must: then, when captures exist, they are all the moves."""
 
     geometry: Geometry
     """Precomputed tables of this game's board size."""

@@ -36,7 +36,7 @@ from exochess.engine.tt import EXACT, LOWER, UPPER, TranspositionTable, from_tt,
 from exochess.errors import ExochessError
 from exochess.move import Move
 from exochess.rawmove import CHANGES, FROM, KIND, MORE, PROMOTION, TO, VICTIMS, RawMove, to_move
-from exochess.variant import THREEFOLD_LOSS
+from exochess.variant import FORBIDDEN, THREEFOLD_LOSS
 
 MATE = 100_000
 """Score of a won game at the root (minus the plies it takes)."""
@@ -268,6 +268,8 @@ class Searcher:
         b = board.squares
         self.royals = {1: b.count(royal), -1: b.count(-royal)} if royal else {1: 0, -1: 0}
         self.threefold = variant.repetition == THREEFOLD_LOSS
+        self.forbid_repetition = variant.repetition == FORBIDDEN
+        self.compulsory = variant.captures_compulsory
         self.order_value = list(ev.value_of)
         if royal:
             self.order_value[royal & 31] = self.order_value[-royal & 31] = 20_000
@@ -439,27 +441,49 @@ class Searcher:
             g += self.promo_value.get(m[PROMOTION], 0)
         return g * 16 - (ov[b[m[FROM]] & 31] >> 4)
 
-    def _staged(self, moves: list[RawMove], tt_move: RawMove | None, ply: int) -> Iterator[RawMove]:
-        """Moves in search order, produced lazily: TT move, captures, killers, quiet moves by history."""
+    def _usable_tt_move(self, m: RawMove) -> bool:
+        """Whether a move from the table can be played here without generating the moves.
+
+        The table is keyed by the full Zobrist hash, so its move was legal in a position
+        with this hash: this one, unless two positions share a 64-bit key.  The first
+        change triple is checked against the board anyway (a collision must never corrupt
+        the board), and in games that forbid repetition a quiet move is checked against
+        this game's history, which the hash does not cover.
+        """
+        board = self.board
+        if board.squares[m[CHANGES]] != m[CHANGES + 1]:
+            return False
+        return not (self.forbid_repetition and not m[VICTIMS] and not m[MORE]
+                    and board.has_occurred(board.hash_after(m)))
+
+    def _staged(self, tt_move: RawMove | None, ply: int) -> Iterator[RawMove | None]:
+        """Moves in search order, generated lazily stage by stage.
+
+        TT move (no generation at all), then the captures by gain (the game's capture
+        generator), then ``None`` to mark the start of the quiet stage (the caller may stop
+        there: futility), then killers and quiet moves by history (full generation).
+        A cut in the first stages never builds the quiet moves.
+        """
+        board = self.board
         tt = None
-        if tt_move is not None:
-            try:
-                tt = moves[moves.index(tt_move)]
-            except ValueError:
-                tt = None
-            else:
-                yield tt
-        captures = [m for m in moves if m[VICTIMS]]
+        if tt_move is not None and self._usable_tt_move(tt_move):
+            tt = tt_move
+            yield tt
+        captures = board.raw_captures()
         if captures:
             if len(captures) > 1:
                 captures.sort(key=self._capture_gain, reverse=True)
             for m in captures:
-                if m is not tt:
+                if m != tt:
                     yield m
+            if self.compulsory:
+                return  # captures exist, so every legal move is one of them
+        yield None
+        moves = board.raw_moves()
         killers = self.killers[ply]
         found = []
         for k in killers:
-            if k is not None and k != tt_move:
+            if k is not None and k != tt:
                 try:
                     km = moves[moves.index(k)]
                 except ValueError:
@@ -474,7 +498,7 @@ class Searcher:
             reverse=True,
         )
         for m in quiets:
-            if m is not tt and m not in found:
+            if m != tt and m not in found:
                 yield m
 
     # --- the tree ---------------------------------------------------------------------------
@@ -499,9 +523,6 @@ class Searcher:
             if self.options.quiescence:
                 return self._quiesce(alpha, beta, ply, 0)
             return self._static(alpha, beta)
-        moves = board.raw_moves()
-        if not moves:
-            return -(MATE - ply)
         options = self.options
         prune = options.pruning and not pv_node
         static = 0
@@ -513,12 +534,15 @@ class Searcher:
             static = self._static(alpha, beta)
             if static + FUTILITY_MARGIN[depth] <= alpha:
                 futile = True
-        ordered = self._staged(moves, tt_move, ply)
         best = -INF
         best_move: RawMove | None = None
         original_alpha = alpha
         searched = 0
-        for m in ordered:
+        for m in self._staged(tt_move, ply):
+            if m is None:
+                if futile and searched:
+                    break  # quiet moves cannot reach alpha: do not even generate them
+                continue
             capture = bool(m[VICTIMS] or m[PROMOTION])
             if futile and searched and not capture:
                 continue
@@ -556,9 +580,10 @@ class Searcher:
                             hk = (m[FROM] << 8) | m[TO]
                             self.history[hk] = self.history.get(hk, 0) + depth * depth
                         break
+        if not searched:
+            return -(MATE - ply)  # no legal move: the side to move loses
         if best_move is None:
-            # Every move was futile: the static score is an upper bound.
-            return static
+            return best  # every score was -INF: cannot happen, kept for the type checker
         if best >= beta:
             flag = LOWER
         elif best > original_alpha:
@@ -574,13 +599,11 @@ class Searcher:
             return stand
         if stand > alpha:
             alpha = stand
-        board = self.board
-        moves = board.raw_moves()
-        if not moves:
-            return -(MATE - ply)
         captures = []
         gain = self._capture_gain
-        for m in [m for m in moves if m[VICTIMS]]:
+        # Only the captures are generated: a position without any is scored by its stand pat
+        # (a side with no move at all is not detected here, as in any quiescence search).
+        for m in self.board.raw_captures():
             g = gain(m) >> 4
             if stand + g + DELTA_MARGIN <= alpha:
                 continue

@@ -74,6 +74,18 @@ class Fugue(Variant):
                     )
 
     def generate(self, board: Board) -> list[RawMove]:
+        return self._generate(board, True)
+
+    def generate_captures(self, board: Board) -> list[RawMove]:
+        return self._generate(board, False)
+
+    def _generate(self, board: Board, quiet: bool) -> list[RawMove]:
+        """The legal moves; only those with victims when ``quiet`` is false.
+
+        One implementation for both, so the two can never disagree: the quiet
+        moves are the ones behind ``if quiet``.  A Swapper's plain swap (``~``)
+        and every move of an Immobilizer or Shield are quiet.
+        """
         b = board.squares
         me = board.side
         geo = self.geometry
@@ -104,12 +116,13 @@ class Fugue(Variant):
             if kind != IMMOBILIZER and s in frozen:
                 continue
             if kind == PAWN:
-                self._pawn(b, me, s, v, own, prot, add)
+                self._pawn(b, me, s, v, own, prot, add, quiet)
             elif kind == KING:
                 for t in neighbours[s]:
                     x = b[t]
                     if x == 0:
-                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                        if quiet:
+                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                     elif x * me < 0 and t not in prot:
                         add((s, t, "x", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, v))
             elif kind == QUEEN:
@@ -117,19 +130,21 @@ class Fugue(Variant):
                     for t in ray:
                         x = b[t]
                         if x == 0:
-                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                            if quiet:
+                                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                             continue
                         if x * me < 0 and t not in prot:
                             add((s, t, "x", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, v))
                         break
             elif kind == PUSHME:
-                self._pushme(b, me, s, v, prot, add)
+                self._pushme(b, me, s, v, prot, add, quiet)
             elif kind == LEAPER:
                 for ray in rays[s]:
                     for i, t in enumerate(ray):
                         x = b[t]
                         if x == 0:
-                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                            if quiet:
+                                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                             continue
                         if x * me < 0 and t not in prot:
                             victims = SINGLE_VICTIM[t]
@@ -144,14 +159,15 @@ class Fugue(Variant):
                     for i, t in enumerate(ray):
                         x = b[t]
                         if x == 0:
-                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                            if quiet:
+                                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                             continue
                         if x * me < 0 and t not in prot and (i < 2 or self._spotted(b, me, t)):
                             add((s, t, "@", SINGLE_VICTIM[t], None, None, None, None, t, x, 0))
                         break
             elif kind == SWAPPER:
                 enemy_swapper = -me * SWAPPER
-                for ray in rays[s]:
+                for ray in rays[s] if quiet else ():
                     for t in ray:
                         x = b[t]
                         if x == 0:
@@ -164,7 +180,7 @@ class Fugue(Variant):
                     x = b[t]
                     if x * me < 0 and t not in prot:
                         add((s, t, "*", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, 0))
-            else:  # Immobilizer and Shield only slide.
+            elif quiet:  # Immobilizer and Shield only slide.
                 for ray in rays[s]:
                     for t in ray:
                         if b[t]:
@@ -185,7 +201,7 @@ class Fugue(Variant):
         return False
 
     def _pushme(
-        self, b: Sequence[int], me: int, s: int, v: int, prot: set[int], add: AddMove
+        self, b: Sequence[int], me: int, s: int, v: int, prot: set[int], add: AddMove, quiet: bool
     ) -> None:
         """Slides of the Pushme-Pullyu with their automatic withdrawal/approach captures."""
         rays = self.geometry.rays[s]
@@ -207,7 +223,8 @@ class Fugue(Variant):
                     if b[a] * me < 0 and a not in prot:
                         approach = a
                 if withdraw < 0 and approach < 0:
-                    append((s, e, "-", no_victims, None, None, None, None, s, v, 0, e, 0, v))
+                    if quiet:
+                        append((s, e, "-", no_victims, None, None, None, None, s, v, 0, e, 0, v))
                     continue
                 if withdraw >= 0:
                     append((s, e, "x", SINGLE_VICTIM[withdraw], None, None, None, None,
@@ -217,7 +234,15 @@ class Fugue(Variant):
                             s, v, 0, approach, b[approach], 0, e, 0, v))
 
     def _pawn(
-        self, b: Sequence[int], me: int, s: int, v: int, own: list[int], prot: set[int], add: AddMove
+        self,
+        b: Sequence[int],
+        me: int,
+        s: int,
+        v: int,
+        own: list[int],
+        prot: set[int],
+        add: AddMove,
+        quiet: bool,
     ) -> None:
         """Cannon Pawn: king steps, and leaps over an adjacent mount (capturing on landing)."""
         append = add
@@ -228,11 +253,15 @@ class Fugue(Variant):
                 continue
             n = ray[0]
             if b[n] == 0:
+                if not quiet:
+                    continue
                 t, x, kind = n, 0, "-"
             elif len(ray) > 1:
                 t = ray[1]
                 x = b[t]
                 if x == 0:
+                    if not quiet:
+                        continue
                     kind = "-"
                 elif x * me < 0 and t not in prot:
                     kind = "x"

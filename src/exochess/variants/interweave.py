@@ -281,6 +281,7 @@ class Interweave(Variant):
     royal = "K"
     royal_minimum = 2
     repetition = THREEFOLD_LOSS
+    captures_compulsory = True
     starting_fen = "rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w - 000000"
     royal_capture_text = "King captured"
 

@@ -12,10 +12,10 @@ import random
 from collections import Counter
 
 import pytest
+from conftest import read_perft_file
 
 from exochess import Board
 from exochess.variants import VARIANT_CLASSES
-from conftest import read_perft_file
 
 VARIANTS = [cls.name for cls in VARIANT_CLASSES]
 

@@ -60,6 +60,14 @@ class Fugue(Variant):
     starting_fen = "wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w"
     royal_capture_text = "King captured"
 
+    def __init__(self) -> None:
+        super().__init__()
+        rays = self.geometry.rays
+        self._leaps: list[tuple[tuple[int, int], ...]] = [
+            tuple((ray[0], ray[1]) for ray in rays[s] if len(ray) > 1) for s in range(self.geometry.size)
+        ]
+        """``_leaps[s]``: (mount, landing) pairs of a Cannon Pawn leap from ``s``."""
+
     def validate(self, squares: Sequence[int], extra: Hashable) -> None:
         """A side has at most one piece of each non-pawn type and at most eight pawns."""
         for code in range(1, 10):
@@ -110,12 +118,20 @@ class Fugue(Variant):
         moves: list[RawMove] = []
         add = moves.append
         no_victims = _NO_VICTIMS
+        leaps = self._leaps
         for s in own:
             v = b[s]
             kind = v * me
             if kind != IMMOBILIZER and s in frozen:
                 continue
             if kind == PAWN:
+                if not quiet:
+                    # Most pawns have nothing to capture: look before calling.
+                    for mount, land in leaps[s]:
+                        if b[land] * me < 0 and b[mount]:
+                            break
+                    else:
+                        continue
                 self._pawn(b, me, s, v, own, prot, add, quiet)
             elif kind == KING:
                 for t in neighbours[s]:
@@ -214,6 +230,16 @@ class Fugue(Variant):
                 w = back[0]
                 if b[w] * me < 0 and w not in prot:
                     withdraw = w
+            if withdraw < 0 and not quiet:
+                # Only an approach can capture: to the square before the first piece on the ray.
+                for k, e in enumerate(ray):
+                    if b[e]:
+                        if k and b[e] * me < 0 and e not in prot:
+                            land = ray[k - 1]
+                            append((s, land, "x", SINGLE_VICTIM[e], None, None, None, None,
+                                    s, v, 0, e, b[e], 0, land, 0, v))
+                        break
+                continue
             for k, e in enumerate(ray):
                 if b[e]:
                     break

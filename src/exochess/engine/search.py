@@ -50,6 +50,13 @@ FUTILITY_MARGIN = (0, 200, 400)
 """Quiet moves are skipped at depth d when the static score + margin[d] cannot reach alpha."""
 EVAL_CACHE_SIZE = 200_000
 """Entries of the cache of dynamic evaluation terms (keyed by Zobrist hash)."""
+CAPTURE_CACHE_SIZE = 50_000
+"""Positions whose capture lists are kept (keyed by Zobrist hash; cleared when full).
+
+Capture sequences transpose (a takes b then c takes d, or the other way round) and each
+iteration revisits the last one's leaves, so a third of the quiescence positions were
+generated before.  A capture list does not depend on the history (no capture can repeat
+a position), so the hash is a sufficient key."""
 DELTA_MARGIN = 150
 """Quiescence skips captures that cannot lift the score within this margin of alpha."""
 
@@ -116,6 +123,7 @@ class Searcher:
         self.tt = tt if tt is not None else TranspositionTable()
         self.history: dict[int, int] = {}
         self._eval_cache: dict[int, int] = {}
+        self._capture_cache: dict[int, list[RawMove]] = {}
         self._stop = False
         self.nodes = 0
 
@@ -124,6 +132,7 @@ class Searcher:
         self.tt.clear()
         self.history.clear()
         self._eval_cache.clear()
+        self._capture_cache.clear()
 
     def stop(self) -> None:
         """Ask a running search (in another thread) to finish now."""
@@ -441,6 +450,18 @@ class Searcher:
             g += self.promo_value.get(m[PROMOTION], 0)
         return g * 16 - (ov[b[m[FROM]] & 31] >> 4)
 
+    def _captures(self) -> list[RawMove]:
+        """The capturing moves of the current position (cached by hash; do not modify)."""
+        board = self.board
+        key = board.zobrist_hash()
+        cache = self._capture_cache
+        captures = cache.get(key)
+        if captures is None:
+            if len(cache) >= CAPTURE_CACHE_SIZE:
+                cache.clear()
+            captures = cache[key] = board.raw_captures()
+        return captures
+
     def _usable_tt_move(self, m: RawMove) -> bool:
         """Whether a move from the table can be played here without generating the moves.
 
@@ -469,10 +490,10 @@ class Searcher:
         if tt_move is not None and self._usable_tt_move(tt_move):
             tt = tt_move
             yield tt
-        captures = board.raw_captures()
+        captures = self._captures()
         if captures:
             if len(captures) > 1:
-                captures.sort(key=self._capture_gain, reverse=True)
+                captures = sorted(captures, key=self._capture_gain, reverse=True)
             for m in captures:
                 if m != tt:
                     yield m
@@ -603,7 +624,7 @@ class Searcher:
         gain = self._capture_gain
         # Only the captures are generated: a position without any is scored by its stand pat
         # (a side with no move at all is not detected here, as in any quiescence search).
-        for m in self.board.raw_captures():
+        for m in self._captures():
             g = gain(m) >> 4
             if stand + g + DELTA_MARGIN <= alpha:
                 continue

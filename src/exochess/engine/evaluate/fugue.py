@@ -6,6 +6,7 @@ Long Leaper 7, Swapper 8, Cannon Pawn 9.
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import ClassVar
 
 from exochess.board import Board
@@ -39,6 +40,7 @@ class FugueEvaluator(Evaluator):
         geo = variant.geometry
         self._neighbours = geo.neighbours
         self._rays = geo.rays
+        self._indices = range(geo.size)
 
     def placement(self, letter: str, sq: int, white: bool) -> int:
         rank = sq >> 4
@@ -58,19 +60,18 @@ class FugueEvaluator(Evaluator):
         neighbours = self._neighbours
         value_of = self.value_of
         score = 0
-        # Fugue has at most one Immobilizer, Shield and King per side: list.index finds them at C speed.
+        # One pass over the occupied squares (compress() skips the empty ones at C speed).
         imms: list[int] = []
         shields: list[int] = []
         kings: list[int] = []
-        for code, found in (
-            (IMMOBILIZER, imms), (-IMMOBILIZER, imms), (SHIELD, shields), (-SHIELD, shields),
-            (KING, kings), (-KING, kings),
-        ):
-            # try/except costs nothing when the piece is there (the usual case); suppress() costs a call.
-            try:  # noqa: SIM105
-                found.append(b.index(code))
-            except ValueError:
-                pass
+        for sq in compress(self._indices, b):
+            x = b[sq]
+            if x == IMMOBILIZER or x == -IMMOBILIZER:
+                imms.append(sq)
+            elif x == SHIELD or x == -SHIELD:
+                shields.append(sq)
+            elif x == KING or x == -KING:
+                kings.append(sq)
         # Frozen pieces: a piece next to an enemy Immobilizer has no move at all.
         for sq in imms:
             me = b[sq]

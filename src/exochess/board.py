@@ -79,8 +79,8 @@ class Board:
 
     __slots__ = (
         "_b", "_cache", "_extra", "_geo", "_hash", "_index", "_keys",
-        "_open", "_over", "_rep", "_root_extra", "_royal", "_royal_min", "_side", "_stack", "_stash",
-        "_threefold", "_window_starts", "starting_fen", "variant",
+        "_open", "_over", "_rep", "_root_extra", "_royal", "_royal_min", "_side", "_stack",
+        "_threefold", "_windows", "starting_fen", "variant",
     )
 
     variant: Variant
@@ -136,13 +136,12 @@ class Board:
         # Repetition bookkeeping.  Every capture lowers the number of pieces on the
         # board for good, so no position from before a capture can occur again:
         # only the positions since the last capture (the "window") are counted in
-        # a dict; the full list of keys is kept compactly for undoing captures.
+        # a dict.  Each capture stacks the window it closes (where it started in the
+        # key history, its table), so undoing a capture, as perft and the engine's
+        # capture sequences do all the time, restores that table without a rebuild.
         self._keys = array("Q", (self._hash,))
-        self._window_starts: list[int] = []
         self._rep: dict[int, int] = {self._hash: 1}
-        # The window table in force before the latest capture, so that undoing
-        # that capture (the usual case at perft leaves) needs no rebuild.
-        self._stash: tuple[int, dict[int, int]] | None = None
+        self._windows: list[tuple[int, dict[int, int]]] = []
 
     def _compute_hash(self) -> int:
         h = 0
@@ -314,8 +313,7 @@ class Board:
         self._stack.append(raw)
         history = self._keys
         if raw[3] or raw[6]:  # a capture: earlier positions can never recur
-            self._stash = (len(history), self._rep)
-            self._window_starts.append(len(history))
+            self._windows.append((len(history), self._rep))
             self._rep = {h: 1}
             count = 1
         else:
@@ -333,18 +331,9 @@ class Board:
         raw = self._stack.pop()
         history = self._keys
         h = history.pop()
-        starts = self._window_starts
-        if starts and starts[-1] == len(history):
-            starts.pop()
-            stash = self._stash
-            if stash is not None and stash[0] == len(history):
-                self._rep = stash[1]
-                self._stash = None
-            else:
-                rep: dict[int, int] = {}
-                for key in history[starts[-1] if starts else 0:]:
-                    rep[key] = rep.get(key, 0) + 1
-                self._rep = rep
+        windows = self._windows
+        if windows and windows[-1][0] == len(history):
+            self._rep = windows.pop()[1]
         else:
             rep = self._rep
             count = rep[h] - 1
@@ -582,9 +571,8 @@ class Board:
             other._root_extra = self._root_extra
             other._stack = list(self._stack)
             other._keys = array("Q", self._keys)
-            other._window_starts = list(self._window_starts)
+            other._windows = [(start, dict(rep)) for start, rep in self._windows]
             other._rep = dict(self._rep)
-            other._stash = None
             other.starting_fen = self.starting_fen
         else:
             other._root_extra = self._extra

@@ -620,18 +620,22 @@ class Searcher:
             return stand
         if stand > alpha:
             alpha = stand
-        captures = []
-        gain = self._capture_gain
         # Only the captures are generated: a position without any is scored by its stand pat
         # (a side with no move at all is not detected here, as in any quiescence search).
-        for m in self._captures():
+        moves = self._captures()
+        if not moves:
+            return stand
+        gain = self._capture_gain
+        floor = alpha - stand - DELTA_MARGIN
+        captures = []
+        for m in moves:
             g = gain(m) >> 4
-            if stand + g + DELTA_MARGIN <= alpha:
-                continue
-            captures.append((g, m))
+            if g > floor:  # else even winning the victims cannot lift the score near alpha
+                captures.append((g, m))
         if not captures:
             return stand
-        captures.sort(key=_first, reverse=True)
+        if len(captures) > 1:
+            captures.sort(key=_first, reverse=True)
         best = stand
         for _g, m in captures:
             state = self._play(m, ply)

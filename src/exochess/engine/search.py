@@ -123,7 +123,7 @@ class Searcher:
         self.tt = tt if tt is not None else TranspositionTable()
         self.history: dict[int, int] = {}
         self._eval_cache: dict[int, int] = {}
-        self._capture_cache: dict[int, list[RawMove]] = {}
+        self._capture_cache: dict[int, list[tuple[int, RawMove]]] = {}
         self._stop = False
         self.nodes = 0
 
@@ -450,8 +450,11 @@ class Searcher:
             g += self.promo_value.get(m[PROMOTION], 0)
         return g * 16 - (ov[b[m[FROM]] & 31] >> 4)
 
-    def _captures(self) -> list[RawMove]:
-        """The capturing moves of the current position (cached by hash; do not modify)."""
+    def _captures(self) -> list[tuple[int, RawMove]]:
+        """The capturing moves of the current position with their gains, best first.
+
+        Cached by hash (do not modify): the gains depend on the position only.
+        """
         board = self.board
         key = board.zobrist_hash()
         cache = self._capture_cache
@@ -459,7 +462,11 @@ class Searcher:
         if captures is None:
             if len(cache) >= CAPTURE_CACHE_SIZE:
                 cache.clear()
-            captures = cache[key] = board.raw_captures()
+            gain = self._capture_gain
+            captures = [(gain(m), m) for m in board.raw_captures()]
+            if len(captures) > 1:
+                captures.sort(key=_first, reverse=True)
+            cache[key] = captures
         return captures
 
     def _usable_tt_move(self, m: RawMove) -> bool:
@@ -492,9 +499,7 @@ class Searcher:
             yield tt
         captures = self._captures()
         if captures:
-            if len(captures) > 1:
-                captures = sorted(captures, key=self._capture_gain, reverse=True)
-            for m in captures:
+            for _gain, m in captures:
                 if m != tt:
                     yield m
             if self.compulsory:
@@ -622,22 +627,13 @@ class Searcher:
             alpha = stand
         # Only the captures are generated: a position without any is scored by its stand pat
         # (a side with no move at all is not detected here, as in any quiescence search).
-        moves = self._captures()
-        if not moves:
-            return stand
-        gain = self._capture_gain
+        # Captures come best first: once one cannot lift the score to within DELTA_MARGIN
+        # of alpha even by winning its victims, neither can the rest.
         floor = alpha - stand - DELTA_MARGIN
-        captures = []
-        for m in moves:
-            g = gain(m) >> 4
-            if g > floor:  # else even winning the victims cannot lift the score near alpha
-                captures.append((g, m))
-        if not captures:
-            return stand
-        if len(captures) > 1:
-            captures.sort(key=_first, reverse=True)
         best = stand
-        for _g, m in captures:
+        for g, m in self._captures():
+            if g >> 4 <= floor:
+                break
             state = self._play(m, ply)
             if state == _WIN:
                 score = MATE - ply - 1

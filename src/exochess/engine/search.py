@@ -473,16 +473,21 @@ class Searcher:
         """Whether a move from the table can be played here without generating the moves.
 
         The table is keyed by the full Zobrist hash, so its move was legal in a position
-        with this hash: this one, unless two positions share a 64-bit key.  The first
-        change triple is checked against the board anyway (a collision must never corrupt
-        the board), and in games that forbid repetition a quiet move is checked against
-        this game's history, which the hash does not cover.
+        with this hash: this one, unless two positions share a 64-bit key.  Even then the
+        board must never be corrupted, so every change triple must find the piece it
+        expects (undoing restores the "before" values).  Chains (Interweave) may change a
+        square twice, so they are not checked here but looked up among the captures.  In
+        games that forbid repetition a quiet move is also checked against this game's
+        history, which the hash does not cover.
         """
-        board = self.board
-        if board.squares[m[CHANGES]] != m[CHANGES + 1]:
+        if m[MORE]:
             return False
-        return not (self.forbid_repetition and not m[VICTIMS] and not m[MORE]
-                    and board.has_occurred(board.hash_after(m)))
+        b = self.board.squares
+        for i in range(CHANGES, len(m), 3):
+            if b[m[i]] != m[i + 1]:
+                return False
+        board = self.board
+        return not (self.forbid_repetition and not m[VICTIMS] and board.has_occurred(board.hash_after(m)))
 
     def _staged(self, tt_move: RawMove | None, ply: int) -> Iterator[RawMove | None]:
         """Moves in search order, generated lazily stage by stage.
@@ -499,6 +504,12 @@ class Searcher:
             yield tt
         captures = self._captures()
         if captures:
+            if tt is None and tt_move is not None and tt_move[MORE]:
+                for _gain, m in captures:
+                    if m == tt_move:  # a chain from the table: first, once found legal here
+                        tt = m
+                        yield m
+                        break
             for _gain, m in captures:
                 if m != tt:
                     yield m

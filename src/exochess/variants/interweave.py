@@ -52,6 +52,15 @@ _Act = tuple[Any, ...]
 """Internal capture action: ``(from, to, kind, victims, promotion, changes, reserve_delta, ep)``."""
 
 _NO_VICTIMS: tuple[int, ...] = ()
+
+# Which quiet actions Interweave._first_actions builds.
+_QUIET_UNTIL_CAPTURE = 0
+"""Only while no capture has been found (:meth:`Interweave.generate`: captures are compulsory)."""
+_QUIET_ALWAYS = 1
+"""Every one, as if captures were optional (:meth:`Interweave.quiet_moves`)."""
+_QUIET_NEVER = 2
+"""None (:meth:`Interweave.generate_captures`)."""
+
 _SIZE = 8
 
 
@@ -378,9 +387,21 @@ class Interweave(Variant):
     # --- move generation ------------------------------------------------------------
 
     def generate(self, board: Board) -> list[RawMove]:
-        caps, quiet = self._first_actions(board, False)
+        caps, quiet = self._first_actions(board, _QUIET_UNTIL_CAPTURE)
         if not caps:
             return quiet
+        return self._chains(board.squares, board.side, board.extra, caps)  # type: ignore[arg-type]
+
+    def generate_captures(self, board: Board) -> list[RawMove]:
+        """The turns of :meth:`generate` that begin with a capture, without building any quiet action.
+
+        Captures are compulsory, so these are all of :meth:`generate`'s turns when the
+        side to move can capture, and none otherwise.  The same generator as
+        :meth:`generate` runs, with quiet actions switched off.
+        """
+        caps = self._first_actions(board, _QUIET_NEVER)[0]
+        if not caps:
+            return []
         return self._chains(board.squares, board.side, board.extra, caps)  # type: ignore[arg-type]
 
     def quiet_moves(self, board: Board) -> list[RawMove]:
@@ -388,11 +409,12 @@ class Interweave(Variant):
 
         Not legal moves when a capture exists; for diagrams, hints and tests.
         """
-        return self._first_actions(board, True)[1]
+        return self._first_actions(board, _QUIET_ALWAYS)[1]
 
-    def _first_actions(self, board: Board, force_quiet: bool) -> tuple[list[_Act], list[RawMove]]:
-        """Capturing first actions (en passant included) and, while there are none or when
-        ``force_quiet`` is set, the quiet actions as finished raw moves."""
+    def _first_actions(self, board: Board, quiet_mode: int) -> tuple[list[_Act], list[RawMove]]:
+        """Capturing first actions (en passant included) and the quiet actions that
+        ``quiet_mode`` asks for (:data:`_QUIET_UNTIL_CAPTURE`, :data:`_QUIET_ALWAYS` or
+        :data:`_QUIET_NEVER`), as finished raw moves."""
         b = board.squares
         me = board.side
         extra: Extra = board.extra  # type: ignore[assignment]
@@ -405,8 +427,14 @@ class Interweave(Variant):
         quiet: list[RawMove] = []
         add = quiet.append
         # Quiet actions are generated while ``gate`` is empty: it is ``caps`` itself
-        # normally, and a list that stays empty when every quiet action is wanted.
-        gate: list[_Act] = [] if force_quiet else caps
+        # normally, a list that stays empty when every quiet action is wanted, and one
+        # that is never empty when none is: one generator serves all three uses.
+        if quiet_mode == _QUIET_UNTIL_CAPTURE:
+            gate: list[_Act] = caps
+        elif quiet_mode == _QUIET_ALWAYS:
+            gate = []
+        else:
+            gate = [()]
         quiet_extra: Extra = extra if not ep else (0, reserves)
         no_victims = _NO_VICTIMS
         diag_rays = DIAG_RAYS
@@ -424,7 +452,9 @@ class Interweave(Variant):
                 for e in psteps[s]:
                     if b[e]:
                         continue
-                    if plain[e]:
+                    # Off the promotion ranks, or once quiet actions are off, only a custodian
+                    # capture makes an action: test for one before paying for _pawn_action.
+                    if plain[e] or gate:
                         for a, c in custodian[e]:
                             if b[a] * me < 0 and b[c] * me > 0:
                                 self._pawn_action(b, me, s, v, e, -1, reserves, custodian[e], 0, pawn_tables,

@@ -7,6 +7,7 @@ other colour, so what can attack what is decided by colour.
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import ClassVar
 
 from exochess.board import Board
@@ -27,8 +28,20 @@ class InterweaveEvaluator(Evaluator):
 
     def __init__(self, variant: Variant) -> None:
         super().__init__(variant)
-        self._squares = variant.geometry.squares
+        geo = variant.geometry
+        self._indices = range(geo.size)
         self._king = variant.codes.get("K", 1)
+        self._colour = [((sq & 15) + (sq >> 4)) & 1 for sq in range(geo.size)]
+        """``_colour[sq]``: the square colour (0 or 1) of every square."""
+        self._zone: list[tuple[int, ...]] = [
+            tuple(
+                t for t in geo.squares
+                if self._colour[t] != self._colour[sq]
+                and abs((t & 15) - (sq & 15)) <= 2 and abs((t >> 4) - (sq >> 4)) <= 2
+            )
+            for sq in range(geo.size)
+        ]
+        """``_zone[sq]``: squares of the other colour within two squares (where a King's attackers stand)."""
 
     def placement(self, letter: str, sq: int, white: bool) -> int:
         rank = sq >> 4
@@ -43,41 +56,31 @@ class InterweaveEvaluator(Evaluator):
         b = board.squares
         value_of = self.value_of
         king = self._king
+        colour_of = self._colour
         # force[side][colour]: material of the side's non-royal pieces on each square colour.
         force = {1: [0, 0], -1: [0, 0]}
         kings: list[int] = []
-        pieces: list[int] = []
-        for sq in self._squares:
+        for sq in compress(self._indices, b):  # the occupied squares, found at C speed
             v = b[sq]
-            if not v:
-                continue
-            colour = ((sq & 15) + (sq >> 4)) & 1
             if v == king or v == -king:
                 kings.append(sq)
             else:
-                force[1 if v > 0 else -1][colour] += value_of[v & 31]
-                pieces.append(sq)
+                force[1 if v > 0 else -1][colour_of[sq]] += value_of[v & 31]
         score = 0
         # King pairs: a side loses when either King falls, so its weaker King counts.
-        for side in (1, -1):
-            worst = 0
-            for k in kings:
-                if b[k] * side <= 0:
-                    continue
-                kf, kr = k & 15, k >> 4
-                kcol = (kf + kr) & 1
-                danger = 0
-                for p in pieces:
-                    x = b[p]
-                    if (
-                        x * side < 0
-                        and (((p & 15) + (p >> 4)) & 1) != kcol
-                        and abs((p & 15) - kf) <= 2
-                        and abs((p >> 4) - kr) <= 2
-                    ):
-                        danger += self.KING_ATTACKER
-                worst = max(worst, danger)
-            score -= side * worst
+        worst = {1: 0, -1: 0}
+        for k in kings:
+            side = 1 if b[k] > 0 else -1
+            enemy_king = -side * king
+            attackers = 0
+            for p in self._zone[k]:
+                x = b[p]
+                if x * side < 0 and x != enemy_king:
+                    attackers += 1
+            danger = attackers * self.KING_ATTACKER
+            if danger > worst[side]:
+                worst[side] = danger
+        score -= worst[1] - worst[-1]
         # Colour balance: pieces on colour c attack only pieces on the other colour.
         for side in (1, -1):
             a, c = force[side]

@@ -6,6 +6,7 @@ loses), Gorgon G, Harpy H, Jumper J, Mimotaur M, Ximaera X.
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import ClassVar
 
 from exochess.board import Board
@@ -31,7 +32,7 @@ class RebelFuryEvaluator(Evaluator):
     def __init__(self, variant: Variant) -> None:
         super().__init__(variant)
         geo = variant.geometry
-        self._squares = geo.squares
+        self._indices = range(geo.size)
         self._rays = geo.rays
         c = variant.codes
         self._fury = c.get("F", 0)
@@ -56,10 +57,8 @@ class RebelFuryEvaluator(Evaluator):
         score = 0
         furies = {1: 0, -1: 0}
         gazers: list[int] = []
-        for sq in self._squares:
+        for sq in compress(self._indices, b):  # the occupied squares, found at C speed
             v = b[sq]
-            if not v:
-                continue
             t = v if v > 0 else -v
             if t == fury:
                 furies[1 if v > 0 else -1] += 1

@@ -27,7 +27,6 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from exochess.board import Board
 from exochess.engine.evaluate import Evaluator, evaluator_for
@@ -185,7 +184,7 @@ class Searcher:
                 best_i, best_score = self._root(depth, root_moves, order, scores, bonus, noise > 0)
             except SearchStopped:
                 while self._score_stack:  # unwind the moves the interrupted search had made
-                    self._unplay(_NORMAL)
+                    self._unplay()
                 if self._partial is not None and result is not None:
                     i, s = self._partial
                     if i != order[0] and s > -INF:
@@ -236,7 +235,7 @@ class Searcher:
                 scores.append(-(MATE - 1))
             else:
                 scores.append(-self._static(-INF, INF))
-            self._unplay(state)
+            self._unplay()
         self.nodes = nodes
         self._next_check = next_check
         return scores
@@ -274,8 +273,6 @@ class Searcher:
         royal = variant.royal_code
         self.royal = royal
         self.royal_min = variant.royal_minimum
-        b = board.squares
-        self.royals = {1: b.count(royal), -1: b.count(-royal)} if royal else {1: 0, -1: 0}
         self.threefold = variant.repetition == THREEFOLD_LOSS
         self.forbid_repetition = variant.repetition == FORBIDDEN
         self.compulsory = variant.captures_compulsory
@@ -292,7 +289,6 @@ class Searcher:
         self._partial: tuple[int, int] | None = None
         self._root_pv: list[RawMove] = []
         self._score_stack: list[int] = []
-        self._lost_stack: list[Any] = []
 
     def _root(
         self,
@@ -324,7 +320,7 @@ class Searcher:
                     score = -self._negamax(depth - 1, -alpha - 1, -alpha, 1, False)
                     if score > alpha:
                         score = -self._negamax(depth - 1, -beta, -alpha, 1, True)
-            self._unplay(state)
+            self._unplay()
             scores[i] = score
             total = score + bonus[i] if abs(score) < MATE_BOUND else score
             if total > best_total:
@@ -345,15 +341,18 @@ class Searcher:
     # --- making moves --------------------------------------------------------------------
 
     def _play(self, m: RawMove, ply: int) -> int:
-        """Play ``m`` (by the side to move at ``ply``); return _WIN, _LOSS or _NORMAL for the mover."""
+        """Play ``m`` (by the side to move at ``ply``); return _WIN, _LOSS or _NORMAL for the mover.
+
+        Undo with :meth:`_unplay` (inlined in the loops: ``pop_raw`` and the score stack).
+        """
         board = self.board
-        b = board.squares
-        side = board.side
         state = _NORMAL
-        if m[VICTIMS] or m[MORE]:
+        capture = m[VICTIMS] or m[MORE]
+        if capture:
             royal = self.royal
             if royal:
-                er = -side * royal
+                b = board.squares
+                er = -board.side * royal
                 lost = 0
                 for v in m[VICTIMS]:
                     if b[v] == er:
@@ -364,18 +363,9 @@ class Searcher:
                         for v in a[3]:
                             if b[v] == er:
                                 lost += 1
-                if lost:
-                    left = self.royals[-side] - lost
-                    self.royals[-side] = left
-                    self._lost_stack.append((-side, lost))
-                    if left < self.royal_min:
-                        state = _WIN
-                else:
-                    self._lost_stack.append(None)
-            else:
-                self._lost_stack.append(None)
-        else:
-            self._lost_stack.append(None)
+                # Royal captures are rare: count the survivors only then.
+                if lost and b.count(er) - lost < self.royal_min:
+                    state = _WIN
         table = self.table
         d = 0
         for i in range(CHANGES, len(m), 3):
@@ -387,18 +377,16 @@ class Searcher:
         self.nodes += 1
         if self.nodes >= self._next_check:
             self._check_budget()
-        if state == _NORMAL and self.threefold and board.repetition_count() >= 3:
+        # A capture can never make a position recur (fewer pieces): no repetition to look up.
+        if not capture and self.threefold and board.repetition_count() >= 3:
             state = _LOSS
-        if ply + 1 > self._seldepth:
+        if ply >= self._seldepth:
             self._seldepth = ply + 1
         return state
 
-    def _unplay(self, state: int) -> None:
+    def _unplay(self) -> None:
         self.board.pop_raw()
         self.score = self._score_stack.pop()
-        lost = self._lost_stack.pop()
-        if lost is not None:
-            self.royals[lost[0]] += lost[1]
 
     def _check_budget(self) -> None:
         self._next_check = self.nodes + CHECK_EVERY
@@ -415,12 +403,16 @@ class Searcher:
 
     def _static(self, alpha: int, beta: int) -> int:
         """Evaluation for the side to move; the dynamic term only when it can matter."""
-        board = self.board
-        side = board.side
+        side = self.board.side
         base = side * self.score + self.tempo
         margin = self.lazy_margin
         if base - margin >= beta or base + margin <= alpha:
             return base
+        return base + side * self._dynamic()
+
+    def _dynamic(self) -> int:
+        """The evaluator's dynamic term of the current position (White's view), cached by hash."""
+        board = self.board
         key = board.zobrist_hash()
         cache = self._eval_cache
         dyn = cache.get(key)
@@ -428,7 +420,7 @@ class Searcher:
             if len(cache) >= EVAL_CACHE_SIZE:
                 cache.clear()
             dyn = cache[key] = self.ev.dynamic(board)
-        return base + side * dyn
+        return dyn
 
     # --- move ordering -----------------------------------------------------------------------
 
@@ -599,7 +591,7 @@ class Searcher:
                     score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, False)
                 if pv_node and alpha < score < beta:
                     score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, True)
-            self._unplay(state)
+            self._unplay()
             searched += 1
             if score > best:
                 best = score
@@ -631,7 +623,13 @@ class Searcher:
         return best
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qply: int) -> int:
-        stand = self._static(alpha, beta)
+        board = self.board
+        # The stand-pat score (_static inlined: this is the most frequent kind of node).
+        side = board.side
+        stand = side * self.score + self.tempo
+        margin = self.lazy_margin
+        if stand - margin < beta and stand + margin > alpha:
+            stand += side * self._dynamic()
         if stand >= beta or ply >= MAX_PLY:
             return stand
         if stand > alpha:
@@ -642,17 +640,17 @@ class Searcher:
         # of alpha even by winning its victims, neither can the rest.
         floor = alpha - stand - DELTA_MARGIN
         best = stand
+        scores = self._score_stack
         for g, m in self._captures():
             if g >> 4 <= floor:
                 break
-            state = self._play(m, ply)
-            if state == _WIN:
+            # A capture never repeats a position, so it never loses by repetition.
+            if self._play(m, ply) == _WIN:
                 score = MATE - ply - 1
-            elif state == _LOSS:
-                score = -(MATE - ply - 1)
             else:
                 score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1)
-            self._unplay(state)
+            board.pop_raw()
+            self.score = scores.pop()
             if score > best:
                 best = score
                 if score > alpha:
@@ -660,7 +658,6 @@ class Searcher:
                     if score >= beta:
                         break
         return best
-
 
 
 def _first(item: tuple[int, RawMove]) -> int:

@@ -17,8 +17,9 @@ How the generator works.  One scan of the board collects the pieces of the
 side to move and walks the eight rays of every enemy gazer (Gorgon, Fury,
 Mimotaur) once, filling a per-square bit table: bit 1 is the gaze of Gorgons
 and Furies (it affects every piece), bit 2 the gaze of Mimotaurs (it affects
-Gorgons and Furies only).  A moving piece tests ``gaze[square] & mask`` with
-its own mask (1, or 3 for a Gorgon or a Fury).  Each piece then walks its
+Gorgons and Furies only).  A moving piece applies its own mask (1, or 3 for a
+Gorgon or a Fury) to these bits, through its row of the lookup table
+:data:`_HELD`.  Each piece then walks its
 precomputed rays once per direction: the walk yields the plain slides, the
 square beyond the last slide (the Capricorn *front*) and, when the approach
 was not stopped by the gaze, the first piece on the ray, which the Dragon,
@@ -78,6 +79,14 @@ _GAZE_MASK = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, G
 (rules R-A5; for the reading "Gorgons only", give the Fury (index 4) the mask ``GAZE``)."""
 _GAZE_BIT = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
 """Gaze bit that a piece of each type casts (0: the type does not gaze)."""
+_HELD = tuple(
+    tuple(bool(bits & mask) for bits in range((GAZE | MIMOTAUR_GAZE) + 1)) for mask in _GAZE_MASK
+)
+"""``_HELD[kind][gaze bits]``: whether a square with these gaze bits holds a piece of the type.
+
+The generator tests this instead of ``bits & mask``: in CPython 3.11 a tuple lookup is a
+specialised bytecode where ``&`` is a generic call, and the test runs for every square a piece
+slides over."""
 _SLIDER_CAPTURES = tuple(
     bool(_CAP_MODE[k] or _HAS_DRA[k] or _HAS_GOR[k] or _HAS_HAR[k]) for k in range(10)
 )
@@ -236,13 +245,13 @@ class RebelFury(Variant):
         for s in own:
             v = b[s]
             kind = v * me
-            mask = _GAZE_MASK[kind]
+            held = _HELD[kind]
             if kind == ADVANCER:
-                if not gaze[s] & mask:
+                if not held[gaze[s]]:
                     self._advancer(b, me, s, v, steps[s], add, quiet)
                 continue
-            if not gaze[s] & mask and (quiet or _SLIDER_CAPTURES[kind]):
-                self._slider(b, me, s, v, kind, mask, gaze, rays[s], moves, quiet)
+            if not held[gaze[s]] and (quiet or _SLIDER_CAPTURES[kind]):
+                self._slider(b, me, s, v, kind, held, gaze, rays[s], moves, quiet)
             if _HAS_JUM[kind]:
                 self._leaps(b, me, s, v, kind, knights[s], add, quiet)
         return moves
@@ -306,8 +315,8 @@ class RebelFury(Variant):
                 add((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
 
     def _slider(
-        self, b: list[int], me: int, s: int, v: int, kind: int, mask: int, gaze: list[int],
-        rays: tuple[tuple[int, ...], ...], moves: list[RawMove], quiet: bool,
+        self, b: list[int], me: int, s: int, v: int, kind: int, held: tuple[bool, ...],
+        gaze: list[int], rays: tuple[tuple[int, ...], ...], moves: list[RawMove], quiet: bool,
     ) -> None:
         """Every move of a non-petrified piece that starts with a slide along one of its rays.
 
@@ -341,7 +350,7 @@ class RebelFury(Variant):
                 if quiet:
                     add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 i += 1
-                if gaze[t] & mask:
+                if held[gaze[t]]:
                     break
             # i: number of slides made = index of the square beyond the last one (the front).
             if cap and i and i < n:
@@ -394,7 +403,7 @@ class RebelFury(Variant):
                     if b[t]:
                         break
                     add((s, t, kind_text, leapt, None, None, None, "D", *changes_head, t, 0, v))
-                    if gaze[t] & mask:
+                    if held[gaze[t]]:
                         break
             if gor and x * me < 0 and (not mimic or x in (prey_g, prey_f)):
                 add((s, xsq, "x", SINGLE_VICTIM[xsq], None, None, None, "G", s, v, 0, xsq, x, v))

@@ -12,9 +12,11 @@ import random
 from collections import Counter
 
 import pytest
+import rebelfury_reference
 from conftest import read_perft_file
 
 from exochess import Board
+from exochess.rawmove import TAGS, to_move
 from exochess.variants import VARIANT_CLASSES
 
 VARIANTS = [cls.name for cls in VARIANT_CLASSES]
@@ -119,3 +121,60 @@ def walk_interweave(board: Board, depth: int) -> int:
 @pytest.mark.parametrize("fen", INTERWEAVE_CORNERS)
 def test_interweave_capture_corner_cases(fen: str) -> None:
     walk_interweave(Board("interweave", fen=fen), 2)
+# --- Rebel Fury: captures that are not a plain replacement ---------------------------------------
+
+REBELFURY_CASES = [
+    # A slide stopped by a Gorgon's gaze on a5 still strikes the occupied front a6.
+    ("12/12/12/12/12/12/h11/11g/12/12/12/C11 w", ["a1xa5(a6)"]),
+    # A petrified Fury keeps only its knight leaps: one capture, no slide or swap.
+    ("12/12/12/12/12/12/12/12/4g7/3h8/12/4F6m w", ["e1xd3"]),
+    # A petrified Mimotaur leaps only to take a Jumper or a Fury: here the Jumper, not the Harpy.
+    ("12/12/12/12/12/12/12/12/4g7/3j8/12/4M6f w", ["e1xd3"]),
+    ("12/12/12/12/12/12/12/12/4g7/3h8/12/4M6f w", []),
+    # The Mimotaur's copied strike: the Capricorn makes it count, and the Mimotaur beside it goes too.
+    ("12/12/12/12/12/12/1cm9/12/1M10/12/12/12 w", ["b4xb5(b6,c6)"]),
+    # ... but a fan of an Advancer and a Mimotaur gives no strike at all.
+    ("12/12/12/12/12/12/1am9/12/1M10/12/12/12 w", []),
+    # A Fury's strike on a friendly front removes nothing and its swap has no victims: no captures.
+    ("12/12/12/12/12/12/1A10/12/1F10/12/12/12 w", []),
+    # An Advancer step into the zone that strikes both sides, with and without promotion.
+    ("12/12/12/12/12/3h1a6/4A7/12/12/12/12/12 w", ["e6xe7(d7,f7)", "e6xe7(d7,f7)=J"]),
+]
+
+
+@pytest.mark.parametrize(("fen", "expected"), REBELFURY_CASES)
+def test_rebelfury_capture_corner_cases(fen: str, expected: list[str]) -> None:
+    board = Board("rebelfury", fen=fen)
+    assert sorted(str(to_move(m)) for m in board.variant.generate_captures(board)) == expected
+    check(board)
+
+
+def test_rebelfury_captures_of_random_positions() -> None:
+    """Any mix of pieces, sparse to crowded: every capturing power of every piece that has it."""
+    rng = random.Random(7)
+    seen: set[tuple[str, int]] = set()
+    promotions = multiple = 0
+    for index in range(400):
+        density = (0.04, 0.1, 0.2, 0.35, 0.55, 0.8)[index % 6]
+        placement = {
+            (file, rank): rng.choice("ACDFGHJMXacdfghjmx")
+            for rank in range(12) for file in range(12) if rng.random() < density
+        }
+        board = Board("rebelfury", fen=rebelfury_reference.format_fen(placement, rng.choice("wb")))
+        variant = board.variant
+        expected = Counter(m for m in variant.generate(board) if m[3])
+        assert Counter(variant.generate_captures(board)) == expected, board.fen()
+        for m in expected:
+            seen.add((m[TAGS], board.squares[m[0]] * board.side))
+            promotions += m[4] is not None
+            multiple += len(m[3]) > 1
+        if index % 40 == 0:
+            check(board)
+    # (power tag, moving type): Advancer 1, Capricorn 2, Dragon 3, Fury 4, Gorgon 5, Harpy 6,
+    # Jumper 7, Mimotaur 8 (no ("G", 8): the
+    # Mimotaur takes only Gorgons and Furies with the Gorgon power, and their gaze holds it).
+    assert seen == {
+        ("A", 1), ("A", 8), ("C", 2), ("C", 4), ("C", 8), ("D", 3), ("D", 4), ("D", 8),
+        ("G", 4), ("G", 5), ("H", 4), ("H", 6), ("H", 8), ("J", 4), ("J", 7), ("J", 8),
+    }
+    assert promotions and multiple

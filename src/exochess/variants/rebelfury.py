@@ -17,12 +17,15 @@ How the generator works.  One scan of the board collects the pieces of the
 side to move and walks the eight rays of every enemy gazer (Gorgon, Fury,
 Mimotaur) once, filling a per-square bit table: bit 1 is the gaze of Gorgons
 and Furies (it affects every piece), bit 2 the gaze of Mimotaurs (it affects
-Gorgons and Furies only).  A moving piece tests ``gaze[square] & mask`` with
-its own mask (1, or 3 for a Gorgon or a Fury).  Each piece then walks its
+Gorgons and Furies only).  A moving piece applies its own mask (1, or 3 for a
+Gorgon or a Fury) to these bits, through its row of the lookup table
+:data:`_HELD`.  Each piece then walks its
 precomputed rays once per direction: the walk yields the plain slides, the
 square beyond the last slide (the Capricorn *front*) and, when the approach
 was not stopped by the gaze, the first piece on the ray, which the Dragon,
 Gorgon, Harpy and Ximaera powers (and the Fury and Mimotaur using them) act on.
+The capture generator (quiescence) runs the same code with the building of
+every move without victims switched off.
 
 Every raw move carries in its ``tags`` field the letters of the powers that can
 produce it (``A C D G H J X``; a plain slide has none), which is what a power
@@ -76,6 +79,19 @@ _GAZE_MASK = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, G
 (rules R-A5; for the reading "Gorgons only", give the Fury (index 4) the mask ``GAZE``)."""
 _GAZE_BIT = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
 """Gaze bit that a piece of each type casts (0: the type does not gaze)."""
+_HELD = tuple(
+    tuple(bool(bits & mask) for bits in range((GAZE | MIMOTAUR_GAZE) + 1)) for mask in _GAZE_MASK
+)
+"""``_HELD[kind][gaze bits]``: whether a square with these gaze bits holds a piece of the type.
+
+The generator tests this instead of ``bits & mask``: in CPython 3.11 a tuple lookup is a
+specialised bytecode where ``&`` is a generic call, and the test runs for every square a piece
+slides over."""
+_SLIDER_CAPTURES = tuple(
+    bool(_CAP_MODE[k] or _HAS_DRA[k] or _HAS_GOR[k] or _HAS_HAR[k]) for k in range(10)
+)
+"""Whether the moves that start along a ray can capture for each type: a Jumper and a Ximaera
+only slide (and swap) there, so the capture generator need not walk their rays."""
 
 
 class RebelFury(Variant):
@@ -186,6 +202,28 @@ class RebelFury(Variant):
     # --- move generation -------------------------------------------------------
 
     def generate(self, board: Board) -> list[RawMove]:
+        return self._generate(board, True)
+
+    def generate_captures(self, board: Board) -> list[RawMove]:
+        """The moves of :meth:`generate` whose first action has victims, without building the others.
+
+        >>> from exochess import Board
+        >>> board = Board("rebelfury", fen="12/12/12/12/12/12/12/12/3a2c5/4A7/12/F11 w")
+        >>> captures = board.variant.generate_captures(board)
+        >>> len(board.legal_moves), len(captures)
+        (39, 12)
+        >>> sorted(str(to_move(m)) for m in captures)[:4]
+        ['a1xc3(d4)', 'a1xd4', 'a1xe5(d4)', 'a1xf6(d4)']
+        """
+        return self._generate(board, False)
+
+    def _generate(self, board: Board, quiet: bool) -> list[RawMove]:
+        """Every move of the side to move, or with ``quiet`` false only those with victims.
+
+        One generator serves :meth:`generate` and :meth:`generate_captures`: each place that
+        would build a move without victims tests ``quiet`` first.  The walks that find the
+        captures are the same in both modes (a slide walk tells where the approach stops).
+        """
         b = board.squares
         me = board.side
         # One scan: the pieces of the side to move, and the enemy gazers with their gaze bit.
@@ -207,15 +245,15 @@ class RebelFury(Variant):
         for s in own:
             v = b[s]
             kind = v * me
-            mask = _GAZE_MASK[kind]
+            held = _HELD[kind]
             if kind == ADVANCER:
-                if not gaze[s] & mask:
-                    self._advancer(b, me, s, v, steps[s], add)
+                if not held[gaze[s]]:
+                    self._advancer(b, me, s, v, steps[s], add, quiet)
                 continue
-            if not gaze[s] & mask:
-                self._slider(b, me, s, v, kind, mask, gaze, rays[s], moves)
+            if not held[gaze[s]] and (quiet or _SLIDER_CAPTURES[kind]):
+                self._slider(b, me, s, v, kind, held, gaze, rays[s], moves, quiet)
             if _HAS_JUM[kind]:
-                self._leaps(b, me, s, v, kind, knights[s], add)
+                self._leaps(b, me, s, v, kind, knights[s], add, quiet)
         return moves
 
     def _advancer(
@@ -226,8 +264,12 @@ class RebelFury(Variant):
         v: int,
         targets: tuple[tuple[int, tuple[int, ...], bool], ...],
         add: Callable[[RawMove], None],
+        quiet: bool,
     ) -> None:
-        """ADV: one step forward or diagonally forward to an empty square, then the side strike."""
+        """ADV: one step forward or diagonally forward to an empty square, then the side strike.
+
+        Steps that strike nothing are built only when ``quiet`` is true.
+        """
         jumper = me * JUMPER
         for e, sides, zone in targets:
             if b[e]:
@@ -243,16 +285,19 @@ class RebelFury(Variant):
                 add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
                 if zone:
                     add((s, e, "x", victims, "J", None, None, "A", s, v, 0, e, 0, jumper, *removed))
-            else:
+            elif quiet:
                 add((s, e, "-", _NO_VICTIMS, None, None, None, "A", s, v, 0, e, 0, v))
                 if zone:
                     add((s, e, "-", _NO_VICTIMS, "J", None, None, "A", s, v, 0, e, 0, jumper))
 
     def _leaps(
         self, b: list[int], me: int, s: int, v: int, kind: int, targets: tuple[int, ...],
-        add: Callable[[RawMove], None],
+        add: Callable[[RawMove], None], quiet: bool,
     ) -> None:
-        """JUM: knight leaps, allowed even when petrified (the Mimotaur only to capture)."""
+        """JUM: knight leaps, allowed even when petrified (the Mimotaur only to capture).
+
+        Leaps to an empty square are built only when ``quiet`` is true.
+        """
         if kind == MIMOTAUR:
             prey_j = -me * JUMPER
             prey_f = -me * FURY
@@ -264,15 +309,21 @@ class RebelFury(Variant):
         for t in targets:
             x = b[t]
             if x == 0:
-                add((s, t, "-", _NO_VICTIMS, None, None, None, "J", s, v, 0, t, 0, v))
+                if quiet:
+                    add((s, t, "-", _NO_VICTIMS, None, None, None, "J", s, v, 0, t, 0, v))
             elif x * me < 0:
                 add((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
 
     def _slider(
-        self, b: list[int], me: int, s: int, v: int, kind: int, mask: int, gaze: list[int],
-        rays: tuple[tuple[int, ...], ...], moves: list[RawMove],
+        self, b: list[int], me: int, s: int, v: int, kind: int, held: tuple[bool, ...],
+        gaze: list[int], rays: tuple[tuple[int, ...], ...], moves: list[RawMove], quiet: bool,
     ) -> None:
-        """Every move of a non-petrified piece that starts with a slide along one of its rays."""
+        """Every move of a non-petrified piece that starts with a slide along one of its rays.
+
+        With ``quiet`` false, only those with victims: the rays are walked all the same (the
+        walk tells where the approach stops) but slides, friendly Dragon leaps and swaps are
+        not built.
+        """
         add = moves.append
         fans = self._fans
         cap = _CAP_MODE[kind]
@@ -296,9 +347,10 @@ class RebelFury(Variant):
                 if b[t]:
                     reach = True
                     break
-                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                if quiet:
+                    add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 i += 1
-                if gaze[t] & mask:
+                if held[gaze[t]]:
                     break
             # i: number of slides made = index of the square beyond the last one (the front).
             if cap and i and i < n:
@@ -321,11 +373,13 @@ class RebelFury(Variant):
                         for q in victims:
                             removed += (q, b[q], 0)
                         strike = (s, e, "x", victims, None, None, None, "C", s, v, 0, e, 0, v, *removed)
-                        if cap == 1:
+                        if cap == 1 and quiet:
                             moves[-1] = strike  # automatic for the Capricorn itself
                         else:
-                            add(strike)  # the Fury and the Mimotaur may also just slide there
-                    elif cap != 3:
+                            # The Fury and the Mimotaur may also just slide there; without
+                            # quiet moves there is no slide to replace for the Capricorn.
+                            add(strike)
+                    elif cap != 3 and quiet:
                         # A strike that removes nothing is the same move as the plain slide
                         # just generated (the last one); only its power tag is added.
                         moves[-1] = (s, e, "-", no_victims, None, None, None, "C", s, v, 0, e, 0, v)
@@ -333,7 +387,8 @@ class RebelFury(Variant):
                 continue
             xsq = ray[i]
             x = b[xsq]
-            if dra and i + 1 < n and b[ray[i + 1]] == 0 and (
+            # A leap over a friendly piece takes nothing: a quiet move.
+            if dra and (quiet or x * me < 0) and i + 1 < n and b[ray[i + 1]] == 0 and (
                 not mimic or x in (prey_d, prey_f)
             ):
                 if x * me < 0:
@@ -348,7 +403,7 @@ class RebelFury(Variant):
                     if b[t]:
                         break
                     add((s, t, kind_text, leapt, None, None, None, "D", *changes_head, t, 0, v))
-                    if gaze[t] & mask:
+                    if held[gaze[t]]:
                         break
             if gor and x * me < 0 and (not mimic or x in (prey_g, prey_f)):
                 add((s, xsq, "x", SINGLE_VICTIM[xsq], None, None, None, "G", s, v, 0, xsq, x, v))
@@ -359,7 +414,7 @@ class RebelFury(Variant):
                         if y * me < 0 and (not mimic or y in (prey_h, prey_f)):
                             add((s, ysq, "x", SINGLE_VICTIM[ysq], None, None, None, "H", s, v, 0, ysq, y, v))
                         break
-            if xim and x != v:
+            if xim and quiet and x != v:
                 add((s, xsq, "~", no_victims, None, None, None, "X", s, v, x, xsq, x, v))
 
     def _mimic_advance(

@@ -44,6 +44,7 @@ Move.from_text('e1xe11')
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 from exochess.geometry import QUEEN, square_name, victim_order
@@ -87,6 +88,8 @@ _HELD = tuple(
 The generator tests this instead of ``bits & mask``: in CPython 3.11 a tuple lookup is a
 specialised bytecode where ``&`` is a generic call, and the test runs for every square a piece
 slides over."""
+_WITH_BIT = tuple(tuple(bits | bit for bits in range((GAZE | MIMOTAUR_GAZE) + 1)) for bit in range(3))
+"""``_WITH_BIT[bit][bits]`` is ``bits | bit`` (for the gaze table)."""
 _SLIDER_CAPTURES = tuple(
     bool(_CAP_MODE[k] or _HAS_DRA[k] or _HAS_GOR[k] or _HAS_HAR[k]) for k in range(10)
 )
@@ -125,6 +128,7 @@ class RebelFury(Variant):
         super().__init__()
         geo = self.geometry
         size = geo.size
+        self._indices = range(size)
         # Capricorn fan: for a strike ending on e in direction d, the front and the side squares
         # on the board, sorted in canonical victim order.  Empty when the front is off the board.
         fans: list[tuple[int, ...]] = [()] * (size * 8)
@@ -188,14 +192,16 @@ class RebelFury(Variant):
         gaze = [0] * self.geometry.size
         rays = self.geometry.rays
         for g, bit in gazers:
+            # gaze[t] | bit as a table lookup: a specialised bytecode where | is a generic call.
+            with_bit = _WITH_BIT[bit]
             for ray in rays[g]:
                 for t in ray:
                     y = squares[t]
                     if not y:
-                        gaze[t] |= bit
+                        gaze[t] = with_bit[gaze[t]]
                         continue
                     if y * side > 0:
-                        gaze[t] |= bit
+                        gaze[t] = with_bit[gaze[t]]
                     break
         return gaze
 
@@ -230,12 +236,12 @@ class RebelFury(Variant):
         own: list[int] = []
         gazers: list[tuple[int, int]] = []
         bits = _GAZE_BIT
-        for s, v in enumerate(b):
-            if v:
-                if v * me > 0:
-                    own.append(s)
-                elif bits[-v * me]:
-                    gazers.append((s, bits[-v * me]))
+        for s in compress(self._indices, b):  # the occupied squares, found at C speed
+            v = b[s]
+            if v * me > 0:
+                own.append(s)
+            elif bits[-v * me]:
+                gazers.append((s, bits[-v * me]))
         gaze = self._cast_gaze(b, me, gazers)
         moves: list[RawMove] = []
         add = moves.append

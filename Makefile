@@ -35,6 +35,7 @@ test: lint typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python bench/perft.py
+	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/web.py
 
 clean:

@@ -5,6 +5,12 @@ table keyed by the board's Zobrist hash, move ordering (TT move, captures by
 victim value, killers, history), late move reductions, futility pruning near the
 leaves and a quiescence search over capturing moves.
 
+Moves are generated in stages, lazily: the table move is played before anything
+is generated, then the captures come from the game's capture generator
+(``board.raw_captures()``, cached by hash), and the quiet moves are generated
+only when the node gets that far.  The quiescence search never generates quiet
+moves at all.
+
 The search plays raw moves on a private copy of the board with
 ``push_raw``/``pop_raw`` and keeps the piece-square part of the evaluation up to
 date from each move's ``(square, before, after)`` triples.  Game ends are found
@@ -14,8 +20,8 @@ without building :class:`~exochess.move.Move` objects:
   played) and leaves fewer than ``royal_minimum`` wins;
 * in games with the three-fold-loss rule a move that makes a position occur a
   third time loses (``board.repetition_count()``);
-* a side with no legal move loses (``board.raw_moves()`` is empty; games that
-  forbid repetition have already filtered such moves out).
+* a side with no legal move loses (no stage yields a move; games that forbid
+  repetition have already filtered such moves out).
 
 Scores are centipawns from the side to move's point of view; a won game scores
 ``MATE - plies``, a lost one ``-(MATE - plies)``.

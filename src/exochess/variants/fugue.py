@@ -125,14 +125,14 @@ class Fugue(Variant):
             if kind != IMMOBILIZER and s in frozen:
                 continue
             if kind == PAWN:
-                if not quiet:
+                if quiet:
+                    self._pawn(b, me, s, v, own, prot, add)
+                else:
                     # Most pawns have nothing to capture: look before calling.
                     for mount, land in leaps[s]:
                         if b[land] * me < 0 and b[mount]:
+                            self._pawn_captures(b, me, s, v, own, prot, add)
                             break
-                    else:
-                        continue
-                self._pawn(b, me, s, v, own, prot, add, quiet)
             elif kind == KING:
                 for t in neighbours[s]:
                     x = b[t]
@@ -260,17 +260,9 @@ class Fugue(Variant):
                             s, v, 0, approach, b[approach], 0, e, 0, v))
 
     def _pawn(
-        self,
-        b: Sequence[int],
-        me: int,
-        s: int,
-        v: int,
-        own: list[int],
-        prot: set[int],
-        add: AddMove,
-        quiet: bool,
+        self, b: Sequence[int], me: int, s: int, v: int, own: list[int], prot: set[int], add: AddMove
     ) -> None:
-        """Cannon Pawn: king steps, and leaps over an adjacent mount (capturing on landing)."""
+        """Cannon Pawn, every move: king steps, and leaps over an adjacent mount (capturing on landing)."""
         append = add
         last_rank = self.height - 1 if me > 0 else 0
         promotions: list[int] | None = None
@@ -279,15 +271,11 @@ class Fugue(Variant):
                 continue
             n = ray[0]
             if b[n] == 0:
-                if not quiet:
-                    continue
                 t, x, kind = n, 0, "-"
             elif len(ray) > 1:
                 t = ray[1]
                 x = b[t]
                 if x == 0:
-                    if not quiet:
-                        continue
                     kind = "-"
                 elif x * me < 0 and t not in prot:
                     kind = "x"
@@ -299,15 +287,34 @@ class Fugue(Variant):
             append((s, t, kind, victims, None, None, None, None, s, v, 0, t, x, v))
             if t >> 4 == last_rank:
                 if promotions is None:
-                    present = {b[q] * me for q in own}
-                    promotions = [
-                        me * (self.piece_letters.index(letter) + 1)
-                        for letter in PROMOTION_TYPES
-                        if self.piece_letters.index(letter) + 1 not in present
-                    ]
+                    promotions = self._promotion_codes(b, me, own)
                 for code in promotions:
                     append((s, t, kind, victims, self.letters[code].upper(), None, None, None,
                             s, v, 0, t, x, code))
+
+    def _pawn_captures(
+        self, b: Sequence[int], me: int, s: int, v: int, own: list[int], prot: set[int], add: AddMove
+    ) -> None:
+        """Cannon Pawn, captures only: a leap over an occupied neighbour onto an enemy."""
+        last_rank = self.height - 1 if me > 0 else 0
+        for mount, t in self._leaps[s]:
+            x = b[t]
+            if x * me < 0 and b[mount] and t not in prot:
+                victims = SINGLE_VICTIM[t]
+                add((s, t, "x", victims, None, None, None, None, s, v, 0, t, x, v))
+                if t >> 4 == last_rank:
+                    for code in self._promotion_codes(b, me, own):
+                        add((s, t, "x", victims, self.letters[code].upper(), None, None, None,
+                             s, v, 0, t, x, code))
+
+    def _promotion_codes(self, b: Sequence[int], me: int, own: list[int]) -> list[int]:
+        """Codes a Cannon Pawn of side ``me`` may promote to: the types that side no longer has."""
+        present = {b[q] * me for q in own}
+        return [
+            me * (self.piece_letters.index(letter) + 1)
+            for letter in PROMOTION_TYPES
+            if self.piece_letters.index(letter) + 1 not in present
+        ]
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """Name the Immobilizer that freezes the moving piece, if any."""

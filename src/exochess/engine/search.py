@@ -560,15 +560,12 @@ class Searcher:
             return self._static(alpha, beta)
         options = self.options
         prune = options.pruning and not pv_node
-        static = 0
         futile = False
         if prune and depth <= 2 and alpha > -MATE_BOUND and beta < MATE_BOUND:
             # No "reverse futility" (return the static score when it beats beta): like null-move
             # pruning it assumes the side to move could pass, and in these games the usual threat
             # is a capture of the royal piece, which no static score sees.
-            static = self._static(alpha, beta)
-            if static + FUTILITY_MARGIN[depth] <= alpha:
-                futile = True
+            futile = self._static(alpha, beta) + FUTILITY_MARGIN[depth] <= alpha
         best = -INF
         best_move: RawMove | None = None
         original_alpha = alpha
@@ -617,8 +614,6 @@ class Searcher:
                         break
         if not searched:
             return -(MATE - ply)  # no legal move: the side to move loses
-        if best_move is None:
-            return best  # every score was -INF: cannot happen, kept for the type checker
         if best >= beta:
             flag = LOWER
         elif best > original_alpha:

@@ -1,0 +1,82 @@
+"""Engine cost in machine instructions per node, for comparing two versions of the code.
+
+    python bench/instructions.py [--nodes N] [--variants fugue,interweave,rebelfury]
+
+The project machine is a virtual one whose speed varies by up to 30% between
+identical runs, so nodes per second cannot tell a 5% gain from noise.  The
+number of instructions a search executes can: this script runs a search with a
+fixed node budget from each middle-game position of ``bench/engine.py`` under
+valgrind (``cachegrind``, no cache simulation), once with the budget and once
+without searching, and prints the difference divided by the nodes.
+
+Needs ``valgrind`` (Debian package ``valgrind``).  Slow: about half a minute per
+position at the default budget.  Figures only: nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def child(variant: str, index: int, nodes: int) -> None:
+    """The measured process: set up the position, then search ``nodes`` nodes (0: none)."""
+    sys.path.insert(0, str(HERE))
+    from engine import positions  # bench/engine.py: importable once bench/ is on the path
+
+    from exochess.engine import Limits, Searcher
+
+    board = positions(variant, index)[index][1]
+    if nodes:
+        Searcher().search(board, Limits(nodes=nodes))
+
+
+def instructions(variant: str, index: int, nodes: int) -> int:
+    """Instructions executed by :func:`child` under valgrind."""
+    command = [
+        "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+        # The real interpreter: valgrind cannot follow a shell-script shim (pyenv).
+        os.path.realpath(sys.executable), __file__, "--child", variant, str(index), str(nodes),
+    ]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent / "src"), *sys.path]))
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    match = REFS.search(done.stderr)
+    if match is None:
+        raise RuntimeError(f"no instruction count in valgrind's output:\n{done.stderr[-2000:]}")
+    return int(match.group(1).replace(",", ""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--nodes", type=int, default=10_000, help="search budget (default 10000)")
+    parser.add_argument("--variants", default="fugue,interweave,rebelfury")
+    parser.add_argument("--positions", type=int, default=3, help="middle games per variant (default 3)")
+    parser.add_argument("--child", nargs=3, metavar=("VARIANT", "INDEX", "NODES"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child[0], int(args.child[1]), int(args.child[2]))
+        return 0
+    if shutil.which("valgrind") is None:
+        print("bench/instructions.py needs valgrind (apt install valgrind)", file=sys.stderr)
+        return 2
+    print(f"{'variant':<12} {'position':<9} {'instructions/node':>18}   (search of {args.nodes} nodes)")
+    for variant in args.variants.split(","):
+        for index in range(1, args.positions + 1):
+            cost = instructions(variant, index, args.nodes) - instructions(variant, index, 0)
+            print(f"{variant:<12} {'middle' + str(index):<9} {cost // args.nodes:>18,}")
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

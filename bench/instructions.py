@@ -35,12 +35,12 @@ def child(variant: str, index: int, nodes: int) -> None:
     from exochess.engine import Limits, Searcher
 
     board = positions(variant, index)[index][1]
-    if nodes:
-        Searcher().search(board, Limits(nodes=nodes))
+    searched = Searcher().search(board, Limits(nodes=nodes)).nodes if nodes else 0
+    print(searched)  # a search may end before its budget (a forced win found)
 
 
-def instructions(variant: str, index: int, nodes: int) -> int:
-    """Instructions executed by :func:`child` under valgrind."""
+def instructions(variant: str, index: int, nodes: int) -> tuple[int, int]:
+    """Instructions executed by :func:`child` under valgrind, and the nodes it searched."""
     command = [
         "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
         # The real interpreter: valgrind cannot follow a shell-script shim (pyenv).
@@ -51,7 +51,7 @@ def instructions(variant: str, index: int, nodes: int) -> int:
     match = REFS.search(done.stderr)
     if match is None:
         raise RuntimeError(f"no instruction count in valgrind's output:\n{done.stderr[-2000:]}")
-    return int(match.group(1).replace(",", ""))
+    return int(match.group(1).replace(",", "")), int(done.stdout.split()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,11 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("valgrind") is None:
         print("bench/instructions.py needs valgrind (apt install valgrind)", file=sys.stderr)
         return 2
-    print(f"{'variant':<12} {'position':<9} {'instructions/node':>18}   (search of {args.nodes} nodes)")
+    print(f"{'variant':<12} {'position':<9} {'instructions/node':>18}   searched (budget {args.nodes})")
     for variant in args.variants.split(","):
         for index in range(1, args.positions + 1):
-            cost = instructions(variant, index, args.nodes) - instructions(variant, index, 0)
-            print(f"{variant:<12} {'middle' + str(index):<9} {cost // args.nodes:>18,}")
+            total, searched = instructions(variant, index, args.nodes)
+            setup, _ = instructions(variant, index, 0)
+            per_node = (total - setup) // max(1, searched)
+            print(f"{variant:<12} {'middle' + str(index):<9} {per_node:>18,}   {searched} nodes")
             sys.stdout.flush()
     return 0
 

@@ -33,6 +33,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from exochess.board import Board
 from exochess.engine.evaluate import Evaluator, evaluator_for
@@ -64,6 +65,8 @@ generated before.  A capture list does not depend on the history (no capture can
 a position), so the hash is a sufficient key."""
 DELTA_MARGIN = 150
 """Quiescence skips captures that cannot lift the score within this margin of alpha."""
+
+_V = TypeVar("_V")
 
 _NORMAL = 0
 _WIN = 1
@@ -349,7 +352,7 @@ class Searcher:
     def _play(self, m: RawMove, ply: int) -> int:
         """Play ``m`` (by the side to move at ``ply``); return _WIN, _LOSS or _NORMAL for the mover.
 
-        Undo with :meth:`_unplay` (inlined in the loops: ``pop_raw`` and the score stack).
+        Undo with :meth:`_unplay`.
         """
         board = self.board
         state = _NORMAL
@@ -423,9 +426,7 @@ class Searcher:
         cache = self._eval_cache
         dyn = cache.get(key)
         if dyn is None:
-            if len(cache) >= EVAL_CACHE_SIZE:
-                cache.clear()
-            dyn = cache[key] = self.ev.dynamic(board)
+            dyn = _store(cache, EVAL_CACHE_SIZE, key, self.ev.dynamic(board))
         return dyn
 
     # --- move ordering -----------------------------------------------------------------------
@@ -458,13 +459,11 @@ class Searcher:
         cache = self._capture_cache
         captures = cache.get(key)
         if captures is None:
-            if len(cache) >= CAPTURE_CACHE_SIZE:
-                cache.clear()
             gain = self._capture_gain
-            captures = [(gain(m), m) for m in board.raw_captures()]
-            if len(captures) > 1:
-                captures.sort(key=_first, reverse=True)
-            cache[key] = captures
+            found = [(gain(m), m) for m in board.raw_captures()]
+            if len(found) > 1:
+                found.sort(key=_first, reverse=True)
+            captures = _store(cache, CAPTURE_CACHE_SIZE, key, found)
         return captures
 
     def _usable_tt_move(self, m: RawMove) -> bool:
@@ -624,13 +623,7 @@ class Searcher:
         return best
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qply: int) -> int:
-        board = self.board
-        # The stand-pat score (_static inlined: this is the most frequent kind of node).
-        side = board.side
-        stand = side * self.score + self.tempo
-        margin = self.lazy_margin
-        if stand - margin < beta and stand + margin > alpha:
-            stand += side * self._dynamic()
+        stand = self._static(alpha, beta)
         if stand >= beta or ply >= MAX_PLY:
             return stand
         if stand > alpha:
@@ -641,7 +634,6 @@ class Searcher:
         # of alpha even by winning its victims, neither can the rest.
         floor = alpha - stand - DELTA_MARGIN
         best = stand
-        scores = self._score_stack
         for g, m in self._captures():
             if g >> 4 <= floor:
                 break
@@ -650,8 +642,7 @@ class Searcher:
                 score = MATE - ply - 1
             else:
                 score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1)
-            board.pop_raw()
-            self.score = scores.pop()
+            self._unplay()
             if score > best:
                 best = score
                 if score > alpha:
@@ -659,6 +650,14 @@ class Searcher:
                     if score >= beta:
                         break
         return best
+
+
+def _store(cache: dict[int, _V], limit: int, key: int, value: _V) -> _V:
+    """Put ``value`` in a cache keyed by Zobrist hash, emptying the cache first when it is full."""
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 def _first(item: tuple[int, RawMove]) -> int:

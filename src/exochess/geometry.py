@@ -13,7 +13,9 @@ bounds arithmetic in their inner loops.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from functools import cache
+from itertools import compress
 
 STRIDE = 16
 """Index distance between two ranks (the numbering is 16 squares wide)."""
@@ -99,6 +101,7 @@ class Geometry:
     """
 
     __slots__ = (
+        "_indices",
         "height",
         "knight_targets",
         "neighbours",
@@ -133,6 +136,7 @@ class Geometry:
         self.height = height
         self.size = height * STRIDE
         self.squares = tuple(square(f, r) for r in range(height) for f in range(width))
+        self._indices = range(self.size)
         empty: tuple[int, ...] = ()
         rays: list[tuple[tuple[int, ...], ...]] = [()] * self.size
         neigh: list[tuple[int, ...]] = [empty] * self.size
@@ -161,6 +165,14 @@ class Geometry:
         self.neighbours = tuple(neigh)
         self.orthogonal_neighbours = tuple(orth)
         self.knight_targets = tuple(knights)
+
+    def occupied(self, squares: Sequence[int]) -> Iterator[int]:
+        """The squares of a board list that hold a piece, in order.
+
+        ``compress()`` skips the empty squares at C speed: generators and evaluations
+        that visit every piece start with this instead of a Python loop over all squares.
+        """
+        return compress(self._indices, squares)
 
     def on_board(self, sq: int) -> bool:
         """Whether ``sq`` is a square of this board."""

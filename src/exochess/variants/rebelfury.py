@@ -44,7 +44,6 @@ Move.from_text('e1xe11')
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 from exochess.geometry import QUEEN, square_name, victim_order
@@ -128,7 +127,7 @@ class RebelFury(Variant):
         super().__init__()
         geo = self.geometry
         size = geo.size
-        self._indices = range(size)
+        self._occupied = geo.occupied
         # Capricorn fan: for a strike ending on e in direction d, the front and the side squares
         # on the board, sorted in canonical victim order.  Empty when the front is off the board.
         fans: list[tuple[int, ...]] = [()] * (size * 8)
@@ -236,7 +235,7 @@ class RebelFury(Variant):
         own: list[int] = []
         gazers: list[tuple[int, int]] = []
         bits = _GAZE_BIT
-        for s in compress(self._indices, b):  # the occupied squares, found at C speed
+        for s in self._occupied(b):
             v = b[s]
             if v * me > 0:
                 own.append(s)

@@ -6,7 +6,6 @@ Long Leaper 7, Swapper 8, Cannon Pawn 9.
 
 from __future__ import annotations
 
-from itertools import compress
 from typing import ClassVar
 
 from exochess.board import Board
@@ -40,7 +39,7 @@ class FugueEvaluator(Evaluator):
         geo = variant.geometry
         self._neighbours = geo.neighbours
         self._rays = geo.rays
-        self._indices = range(geo.size)
+        self._occupied = geo.occupied
 
     def placement(self, letter: str, sq: int, white: bool) -> int:
         rank = sq >> 4
@@ -60,11 +59,11 @@ class FugueEvaluator(Evaluator):
         neighbours = self._neighbours
         value_of = self.value_of
         score = 0
-        # One pass over the occupied squares (compress() skips the empty ones at C speed).
+        # One pass over the occupied squares.
         imms: list[int] = []
         shields: list[int] = []
         kings: list[int] = []
-        for sq in compress(self._indices, b):
+        for sq in self._occupied(b):
             x = b[sq]
             if x == IMMOBILIZER or x == -IMMOBILIZER:
                 imms.append(sq)

@@ -7,7 +7,6 @@ other colour, so what can attack what is decided by colour.
 
 from __future__ import annotations
 
-from itertools import compress
 from typing import ClassVar
 
 from exochess.board import Board
@@ -32,7 +31,7 @@ class InterweaveEvaluator(Evaluator):
     def __init__(self, variant: Variant) -> None:
         super().__init__(variant)
         geo = variant.geometry
-        self._indices = range(geo.size)
+        self._occupied = geo.occupied
         self._king = variant.codes.get("K", 1)
         self._colour = [((sq & 15) + (sq >> 4)) & 1 for sq in range(geo.size)]
         """``_colour[sq]``: the square colour (0 or 1) of every square."""
@@ -63,7 +62,7 @@ class InterweaveEvaluator(Evaluator):
         # force[side][colour]: material of the side's non-royal pieces on each square colour.
         force = {1: [0, 0], -1: [0, 0]}
         kings: list[int] = []
-        for sq in compress(self._indices, b):  # the occupied squares, found at C speed
+        for sq in self._occupied(b):
             v = b[sq]
             if v == king or v == -king:
                 kings.append(sq)

@@ -6,7 +6,6 @@ loses), Gorgon G, Harpy H, Jumper J, Mimotaur M, Ximaera X.
 
 from __future__ import annotations
 
-from itertools import compress
 from typing import ClassVar
 
 from exochess.board import Board
@@ -32,7 +31,7 @@ class RebelFuryEvaluator(Evaluator):
     def __init__(self, variant: Variant) -> None:
         super().__init__(variant)
         geo = variant.geometry
-        self._indices = range(geo.size)
+        self._occupied = geo.occupied
         self._rays = geo.rays
         c = variant.codes
         self._fury = c.get("F", 0)
@@ -57,7 +56,7 @@ class RebelFuryEvaluator(Evaluator):
         score = 0
         furies = {1: 0, -1: 0}
         gazers: list[int] = []
-        for sq in compress(self._indices, b):  # the occupied squares, found at C speed
+        for sq in self._occupied(b):
             v = b[sq]
             t = v if v > 0 else -v
             if t == fury:

@@ -265,7 +265,6 @@ class Fugue(Variant):
         """Cannon Pawn, every move: king steps, and leaps over an adjacent mount (capturing on landing)."""
         append = add
         last_rank = self.height - 1 if me > 0 else 0
-        promotions: list[int] | None = None
         for ray in self.geometry.rays[s]:
             if not ray:
                 continue
@@ -286,11 +285,7 @@ class Fugue(Variant):
             victims = SINGLE_VICTIM[t] if x else _NO_VICTIMS
             append((s, t, kind, victims, None, None, None, None, s, v, 0, t, x, v))
             if t >> 4 == last_rank:
-                if promotions is None:
-                    promotions = self._promotion_codes(b, me, own)
-                for code in promotions:
-                    append((s, t, kind, victims, self.letters[code].upper(), None, None, None,
-                            s, v, 0, t, x, code))
+                self._promotions(b, me, own, s, v, t, x, kind, victims, add)
 
     def _pawn_captures(
         self, b: Sequence[int], me: int, s: int, v: int, own: list[int], prot: set[int], add: AddMove
@@ -303,18 +298,28 @@ class Fugue(Variant):
                 victims = SINGLE_VICTIM[t]
                 add((s, t, "x", victims, None, None, None, None, s, v, 0, t, x, v))
                 if t >> 4 == last_rank:
-                    for code in self._promotion_codes(b, me, own):
-                        add((s, t, "x", victims, self.letters[code].upper(), None, None, None,
-                             s, v, 0, t, x, code))
+                    self._promotions(b, me, own, s, v, t, x, "x", victims, add)
 
-    def _promotion_codes(self, b: Sequence[int], me: int, own: list[int]) -> list[int]:
-        """Codes a Cannon Pawn of side ``me`` may promote to: the types that side no longer has."""
+    def _promotions(
+        self,
+        b: Sequence[int],
+        me: int,
+        own: list[int],
+        s: int,
+        v: int,
+        t: int,
+        x: int,
+        kind: str,
+        victims: tuple[int, ...],
+        add: AddMove,
+    ) -> None:
+        """The promoting versions of a Cannon Pawn move to the last rank: one per type the side
+        no longer has (the pawn becomes that piece on ``t``)."""
         present = {b[q] * me for q in own}
-        return [
-            me * (self.piece_letters.index(letter) + 1)
-            for letter in PROMOTION_TYPES
-            if self.piece_letters.index(letter) + 1 not in present
-        ]
+        for letter in PROMOTION_TYPES:
+            code = self.piece_letters.index(letter) + 1
+            if code not in present:
+                add((s, t, kind, victims, letter, None, None, None, s, v, 0, t, x, me * code))
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """Name the Immobilizer that freezes the moving piece, if any."""

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--variants", default="fugue,interweave,rebelfury")
-    parser.add_argument("--games", type=int, default=20, help="games per rung (default 20; 0 skips the rungs)")
+    parser.add_argument("--games", type=int, default=20, help="games a rung (default 20; 0: none)")
     parser.add_argument("--movetime", type=int, default=1000, help="level 8's ms a move (default 1000)")
     parser.add_argument("--top-games", type=int, default=100, help="games of 8 vs 1 (default 100; 0 skips)")
     parser.add_argument("--top-movetime", type=int, default=100, help="ms a move in 8 vs 1 (default 100)")

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint typecheck unit bench chromium clean
+.PHONY: run test lint typecheck unit bench ladder chromium clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ bench: $(STAMP)
 	$(BIN)/python bench/perft.py
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/web.py
+
+# The level ladder from real matches (hours on two cores; see bench/ladder.py for options).
+ladder: $(STAMP)
+	$(BIN)/python bench/ladder.py --jobs 2
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

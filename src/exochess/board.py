@@ -78,15 +78,22 @@ class Board:
     """
 
     __slots__ = (
-        "_b", "_cache", "_extra", "_geo", "_hash", "_index", "_keys",
-        "_open", "_over", "_rep", "_root_extra", "_royal", "_royal_min", "_side", "_stack",
-        "_threefold", "_windows", "starting_fen", "variant",
+        "_cache", "_extra", "_geo", "_hash", "_index", "_keys",
+        "_open", "_over", "_rep", "_root_extra", "_royal", "_royal_min", "_stack",
+        "_threefold", "_windows", "side", "squares", "starting_fen", "variant",
     )
 
     variant: Variant
     """Rules of the game being played."""
     starting_fen: str
     """FEN the history starts from."""
+    # ``squares`` and ``side`` are plain slots rather than properties: move generators and
+    # evaluations read them at every node, and a property costs a Python call each time
+    # (CPython 3.11 does not specialise property access).
+    squares: list[int]
+    """The board list of signed piece codes, indexed by square.  Treat as read-only."""
+    side: int
+    """Side to move as a sign: +1 White, -1 Black (the sign of its piece codes).  Read-only."""
 
     def __init__(self, variant: str | Variant = "fugue", fen: str | None = None) -> None:
         if isinstance(variant, str):
@@ -118,8 +125,8 @@ class Board:
         white = fields[1] == "w"
         extra = self.variant.parse_extra(fields[2:], squares, white)
         self.variant.validate(squares, extra)
-        self._b = squares
-        self._side = 1 if white else -1
+        self.squares = squares
+        self.side = 1 if white else -1
         self._extra: Hashable = extra
         self._root_extra: Hashable = extra
         self._stack: list[RawMove] = []
@@ -146,27 +153,17 @@ class Board:
     def _compute_hash(self) -> int:
         h = 0
         for sq in self._geo.squares:
-            code = self._b[sq]
+            code = self.squares[sq]
             if code:
                 h ^= PIECE_KEYS[(sq << 5) | (code & 31)]
-        if self._side < 0:
+        if self.side < 0:
             h ^= SIDE_KEY
         return h ^ self.variant.extra_hash(self._extra)
 
     @property
     def turn(self) -> bool:
         """Side to move: ``WHITE`` (True) or ``BLACK`` (False)."""
-        return self._side > 0
-
-    @property
-    def side(self) -> int:
-        """Side to move as a sign: +1 White, -1 Black (the sign of its piece codes)."""
-        return self._side
-
-    @property
-    def squares(self) -> list[int]:
-        """The board list of signed piece codes, indexed by square.  Treat as read-only."""
-        return self._b
+        return self.side > 0
 
     @property
     def extra(self) -> Hashable:
@@ -195,7 +192,7 @@ class Board:
 
     def piece_at(self, square: int) -> Piece | None:
         """The piece on a square, or None."""
-        code = self._b[square]
+        code = self.squares[square]
         if not code:
             return None
         return Piece(self.variant.letters[abs(code)], code > 0)
@@ -213,8 +210,8 @@ class Board:
     def fen(self) -> str:
         """The FEN of the position in the rules-of-record form."""
         parts = [
-            format_placement(self._b, self._geo, self.variant.letters),
-            "w" if self._side > 0 else "b",
+            format_placement(self.squares, self._geo, self.variant.letters),
+            "w" if self.side > 0 else "b",
         ]
         parts.extend(self.variant.format_extra(self._extra))
         return " ".join(parts)
@@ -278,9 +275,9 @@ class Board:
 
     def push_raw(self, raw: RawMove) -> None:
         """Play a raw move from :meth:`raw_moves` of this very position (not checked)."""
-        b = self._b
+        b = self.squares
         keys = KEYS_BY_CODE
-        enemy_royal = -self._side * self._royal
+        enemy_royal = -self.side * self._royal
         if len(raw) == 14:  # the common case, a piece leaving one square for another: unrolled
             s1 = raw[8]
             b1 = raw[9]
@@ -307,7 +304,7 @@ class Board:
         if extra != self._extra:  # by value: most moves leave en passant and reserves alone
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
             self._extra = extra
-        self._side = side = -self._side
+        self.side = side = -self.side
         self._hash = h
         self._cache = self._index = None
         self._stack.append(raw)
@@ -341,7 +338,7 @@ class Board:
                 rep[h] = count
             else:
                 del rep[h]
-        b = self._b
+        b = self.squares
         if len(raw) == 14:
             b[raw[11]] = raw[12]
             b[raw[8]] = raw[9]
@@ -349,7 +346,7 @@ class Board:
             for i in range(len(raw) - 3, 7, -3):
                 b[raw[i]] = raw[i + 1]
         self._extra = self._stack[-1][5] if self._stack else self._root_extra
-        self._side = -self._side
+        self.side = -self.side
         self._hash = history[-1]  # the key of the position before the move, kept in the history
         self._over = None
         self._cache = self._index = None
@@ -416,11 +413,11 @@ class Board:
         if self.is_game_over():
             return f"{move} is illegal: the game is over"
         origin = move.from_square
-        code = self._b[origin]
-        side_name = "White" if self._side > 0 else "Black"
+        code = self.squares[origin]
+        side_name = "White" if self.side > 0 else "Black"
         if code == 0:
             return f"{move} is illegal: there is no piece on {square_name(origin)}"
-        if code * self._side < 0:
+        if code * self.side < 0:
             return f"{move} is illegal: the piece on {square_name(origin)} is not {side_name}'s"
         specific = self.variant.explain_illegal(self, move)
         if specific:
@@ -490,7 +487,7 @@ class Board:
             options = " ".join(str(a) for a in self.legal_actions())
             raise IllegalMoveError(f"{action} is not a legal action here; legal actions: {options}")
         changes = candidates[0][1][depth][1]
-        b = self._b
+        b = self.squares
         for i in range(0, len(changes), 3):
             b[changes[i]] = changes[i + 2]
         self._open.append((action, changes))
@@ -509,13 +506,13 @@ class Board:
         """
         if self._open:
             action, changes = self._open.pop()
-            _undo_changes(self._b, changes)
+            _undo_changes(self.squares, changes)
             return action
         if not self._stack:
             raise IndexError("no action to undo")
         raw = self.pop_raw()
         steps = _split_actions(raw)
-        b = self._b
+        b = self.squares
         for action, changes in steps[:-1]:
             for i in range(0, len(changes), 3):
                 b[changes[i]] = changes[i + 2]
@@ -528,7 +525,7 @@ class Board:
 
     def _undo_open(self) -> None:
         while self._open:
-            _undo_changes(self._b, self._open.pop()[1])
+            _undo_changes(self.squares, self._open.pop()[1])
 
     def moves_from(self, square: int | str) -> list[Move]:
         """Legal moves whose piece starts on ``square`` (index or name)."""
@@ -542,7 +539,7 @@ class Board:
         if self._over is not None:
             return self._over
         if not self.raw_moves():
-            return Outcome(Termination.NO_LEGAL_MOVES, self._side < 0)
+            return Outcome(Termination.NO_LEGAL_MOVES, self.side < 0)
         return None
 
     def is_game_over(self) -> bool:
@@ -559,8 +556,8 @@ class Board:
         other._royal = self._royal
         other._royal_min = self._royal_min
         other._threefold = self._threefold
-        other._b = list(self._b)
-        other._side = self._side
+        other.squares = list(self.squares)
+        other.side = self.side
         other._extra = self._extra
         other._hash = self._hash
         other._over = self._over

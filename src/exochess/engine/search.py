@@ -33,6 +33,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TypeVar
 
 from exochess.board import Board
@@ -41,6 +42,7 @@ from exochess.engine.limits import Limits
 from exochess.engine.tt import EXACT, LOWER, UPPER, TranspositionTable, from_tt, to_tt
 from exochess.errors import ExochessError
 from exochess.move import Move
+from exochess.outcome import Termination
 from exochess.rawmove import CHANGES, FROM, KIND, MORE, PROMOTION, TO, VICTIMS, RawMove, to_move
 from exochess.variant import FORBIDDEN, THREEFOLD_LOSS
 
@@ -71,6 +73,7 @@ _V = TypeVar("_V")
 _NORMAL = 0
 _WIN = 1
 _LOSS = 2
+_ROYAL_CAPTURE = Termination.ROYAL_CAPTURE
 
 
 class SearchStopped(Exception):
@@ -291,6 +294,11 @@ class Searcher:
         self.promo_value = {letter: ev.value_of[code & 31] for code, letter in variant.letters.items()
                             if code > 0}
         self.options = options
+        self.quiescence = options.quiescence
+        self.pruning = options.pruning
+        # Bound methods looked up once: _play and the tree call them at every node.
+        self._push = board.push_raw
+        self._pop = board.pop_raw
         self.nodes = 0
         self._seldepth = 0
         self._pv: list[list[RawMove]] = [[] for _ in range(MAX_PLY + 2)]
@@ -354,44 +362,36 @@ class Searcher:
 
         Undo with :meth:`_unplay`.
         """
-        board = self.board
-        state = _NORMAL
-        capture = m[VICTIMS] or m[MORE]
-        if capture:
-            royal = self.royal
-            if royal:
-                b = board.squares
-                er = -board.side * royal
-                lost = 0
-                for v in m[VICTIMS]:
-                    if b[v] == er:
-                        lost += 1
-                more = m[MORE]
-                if more:
-                    for a in more:
-                        for v in a[3]:
-                            if b[v] == er:
-                                lost += 1
-                # Royal captures are rare: count the survivors only then.
-                if lost and b.count(er) - lost < self.royal_min:
-                    state = _WIN
         table = self.table
-        d = 0
-        for i in range(CHANGES, len(m), 3):
-            s = m[i] << 5
-            d += table[s | (m[i + 2] & 31)] - table[s | (m[i + 1] & 31)]
-        self._score_stack.append(self.score)
-        self.score += d
-        board.push_raw(m)
-        self.nodes += 1
-        if self.nodes >= self._next_check:
+        if len(m) == 14:
+            # Two change triples (a piece leaving one square for another, taking whatever
+            # stood there) are most moves: unrolled, as in Board.push_raw.
+            s = m[8] << 5
+            t = m[11] << 5
+            d = (table[s | (m[10] & 31)] - table[s | (m[9] & 31)]
+                 + table[t | (m[13] & 31)] - table[t | (m[12] & 31)])
+        else:
+            d = 0
+            for i in range(CHANGES, len(m), 3):
+                s = m[i] << 5
+                d += table[s | (m[i + 2] & 31)] - table[s | (m[i + 1] & 31)]
+        score = self.score
+        self._score_stack.append(score)
+        self.score = score + d
+        self._push(m)
+        nodes = self.nodes = self.nodes + 1
+        if nodes >= self._next_check:
             self._check_budget()
-        # A capture can never make a position recur (fewer pieces): no repetition to look up.
-        if not capture and self.threefold and board.repetition_count() >= 3:
-            state = _LOSS
         if ply >= self._seldepth:
             self._seldepth = ply + 1
-        return state
+        # push_raw has judged the move already: it ends the game when the move captures the
+        # enemy's last royals (the mover wins) or makes a position occur a third time in a
+        # game with the three-fold-loss rule (the mover loses).  Reading its verdict costs
+        # one attribute; counting royals and repetitions here again cost a loop and a call.
+        over = self.board._over
+        if over is None:
+            return _NORMAL
+        return _WIN if over.termination is _ROYAL_CAPTURE else _LOSS
 
     def _unplay(self) -> None:
         self.board.pop_raw()
@@ -412,21 +412,20 @@ class Searcher:
 
     def _static(self, alpha: int, beta: int) -> int:
         """Evaluation for the side to move; the dynamic term only when it can matter."""
-        side = self.board.side
+        board = self.board
+        side = board.side
         base = side * self.score + self.tempo
         margin = self.lazy_margin
         if base - margin >= beta or base + margin <= alpha:
             return base
-        return base + side * self._dynamic()
+        return base + side * self._dynamic(board._hash)
 
-    def _dynamic(self) -> int:
+    def _dynamic(self, key: int) -> int:
         """The evaluator's dynamic term of the current position (White's view), cached by hash."""
-        board = self.board
-        key = board.zobrist_hash()
         cache = self._eval_cache
         dyn = cache.get(key)
         if dyn is None:
-            dyn = _store(cache, EVAL_CACHE_SIZE, key, self.ev.dynamic(board))
+            dyn = _store(cache, EVAL_CACHE_SIZE, key, self.ev.dynamic(self.board))
         return dyn
 
     # --- move ordering -----------------------------------------------------------------------
@@ -449,18 +448,26 @@ class Searcher:
             g += self.promo_value.get(m[PROMOTION], 0)
         return g * 16 - (ov[b[m[FROM]] & 31] >> 4)
 
-    def _captures(self) -> list[tuple[int, RawMove]]:
-        """The capturing moves of the current position with their gains, best first.
+    def _captures(self, key: int) -> list[tuple[int, RawMove]]:
+        """The capturing moves of the current position (hash ``key``) with their gains, best first.
 
         Cached by hash (do not modify): the gains depend on the position only.
         """
-        board = self.board
-        key = board.zobrist_hash()
         cache = self._capture_cache
         captures = cache.get(key)
         if captures is None:
+            board = self.board
+            b = board.squares
+            ov = self.order_value
             gain = self._capture_gain
-            found = [(gain(m), m) for m in board.raw_captures()]
+            # Most captures take one piece in a single action without promoting: their gain
+            # (the same formula as _capture_gain's) is computed inline, without a call.
+            found = [
+                (ov[b[m[VICTIMS][0]] & 31] * 16 - (ov[b[m[FROM]] & 31] >> 4), m)
+                if len(m[VICTIMS]) == 1 and not m[MORE] and not m[PROMOTION] and m[KIND] != "*"
+                else (gain(m), m)
+                for m in board.raw_captures()
+            ]
             if len(found) > 1:
                 found.sort(key=_first, reverse=True)
             captures = _store(cache, CAPTURE_CACHE_SIZE, key, found)
@@ -479,27 +486,31 @@ class Searcher:
         """
         if m[MORE]:
             return False
-        b = self.board.squares
-        for i in range(CHANGES, len(m), 3):
-            if b[m[i]] != m[i + 1]:
-                return False
         board = self.board
+        b = board.squares
+        if len(m) == 14:  # the common two-triple move, unrolled
+            if b[m[8]] != m[9] or b[m[11]] != m[12]:
+                return False
+        else:
+            for i in range(CHANGES, len(m), 3):
+                if b[m[i]] != m[i + 1]:
+                    return False
         return not (self.forbid_repetition and not m[VICTIMS] and board.has_occurred(board.hash_after(m)))
 
-    def _staged(self, tt_move: RawMove | None, ply: int) -> Iterator[RawMove | None]:
+    def _staged(self, tt_move: RawMove | None, ply: int, key: int) -> Iterator[RawMove | None]:
         """Moves in search order, generated lazily stage by stage.
 
         TT move (no generation at all), then the captures by gain (the game's capture
-        generator), then ``None`` to mark the start of the quiet stage (the caller may stop
-        there: futility), then killers and quiet moves by history (full generation).
-        A cut in the first stages never builds the quiet moves.
+        generator; ``key`` is the position's hash), then ``None`` to mark the start of the
+        quiet stage (the caller may stop there: futility), then killers and quiet moves by
+        history (full generation).  A cut in the first stages never builds the quiet moves.
         """
         board = self.board
         tt = None
         if tt_move is not None and self._usable_tt_move(tt_move):
             tt = tt_move
             yield tt
-        captures = self._captures()
+        captures = self._captures(key)
         if captures:
             if tt is None and tt_move is not None and tt_move[MORE]:
                 for _gain, m in captures:
@@ -543,22 +554,27 @@ class Searcher:
             return self._static(alpha, beta)
         if pv_node:
             self._pv[ply] = []
-        key = board.zobrist_hash()
-        entry = self.tt.get(key)
+        key = board._hash
+        # TranspositionTable.get, inline (a call per node): the newer generation, then the older.
+        tt = self.tt
+        entry = tt.new.get(key)
+        if entry is None:
+            entry = tt.old.get(key)
         tt_move = None
         if entry is not None:
             tt_move = entry[3]
             if entry[0] >= depth and not pv_node:
-                score = from_tt(entry[1], ply, MATE_BOUND)
+                score = entry[1]
+                if not -MATE_BOUND < score < MATE_BOUND:
+                    score = from_tt(score, ply, MATE_BOUND)
                 flag = entry[2]
                 if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
                     return score
         if depth <= 0:
-            if self.options.quiescence:
+            if self.quiescence:
                 return self._quiesce(alpha, beta, ply, 0)
             return self._static(alpha, beta)
-        options = self.options
-        prune = options.pruning and not pv_node
+        prune = self.pruning and not pv_node
         futile = False
         if prune and depth <= 2 and alpha > -MATE_BOUND and beta < MATE_BOUND:
             # No "reverse futility" (return the static score when it beats beta): like null-move
@@ -569,7 +585,7 @@ class Searcher:
         best_move: RawMove | None = None
         original_alpha = alpha
         searched = 0
-        for m in self._staged(tt_move, ply):
+        for m in self._staged(tt_move, ply, key):
             if m is None:
                 if futile and searched:
                     break  # quiet moves cannot reach alpha: do not even generate them
@@ -593,7 +609,8 @@ class Searcher:
                     score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, False)
                 if pv_node and alpha < score < beta:
                     score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, True)
-            self._unplay()
+            self._pop()  # _unplay, inline
+            self.score = self._score_stack.pop()
             searched += 1
             if score > best:
                 best = score
@@ -619,11 +636,19 @@ class Searcher:
             flag = EXACT
         else:
             flag = UPPER
-        self.tt.put(key, (depth, to_tt(best, ply, MATE_BOUND), flag, best_move))
+        stored = best if -MATE_BOUND < best < MATE_BOUND else to_tt(best, ply, MATE_BOUND)
+        tt.put(key, (depth, stored, flag, best_move))
         return best
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qply: int) -> int:
-        stand = self._static(alpha, beta)
+        board = self.board
+        key = board._hash
+        # _static, inline: half of the nodes are quiescence nodes.
+        side = board.side
+        stand = side * self.score + self.tempo
+        margin = self.lazy_margin
+        if not (stand - margin >= beta or stand + margin <= alpha):
+            stand += side * self._dynamic(key)
         if stand >= beta or ply >= MAX_PLY:
             return stand
         if stand > alpha:
@@ -634,7 +659,7 @@ class Searcher:
         # of alpha even by winning its victims, neither can the rest.
         floor = alpha - stand - DELTA_MARGIN
         best = stand
-        for g, m in self._captures():
+        for g, m in self._captures(key):
             if g >> 4 <= floor:
                 break
             # A capture never repeats a position, so it never loses by repetition.
@@ -642,7 +667,8 @@ class Searcher:
                 score = MATE - ply - 1
             else:
                 score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1)
-            self._unplay()
+            self._pop()  # _unplay, inline
+            self.score = self._score_stack.pop()
             if score > best:
                 best = score
                 if score > alpha:
@@ -660,5 +686,5 @@ def _store(cache: dict[int, _V], limit: int, key: int, value: _V) -> _V:
     return value
 
 
-def _first(item: tuple[int, RawMove]) -> int:
-    return item[0]
+_first = itemgetter(0)
+"""Sort key of (gain, move) pairs (a C function: no Python call per element)."""

@@ -15,7 +15,6 @@ True
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 
@@ -143,12 +142,15 @@ class Board:
         # Repetition bookkeeping.  Every capture lowers the number of pieces on the
         # board for good, so no position from before a capture can occur again:
         # only the positions since the last capture (the "window") are counted in
-        # a dict.  Each capture stacks the window it closes (where it started in the
-        # key history, its table), so undoing a capture, as perft and the engine's
-        # capture sequences do all the time, restores that table without a rebuild.
-        self._keys = array("Q", (self._hash,))
+        # a dict.  Each capture stacks the window (table) it closes, so undoing a
+        # capture, as perft and the engine's capture sequences do all the time,
+        # restores that table without a rebuild.  The keys are a list, not an
+        # array("Q"): every hash in it is also a key of one of the tables, so the int
+        # objects are shared and a list costs no more memory, while an array
+        # converts each 64-bit key on the way in and out.
+        self._keys: list[int] = [self._hash]
         self._rep: dict[int, int] = {self._hash: 1}
-        self._windows: list[tuple[int, dict[int, int]]] = []
+        self._windows: list[dict[int, int]] = []
 
     def _compute_hash(self) -> int:
         h = 0
@@ -279,12 +281,8 @@ class Board:
         keys = KEYS_BY_CODE
         enemy_royal = -self.side * self._royal
         if len(raw) == 14:  # the common case, a piece leaving one square for another: unrolled
-            s1 = raw[8]
-            b1 = raw[9]
-            a1 = raw[10]
-            s2 = raw[11]
-            b2 = raw[12]
-            a2 = raw[13]
+            # One unpacking of the whole tuple costs less than six subscripts.
+            _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
             b[s1] = a1
             b[s2] = a2
             h = (self._hash ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a1][s1] ^ keys[b2][s2] ^ keys[a2][s2])
@@ -301,23 +299,24 @@ class Board:
                 if before == enemy_royal:
                     royal_hit = True
         extra = raw[5]
-        if extra != self._extra:  # by value: most moves leave en passant and reserves alone
+        # By value (most moves leave en passant and reserves alone); the identity test first
+        # spares the comparison when both are None (Fugue) or the generator reused the object.
+        if extra is not self._extra and extra != self._extra:
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
             self._extra = extra
         self.side = side = -self.side
         self._hash = h
         self._cache = self._index = None
         self._stack.append(raw)
-        history = self._keys
+        self._keys.append(h)
         if raw[3] or raw[6]:  # a capture: earlier positions can never recur
-            self._windows.append((len(history), self._rep))
+            self._windows.append(self._rep)
             self._rep = {h: 1}
             count = 1
         else:
             rep = self._rep
             count = rep.get(h, 0) + 1
             rep[h] = count
-        history.append(h)
         if royal_hit and b.count(enemy_royal) < self._royal_min:
             self._over = Outcome(Termination.ROYAL_CAPTURE, side < 0)
         elif count >= 3 and self._threefold:
@@ -325,12 +324,12 @@ class Board:
 
     def pop_raw(self) -> RawMove:
         """Undo the last move and return its raw record."""
-        raw = self._stack.pop()
+        stack = self._stack
+        raw = stack.pop()
         history = self._keys
         h = history.pop()
-        windows = self._windows
-        if windows and windows[-1][0] == len(history):
-            self._rep = windows.pop()[1]
+        if raw[3] or raw[6]:  # push_raw stacked the window this capture closed: reopen it
+            self._rep = self._windows.pop()
         else:
             rep = self._rep
             count = rep[h] - 1
@@ -345,7 +344,7 @@ class Board:
         else:
             for i in range(len(raw) - 3, 7, -3):
                 b[raw[i]] = raw[i + 1]
-        self._extra = self._stack[-1][5] if self._stack else self._root_extra
+        self._extra = stack[-1][5] if stack else self._root_extra
         self.side = -self.side
         self._hash = history[-1]  # the key of the position before the move, kept in the history
         self._over = None
@@ -567,8 +566,8 @@ class Board:
         if stack:
             other._root_extra = self._root_extra
             other._stack = list(self._stack)
-            other._keys = array("Q", self._keys)
-            other._windows = [(start, dict(rep)) for start, rep in self._windows]
+            other._keys = list(self._keys)
+            other._windows = [dict(rep) for rep in self._windows]
             other._rep = dict(self._rep)
             other.starting_fen = self.starting_fen
         else:

@@ -34,7 +34,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import TypeVar
 
 from exochess.board import Board
 from exochess.engine.evaluate import Evaluator, evaluator_for
@@ -67,8 +66,6 @@ generated before.  A capture list does not depend on the history (no capture can
 a position), so the hash is a sufficient key."""
 DELTA_MARGIN = 150
 """Quiescence skips captures that cannot lift the score within this margin of alpha."""
-
-_V = TypeVar("_V")
 
 _NORMAL = 0
 _WIN = 1
@@ -425,7 +422,10 @@ class Searcher:
         cache = self._eval_cache
         dyn = cache.get(key)
         if dyn is None:
-            dyn = _store(cache, EVAL_CACHE_SIZE, key, self.ev.dynamic(self.board))
+            dyn = self.ev.dynamic(self.board)
+            if len(cache) >= EVAL_CACHE_SIZE:  # full: start again (no eviction bookkeeping)
+                cache.clear()
+            cache[key] = dyn
         return dyn
 
     # --- move ordering -----------------------------------------------------------------------
@@ -470,7 +470,9 @@ class Searcher:
             ]
             if len(found) > 1:
                 found.sort(key=_first, reverse=True)
-            captures = _store(cache, CAPTURE_CACHE_SIZE, key, found)
+            if len(cache) >= CAPTURE_CACHE_SIZE:  # full: start again, like the evaluation cache
+                cache.clear()
+            cache[key] = captures = found
         return captures
 
     def _usable_tt_move(self, m: RawMove) -> bool:
@@ -637,7 +639,11 @@ class Searcher:
         else:
             flag = UPPER
         stored = best if -MATE_BOUND < best < MATE_BOUND else to_tt(best, ply, MATE_BOUND)
-        tt.put(key, (depth, stored, flag, best_move))
+        new = tt.new
+        if len(new) < tt.capacity:  # TranspositionTable.put, inline unless a generation ends
+            new[key] = (depth, stored, flag, best_move)
+        else:
+            tt.put(key, (depth, stored, flag, best_move))
         return best
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qply: int) -> int:
@@ -676,14 +682,6 @@ class Searcher:
                     if score >= beta:
                         break
         return best
-
-
-def _store(cache: dict[int, _V], limit: int, key: int, value: _V) -> _V:
-    """Put ``value`` in a cache keyed by Zobrist hash, emptying the cache first when it is full."""
-    if len(cache) >= limit:
-        cache.clear()
-    cache[key] = value
-    return value
 
 
 _first = itemgetter(0)

@@ -279,13 +279,21 @@ class Board:
         """Play a raw move from :meth:`raw_moves` of this very position (not checked)."""
         b = self.squares
         keys = KEYS_BY_CODE
-        enemy_royal = -self.side * self._royal
+        side = -self.side  # the side to move after this move: the enemy of the mover
+        enemy_royal = side * self._royal
         if len(raw) == 14:  # the common case, a piece leaving one square for another: unrolled
             # One unpacking of the whole tuple costs less than six subscripts.
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
             b[s1] = a1
             b[s2] = a2
-            h = (self._hash ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a1][s1] ^ keys[b2][s2] ^ keys[a2][s2])
+            # An empty square (code 0) has key 0, and each XOR of 64-bit ints builds a new
+            # int: skip the two terms that are usually empty (what the origin holds after
+            # the move, what the destination held before a quiet move).
+            h = self._hash ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]
+            if a1:
+                h ^= keys[a1][s1]
+            if b2:
+                h ^= keys[b2][s2]
             royal_hit = b1 == enemy_royal or b2 == enemy_royal
         else:
             h = self._hash ^ SIDE_KEY
@@ -304,7 +312,7 @@ class Board:
         if extra is not self._extra and extra != self._extra:
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
             self._extra = extra
-        self.side = side = -self.side
+        self.side = side
         self._hash = h
         self._cache = self._index = None
         self._stack.append(raw)

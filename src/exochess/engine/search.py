@@ -274,7 +274,10 @@ class Searcher:
         ev = self._evaluator or evaluator_for(variant)
         self.board = board
         self.ev = ev
-        self.table = ev.table
+        # The piece-square table ``table[(sq << 5) | (code & 31)]`` re-indexed as
+        # ``by_code[code][sq]`` (a negative code indexes from the end, where ``code & 31``
+        # puts it, as in zobrist.KEYS_BY_CODE): _play looks values up without arithmetic.
+        self.by_code = tuple(ev.table[c::32] for c in range(32))
         self.value_of = ev.value_of
         self.lazy_margin = ev.lazy_margin
         self.tempo = ev.tempo
@@ -359,19 +362,23 @@ class Searcher:
 
         Undo with :meth:`_unplay`.
         """
-        table = self.table
+        by_code = self.by_code
         if len(m) == 14:
             # Two change triples (a piece leaving one square for another, taking whatever
             # stood there) are most moves: unrolled, as in Board.push_raw.
-            s = m[8] << 5
-            t = m[11] << 5
-            d = (table[s | (m[10] & 31)] - table[s | (m[9] & 31)]
-                 + table[t | (m[13] & 31)] - table[t | (m[12] & 31)])
+            _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = m
+            d = by_code[a2][s2] - by_code[b1][s1]
+            # An empty square is worth 0 (Evaluator.static sums occupied squares only):
+            # the origin is usually empty after the move, the destination before it.
+            if a1:
+                d += by_code[a1][s1]
+            if b2:
+                d -= by_code[b2][s2]
         else:
             d = 0
             for i in range(CHANGES, len(m), 3):
-                s = m[i] << 5
-                d += table[s | (m[i + 2] & 31)] - table[s | (m[i + 1] & 31)]
+                sq = m[i]
+                d += by_code[m[i + 2]][sq] - by_code[m[i + 1]][sq]
         score = self.score
         self._score_stack.append(score)
         self.score = score + d

@@ -144,11 +144,12 @@ class Board:
         # only the positions since the last capture (the "window") are counted in
         # a dict.  Each capture stacks the window (table) it closes, so undoing a
         # capture, as perft and the engine's capture sequences do all the time,
-        # restores that table without a rebuild.  The keys are a list, not an
-        # array("Q"): every hash in it is also a key of one of the tables, so the int
-        # objects are shared and a list costs no more memory, while an array
-        # converts each 64-bit key on the way in and out.
-        self._keys: list[int] = [self._hash]
+        # restores that table without a rebuild.  ``_keys`` holds the hash before each
+        # move of the stack, for pop_raw.  It is a list, not an array("Q"): every hash
+        # in it is also a key of one of the tables, so the int objects are shared and
+        # a list costs no more memory, while an array converts each 64-bit key on the
+        # way in and out.
+        self._keys: list[int] = []
         self._rep: dict[int, int] = {self._hash: 1}
         self._windows: list[dict[int, int]] = []
 
@@ -313,10 +314,10 @@ class Board:
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
             self._extra = extra
         self.side = side
+        self._keys.append(self._hash)
         self._hash = h
         self._cache = self._index = None
         self._stack.append(raw)
-        self._keys.append(h)
         if raw[3] or raw[6]:  # a capture: earlier positions can never recur
             self._windows.append(self._rep)
             self._rep = {h: 1}
@@ -334,8 +335,8 @@ class Board:
         """Undo the last move and return its raw record."""
         stack = self._stack
         raw = stack.pop()
-        history = self._keys
-        h = history.pop()
+        h = self._hash
+        self._hash = self._keys.pop()  # the key of the position before the move
         if raw[3] or raw[6]:  # push_raw stacked the window this capture closed: reopen it
             self._rep = self._windows.pop()
         else:
@@ -354,7 +355,6 @@ class Board:
                 b[raw[i]] = raw[i + 1]
         self._extra = stack[-1][5] if stack else self._root_extra
         self.side = -self.side
-        self._hash = history[-1]  # the key of the position before the move, kept in the history
         self._over = None
         self._cache = self._index = None
         return raw

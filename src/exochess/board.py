@@ -256,12 +256,21 @@ class Board:
 
     def hash_after(self, raw: RawMove) -> int:
         """Zobrist hash of the position a raw move would produce (without playing it)."""
-        h = self._hash ^ SIDE_KEY
-        for i in range(8, len(raw), 3):
-            s = raw[i] << 5
-            h ^= PIECE_KEYS[s | (raw[i + 1] & 31)] ^ PIECE_KEYS[s | (raw[i + 2] & 31)]
+        keys = KEYS_BY_CODE
+        if len(raw) == 14:  # unrolled, skipping the usually empty squares, as in push_raw
+            _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
+            h = self._hash ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]
+            if a1:
+                h ^= keys[a1][s1]
+            if b2:
+                h ^= keys[b2][s2]
+        else:
+            h = self._hash ^ SIDE_KEY
+            for i in range(8, len(raw), 3):
+                s = raw[i]
+                h ^= keys[raw[i + 1]][s] ^ keys[raw[i + 2]][s]
         extra = raw[EXTRA]
-        if extra != self._extra:
+        if extra is not self._extra and extra != self._extra:
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
         return h
 

@@ -527,9 +527,13 @@ class Searcher:
                         tt = m
                         yield m
                         break
-            for _gain, m in captures:
-                if m != tt:
+            if tt is None:  # spares a comparison per capture
+                for _gain, m in captures:
                     yield m
+            else:
+                for _gain, m in captures:
+                    if m != tt:
+                        yield m
             if self.compulsory:
                 return  # captures exist, so every legal move is one of them
         yield None
@@ -545,14 +549,19 @@ class Searcher:
                 if not km[VICTIMS]:
                     found.append(km)
                     yield km
-        quiets = [m for m in moves if not m[VICTIMS]]
         hist_get = self.history.get
-        quiets.sort(
-            key=lambda m: hist_get((m[FROM] << 8) | m[TO], 0) + (1_000_000 if m[PROMOTION] else 0),
-            reverse=True,
-        )
-        for m in quiets:
-            if m != tt and m not in found:
+        # The keys in one comprehension (a key function is a Python call per move); the sort
+        # compares the keys only and is stable, so equal keys keep the generation order.
+        quiets = [
+            (hist_get((m[FROM] << 8) | m[TO], 0) + (1_000_000 if m[PROMOTION] else 0), m)
+            for m in moves
+            if not m[VICTIMS]
+        ]
+        quiets.sort(key=_first, reverse=True)
+        if tt is not None:
+            found.append(tt)
+        for _key, m in quiets:
+            if m not in found:  # neither the table move nor a killer, played already
                 yield m
 
     # --- the tree ---------------------------------------------------------------------------
@@ -599,7 +608,7 @@ class Searcher:
                 if futile and searched:
                     break  # quiet moves cannot reach alpha: do not even generate them
                 continue
-            capture = bool(m[VICTIMS] or m[PROMOTION])
+            capture = m[VICTIMS] or m[PROMOTION]  # only its truth is used: no bool() call
             if futile and searched and not capture:
                 continue
             state = self._play(m, ply)

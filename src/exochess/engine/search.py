@@ -126,6 +126,17 @@ class Searcher:
     with :meth:`stop`; it then returns the best move found so far.
     """
 
+    # Slots: the search reads its attributes at every node, and a plain instance with this
+    # many attributes outgrows CPython's shared-key dicts (about 30 keys), after which
+    # every attribute access is a dict lookup instead of an indexed load.
+    __slots__ = (
+        "_capture_cache", "_deadline", "_eval_cache", "_evaluator", "_next_check", "_node_limit",
+        "_partial", "_pv", "_root_pv", "_score_stack", "_seldepth", "_start", "_stop", "board",
+        "by_code", "compulsory", "ev", "forbid_repetition", "history", "killers", "lazy_margin",
+        "nodes", "options", "order_value", "promo_value", "pruning", "quiescence", "royal",
+        "royal_min", "score", "tempo", "threefold", "tt", "value_of",
+    )
+
     def __init__(self, evaluator: Evaluator | None = None, tt: TranspositionTable | None = None) -> None:
         self._evaluator = evaluator
         self.tt = tt if tt is not None else TranspositionTable()
@@ -296,9 +307,6 @@ class Searcher:
         self.options = options
         self.quiescence = options.quiescence
         self.pruning = options.pruning
-        # Bound methods looked up once: _play and the tree call them at every node.
-        self._push = board.push_raw
-        self._pop = board.pop_raw
         self.nodes = 0
         self._seldepth = 0
         self._pv: list[list[RawMove]] = [[] for _ in range(MAX_PLY + 2)]
@@ -382,7 +390,8 @@ class Searcher:
         score = self.score
         self._score_stack.append(score)
         self.score = score + d
-        self._push(m)
+        board = self.board
+        board.push_raw(m)
         nodes = self.nodes = self.nodes + 1
         if nodes >= self._next_check:
             self._check_budget()
@@ -392,7 +401,7 @@ class Searcher:
         # enemy's last royals (the mover wins) or makes a position occur a third time in a
         # game with the three-fold-loss rule (the mover loses).  Reading its verdict costs
         # one attribute; counting royals and repetitions here again cost a loop and a call.
-        over = self.board._over
+        over = board._over
         if over is None:
             return _NORMAL
         return _WIN if over.termination is _ROYAL_CAPTURE else _LOSS
@@ -627,7 +636,7 @@ class Searcher:
                     score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, False)
                 if pv_node and alpha < score < beta:
                     score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, True)
-            self._pop()  # _unplay, inline
+            self.board.pop_raw()  # _unplay, inline
             self.score = self._score_stack.pop()
             searched += 1
             if score > best:
@@ -689,7 +698,7 @@ class Searcher:
                 score = MATE - ply - 1
             else:
                 score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1)
-            self._pop()  # _unplay, inline
+            self.board.pop_raw()  # _unplay, inline
             self.score = self._score_stack.pop()
             if score > best:
                 best = score

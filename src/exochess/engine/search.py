@@ -14,12 +14,13 @@ moves at all.
 The search plays raw moves on a private copy of the board with
 ``push_raw``/``pop_raw`` and keeps the piece-square part of the evaluation up to
 date from each move's ``(square, before, after)`` triples.  Game ends are found
-without building :class:`~exochess.move.Move` objects:
+without building :class:`~exochess.move.Move` objects or generating the child's
+moves: ``push_raw`` judges the two that a move can cause, and the search reads
+its verdict (the board's ``_over``) right after playing it:
 
-* a move that removes enemy royals (seen from its victim squares before it is
-  played) and leaves fewer than ``royal_minimum`` wins;
+* a move that removes enemy royals and leaves fewer than ``royal_minimum`` wins;
 * in games with the three-fold-loss rule a move that makes a position occur a
-  third time loses (``board.repetition_count()``);
+  third time loses;
 * a side with no legal move loses (no stage yields a move; games that forbid
   repetition have already filtered such moves out).
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 import threading
 import time
@@ -205,6 +206,24 @@ def test_best_move_does_not_modify_board() -> None:
     assert isinstance(move, Move)
     assert board.fen() == fen
     assert move in board.legal_moves
+
+
+def test_search_restores_the_garbage_collector_state() -> None:
+    # The search switches the cyclic collector off while it runs (see Searcher.search).
+    board = Board("fugue")
+    assert gc.isenabled()
+    Searcher().search(board, Limits(nodes=200))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        Searcher().search(board, Limits(nodes=200))
+        assert not gc.isenabled()  # a caller's choice is left alone
+    finally:
+        gc.enable()
+    # A search that raises (the game is over: no move to find) restores it too.
+    with pytest.raises(EngineError):
+        Searcher().search(Board("fugue", fen="8/8/8/8/8/8/8/K7 b"))
+    assert gc.isenabled()
 
 
 def test_analyse_contract() -> None:

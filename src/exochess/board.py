@@ -15,7 +15,6 @@ True
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 
@@ -78,15 +77,22 @@ class Board:
     """
 
     __slots__ = (
-        "_b", "_cache", "_extra", "_geo", "_hash", "_index", "_keys",
-        "_open", "_over", "_rep", "_root_extra", "_royal", "_royal_min", "_side", "_stack",
-        "_threefold", "_windows", "starting_fen", "variant",
+        "_cache", "_extra", "_geo", "_hash", "_index", "_keys",
+        "_open", "_over", "_rep", "_root_extra", "_royal", "_royal_min", "_stack",
+        "_threefold", "_windows", "side", "squares", "starting_fen", "variant",
     )
 
     variant: Variant
     """Rules of the game being played."""
     starting_fen: str
     """FEN the history starts from."""
+    # ``squares`` and ``side`` are plain slots rather than properties: move generators and
+    # evaluations read them at every node, and a property costs a Python call each time
+    # (CPython 3.11 does not specialise property access).
+    squares: list[int]
+    """The board list of signed piece codes, indexed by square.  Treat as read-only."""
+    side: int
+    """Side to move as a sign: +1 White, -1 Black (the sign of its piece codes).  Read-only."""
 
     def __init__(self, variant: str | Variant = "fugue", fen: str | None = None) -> None:
         if isinstance(variant, str):
@@ -118,8 +124,8 @@ class Board:
         white = fields[1] == "w"
         extra = self.variant.parse_extra(fields[2:], squares, white)
         self.variant.validate(squares, extra)
-        self._b = squares
-        self._side = 1 if white else -1
+        self.squares = squares
+        self.side = 1 if white else -1
         self._extra: Hashable = extra
         self._root_extra: Hashable = extra
         self._stack: list[RawMove] = []
@@ -136,37 +142,31 @@ class Board:
         # Repetition bookkeeping.  Every capture lowers the number of pieces on the
         # board for good, so no position from before a capture can occur again:
         # only the positions since the last capture (the "window") are counted in
-        # a dict.  Each capture stacks the window it closes (where it started in the
-        # key history, its table), so undoing a capture, as perft and the engine's
-        # capture sequences do all the time, restores that table without a rebuild.
-        self._keys = array("Q", (self._hash,))
+        # a dict.  Each capture stacks the window (table) it closes, so undoing a
+        # capture, as perft and the engine's capture sequences do all the time,
+        # restores that table without a rebuild.  ``_keys`` holds the hash before each
+        # move of the stack, for pop_raw.  It is a list, not an array("Q"): every hash
+        # in it is also a key of one of the tables, so the int objects are shared and
+        # a list costs no more memory, while an array converts each 64-bit key on the
+        # way in and out.
+        self._keys: list[int] = []
         self._rep: dict[int, int] = {self._hash: 1}
-        self._windows: list[tuple[int, dict[int, int]]] = []
+        self._windows: list[dict[int, int]] = []
 
     def _compute_hash(self) -> int:
         h = 0
         for sq in self._geo.squares:
-            code = self._b[sq]
+            code = self.squares[sq]
             if code:
                 h ^= PIECE_KEYS[(sq << 5) | (code & 31)]
-        if self._side < 0:
+        if self.side < 0:
             h ^= SIDE_KEY
         return h ^ self.variant.extra_hash(self._extra)
 
     @property
     def turn(self) -> bool:
         """Side to move: ``WHITE`` (True) or ``BLACK`` (False)."""
-        return self._side > 0
-
-    @property
-    def side(self) -> int:
-        """Side to move as a sign: +1 White, -1 Black (the sign of its piece codes)."""
-        return self._side
-
-    @property
-    def squares(self) -> list[int]:
-        """The board list of signed piece codes, indexed by square.  Treat as read-only."""
-        return self._b
+        return self.side > 0
 
     @property
     def extra(self) -> Hashable:
@@ -195,7 +195,7 @@ class Board:
 
     def piece_at(self, square: int) -> Piece | None:
         """The piece on a square, or None."""
-        code = self._b[square]
+        code = self.squares[square]
         if not code:
             return None
         return Piece(self.variant.letters[abs(code)], code > 0)
@@ -213,8 +213,8 @@ class Board:
     def fen(self) -> str:
         """The FEN of the position in the rules-of-record form."""
         parts = [
-            format_placement(self._b, self._geo, self.variant.letters),
-            "w" if self._side > 0 else "b",
+            format_placement(self.squares, self._geo, self.variant.letters),
+            "w" if self.side > 0 else "b",
         ]
         parts.extend(self.variant.format_extra(self._extra))
         return " ".join(parts)
@@ -256,12 +256,21 @@ class Board:
 
     def hash_after(self, raw: RawMove) -> int:
         """Zobrist hash of the position a raw move would produce (without playing it)."""
-        h = self._hash ^ SIDE_KEY
-        for i in range(8, len(raw), 3):
-            s = raw[i] << 5
-            h ^= PIECE_KEYS[s | (raw[i + 1] & 31)] ^ PIECE_KEYS[s | (raw[i + 2] & 31)]
+        keys = KEYS_BY_CODE
+        if len(raw) == 14:  # unrolled, skipping the usually empty squares, as in push_raw
+            _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
+            h = self._hash ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]
+            if a1:
+                h ^= keys[a1][s1]
+            if b2:
+                h ^= keys[b2][s2]
+        else:
+            h = self._hash ^ SIDE_KEY
+            for i in range(8, len(raw), 3):
+                s = raw[i]
+                h ^= keys[raw[i + 1]][s] ^ keys[raw[i + 2]][s]
         extra = raw[EXTRA]
-        if extra != self._extra:
+        if extra is not self._extra and extra != self._extra:
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
         return h
 
@@ -278,19 +287,23 @@ class Board:
 
     def push_raw(self, raw: RawMove) -> None:
         """Play a raw move from :meth:`raw_moves` of this very position (not checked)."""
-        b = self._b
+        b = self.squares
         keys = KEYS_BY_CODE
-        enemy_royal = -self._side * self._royal
+        side = -self.side  # the side to move after this move: the enemy of the mover
+        enemy_royal = side * self._royal
         if len(raw) == 14:  # the common case, a piece leaving one square for another: unrolled
-            s1 = raw[8]
-            b1 = raw[9]
-            a1 = raw[10]
-            s2 = raw[11]
-            b2 = raw[12]
-            a2 = raw[13]
+            # One unpacking of the whole tuple costs less than six subscripts.
+            _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
             b[s1] = a1
             b[s2] = a2
-            h = (self._hash ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a1][s1] ^ keys[b2][s2] ^ keys[a2][s2])
+            # An empty square (code 0) has key 0, and each XOR of 64-bit ints builds a new
+            # int: skip the two terms that are usually empty (what the origin holds after
+            # the move, what the destination held before a quiet move).
+            h = self._hash ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]
+            if a1:
+                h ^= keys[a1][s1]
+            if b2:
+                h ^= keys[b2][s2]
             royal_hit = b1 == enemy_royal or b2 == enemy_royal
         else:
             h = self._hash ^ SIDE_KEY
@@ -304,23 +317,24 @@ class Board:
                 if before == enemy_royal:
                     royal_hit = True
         extra = raw[5]
-        if extra != self._extra:  # by value: most moves leave en passant and reserves alone
+        # By value (most moves leave en passant and reserves alone); the identity test first
+        # spares the comparison when both are None (Fugue) or the generator reused the object.
+        if extra is not self._extra and extra != self._extra:
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
             self._extra = extra
-        self._side = side = -self._side
+        self.side = side
+        self._keys.append(self._hash)
         self._hash = h
         self._cache = self._index = None
         self._stack.append(raw)
-        history = self._keys
         if raw[3] or raw[6]:  # a capture: earlier positions can never recur
-            self._windows.append((len(history), self._rep))
+            self._windows.append(self._rep)
             self._rep = {h: 1}
             count = 1
         else:
             rep = self._rep
             count = rep.get(h, 0) + 1
             rep[h] = count
-        history.append(h)
         if royal_hit and b.count(enemy_royal) < self._royal_min:
             self._over = Outcome(Termination.ROYAL_CAPTURE, side < 0)
         elif count >= 3 and self._threefold:
@@ -328,12 +342,12 @@ class Board:
 
     def pop_raw(self) -> RawMove:
         """Undo the last move and return its raw record."""
-        raw = self._stack.pop()
-        history = self._keys
-        h = history.pop()
-        windows = self._windows
-        if windows and windows[-1][0] == len(history):
-            self._rep = windows.pop()[1]
+        stack = self._stack
+        raw = stack.pop()
+        h = self._hash
+        self._hash = self._keys.pop()  # the key of the position before the move
+        if raw[3] or raw[6]:  # push_raw stacked the window this capture closed: reopen it
+            self._rep = self._windows.pop()
         else:
             rep = self._rep
             count = rep[h] - 1
@@ -341,16 +355,15 @@ class Board:
                 rep[h] = count
             else:
                 del rep[h]
-        b = self._b
+        b = self.squares
         if len(raw) == 14:
             b[raw[11]] = raw[12]
             b[raw[8]] = raw[9]
         else:
             for i in range(len(raw) - 3, 7, -3):
                 b[raw[i]] = raw[i + 1]
-        self._extra = self._stack[-1][5] if self._stack else self._root_extra
-        self._side = -self._side
-        self._hash = history[-1]  # the key of the position before the move, kept in the history
+        self._extra = stack[-1][5] if stack else self._root_extra
+        self.side = -self.side
         self._over = None
         self._cache = self._index = None
         return raw
@@ -416,11 +429,11 @@ class Board:
         if self.is_game_over():
             return f"{move} is illegal: the game is over"
         origin = move.from_square
-        code = self._b[origin]
-        side_name = "White" if self._side > 0 else "Black"
+        code = self.squares[origin]
+        side_name = "White" if self.side > 0 else "Black"
         if code == 0:
             return f"{move} is illegal: there is no piece on {square_name(origin)}"
-        if code * self._side < 0:
+        if code * self.side < 0:
             return f"{move} is illegal: the piece on {square_name(origin)} is not {side_name}'s"
         specific = self.variant.explain_illegal(self, move)
         if specific:
@@ -490,7 +503,7 @@ class Board:
             options = " ".join(str(a) for a in self.legal_actions())
             raise IllegalMoveError(f"{action} is not a legal action here; legal actions: {options}")
         changes = candidates[0][1][depth][1]
-        b = self._b
+        b = self.squares
         for i in range(0, len(changes), 3):
             b[changes[i]] = changes[i + 2]
         self._open.append((action, changes))
@@ -509,13 +522,13 @@ class Board:
         """
         if self._open:
             action, changes = self._open.pop()
-            _undo_changes(self._b, changes)
+            _undo_changes(self.squares, changes)
             return action
         if not self._stack:
             raise IndexError("no action to undo")
         raw = self.pop_raw()
         steps = _split_actions(raw)
-        b = self._b
+        b = self.squares
         for action, changes in steps[:-1]:
             for i in range(0, len(changes), 3):
                 b[changes[i]] = changes[i + 2]
@@ -528,7 +541,7 @@ class Board:
 
     def _undo_open(self) -> None:
         while self._open:
-            _undo_changes(self._b, self._open.pop()[1])
+            _undo_changes(self.squares, self._open.pop()[1])
 
     def moves_from(self, square: int | str) -> list[Move]:
         """Legal moves whose piece starts on ``square`` (index or name)."""
@@ -542,7 +555,7 @@ class Board:
         if self._over is not None:
             return self._over
         if not self.raw_moves():
-            return Outcome(Termination.NO_LEGAL_MOVES, self._side < 0)
+            return Outcome(Termination.NO_LEGAL_MOVES, self.side < 0)
         return None
 
     def is_game_over(self) -> bool:
@@ -559,8 +572,8 @@ class Board:
         other._royal = self._royal
         other._royal_min = self._royal_min
         other._threefold = self._threefold
-        other._b = list(self._b)
-        other._side = self._side
+        other.squares = list(self.squares)
+        other.side = self.side
         other._extra = self._extra
         other._hash = self._hash
         other._over = self._over
@@ -570,8 +583,8 @@ class Board:
         if stack:
             other._root_extra = self._root_extra
             other._stack = list(self._stack)
-            other._keys = array("Q", self._keys)
-            other._windows = [(start, dict(rep)) for start, rep in self._windows]
+            other._keys = list(self._keys)
+            other._windows = [dict(rep) for rep in self._windows]
             other._rep = dict(self._rep)
             other.starting_fen = self.starting_fen
         else:

@@ -14,12 +14,13 @@ moves at all.
 The search plays raw moves on a private copy of the board with
 ``push_raw``/``pop_raw`` and keeps the piece-square part of the evaluation up to
 date from each move's ``(square, before, after)`` triples.  Game ends are found
-without building :class:`~exochess.move.Move` objects:
+without building :class:`~exochess.move.Move` objects or generating the child's
+moves: ``push_raw`` judges the two that a move can cause, and the search reads
+its verdict (the board's ``_over``) right after playing it:
 
-* a move that removes enemy royals (seen from its victim squares before it is
-  played) and leaves fewer than ``royal_minimum`` wins;
+* a move that removes enemy royals and leaves fewer than ``royal_minimum`` wins;
 * in games with the three-fold-loss rule a move that makes a position occur a
-  third time loses (``board.repetition_count()``);
+  third time loses;
 * a side with no legal move loses (no stage yields a move; games that forbid
   repetition have already filtered such moves out).
 
@@ -29,11 +30,12 @@ Scores are centipawns from the side to move's point of view; a won game scores
 
 from __future__ import annotations
 
+import gc
 import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TypeVar
+from operator import itemgetter
 
 from exochess.board import Board
 from exochess.engine.evaluate import Evaluator, evaluator_for
@@ -41,6 +43,7 @@ from exochess.engine.limits import Limits
 from exochess.engine.tt import EXACT, LOWER, UPPER, TranspositionTable, from_tt, to_tt
 from exochess.errors import ExochessError
 from exochess.move import Move
+from exochess.outcome import Termination
 from exochess.rawmove import CHANGES, FROM, KIND, MORE, PROMOTION, TO, VICTIMS, RawMove, to_move
 from exochess.variant import FORBIDDEN, THREEFOLD_LOSS
 
@@ -66,11 +69,10 @@ a position), so the hash is a sufficient key."""
 DELTA_MARGIN = 150
 """Quiescence skips captures that cannot lift the score within this margin of alpha."""
 
-_V = TypeVar("_V")
-
 _NORMAL = 0
 _WIN = 1
 _LOSS = 2
+_ROYAL_CAPTURE = Termination.ROYAL_CAPTURE
 
 
 class SearchStopped(Exception):
@@ -126,6 +128,17 @@ class Searcher:
     with :meth:`stop`; it then returns the best move found so far.
     """
 
+    # Slots: the search reads its attributes at every node, and a plain instance with this
+    # many attributes outgrows CPython's shared-key dicts (about 30 keys), after which
+    # every attribute access is a dict lookup instead of an indexed load.
+    __slots__ = (
+        "_capture_cache", "_deadline", "_eval_cache", "_evaluator", "_next_check", "_node_limit",
+        "_partial", "_pv", "_root_pv", "_score_stack", "_seldepth", "_start", "_stop", "board",
+        "by_code", "compulsory", "ev", "forbid_repetition", "history", "killers", "lazy_margin",
+        "nodes", "options", "order_value", "promo_value", "pruning", "quiescence", "royal",
+        "royal_min", "score", "tempo", "threefold", "tt", "value_of",
+    )
+
     def __init__(self, evaluator: Evaluator | None = None, tt: TranspositionTable | None = None) -> None:
         self._evaluator = evaluator
         self.tt = tt if tt is not None else TranspositionTable()
@@ -161,6 +174,27 @@ class Searcher:
 
         Raises :class:`EngineError` if the game is over (there is no move to find).
         """
+        # The cyclic garbage collector is off while the search runs: every node allocates
+        # tuples and lists (moves, table entries, capture lists), so its passes over the
+        # young objects cost about 2% of the search, and they find nothing (the search makes
+        # no reference cycles; reference counting frees its garbage).  It is switched on
+        # again afterwards unless it was off already.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._search(board, limits, options, seed, on_iteration)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _search(
+        self,
+        board: Board,
+        limits: Limits | None,
+        options: SearchOptions | None,
+        seed: int,
+        on_iteration: Callable[[Analysis], None] | None,
+    ) -> Analysis:
         limits = limits or Limits()
         options = options or SearchOptions()
         self._stop = False
@@ -274,7 +308,10 @@ class Searcher:
         ev = self._evaluator or evaluator_for(variant)
         self.board = board
         self.ev = ev
-        self.table = ev.table
+        # The piece-square table ``table[(sq << 5) | (code & 31)]`` re-indexed as
+        # ``by_code[code][sq]`` (a negative code indexes from the end, where ``code & 31``
+        # puts it, as in zobrist.KEYS_BY_CODE): _play looks values up without arithmetic.
+        self.by_code = tuple(ev.table[c::32] for c in range(32))
         self.value_of = ev.value_of
         self.lazy_margin = ev.lazy_margin
         self.tempo = ev.tempo
@@ -285,12 +322,16 @@ class Searcher:
         self.threefold = variant.repetition == THREEFOLD_LOSS
         self.forbid_repetition = variant.repetition == FORBIDDEN
         self.compulsory = variant.captures_compulsory
-        self.order_value = list(ev.value_of)
+        # Indexed by ``code & 31`` like value_of, in exactly 32 entries so that the signed code
+        # itself indexes it too (a negative code counts from the end, where ``code & 31`` is).
+        self.order_value = [ev.value_of[c] for c in range(32)]
         if royal:
             self.order_value[royal & 31] = self.order_value[-royal & 31] = 20_000
         self.promo_value = {letter: ev.value_of[code & 31] for code, letter in variant.letters.items()
                             if code > 0}
         self.options = options
+        self.quiescence = options.quiescence
+        self.pruning = options.pruning
         self.nodes = 0
         self._seldepth = 0
         self._pv: list[list[RawMove]] = [[] for _ in range(MAX_PLY + 2)]
@@ -354,44 +395,41 @@ class Searcher:
 
         Undo with :meth:`_unplay`.
         """
+        by_code = self.by_code
+        if len(m) == 14:
+            # Two change triples (a piece leaving one square for another, taking whatever
+            # stood there) are most moves: unrolled, as in Board.push_raw.
+            _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = m
+            d = by_code[a2][s2] - by_code[b1][s1]
+            # An empty square is worth 0 (Evaluator.static sums occupied squares only):
+            # the origin is usually empty after the move, the destination before it.
+            if a1:
+                d += by_code[a1][s1]
+            if b2:
+                d -= by_code[b2][s2]
+        else:
+            d = 0
+            for i in range(CHANGES, len(m), 3):
+                sq = m[i]
+                d += by_code[m[i + 2]][sq] - by_code[m[i + 1]][sq]
+        score = self.score
+        self._score_stack.append(score)
+        self.score = score + d
         board = self.board
-        state = _NORMAL
-        capture = m[VICTIMS] or m[MORE]
-        if capture:
-            royal = self.royal
-            if royal:
-                b = board.squares
-                er = -board.side * royal
-                lost = 0
-                for v in m[VICTIMS]:
-                    if b[v] == er:
-                        lost += 1
-                more = m[MORE]
-                if more:
-                    for a in more:
-                        for v in a[3]:
-                            if b[v] == er:
-                                lost += 1
-                # Royal captures are rare: count the survivors only then.
-                if lost and b.count(er) - lost < self.royal_min:
-                    state = _WIN
-        table = self.table
-        d = 0
-        for i in range(CHANGES, len(m), 3):
-            s = m[i] << 5
-            d += table[s | (m[i + 2] & 31)] - table[s | (m[i + 1] & 31)]
-        self._score_stack.append(self.score)
-        self.score += d
         board.push_raw(m)
-        self.nodes += 1
-        if self.nodes >= self._next_check:
+        nodes = self.nodes = self.nodes + 1
+        if nodes >= self._next_check:
             self._check_budget()
-        # A capture can never make a position recur (fewer pieces): no repetition to look up.
-        if not capture and self.threefold and board.repetition_count() >= 3:
-            state = _LOSS
         if ply >= self._seldepth:
             self._seldepth = ply + 1
-        return state
+        # push_raw has judged the move already: it ends the game when the move captures the
+        # enemy's last royals (the mover wins) or makes a position occur a third time in a
+        # game with the three-fold-loss rule (the mover loses).  Reading its verdict costs
+        # one attribute; counting royals and repetitions here again cost a loop and a call.
+        over = board._over
+        if over is None:
+            return _NORMAL
+        return _WIN if over.termination is _ROYAL_CAPTURE else _LOSS
 
     def _unplay(self) -> None:
         self.board.pop_raw()
@@ -412,21 +450,23 @@ class Searcher:
 
     def _static(self, alpha: int, beta: int) -> int:
         """Evaluation for the side to move; the dynamic term only when it can matter."""
-        side = self.board.side
+        board = self.board
+        side = board.side
         base = side * self.score + self.tempo
         margin = self.lazy_margin
         if base - margin >= beta or base + margin <= alpha:
             return base
-        return base + side * self._dynamic()
+        return base + side * self._dynamic(board._hash)
 
-    def _dynamic(self) -> int:
+    def _dynamic(self, key: int) -> int:
         """The evaluator's dynamic term of the current position (White's view), cached by hash."""
-        board = self.board
-        key = board.zobrist_hash()
         cache = self._eval_cache
         dyn = cache.get(key)
         if dyn is None:
-            dyn = _store(cache, EVAL_CACHE_SIZE, key, self.ev.dynamic(board))
+            dyn = self.ev.dynamic(self.board)
+            if len(cache) >= EVAL_CACHE_SIZE:  # full: start again (no eviction bookkeeping)
+                cache.clear()
+            cache[key] = dyn
         return dyn
 
     # --- move ordering -----------------------------------------------------------------------
@@ -449,21 +489,33 @@ class Searcher:
             g += self.promo_value.get(m[PROMOTION], 0)
         return g * 16 - (ov[b[m[FROM]] & 31] >> 4)
 
-    def _captures(self) -> list[tuple[int, RawMove]]:
-        """The capturing moves of the current position with their gains, best first.
+    def _captures(self, key: int) -> list[tuple[int, RawMove]]:
+        """The capturing moves of the current position (hash ``key``) with their gains, best first.
 
         Cached by hash (do not modify): the gains depend on the position only.
         """
-        board = self.board
-        key = board.zobrist_hash()
         cache = self._capture_cache
         captures = cache.get(key)
         if captures is None:
+            board = self.board
+            b = board.squares
+            ov = self.order_value
             gain = self._capture_gain
-            found = [(gain(m), m) for m in board.raw_captures()]
+            # Most captures take one piece in a single action without promoting: their gain
+            # (the same formula as _capture_gain's) is computed inline, without a call.  The
+            # field indices are literals here (FROM 0, KIND 2, VICTIMS 3, PROMOTION 4, MORE 6:
+            # a constant costs less than a global) and order_value is indexed by the code.
+            found = [
+                (ov[b[m[3][0]]] * 16 - (ov[b[m[0]]] >> 4), m)
+                if len(m[3]) == 1 and not m[6] and not m[4] and m[2] != "*"
+                else (gain(m), m)
+                for m in board.raw_captures()
+            ]
             if len(found) > 1:
                 found.sort(key=_first, reverse=True)
-            captures = _store(cache, CAPTURE_CACHE_SIZE, key, found)
+            if len(cache) >= CAPTURE_CACHE_SIZE:  # full: start again, like the evaluation cache
+                cache.clear()
+            cache[key] = captures = found
         return captures
 
     def _usable_tt_move(self, m: RawMove) -> bool:
@@ -479,27 +531,31 @@ class Searcher:
         """
         if m[MORE]:
             return False
-        b = self.board.squares
-        for i in range(CHANGES, len(m), 3):
-            if b[m[i]] != m[i + 1]:
-                return False
         board = self.board
+        b = board.squares
+        if len(m) == 14:  # the common two-triple move, unrolled
+            if b[m[8]] != m[9] or b[m[11]] != m[12]:
+                return False
+        else:
+            for i in range(CHANGES, len(m), 3):
+                if b[m[i]] != m[i + 1]:
+                    return False
         return not (self.forbid_repetition and not m[VICTIMS] and board.has_occurred(board.hash_after(m)))
 
-    def _staged(self, tt_move: RawMove | None, ply: int) -> Iterator[RawMove | None]:
+    def _staged(self, tt_move: RawMove | None, ply: int, key: int) -> Iterator[RawMove | None]:
         """Moves in search order, generated lazily stage by stage.
 
         TT move (no generation at all), then the captures by gain (the game's capture
-        generator), then ``None`` to mark the start of the quiet stage (the caller may stop
-        there: futility), then killers and quiet moves by history (full generation).
-        A cut in the first stages never builds the quiet moves.
+        generator; ``key`` is the position's hash), then ``None`` to mark the start of the
+        quiet stage (the caller may stop there: futility), then killers and quiet moves by
+        history (full generation).  A cut in the first stages never builds the quiet moves.
         """
         board = self.board
         tt = None
         if tt_move is not None and self._usable_tt_move(tt_move):
             tt = tt_move
             yield tt
-        captures = self._captures()
+        captures = self._captures(key)
         if captures:
             if tt is None and tt_move is not None and tt_move[MORE]:
                 for _gain, m in captures:
@@ -507,9 +563,13 @@ class Searcher:
                         tt = m
                         yield m
                         break
-            for _gain, m in captures:
-                if m != tt:
+            if tt is None:  # spares a comparison per capture
+                for _gain, m in captures:
                     yield m
+            else:
+                for _gain, m in captures:
+                    if m != tt:
+                        yield m
             if self.compulsory:
                 return  # captures exist, so every legal move is one of them
         yield None
@@ -525,14 +585,19 @@ class Searcher:
                 if not km[VICTIMS]:
                     found.append(km)
                     yield km
-        quiets = [m for m in moves if not m[VICTIMS]]
         hist_get = self.history.get
-        quiets.sort(
-            key=lambda m: hist_get((m[FROM] << 8) | m[TO], 0) + (1_000_000 if m[PROMOTION] else 0),
-            reverse=True,
-        )
-        for m in quiets:
-            if m != tt and m not in found:
+        # The keys in one comprehension (a key function is a Python call per move); the sort
+        # compares the keys only and is stable, so equal keys keep the generation order.
+        quiets = [
+            (hist_get((m[FROM] << 8) | m[TO], 0) + (1_000_000 if m[PROMOTION] else 0), m)
+            for m in moves
+            if not m[VICTIMS]
+        ]
+        quiets.sort(key=_first, reverse=True)
+        if tt is not None:
+            found.append(tt)
+        for _key, m in quiets:
+            if m not in found:  # neither the table move nor a killer, played already
                 yield m
 
     # --- the tree ---------------------------------------------------------------------------
@@ -543,22 +608,27 @@ class Searcher:
             return self._static(alpha, beta)
         if pv_node:
             self._pv[ply] = []
-        key = board.zobrist_hash()
-        entry = self.tt.get(key)
+        key = board._hash
+        # TranspositionTable.get, inline (a call per node): the newer generation, then the older.
+        tt = self.tt
+        entry = tt.new.get(key)
+        if entry is None:
+            entry = tt.old.get(key)
         tt_move = None
         if entry is not None:
             tt_move = entry[3]
             if entry[0] >= depth and not pv_node:
-                score = from_tt(entry[1], ply, MATE_BOUND)
+                score = entry[1]
+                if not -MATE_BOUND < score < MATE_BOUND:
+                    score = from_tt(score, ply, MATE_BOUND)
                 flag = entry[2]
                 if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
                     return score
         if depth <= 0:
-            if self.options.quiescence:
+            if self.quiescence:
                 return self._quiesce(alpha, beta, ply, 0)
             return self._static(alpha, beta)
-        options = self.options
-        prune = options.pruning and not pv_node
+        prune = self.pruning and not pv_node
         futile = False
         if prune and depth <= 2 and alpha > -MATE_BOUND and beta < MATE_BOUND:
             # No "reverse futility" (return the static score when it beats beta): like null-move
@@ -569,12 +639,12 @@ class Searcher:
         best_move: RawMove | None = None
         original_alpha = alpha
         searched = 0
-        for m in self._staged(tt_move, ply):
+        for m in self._staged(tt_move, ply, key):
             if m is None:
                 if futile and searched:
                     break  # quiet moves cannot reach alpha: do not even generate them
                 continue
-            capture = bool(m[VICTIMS] or m[PROMOTION])
+            capture = m[VICTIMS] or m[PROMOTION]  # only its truth is used: no bool() call
             if futile and searched and not capture:
                 continue
             state = self._play(m, ply)
@@ -593,7 +663,8 @@ class Searcher:
                     score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, False)
                 if pv_node and alpha < score < beta:
                     score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, True)
-            self._unplay()
+            self.board.pop_raw()  # _unplay, inline
+            self.score = self._score_stack.pop()
             searched += 1
             if score > best:
                 best = score
@@ -619,11 +690,23 @@ class Searcher:
             flag = EXACT
         else:
             flag = UPPER
-        self.tt.put(key, (depth, to_tt(best, ply, MATE_BOUND), flag, best_move))
+        stored = best if -MATE_BOUND < best < MATE_BOUND else to_tt(best, ply, MATE_BOUND)
+        new = tt.new
+        if len(new) < tt.capacity:  # TranspositionTable.put, inline unless a generation ends
+            new[key] = (depth, stored, flag, best_move)
+        else:
+            tt.put(key, (depth, stored, flag, best_move))
         return best
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qply: int) -> int:
-        stand = self._static(alpha, beta)
+        board = self.board
+        key = board._hash
+        # _static, inline: half of the nodes are quiescence nodes.
+        side = board.side
+        stand = side * self.score + self.tempo
+        margin = self.lazy_margin
+        if not (stand - margin >= beta or stand + margin <= alpha):
+            stand += side * self._dynamic(key)
         if stand >= beta or ply >= MAX_PLY:
             return stand
         if stand > alpha:
@@ -634,7 +717,7 @@ class Searcher:
         # of alpha even by winning its victims, neither can the rest.
         floor = alpha - stand - DELTA_MARGIN
         best = stand
-        for g, m in self._captures():
+        for g, m in self._captures(key):
             if g >> 4 <= floor:
                 break
             # A capture never repeats a position, so it never loses by repetition.
@@ -642,7 +725,8 @@ class Searcher:
                 score = MATE - ply - 1
             else:
                 score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1)
-            self._unplay()
+            self.board.pop_raw()  # _unplay, inline
+            self.score = self._score_stack.pop()
             if score > best:
                 best = score
                 if score > alpha:
@@ -652,13 +736,5 @@ class Searcher:
         return best
 
 
-def _store(cache: dict[int, _V], limit: int, key: int, value: _V) -> _V:
-    """Put ``value`` in a cache keyed by Zobrist hash, emptying the cache first when it is full."""
-    if len(cache) >= limit:
-        cache.clear()
-    cache[key] = value
-    return value
-
-
-def _first(item: tuple[int, RawMove]) -> int:
-    return item[0]
+_first = itemgetter(0)
+"""Sort key of (gain, move) pairs (a C function: no Python call per element)."""

@@ -3,7 +3,9 @@
 Two Python dicts ("generations"): entries go to ``new``; when it holds ``capacity``
 entries it becomes ``old`` and a fresh ``new`` starts.  A probe looks in ``new``
 then ``old``.  This bounds memory and keeps the most recent work, at the cost of
-one dict lookup more than a plain dict.
+one dict lookup more than a plain dict.  The search does the probe and the common
+case of the store inline (a method call per node costs more than the lookups);
+it relies on exactly this layout.
 
 An entry is ``(depth, score, flag, move)`` with ``move`` the raw move (a tuple
 equal to the one the generator produces again in that position, or None).

@@ -775,7 +775,7 @@ class Interweave(Variant):
         changes: list[int] = []
         for a in actions:
             changes += a[5]
-        more = tuple(a[:6] for a in actions[1:])
+        more = tuple([a[:6] for a in actions[1:]])
         return (first[0], first[1], first[2], first[3], first[4], after, more, None, *changes)
 
     # --- explanations ---------------------------------------------------------------

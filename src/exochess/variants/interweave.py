@@ -53,14 +53,6 @@ _Act = tuple[Any, ...]
 
 _NO_VICTIMS: tuple[int, ...] = ()
 
-# Which quiet actions Interweave._first_actions builds.
-_QUIET_UNTIL_CAPTURE = 0
-"""Only while no capture has been found (:meth:`Interweave.generate`: captures are compulsory)."""
-_QUIET_ALWAYS = 1
-"""Every one, as if captures were optional (:meth:`Interweave.quiet_moves`)."""
-_QUIET_NEVER = 2
-"""None (:meth:`Interweave.generate_captures`)."""
-
 _SIZE = 8
 
 
@@ -97,7 +89,7 @@ def _victim_key(sq: int) -> int:
 
 
 _T = list[Any]
-_PawnTables = tuple[_T, _T, _T, _T, int, int, int, list[bool]]
+_PawnTables = tuple[_T, _T, _T, _T, int, int, int, list[bool], _T]
 DIAG_RAYS: _T = [()] * 128
 """Non-empty diagonal rays of each square."""
 ORTH_RAYS: _T = [()] * 128
@@ -139,8 +131,9 @@ for _s in SQUARES:
 
 def _side_tables(me: int) -> _PawnTables:
     """Pawn tables of one side: steps, double steps, short leap, custodian pairs without
-    the backward direction, initial rank, second-to-last rank, last rank, and whether a
-    square is off the promotion ranks."""
+    the backward direction, initial rank, second-to-last rank, last rank, whether a
+    square is off the promotion ranks, and the advances (steps and double steps as
+    ``(passed, arrival, en-passant key)`` triples, a step passing its own arrival square)."""
     steps: _T = [()] * 128
     doubles: _T = [()] * 128
     leaps: _T = [None] * 128
@@ -163,13 +156,40 @@ def _side_tables(me: int) -> _PawnTables:
     seventh = _SIZE - 2 if me > 0 else 1
     last = _SIZE - 1 if me > 0 else 0
     plain = [(s >> 4) not in (seventh, last) for s in range(128)]
-    return steps, doubles, leaps, forward_custodian, first, seventh, last, plain
+    advances: _T = [()] * 128
+    for s in SQUARES:
+        advances[s] = tuple((e, e, 0) for e in steps[s]) + tuple((m, e, (m << 8) | e) for m, e in doubles[s])
+    return steps, doubles, leaps, forward_custodian, first, seventh, last, plain, advances
 
 
 # Indexed by the side sign: [1] White, [-1] (= [2]) Black.
 _WHITE_TABLES = _side_tables(1)
 _BLACK_TABLES = _side_tables(-1)
 PAWN_TABLES = (_WHITE_TABLES, _WHITE_TABLES, _BLACK_TABLES)
+
+ORTH_PAIRS: _T = [()] * 128
+"""The orthogonal non-capturing moves of the Smasher and the Leaper: per direction, the
+(passed, arrival) pairs of the slide by two, four and six squares."""
+for _s in SQUARES:
+    ORTH_PAIRS[_s] = tuple(
+        pairs for ray in ORTH_RAYS[_s] if (pairs := tuple(zip(ray[0::2], ray[1::2], strict=False)))
+    )
+
+APPROACH: _T = [()] * 128
+"""The Smasher's approach captures: per direction, the (passed, arrival, victim) triples
+of the slide by two, four and six squares."""
+for _s in SQUARES:
+    APPROACH[_s] = tuple(
+        triples
+        for ray in ORTH_RAYS[_s]
+        if (triples := tuple(zip(ray[0::2], ray[1::2], ray[2::2], strict=False)))
+    )
+
+def _own_pieces(b: list[int], me: int) -> list[int]:
+    """The squares of the side to move's pieces, most advanced first (captures among equals
+    are tried in this order; it is also the order of the quiet moves)."""
+    return [s for s in SQUARES_FROM_TOP if b[s] > 0] if me > 0 else [s for s in SQUARES if b[s] < 0]
+
 
 # Reserve counters: 4 bits each.  RESERVE_UNIT[code] is the amount added to the
 # packed reserves when the piece ``code`` (signed) is captured, and subtracted
@@ -373,6 +393,11 @@ class Interweave(Variant):
         # a bound dict lookup (filled on demand by _ExtraHashes.__missing__) is the
         # cheapest call CPython offers.
         self.extra_hash = _EXTRA_HASH.__getitem__  # type: ignore[method-assign,assignment]
+        self._capture_free: tuple[list[int], int, Extra, list[int]] | None = None
+        """The last position :meth:`generate_captures` found without a capture (squares, side,
+        extra state) and its side to move's pieces.  A search asks for the captures of a
+        position first and for all its moves only when there is none: :meth:`generate` then
+        knows, after comparing the position, that only quiet actions remain to be built."""
 
     def extra_hash(self, extra: Hashable) -> int:
         return _EXTRA_HASH[extra]
@@ -385,187 +410,127 @@ class Interweave(Variant):
                 raise FenError(f"impossible Interweave position: {side} has {kings} Kings (at most 2)")
 
     # --- move generation ------------------------------------------------------------
+    #
+    # One capture generator serves generate and generate_captures: _piece_captures, the
+    # capturing actions of one piece, for the first action of a turn (_first_captures)
+    # and for every later action of a chain (_chains).  The non-capturing actions
+    # (_quiet_actions) are built only when no capture exists: captures are compulsory.
 
     def generate(self, board: Board) -> list[RawMove]:
-        caps, quiet = self._first_actions(board, _QUIET_UNTIL_CAPTURE)
-        if not caps:
-            return quiet
-        return self._chains(board.squares, board.side, board.extra, caps)  # type: ignore[arg-type]
+        b = board.squares
+        me = board.side
+        extra: Extra = board.extra  # type: ignore[assignment]
+        known = self._capture_free
+        if known is not None and known[1] == me and known[2] == extra and known[0] == b:
+            return self._quiet_actions(b, me, extra, known[3])
+        own = _own_pieces(b, me)
+        caps = self._first_captures(b, me, extra, own)
+        if caps:
+            return self._chains(b, me, extra, caps)
+        return self._quiet_actions(b, me, extra, own)
 
     def generate_captures(self, board: Board) -> list[RawMove]:
         """The turns of :meth:`generate` that begin with a capture, without building any quiet action.
 
         Captures are compulsory, so these are all of :meth:`generate`'s turns when the
-        side to move can capture, and none otherwise.  The same generator as
-        :meth:`generate` runs, with quiet actions switched off.
+        side to move can capture, and none otherwise.  The same capture generator as
+        :meth:`generate` runs.
         """
-        caps = self._first_actions(board, _QUIET_NEVER)[0]
+        b = board.squares
+        me = board.side
+        extra: Extra = board.extra  # type: ignore[assignment]
+        own = _own_pieces(b, me)
+        caps = self._first_captures(b, me, extra, own)
         if not caps:
+            self._capture_free = (b[:], me, extra, own)
             return []
-        return self._chains(board.squares, board.side, board.extra, caps)  # type: ignore[arg-type]
+        return self._chains(b, me, extra, caps)
 
     def quiet_moves(self, board: Board) -> list[RawMove]:
         """Every non-capturing action of the side to move, as if captures were not compulsory.
 
         Not legal moves when a capture exists; for diagrams, hints and tests.
         """
-        return self._first_actions(board, _QUIET_ALWAYS)[1]
-
-    def _first_actions(self, board: Board, quiet_mode: int) -> tuple[list[_Act], list[RawMove]]:
-        """Capturing first actions (en passant included) and the quiet actions that
-        ``quiet_mode`` asks for (:data:`_QUIET_UNTIL_CAPTURE`, :data:`_QUIET_ALWAYS` or
-        :data:`_QUIET_NEVER`), as finished raw moves."""
         b = board.squares
         me = board.side
         extra: Extra = board.extra  # type: ignore[assignment]
-        ep, reserves = extra
-        pawn_tables = PAWN_TABLES[me]
-        psteps, pdoubles, pleaps = pawn_tables[0], pawn_tables[1], pawn_tables[2]
-        plain = pawn_tables[7]
-        custodian = CUSTODIAN
+        own = _own_pieces(b, me)
+        # _quiet_actions assumes that nothing can be captured, so it also lists the
+        # moves that would capture: a pawn step making a custodian capture, a Smasher's
+        # slide ending next to an enemy.  Each of them has the same origin and arrival as
+        # a capturing action, which no truly quiet action has.
+        capturing = {(a[0], a[1]) for a in self._first_captures(b, me, extra, own)}
+        return [m for m in self._quiet_actions(b, me, extra, own) if (m[0], m[1]) not in capturing]
+
+    def _first_captures(self, b: list[int], me: int, extra: Extra, own: list[int]) -> list[_Act]:
+        """The capturing first actions of the pieces on ``own``, en passant included."""
         caps: list[_Act] = []
-        quiet: list[RawMove] = []
-        add = quiet.append
-        # Quiet actions are generated while ``gate`` is empty: it is ``caps`` itself
-        # normally, a list that stays empty when every quiet action is wanted, and one
-        # that is never empty when none is: one generator serves all three uses.
-        if quiet_mode == _QUIET_UNTIL_CAPTURE:
-            gate: list[_Act] = caps
-        elif quiet_mode == _QUIET_ALWAYS:
-            gate = []
-        else:
-            gate = [()]
+        ep, reserves = extra
+        self._piece_captures(b, me, own, reserves, caps)
+        if ep:
+            self._en_passant(b, me, ep, reserves, caps)
+        return caps
+
+    def _quiet_actions(self, b: list[int], me: int, extra: Extra, own: list[int]) -> list[RawMove]:
+        """The non-capturing actions of the pieces on ``own``, as finished raw moves, in a
+        position where nothing can be captured (see :meth:`quiet_moves` otherwise)."""
+        ep, reserves = extra
         quiet_extra: Extra = extra if not ep else (0, reserves)
+        tables = PAWN_TABLES[me]
+        advances, plain = tables[8], tables[7]
         no_victims = _NO_VICTIMS
         diag_rays = DIAG_RAYS
-        unit = RESERVE_UNIT
-        single = SINGLE_VICTIM
-        # Most advanced pieces first: they are the likeliest to capture, and once a capture is
-        # found no more quiet moves are built.
-        own = [s for s in SQUARES_FROM_TOP if b[s] > 0] if me > 0 else [s for s in SQUARES if b[s] < 0]
+        quiet: list[RawMove] = []
+        add = quiet.append
         for s in own:
             v = b[s]
             kind = v * me
             if kind == PAWN:
-                # Inlined common case: a step or double step that captures nothing and does not
-                # reach the promotion ranks.  Everything else goes through _pawn_action.
-                for e in psteps[s]:
-                    if b[e]:
-                        continue
-                    # Off the promotion ranks, or once quiet actions are off, only a custodian
-                    # capture makes an action: test for one before paying for _pawn_action.
-                    if plain[e] or gate:
-                        for a, c in custodian[e]:
-                            if b[a] * me < 0 and b[c] * me > 0:
-                                self._pawn_action(b, me, s, v, e, -1, reserves, custodian[e], 0, pawn_tables,
-                                                  caps, None if gate else quiet, quiet_extra)
-                                break
-                        else:
-                            if not gate:
-                                add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
-                    else:
-                        self._pawn_action(b, me, s, v, e, -1, reserves, custodian[e], 0, pawn_tables,
-                                          caps, None if gate else quiet, quiet_extra)
-                for m, e in pdoubles[s]:
+                for m, e, ep_key in advances[s]:
                     if b[m] or b[e]:
                         continue
-                    for a, c in custodian[e]:
-                        if b[a] * me < 0 and b[c] * me > 0:
-                            self._pawn_action(b, me, s, v, e, -1, reserves, custodian[e], (m << 8) | e,
-                                              pawn_tables, caps, None if gate else quiet, quiet_extra)
-                            break
+                    if ep_key:
+                        add((s, e, "-", no_victims, None, (ep_key, reserves), None, None, s, v, 0, e, 0, v))
+                    elif plain[e]:
+                        add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
                     else:
-                        if not gate:
-                            add((s, e, "-", no_victims, None, ((m << 8) | e, reserves), None, None,
-                                 s, v, 0, e, 0, v))
-                leap = pleaps[s]
-                if leap is not None:
-                    m, e = leap
-                    if b[m] * me < 0 and not b[e]:
-                        self._pawn_action(b, me, s, v, e, m, reserves, pawn_tables[3][e], 0, pawn_tables,
-                                          caps, None, quiet_extra)
+                        self._quiet_promotions(me, s, v, e, reserves, tables, quiet_extra, quiet)
                 continue
-            if kind == REMOVER:
-                victims = [t for t in ORTH_ADJ[s] if b[t] * me < 0]
-                if victims:
-                    changes: list[int] = []
-                    delta = 0
-                    for t in victims:
-                        x = b[t]
-                        changes += (t, x, 0)
-                        delta += unit[x]
-                    caps.append((s, s, "@", tuple(victims), None, tuple(changes), delta, 0))
-            elif kind == KING:
-                for m, l in KING_LEAPS[s]:
-                    x = b[m]
-                    if x * me < 0 and not b[l]:
-                        caps.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
-                if not gate:
-                    for t in KING_STEPS[s]:
-                        if not b[t]:
-                            add((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
-                continue
-            elif kind == SMASHER:
-                for ray in ORTH_RAYS[s]:
-                    n = len(ray)
-                    k = 1
-                    while k < n:
-                        if b[ray[k - 1]] or b[ray[k]]:
-                            break
-                        e = ray[k]
-                        if k + 1 < n:
-                            x = b[ray[k + 1]]
-                            if x:
-                                if x * me < 0:
-                                    a = ray[k + 1]
-                                    caps.append(
-                                        (s, e, "x", single[a], None, (s, v, 0, a, x, 0, e, 0, v), unit[x], 0)
-                                    )
-                                elif not gate:
-                                    add((s, e, "-", no_victims, None, quiet_extra, None, None,
-                                         s, v, 0, e, 0, v))
-                                break
-                        if not gate:
-                            add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
-                        k += 2
-            else:  # LEAPER
-                for ray in ORTH_RAYS[s]:
-                    n = len(ray)
-                    i = 0
-                    while i < n and not b[ray[i]]:
-                        if i & 1 and not gate:
-                            e = ray[i]
-                            add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
-                        i += 1
-                    if i < n and not i & 1:
-                        t = ray[i]
-                        x = b[t]
-                        if x * me < 0:
-                            j = i + 1
-                            while j < n and not b[ray[j]]:
-                                if (j - i) & 1:
-                                    e = ray[j]
-                                    caps.append(
-                                        (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
-                                    )
-                                j += 1
-                for m, l in DOUBLE_KNIGHT[s]:
-                    if not b[l]:
-                        x = b[m]
-                        if not x:
-                            if not gate:
-                                add((s, l, "-", no_victims, None, quiet_extra, None, None, s, v, 0, l, 0, v))
-                        elif x * me < 0:
-                            caps.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
-            if not gate:  # diagonal slides of the Smasher, Leaper and Remover
-                for ray in diag_rays[s]:
-                    for t in ray:
-                        if b[t]:
-                            break
+            if kind == KING:
+                for t in KING_STEPS[s]:
+                    if not b[t]:
                         add((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
-        if ep:
-            self._en_passant(b, me, ep, reserves, pawn_tables, caps)
-        return caps, quiet
+                continue
+            if kind != REMOVER:  # the Smasher and the Leaper slide by two, four or six squares
+                for pairs in ORTH_PAIRS[s]:
+                    for a, e in pairs:
+                        if b[a] or b[e]:
+                            break
+                        add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                if kind == LEAPER:
+                    for m, e in DOUBLE_KNIGHT[s]:
+                        if not b[m] and not b[e]:
+                            add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+            for ray in diag_rays[s]:  # the Smasher, Leaper and Remover slide diagonally
+                for t in ray:
+                    if b[t]:
+                        break
+                    add((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
+        return quiet
+
+    def _quiet_promotions(
+        self, me: int, s: int, v: int, e: int, reserves: int, tables: _PawnTables, quiet_extra: Extra,
+        quiet: list[RawMove],
+    ) -> None:
+        """A pawn's non-capturing step from ``s`` to ``e`` on one of the last two ranks, once
+        per piece it may become."""
+        unit = RESERVE_UNIT
+        for code in self._promotions(me, reserves, e >> 4, tables[5], tables[6]):
+            if code:
+                quiet.append((s, e, "-", _NO_VICTIMS, _LETTER_OF[code * me], (0, reserves - unit[code]),
+                              None, None, s, v, 0, e, 0, code))
+            else:
+                quiet.append((s, e, "-", _NO_VICTIMS, None, quiet_extra, None, None, s, v, 0, e, 0, v))
 
     def _promotions(self, me: int, reserves: int, rank: int, seventh: int, last: int) -> tuple[int, ...]:
         """Piece codes a pawn arriving on ``rank`` may become (0 = stays a pawn)."""
@@ -577,37 +542,90 @@ class Interweave(Variant):
         )
         return available if rank == last else (0, *available)
 
-    def _pawn(
-        self,
-        b: list[int],
-        me: int,
-        s: int,
-        v: int,
-        reserves: int,
-        tables: _PawnTables,
-        caps: list[_Act],
-        quiet: list[RawMove] | None,
-        quiet_extra: Extra,
+    def _piece_captures(
+        self, b: list[int], me: int, squares: Sequence[int], reserves: int, out: list[_Act]
     ) -> None:
-        """Actions of the pawn on ``s``: steps, double steps and short leaps, each with its
-        custodian captures and promotions.  Quiet actions go to ``quiet`` unless it is None."""
-        steps, doubles, leaps, forward_custodian, first = tables[:5]
-        for e in steps[s]:
-            if b[e]:
-                continue
-            self._pawn_action(b, me, s, v, e, -1, reserves, CUSTODIAN[e], 0, tables, caps, quiet, quiet_extra)
-        if (s >> 4) == first:
-            for m, e in doubles[s]:
-                if not b[m] and not b[e]:
-                    self._pawn_action(b, me, s, v, e, -1, reserves, CUSTODIAN[e], (m << 8) | e, tables,
-                                      caps, quiet, quiet_extra)
-        leap = leaps[s]
-        if leap is not None:
-            m, e = leap
-            x = b[m]
-            if x * me < 0 and not b[e]:
-                self._pawn_action(b, me, s, v, e, m, reserves, forward_custodian[e], 0, tables,
-                                  caps, None, quiet_extra)
+        """Capturing actions of the side to move's pieces on ``squares`` (en passant aside):
+        every piece for the first action of a turn, the capturing one for a chain's next action."""
+        unit = RESERVE_UNIT
+        single = SINGLE_VICTIM
+        custodian = CUSTODIAN
+        tables = PAWN_TABLES[me]
+        psteps, pdoubles, pleaps, forward_custodian = tables[0], tables[1], tables[2], tables[3]
+        for s in squares:
+            v = b[s]
+            kind = v * me
+            if kind == PAWN:  # custodian captures on a step or double step; the short leap
+                for e in psteps[s]:
+                    if b[e]:
+                        continue
+                    pairs = custodian[e]
+                    for a, c in pairs:
+                        if b[a] * me < 0 and b[c] * me > 0:
+                            self._pawn_action(b, me, s, v, e, -1, reserves, pairs, 0, tables, out)
+                            break
+                for m, e in pdoubles[s]:
+                    if b[m] or b[e]:
+                        continue
+                    pairs = custodian[e]
+                    for a, c in pairs:
+                        if b[a] * me < 0 and b[c] * me > 0:
+                            self._pawn_action(b, me, s, v, e, -1, reserves, pairs, (m << 8) | e, tables, out)
+                            break
+                leap = pleaps[s]
+                if leap is not None:
+                    m, e = leap
+                    if b[m] * me < 0 and not b[e]:
+                        self._pawn_action(b, me, s, v, e, m, reserves, forward_custodian[e], 0, tables, out)
+            elif kind == KING:  # short leap over an adjacent enemy
+                for m, e in KING_LEAPS[s]:
+                    x = b[m]
+                    if x * me < 0 and not b[e]:
+                        out.append((s, e, "x", single[m], None, (s, v, 0, m, x, 0, e, 0, v), unit[x], 0))
+            elif kind == SMASHER:  # approach: slide by two, four or six squares up to an enemy
+                for triples in APPROACH[s]:
+                    for a, e, t in triples:
+                        if b[a] or b[e]:
+                            break
+                        x = b[t]
+                        if x:
+                            if x * me < 0:
+                                out.append(
+                                    (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
+                                )
+                            break
+            elif kind == REMOVER:  # withdrawal: every adjacent enemy, without moving
+                victims = [t for t in ORTH_ADJ[s] if b[t] * me < 0]
+                if victims:
+                    changes: list[int] = []
+                    delta = 0
+                    for t in victims:
+                        x = b[t]
+                        changes += (t, x, 0)
+                        delta += unit[x]
+                    out.append((s, s, "@", tuple(victims), None, tuple(changes), delta, 0))
+            else:  # LEAPER: long leap over the first piece, an odd number of squares away
+                for ray in ORTH_RAYS[s]:
+                    n = len(ray)
+                    i = 0
+                    while i < n and not b[ray[i]]:
+                        i += 1
+                    if i < n and not i & 1:
+                        t = ray[i]
+                        x = b[t]
+                        if x * me < 0:
+                            j = i + 1
+                            while j < n and not b[ray[j]]:
+                                if (j - i) & 1:
+                                    e = ray[j]
+                                    out.append(
+                                        (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
+                                    )
+                                j += 1
+                for m, e in DOUBLE_KNIGHT[s]:  # double knight move over the midpoint
+                    x = b[m]
+                    if x * me < 0 and not b[e]:
+                        out.append((s, e, "x", single[m], None, (s, v, 0, m, x, 0, e, 0, v), unit[x], 0))
 
     def _pawn_action(
         self,
@@ -622,10 +640,9 @@ class Interweave(Variant):
         ep_key: int,
         tables: _PawnTables,
         caps: list[_Act],
-        quiet: list[RawMove] | None,
-        quiet_extra: Extra,
     ) -> None:
-        """One pawn action from ``s`` to ``e`` (``victim`` = leapt square or -1)."""
+        """A capturing pawn action from ``s`` to ``e``, once per piece the pawn may become:
+        ``victim`` is the leapt square (or -1), ``pairs`` the custodian pairs to test at ``e``."""
         unit = RESERVE_UNIT
         changes: list[int] = [s, v, 0]
         victims: list[int] = []
@@ -643,110 +660,31 @@ class Interweave(Variant):
                 delta += unit[y]
         if len(victims) > 1:
             victims.sort(key=VICTIM_KEY.__getitem__)
+        vt = tuple(victims)
         rank = e >> 4
         if rank == tables[5] or rank == tables[6]:
-            promotions = self._promotions(me, reserves, rank, tables[5], tables[6])
-        else:
-            promotions = (0,)
-        if victims:
-            vt = tuple(victims)
-            for code in promotions:
+            for code in self._promotions(me, reserves, rank, tables[5], tables[6]):
                 if code:
                     caps.append((s, e, "x", vt, _LETTER_OF[code * me], (*changes, e, 0, code),
                                  delta - unit[code], ep_key))
                 else:
                     caps.append((s, e, "x", vt, None, (*changes, e, 0, v), delta, ep_key))
-        elif quiet is not None:
-            for code in promotions:
-                if code:
-                    quiet.append((s, e, "-", _NO_VICTIMS, _LETTER_OF[code * me], (0, reserves - unit[code]),
-                                  None, None, s, v, 0, e, 0, code))
-                elif ep_key:
-                    quiet.append((s, e, "-", _NO_VICTIMS, None, (ep_key, reserves), None, None,
-                                  s, v, 0, e, 0, v))
-                else:
-                    quiet.append((s, e, "-", _NO_VICTIMS, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+        else:
+            caps.append((s, e, "x", vt, None, (*changes, e, 0, v), delta, ep_key))
 
-    def _en_passant(
-        self,
-        b: list[int],
-        me: int,
-        ep: int,
-        reserves: int,
-        tables: _PawnTables,
-        caps: list[_Act],
-    ) -> None:
+    def _en_passant(self, b: list[int], me: int, ep: int, reserves: int, caps: list[_Act]) -> None:
         """The en-passant short leap over ``mid`` removing the double-stepped pawn on ``dest``."""
         mid, dest = ep >> 8, ep & 255
         q = mid - 16 * me
         v = me * PAWN
-        if b[q] != v or b[dest] != -v or b[mid]:
-            return
+        # ``mid`` is on the third rank of the side that double-stepped, so ``q`` and ``e``
+        # (a rank behind and ahead of it) are always on the board.
         e = mid + 16 * me
-        if not 0 <= e < 128 or b[e]:
+        if b[q] != v or b[dest] != -v or b[mid] or b[e]:
             return
         # The victim is not on the leap line; reuse the pawn action with it as the leapt piece.
-        self._pawn_action(b, me, q, v, e, dest, reserves, tables[3][e], 0, tables, caps, None, (0, reserves))
-
-    def _piece_captures(self, b: list[int], me: int, s: int, reserves: int, out: list[_Act]) -> None:
-        """Capturing actions of the piece on ``s`` (a chain continuation: no en passant)."""
-        v = b[s]
-        kind = v * me
-        unit = RESERVE_UNIT
-        single = SINGLE_VICTIM
-        if kind == KING:
-            for m, l in KING_LEAPS[s]:
-                x = b[m]
-                if x * me < 0 and not b[l]:
-                    out.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
-        elif kind == SMASHER:
-            for ray in ORTH_RAYS[s]:
-                n = len(ray)
-                k = 1
-                while k + 1 < n:
-                    if b[ray[k - 1]] or b[ray[k]]:
-                        break
-                    x = b[ray[k + 1]]
-                    if x:
-                        if x * me < 0:
-                            e, a = ray[k], ray[k + 1]
-                            out.append((s, e, "x", single[a], None, (s, v, 0, a, x, 0, e, 0, v), unit[x], 0))
-                        break
-                    k += 2
-        elif kind == LEAPER:
-            for ray in ORTH_RAYS[s]:
-                n = len(ray)
-                i = 0
-                while i < n and not b[ray[i]]:
-                    i += 1
-                if i < n and not i & 1:
-                    t = ray[i]
-                    x = b[t]
-                    if x * me < 0:
-                        j = i + 1
-                        while j < n and not b[ray[j]]:
-                            if (j - i) & 1:
-                                e = ray[j]
-                                out.append(
-                                    (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
-                                )
-                            j += 1
-            for m, l in DOUBLE_KNIGHT[s]:
-                x = b[m]
-                if x * me < 0 and not b[l]:
-                    out.append((s, l, "x", single[m], None, (s, v, 0, m, x, 0, l, 0, v), unit[x], 0))
-        elif kind == REMOVER:
-            victims = [t for t in ORTH_ADJ[s] if b[t] * me < 0]
-            if victims:
-                changes: list[int] = []
-                delta = 0
-                for t in victims:
-                    x = b[t]
-                    changes += (t, x, 0)
-                    delta += unit[x]
-                out.append((s, s, "@", tuple(victims), None, tuple(changes), delta, 0))
-        elif kind == PAWN:
-            self._pawn(b, me, s, v, reserves, PAWN_TABLES[me], out, None, (0, reserves))
+        tables = PAWN_TABLES[me]
+        self._pawn_action(b, me, q, v, e, dest, reserves, tables[3][e], 0, tables, caps)
 
     def _chains(self, b: list[int], me: int, extra: Extra, caps: list[_Act]) -> list[RawMove]:
         """Whole turns starting with each capture in ``caps``, following the chain rule."""
@@ -755,6 +693,7 @@ class Interweave(Variant):
         ep, reserves = extra
         enemy_king = -me * KING
         piece_captures = self._piece_captures
+        single = SINGLE_VICTIM
         for action in caps:
             # The first action is unrolled here: most captures do not continue, and those
             # become a raw move at once; chains go on in _extend.
@@ -762,17 +701,17 @@ class Interweave(Variant):
             for i in range(0, len(changes), 3):
                 b[changes[i]] = changes[i + 2]
             after = reserves + action[6]
-            conts: list[_Act] = []
             if after >= KING_TAKEN:  # the action took a King: the chain ends if the game does
                 after &= KING_TAKEN - 1
-                if after & 0x888888:
-                    after = _clamp(after)
-                if b.count(enemy_king) >= 2:
-                    piece_captures(b, me, action[1], after, conts)
+                going_on = b.count(enemy_king) >= 2
             else:
-                if after & 0x888888:  # some counter reached 8: keep every counter a single digit
-                    after = _clamp(after)
-                piece_captures(b, me, action[1], after, conts)
+                going_on = True
+            if after & 0x888888:  # some counter reached 8: keep every counter a single digit
+                after = _clamp(after)
+            conts: list[_Act] = []
+            e = action[1]
+            if going_on:
+                piece_captures(b, me, single[e], after, conts)
             if conts:
                 actions = [action]
                 for cont in conts:
@@ -782,7 +721,7 @@ class Interweave(Variant):
             else:
                 new_ep = action[7]
                 state = extra if (new_ep == ep and after == reserves) else (new_ep, after)
-                add((action[0], action[1], action[2], action[3], action[4], state, None, None, *changes))
+                add((action[0], e, action[2], action[3], action[4], state, None, None, *changes))
             for i in range(len(changes) - 3, -1, -3):
                 b[changes[i]] = changes[i + 1]
         return turns
@@ -804,17 +743,17 @@ class Interweave(Variant):
         for i in range(0, len(changes), 3):
             b[changes[i]] = changes[i + 2]
         reserves += action[6]
-        conts: list[_Act] = []
         if reserves >= KING_TAKEN:  # the action took a King: the chain ends if the game does
             reserves &= KING_TAKEN - 1
-            if reserves & 0x888888:
-                reserves = _clamp(reserves)
-            if b.count(enemy_king) >= 2:
-                self._piece_captures(b, me, action[1], reserves, conts)
+            going_on = b.count(enemy_king) >= 2
         else:
-            if reserves & 0x888888:  # some counter reached 8: keep every counter a single digit
-                reserves = _clamp(reserves)
-            self._piece_captures(b, me, action[1], reserves, conts)
+            going_on = True
+        if reserves & 0x888888:  # some counter reached 8: keep every counter a single digit
+            reserves = _clamp(reserves)
+        conts: list[_Act] = []
+        e = action[1]
+        if going_on:
+            self._piece_captures(b, me, SINGLE_VICTIM[e], reserves, conts)
         if conts:
             for cont in conts:
                 actions.append(cont)
@@ -836,7 +775,7 @@ class Interweave(Variant):
         changes: list[int] = []
         for a in actions:
             changes += a[5]
-        more = tuple(a[:6] for a in actions[1:])
+        more = tuple([a[:6] for a in actions[1:]])
         return (first[0], first[1], first[2], first[3], first[4], after, more, None, *changes)
 
     # --- explanations ---------------------------------------------------------------

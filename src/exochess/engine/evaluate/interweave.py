@@ -59,32 +59,48 @@ class InterweaveEvaluator(Evaluator):
         value_of = self.value_of
         king = self._king
         colour_of = self._colour
-        # force[side][colour]: material of the side's non-royal pieces on each square colour.
-        force = {1: [0, 0], -1: [0, 0]}
+        # Material of each side's non-royal pieces on each square colour (0 and 1), in locals:
+        # this loop runs over every piece of every evaluated position.
+        white0 = white1 = black0 = black1 = 0
         kings: list[int] = []
         for sq in self._occupied(b):
             v = b[sq]
-            if v == king or v == -king:
+            if v > 0:
+                if v == king:
+                    kings.append(sq)
+                elif colour_of[sq]:
+                    white1 += value_of[v]
+                else:
+                    white0 += value_of[v]
+            elif v == -king:
                 kings.append(sq)
+            elif colour_of[sq]:
+                black1 += value_of[v]  # a negative code indexes from the end: value_of[code & 31]
             else:
-                force[1 if v > 0 else -1][colour_of[sq]] += value_of[v & 31]
-        score = 0
+                black0 += value_of[v]
         # King pairs: a side loses when either King falls, so its weaker King counts.
-        worst = {1: 0, -1: 0}
+        worst_white = worst_black = 0
+        zone = self._zone
         for k in kings:
-            side = 1 if b[k] > 0 else -1
-            enemy_king = -side * king
-            attackers = 0
-            for p in self._zone[k]:
-                x = b[p]
-                if x * side < 0 and x != enemy_king:
-                    attackers += 1
-            danger = attackers * self.KING_ATTACKER
-            if danger > worst[side]:
-                worst[side] = danger
-        score -= worst[1] - worst[-1]
+            if b[k] > 0:  # attackers: Black pieces but the Black Kings
+                attackers = 0
+                for p in zone[k]:
+                    x = b[p]
+                    if x < 0 and x != -king:
+                        attackers += 1
+                if attackers > worst_white:
+                    worst_white = attackers
+            else:
+                attackers = 0
+                for p in zone[k]:
+                    x = b[p]
+                    if x > 0 and x != king:
+                        attackers += 1
+                if attackers > worst_black:
+                    worst_black = attackers
+        score = -(worst_white - worst_black) * self.KING_ATTACKER
         # Colour balance: pieces on colour c attack only pieces on the other colour.
-        for side in (1, -1):
-            a, c = force[side]
-            score -= side * (abs(a - c) * self.COLOUR_IMBALANCE // 100) // 2
+        imbalance = self.COLOUR_IMBALANCE
+        score -= (abs(white0 - white1) * imbalance // 100) // 2
+        score -= -(abs(black0 - black1) * imbalance // 100) // 2
         return score

@@ -43,7 +43,9 @@ Move.from_text('e1xe11')
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from itertools import compress, repeat
+from operator import and_
 from typing import TYPE_CHECKING, Any
 
 from exochess.geometry import QUEEN, square_name, victim_order
@@ -94,6 +96,19 @@ _SLIDER_CAPTURES = tuple(
 )
 """Whether the moves that start along a ray can capture for each type: a Jumper and a Ximaera
 only slide (and swap) there, so the capture generator need not walk their rays."""
+
+
+_BIT = tuple(1 << s for s in range(256))
+"""``_BIT[s]``: the bitboard of square ``s`` alone."""
+_DIRECTIONS = range(8)
+
+
+def _bits(squares: Iterable[int]) -> int:
+    """The bitboard of some squares."""
+    total = 0
+    for s in squares:
+        total |= 1 << s
+    return total
 
 
 class RebelFury(Variant):
@@ -168,6 +183,53 @@ class RebelFury(Variant):
         self._steps: tuple[tuple[tuple[tuple[int, tuple[int, ...], bool], ...], ...], ...] = (
             tuple(steps[0]), tuple(steps[1]),
         )
+        self._init_reach()
+
+    def _init_reach(self) -> None:
+        """Bitboards (bit ``s`` for square ``s``) of the squares each move family can take on.
+
+        The capture generator intersects them with the enemy squares before walking anything:
+        in a middle game most Advancers, most rays and many leaps have no enemy within reach,
+        and one integer ``&`` rules them out.
+        """
+        geo = self.geometry
+        size = geo.size
+        rays = geo.rays
+        # Per side: the squares an Advancer step on ``s`` strikes (the sides of its targets).
+        self._advancer_reach: tuple[tuple[int, ...], ...] = tuple(
+            tuple(
+                _bits(q for _e, sides, _zone in table[s] for q in sides) for s in range(size)
+            )
+            for table in self._steps
+        )
+        self._knight_reach: tuple[int, ...] = tuple(_bits(t) for t in geo.knight_targets)
+        # Per type and square, per direction: the possible victims of the moves along that ray
+        # (the ray itself for the Dragon, Gorgon and Harpy powers; with the Capricorn power
+        # also the fans of every square of the ray).  ``_piece_reach``: their union, plus the
+        # Advancer mimicry of the Mimotaur (whatever the side: a superset is enough).
+        ray_reach: list[tuple[tuple[int, ...], ...]] = []
+        piece_reach: list[tuple[int, ...]] = []
+        for kind in range(10):
+            per_square: list[tuple[int, ...]] = []
+            union: list[int] = []
+            for s in range(size):
+                zones = []
+                for d, ray in enumerate(rays[s]):
+                    zone = _bits(ray) if _SLIDER_CAPTURES[kind] else 0
+                    if _CAP_MODE[kind]:
+                        zone |= _bits(q for e in ray for q in self._fans[e * 8 + d])
+                    zones.append(zone)
+                per_square.append(tuple(zones))
+                total = 0
+                for zone in zones:
+                    total |= zone
+                if kind == MIMOTAUR:
+                    total |= self._advancer_reach[0][s] | self._advancer_reach[1][s]
+                union.append(total)
+            ray_reach.append(tuple(per_square))
+            piece_reach.append(tuple(union))
+        self._ray_reach: tuple[tuple[tuple[int, ...], ...], ...] = tuple(ray_reach)
+        self._piece_reach: tuple[tuple[int, ...], ...] = tuple(piece_reach)
 
     # --- the gaze --------------------------------------------------------------
 
@@ -231,33 +293,47 @@ class RebelFury(Variant):
         """
         b = board.squares
         me = board.side
-        # One scan: the pieces of the side to move, and the enemy gazers with their gaze bit.
+        # One scan: the pieces of the side to move, the enemy squares (a bitboard, for the
+        # reach tests below) and the enemy gazers with their gaze bit.
         own: list[int] = []
         gazers: list[tuple[int, int]] = []
+        enemies = 0
         bits = _GAZE_BIT
         for s in self._occupied(b):
             v = b[s]
             if v * me > 0:
                 own.append(s)
-            elif bits[-v * me]:
-                gazers.append((s, bits[-v * me]))
+            else:
+                enemies |= _BIT[s]
+                if bits[-v * me]:
+                    gazers.append((s, bits[-v * me]))
         gaze = self._cast_gaze(b, me, gazers)
         moves: list[RawMove] = []
         add = moves.append
         knights = self.geometry.knight_targets
         rays = self.geometry.rays
-        steps = self._steps[0 if me > 0 else 1]
+        index = 0 if me > 0 else 1
+        steps = self._steps[index]
+        # Without quiet moves, a piece or a family of moves with no enemy within reach is
+        # skipped before any walk (reach bitboards & enemy squares).
+        advancer_reach = self._advancer_reach[index]
+        piece_reach = self._piece_reach
+        knight_reach = self._knight_reach
         for s in own:
             v = b[s]
             kind = v * me
             held = _HELD[kind]
             if kind == ADVANCER:
-                if not held[gaze[s]]:
+                if (quiet or advancer_reach[s] & enemies) and not held[gaze[s]]:
                     self._advancer(b, me, s, v, steps[s], add, quiet)
                 continue
-            if not held[gaze[s]] and (quiet or _SLIDER_CAPTURES[kind]):
-                self._slider(b, me, s, v, kind, held, gaze, rays[s], moves, quiet)
-            if _HAS_JUM[kind]:
+            if (
+                (quiet or piece_reach[kind][s] & enemies)
+                and not held[gaze[s]]
+                and (quiet or _SLIDER_CAPTURES[kind])
+            ):
+                self._slider(b, me, s, v, kind, held, gaze, rays[s], moves, quiet, enemies)
+            if _HAS_JUM[kind] and (quiet or knight_reach[s] & enemies):
                 self._leaps(b, me, s, v, kind, knights[s], add, quiet)
         return moves
 
@@ -322,12 +398,14 @@ class RebelFury(Variant):
     def _slider(
         self, b: list[int], me: int, s: int, v: int, kind: int, held: tuple[bool, ...],
         gaze: list[int], rays: tuple[tuple[int, ...], ...], moves: list[RawMove], quiet: bool,
+        enemies: int,
     ) -> None:
         """Every move of a non-petrified piece that starts with a slide along one of its rays.
 
         With ``quiet`` false, only those with victims: the rays are walked all the same (the
         walk tells where the approach stops) but slides, friendly Dragon leaps and swaps are
-        not built.
+        not built, and the rays without an enemy within reach (``enemies``: bitboard of the
+        enemy squares) are not walked at all.
         """
         add = moves.append
         fans = self._fans
@@ -344,7 +422,12 @@ class RebelFury(Variant):
         if mimic:
             self._mimic_advance(b, me, s, v, add)
         no_victims = _NO_VICTIMS
-        for d, ray in enumerate(rays):
+        if quiet:
+            directions: Iterable[int] = _DIRECTIONS
+        else:
+            directions = compress(_DIRECTIONS, map(and_, self._ray_reach[kind][s], repeat(enemies)))
+        for d in directions:
+            ray = rays[d]
             n = len(ray)
             i = 0
             reach = False

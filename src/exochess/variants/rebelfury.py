@@ -103,6 +103,44 @@ _BIT = tuple(1 << s for s in range(256))
 _DIRECTIONS = range(8)
 
 
+_Powers = tuple[int, tuple[bool, ...], tuple[bool, ...], bool, tuple[bool, ...], bool]
+
+
+def _powers(me: int) -> tuple[_Powers, ...]:
+    """Per type, for the side ``me``: what the moves along a ray may do.
+
+    ``(capricorn mode, leap_over, takes_g, harpy, takes_h, ximaera)``, where ``leap_over[x]``,
+    ``takes_g[x]`` and ``takes_h[x]`` say whether the Dragon leap may pass over, the Gorgon
+    approach may take, and the Harpy flight may take a piece of signed code ``x`` (an index
+    below zero wraps to the end of the 64-entry tuple).  Each is a single lookup in the walk,
+    covering both the enemy test and the Mimotaur's limits: it copies a power only to take
+    the piece that has it, or a Fury.
+    """
+    table: list[_Powers] = []
+    for kind in range(10):
+        mimic = kind == MIMOTAUR
+
+        def may(power: bool, prey: int, own_too: bool, mimic: bool = mimic) -> tuple[bool, ...]:
+            flags = [False] * 64
+            if power:
+                for x in range(-31, 32):
+                    if mimic:
+                        flags[x] = x in (-me * prey, -me * FURY)
+                    else:
+                        flags[x] = x * me < 0 or (own_too and x * me > 0)
+            return tuple(flags)
+
+        table.append((
+            _CAP_MODE[kind],
+            may(_HAS_DRA[kind], DRAGON, True),
+            may(_HAS_GOR[kind], GORGON, False),
+            _HAS_HAR[kind],
+            may(_HAS_HAR[kind], HARPY, False),
+            _HAS_XIM[kind],
+        ))
+    return tuple(table)
+
+
 def _bits(squares: Iterable[int]) -> int:
     """The bitboard of some squares."""
     total = 0
@@ -184,6 +222,7 @@ class RebelFury(Variant):
             tuple(steps[0]), tuple(steps[1]),
         )
         self._init_reach()
+        self._powers = (_powers(1), _powers(-1))
 
     def _init_reach(self) -> None:
         """Bitboards (bit ``s`` for square ``s``) of the squares each move family can take on.
@@ -409,16 +448,9 @@ class RebelFury(Variant):
         """
         add = moves.append
         fans = self._fans
-        cap = _CAP_MODE[kind]
-        dra = _HAS_DRA[kind]
-        gor = _HAS_GOR[kind]
-        har = _HAS_HAR[kind]
-        xim = _HAS_XIM[kind]
+        # The powers of the type, with the pieces each one may act on (by signed code).
+        cap, leap_over, takes_g, har, takes_h, xim = self._powers[0 if me > 0 else 1][kind]
         mimic = kind == MIMOTAUR
-        # Victims the Mimotaur may take with each copied power (enemy codes).
-        prey_f = -me * FURY
-        prey_c, prey_d, prey_g, prey_h = -me * CAPRICORN, -me * DRAGON, -me * GORGON, -me * HARPY
-        prey_m = -me * MIMOTAUR
         if mimic:
             self._mimic_advance(b, me, s, v, add)
         no_victims = _NO_VICTIMS
@@ -428,57 +460,53 @@ class RebelFury(Variant):
             directions = compress(_DIRECTIONS, map(and_, self._ray_reach[kind][s], repeat(enemies)))
         for d in directions:
             ray = rays[d]
-            n = len(ray)
             i = 0
-            reach = False
+            x = 0
             for t in ray:
-                if b[t]:
-                    reach = True
+                x = b[t]
+                if x:
                     break
                 if quiet:
                     add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 i += 1
                 if held[gaze[t]]:
                     break
-            # i: number of slides made = index of the square beyond the last one (the front).
-            if cap and i and i < n:
-                front = ray[i]
-                if b[front]:
-                    e = ray[i - 1]
-                    if mimic:
-                        victims: tuple[int, ...] = tuple(
-                            q for q in fans[e * 8 + d] if b[q] == prey_c or b[q] == prey_f
-                        )
-                        if victims:
-                            victims = tuple(
-                                q for q in fans[e * 8 + d]
-                                if b[q] == prey_c or b[q] == prey_f or b[q] == prey_m
-                            )
-                    else:
-                        victims = tuple(q for q in fans[e * 8 + d] if b[q] * me < 0)
+            # i: number of slides made = index of the square beyond the last one (the front);
+            # x: the piece on the front when the walk reached one (0: edge or gaze stop).
+            if cap and i and (x or (i < len(ray) and b[ray[i]])):
+                e = ray[i - 1]
+                if mimic:
+                    prey_c, prey_f, prey_m = -me * CAPRICORN, -me * FURY, -me * MIMOTAUR
+                    victims: tuple[int, ...] = tuple(
+                        q for q in fans[e * 8 + d] if b[q] == prey_c or b[q] == prey_f
+                    )
                     if victims:
-                        removed: tuple[int, ...] = ()
-                        for q in victims:
-                            removed += (q, b[q], 0)
-                        strike = (s, e, "x", victims, None, None, None, "C", s, v, 0, e, 0, v, *removed)
-                        if cap == 1 and quiet:
-                            moves[-1] = strike  # automatic for the Capricorn itself
-                        else:
-                            # The Fury and the Mimotaur may also just slide there; without
-                            # quiet moves there is no slide to replace for the Capricorn.
-                            add(strike)
-                    elif cap != 3 and quiet:
-                        # A strike that removes nothing is the same move as the plain slide
-                        # just generated (the last one); only its power tag is added.
-                        moves[-1] = (s, e, "-", no_victims, None, None, None, "C", s, v, 0, e, 0, v)
-            if not reach:
+                        victims = tuple(
+                            q for q in fans[e * 8 + d]
+                            if b[q] == prey_c or b[q] == prey_f or b[q] == prey_m
+                        )
+                else:
+                    victims = tuple(q for q in fans[e * 8 + d] if b[q] * me < 0)
+                if victims:
+                    removed: tuple[int, ...] = ()
+                    for q in victims:
+                        removed += (q, b[q], 0)
+                    strike = (s, e, "x", victims, None, None, None, "C", s, v, 0, e, 0, v, *removed)
+                    if cap == 1 and quiet:
+                        moves[-1] = strike  # automatic for the Capricorn itself
+                    else:
+                        # The Fury and the Mimotaur may also just slide there; without
+                        # quiet moves there is no slide to replace for the Capricorn.
+                        add(strike)
+                elif cap != 3 and quiet:
+                    # A strike that removes nothing is the same move as the plain slide
+                    # just generated (the last one); only its power tag is added.
+                    moves[-1] = (s, e, "-", no_victims, None, None, None, "C", s, v, 0, e, 0, v)
+            if not x:
                 continue
             xsq = ray[i]
-            x = b[xsq]
             # A leap over a friendly piece takes nothing: a quiet move.
-            if dra and (quiet or x * me < 0) and i + 1 < n and b[ray[i + 1]] == 0 and (
-                not mimic or x in (prey_d, prey_f)
-            ):
+            if leap_over[x] and (quiet or x * me < 0) and i + 1 < len(ray) and not b[ray[i + 1]]:
                 if x * me < 0:
                     changes_head: tuple[int, ...] = (s, v, 0, xsq, x, 0)
                     kind_text = "x"
@@ -493,13 +521,13 @@ class RebelFury(Variant):
                     add((s, t, kind_text, leapt, None, None, None, "D", *changes_head, t, 0, v))
                     if held[gaze[t]]:
                         break
-            if gor and x * me < 0 and (not mimic or x in (prey_g, prey_f)):
+            if takes_g[x]:
                 add((s, xsq, "x", SINGLE_VICTIM[xsq], None, None, None, "G", s, v, 0, xsq, x, v))
             if har:
                 for ysq in ray[i + 1:]:
                     y = b[ysq]
                     if y:
-                        if y * me < 0 and (not mimic or y in (prey_h, prey_f)):
+                        if takes_h[y]:
                             add((s, ysq, "x", SINGLE_VICTIM[ysq], None, None, None, "H", s, v, 0, ysq, y, v))
                         break
             if xim and quiet and x != v:

@@ -44,8 +44,6 @@ Move.from_text('e1xe11')
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from itertools import compress, repeat
-from operator import and_
 from typing import TYPE_CHECKING, Any
 
 from exochess.geometry import QUEEN, square_name, victim_order
@@ -246,10 +244,10 @@ class RebelFury(Variant):
         # (the ray itself for the Dragon, Gorgon and Harpy powers; with the Capricorn power
         # also the fans of every square of the ray).  ``_piece_reach``: their union, plus the
         # Advancer mimicry of the Mimotaur (whatever the side: a superset is enough).
-        ray_reach: list[tuple[tuple[int, ...], ...]] = []
+        ray_reach: list[tuple[tuple[tuple[int, int], ...], ...]] = []
         piece_reach: list[tuple[int, ...]] = []
         for kind in range(10):
-            per_square: list[tuple[int, ...]] = []
+            per_square: list[tuple[tuple[int, int], ...]] = []
             union: list[int] = []
             for s in range(size):
                 zones = []
@@ -258,7 +256,7 @@ class RebelFury(Variant):
                     if _CAP_MODE[kind]:
                         zone |= _bits(q for e in ray for q in self._fans[e * 8 + d])
                     zones.append(zone)
-                per_square.append(tuple(zones))
+                per_square.append(tuple((d, zone) for d, zone in enumerate(zones) if zone))
                 total = 0
                 for zone in zones:
                     total |= zone
@@ -267,7 +265,7 @@ class RebelFury(Variant):
                 union.append(total)
             ray_reach.append(tuple(per_square))
             piece_reach.append(tuple(union))
-        self._ray_reach: tuple[tuple[tuple[int, ...], ...], ...] = tuple(ray_reach)
+        self._ray_reach: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(ray_reach)
         self._piece_reach: tuple[tuple[int, ...], ...] = tuple(piece_reach)
 
     # --- the gaze --------------------------------------------------------------
@@ -457,7 +455,7 @@ class RebelFury(Variant):
         if quiet:
             directions: Iterable[int] = _DIRECTIONS
         else:
-            directions = compress(_DIRECTIONS, map(and_, self._ray_reach[kind][s], repeat(enemies)))
+            directions = [d for d, zone in self._ray_reach[kind][s] if zone & enemies]
         for d in directions:
             ray = rays[d]
             i = 0

@@ -79,16 +79,16 @@ _GAZE_MASK = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, G
 (rules R-A5; for the reading "Gorgons only", give the Fury (index 4) the mask ``GAZE``)."""
 _GAZE_BIT = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
 """Gaze bit that a piece of each type casts (0: the type does not gaze)."""
-_HELD = tuple(
-    tuple(bool(bits & mask) for bits in range((GAZE | MIMOTAUR_GAZE) + 1)) for mask in _GAZE_MASK
-)
-"""``_HELD[kind][gaze bits]``: whether a square with these gaze bits holds a piece of the type.
+_MIMOTAUR_MARK = MIMOTAUR_GAZE
+"""Mark of a square in the gaze of an enemy Mimotaur only (see ``_cast_gaze``)."""
+_GORGON_MARK = GAZE | MIMOTAUR_GAZE
+"""Mark of a square in the gaze of an enemy Gorgon or Fury: it holds a piece of any type."""
+_HELD = tuple(tuple(bool(mark & mask) for mark in range(_GORGON_MARK + 1)) for mask in _GAZE_MASK)
+"""``_HELD[kind][mark]``: whether a square with this gaze mark holds a piece of the type.
 
-The generator tests this instead of ``bits & mask``: in CPython 3.11 a tuple lookup is a
+The generator tests this instead of ``mark & mask``: in CPython 3.11 a tuple lookup is a
 specialised bytecode where ``&`` is a generic call, and the test runs for every square a piece
 slides over."""
-_WITH_BIT = tuple(tuple(bits | bit for bits in range((GAZE | MIMOTAUR_GAZE) + 1)) for bit in range(3))
-"""``_WITH_BIT[bit][bits]`` is ``bits | bit`` (for the gaze table)."""
 _SLIDER_CAPTURES = tuple(
     bool(_CAP_MODE[k] or _HAS_DRA[k] or _HAS_GOR[k] or _HAS_HAR[k]) for k in range(10)
 )
@@ -232,6 +232,10 @@ class RebelFury(Variant):
         geo = self.geometry
         size = geo.size
         rays = geo.rays
+        self._rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+            tuple(ray for ray in rays[s] if ray) for s in range(size)
+        )
+        """The non-empty rays of each square (for the gaze)."""
         # Per side: the squares an Advancer step on ``s`` strikes (the sides of its targets).
         self._advancer_reach: tuple[tuple[int, ...], ...] = tuple(
             tuple(
@@ -283,24 +287,35 @@ class RebelFury(Variant):
         gazers = [
             (g, bits[-x * side]) for g, x in enumerate(squares) if x * side < 0 and bits[-x * side]
         ]
-        return self._cast_gaze(squares, side, gazers)
+        gorgons = self._cast_gaze(squares, side, [g for g, bit in gazers if bit == GAZE], [])
+        mimotaurs = self._cast_gaze(squares, side, [], [g for g, bit in gazers if bit != GAZE])
+        return [
+            (GAZE if gorgon else 0) | (MIMOTAUR_GAZE if mimotaur else 0)
+            for gorgon, mimotaur in zip(gorgons, mimotaurs, strict=True)
+        ]
 
-    def _cast_gaze(self, squares: list[int], side: int, gazers: list[tuple[int, int]]) -> list[int]:
-        """Walk the eight rays of each ``(square, bit)`` gazer and mark the gaze table."""
+    def _cast_gaze(
+        self, squares: list[int], side: int, gorgons: list[int], mimotaurs: list[int]
+    ) -> list[int]:
+        """The gaze of the enemy Gorgons and Furies and of the enemy Mimotaurs, as a table.
+
+        Every square a gazer sees (the empty ones up to the first piece on each ray, and that
+        piece if it belongs to ``side``) is marked with :data:`_MIMOTAUR_MARK`, then with
+        :data:`_GORGON_MARK` (which overwrites): the mark is a constant store, cheaper than
+        or-ing bits, and :data:`_HELD` reads the marks.
+        """
         gaze = [0] * self.geometry.size
-        rays = self.geometry.rays
-        for g, bit in gazers:
-            # gaze[t] | bit as a table lookup: a specialised bytecode where | is a generic call.
-            with_bit = _WITH_BIT[bit]
-            for ray in rays[g]:
-                for t in ray:
-                    y = squares[t]
-                    if not y:
-                        gaze[t] = with_bit[gaze[t]]
-                        continue
-                    if y * side > 0:
-                        gaze[t] = with_bit[gaze[t]]
-                    break
+        rays = self._rays
+        for mark, gazers in ((_MIMOTAUR_MARK, mimotaurs), (_GORGON_MARK, gorgons)):
+            for g in gazers:
+                for ray in rays[g]:
+                    for t in ray:
+                        y = squares[t]
+                        if y:
+                            if y * side > 0:
+                                gaze[t] = mark
+                            break
+                        gaze[t] = mark
         return gaze
 
     # --- move generation -------------------------------------------------------
@@ -333,18 +348,23 @@ class RebelFury(Variant):
         # One scan: the pieces of the side to move, the enemy squares (a bitboard, for the
         # reach tests below) and the enemy gazers with their gaze bit.
         own: list[int] = []
-        gazers: list[tuple[int, int]] = []
+        gorgons: list[int] = []
+        mimotaurs: list[int] = []
         enemies = 0
-        bits = _GAZE_BIT
+        bit = _BIT
+        gazer = _GAZE_BIT
         for s in self._occupied(b):
             v = b[s]
             if v * me > 0:
                 own.append(s)
             else:
-                enemies |= _BIT[s]
-                if bits[-v * me]:
-                    gazers.append((s, bits[-v * me]))
-        gaze = self._cast_gaze(b, me, gazers)
+                enemies |= bit[s]
+                if gazer[-v * me]:
+                    if gazer[-v * me] == GAZE:
+                        gorgons.append(s)
+                    else:
+                        mimotaurs.append(s)
+        gaze = self._cast_gaze(b, me, gorgons, mimotaurs)
         moves: list[RawMove] = []
         add = moves.append
         knights = self.geometry.knight_targets

@@ -45,18 +45,29 @@ class RebelFuryEvaluator(Evaluator):
         # of the 64-entry tuple, so one subscript serves both colours (codes are below 32).
         gazer = [0] * 64
         petrify = [0] * 64
-        royal = [False] * 64
         for code in range(1, 32):
             for x in (code, -code):
                 gazer[x] = GORGON_GAZE if code in (gorgon, self._fury) else 0
                 if code == mimotaur:
                     gazer[x] = MIMOTAUR_GAZE
-                royal[x] = code in (self._fury, gorgon)
                 # The gazer is of the other colour: its sign is -x's.
                 petrify[x] = (-1 if x > 0 else 1) * self.value_of[x & 31] // self.PETRIFIED_SHARE
         self._gazer: tuple[int, ...] = tuple(gazer)
         self._petrify: tuple[int, ...] = tuple(petrify)
-        self._royal: tuple[bool, ...] = tuple(royal)
+        # Per gazer code: its side, the codes it petrifies (a Mimotaur: enemy Gorgons and
+        # Furies only) and the weight of each cell it sees (none for a Mimotaur).
+        info: list[tuple[int, tuple[bool, ...], int]] = [(0, (False,) * 64, 0)] * 64
+        for x in range(-31, 32):
+            if not gazer[x]:
+                continue
+            me = 1 if x > 0 else -1
+            only_royals = gazer[x] == MIMOTAUR_GAZE
+            victims = tuple(
+                y * me < 0 and (not only_royals or abs(y) in (self._fury, gorgon))
+                for y in [*range(32), *range(-32, 0)]
+            )
+            info[x] = (me, victims, 0 if only_royals else me * self.GAZE_CELL)
+        self._gazer_info: tuple[tuple[int, tuple[bool, ...], int], ...] = tuple(info)
         # The non-empty rays of each square, and for a gazer g and a square t on one of its
         # rays, shadow[g][t]: the squares of that ray from t to the edge (t included).  The
         # cells a gazer sees are then all the squares of its rays minus the shadows of the
@@ -88,19 +99,18 @@ class RebelFuryEvaluator(Evaluator):
         kind = self._gazer
         gazers = [g for g in self._occupied(b) if kind[b[g]]]
         fury = self._fury
-        petrify, royal = self._petrify, self._royal
+        info, petrify = self._gazer_info, self._petrify
         rays, shadows, totals = self._rays, self._shadows, self._ray_total
         score = 0
         white_furies = black_furies = 0
         petrified: set[int] = set()
         for g in gazers:
             v = b[g]
-            me = 1 if v > 0 else -1
             if v == fury:
                 white_furies += 1
             elif v == -fury:
                 black_furies += 1
-            only_royals = kind[v] == MIMOTAUR_GAZE
+            me, victims, cell_weight = info[v]
             shadow = shadows[g]
             cells = totals[g]
             for ray in rays[g]:
@@ -109,12 +119,11 @@ class RebelFuryEvaluator(Evaluator):
                     if x:
                         cells -= shadow[t]
                         # A piece is petrified once, whoever gazes at it (same value).
-                        if x * me < 0 and t not in petrified and (not only_royals or royal[x]):
+                        if victims[x] and t not in petrified:
                             petrified.add(t)
                             score += petrify[x]
                         break
-            if not only_royals:
-                score += me * cells * self.GAZE_CELL
+            score += cells * cell_weight
         if white_furies == 1:
             score -= self.LAST_FURY
         if black_furies == 1:

@@ -244,6 +244,7 @@ class RebelFury(Variant):
             for table in self._steps
         )
         self._knight_reach: tuple[int, ...] = tuple(_bits(t) for t in geo.knight_targets)
+        self._fan_reach: tuple[int, ...] = tuple(_bits(fan) for fan in self._fans)
         # Per type and square, per direction: the possible victims of the moves along that ray
         # (the ray itself for the Dragon, Gorgon and Harpy powers; with the Capricorn power
         # also the fans of every square of the ray).  ``_piece_reach``: their union, plus the
@@ -466,6 +467,7 @@ class RebelFury(Variant):
         """
         add = moves.append
         fans = self._fans
+        fan_reach = self._fan_reach
         # The powers of the type, with the pieces each one may act on (by signed code).
         cap, leap_over, takes_g, har, takes_h, xim = self._powers[0 if me > 0 else 1][kind]
         mimic = kind == MIMOTAUR
@@ -493,9 +495,11 @@ class RebelFury(Variant):
             # x: the piece on the front when the walk reached one (0: edge or gaze stop).
             if cap and i and (x or (i < len(ray) and b[ray[i]])):
                 e = ray[i - 1]
-                if mimic:
+                if not fan_reach[e * 8 + d] & enemies:
+                    victims: tuple[int, ...] = no_victims  # no enemy in the fan: one test
+                elif mimic:
                     prey_c, prey_f, prey_m = -me * CAPRICORN, -me * FURY, -me * MIMOTAUR
-                    victims: tuple[int, ...] = tuple(
+                    victims = tuple(
                         q for q in fans[e * 8 + d] if b[q] == prey_c or b[q] == prey_f
                     )
                     if victims:

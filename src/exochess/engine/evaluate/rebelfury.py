@@ -54,9 +54,9 @@ class RebelFuryEvaluator(Evaluator):
                 petrify[x] = (-1 if x > 0 else 1) * self.value_of[x & 31] // self.PETRIFIED_SHARE
         self._gazer: tuple[int, ...] = tuple(gazer)
         self._petrify: tuple[int, ...] = tuple(petrify)
-        # Per gazer code: its side, the codes it petrifies (a Mimotaur: enemy Gorgons and
-        # Furies only) and the weight of each cell it sees (none for a Mimotaur).
-        info: list[tuple[int, tuple[bool, ...], int]] = [(0, (False,) * 64, 0)] * 64
+        # Per gazer code: the codes it petrifies (a Mimotaur: enemy Gorgons and Furies only)
+        # and the weight of each cell it sees, signed by its side (none for a Mimotaur).
+        info: list[tuple[tuple[bool, ...], int]] = [((False,) * 64, 0)] * 64
         for x in range(-31, 32):
             if not gazer[x]:
                 continue
@@ -66,8 +66,8 @@ class RebelFuryEvaluator(Evaluator):
                 y * me < 0 and (not only_royals or abs(y) in (self._fury, gorgon))
                 for y in [*range(32), *range(-32, 0)]
             )
-            info[x] = (me, victims, 0 if only_royals else me * self.GAZE_CELL)
-        self._gazer_info: tuple[tuple[int, tuple[bool, ...], int], ...] = tuple(info)
+            info[x] = (victims, 0 if only_royals else me * self.GAZE_CELL)
+        self._gazer_info: tuple[tuple[tuple[bool, ...], int], ...] = tuple(info)
         # The non-empty rays of each square, and for a gazer g and a square t on one of its
         # rays, shadow[g][t]: the squares of that ray from t to the edge (t included).  The
         # cells a gazer sees are then all the squares of its rays minus the shadows of the
@@ -110,7 +110,7 @@ class RebelFuryEvaluator(Evaluator):
                 white_furies += 1
             elif v == -fury:
                 black_furies += 1
-            me, victims, cell_weight = info[v]
+            victims, cell_weight = info[v]
             shadow = shadows[g]
             cells = totals[g]
             for ray in rays[g]:

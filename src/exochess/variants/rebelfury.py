@@ -98,7 +98,6 @@ only slide (and swap) there, so the capture generator need not walk their rays."
 
 _BIT = tuple(1 << s for s in range(256))
 """``_BIT[s]``: the bitboard of square ``s`` alone."""
-_DIRECTIONS = range(8)
 
 
 _Powers = tuple[int, tuple[bool, ...], tuple[bool, ...], bool, tuple[bool, ...], bool]
@@ -245,10 +244,11 @@ class RebelFury(Variant):
         )
         self._knight_reach: tuple[int, ...] = tuple(_bits(t) for t in geo.knight_targets)
         self._fan_reach: tuple[int, ...] = tuple(_bits(fan) for fan in self._fans)
-        # Per type and square, per direction: the possible victims of the moves along that ray
-        # (the ray itself for the Dragon, Gorgon and Harpy powers; with the Capricorn power
-        # also the fans of every square of the ray).  ``_piece_reach``: their union, plus the
-        # Advancer mimicry of the Mimotaur (whatever the side: a superset is enough).
+        # Per type and square, ``(direction, reach)`` for each non-empty ray: the possible
+        # victims of the moves along that ray (the ray itself for the Dragon, Gorgon and Harpy
+        # powers; with the Capricorn power also the fans of every square of the ray).
+        # ``_piece_reach``: their union, plus the Advancer mimicry of the Mimotaur (whatever
+        # the side: a superset is enough).
         ray_reach: list[tuple[tuple[tuple[int, int], ...], ...]] = []
         piece_reach: list[tuple[int, ...]] = []
         for kind in range(10):
@@ -261,7 +261,7 @@ class RebelFury(Variant):
                     if _CAP_MODE[kind]:
                         zone |= _bits(q for e in ray for q in self._fans[e * 8 + d])
                     zones.append(zone)
-                per_square.append(tuple((d, zone) for d, zone in enumerate(zones) if zone))
+                per_square.append(tuple((d, zone) for d, zone in enumerate(zones) if rays[s][d]))
                 total = 0
                 for zone in zones:
                     total |= zone
@@ -474,11 +474,9 @@ class RebelFury(Variant):
         if mimic:
             self._mimic_advance(b, me, s, v, add)
         no_victims = _NO_VICTIMS
-        if quiet:
-            directions: Iterable[int] = _DIRECTIONS
-        else:
-            directions = [d for d, zone in self._ray_reach[kind][s] if zone & enemies]
-        for d in directions:
+        for d, zone in self._ray_reach[kind][s]:
+            if not quiet and not zone & enemies:
+                continue  # no enemy within reach along this ray
             ray = rays[d]
             i = 0
             x = 0

@@ -247,13 +247,9 @@ class RebelFury(Variant):
         # Per type and square, ``(direction, reach)`` for each non-empty ray: the possible
         # victims of the moves along that ray (the ray itself for the Dragon, Gorgon and Harpy
         # powers; with the Capricorn power also the fans of every square of the ray).
-        # ``_piece_reach``: their union, plus the Advancer mimicry of the Mimotaur (whatever
-        # the side: a superset is enough).
         ray_reach: list[tuple[tuple[tuple[int, int], ...], ...]] = []
-        piece_reach: list[tuple[int, ...]] = []
         for kind in range(10):
             per_square: list[tuple[tuple[int, int], ...]] = []
-            union: list[int] = []
             for s in range(size):
                 zones = []
                 for d, ray in enumerate(rays[s]):
@@ -262,16 +258,8 @@ class RebelFury(Variant):
                         zone |= _bits(q for e in ray for q in self._fans[e * 8 + d])
                     zones.append(zone)
                 per_square.append(tuple((d, zone) for d, zone in enumerate(zones) if rays[s][d]))
-                total = 0
-                for zone in zones:
-                    total |= zone
-                if kind == MIMOTAUR:
-                    total |= self._advancer_reach[0][s] | self._advancer_reach[1][s]
-                union.append(total)
             ray_reach.append(tuple(per_square))
-            piece_reach.append(tuple(union))
         self._ray_reach: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(ray_reach)
-        self._piece_reach: tuple[tuple[int, ...], ...] = tuple(piece_reach)
 
     # --- the gaze --------------------------------------------------------------
 
@@ -348,7 +336,9 @@ class RebelFury(Variant):
         me = board.side
         # One scan: the pieces of the side to move, the enemy squares (a bitboard, for the
         # reach tests below) and the enemy gazers with their gaze bit.
-        own: list[int] = []
+        advancer = me * ADVANCER
+        advancers: list[int] = []
+        others: list[int] = []
         gorgons: list[int] = []
         mimotaurs: list[int] = []
         enemies = 0
@@ -356,8 +346,10 @@ class RebelFury(Variant):
         gazer = _GAZE_BIT
         for s in self._occupied(b):
             v = b[s]
-            if v * me > 0:
-                own.append(s)
+            if v == advancer:
+                advancers.append(s)
+            elif v * me > 0:
+                others.append(s)
             else:
                 enemies |= bit[s]
                 if gazer[-v * me]:
@@ -368,28 +360,23 @@ class RebelFury(Variant):
         gaze = self._cast_gaze(b, me, gorgons, mimotaurs)
         moves: list[RawMove] = []
         add = moves.append
-        knights = self.geometry.knight_targets
-        rays = self.geometry.rays
         index = 0 if me > 0 else 1
-        steps = self._steps[index]
         # Without quiet moves, a piece or a family of moves with no enemy within reach is
         # skipped before any walk (reach bitboards & enemy squares).
+        steps = self._steps[index]
         advancer_reach = self._advancer_reach[index]
-        piece_reach = self._piece_reach
+        held = _HELD[ADVANCER]
+        for s in advancers:
+            if (quiet or advancer_reach[s] & enemies) and not held[gaze[s]]:
+                self._advancer(b, me, s, advancer, steps[s], add, quiet)
+        knights = self.geometry.knight_targets
         knight_reach = self._knight_reach
-        for s in own:
+        rays = self.geometry.rays
+        for s in others:
             v = b[s]
             kind = v * me
             held = _HELD[kind]
-            if kind == ADVANCER:
-                if (quiet or advancer_reach[s] & enemies) and not held[gaze[s]]:
-                    self._advancer(b, me, s, v, steps[s], add, quiet)
-                continue
-            if (
-                (quiet or piece_reach[kind][s] & enemies)
-                and not held[gaze[s]]
-                and (quiet or _SLIDER_CAPTURES[kind])
-            ):
+            if (quiet or _SLIDER_CAPTURES[kind]) and not held[gaze[s]]:
                 self._slider(b, me, s, v, kind, held, gaze, rays[s], moves, quiet, enemies)
             if _HAS_JUM[kind] and (quiet or knight_reach[s] & enemies):
                 self._leaps(b, me, s, v, kind, knights[s], add, quiet)

@@ -79,6 +79,12 @@ _GAZE_MASK = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, G
 (rules R-A5; for the reading "Gorgons only", give the Fury (index 4) the mask ``GAZE``)."""
 _GAZE_BIT = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
 """Gaze bit that a piece of each type casts (0: the type does not gaze)."""
+_ENEMY_GAZE_BIT = tuple(
+    tuple(_GAZE_BIT[-x * me] if 0 < -x * me < 10 else 0 for x in [*range(32), *range(-32, 0)])
+    for me in (1, -1)
+)
+"""``_ENEMY_GAZE_BIT[0 or 1][x]``: the gaze bit of signed code ``x`` when it is an enemy of White
+(index 0) or of Black (index 1), else 0.  Negative codes wrap to the end of the tuple."""
 _MIMOTAUR_MARK = MIMOTAUR_GAZE
 """Mark of a square in the gaze of an enemy Mimotaur only (see ``_cast_gaze``)."""
 _GORGON_MARK = GAZE | MIMOTAUR_GAZE
@@ -343,7 +349,7 @@ class RebelFury(Variant):
         mimotaurs: list[int] = []
         enemies = 0
         bit = _BIT
-        gazer = _GAZE_BIT
+        gazer = _ENEMY_GAZE_BIT[0 if me > 0 else 1]
         for s in self._occupied(b):
             v = b[s]
             if v == advancer:
@@ -352,8 +358,8 @@ class RebelFury(Variant):
                 others.append(s)
             else:
                 enemies |= bit[s]
-                if gazer[-v * me]:
-                    if gazer[-v * me] == GAZE:
+                if gazer[v]:
+                    if gazer[v] == GAZE:
                         gorgons.append(s)
                     else:
                         mimotaurs.append(s)

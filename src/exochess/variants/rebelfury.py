@@ -14,18 +14,19 @@ Advancer 1, Capricorn 2, Dragon 3, Fury 4, Gorgon 5, Harpy 6, Jumper 7,
 Mimotaur 8, Ximaera 9.
 
 How the generator works.  One scan of the board collects the pieces of the
-side to move and walks the eight rays of every enemy gazer (Gorgon, Fury,
-Mimotaur) once, filling a per-square bit table: bit 1 is the gaze of Gorgons
-and Furies (it affects every piece), bit 2 the gaze of Mimotaurs (it affects
-Gorgons and Furies only).  A moving piece applies its own mask (1, or 3 for a
-Gorgon or a Fury) to these bits, through its row of the lookup table
-:data:`_HELD`.  Each piece then walks its
-precomputed rays once per direction: the walk yields the plain slides, the
-square beyond the last slide (the Capricorn *front*) and, when the approach
-was not stopped by the gaze, the first piece on the ray, which the Dragon,
-Gorgon, Harpy and Ximaera powers (and the Fury and Mimotaur using them) act on.
-The capture generator (quiescence) runs the same code with the building of
-every move without victims switched off.
+side to move (Advancers apart), the enemy squares as a bitboard, and the enemy
+gazers (Gorgon, Fury, Mimotaur), whose rays are then walked once each to fill a
+per-square table of gaze marks: a square seen by a Mimotaur only holds Gorgons
+and Furies, one seen by a Gorgon or a Fury holds every piece; a moving piece
+reads the marks through its row of the lookup table :data:`_HELD`.  Each piece
+then walks its precomputed rays once per direction: the walk yields the plain
+slides, the square beyond the last slide (the Capricorn *front*) and, when the
+approach was not stopped by the gaze, the first piece on the ray, which the
+Dragon, Gorgon, Harpy and Ximaera powers (and the Fury and Mimotaur using them)
+act on.  The capture generator (quiescence) runs the same code with the building
+of every move without victims switched off; it also skips, with one integer
+``&`` against the enemy bitboard, every Advancer, ray or leap with no enemy
+within reach (most of them in a middle game).
 
 Every raw move carries in its ``tags`` field the letters of the powers that can
 produce it (``A C D G H J X``; a plain slide has none), which is what a power

@@ -14,7 +14,7 @@ Advancer 1, Capricorn 2, Dragon 3, Fury 4, Gorgon 5, Harpy 6, Jumper 7,
 Mimotaur 8, Ximaera 9.
 
 How the generator works.  One scan of the board collects the pieces of the
-side to move (Advancers apart), the enemy squares as a bitboard, and the enemy
+side to move, the enemy squares as a bitboard, and the enemy
 gazers (Gorgon, Fury, Mimotaur), whose rays are then walked once each to fill a
 per-square table of gaze marks: a square seen by a Mimotaur only holds Gorgons
 and Furies, one seen by a Gorgon or a Fury holds every piece; a moving piece
@@ -344,8 +344,7 @@ class RebelFury(Variant):
         # One scan: the pieces of the side to move, the enemy squares (a bitboard, for the
         # reach tests below) and the enemy gazers with their gaze bit.
         advancer = me * ADVANCER
-        advancers: list[int] = []
-        others: list[int] = []
+        own: list[int] = []
         gorgons: list[int] = []
         mimotaurs: list[int] = []
         enemies = 0
@@ -353,10 +352,8 @@ class RebelFury(Variant):
         gazer = _ENEMY_GAZE_BIT[0 if me > 0 else 1]
         for s in self._occupied(b):
             v = b[s]
-            if v == advancer:
-                advancers.append(s)
-            elif v * me > 0:
-                others.append(s)
+            if v * me > 0:
+                own.append(s)
             else:
                 enemies |= bit[s]
                 if gazer[v]:
@@ -368,19 +365,21 @@ class RebelFury(Variant):
         moves: list[RawMove] = []
         add = moves.append
         index = 0 if me > 0 else 1
-        # Without quiet moves, a piece or a family of moves with no enemy within reach is
-        # skipped before any walk (reach bitboards & enemy squares).
         steps = self._steps[index]
-        advancer_reach = self._advancer_reach[index]
-        held = _HELD[ADVANCER]
-        for s in advancers:
-            if (quiet or advancer_reach[s] & enemies) and not held[gaze[s]]:
-                self._advancer(b, me, s, advancer, steps[s], add, quiet)
         knights = self.geometry.knight_targets
-        knight_reach = self._knight_reach
         rays = self.geometry.rays
-        for s in others:
+        # Without quiet moves, an Advancer, a ray or a leap with no enemy within reach is
+        # skipped before any walk (reach bitboards & enemy squares).
+        advancer_reach = self._advancer_reach[index]
+        knight_reach = self._knight_reach
+        advancer_held = _HELD[ADVANCER]
+        # The pieces in board order (the order of the moves steers the search's ties).
+        for s in own:
             v = b[s]
+            if v == advancer:
+                if (quiet or advancer_reach[s] & enemies) and not advancer_held[gaze[s]]:
+                    self._advancer(b, me, s, v, steps[s], add, quiet)
+                continue
             kind = v * me
             held = _HELD[kind]
             if (quiet or _SLIDER_CAPTURES[kind]) and not held[gaze[s]]:

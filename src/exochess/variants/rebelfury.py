@@ -14,18 +14,19 @@ Advancer 1, Capricorn 2, Dragon 3, Fury 4, Gorgon 5, Harpy 6, Jumper 7,
 Mimotaur 8, Ximaera 9.
 
 How the generator works.  One scan of the board collects the pieces of the
-side to move and walks the eight rays of every enemy gazer (Gorgon, Fury,
-Mimotaur) once, filling a per-square bit table: bit 1 is the gaze of Gorgons
-and Furies (it affects every piece), bit 2 the gaze of Mimotaurs (it affects
-Gorgons and Furies only).  A moving piece applies its own mask (1, or 3 for a
-Gorgon or a Fury) to these bits, through its row of the lookup table
-:data:`_HELD`.  Each piece then walks its
-precomputed rays once per direction: the walk yields the plain slides, the
-square beyond the last slide (the Capricorn *front*) and, when the approach
-was not stopped by the gaze, the first piece on the ray, which the Dragon,
-Gorgon, Harpy and Ximaera powers (and the Fury and Mimotaur using them) act on.
-The capture generator (quiescence) runs the same code with the building of
-every move without victims switched off.
+side to move, the enemy squares as a bitboard, and the enemy
+gazers (Gorgon, Fury, Mimotaur), whose rays are then walked once each to fill a
+per-square table of gaze marks: a square seen by a Mimotaur only holds Gorgons
+and Furies, one seen by a Gorgon or a Fury holds every piece; a moving piece
+reads the marks through its row of the lookup table :data:`_HELD`.  Each piece
+then walks its precomputed rays once per direction: the walk yields the plain
+slides, the square beyond the last slide (the Capricorn *front*) and, when the
+approach was not stopped by the gaze, the first piece on the ray, which the
+Dragon, Gorgon, Harpy and Ximaera powers (and the Fury and Mimotaur using them)
+act on.  The capture generator (quiescence) runs the same code with the building
+of every move without victims switched off; it also skips, with one integer
+``&`` against the enemy bitboard, every Advancer, ray or leap with no enemy
+within reach (most of them in a middle game).
 
 Every raw move carries in its ``tags`` field the letters of the powers that can
 produce it (``A C D G H J X``; a plain slide has none), which is what a power
@@ -43,7 +44,7 @@ Move.from_text('e1xe11')
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from exochess.geometry import QUEEN, square_name, victim_order
@@ -79,21 +80,77 @@ _GAZE_MASK = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, G
 (rules R-A5; for the reading "Gorgons only", give the Fury (index 4) the mask ``GAZE``)."""
 _GAZE_BIT = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
 """Gaze bit that a piece of each type casts (0: the type does not gaze)."""
-_HELD = tuple(
-    tuple(bool(bits & mask) for bits in range((GAZE | MIMOTAUR_GAZE) + 1)) for mask in _GAZE_MASK
+_ENEMY_GAZE_BIT = tuple(
+    tuple(_GAZE_BIT[-x * me] if 0 < -x * me < 10 else 0 for x in [*range(32), *range(-32, 0)])
+    for me in (1, -1)
 )
-"""``_HELD[kind][gaze bits]``: whether a square with these gaze bits holds a piece of the type.
+"""``_ENEMY_GAZE_BIT[0 or 1][x]``: the gaze bit of signed code ``x`` when it is an enemy of White
+(index 0) or of Black (index 1), else 0.  Negative codes wrap to the end of the tuple."""
+_MIMOTAUR_MARK = MIMOTAUR_GAZE
+"""Mark of a square in the gaze of an enemy Mimotaur only (see ``_cast_gaze``)."""
+_GORGON_MARK = GAZE | MIMOTAUR_GAZE
+"""Mark of a square in the gaze of an enemy Gorgon or Fury: it holds a piece of any type."""
+_HELD = tuple(tuple(bool(mark & mask) for mark in range(_GORGON_MARK + 1)) for mask in _GAZE_MASK)
+"""``_HELD[kind][mark]``: whether a square with this gaze mark holds a piece of the type.
 
-The generator tests this instead of ``bits & mask``: in CPython 3.11 a tuple lookup is a
+The generator tests this instead of ``mark & mask``: in CPython 3.11 a tuple lookup is a
 specialised bytecode where ``&`` is a generic call, and the test runs for every square a piece
 slides over."""
-_WITH_BIT = tuple(tuple(bits | bit for bits in range((GAZE | MIMOTAUR_GAZE) + 1)) for bit in range(3))
-"""``_WITH_BIT[bit][bits]`` is ``bits | bit`` (for the gaze table)."""
 _SLIDER_CAPTURES = tuple(
     bool(_CAP_MODE[k] or _HAS_DRA[k] or _HAS_GOR[k] or _HAS_HAR[k]) for k in range(10)
 )
 """Whether the moves that start along a ray can capture for each type: a Jumper and a Ximaera
 only slide (and swap) there, so the capture generator need not walk their rays."""
+
+
+_BIT = tuple(1 << s for s in range(256))
+"""``_BIT[s]``: the bitboard of square ``s`` alone."""
+
+
+_Powers = tuple[int, tuple[bool, ...], tuple[bool, ...], bool, tuple[bool, ...], bool]
+
+
+def _powers(me: int) -> tuple[_Powers, ...]:
+    """Per type, for the side ``me``: what the moves along a ray may do.
+
+    ``(capricorn mode, leap_over, takes_g, harpy, takes_h, ximaera)``, where ``leap_over[x]``,
+    ``takes_g[x]`` and ``takes_h[x]`` say whether the Dragon leap may pass over, the Gorgon
+    approach may take, and the Harpy flight may take a piece of signed code ``x`` (an index
+    below zero wraps to the end of the 64-entry tuple).  Each is a single lookup in the walk,
+    covering both the enemy test and the Mimotaur's limits: it copies a power only to take
+    the piece that has it, or a Fury.
+    """
+    table: list[_Powers] = []
+    for kind in range(10):
+        mimic = kind == MIMOTAUR
+
+        def may(power: bool, prey: int, own_too: bool, mimic: bool = mimic) -> tuple[bool, ...]:
+            flags = [False] * 64
+            if power:
+                for x in range(-31, 32):
+                    if mimic:
+                        flags[x] = x in (-me * prey, -me * FURY)
+                    else:
+                        flags[x] = x * me < 0 or (own_too and x * me > 0)
+            return tuple(flags)
+
+        table.append((
+            _CAP_MODE[kind],
+            may(_HAS_DRA[kind], DRAGON, True),
+            may(_HAS_GOR[kind], GORGON, False),
+            _HAS_HAR[kind],
+            may(_HAS_HAR[kind], HARPY, False),
+            _HAS_XIM[kind],
+        ))
+    return tuple(table)
+
+
+def _bits(squares: Iterable[int]) -> int:
+    """The bitboard of some squares."""
+    total = 0
+    for s in squares:
+        total |= 1 << s
+    return total
 
 
 class RebelFury(Variant):
@@ -168,6 +225,48 @@ class RebelFury(Variant):
         self._steps: tuple[tuple[tuple[tuple[int, tuple[int, ...], bool], ...], ...], ...] = (
             tuple(steps[0]), tuple(steps[1]),
         )
+        self._init_reach()
+        self._powers = (_powers(1), _powers(-1))
+
+    def _init_reach(self) -> None:
+        """Bitboards (bit ``s`` for square ``s``) of the squares each move family can take on.
+
+        The capture generator intersects them with the enemy squares before walking anything:
+        in a middle game most Advancers, most rays and many leaps have no enemy within reach,
+        and one integer ``&`` rules them out.
+        """
+        geo = self.geometry
+        size = geo.size
+        rays = geo.rays
+        self._rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+            tuple(ray for ray in rays[s] if ray) for s in range(size)
+        )
+        """The non-empty rays of each square (for the gaze)."""
+        # Per side: the squares an Advancer step on ``s`` strikes (the sides of its targets).
+        self._advancer_reach: tuple[tuple[int, ...], ...] = tuple(
+            tuple(
+                _bits(q for _e, sides, _zone in table[s] for q in sides) for s in range(size)
+            )
+            for table in self._steps
+        )
+        self._knight_reach: tuple[int, ...] = tuple(_bits(t) for t in geo.knight_targets)
+        self._fan_reach: tuple[int, ...] = tuple(_bits(fan) for fan in self._fans)
+        # Per type and square, ``(direction, reach)`` for each non-empty ray: the possible
+        # victims of the moves along that ray (the ray itself for the Dragon, Gorgon and Harpy
+        # powers; with the Capricorn power also the fans of every square of the ray).
+        ray_reach: list[tuple[tuple[tuple[int, int], ...], ...]] = []
+        for kind in range(10):
+            per_square: list[tuple[tuple[int, int], ...]] = []
+            for s in range(size):
+                zones = []
+                for d, ray in enumerate(rays[s]):
+                    zone = _bits(ray) if _SLIDER_CAPTURES[kind] else 0
+                    if _CAP_MODE[kind]:
+                        zone |= _bits(q for e in ray for q in self._fans[e * 8 + d])
+                    zones.append(zone)
+                per_square.append(tuple((d, zone) for d, zone in enumerate(zones) if rays[s][d]))
+            ray_reach.append(tuple(per_square))
+        self._ray_reach: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(ray_reach)
 
     # --- the gaze --------------------------------------------------------------
 
@@ -184,24 +283,35 @@ class RebelFury(Variant):
         gazers = [
             (g, bits[-x * side]) for g, x in enumerate(squares) if x * side < 0 and bits[-x * side]
         ]
-        return self._cast_gaze(squares, side, gazers)
+        gorgons = self._cast_gaze(squares, side, [g for g, bit in gazers if bit == GAZE], [])
+        mimotaurs = self._cast_gaze(squares, side, [], [g for g, bit in gazers if bit != GAZE])
+        return [
+            (GAZE if gorgon else 0) | (MIMOTAUR_GAZE if mimotaur else 0)
+            for gorgon, mimotaur in zip(gorgons, mimotaurs, strict=True)
+        ]
 
-    def _cast_gaze(self, squares: list[int], side: int, gazers: list[tuple[int, int]]) -> list[int]:
-        """Walk the eight rays of each ``(square, bit)`` gazer and mark the gaze table."""
+    def _cast_gaze(
+        self, squares: list[int], side: int, gorgons: list[int], mimotaurs: list[int]
+    ) -> list[int]:
+        """The gaze of the enemy Gorgons and Furies and of the enemy Mimotaurs, as a table.
+
+        Every square a gazer sees (the empty ones up to the first piece on each ray, and that
+        piece if it belongs to ``side``) is marked with :data:`_MIMOTAUR_MARK`, then with
+        :data:`_GORGON_MARK` (which overwrites): the mark is a constant store, cheaper than
+        or-ing bits, and :data:`_HELD` reads the marks.
+        """
         gaze = [0] * self.geometry.size
-        rays = self.geometry.rays
-        for g, bit in gazers:
-            # gaze[t] | bit as a table lookup: a specialised bytecode where | is a generic call.
-            with_bit = _WITH_BIT[bit]
-            for ray in rays[g]:
-                for t in ray:
-                    y = squares[t]
-                    if not y:
-                        gaze[t] = with_bit[gaze[t]]
-                        continue
-                    if y * side > 0:
-                        gaze[t] = with_bit[gaze[t]]
-                    break
+        rays = self._rays
+        for mark, gazers in ((_MIMOTAUR_MARK, mimotaurs), (_GORGON_MARK, gorgons)):
+            for g in gazers:
+                for ray in rays[g]:
+                    for t in ray:
+                        y = squares[t]
+                        if y:
+                            if y * side > 0:
+                                gaze[t] = mark
+                            break
+                        gaze[t] = mark
         return gaze
 
     # --- move generation -------------------------------------------------------
@@ -231,33 +341,50 @@ class RebelFury(Variant):
         """
         b = board.squares
         me = board.side
-        # One scan: the pieces of the side to move, and the enemy gazers with their gaze bit.
+        # One scan: the pieces of the side to move, the enemy squares (a bitboard, for the
+        # reach tests below) and the enemy gazers with their gaze bit.
+        advancer = me * ADVANCER
         own: list[int] = []
-        gazers: list[tuple[int, int]] = []
-        bits = _GAZE_BIT
+        gorgons: list[int] = []
+        mimotaurs: list[int] = []
+        enemies = 0
+        bit = _BIT
+        gazer = _ENEMY_GAZE_BIT[0 if me > 0 else 1]
         for s in self._occupied(b):
             v = b[s]
             if v * me > 0:
                 own.append(s)
-            elif bits[-v * me]:
-                gazers.append((s, bits[-v * me]))
-        gaze = self._cast_gaze(b, me, gazers)
+            else:
+                enemies |= bit[s]
+                if gazer[v]:
+                    if gazer[v] == GAZE:
+                        gorgons.append(s)
+                    else:
+                        mimotaurs.append(s)
+        gaze = self._cast_gaze(b, me, gorgons, mimotaurs)
         moves: list[RawMove] = []
         add = moves.append
+        index = 0 if me > 0 else 1
+        steps = self._steps[index]
         knights = self.geometry.knight_targets
         rays = self.geometry.rays
-        steps = self._steps[0 if me > 0 else 1]
+        # Without quiet moves, an Advancer, a ray or a leap with no enemy within reach is
+        # skipped before any walk (reach bitboards & enemy squares).
+        advancer_reach = self._advancer_reach[index]
+        knight_reach = self._knight_reach
+        advancer_held = _HELD[ADVANCER]
+        # The pieces in board order (the order of the moves steers the search's ties).
         for s in own:
             v = b[s]
-            kind = v * me
-            held = _HELD[kind]
-            if kind == ADVANCER:
-                if not held[gaze[s]]:
+            if v == advancer:
+                if (quiet or advancer_reach[s] & enemies) and not advancer_held[gaze[s]]:
                     self._advancer(b, me, s, v, steps[s], add, quiet)
                 continue
-            if not held[gaze[s]] and (quiet or _SLIDER_CAPTURES[kind]):
-                self._slider(b, me, s, v, kind, held, gaze, rays[s], moves, quiet)
-            if _HAS_JUM[kind]:
+            kind = v * me
+            held = _HELD[kind]
+            if (quiet or _SLIDER_CAPTURES[kind]) and not held[gaze[s]]:
+                self._slider(b, me, s, v, kind, held, gaze, rays[s], moves, quiet, enemies)
+            if _HAS_JUM[kind] and (quiet or knight_reach[s] & enemies):
                 self._leaps(b, me, s, v, kind, knights[s], add, quiet)
         return moves
 
@@ -322,80 +449,77 @@ class RebelFury(Variant):
     def _slider(
         self, b: list[int], me: int, s: int, v: int, kind: int, held: tuple[bool, ...],
         gaze: list[int], rays: tuple[tuple[int, ...], ...], moves: list[RawMove], quiet: bool,
+        enemies: int,
     ) -> None:
         """Every move of a non-petrified piece that starts with a slide along one of its rays.
 
         With ``quiet`` false, only those with victims: the rays are walked all the same (the
         walk tells where the approach stops) but slides, friendly Dragon leaps and swaps are
-        not built.
+        not built, and the rays without an enemy within reach (``enemies``: bitboard of the
+        enemy squares) are not walked at all.
         """
         add = moves.append
         fans = self._fans
-        cap = _CAP_MODE[kind]
-        dra = _HAS_DRA[kind]
-        gor = _HAS_GOR[kind]
-        har = _HAS_HAR[kind]
-        xim = _HAS_XIM[kind]
+        fan_reach = self._fan_reach
+        # The powers of the type, with the pieces each one may act on (by signed code).
+        cap, leap_over, takes_g, har, takes_h, xim = self._powers[0 if me > 0 else 1][kind]
         mimic = kind == MIMOTAUR
-        # Victims the Mimotaur may take with each copied power (enemy codes).
-        prey_f = -me * FURY
-        prey_c, prey_d, prey_g, prey_h = -me * CAPRICORN, -me * DRAGON, -me * GORGON, -me * HARPY
-        prey_m = -me * MIMOTAUR
         if mimic:
             self._mimic_advance(b, me, s, v, add)
         no_victims = _NO_VICTIMS
-        for d, ray in enumerate(rays):
-            n = len(ray)
+        for d, zone in self._ray_reach[kind][s]:
+            if not quiet and not zone & enemies:
+                continue  # no enemy within reach along this ray
+            ray = rays[d]
             i = 0
-            reach = False
+            x = 0
             for t in ray:
-                if b[t]:
-                    reach = True
+                x = b[t]
+                if x:
                     break
                 if quiet:
                     add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 i += 1
                 if held[gaze[t]]:
                     break
-            # i: number of slides made = index of the square beyond the last one (the front).
-            if cap and i and i < n:
-                front = ray[i]
-                if b[front]:
-                    e = ray[i - 1]
-                    if mimic:
-                        victims: tuple[int, ...] = tuple(
-                            q for q in fans[e * 8 + d] if b[q] == prey_c or b[q] == prey_f
-                        )
-                        if victims:
-                            victims = tuple(
-                                q for q in fans[e * 8 + d]
-                                if b[q] == prey_c or b[q] == prey_f or b[q] == prey_m
-                            )
-                    else:
-                        victims = tuple(q for q in fans[e * 8 + d] if b[q] * me < 0)
+            # i: number of slides made = index of the square beyond the last one (the front);
+            # x: the piece on the front when the walk reached one (0: edge or gaze stop).
+            if cap and i and (x or (i < len(ray) and b[ray[i]])):
+                e = ray[i - 1]
+                if not fan_reach[e * 8 + d] & enemies:
+                    victims: tuple[int, ...] = no_victims  # no enemy in the fan: one test
+                elif mimic:
+                    prey_c, prey_f, prey_m = -me * CAPRICORN, -me * FURY, -me * MIMOTAUR
+                    victims = tuple(
+                        q for q in fans[e * 8 + d] if b[q] == prey_c or b[q] == prey_f
+                    )
                     if victims:
-                        removed: tuple[int, ...] = ()
-                        for q in victims:
-                            removed += (q, b[q], 0)
-                        strike = (s, e, "x", victims, None, None, None, "C", s, v, 0, e, 0, v, *removed)
-                        if cap == 1 and quiet:
-                            moves[-1] = strike  # automatic for the Capricorn itself
-                        else:
-                            # The Fury and the Mimotaur may also just slide there; without
-                            # quiet moves there is no slide to replace for the Capricorn.
-                            add(strike)
-                    elif cap != 3 and quiet:
-                        # A strike that removes nothing is the same move as the plain slide
-                        # just generated (the last one); only its power tag is added.
-                        moves[-1] = (s, e, "-", no_victims, None, None, None, "C", s, v, 0, e, 0, v)
-            if not reach:
+                        victims = tuple(
+                            q for q in fans[e * 8 + d]
+                            if b[q] == prey_c or b[q] == prey_f or b[q] == prey_m
+                        )
+                else:
+                    victims = tuple(q for q in fans[e * 8 + d] if b[q] * me < 0)
+                if victims:
+                    removed: tuple[int, ...] = ()
+                    for q in victims:
+                        removed += (q, b[q], 0)
+                    strike = (s, e, "x", victims, None, None, None, "C", s, v, 0, e, 0, v, *removed)
+                    if cap == 1 and quiet:
+                        moves[-1] = strike  # automatic for the Capricorn itself
+                    else:
+                        # The Fury and the Mimotaur may also just slide there; without
+                        # quiet moves there is no slide to replace for the Capricorn.
+                        add(strike)
+                elif cap != 3 and quiet:
+                    # A strike that removes nothing is the same move as the plain slide
+                    # just generated (the last one); only its power tag is added.
+                    moves[-1] = (s, e, "-", no_victims, None, None, None, "C", s, v, 0, e, 0, v)
+            if not x:
                 continue
             xsq = ray[i]
-            x = b[xsq]
             # A leap over a friendly piece takes nothing: a quiet move.
-            if dra and (quiet or x * me < 0) and i + 1 < n and b[ray[i + 1]] == 0 and (
-                not mimic or x in (prey_d, prey_f)
-            ):
+            if leap_over[x] and (quiet or x * me < 0) and i + 1 < len(ray) and not b[ray[i + 1]]:
                 if x * me < 0:
                     changes_head: tuple[int, ...] = (s, v, 0, xsq, x, 0)
                     kind_text = "x"
@@ -410,13 +534,13 @@ class RebelFury(Variant):
                     add((s, t, kind_text, leapt, None, None, None, "D", *changes_head, t, 0, v))
                     if held[gaze[t]]:
                         break
-            if gor and x * me < 0 and (not mimic or x in (prey_g, prey_f)):
+            if takes_g[x]:
                 add((s, xsq, "x", SINGLE_VICTIM[xsq], None, None, None, "G", s, v, 0, xsq, x, v))
             if har:
                 for ysq in ray[i + 1:]:
                     y = b[ysq]
                     if y:
-                        if y * me < 0 and (not mimic or y in (prey_h, prey_f)):
+                        if takes_h[y]:
                             add((s, ysq, "x", SINGLE_VICTIM[ysq], None, None, None, "H", s, v, 0, ysq, y, v))
                         break
             if xim and quiet and x != v:

@@ -12,6 +12,11 @@ from exochess.board import Board
 from exochess.engine.evaluate.base import Evaluator
 from exochess.variant import Variant
 
+GORGON_GAZE = 1
+"""Kind of gazer: a Gorgon or a Fury (petrifies every enemy piece it sees)."""
+MIMOTAUR_GAZE = 2
+"""Kind of gazer: a Mimotaur (petrifies enemy Gorgons and Furies only, counts no cells)."""
+
 
 class RebelFuryEvaluator(Evaluator):
     """Material, placement, Fury safety and gaze control."""
@@ -32,11 +37,52 @@ class RebelFuryEvaluator(Evaluator):
         super().__init__(variant)
         geo = variant.geometry
         self._occupied = geo.occupied
-        self._rays = geo.rays
         c = variant.codes
         self._fury = c.get("F", 0)
-        self._gorgon = c.get("G", 0)
-        self._mimotaur = c.get("M", 0)
+        gorgon = c.get("G", 0)
+        mimotaur = c.get("M", 0)
+        # Tables indexed by a signed piece code: a negative code wraps around to the end
+        # of the 64-entry tuple, so one subscript serves both colours (codes are below 32).
+        gazer = [0] * 64
+        petrify = [0] * 64
+        for code in range(1, 32):
+            for x in (code, -code):
+                gazer[x] = GORGON_GAZE if code in (gorgon, self._fury) else 0
+                if code == mimotaur:
+                    gazer[x] = MIMOTAUR_GAZE
+                # The gazer is of the other colour: its sign is -x's.
+                petrify[x] = (-1 if x > 0 else 1) * self.value_of[x & 31] // self.PETRIFIED_SHARE
+        self._gazer: tuple[int, ...] = tuple(gazer)
+        self._petrify: tuple[int, ...] = tuple(petrify)
+        # Per gazer code: the codes it petrifies (a Mimotaur: enemy Gorgons and Furies only)
+        # and the weight of each cell it sees, signed by its side (none for a Mimotaur).
+        info: list[tuple[tuple[bool, ...], int]] = [((False,) * 64, 0)] * 64
+        for x in range(-31, 32):
+            if not gazer[x]:
+                continue
+            me = 1 if x > 0 else -1
+            only_royals = gazer[x] == MIMOTAUR_GAZE
+            victims = tuple(
+                y * me < 0 and (not only_royals or abs(y) in (self._fury, gorgon))
+                for y in [*range(32), *range(-32, 0)]
+            )
+            info[x] = (victims, 0 if only_royals else me * self.GAZE_CELL)
+        self._gazer_info: tuple[tuple[tuple[bool, ...], int], ...] = tuple(info)
+        # The non-empty rays of each square, and for a gazer g and a square t on one of its
+        # rays, shadow[g][t]: the squares of that ray from t to the edge (t included).  The
+        # cells a gazer sees are then all the squares of its rays minus the shadows of the
+        # pieces that stop them, with no counting in the walk.
+        rays = geo.rays
+        self._rays = tuple(tuple(ray for ray in rays[s] if ray) for s in range(geo.size))
+        self._ray_total = tuple(sum(len(ray) for ray in rays[s]) for s in range(geo.size))
+        shadows: list[tuple[int, ...]] = []
+        for s in range(geo.size):
+            shadow = [0] * geo.size
+            for ray in rays[s]:
+                for i, t in enumerate(ray):
+                    shadow[t] = len(ray) - i
+            shadows.append(tuple(shadow))
+        self._shadows = tuple(shadows)
 
     def placement(self, letter: str, sq: int, white: bool) -> int:
         rank = sq >> 4
@@ -50,41 +96,36 @@ class RebelFuryEvaluator(Evaluator):
 
     def dynamic(self, board: Board) -> int:
         b = board.squares
-        rays = self._rays
-        fury, gorgon, mim = self._fury, self._gorgon, self._mimotaur
-        value_of = self.value_of
+        kind = self._gazer
+        gazers = [g for g in self._occupied(b) if kind[b[g]]]
+        fury = self._fury
+        info, petrify = self._gazer_info, self._petrify
+        rays, shadows, totals = self._rays, self._shadows, self._ray_total
         score = 0
-        furies = {1: 0, -1: 0}
-        gazers: list[int] = []
-        for sq in self._occupied(b):
-            v = b[sq]
-            t = v if v > 0 else -v
-            if t == fury:
-                furies[1 if v > 0 else -1] += 1
-                gazers.append(sq)
-            elif t in (gorgon, mim):
-                gazers.append(sq)
-        for side in (1, -1):
-            if furies[side] == 1:
-                score -= side * self.LAST_FURY
+        white_furies = black_furies = 0
         petrified: set[int] = set()
         for g in gazers:
             v = b[g]
-            me = 1 if v > 0 else -1
-            only_royals = (v if v > 0 else -v) == mim
-            cells = 0
+            if v == fury:
+                white_furies += 1
+            elif v == -fury:
+                black_furies += 1
+            victims, cell_weight = info[v]
+            shadow = shadows[g]
+            cells = totals[g]
             for ray in rays[g]:
                 for t in ray:
                     x = b[t]
-                    if not x:
-                        cells += 1
-                        continue
-                    if x * me < 0 and t not in petrified:
-                        xt = x if x > 0 else -x
-                        if not only_royals or xt in (fury, gorgon):
+                    if x:
+                        cells -= shadow[t]
+                        # A piece is petrified once, whoever gazes at it (same value).
+                        if victims[x] and t not in petrified:
                             petrified.add(t)
-                            score += me * value_of[x & 31] // self.PETRIFIED_SHARE
-                    break
-            if not only_royals:
-                score += me * cells * self.GAZE_CELL
+                            score += petrify[x]
+                        break
+            score += cells * cell_weight
+        if white_furies == 1:
+            score -= self.LAST_FURY
+        if black_furies == 1:
+            score += self.LAST_FURY
         return score

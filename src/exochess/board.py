@@ -77,9 +77,9 @@ class Board:
     """
 
     __slots__ = (
-        "_cache", "_extra", "_geo", "_hash", "_index", "_keys",
-        "_open", "_over", "_rep", "_root_extra", "_royal", "_royal_min", "_stack",
-        "_threefold", "_windows", "side", "squares", "starting_fen", "variant",
+        "_cache", "_extra", "_geo", "_index", "_keys",
+        "_open", "_rep", "_root_extra", "_royal", "_royal_min", "_stack",
+        "_threefold", "_windows", "decided", "key", "side", "squares", "starting_fen", "variant",
     )
 
     variant: Variant
@@ -93,6 +93,13 @@ class Board:
     """The board list of signed piece codes, indexed by square.  Treat as read-only."""
     side: int
     """Side to move as a sign: +1 White, -1 Black (the sign of its piece codes).  Read-only."""
+    key: int
+    """Zobrist hash of the position, as :meth:`zobrist_hash` returns it.  Read-only."""
+    decided: Outcome | None
+    """The end of the game that the last move caused by itself (it captured the last royal
+    piece, or repeated a position a third time where that loses), known as soon as the move
+    is played; None otherwise.  :meth:`outcome` also finds a side left without a move, which
+    takes generating the moves.  Read-only."""
 
     def __init__(self, variant: str | Variant = "fugue", fen: str | None = None) -> None:
         if isinstance(variant, str):
@@ -129,8 +136,8 @@ class Board:
         self._extra: Hashable = extra
         self._root_extra: Hashable = extra
         self._stack: list[RawMove] = []
-        self._over: Outcome | None = None
-        self._hash = self._compute_hash()
+        self.decided: Outcome | None = None
+        self.key = self._compute_hash()
         self._start_history()
         # Legal moves of the current position, generated on demand; push/pop reset them.
         self._cache: list[RawMove] | None = None
@@ -150,7 +157,7 @@ class Board:
         # a list costs no more memory, while an array converts each 64-bit key on the
         # way in and out.
         self._keys: list[int] = []
-        self._rep: dict[int, int] = {self._hash: 1}
+        self._rep: dict[int, int] = {self.key: 1}
         self._windows: list[dict[int, int]] = []
 
     def _compute_hash(self) -> int:
@@ -180,11 +187,11 @@ class Board:
 
     def zobrist_hash(self) -> int:
         """64-bit Zobrist hash of the position key (placement, side to move, extra state)."""
-        return self._hash
+        return self.key
 
     def repetition_count(self) -> int:
         """How many times the current position key has occurred in this game's history."""
-        return self._rep.get(self._hash, 0)
+        return self._rep.get(self.key, 0)
 
     def has_occurred(self, key: int) -> bool:
         """Whether a position with Zobrist hash ``key`` occurred in the history and can recur.
@@ -229,7 +236,7 @@ class Board:
         cached = self._cache
         if cached is not None:
             return cached
-        if self._over is not None:
+        if self.decided is not None:
             moves: list[RawMove] = []
         else:
             moves = self.variant.generate(self)
@@ -250,7 +257,7 @@ class Board:
         cached = self._cache
         if cached is not None:
             return [m for m in cached if m[3]]
-        if self._over is not None:
+        if self.decided is not None:
             return []
         return self.variant.generate_captures(self)
 
@@ -259,13 +266,13 @@ class Board:
         keys = KEYS_BY_CODE
         if len(raw) == 14:  # unrolled, skipping the usually empty squares, as in push_raw
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
-            h = self._hash ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]
+            h = self.key ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]
             if a1:
                 h ^= keys[a1][s1]
             if b2:
                 h ^= keys[b2][s2]
         else:
-            h = self._hash ^ SIDE_KEY
+            h = self.key ^ SIDE_KEY
             for i in range(8, len(raw), 3):
                 s = raw[i]
                 h ^= keys[raw[i + 1]][s] ^ keys[raw[i + 2]][s]
@@ -299,14 +306,14 @@ class Board:
             # An empty square (code 0) has key 0, and each XOR of 64-bit ints builds a new
             # int: skip the two terms that are usually empty (what the origin holds after
             # the move, what the destination held before a quiet move).
-            h = self._hash ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]
+            h = self.key ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]
             if a1:
                 h ^= keys[a1][s1]
             if b2:
                 h ^= keys[b2][s2]
             royal_hit = b1 == enemy_royal or b2 == enemy_royal
         else:
-            h = self._hash ^ SIDE_KEY
+            h = self.key ^ SIDE_KEY
             royal_hit = False
             for i in range(8, len(raw), 3):
                 s = raw[i]
@@ -323,8 +330,8 @@ class Board:
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
             self._extra = extra
         self.side = side
-        self._keys.append(self._hash)
-        self._hash = h
+        self._keys.append(self.key)
+        self.key = h
         self._cache = self._index = None
         self._stack.append(raw)
         if raw[3] or raw[6]:  # a capture: earlier positions can never recur
@@ -336,16 +343,16 @@ class Board:
             count = rep.get(h, 0) + 1
             rep[h] = count
         if royal_hit and b.count(enemy_royal) < self._royal_min:
-            self._over = Outcome(Termination.ROYAL_CAPTURE, side < 0)
+            self.decided = Outcome(Termination.ROYAL_CAPTURE, side < 0)
         elif count >= 3 and self._threefold:
-            self._over = Outcome(Termination.REPETITION, side > 0)
+            self.decided = Outcome(Termination.REPETITION, side > 0)
 
     def pop_raw(self) -> RawMove:
         """Undo the last move and return its raw record."""
         stack = self._stack
         raw = stack.pop()
-        h = self._hash
-        self._hash = self._keys.pop()  # the key of the position before the move
+        h = self.key
+        self.key = self._keys.pop()  # the key of the position before the move
         if raw[3] or raw[6]:  # push_raw stacked the window this capture closed: reopen it
             self._rep = self._windows.pop()
         else:
@@ -364,7 +371,7 @@ class Board:
                 b[raw[i]] = raw[i + 1]
         self._extra = stack[-1][5] if stack else self._root_extra
         self.side = -self.side
-        self._over = None
+        self.decided = None
         self._cache = self._index = None
         return raw
 
@@ -552,8 +559,8 @@ class Board:
 
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it goes on."""
-        if self._over is not None:
-            return self._over
+        if self.decided is not None:
+            return self.decided
         if not self.raw_moves():
             return Outcome(Termination.NO_LEGAL_MOVES, self.side < 0)
         return None
@@ -575,8 +582,8 @@ class Board:
         other.squares = list(self.squares)
         other.side = self.side
         other._extra = self._extra
-        other._hash = self._hash
-        other._over = self._over
+        other.key = self.key
+        other.decided = self.decided
         other._cache = None
         other._index = None
         other._open = list(self._open)
@@ -591,7 +598,7 @@ class Board:
             other._root_extra = self._extra
             other._stack = []
             other._start_history()
-            other._over = None
+            other.decided = None
             other.starting_fen = self.fen()
         if self._open:
             # Mid-turn the squares show the open actions, but the legal turns belong to the

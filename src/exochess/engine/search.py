@@ -16,7 +16,7 @@ The search plays raw moves on a private copy of the board with
 date from each move's ``(square, before, after)`` triples.  Game ends are found
 without building :class:`~exochess.move.Move` objects or generating the child's
 moves: ``push_raw`` judges the two that a move can cause, and the search reads
-its verdict (the board's ``_over``) right after playing it:
+its verdict (``board.decided``) right after playing it:
 
 * a move that removes enemy royals and leaves fewer than ``royal_minimum`` wins;
 * in games with the three-fold-loss rule a move that makes a position occur a
@@ -426,7 +426,7 @@ class Searcher:
         # enemy's last royals (the mover wins) or makes a position occur a third time in a
         # game with the three-fold-loss rule (the mover loses).  Reading its verdict costs
         # one attribute; counting royals and repetitions here again cost a loop and a call.
-        over = board._over
+        over = board.decided
         if over is None:
             return _NORMAL
         return _WIN if over.termination is _ROYAL_CAPTURE else _LOSS
@@ -456,7 +456,7 @@ class Searcher:
         margin = self.lazy_margin
         if base - margin >= beta or base + margin <= alpha:
             return base
-        return base + side * self._dynamic(board._hash)
+        return base + side * self._dynamic(board.key)
 
     def _dynamic(self, key: int) -> int:
         """The evaluator's dynamic term of the current position (White's view), cached by hash."""
@@ -608,7 +608,7 @@ class Searcher:
             return self._static(alpha, beta)
         if pv_node:
             self._pv[ply] = []
-        key = board._hash
+        key = board.key
         # TranspositionTable.get, inline (a call per node): the newer generation, then the older.
         tt = self.tt
         entry = tt.new.get(key)
@@ -700,7 +700,7 @@ class Searcher:
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qply: int) -> int:
         board = self.board
-        key = board._hash
+        key = board.key
         # _static, inline: half of the nodes are quiescence nodes.
         side = board.side
         stand = side * self.score + self.tempo

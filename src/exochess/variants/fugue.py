@@ -20,6 +20,7 @@ frozen by enemy Immobilizers; each piece then walks the precomputed rays.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from itertools import compress
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from exochess.errors import FenError
@@ -36,6 +37,7 @@ KING, QUEEN, IMMOBILIZER, PUSHME, ARCHER, SHIELD, LEAPER, SWAPPER, PAWN = range(
 PROMOTION_TYPES = "QIUASLW"
 """Types a Cannon Pawn may become (only those its side has no piece of)."""
 _NO_VICTIMS: tuple[int, ...] = ()
+_NO_SQUARES: frozenset[int] = frozenset()
 AddMove = Callable[[tuple[Any, ...]], None]
 """The ``append`` of the move list a generator fills."""
 
@@ -62,11 +64,31 @@ class Fugue(Variant):
 
     def __init__(self) -> None:
         super().__init__()
-        rays = self.geometry.rays
+        geo = self.geometry
+        rays = geo.rays
+        size = geo.size
         self._leaps: list[tuple[tuple[int, int], ...]] = [
-            tuple((ray[0], ray[1]) for ray in rays[s] if len(ray) > 1) for s in range(self.geometry.size)
+            tuple((ray[0], ray[1]) for ray in rays[s] if len(ray) > 1) for s in range(size)
         ]
         """``_leaps[s]``: (mount, landing) pairs of a Cannon Pawn leap from ``s``."""
+        # Sets for the capture tests: a piece none of whose reach meets the set of
+        # capturable enemies costs one set operation instead of a walk.
+        self._near: list[frozenset[int]] = [frozenset(n) for n in geo.neighbours]
+        """``_near[s]``: the neighbours of ``s``."""
+        self._landings: list[frozenset[int]] = [frozenset(t for _m, t in leaps) for leaps in self._leaps]
+        """``_landings[s]``: the landing squares of a Cannon Pawn leap from ``s``."""
+        self._lines: list[frozenset[int]] = [frozenset(t for ray in rays[s] for t in ray) for s in range(size)]
+        """``_lines[s]``: every square on the eight rays from ``s``."""
+        self._paths: list[dict[int, tuple[tuple[int, ...], tuple[int, ...]]]] = [
+            {t: (ray[:i], ray[i + 1:]) for ray in rays[s] for i, t in enumerate(ray)} for s in range(size)
+        ]
+        """``_paths[s][t]``: the squares between ``s`` and ``t`` (on one ray) and those beyond ``t``."""
+        self._away: list[dict[int, tuple[int, ...]]] = [
+            {ray[0]: rays[s][OPPOSITE[d]] for d, ray in enumerate(rays[s]) if ray} for s in range(size)
+        ]
+        """``_away[s][n]``: the ray from ``s`` directly away from its neighbour ``n``."""
+        # A tuple, not a range: compress() walks a tuple faster (about 20 instructions a square).
+        self._indices = tuple(range(size))
 
     def validate(self, squares: Sequence[int], extra: Hashable) -> None:
         """A side has at most one piece of each non-pawn type and at most eight pawns."""
@@ -90,119 +112,148 @@ class Fugue(Variant):
     def _generate(self, board: Board, quiet: bool) -> list[RawMove]:
         """The legal moves; only those with victims when ``quiet`` is false.
 
-        One implementation for both, so the two can never disagree: the quiet
-        moves are the ones behind ``if quiet``.  A Swapper's plain swap (``~``)
-        and every move of an Immobilizer or Shield are quiet.
+        One implementation for both, so the two can never disagree: every piece's
+        captures are found by one piece of code, its non-capturing moves by the code
+        behind ``if quiet``.  A Swapper's plain swap (``~``) and every move of an
+        Immobilizer or Shield are quiet.
+
+        Captures are found from the set of capturable enemies (``targets``): a piece
+        whose neighbours, lines or leap landings hold none of them costs one set
+        operation, and only the enemies on its lines are looked at, not every square.
         """
         b = board.squares
         me = board.side
-        geo = self.geometry
-        rays = geo.rays
-        neighbours = geo.neighbours
-        # One scan: our pieces, squares frozen by enemy Immobilizers, squares
-        # protected by enemy Shields (both evaluated on the position before the move).
+        near = self._near
+        # One scan of the occupied squares: our pieces, the enemies, the squares frozen by
+        # enemy Immobilizers and those protected by enemy Shields (both judged before the move).
         own: list[int] = []
-        frozen: set[int] = set()
-        prot: set[int] = set()
+        targets: set[int] = set()
+        frozen = prot = _NO_SQUARES
         enemy_imm = -me * IMMOBILIZER
         enemy_shield = -me * SHIELD
-        for s in geo.squares:
+        own_append = own.append
+        target_add = targets.add
+        for s in compress(self._indices, b):
             v = b[s]
-            if v:
-                if v * me > 0:
-                    own.append(s)
-                elif v == enemy_imm:
-                    frozen.update(neighbours[s])
+            if v * me > 0:
+                own_append(s)
+            else:
+                target_add(s)
+                if v == enemy_imm:
+                    frozen = frozen | near[s]
                 elif v == enemy_shield:
-                    prot.update(neighbours[s])
+                    prot = prot | near[s]
+        if prot:
+            targets -= prot
         moves: list[RawMove] = []
+        if not targets and not quiet:
+            return moves
         add = moves.append
-        no_victims = _NO_VICTIMS
-        leaps = self._leaps
+        single = SINGLE_VICTIM
+        lines = self._lines
+        paths = self._paths
+        last_rank = self.height - 1 if me > 0 else 0
         for s in own:
             v = b[s]
             kind = v * me
-            if kind != IMMOBILIZER and s in frozen:
+            if s in frozen and kind != IMMOBILIZER:
                 continue
             if kind == PAWN:
+                # A leap over an occupied neighbour (the mount, halfway) onto an enemy.
+                landings = self._landings[s]
+                if not landings.isdisjoint(targets):
+                    for t in landings & targets:
+                        if b[(s + t) >> 1]:
+                            x = b[t]
+                            add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, x, v))
+                            if t >> 4 == last_rank:
+                                self._promotions(b, me, own, s, v, t, x, "x", single[t], add)
                 if quiet:
-                    self._pawn(b, me, s, v, own, prot, add)
-                else:
-                    # Most pawns have nothing to capture: look before calling.
-                    for mount, land in leaps[s]:
-                        if b[land] * me < 0 and b[mount]:
-                            self._pawn_captures(b, me, s, v, own, prot, add)
-                            break
+                    self._pawn_quiet(b, me, s, v, own, add)
             elif kind == KING:
-                for t in neighbours[s]:
-                    x = b[t]
-                    if x == 0:
-                        if quiet:
-                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-                    elif x * me < 0 and t not in prot:
-                        add((s, t, "x", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, v))
+                for t in near[s] & targets:
+                    add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
+                if quiet:
+                    self._steps(b, s, v, add)
             elif kind == QUEEN:
-                for ray in rays[s]:
-                    for t in ray:
-                        x = b[t]
-                        if x == 0:
-                            if quiet:
-                                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-                            continue
-                        if x * me < 0 and t not in prot:
-                            add((s, t, "x", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, v))
-                        break
-            elif kind == PUSHME:
-                self._pushme(b, me, s, v, prot, add, quiet)
-            elif kind == LEAPER:
-                for ray in rays[s]:
-                    for i, t in enumerate(ray):
-                        x = b[t]
-                        if x == 0:
-                            if quiet:
-                                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-                            continue
-                        if x * me < 0 and t not in prot:
-                            victims = SINGLE_VICTIM[t]
-                            for land in ray[i + 1:]:
-                                if b[land]:
-                                    break
-                                add((s, land, "x", victims, None, None, None, None,
-                                     s, v, 0, t, x, 0, land, 0, v))
-                        break
-            elif kind == ARCHER:
-                for ray in rays[s]:
-                    for i, t in enumerate(ray):
-                        x = b[t]
-                        if x == 0:
-                            if quiet:
-                                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-                            continue
-                        if x * me < 0 and t not in prot and (i < 2 or self._spotted(b, me, t)):
-                            add((s, t, "@", SINGLE_VICTIM[t], None, None, None, None, t, x, 0))
-                        break
-            elif kind == SWAPPER:
-                enemy_swapper = -me * SWAPPER
-                for ray in rays[s] if quiet else ():
-                    for t in ray:
-                        x = b[t]
-                        if x == 0:
-                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-                            continue
-                        if x * me < 0 and x != enemy_swapper:
-                            add((s, t, "~", no_victims, None, None, None, None, s, v, x, t, x, v))
-                        break
-                for t in neighbours[s]:
-                    x = b[t]
-                    if x * me < 0 and t not in prot:
-                        add((s, t, "*", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, 0))
-            elif quiet:  # Immobilizer and Shield only slide.
-                for ray in rays[s]:
-                    for t in ray:
-                        if b[t]:
+                path = paths[s]
+                for t in lines[s] & targets:
+                    for q in path[t][0]:
+                        if b[q]:
                             break
-                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                    else:
+                        add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
+                if quiet:
+                    self._slides(b, s, v, add)
+            elif kind == PUSHME:
+                self._pushme(b, s, v, targets, add, quiet)
+            elif kind == LEAPER:
+                # Jump the first piece of a line, if an enemy, onto any empty square behind it.
+                path = paths[s]
+                for t in lines[s] & targets:
+                    between, beyond = path[t]
+                    for q in between:
+                        if b[q]:
+                            break
+                    else:
+                        x = b[t]
+                        victims = single[t]
+                        for land in beyond:
+                            if b[land]:
+                                break
+                            add((s, land, "x", victims, None, None, None, None,
+                                 s, v, 0, t, x, 0, land, 0, v))
+                if quiet:
+                    self._slides(b, s, v, add)
+            elif kind == ARCHER:
+                # Shoot the first piece of a line, if an enemy: within two squares, or spotted.
+                path = paths[s]
+                for t in lines[s] & targets:
+                    between = path[t][0]
+                    for q in between:
+                        if b[q]:
+                            break
+                    else:
+                        if len(between) < 2 or self._spotted(b, me, t):
+                            add((s, t, "@", single[t], None, None, None, None, t, b[t], 0))
+                if quiet:
+                    self._slides(b, s, v, add)
+            elif kind == SWAPPER:
+                for t in near[s] & targets:
+                    add((s, t, "*", single[t], None, None, None, None, s, v, 0, t, b[t], 0))
+                if quiet:
+                    self._swapper_quiet(b, me, s, v, add)
+            elif quiet:  # Immobilizer and Shield only slide.
+                self._slides(b, s, v, add)
         return moves
+
+    def _steps(self, b: Sequence[int], s: int, v: int, add: AddMove) -> None:
+        """The non-capturing King steps: to each empty neighbour."""
+        for t in self.geometry.neighbours[s]:
+            if not b[t]:
+                add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
+
+    def _slides(self, b: Sequence[int], s: int, v: int, add: AddMove) -> None:
+        """The non-capturing slides of a piece: to each empty square before the first piece of a line."""
+        for ray in self.geometry.rays[s]:
+            for t in ray:
+                if b[t]:
+                    break
+                add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
+
+    def _swapper_quiet(self, b: Sequence[int], me: int, s: int, v: int, add: AddMove) -> None:
+        """Swapper slides, and swaps (``~``) with the first piece of a line if it is an enemy
+        other than the Swapper (protection does not matter: nothing is captured)."""
+        enemy_swapper = -me * SWAPPER
+        for ray in self.geometry.rays[s]:
+            for t in ray:
+                x = b[t]
+                if x == 0:
+                    add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
+                    continue
+                if x * me < 0 and x != enemy_swapper:
+                    add((s, t, "~", _NO_VICTIMS, None, None, None, None, s, v, x, t, x, v))
+                break
 
     def _spotted(self, b: Sequence[int], me: int, t: int) -> bool:
         """Whether a friendly piece stands next to ``t`` or two squares away in line with an empty middle."""
@@ -217,88 +268,68 @@ class Fugue(Variant):
         return False
 
     def _pushme(
-        self, b: Sequence[int], me: int, s: int, v: int, prot: set[int], add: AddMove, quiet: bool
+        self, b: Sequence[int], s: int, v: int, targets: set[int], add: AddMove, quiet: bool
     ) -> None:
-        """Slides of the Pushme-Pullyu with their automatic withdrawal/approach captures."""
+        """Slides of the Pushme-Pullyu with their automatic withdrawal/approach captures.
+
+        A slide away from an adjacent capturable enemy captures it (withdrawal); a slide
+        ending next to one on the same line captures it (approach); a slide doing both is
+        two moves, one per victim.  The other slides are quiet.
+        """
+        single = SINGLE_VICTIM
+        away = self._away[s]
+        for w in self._near[s] & targets:
+            x = b[w]
+            victims = single[w]
+            for e in away[w]:
+                if b[e]:
+                    break
+                add((s, e, "x", victims, None, None, None, None, s, v, 0, w, x, 0, e, 0, v))
+        path = self._paths[s]
+        for t in self._lines[s] & targets:
+            between = path[t][0]
+            if not between:
+                continue  # adjacent: no slide ends next to it
+            for q in between:
+                if b[q]:
+                    break
+            else:
+                e = between[-1]
+                add((s, e, "x", single[t], None, None, None, None, s, v, 0, t, b[t], 0, e, 0, v))
+        if not quiet:
+            return
         rays = self.geometry.rays[s]
-        append = add
-        no_victims = _NO_VICTIMS
         for d, ray in enumerate(rays):
             back = rays[OPPOSITE[d]]
-            withdraw = -1
-            if back:
-                w = back[0]
-                if b[w] * me < 0 and w not in prot:
-                    withdraw = w
-            if withdraw < 0 and not quiet:
-                # Only an approach can capture: to the square before the first piece on the ray.
-                for k, e in enumerate(ray):
-                    if b[e]:
-                        if k and b[e] * me < 0 and e not in prot:
-                            land = ray[k - 1]
-                            append((s, land, "x", SINGLE_VICTIM[e], None, None, None, None,
-                                    s, v, 0, e, b[e], 0, land, 0, v))
-                        break
-                continue
+            if back and back[0] in targets:
+                continue  # every slide this way withdraws from that enemy
+            last = len(ray) - 1
             for k, e in enumerate(ray):
                 if b[e]:
                     break
-                approach = -1
-                if k + 1 < len(ray):
-                    a = ray[k + 1]
-                    if b[a] * me < 0 and a not in prot:
-                        approach = a
-                if withdraw < 0 and approach < 0:
-                    if quiet:
-                        append((s, e, "-", no_victims, None, None, None, None, s, v, 0, e, 0, v))
-                    continue
-                if withdraw >= 0:
-                    append((s, e, "x", SINGLE_VICTIM[withdraw], None, None, None, None,
-                            s, v, 0, withdraw, b[withdraw], 0, e, 0, v))
-                if approach >= 0:
-                    append((s, e, "x", SINGLE_VICTIM[approach], None, None, None, None,
-                            s, v, 0, approach, b[approach], 0, e, 0, v))
+                if k < last and ray[k + 1] in targets:
+                    continue  # approaches that enemy
+                add((s, e, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, e, 0, v))
 
-    def _pawn(
-        self, b: Sequence[int], me: int, s: int, v: int, own: list[int], prot: set[int], add: AddMove
+    def _pawn_quiet(
+        self, b: Sequence[int], me: int, s: int, v: int, own: list[int], add: AddMove
     ) -> None:
-        """Cannon Pawn, every move: king steps, and leaps over an adjacent mount (capturing on landing)."""
-        append = add
+        """Cannon Pawn, non-capturing moves: a step to an empty neighbour, or a leap over an
+        occupied neighbour onto an empty square (with the promotions on the last rank)."""
         last_rank = self.height - 1 if me > 0 else 0
         for ray in self.geometry.rays[s]:
             if not ray:
                 continue
-            n = ray[0]
-            if b[n] == 0:
-                t, x, kind = n, 0, "-"
-            elif len(ray) > 1:
-                t = ray[1]
-                x = b[t]
-                if x == 0:
-                    kind = "-"
-                elif x * me < 0 and t not in prot:
-                    kind = "x"
-                else:
+            t = ray[0]
+            if b[t]:
+                if len(ray) == 1:
                     continue
-            else:
-                continue
-            victims = SINGLE_VICTIM[t] if x else _NO_VICTIMS
-            append((s, t, kind, victims, None, None, None, None, s, v, 0, t, x, v))
+                t = ray[1]
+                if b[t]:
+                    continue
+            add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
             if t >> 4 == last_rank:
-                self._promotions(b, me, own, s, v, t, x, kind, victims, add)
-
-    def _pawn_captures(
-        self, b: Sequence[int], me: int, s: int, v: int, own: list[int], prot: set[int], add: AddMove
-    ) -> None:
-        """Cannon Pawn, captures only: a leap over an occupied neighbour onto an enemy."""
-        last_rank = self.height - 1 if me > 0 else 0
-        for mount, t in self._leaps[s]:
-            x = b[t]
-            if x * me < 0 and b[mount] and t not in prot:
-                victims = SINGLE_VICTIM[t]
-                add((s, t, "x", victims, None, None, None, None, s, v, 0, t, x, v))
-                if t >> 4 == last_rank:
-                    self._promotions(b, me, own, s, v, t, x, "x", victims, add)
+                self._promotions(b, me, own, s, v, t, 0, "-", _NO_VICTIMS, add)
 
     def _promotions(
         self,

@@ -36,8 +36,11 @@ if TYPE_CHECKING:
 KING, QUEEN, IMMOBILIZER, PUSHME, ARCHER, SHIELD, LEAPER, SWAPPER, PAWN = range(1, 10)
 PROMOTION_TYPES = "QIUASLW"
 """Types a Cannon Pawn may become (only those its side has no piece of)."""
+_PROMOTION_CODES = tuple("KQIUASLWP".index(letter) + 1 for letter in PROMOTION_TYPES)
 _NO_VICTIMS: tuple[int, ...] = ()
 _NO_SQUARES: frozenset[int] = frozenset()
+_NOWHERE: list[int] = [-1] * (2 * PAWN + 1)
+"""``at`` of an empty board: indexed by piece code, -9 .. 9."""
 AddMove = Callable[[tuple[Any, ...]], None]
 """The ``append`` of the move list a generator fills."""
 
@@ -124,27 +127,17 @@ class Fugue(Variant):
         b = board.squares
         me = board.side
         near = self._near
-        # One scan of the occupied squares: our pieces, the enemies, the squares frozen by
-        # enemy Immobilizers and those protected by enemy Shields (both judged before the move).
-        own: list[int] = []
-        targets: set[int] = set()
-        frozen = prot = _NO_SQUARES
-        enemy_imm = -me * IMMOBILIZER
-        enemy_shield = -me * SHIELD
-        own_append = own.append
-        target_add = targets.add
-        for s in compress(self._indices, b):
-            v = b[s]
-            if v * me > 0:
-                own_append(s)
-            else:
-                target_add(s)
-                if v == enemy_imm:
-                    frozen = frozen | near[s]
-                elif v == enemy_shield:
-                    prot = prot | near[s]
-        if prot:
-            targets -= prot
+        at, own_pawns, enemy_pawns = self._scan(b, me)
+        # Capturable: every enemy but those next to an enemy Shield.  A side has at most one
+        # piece of each type but the Cannon Pawn (``validate``), found at ``at[code]``.
+        targets = set(enemy_pawns)
+        targets.update(at[11:19] if me > 0 else at[1:9])  # the enemy's non-pawn pieces
+        targets.discard(-1)  # types the enemy no longer has
+        shield = at[-me * SHIELD]
+        if shield >= 0:
+            targets -= near[shield]
+        imm = at[-me * IMMOBILIZER]
+        frozen = near[imm] if imm >= 0 else _NO_SQUARES
         moves: list[RawMove] = []
         if not targets and not quiet:
             return moves
@@ -152,80 +145,115 @@ class Fugue(Variant):
         single = SINGLE_VICTIM
         lines = self._lines
         paths = self._paths
+        landings = self._landings
         last_rank = self.height - 1 if me > 0 else 0
-        for s in own:
-            v = b[s]
-            kind = v * me
-            if s in frozen and kind != IMMOBILIZER:
+        v = me * PAWN
+        for s in own_pawns:
+            if s in frozen:
                 continue
-            if kind == PAWN:
-                # A leap over an occupied neighbour (the mount, halfway) onto an enemy.
-                landings = self._landings[s]
-                if not landings.isdisjoint(targets):
-                    for t in landings & targets:
-                        if b[(s + t) >> 1]:
-                            x = b[t]
-                            add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, x, v))
-                            if t >> 4 == last_rank:
-                                self._promotions(b, me, own, s, v, t, x, "x", single[t], add)
-                if quiet:
-                    self._pawn_quiet(b, me, s, v, own, add)
-            elif kind == KING:
-                for t in near[s] & targets:
-                    add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
-                if quiet:
-                    self._steps(b, s, v, add)
-            elif kind == QUEEN:
-                path = paths[s]
-                for t in lines[s] & targets:
-                    for q in path[t][0]:
-                        if b[q]:
-                            break
-                    else:
-                        add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
-                if quiet:
-                    self._slides(b, s, v, add)
-            elif kind == PUSHME:
-                self._pushme(b, s, v, targets, add, quiet)
-            elif kind == LEAPER:
-                # Jump the first piece of a line, if an enemy, onto any empty square behind it.
-                path = paths[s]
-                for t in lines[s] & targets:
-                    between, beyond = path[t]
-                    for q in between:
-                        if b[q]:
-                            break
-                    else:
+            # A leap over an occupied neighbour (the mount, halfway) onto an enemy.
+            if not landings[s].isdisjoint(targets):
+                for t in landings[s] & targets:
+                    if b[(s + t) >> 1]:
                         x = b[t]
-                        victims = single[t]
-                        for land in beyond:
-                            if b[land]:
-                                break
-                            add((s, land, "x", victims, None, None, None, None,
-                                 s, v, 0, t, x, 0, land, 0, v))
-                if quiet:
-                    self._slides(b, s, v, add)
-            elif kind == ARCHER:
-                # Shoot the first piece of a line, if an enemy: within two squares, or spotted.
-                path = paths[s]
-                for t in lines[s] & targets:
-                    between = path[t][0]
-                    for q in between:
-                        if b[q]:
-                            break
-                    else:
-                        if len(between) < 2 or self._spotted(b, me, t):
-                            add((s, t, "@", single[t], None, None, None, None, t, b[t], 0))
-                if quiet:
-                    self._slides(b, s, v, add)
-            elif kind == SWAPPER:
-                for t in near[s] & targets:
-                    add((s, t, "*", single[t], None, None, None, None, s, v, 0, t, b[t], 0))
-                if quiet:
-                    self._swapper_quiet(b, me, s, v, add)
-            elif quiet:  # Immobilizer and Shield only slide.
+                        add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, x, v))
+                        if t >> 4 == last_rank:
+                            self._promotions(me, at, s, v, t, x, "x", single[t], add)
+            if quiet:
+                self._pawn_quiet(b, me, at, s, v, add)
+        s = at[me * KING]
+        if s >= 0 and s not in frozen:
+            v = me * KING
+            for t in near[s] & targets:
+                add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
+            if quiet:
+                self._steps(b, s, v, add)
+        s = at[me * QUEEN]
+        if s >= 0 and s not in frozen:
+            v = me * QUEEN
+            path = paths[s]
+            for t in lines[s] & targets:
+                for q in path[t][0]:
+                    if b[q]:
+                        break
+                else:
+                    add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
+            if quiet:
                 self._slides(b, s, v, add)
+        s = at[me * PUSHME]
+        if s >= 0 and s not in frozen:
+            self._pushme(b, s, me * PUSHME, targets, add, quiet)
+        s = at[me * LEAPER]
+        if s >= 0 and s not in frozen:
+            # Jump the first piece of a line, if an enemy, onto any empty square behind it.
+            v = me * LEAPER
+            path = paths[s]
+            for t in lines[s] & targets:
+                between, beyond = path[t]
+                for q in between:
+                    if b[q]:
+                        break
+                else:
+                    x = b[t]
+                    victims = single[t]
+                    for land in beyond:
+                        if b[land]:
+                            break
+                        add((s, land, "x", victims, None, None, None, None, s, v, 0, t, x, 0, land, 0, v))
+            if quiet:
+                self._slides(b, s, v, add)
+        s = at[me * ARCHER]
+        if s >= 0 and s not in frozen:
+            # Shoot the first piece of a line, if an enemy: within two squares, or spotted.
+            v = me * ARCHER
+            path = paths[s]
+            for t in lines[s] & targets:
+                between = path[t][0]
+                for q in between:
+                    if b[q]:
+                        break
+                else:
+                    if len(between) < 2 or self._spotted(b, me, t):
+                        add((s, t, "@", single[t], None, None, None, None, t, b[t], 0))
+            if quiet:
+                self._slides(b, s, v, add)
+        s = at[me * SWAPPER]
+        if s >= 0 and s not in frozen:
+            v = me * SWAPPER
+            for t in near[s] & targets:
+                add((s, t, "*", single[t], None, None, None, None, s, v, 0, t, b[t], 0))
+            if quiet:
+                self._swapper_quiet(b, me, s, v, add)
+        if quiet:  # The Immobilizer (never frozen) and the Shield only slide.
+            s = at[me * IMMOBILIZER]
+            if s >= 0:
+                self._slides(b, s, me * IMMOBILIZER, add)
+            s = at[me * SHIELD]
+            if s >= 0 and s not in frozen:
+                self._slides(b, s, me * SHIELD, add)
         return moves
+
+    def _scan(self, b: Sequence[int], me: int) -> tuple[list[int], list[int], list[int]]:
+        """One scan of the occupied squares: ``(at, own pawns, enemy pawns)``.
+
+        ``at[code]`` is the square of the (only) non-pawn piece ``code``, -1 if there is
+        none; a negative code indexes from the end of the list.
+        """
+        at = _NOWHERE[:]
+        own_pawns: list[int] = []
+        enemy_pawns: list[int] = []
+        own_pawn = own_pawns.append
+        enemy_pawn = enemy_pawns.append
+        pawn = me * PAWN
+        for s in compress(self._indices, b):
+            v = b[s]
+            if v == pawn:
+                own_pawn(s)
+            elif v == -pawn:
+                enemy_pawn(s)
+            else:
+                at[v] = s
+        return at, own_pawns, enemy_pawns
 
     def _steps(self, b: Sequence[int], s: int, v: int, add: AddMove) -> None:
         """The non-capturing King steps: to each empty neighbour."""
@@ -312,7 +340,7 @@ class Fugue(Variant):
                 add((s, e, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, e, 0, v))
 
     def _pawn_quiet(
-        self, b: Sequence[int], me: int, s: int, v: int, own: list[int], add: AddMove
+        self, b: Sequence[int], me: int, at: list[int], s: int, v: int, add: AddMove
     ) -> None:
         """Cannon Pawn, non-capturing moves: a step to an empty neighbour, or a leap over an
         occupied neighbour onto an empty square (with the promotions on the last rank)."""
@@ -329,13 +357,12 @@ class Fugue(Variant):
                     continue
             add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
             if t >> 4 == last_rank:
-                self._promotions(b, me, own, s, v, t, 0, "-", _NO_VICTIMS, add)
+                self._promotions(me, at, s, v, t, 0, "-", _NO_VICTIMS, add)
 
     def _promotions(
         self,
-        b: Sequence[int],
         me: int,
-        own: list[int],
+        at: list[int],
         s: int,
         v: int,
         t: int,
@@ -345,12 +372,11 @@ class Fugue(Variant):
         add: AddMove,
     ) -> None:
         """The promoting versions of a Cannon Pawn move to the last rank: one per type the side
-        no longer has (the pawn becomes that piece on ``t``)."""
-        present = {b[q] * me for q in own}
-        for letter in PROMOTION_TYPES:
-            code = self.piece_letters.index(letter) + 1
-            if code not in present:
-                add((s, t, kind, victims, letter, None, None, None, s, v, 0, t, x, me * code))
+        no longer has (``at[code]`` is -1; the pawn becomes that piece on ``t``)."""
+        for code in _PROMOTION_CODES:
+            if at[me * code] < 0:
+                add((s, t, kind, victims, self.piece_letters[code - 1], None, None, None,
+                     s, v, 0, t, x, me * code))
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """Name the Immobilizer that freezes the moving piece, if any."""

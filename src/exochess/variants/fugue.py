@@ -82,14 +82,16 @@ class Fugue(Variant):
         """``_landings[s]``: the landing squares of a Cannon Pawn leap from ``s``."""
         self._lines: list[frozenset[int]] = [frozenset(t for ray in rays[s] for t in ray) for s in range(size)]
         """``_lines[s]``: every square on the eight rays from ``s``."""
-        self._paths: list[dict[int, tuple[tuple[int, ...], tuple[int, ...]]]] = [
-            {t: (ray[:i], ray[i + 1:]) for ray in rays[s] for i, t in enumerate(ray)} for s in range(size)
+        self._paths: list[dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]] = [
+            {
+                t: (ray[:i], ray[i + 1:], rays[s][OPPOSITE[d]] if i == 0 else ())
+                for d, ray in enumerate(rays[s])
+                for i, t in enumerate(ray)
+            }
+            for s in range(size)
         ]
-        """``_paths[s][t]``: the squares between ``s`` and ``t`` (on one ray) and those beyond ``t``."""
-        self._away: list[dict[int, tuple[int, ...]]] = [
-            {ray[0]: rays[s][OPPOSITE[d]] for d, ray in enumerate(rays[s]) if ray} for s in range(size)
-        ]
-        """``_away[s][n]``: the ray from ``s`` directly away from its neighbour ``n``."""
+        """``_paths[s][t]`` for ``t`` on a line from ``s``: the squares between them, those
+        beyond ``t``, and (``t`` a neighbour) the ray from ``s`` directly away from ``t``."""
         # A tuple, not a range: compress() walks a tuple faster (about 20 instructions a square).
         self._indices = tuple(range(size))
 
@@ -127,10 +129,9 @@ class Fugue(Variant):
         b = board.squares
         me = board.side
         near = self._near
-        at, own_pawns, enemy_pawns = self._scan(b, me)
+        at, own_pawns, targets = self._scan(b, me)
         # Capturable: every enemy but those next to an enemy Shield.  A side has at most one
         # piece of each type but the Cannon Pawn (``validate``), found at ``at[code]``.
-        targets = set(enemy_pawns)
         targets.update(at[11:19] if me > 0 else at[1:9])  # the enemy's non-pawn pieces
         targets.discard(-1)  # types the enemy no longer has
         shield = at[-me * SHIELD]
@@ -189,7 +190,7 @@ class Fugue(Variant):
             v = me * LEAPER
             path = paths[s]
             for t in lines[s] & targets:
-                between, beyond = path[t]
+                between, beyond, _away = path[t]
                 for q in between:
                     if b[q]:
                         break
@@ -233,7 +234,7 @@ class Fugue(Variant):
                 self._slides(b, s, me * SHIELD, add)
         return moves
 
-    def _scan(self, b: Sequence[int], me: int) -> tuple[list[int], list[int], list[int]]:
+    def _scan(self, b: Sequence[int], me: int) -> tuple[list[int], list[int], set[int]]:
         """One scan of the occupied squares: ``(at, own pawns, enemy pawns)``.
 
         ``at[code]`` is the square of the (only) non-pawn piece ``code``, -1 if there is
@@ -241,9 +242,9 @@ class Fugue(Variant):
         """
         at = _NOWHERE[:]
         own_pawns: list[int] = []
-        enemy_pawns: list[int] = []
+        enemy_pawns: set[int] = set()
         own_pawn = own_pawns.append
-        enemy_pawn = enemy_pawns.append
+        enemy_pawn = enemy_pawns.add
         pawn = me * PAWN
         for s in compress(self._indices, b):
             v = b[s]
@@ -305,25 +306,22 @@ class Fugue(Variant):
         two moves, one per victim.  The other slides are quiet.
         """
         single = SINGLE_VICTIM
-        away = self._away[s]
-        for w in self._near[s] & targets:
-            x = b[w]
-            victims = single[w]
-            for e in away[w]:
-                if b[e]:
-                    break
-                add((s, e, "x", victims, None, None, None, None, s, v, 0, w, x, 0, e, 0, v))
         path = self._paths[s]
         for t in self._lines[s] & targets:
-            between = path[t][0]
-            if not between:
-                continue  # adjacent: no slide ends next to it
-            for q in between:
-                if b[q]:
-                    break
-            else:
-                e = between[-1]
-                add((s, e, "x", single[t], None, None, None, None, s, v, 0, t, b[t], 0, e, 0, v))
+            between, _beyond, away = path[t]
+            x = b[t]
+            if between:  # approach: slide to the square before it, if the way is clear
+                for q in between:
+                    if b[q]:
+                        break
+                else:
+                    e = between[-1]
+                    add((s, e, "x", single[t], None, None, None, None, s, v, 0, t, x, 0, e, 0, v))
+            else:  # withdrawal: slide directly away from it
+                for e in away:
+                    if b[e]:
+                        break
+                    add((s, e, "x", single[t], None, None, None, None, s, v, 0, t, x, 0, e, 0, v))
         if not quiet:
             return
         rays = self.geometry.rays[s]

@@ -80,7 +80,9 @@ class Fugue(Variant):
         """``_near[s]``: the neighbours of ``s``."""
         self._landings: list[frozenset[int]] = [frozenset(t for _m, t in leaps) for leaps in self._leaps]
         """``_landings[s]``: the landing squares of a Cannon Pawn leap from ``s``."""
-        self._lines: list[frozenset[int]] = [frozenset(t for ray in rays[s] for t in ray) for s in range(size)]
+        self._lines: list[frozenset[int]] = [
+            frozenset(t for ray in rays[s] for t in ray) for s in range(size)
+        ]
         """``_lines[s]``: every square on the eight rays from ``s``."""
         self._paths: list[dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]] = [
             {

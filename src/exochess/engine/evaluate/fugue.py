@@ -38,9 +38,9 @@ class FugueEvaluator(Evaluator):
     def __init__(self, variant: Variant) -> None:
         super().__init__(variant)
         geo = variant.geometry
-        self._neighbours = geo.neighbours
         self._indices = tuple(range(geo.size))  # compress() walks a tuple faster than a range
         self._near = [frozenset(n) for n in geo.neighbours]
+        self._neighbours = geo.neighbours
         # Each king ray as (first square, second square or -1, the squares after those two).
         self._king_rays = [
             tuple((ray[0], ray[1] if len(ray) > 1 else -1, ray[2:]) for ray in geo.rays[sq] if ray)
@@ -87,9 +87,16 @@ class FugueEvaluator(Evaluator):
                         row[x] = self.SWAPPER_NEXT_TO_KING
                 table[me] = row
             threats.append(table)
-        self._threat1, self._threat2, self._threat3 = threats
-        """``_threatN[me][x]``: danger to the King of side ``me`` of piece ``x`` first on one of
-        its lines at distance N (3: three or more)."""
+        self._kings = tuple((me, threats[0][me], threats[1][me], threats[2][me]) for me in (1, -1))
+        """``(me, threat1, threat2, threat3)`` per side: ``threatN[x]`` is the danger to the King of
+        side ``me`` of piece ``x`` first on one of its lines at distance N (3: three or more)."""
+        self._rings = (
+            (IMMOBILIZER, self._frozen_by[1]),
+            (-IMMOBILIZER, self._frozen_by[-1]),
+            (SHIELD, self._cover_by[1]),
+            (-SHIELD, self._cover_by[-1]),
+        )
+        """(centre piece, table of its neighbours' score changes)."""
 
     def placement(self, letter: str, sq: int, white: bool) -> int:
         rank = sq >> 4
@@ -113,50 +120,40 @@ class FugueEvaluator(Evaluator):
             at[b[sq]] = sq
         score = 0
         neighbours = self._neighbours
-        # Frozen pieces: a piece next to an enemy Immobilizer has no move at all.
-        for me in (1, -1):
-            imm = at[me * IMMOBILIZER]
-            if imm >= 0:
-                table = self._frozen_by[me]
-                for n in neighbours[imm]:
-                    score += table[b[n]]
-        # Shield cover: protected pieces cannot be captured by any method.  A covered King
-        # is safe whatever its lines: no king exposure then.
-        for me in (1, -1):
-            king = at[me * KING]
-            shield = at[me * SHIELD]
-            if shield >= 0:
-                table = self._cover_by[me]
-                for n in neighbours[shield]:
-                    score += table[b[n]]
-                if king in self._near[shield]:
-                    continue
-            if king >= 0:
-                score -= self._exposure(b, king, me) * me
-        return score
-
-    def _exposure(self, b: list[int], king: int, me: int) -> int:
-        """Danger to a King: open lines and enemy pieces that could capture along them."""
-        threat1 = self._threat1[me]
-        threat2 = self._threat2[me]
-        threat3 = self._threat3[me]
         open_ray = self.OPEN_RAY
-        danger = 0
-        for first, second, rest in self._king_rays[king]:
-            x = b[first]
-            if x:
-                danger += threat1[x]
+        # Frozen pieces (next to an enemy Immobilizer: no move at all) and Shield cover
+        # (protected pieces cannot be captured by any method): one table lookup per neighbour.
+        for code, table in self._rings:
+            centre = at[code]
+            if centre >= 0:
+                for n in neighbours[centre]:
+                    score += table[b[n]]
+        # King exposure, unless a Shield covers the King (then it cannot be captured at all).
+        near = self._near
+        for me, threat1, threat2, threat3 in self._kings:
+            king = at[me * KING]
+            if king < 0:
                 continue
-            if second < 0:
+            shield = at[me * SHIELD]
+            if shield >= 0 and king in near[shield]:
                 continue
-            danger += open_ray
-            x = b[second]
-            if x:
-                danger += threat2[x]
-                continue
-            for t in rest:
-                x = b[t]
+            danger = 0
+            for first, second, rest in self._king_rays[king]:
+                x = b[first]
                 if x:
-                    danger += threat3[x]
-                    break
-        return danger
+                    danger += threat1[x]
+                    continue
+                if second < 0:
+                    continue
+                danger += open_ray
+                x = b[second]
+                if x:
+                    danger += threat2[x]
+                    continue
+                for t in rest:
+                    x = b[t]
+                    if x:
+                        danger += threat3[x]
+                        break
+            score -= danger * me
+        return score

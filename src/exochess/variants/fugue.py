@@ -131,10 +131,26 @@ class Fugue(Variant):
         b = board.squares
         me = board.side
         near = self._near
-        at, own_pawns, targets = self._scan(b, me)
-        # Capturable: every enemy but those next to an enemy Shield.  A side has at most one
-        # piece of each type but the Cannon Pawn (``validate``), found at ``at[code]``.
-        targets.update(at[11:19] if me > 0 else at[1:9])  # the enemy's non-pawn pieces
+        # One scan of the occupied squares.  A side has at most one piece of each type but
+        # the Cannon Pawn (``validate``): ``at[code]`` is the square of the piece ``code``
+        # (-1: none; a negative code indexes from the end), the pawns are listed.
+        at = _NOWHERE[:]
+        own_pawns: list[int] = []
+        targets: set[int] = set()  # the enemy pawns, for now
+        own_pawn = own_pawns.append
+        enemy_pawn = targets.add
+        pawn = me * PAWN
+        enemy = -pawn
+        for s in compress(self._indices, b):
+            v = b[s]
+            if v == pawn:
+                own_pawn(s)
+            elif v == enemy:
+                enemy_pawn(s)
+            else:
+                at[v] = s
+        # Capturable: every enemy but those next to an enemy Shield.
+        targets.update(at[-SWAPPER:] if me > 0 else at[KING:PAWN])  # the enemy's other pieces
         targets.discard(-1)  # types the enemy no longer has
         shield = at[-me * SHIELD]
         if shield >= 0:
@@ -235,28 +251,6 @@ class Fugue(Variant):
             if s >= 0 and s not in frozen:
                 self._slides(b, s, me * SHIELD, add)
         return moves
-
-    def _scan(self, b: Sequence[int], me: int) -> tuple[list[int], list[int], set[int]]:
-        """One scan of the occupied squares: ``(at, own pawns, enemy pawns)``.
-
-        ``at[code]`` is the square of the (only) non-pawn piece ``code``, -1 if there is
-        none; a negative code indexes from the end of the list.
-        """
-        at = _NOWHERE[:]
-        own_pawns: list[int] = []
-        enemy_pawns: set[int] = set()
-        own_pawn = own_pawns.append
-        enemy_pawn = enemy_pawns.add
-        pawn = me * PAWN
-        for s in compress(self._indices, b):
-            v = b[s]
-            if v == pawn:
-                own_pawn(s)
-            elif v == -pawn:
-                enemy_pawn(s)
-            else:
-                at[v] = s
-        return at, own_pawns, enemy_pawns
 
     def _steps(self, b: Sequence[int], s: int, v: int, add: AddMove) -> None:
         """The non-capturing King steps: to each empty neighbour."""

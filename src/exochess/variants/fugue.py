@@ -20,6 +20,7 @@ frozen by enemy Immobilizers; each piece then walks the precomputed rays.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from itertools import compress
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from exochess.errors import FenError
@@ -35,7 +36,11 @@ if TYPE_CHECKING:
 KING, QUEEN, IMMOBILIZER, PUSHME, ARCHER, SHIELD, LEAPER, SWAPPER, PAWN = range(1, 10)
 PROMOTION_TYPES = "QIUASLW"
 """Types a Cannon Pawn may become (only those its side has no piece of)."""
+_PROMOTION_CODES = tuple("KQIUASLWP".index(letter) + 1 for letter in PROMOTION_TYPES)
 _NO_VICTIMS: tuple[int, ...] = ()
+_NO_SQUARES: frozenset[int] = frozenset()
+_NOWHERE: list[int] = [-1] * (2 * PAWN + 1)
+"""``at`` of an empty board: indexed by piece code, -9 .. 9."""
 AddMove = Callable[[tuple[Any, ...]], None]
 """The ``append`` of the move list a generator fills."""
 
@@ -62,11 +67,35 @@ class Fugue(Variant):
 
     def __init__(self) -> None:
         super().__init__()
-        rays = self.geometry.rays
+        geo = self.geometry
+        rays = geo.rays
+        size = geo.size
         self._leaps: list[tuple[tuple[int, int], ...]] = [
-            tuple((ray[0], ray[1]) for ray in rays[s] if len(ray) > 1) for s in range(self.geometry.size)
+            tuple((ray[0], ray[1]) for ray in rays[s] if len(ray) > 1) for s in range(size)
         ]
         """``_leaps[s]``: (mount, landing) pairs of a Cannon Pawn leap from ``s``."""
+        # Sets for the capture tests: a piece none of whose reach meets the set of
+        # capturable enemies costs one set operation instead of a walk.
+        self._near: list[frozenset[int]] = [frozenset(n) for n in geo.neighbours]
+        """``_near[s]``: the neighbours of ``s``."""
+        self._landings: list[frozenset[int]] = [frozenset(t for _m, t in leaps) for leaps in self._leaps]
+        """``_landings[s]``: the landing squares of a Cannon Pawn leap from ``s``."""
+        self._lines: list[frozenset[int]] = [
+            frozenset(t for ray in rays[s] for t in ray) for s in range(size)
+        ]
+        """``_lines[s]``: every square on the eight rays from ``s``."""
+        self._paths: list[dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]] = [
+            {
+                t: (ray[:i], ray[i + 1:], rays[s][OPPOSITE[d]] if i == 0 else ())
+                for d, ray in enumerate(rays[s])
+                for i, t in enumerate(ray)
+            }
+            for s in range(size)
+        ]
+        """``_paths[s][t]`` for ``t`` on a line from ``s``: the squares between them, those
+        beyond ``t``, and (``t`` a neighbour) the ray from ``s`` directly away from ``t``."""
+        # A tuple, not a range: compress() walks a tuple faster (about 20 instructions a square).
+        self._indices = tuple(range(size))
 
     def validate(self, squares: Sequence[int], extra: Hashable) -> None:
         """A side has at most one piece of each non-pawn type and at most eight pawns."""
@@ -90,119 +119,166 @@ class Fugue(Variant):
     def _generate(self, board: Board, quiet: bool) -> list[RawMove]:
         """The legal moves; only those with victims when ``quiet`` is false.
 
-        One implementation for both, so the two can never disagree: the quiet
-        moves are the ones behind ``if quiet``.  A Swapper's plain swap (``~``)
-        and every move of an Immobilizer or Shield are quiet.
+        One implementation for both, so the two can never disagree: every piece's
+        captures are found by one piece of code, its non-capturing moves by the code
+        behind ``if quiet``.  A Swapper's plain swap (``~``) and every move of an
+        Immobilizer or Shield are quiet.
+
+        Captures are found from the set of capturable enemies (``targets``): a piece
+        whose neighbours, lines or leap landings hold none of them costs one set
+        operation, and only the enemies on its lines are looked at, not every square.
         """
         b = board.squares
         me = board.side
-        geo = self.geometry
-        rays = geo.rays
-        neighbours = geo.neighbours
-        # One scan: our pieces, squares frozen by enemy Immobilizers, squares
-        # protected by enemy Shields (both evaluated on the position before the move).
-        own: list[int] = []
-        frozen: set[int] = set()
-        prot: set[int] = set()
-        enemy_imm = -me * IMMOBILIZER
-        enemy_shield = -me * SHIELD
-        for s in geo.squares:
+        near = self._near
+        # One scan of the occupied squares.  A side has at most one piece of each type but
+        # the Cannon Pawn (``validate``): ``at[code]`` is the square of the piece ``code``
+        # (-1: none; a negative code indexes from the end), the pawns are listed.
+        at = _NOWHERE[:]
+        own_pawns: list[int] = []
+        targets: set[int] = set()  # the enemy pawns, for now
+        own_pawn = own_pawns.append
+        enemy_pawn = targets.add
+        pawn = me * PAWN
+        enemy = -pawn
+        for s in compress(self._indices, b):
             v = b[s]
-            if v:
-                if v * me > 0:
-                    own.append(s)
-                elif v == enemy_imm:
-                    frozen.update(neighbours[s])
-                elif v == enemy_shield:
-                    prot.update(neighbours[s])
+            if v == pawn:
+                own_pawn(s)
+            elif v == enemy:
+                enemy_pawn(s)
+            else:
+                at[v] = s
+        # Capturable: every enemy but those next to an enemy Shield.
+        targets.update(at[-SWAPPER:] if me > 0 else at[KING:PAWN])  # the enemy's other pieces
+        targets.discard(-1)  # types the enemy no longer has
+        shield = at[-me * SHIELD]
+        if shield >= 0:
+            targets -= near[shield]
+        imm = at[-me * IMMOBILIZER]
+        frozen = near[imm] if imm >= 0 else _NO_SQUARES
         moves: list[RawMove] = []
+        if not targets and not quiet:
+            return moves
         add = moves.append
-        no_victims = _NO_VICTIMS
-        leaps = self._leaps
-        for s in own:
-            v = b[s]
-            kind = v * me
-            if kind != IMMOBILIZER and s in frozen:
+        single = SINGLE_VICTIM
+        lines = self._lines
+        paths = self._paths
+        landings = self._landings
+        last_rank = self.height - 1 if me > 0 else 0
+        v = me * PAWN
+        for s in own_pawns:
+            if s in frozen:
                 continue
-            if kind == PAWN:
-                if quiet:
-                    self._pawn(b, me, s, v, own, prot, add)
+            # A leap over an occupied neighbour (the mount, halfway) onto an enemy.
+            if not landings[s].isdisjoint(targets):
+                for t in landings[s] & targets:
+                    if b[(s + t) >> 1]:
+                        x = b[t]
+                        add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, x, v))
+                        if t >> 4 == last_rank:
+                            self._promotions(me, at, s, v, t, x, "x", single[t], add)
+            if quiet:
+                self._pawn_quiet(b, me, at, s, v, add)
+        s = at[me * KING]
+        if s >= 0 and s not in frozen:
+            v = me * KING
+            for t in near[s] & targets:
+                add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
+            if quiet:
+                self._steps(b, s, v, add)
+        s = at[me * QUEEN]
+        if s >= 0 and s not in frozen:
+            v = me * QUEEN
+            path = paths[s]
+            for t in lines[s] & targets:
+                for q in path[t][0]:
+                    if b[q]:
+                        break
                 else:
-                    # Most pawns have nothing to capture: look before calling.
-                    for mount, land in leaps[s]:
-                        if b[land] * me < 0 and b[mount]:
-                            self._pawn_captures(b, me, s, v, own, prot, add)
-                            break
-            elif kind == KING:
-                for t in neighbours[s]:
+                    add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
+            if quiet:
+                self._slides(b, s, v, add)
+        s = at[me * PUSHME]
+        if s >= 0 and s not in frozen:
+            self._pushme(b, s, me * PUSHME, targets, add, quiet)
+        s = at[me * LEAPER]
+        if s >= 0 and s not in frozen:
+            # Jump the first piece of a line, if an enemy, onto any empty square behind it.
+            v = me * LEAPER
+            path = paths[s]
+            for t in lines[s] & targets:
+                between, beyond, _away = path[t]
+                for q in between:
+                    if b[q]:
+                        break
+                else:
                     x = b[t]
-                    if x == 0:
-                        if quiet:
-                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-                    elif x * me < 0 and t not in prot:
-                        add((s, t, "x", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, v))
-            elif kind == QUEEN:
-                for ray in rays[s]:
-                    for t in ray:
-                        x = b[t]
-                        if x == 0:
-                            if quiet:
-                                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-                            continue
-                        if x * me < 0 and t not in prot:
-                            add((s, t, "x", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, v))
-                        break
-            elif kind == PUSHME:
-                self._pushme(b, me, s, v, prot, add, quiet)
-            elif kind == LEAPER:
-                for ray in rays[s]:
-                    for i, t in enumerate(ray):
-                        x = b[t]
-                        if x == 0:
-                            if quiet:
-                                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-                            continue
-                        if x * me < 0 and t not in prot:
-                            victims = SINGLE_VICTIM[t]
-                            for land in ray[i + 1:]:
-                                if b[land]:
-                                    break
-                                add((s, land, "x", victims, None, None, None, None,
-                                     s, v, 0, t, x, 0, land, 0, v))
-                        break
-            elif kind == ARCHER:
-                for ray in rays[s]:
-                    for i, t in enumerate(ray):
-                        x = b[t]
-                        if x == 0:
-                            if quiet:
-                                add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-                            continue
-                        if x * me < 0 and t not in prot and (i < 2 or self._spotted(b, me, t)):
-                            add((s, t, "@", SINGLE_VICTIM[t], None, None, None, None, t, x, 0))
-                        break
-            elif kind == SWAPPER:
-                enemy_swapper = -me * SWAPPER
-                for ray in rays[s] if quiet else ():
-                    for t in ray:
-                        x = b[t]
-                        if x == 0:
-                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-                            continue
-                        if x * me < 0 and x != enemy_swapper:
-                            add((s, t, "~", no_victims, None, None, None, None, s, v, x, t, x, v))
-                        break
-                for t in neighbours[s]:
-                    x = b[t]
-                    if x * me < 0 and t not in prot:
-                        add((s, t, "*", SINGLE_VICTIM[t], None, None, None, None, s, v, 0, t, x, 0))
-            elif quiet:  # Immobilizer and Shield only slide.
-                for ray in rays[s]:
-                    for t in ray:
-                        if b[t]:
+                    victims = single[t]
+                    for land in beyond:
+                        if b[land]:
                             break
-                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                        add((s, land, "x", victims, None, None, None, None, s, v, 0, t, x, 0, land, 0, v))
+            if quiet:
+                self._slides(b, s, v, add)
+        s = at[me * ARCHER]
+        if s >= 0 and s not in frozen:
+            # Shoot the first piece of a line, if an enemy: within two squares, or spotted.
+            v = me * ARCHER
+            path = paths[s]
+            for t in lines[s] & targets:
+                between = path[t][0]
+                for q in between:
+                    if b[q]:
+                        break
+                else:
+                    if len(between) < 2 or self._spotted(b, me, t):
+                        add((s, t, "@", single[t], None, None, None, None, t, b[t], 0))
+            if quiet:
+                self._slides(b, s, v, add)
+        s = at[me * SWAPPER]
+        if s >= 0 and s not in frozen:
+            v = me * SWAPPER
+            for t in near[s] & targets:
+                add((s, t, "*", single[t], None, None, None, None, s, v, 0, t, b[t], 0))
+            if quiet:
+                self._swapper_quiet(b, me, s, v, add)
+        if quiet:  # The Immobilizer (never frozen) and the Shield only slide.
+            s = at[me * IMMOBILIZER]
+            if s >= 0:
+                self._slides(b, s, me * IMMOBILIZER, add)
+            s = at[me * SHIELD]
+            if s >= 0 and s not in frozen:
+                self._slides(b, s, me * SHIELD, add)
         return moves
+
+    def _steps(self, b: Sequence[int], s: int, v: int, add: AddMove) -> None:
+        """The non-capturing King steps: to each empty neighbour."""
+        for t in self.geometry.neighbours[s]:
+            if not b[t]:
+                add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
+
+    def _slides(self, b: Sequence[int], s: int, v: int, add: AddMove) -> None:
+        """The non-capturing slides of a piece: to each empty square before the first piece of a line."""
+        for ray in self.geometry.rays[s]:
+            for t in ray:
+                if b[t]:
+                    break
+                add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
+
+    def _swapper_quiet(self, b: Sequence[int], me: int, s: int, v: int, add: AddMove) -> None:
+        """Swapper slides, and swaps (``~``) with the first piece of a line if it is an enemy
+        other than the Swapper (protection does not matter: nothing is captured)."""
+        enemy_swapper = -me * SWAPPER
+        for ray in self.geometry.rays[s]:
+            for t in ray:
+                x = b[t]
+                if x == 0:
+                    add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
+                    continue
+                if x * me < 0 and x != enemy_swapper:
+                    add((s, t, "~", _NO_VICTIMS, None, None, None, None, s, v, x, t, x, v))
+                break
 
     def _spotted(self, b: Sequence[int], me: int, t: int) -> bool:
         """Whether a friendly piece stands next to ``t`` or two squares away in line with an empty middle."""
@@ -217,94 +293,70 @@ class Fugue(Variant):
         return False
 
     def _pushme(
-        self, b: Sequence[int], me: int, s: int, v: int, prot: set[int], add: AddMove, quiet: bool
+        self, b: Sequence[int], s: int, v: int, targets: set[int], add: AddMove, quiet: bool
     ) -> None:
-        """Slides of the Pushme-Pullyu with their automatic withdrawal/approach captures."""
+        """Slides of the Pushme-Pullyu with their automatic withdrawal/approach captures.
+
+        A slide away from an adjacent capturable enemy captures it (withdrawal); a slide
+        ending next to one on the same line captures it (approach); a slide doing both is
+        two moves, one per victim.  The other slides are quiet.
+        """
+        single = SINGLE_VICTIM
+        path = self._paths[s]
+        for t in self._lines[s] & targets:
+            between, _beyond, away = path[t]
+            x = b[t]
+            if between:  # approach: slide to the square before it, if the way is clear
+                for q in between:
+                    if b[q]:
+                        break
+                else:
+                    e = between[-1]
+                    add((s, e, "x", single[t], None, None, None, None, s, v, 0, t, x, 0, e, 0, v))
+            else:  # withdrawal: slide directly away from it
+                for e in away:
+                    if b[e]:
+                        break
+                    add((s, e, "x", single[t], None, None, None, None, s, v, 0, t, x, 0, e, 0, v))
+        if not quiet:
+            return
         rays = self.geometry.rays[s]
-        append = add
-        no_victims = _NO_VICTIMS
         for d, ray in enumerate(rays):
             back = rays[OPPOSITE[d]]
-            withdraw = -1
-            if back:
-                w = back[0]
-                if b[w] * me < 0 and w not in prot:
-                    withdraw = w
-            if withdraw < 0 and not quiet:
-                # Only an approach can capture: to the square before the first piece on the ray.
-                for k, e in enumerate(ray):
-                    if b[e]:
-                        if k and b[e] * me < 0 and e not in prot:
-                            land = ray[k - 1]
-                            append((s, land, "x", SINGLE_VICTIM[e], None, None, None, None,
-                                    s, v, 0, e, b[e], 0, land, 0, v))
-                        break
-                continue
+            if back and back[0] in targets:
+                continue  # every slide this way withdraws from that enemy
+            last = len(ray) - 1
             for k, e in enumerate(ray):
                 if b[e]:
                     break
-                approach = -1
-                if k + 1 < len(ray):
-                    a = ray[k + 1]
-                    if b[a] * me < 0 and a not in prot:
-                        approach = a
-                if withdraw < 0 and approach < 0:
-                    if quiet:
-                        append((s, e, "-", no_victims, None, None, None, None, s, v, 0, e, 0, v))
-                    continue
-                if withdraw >= 0:
-                    append((s, e, "x", SINGLE_VICTIM[withdraw], None, None, None, None,
-                            s, v, 0, withdraw, b[withdraw], 0, e, 0, v))
-                if approach >= 0:
-                    append((s, e, "x", SINGLE_VICTIM[approach], None, None, None, None,
-                            s, v, 0, approach, b[approach], 0, e, 0, v))
+                if k < last and ray[k + 1] in targets:
+                    continue  # approaches that enemy
+                add((s, e, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, e, 0, v))
 
-    def _pawn(
-        self, b: Sequence[int], me: int, s: int, v: int, own: list[int], prot: set[int], add: AddMove
+    def _pawn_quiet(
+        self, b: Sequence[int], me: int, at: list[int], s: int, v: int, add: AddMove
     ) -> None:
-        """Cannon Pawn, every move: king steps, and leaps over an adjacent mount (capturing on landing)."""
-        append = add
+        """Cannon Pawn, non-capturing moves: a step to an empty neighbour, or a leap over an
+        occupied neighbour onto an empty square (with the promotions on the last rank)."""
         last_rank = self.height - 1 if me > 0 else 0
         for ray in self.geometry.rays[s]:
             if not ray:
                 continue
-            n = ray[0]
-            if b[n] == 0:
-                t, x, kind = n, 0, "-"
-            elif len(ray) > 1:
-                t = ray[1]
-                x = b[t]
-                if x == 0:
-                    kind = "-"
-                elif x * me < 0 and t not in prot:
-                    kind = "x"
-                else:
+            t = ray[0]
+            if b[t]:
+                if len(ray) == 1:
                     continue
-            else:
-                continue
-            victims = SINGLE_VICTIM[t] if x else _NO_VICTIMS
-            append((s, t, kind, victims, None, None, None, None, s, v, 0, t, x, v))
+                t = ray[1]
+                if b[t]:
+                    continue
+            add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
             if t >> 4 == last_rank:
-                self._promotions(b, me, own, s, v, t, x, kind, victims, add)
-
-    def _pawn_captures(
-        self, b: Sequence[int], me: int, s: int, v: int, own: list[int], prot: set[int], add: AddMove
-    ) -> None:
-        """Cannon Pawn, captures only: a leap over an occupied neighbour onto an enemy."""
-        last_rank = self.height - 1 if me > 0 else 0
-        for mount, t in self._leaps[s]:
-            x = b[t]
-            if x * me < 0 and b[mount] and t not in prot:
-                victims = SINGLE_VICTIM[t]
-                add((s, t, "x", victims, None, None, None, None, s, v, 0, t, x, v))
-                if t >> 4 == last_rank:
-                    self._promotions(b, me, own, s, v, t, x, "x", victims, add)
+                self._promotions(me, at, s, v, t, 0, "-", _NO_VICTIMS, add)
 
     def _promotions(
         self,
-        b: Sequence[int],
         me: int,
-        own: list[int],
+        at: list[int],
         s: int,
         v: int,
         t: int,
@@ -314,12 +366,11 @@ class Fugue(Variant):
         add: AddMove,
     ) -> None:
         """The promoting versions of a Cannon Pawn move to the last rank: one per type the side
-        no longer has (the pawn becomes that piece on ``t``)."""
-        present = {b[q] * me for q in own}
-        for letter in PROMOTION_TYPES:
-            code = self.piece_letters.index(letter) + 1
-            if code not in present:
-                add((s, t, kind, victims, letter, None, None, None, s, v, 0, t, x, me * code))
+        no longer has (``at[code]`` is -1; the pawn becomes that piece on ``t``)."""
+        for code in _PROMOTION_CODES:
+            if at[me * code] < 0:
+                add((s, t, kind, victims, self.piece_letters[code - 1], None, None, None,
+                     s, v, 0, t, x, me * code))
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """Name the Immobilizer that freezes the moving piece, if any."""

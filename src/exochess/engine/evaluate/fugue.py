@@ -6,6 +6,7 @@ Long Leaper 7, Swapper 8, Cannon Pawn 9.
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import ClassVar
 
 from exochess.board import Board
@@ -37,9 +38,65 @@ class FugueEvaluator(Evaluator):
     def __init__(self, variant: Variant) -> None:
         super().__init__(variant)
         geo = variant.geometry
+        self._indices = tuple(range(geo.size))  # compress() walks a tuple faster than a range
+        self._near = [frozenset(n) for n in geo.neighbours]
         self._neighbours = geo.neighbours
-        self._rays = geo.rays
-        self._occupied = geo.occupied
+        # Each king ray as (first square, second square or -1, the squares after those two).
+        self._king_rays = [
+            tuple((ray[0], ray[1] if len(ray) > 1 else -1, ray[2:]) for ray in geo.rays[sq] if ray)
+            for sq in range(geo.size)
+        ]
+        # Tables indexed by a piece code (-9 .. 9, negative codes from the end), one per colour
+        # of the piece whose neighbourhood or lines are examined; White's point of view.
+        codes = range(-PAWN, PAWN + 1)
+        value = [0] * (2 * PAWN + 1)
+        for x in codes:
+            value[x] = self.value_of[x & 31]
+        frozen = [0] * (2 * PAWN + 1)
+        cover = [0] * (2 * PAWN + 1)
+        for x in codes:
+            if x:
+                frozen[x] = self.FROZEN_KING if abs(x) == KING else value[x] // self.FROZEN_SHARE
+                cover[x] = self.COVER_KING if abs(x) == KING else value[x] // self.COVER_SHARE
+        self._frozen_by: dict[int, list[int]] = {}
+        """``_frozen_by[me][x]``: score change of piece ``x`` next to the Immobilizer of side ``me``."""
+        self._cover_by: dict[int, list[int]] = {}
+        """``_cover_by[me][x]``: score change of piece ``x`` next to the Shield of side ``me``."""
+        for me in (1, -1):
+            frozen_row = [0] * (2 * PAWN + 1)
+            cover_row = [0] * (2 * PAWN + 1)
+            for x in codes:
+                if x * me < 0 and x != -me * IMMOBILIZER:
+                    frozen_row[x] = frozen[x] * me
+                if x * me > 0:
+                    cover_row[x] = cover[x] * me
+            self._frozen_by[me] = frozen_row
+            self._cover_by[me] = cover_row
+        threats = []
+        for dist in (1, 2, 3):
+            table = {}
+            for me in (1, -1):
+                row = [0] * (2 * PAWN + 1)
+                for x in codes:
+                    kind = -x * me
+                    if kind == QUEEN or (kind == ARCHER and dist <= 2):
+                        row[x] = self.LINE_THREAT
+                    elif kind == LEAPER:
+                        row[x] = self.LINE_THREAT // 2
+                    elif kind == SWAPPER and dist == 1:
+                        row[x] = self.SWAPPER_NEXT_TO_KING
+                table[me] = row
+            threats.append(table)
+        self._kings = tuple((me, threats[0][me], threats[1][me], threats[2][me]) for me in (1, -1))
+        """``(me, threat1, threat2, threat3)`` per side: ``threatN[x]`` is the danger to the King of
+        side ``me`` of piece ``x`` first on one of its lines at distance N (3: three or more)."""
+        self._rings = (
+            (IMMOBILIZER, self._frozen_by[1]),
+            (-IMMOBILIZER, self._frozen_by[-1]),
+            (SHIELD, self._cover_by[1]),
+            (-SHIELD, self._cover_by[-1]),
+        )
+        """(centre piece, table of its neighbours' score changes)."""
 
     def placement(self, letter: str, sq: int, white: bool) -> int:
         rank = sq >> 4
@@ -56,67 +113,47 @@ class FugueEvaluator(Evaluator):
 
     def dynamic(self, board: Board) -> int:
         b = board.squares
-        neighbours = self._neighbours
-        value_of = self.value_of
+        # One scan: at[code] is the square of the piece ``code`` (a side has one King,
+        # Immobilizer and Shield at most; the codes of absent pieces keep -1).
+        at = [-1] * (2 * PAWN + 1)
+        for sq in compress(self._indices, b):
+            at[b[sq]] = sq
         score = 0
-        # One pass over the occupied squares.
-        imms: list[int] = []
-        shields: list[int] = []
-        kings: list[int] = []
-        for sq in self._occupied(b):
-            x = b[sq]
-            if x == IMMOBILIZER or x == -IMMOBILIZER:
-                imms.append(sq)
-            elif x == SHIELD or x == -SHIELD:
-                shields.append(sq)
-            elif x == KING or x == -KING:
-                kings.append(sq)
-        # Frozen pieces: a piece next to an enemy Immobilizer has no move at all.
-        for sq in imms:
-            me = b[sq]
-            for n in neighbours[sq]:
-                x = b[n]
-                if x * me < 0 and x != -me:
-                    loss = value_of[x & 31] // self.FROZEN_SHARE
-                    if x == KING or x == -KING:
-                        loss = self.FROZEN_KING
-                    score += loss if x < 0 else -loss
-        # Shield cover: protected pieces cannot be captured by any method.
-        covered_kings = set()
-        for sq in shields:
-            me = b[sq]
-            for n in neighbours[sq]:
-                x = b[n]
-                if x * me > 0:
-                    if x == KING or x == -KING:
-                        covered_kings.add(n)
-                        gain = self.COVER_KING
-                    else:
-                        gain = value_of[x & 31] // self.COVER_SHARE
-                    score += gain if me > 0 else -gain
-        # King exposure: open lines and enemy pieces that could capture along them.
-        for k in kings:
-            me = 1 if b[k] > 0 else -1
-            if k in covered_kings:
+        neighbours = self._neighbours
+        open_ray = self.OPEN_RAY
+        # Frozen pieces (next to an enemy Immobilizer: no move at all) and Shield cover
+        # (protected pieces cannot be captured by any method): one table lookup per neighbour.
+        for code, table in self._rings:
+            centre = at[code]
+            if centre >= 0:
+                for n in neighbours[centre]:
+                    score += table[b[n]]
+        # King exposure, unless a Shield covers the King (then it cannot be captured at all).
+        near = self._near
+        for me, threat1, threat2, threat3 in self._kings:
+            king = at[me * KING]
+            if king < 0:
+                continue
+            shield = at[me * SHIELD]
+            if shield >= 0 and king in near[shield]:
                 continue
             danger = 0
-            for d, ray in enumerate(self._rays[k]):
-                dist = 0
-                for t in ray:
-                    dist += 1
+            for first, second, rest in self._king_rays[king]:
+                x = b[first]
+                if x:
+                    danger += threat1[x]
+                    continue
+                if second < 0:
+                    continue
+                danger += open_ray
+                x = b[second]
+                if x:
+                    danger += threat2[x]
+                    continue
+                for t in rest:
                     x = b[t]
-                    if not x:
-                        continue
-                    if x * me < 0:
-                        kind = -x * me
-                        if kind == QUEEN or (kind == ARCHER and dist <= 2):
-                            danger += self.LINE_THREAT
-                        elif kind == LEAPER and d < 8:
-                            danger += self.LINE_THREAT // 2
-                        elif kind == SWAPPER and dist == 1:
-                            danger += self.SWAPPER_NEXT_TO_KING
-                    break
-                if dist >= 2:
-                    danger += self.OPEN_RAY
+                    if x:
+                        danger += threat3[x]
+                        break
             score -= danger * me
         return score

@@ -101,8 +101,8 @@ class Geometry:
     """
 
     __slots__ = (
-        "_indices",
         "height",
+        "indices",
         "knight_targets",
         "neighbours",
         "orthogonal_neighbours",
@@ -128,6 +128,9 @@ class Geometry:
     """``orthogonal_neighbours[sq]``: the adjacent squares in the four orthogonal directions."""
     knight_targets: tuple[tuple[int, ...], ...]
     """``knight_targets[sq]``: squares a knight's move away that are on the board."""
+    indices: tuple[int, ...]
+    """Every index of a board list, ``0 .. size - 1``: ``compress(indices, squares)`` yields the
+    occupied squares (what :meth:`occupied` returns), for loops that cannot afford the call."""
 
     def __init__(self, width: int, height: int) -> None:
         if not (1 <= width <= MAX_SIZE and 1 <= height <= MAX_SIZE):
@@ -136,7 +139,8 @@ class Geometry:
         self.height = height
         self.size = height * STRIDE
         self.squares = tuple(square(f, r) for r in range(height) for f in range(width))
-        self._indices = range(self.size)
+        # A tuple, not a range: compress() walks a tuple faster (about 20 instructions a square).
+        self.indices = tuple(range(self.size))
         empty: tuple[int, ...] = ()
         rays: list[tuple[tuple[int, ...], ...]] = [()] * self.size
         neigh: list[tuple[int, ...]] = [empty] * self.size
@@ -172,7 +176,7 @@ class Geometry:
         ``compress()`` skips the empty squares at C speed: generators and evaluations
         that visit every piece start with this instead of a Python loop over all squares.
         """
-        return compress(self._indices, squares)
+        return compress(self.indices, squares)
 
     def on_board(self, sq: int) -> bool:
         """Whether ``sq`` is a square of this board."""

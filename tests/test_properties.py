@@ -21,6 +21,14 @@ VARIANTS = [v.name for v in all_variants()]
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def assert_piece_squares_match(board: Board) -> None:
+    """The board's piece sets hold exactly the squares of each code (what a scan finds)."""
+    expected: list[set[int]] = [set() for _ in range(32)]
+    for sq, code in enumerate(board.squares):
+        if code:
+            expected[code & 31].add(sq)
+    assert board.piece_squares == expected
+
 
 @pytest.mark.parametrize("variant", VARIANTS)
 @SETTINGS
@@ -30,9 +38,11 @@ def test_push_pop_restores_fen_and_hash(variant: str, seed: int, plies: int) -> 
     fen, key = board.fen(), board.zobrist_hash()
     for move in list(board.legal_moves):
         board.push(move)
+        assert_piece_squares_match(board)
         board.pop()
         assert board.fen() == fen
         assert board.zobrist_hash() == key
+        assert_piece_squares_match(board)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -42,6 +52,8 @@ def test_fen_round_trips_and_incremental_hash_is_exact(variant: str, seed: int, 
     board = random_walk(variant, random.Random(seed), plies)
     again = Board(variant, fen=board.fen())
     assert again.fen() == board.fen()
+    assert again.piece_squares == board.piece_squares
+    assert board.copy().piece_squares == board.piece_squares
     assert again.zobrist_hash() == board.zobrist_hash()
     fresh = {str(m) for m in again.legal_moves}
     played = {str(m) for m in board.legal_moves}
@@ -107,11 +119,13 @@ def test_stepwise_actions_reach_the_same_position_as_whole_turns(
         for i, action in enumerate(move.actions):
             assert action in stepped.legal_actions()
             completed = stepped.push_action(action)
+            assert_piece_squares_match(stepped)
             assert (completed is None) == (i < len(move.actions) - 1)
         assert completed == move
         assert stepped.fen() == whole.fen()
         assert stepped.zobrist_hash() == whole.zobrist_hash()
         for _ in move.actions:
             stepped.pop_action()
+            assert_piece_squares_match(stepped)
         assert stepped.fen() == board.fen()
         assert not stepped.turn_open

@@ -79,7 +79,8 @@ class Board:
     __slots__ = (
         "_cache", "_extra", "_geo", "_index", "_keys",
         "_open", "_rep", "_root_extra", "_royal", "_royal_min", "_stack",
-        "_threefold", "_windows", "decided", "key", "side", "squares", "starting_fen", "variant",
+        "_threefold", "_windows", "decided", "key", "piece_squares", "side", "squares", "starting_fen",
+        "variant",
     )
 
     variant: Variant
@@ -95,6 +96,12 @@ class Board:
     """Side to move as a sign: +1 White, -1 Black (the sign of its piece codes).  Read-only."""
     key: int
     """Zobrist hash of the position, as :meth:`zobrist_hash` returns it.  Read-only."""
+    piece_squares: list[set[int]]
+    """``piece_squares[code & 31]``: the squares holding the piece code ``code`` (32 sets; a
+    negative code indexes from the end, where ``code & 31`` puts it, so ``piece_squares[code]``
+    works too; entry 0 stays empty).  Kept up to date by every move, so that move generators
+    and evaluations find pieces without scanning the board.  A set's iteration order depends
+    on its history: sort it where the order matters.  Read-only."""
     decided: Outcome | None
     """The end of the game that the last move caused by itself (it captured the last royal
     piece, or repeated a position a third time where that loses), known as soon as the move
@@ -132,6 +139,7 @@ class Board:
         extra = self.variant.parse_extra(fields[2:], squares, white)
         self.variant.validate(squares, extra)
         self.squares = squares
+        self.piece_squares = _piece_squares(squares)
         self.side = 1 if white else -1
         self._extra: Hashable = extra
         self._root_extra: Hashable = extra
@@ -303,6 +311,15 @@ class Board:
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
             b[s1] = a1
             b[s2] = a2
+            where = self.piece_squares
+            if b1:
+                where[b1].remove(s1)
+            if a1:
+                where[a1].add(s1)
+            if b2:
+                where[b2].remove(s2)
+            if a2:
+                where[a2].add(s2)
             # An empty square (code 0) has key 0, and each XOR of 64-bit ints builds a new
             # int: skip the two terms that are usually empty (what the origin holds after
             # the move, what the destination held before a quiet move).
@@ -315,12 +332,17 @@ class Board:
         else:
             h = self.key ^ SIDE_KEY
             royal_hit = False
+            where = self.piece_squares
             for i in range(8, len(raw), 3):
                 s = raw[i]
                 before = raw[i + 1]
                 after = raw[i + 2]
                 b[s] = after
                 h ^= keys[before][s] ^ keys[after][s]
+                if before:
+                    where[before].remove(s)
+                if after:
+                    where[after].add(s)
                 if before == enemy_royal:
                     royal_hit = True
         extra = raw[5]
@@ -363,12 +385,21 @@ class Board:
             else:
                 del rep[h]
         b = self.squares
+        where = self.piece_squares
         if len(raw) == 14:
-            b[raw[11]] = raw[12]
-            b[raw[8]] = raw[9]
+            _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
+            b[s2] = b2
+            b[s1] = b1
+            if a2:
+                where[a2].remove(s2)
+            if b2:
+                where[b2].add(s2)
+            if a1:
+                where[a1].remove(s1)
+            if b1:
+                where[b1].add(s1)
         else:
-            for i in range(len(raw) - 3, 7, -3):
-                b[raw[i]] = raw[i + 1]
+            _undo_changes(b, where, raw[CHANGES:])
         self._extra = stack[-1][5] if stack else self._root_extra
         self.side = -self.side
         self.decided = None
@@ -510,9 +541,7 @@ class Board:
             options = " ".join(str(a) for a in self.legal_actions())
             raise IllegalMoveError(f"{action} is not a legal action here; legal actions: {options}")
         changes = candidates[0][1][depth][1]
-        b = self.squares
-        for i in range(0, len(changes), 3):
-            b[changes[i]] = changes[i + 2]
+        _apply_changes(self.squares, self.piece_squares, changes)
         self._open.append((action, changes))
         for raw, steps in candidates:
             if len(steps) == depth + 1:
@@ -529,16 +558,14 @@ class Board:
         """
         if self._open:
             action, changes = self._open.pop()
-            _undo_changes(self.squares, changes)
+            _undo_changes(self.squares, self.piece_squares, changes)
             return action
         if not self._stack:
             raise IndexError("no action to undo")
         raw = self.pop_raw()
         steps = _split_actions(raw)
-        b = self.squares
         for action, changes in steps[:-1]:
-            for i in range(0, len(changes), 3):
-                b[changes[i]] = changes[i + 2]
+            _apply_changes(self.squares, self.piece_squares, changes)
             self._open.append((action, changes))
         return steps[-1][0]
 
@@ -548,7 +575,7 @@ class Board:
 
     def _undo_open(self) -> None:
         while self._open:
-            _undo_changes(self.squares, self._open.pop()[1])
+            _undo_changes(self.squares, self.piece_squares, self._open.pop()[1])
 
     def moves_from(self, square: int | str) -> list[Move]:
         """Legal moves whose piece starts on ``square`` (index or name)."""
@@ -580,6 +607,7 @@ class Board:
         other._royal_min = self._royal_min
         other._threefold = self._threefold
         other.squares = list(self.squares)
+        other.piece_squares = [set(where) for where in self.piece_squares]
         other.side = self.side
         other._extra = self._extra
         other.key = self.key
@@ -627,9 +655,39 @@ def _split_actions(raw: RawMove) -> list[tuple[Action, tuple[int, ...]]]:
     return steps
 
 
-def _undo_changes(b: list[int], changes: tuple[int, ...]) -> None:
+def _piece_squares(b: list[int]) -> list[set[int]]:
+    """The sets of :attr:`Board.piece_squares` for a board list."""
+    where: list[set[int]] = [set() for _ in range(32)]
+    for sq, code in enumerate(b):
+        if code:
+            where[code].add(sq)
+    return where
+
+
+def _apply_changes(b: list[int], where: list[set[int]], changes: tuple[int, ...]) -> None:
+    """Play change triples ``(square, before, after)`` in order, on the squares and the piece sets."""
+    for i in range(0, len(changes), 3):
+        s = changes[i]
+        before = changes[i + 1]
+        after = changes[i + 2]
+        b[s] = after
+        if before:
+            where[before].remove(s)
+        if after:
+            where[after].add(s)
+
+
+def _undo_changes(b: list[int], where: list[set[int]], changes: tuple[int, ...]) -> None:
+    """Undo change triples (last first), on the squares and the piece sets."""
     for i in range(len(changes) - 3, -1, -3):
-        b[changes[i]] = changes[i + 1]
+        s = changes[i]
+        before = changes[i + 1]
+        after = changes[i + 2]
+        b[s] = before
+        if after:
+            where[after].remove(s)
+        if before:
+            where[before].add(s)
 
 
 __all__ = ["BLACK", "WHITE", "Board", "LegalMoveList", "MoveSyntaxError", "Piece"]

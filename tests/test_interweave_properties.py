@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exochess import Board, Termination
+from exochess.engine.evaluate.interweave import InterweaveEvaluator
 from exochess.rawmove import to_move
 
 STARTS = [
@@ -88,6 +89,25 @@ def test_stepwise_turns_reach_the_same_position(rng: random.Random, start: str, 
         assert board.fen() == expected
         board.pop()
         assert board.fen() == before
+
+
+@PROPERTY
+@given(st.randoms(use_true_random=False), st.sampled_from(STARTS), st.integers(0, 40))
+def test_generated_order_does_not_depend_on_history(rng: random.Random, start: str, plies: int) -> None:
+    # The generators find the pieces in Board.piece_squares, sets whose iteration order
+    # depends on their history: the lists (not only the sets) of moves must not.
+    board = random_walk("interweave", rng, plies, start)
+    for raw in list(board.raw_moves()):  # every move made and taken back: more set history
+        board.push_raw(raw)
+        board.pop_raw()
+    fresh = Board("interweave", fen=board.fen())
+    variant = board.variant
+    for first, second in ((board, fresh), (fresh, board)):  # either may find a remembered position
+        assert variant.generate_captures(first) == variant.generate_captures(second)
+        assert variant.generate(first) == variant.generate(second)
+        assert variant.quiet_moves(first) == variant.quiet_moves(second)
+    evaluator = InterweaveEvaluator(variant)
+    assert evaluator.dynamic(board) == evaluator.dynamic(fresh)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -67,7 +67,6 @@ def _on(f: int, r: int) -> bool:
 
 
 SQUARES: tuple[int, ...] = tuple(_sq(f, r) for r in range(_SIZE) for f in range(_SIZE))
-SQUARES_FROM_TOP: tuple[int, ...] = tuple(reversed(SQUARES))
 _ORTH_DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 _DIAG_DIRS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 _DOUBLE_KNIGHT = ((4, 2), (2, 4), (-2, 4), (-4, 2), (-4, -2), (-2, -4), (2, -4), (4, -2))
@@ -185,10 +184,25 @@ for _s in SQUARES:
         if (triples := tuple(zip(ray[0::2], ray[1::2], ray[2::2], strict=False)))
     )
 
-def _own_pieces(b: list[int], me: int) -> list[int]:
+def _own_pieces(board: Board, me: int) -> list[int]:
     """The squares of the side to move's pieces, most advanced first (captures among equals
-    are tried in this order; it is also the order of the quiet moves)."""
-    return [s for s in SQUARES_FROM_TOP if b[s] > 0] if me > 0 else [s for s in SQUARES if b[s] < 0]
+    are tried in this order; it is also the order of the quiet moves).
+
+    Read from :attr:`Board.piece_squares` (the five codes of the side) rather than by
+    scanning the 64 squares; sorted, because a set's iteration order depends on its history
+    and the moves must come in the same order whatever the history.  Squares are numbered
+    ``rank * 16 + file``, so descending order is White's "top rank first, file h first" and
+    ascending order Black's.  Only for a board whose list and sets agree: the chains, which
+    change the list temporarily, never call this.
+    """
+    where = board.piece_squares
+    if me > 0:
+        own = [*where[KING], *where[SMASHER], *where[LEAPER], *where[REMOVER], *where[PAWN]]
+        own.sort(reverse=True)
+    else:
+        own = [*where[-KING], *where[-SMASHER], *where[-LEAPER], *where[-REMOVER], *where[-PAWN]]
+        own.sort()
+    return own
 
 
 # Reserve counters: 4 bits each.  RESERVE_UNIT[code] is the amount added to the
@@ -397,7 +411,9 @@ class Interweave(Variant):
         """The last position :meth:`generate_captures` found without a capture (squares, side,
         extra state) and its side to move's pieces.  A search asks for the captures of a
         position first and for all its moves only when there is none: :meth:`generate` then
-        knows, after comparing the position, that only quiet actions remain to be built."""
+        knows, after comparing the position, that only quiet actions remain to be built.
+        Written in one assignment of a whole tuple and read once into a local: two threads
+        sharing this instance then see either the old or the new record, never a mix."""
 
     def extra_hash(self, extra: Hashable) -> int:
         return _EXTRA_HASH[extra]
@@ -423,7 +439,7 @@ class Interweave(Variant):
         known = self._capture_free
         if known is not None and known[1] == me and known[2] == extra and known[0] == b:
             return self._quiet_actions(b, me, extra, known[3])
-        own = _own_pieces(b, me)
+        own = _own_pieces(board, me)
         caps = self._first_captures(b, me, extra, own)
         if caps:
             return self._chains(b, me, extra, caps)
@@ -439,7 +455,7 @@ class Interweave(Variant):
         b = board.squares
         me = board.side
         extra: Extra = board.extra  # type: ignore[assignment]
-        own = _own_pieces(b, me)
+        own = _own_pieces(board, me)
         caps = self._first_captures(b, me, extra, own)
         if not caps:
             self._capture_free = (b[:], me, extra, own)
@@ -454,7 +470,7 @@ class Interweave(Variant):
         b = board.squares
         me = board.side
         extra: Extra = board.extra  # type: ignore[assignment]
-        own = _own_pieces(b, me)
+        own = _own_pieces(board, me)
         # _quiet_actions assumes that nothing can be captured, so it also lists the
         # moves that would capture: a pawn step making a custodian capture, a Smasher's
         # slide ending next to an enemy.  Each of them has the same origin and arrival as

@@ -13,8 +13,9 @@ Piece codes (the position in :attr:`RebelFury.piece_letters` plus one):
 Advancer 1, Capricorn 2, Dragon 3, Fury 4, Gorgon 5, Harpy 6, Jumper 7,
 Mimotaur 8, Ximaera 9.
 
-How the generator works.  One scan of the board collects the pieces of the
-side to move, the enemy squares as a bitboard, and the enemy
+How the generator works.  The board's per-code square sets
+(:attr:`~exochess.board.Board.piece_squares`) give the pieces of the side to move
+(sorted, in board order), the enemy squares as a bitboard, and the enemy
 gazers (Gorgon, Fury, Mimotaur), whose rays are then walked once each to fill a
 per-square table of gaze marks: a square seen by a Mimotaur only holds Gorgons
 and Furies, one seen by a Gorgon or a Fury holds every piece; a moving piece
@@ -45,6 +46,7 @@ Move.from_text('e1xe11')
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from exochess.geometry import QUEEN, square_name, victim_order
@@ -80,12 +82,6 @@ _GAZE_MASK = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, G
 (rules R-A5; for the reading "Gorgons only", give the Fury (index 4) the mask ``GAZE``)."""
 _GAZE_BIT = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
 """Gaze bit that a piece of each type casts (0: the type does not gaze)."""
-_ENEMY_GAZE_BIT = tuple(
-    tuple(_GAZE_BIT[-x * me] if 0 < -x * me < 10 else 0 for x in [*range(32), *range(-32, 0)])
-    for me in (1, -1)
-)
-"""``_ENEMY_GAZE_BIT[0 or 1][x]``: the gaze bit of signed code ``x`` when it is an enemy of White
-(index 0) or of Black (index 1), else 0.  Negative codes wrap to the end of the tuple."""
 _MIMOTAUR_MARK = MIMOTAUR_GAZE
 """Mark of a square in the gaze of an enemy Mimotaur only (see ``_cast_gaze``)."""
 _GORGON_MARK = GAZE | MIMOTAUR_GAZE
@@ -105,6 +101,12 @@ only slide (and swap) there, so the capture generator need not walk their rays."
 
 _BIT = tuple(1 << s for s in range(256))
 """``_BIT[s]``: the bitboard of square ``s`` alone."""
+_BIT_OF = _BIT.__getitem__
+"""``_BIT[s]`` as a function, for ``map`` (the bitboard of some squares at C speed)."""
+_SIDE_SETS = (slice(1, 10), slice(23, 32))
+"""The entries of ``Board.piece_squares`` holding the pieces of White (index 0: codes 1 to 9)
+and of Black (index 1: codes -9 to -1, stored at ``code & 31``); a slice costs less than nine
+lookups."""
 
 
 _Powers = tuple[int, tuple[bool, ...], tuple[bool, ...], bool, tuple[bool, ...], bool]
@@ -184,7 +186,6 @@ class RebelFury(Variant):
         super().__init__()
         geo = self.geometry
         size = geo.size
-        self._occupied = geo.occupied
         # Capricorn fan: for a strike ending on e in direction d, the front and the side squares
         # on the board, sorted in canonical victim order.  Empty when the front is off the board.
         fans: list[tuple[int, ...]] = [()] * (size * 8)
@@ -291,7 +292,7 @@ class RebelFury(Variant):
         ]
 
     def _cast_gaze(
-        self, squares: list[int], side: int, gorgons: list[int], mimotaurs: list[int]
+        self, squares: list[int], side: int, gorgons: Iterable[int], mimotaurs: Iterable[int]
     ) -> list[int]:
         """The gaze of the enemy Gorgons and Furies and of the enemy Mimotaurs, as a table.
 
@@ -341,30 +342,22 @@ class RebelFury(Variant):
         """
         b = board.squares
         me = board.side
-        # One scan: the pieces of the side to move, the enemy squares (a bitboard, for the
-        # reach tests below) and the enemy gazers with their gaze bit.
+        index = 0 if me > 0 else 1
+        # The pieces come from the board's per-code square sets, not from a scan of the 192
+        # board entries.  The own squares are sorted: a set's order depends on its history,
+        # and the moves must come in board order (it steers the search's ties, and the list
+        # must be the same for a position however it was reached).  The enemy squares only
+        # feed a bitboard (a sum of distinct bits is their union) and the gaze, where the
+        # order does not matter; everything runs in C but the walks of the gazers' rays.
+        where = board.piece_squares
+        own = sorted(chain.from_iterable(where[_SIDE_SETS[index]]))
+        enemies: int = sum(map(_BIT_OF, chain.from_iterable(where[_SIDE_SETS[1 - index]])))
+        gaze = self._cast_gaze(
+            b, me, chain(where[-me * GORGON], where[-me * FURY]), where[-me * MIMOTAUR]
+        )
         advancer = me * ADVANCER
-        own: list[int] = []
-        gorgons: list[int] = []
-        mimotaurs: list[int] = []
-        enemies = 0
-        bit = _BIT
-        gazer = _ENEMY_GAZE_BIT[0 if me > 0 else 1]
-        for s in self._occupied(b):
-            v = b[s]
-            if v * me > 0:
-                own.append(s)
-            else:
-                enemies |= bit[s]
-                if gazer[v]:
-                    if gazer[v] == GAZE:
-                        gorgons.append(s)
-                    else:
-                        mimotaurs.append(s)
-        gaze = self._cast_gaze(b, me, gorgons, mimotaurs)
         moves: list[RawMove] = []
         add = moves.append
-        index = 0 if me > 0 else 1
         steps = self._steps[index]
         knights = self.geometry.knight_targets
         rays = self.geometry.rays

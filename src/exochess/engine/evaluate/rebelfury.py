@@ -36,7 +36,6 @@ class RebelFuryEvaluator(Evaluator):
     def __init__(self, variant: Variant) -> None:
         super().__init__(variant)
         geo = variant.geometry
-        self._occupied = geo.occupied
         c = variant.codes
         self._fury = c.get("F", 0)
         gorgon = c.get("G", 0)
@@ -52,7 +51,8 @@ class RebelFuryEvaluator(Evaluator):
                     gazer[x] = MIMOTAUR_GAZE
                 # The gazer is of the other colour: its sign is -x's.
                 petrify[x] = (-1 if x > 0 else 1) * self.value_of[x & 31] // self.PETRIFIED_SHARE
-        self._gazer: tuple[int, ...] = tuple(gazer)
+        self._gazer_codes: tuple[int, ...] = tuple(x for x in range(-31, 32) if x and gazer[x])
+        """The signed codes of the gazers (looked up in ``Board.piece_squares``)."""
         self._petrify: tuple[int, ...] = tuple(petrify)
         # Per gazer code: the codes it petrifies (a Mimotaur: enemy Gorgons and Furies only)
         # and the weight of each cell it sees, signed by its side (none for a Mimotaur).
@@ -96,36 +96,34 @@ class RebelFuryEvaluator(Evaluator):
 
     def dynamic(self, board: Board) -> int:
         b = board.squares
-        kind = self._gazer
-        gazers = [g for g in self._occupied(b) if kind[b[g]]]
+        # The gazers come from the board's per-code square sets rather than a scan of the
+        # board.  Their order does not matter: the score is a sum, and a petrified piece
+        # counts the same whoever gazes at it first.
+        where = board.piece_squares
         fury = self._fury
         info, petrify = self._gazer_info, self._petrify
         rays, shadows, totals = self._rays, self._shadows, self._ray_total
         score = 0
-        white_furies = black_furies = 0
         petrified: set[int] = set()
-        for g in gazers:
-            v = b[g]
-            if v == fury:
-                white_furies += 1
-            elif v == -fury:
-                black_furies += 1
+        for v in self._gazer_codes:
             victims, cell_weight = info[v]
-            shadow = shadows[g]
-            cells = totals[g]
-            for ray in rays[g]:
-                for t in ray:
-                    x = b[t]
-                    if x:
-                        cells -= shadow[t]
-                        # A piece is petrified once, whoever gazes at it (same value).
-                        if victims[x] and t not in petrified:
-                            petrified.add(t)
-                            score += petrify[x]
-                        break
-            score += cells * cell_weight
-        if white_furies == 1:
-            score -= self.LAST_FURY
-        if black_furies == 1:
-            score += self.LAST_FURY
+            for g in where[v]:
+                shadow = shadows[g]
+                cells = totals[g]
+                for ray in rays[g]:
+                    for t in ray:
+                        x = b[t]
+                        if x:
+                            cells -= shadow[t]
+                            # A piece is petrified once, whoever gazes at it (same value).
+                            if victims[x] and t not in petrified:
+                                petrified.add(t)
+                                score += petrify[x]
+                            break
+                score += cells * cell_weight
+        if fury:
+            if len(where[fury]) == 1:
+                score -= self.LAST_FURY
+            if len(where[-fury]) == 1:
+                score += self.LAST_FURY
         return score

@@ -7,9 +7,10 @@ Piece codes (the position in :attr:`Fugue.piece_letters` plus one):
 King 1, Queen 2, Immobilizer 3, Pushme-Pullyu 4, Archer 5, Shield 6,
 Long Leaper 7, Swapper 8, Cannon Pawn 9.
 
-The generator is written for speed: one scan of the board collects the pieces
-of the side to move, the squares protected by enemy Shields and the squares
-frozen by enemy Immobilizers; each piece then walks the precomputed rays.
+The generator is written for speed: it finds the pieces in the board's
+``piece_squares`` sets instead of scanning the board, derives from them the
+capturable enemies (all but those next to an enemy Shield) and the squares
+frozen by the enemy Immobilizer; each piece then walks the precomputed rays.
 
 >>> from exochess import Board
 >>> board = Board("fugue", fen="7k/8/8/4i3/3Q4/8/8/K3A3 w")
@@ -20,7 +21,6 @@ frozen by enemy Immobilizers; each piece then walks the precomputed rays.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from itertools import compress
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from exochess.errors import FenError
@@ -39,8 +39,6 @@ PROMOTION_TYPES = "QIUASLW"
 _PROMOTION_CODES = tuple("KQIUASLWP".index(letter) + 1 for letter in PROMOTION_TYPES)
 _NO_VICTIMS: tuple[int, ...] = ()
 _NO_SQUARES: frozenset[int] = frozenset()
-_NOWHERE: list[int] = [-1] * (2 * PAWN + 1)
-"""``at`` of an empty board: indexed by piece code, -9 .. 9."""
 AddMove = Callable[[tuple[Any, ...]], None]
 """The ``append`` of the move list a generator fills."""
 
@@ -76,7 +74,6 @@ class Fugue(Variant):
         """``_leaps[s]``: (mount, landing) pairs of a Cannon Pawn leap from ``s``."""
         # Sets for the capture tests: a piece none of whose reach meets the set of
         # capturable enemies costs one set operation instead of a walk.
-        self._indices = geo.indices  # compress(self._indices, b): the occupied squares, no call
         self._near: list[frozenset[int]] = [frozenset(n) for n in geo.neighbours]
         """``_near[s]``: the neighbours of ``s``."""
         self._landings: list[frozenset[int]] = [frozenset(t for _m, t in leaps) for leaps in self._leaps]
@@ -130,32 +127,21 @@ class Fugue(Variant):
         b = board.squares
         me = board.side
         near = self._near
-        # One scan of the occupied squares.  A side has at most one piece of each type but
-        # the Cannon Pawn (``validate``): ``at[code]`` is the square of the piece ``code``
-        # (-1: none; a negative code indexes from the end), the pawns are listed.
-        at = _NOWHERE[:]
-        own_pawns: list[int] = []
-        targets: set[int] = set()  # the enemy pawns, for now
-        own_pawn = own_pawns.append
-        enemy_pawn = targets.add
-        pawn = me * PAWN
-        enemy = -pawn
-        for s in compress(self._indices, b):
-            v = b[s]
-            if v == pawn:
-                own_pawn(s)
-            elif v == enemy:
-                enemy_pawn(s)
-            else:
-                at[v] = s
-        # Capturable: every enemy but those next to an enemy Shield.
-        targets.update(at[-SWAPPER:] if me > 0 else at[KING:PAWN])  # the enemy's other pieces
-        targets.discard(-1)  # types the enemy no longer has
-        shield = at[-me * SHIELD]
-        if shield >= 0:
+        # No scan: ``board.piece_squares[code]`` is the set of squares of the piece ``code``, and a
+        # side has at most one piece of each type but the Cannon Pawn (``validate``; a pawn
+        # promotes only to a type its side lacks), so each of those sets holds 0 or 1 square.
+        where = board.piece_squares
+        # Capturable: every enemy but those next to an enemy Shield.  A new set (``where``'s
+        # belong to the board), built in an order fixed by the position alone: the moves come
+        # out in the order of sets derived from it, which would otherwise depend on the
+        # history of the enemy pawns' set.
+        targets = set(sorted(where[-me * PAWN]))
+        targets.update(*(where[-SWAPPER:] if me > 0 else where[KING:PAWN]))
+        for shield in where[-me * SHIELD]:
             targets -= near[shield]
-        imm = at[-me * IMMOBILIZER]
-        frozen = near[imm] if imm >= 0 else _NO_SQUARES
+        frozen = _NO_SQUARES
+        for imm in where[-me * IMMOBILIZER]:
+            frozen = near[imm]
         moves: list[RawMove] = []
         if not targets and not quiet:
             return moves
@@ -166,7 +152,7 @@ class Fugue(Variant):
         landings = self._landings
         last_rank = self.height - 1 if me > 0 else 0
         v = me * PAWN
-        for s in own_pawns:
+        for s in sorted(where[v]):  # sorted: a set's order depends on its history
             if s in frozen:
                 continue
             # A leap over an occupied neighbour (the mount, halfway) onto an enemy.
@@ -176,18 +162,20 @@ class Fugue(Variant):
                         x = b[t]
                         add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, x, v))
                         if t >> 4 == last_rank:
-                            self._promotions(me, at, s, v, t, x, "x", single[t], add)
+                            self._promotions(me, where, s, v, t, x, "x", single[t], add)
             if quiet:
-                self._pawn_quiet(b, me, at, s, v, add)
-        s = at[me * KING]
-        if s >= 0 and s not in frozen:
+                self._pawn_quiet(b, me, where, s, v, add)
+        for s in where[me * KING]:
+            if s in frozen:
+                continue
             v = me * KING
             for t in near[s] & targets:
                 add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
             if quiet:
                 self._steps(b, s, v, add)
-        s = at[me * QUEEN]
-        if s >= 0 and s not in frozen:
+        for s in where[me * QUEEN]:
+            if s in frozen:
+                continue
             v = me * QUEEN
             path = paths[s]
             for t in lines[s] & targets:
@@ -198,11 +186,13 @@ class Fugue(Variant):
                     add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
             if quiet:
                 self._slides(b, s, v, add)
-        s = at[me * PUSHME]
-        if s >= 0 and s not in frozen:
+        for s in where[me * PUSHME]:
+            if s in frozen:
+                continue
             self._pushme(b, s, me * PUSHME, targets, add, quiet)
-        s = at[me * LEAPER]
-        if s >= 0 and s not in frozen:
+        for s in where[me * LEAPER]:
+            if s in frozen:
+                continue
             # Jump the first piece of a line, if an enemy, onto any empty square behind it.
             v = me * LEAPER
             path = paths[s]
@@ -220,8 +210,9 @@ class Fugue(Variant):
                         add((s, land, "x", victims, None, None, None, None, s, v, 0, t, x, 0, land, 0, v))
             if quiet:
                 self._slides(b, s, v, add)
-        s = at[me * ARCHER]
-        if s >= 0 and s not in frozen:
+        for s in where[me * ARCHER]:
+            if s in frozen:
+                continue
             # Shoot the first piece of a line, if an enemy: within two squares, or spotted.
             v = me * ARCHER
             path = paths[s]
@@ -235,20 +226,20 @@ class Fugue(Variant):
                         add((s, t, "@", single[t], None, None, None, None, t, b[t], 0))
             if quiet:
                 self._slides(b, s, v, add)
-        s = at[me * SWAPPER]
-        if s >= 0 and s not in frozen:
+        for s in where[me * SWAPPER]:
+            if s in frozen:
+                continue
             v = me * SWAPPER
             for t in near[s] & targets:
                 add((s, t, "*", single[t], None, None, None, None, s, v, 0, t, b[t], 0))
             if quiet:
                 self._swapper_quiet(b, me, s, v, add)
         if quiet:  # The Immobilizer (never frozen) and the Shield only slide.
-            s = at[me * IMMOBILIZER]
-            if s >= 0:
+            for s in where[me * IMMOBILIZER]:
                 self._slides(b, s, me * IMMOBILIZER, add)
-            s = at[me * SHIELD]
-            if s >= 0 and s not in frozen:
-                self._slides(b, s, me * SHIELD, add)
+            for s in where[me * SHIELD]:
+                if s not in frozen:
+                    self._slides(b, s, me * SHIELD, add)
         return moves
 
     def _steps(self, b: Sequence[int], s: int, v: int, add: AddMove) -> None:
@@ -333,7 +324,7 @@ class Fugue(Variant):
                 add((s, e, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, e, 0, v))
 
     def _pawn_quiet(
-        self, b: Sequence[int], me: int, at: list[int], s: int, v: int, add: AddMove
+        self, b: Sequence[int], me: int, where: list[set[int]], s: int, v: int, add: AddMove
     ) -> None:
         """Cannon Pawn, non-capturing moves: a step to an empty neighbour, or a leap over an
         occupied neighbour onto an empty square (with the promotions on the last rank)."""
@@ -350,12 +341,12 @@ class Fugue(Variant):
                     continue
             add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
             if t >> 4 == last_rank:
-                self._promotions(me, at, s, v, t, 0, "-", _NO_VICTIMS, add)
+                self._promotions(me, where, s, v, t, 0, "-", _NO_VICTIMS, add)
 
     def _promotions(
         self,
         me: int,
-        at: list[int],
+        where: list[set[int]],
         s: int,
         v: int,
         t: int,
@@ -365,9 +356,9 @@ class Fugue(Variant):
         add: AddMove,
     ) -> None:
         """The promoting versions of a Cannon Pawn move to the last rank: one per type the side
-        no longer has (``at[code]`` is -1; the pawn becomes that piece on ``t``)."""
+        no longer has (``where[code]`` is empty; the pawn becomes that piece on ``t``)."""
         for code in _PROMOTION_CODES:
-            if at[me * code] < 0:
+            if not where[me * code]:
                 add((s, t, kind, victims, self.piece_letters[code - 1], None, None, None,
                      s, v, 0, t, x, me * code))
 

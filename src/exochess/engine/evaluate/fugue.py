@@ -6,7 +6,6 @@ Long Leaper 7, Swapper 8, Cannon Pawn 9.
 
 from __future__ import annotations
 
-from itertools import compress
 from typing import ClassVar
 
 from exochess.board import Board
@@ -38,7 +37,6 @@ class FugueEvaluator(Evaluator):
     def __init__(self, variant: Variant) -> None:
         super().__init__(variant)
         geo = variant.geometry
-        self._indices = geo.indices
         self._near = [frozenset(n) for n in geo.neighbours]
         self._neighbours = geo.neighbours
         # Each king ray as (first square, second square or -1, the squares after those two).
@@ -113,47 +111,41 @@ class FugueEvaluator(Evaluator):
 
     def dynamic(self, board: Board) -> int:
         b = board.squares
-        # One scan: at[code] is the square of the piece ``code`` (a side has one King,
-        # Immobilizer and Shield at most; the codes of absent pieces keep -1).
-        at = [-1] * (2 * PAWN + 1)
-        for sq in compress(self._indices, b):
-            at[b[sq]] = sq
+        # No scan: ``where[code]`` is the set of squares of the piece ``code`` (one square at
+        # most for a King, Immobilizer or Shield: a side has one of each at most).
+        where = board.piece_squares
         score = 0
         neighbours = self._neighbours
         open_ray = self.OPEN_RAY
         # Frozen pieces (next to an enemy Immobilizer: no move at all) and Shield cover
         # (protected pieces cannot be captured by any method): one table lookup per neighbour.
         for code, table in self._rings:
-            centre = at[code]
-            if centre >= 0:
+            for centre in where[code]:
                 for n in neighbours[centre]:
                     score += table[b[n]]
         # King exposure, unless a Shield covers the King (then it cannot be captured at all).
         near = self._near
         for me, threat1, threat2, threat3 in self._kings:
-            king = at[me * KING]
-            if king < 0:
-                continue
-            shield = at[me * SHIELD]
-            if shield >= 0 and king in near[shield]:
-                continue
-            danger = 0
-            for first, second, rest in self._king_rays[king]:
-                x = b[first]
-                if x:
-                    danger += threat1[x]
+            for king in where[me * KING]:
+                if not near[king].isdisjoint(where[me * SHIELD]):
                     continue
-                if second < 0:
-                    continue
-                danger += open_ray
-                x = b[second]
-                if x:
-                    danger += threat2[x]
-                    continue
-                for t in rest:
-                    x = b[t]
+                danger = 0
+                for first, second, rest in self._king_rays[king]:
+                    x = b[first]
                     if x:
-                        danger += threat3[x]
-                        break
-            score -= danger * me
+                        danger += threat1[x]
+                        continue
+                    if second < 0:
+                        continue
+                    danger += open_ray
+                    x = b[second]
+                    if x:
+                        danger += threat2[x]
+                        continue
+                    for t in rest:
+                        x = b[t]
+                        if x:
+                            danger += threat3[x]
+                            break
+                score -= danger * me
         return score

@@ -184,6 +184,84 @@ for _s in SQUARES:
         if (triples := tuple(zip(ray[0::2], ray[1::2], ray[2::2], strict=False)))
     )
 
+LEAPER_LINES: _T = [()] * 128
+"""The Leaper's long leap, per direction: ``(square, landings)`` for each square of the line
+from the nearest outwards.  The first piece on the line may be leapt if it is an odd number
+of squares away (``landings`` is None for the others); ``landings`` then lists ``(passed,
+arrival)`` pairs for the arrivals an odd number of squares beyond it, each needing both
+squares empty (the nearest one repeats its single square), in the order they are reached."""
+
+
+def _leaper_line(ray: tuple[int, ...]) -> tuple[tuple[int, tuple[tuple[int, int], ...] | None], ...]:
+    line: list[tuple[int, tuple[tuple[int, int], ...] | None]] = []
+    for i, t in enumerate(ray):
+        beyond = ray[i + 1:]
+        if i & 1 or not beyond:
+            line.append((t, None))
+            continue
+        pairs = [(beyond[0], beyond[0]), *zip(beyond[1::2], beyond[2::2], strict=False)]
+        line.append((t, tuple(pairs)))
+    return tuple(line)
+
+
+for _s in SQUARES:
+    LEAPER_LINES[_s] = tuple(_leaper_line(ray) for ray in ORTH_RAYS[_s])
+
+
+def _reach_tables(me: int) -> tuple[list[frozenset[int]], ...]:
+    """``tables[kind][s]``: the squares where an enemy must stand for a piece of ``kind`` on
+    ``s`` (of the side ``me``) to have any capturing action, en passant aside.
+
+    A piece whose reach holds no enemy is skipped after one ``isdisjoint``: proving square
+    by square that it can capture nothing costs several times more.
+    """
+    steps, doubles, leaps = PAWN_TABLES[me][0], PAWN_TABLES[me][1], PAWN_TABLES[me][2]
+    tables: tuple[list[frozenset[int]], ...] = tuple([frozenset()] * 128 for _ in range(6))
+    for s in SQUARES:
+        tables[KING][s] = frozenset(m for m, _ in KING_LEAPS[s])  # the leapt enemy
+        tables[SMASHER][s] = frozenset(t for triples in APPROACH[s] for _, _, t in triples)
+        tables[REMOVER][s] = frozenset(ORTH_ADJ[s])
+        tables[LEAPER][s] = frozenset(  # the first piece on a line, an odd distance away
+            ray[i] for ray in ORTH_RAYS[s] for i in range(0, len(ray), 2)
+        ) | frozenset(m for m, _ in DOUBLE_KNIGHT[s])
+        landings = [*steps[s], *(e for _, e in doubles[s])]  # custodian captures on arrival
+        pawn = {a for e in landings for a, _ in CUSTODIAN[e]}
+        if leaps[s] is not None:
+            pawn.add(leaps[s][0])  # the short leap over an enemy straight ahead
+        tables[PAWN][s] = frozenset(pawn)
+    return tables
+
+
+_WHITE_REACH = _reach_tables(1)
+REACH = (_WHITE_REACH, _WHITE_REACH, _reach_tables(-1))
+"""Indexed by the side sign, like :data:`PAWN_TABLES`."""
+_KINDS = (KING, SMASHER, LEAPER, REMOVER, PAWN)
+
+
+def _enemy_squares(board: Board, me: int) -> set[int]:
+    """The squares of the enemy's pieces (a new set), from :attr:`Board.piece_squares`."""
+    where = board.piece_squares
+    return where[-me].union(where[-2 * me], where[-3 * me], where[-4 * me], where[-5 * me])
+
+
+def _capturers(board: Board, me: int, enemies: set[int]) -> list[int]:
+    """The squares of the side to move's pieces with an enemy in reach: the only ones that may
+    capture, en passant aside.  In the order of :func:`_own_pieces`; only these few are
+    sorted (the order of the sets depends on the board's history, and the moves must not).
+    """
+    where = board.piece_squares
+    reach = REACH[me]
+    found: list[int] = []
+    for kind in _KINDS:
+        table = reach[kind]
+        for s in where[kind * me]:
+            if not table[s].isdisjoint(enemies):
+                found.append(s)
+    if len(found) > 1:
+        found.sort(reverse=me > 0)
+    return found
+
+
 def _own_pieces(board: Board, me: int) -> list[int]:
     """The squares of the side to move's pieces, most advanced first (captures among equals
     are tried in this order; it is also the order of the quiet moves).
@@ -407,9 +485,9 @@ class Interweave(Variant):
         # a bound dict lookup (filled on demand by _ExtraHashes.__missing__) is the
         # cheapest call CPython offers.
         self.extra_hash = _EXTRA_HASH.__getitem__  # type: ignore[method-assign,assignment]
-        self._capture_free: tuple[list[int], int, Extra, list[int]] | None = None
+        self._capture_free: tuple[list[int], int, Extra] | None = None
         """The last position :meth:`generate_captures` found without a capture (squares, side,
-        extra state) and its side to move's pieces.  A search asks for the captures of a
+        extra state).  A search asks for the captures of a
         position first and for all its moves only when there is none: :meth:`generate` then
         knows, after comparing the position, that only quiet actions remain to be built.
         Written in one assignment of a whole tuple and read once into a local: two threads
@@ -437,13 +515,12 @@ class Interweave(Variant):
         me = board.side
         extra: Extra = board.extra  # type: ignore[assignment]
         known = self._capture_free
-        if known is not None and known[1] == me and known[2] == extra and known[0] == b:
-            return self._quiet_actions(b, me, extra, known[3])
-        own = _own_pieces(board, me)
-        caps = self._first_captures(b, me, extra, own)
-        if caps:
-            return self._chains(b, me, extra, caps)
-        return self._quiet_actions(b, me, extra, own)
+        if known is None or known[1] != me or known[2] != extra or known[0] != b:
+            enemies = _enemy_squares(board, me)
+            caps = self._first_captures(b, me, extra, _capturers(board, me, enemies))
+            if caps:
+                return self._chains(b, me, extra, caps, enemies)
+        return self._quiet_actions(b, me, extra, _own_pieces(board, me))
 
     def generate_captures(self, board: Board) -> list[RawMove]:
         """The turns of :meth:`generate` that begin with a capture, without building any quiet action.
@@ -455,12 +532,12 @@ class Interweave(Variant):
         b = board.squares
         me = board.side
         extra: Extra = board.extra  # type: ignore[assignment]
-        own = _own_pieces(board, me)
-        caps = self._first_captures(b, me, extra, own)
+        enemies = _enemy_squares(board, me)
+        caps = self._first_captures(b, me, extra, _capturers(board, me, enemies))
         if not caps:
-            self._capture_free = (b[:], me, extra, own)
+            self._capture_free = (b[:], me, extra)
             return []
-        return self._chains(b, me, extra, caps)
+        return self._chains(b, me, extra, caps, enemies)
 
     def quiet_moves(self, board: Board) -> list[RawMove]:
         """Every non-capturing action of the side to move, as if captures were not compulsory.
@@ -475,14 +552,16 @@ class Interweave(Variant):
         # moves that would capture: a pawn step making a custodian capture, a Smasher's
         # slide ending next to an enemy.  Each of them has the same origin and arrival as
         # a capturing action, which no truly quiet action has.
-        capturing = {(a[0], a[1]) for a in self._first_captures(b, me, extra, own)}
+        firsts = self._first_captures(b, me, extra, _capturers(board, me, _enemy_squares(board, me)))
+        capturing = {(a[0], a[1]) for a in firsts}
         return [m for m in self._quiet_actions(b, me, extra, own) if (m[0], m[1]) not in capturing]
 
-    def _first_captures(self, b: list[int], me: int, extra: Extra, own: list[int]) -> list[_Act]:
-        """The capturing first actions of the pieces on ``own``, en passant included."""
+    def _first_captures(self, b: list[int], me: int, extra: Extra, capturers: list[int]) -> list[_Act]:
+        """The capturing first actions of the pieces on ``capturers``, en passant included."""
         caps: list[_Act] = []
         ep, reserves = extra
-        self._piece_captures(b, me, own, reserves, caps)
+        if capturers:
+            self._piece_captures(b, me, capturers, reserves, caps)
         if ep:
             self._en_passant(b, me, ep, reserves, caps)
         return caps
@@ -562,7 +641,8 @@ class Interweave(Variant):
         self, b: list[int], me: int, squares: Sequence[int], reserves: int, out: list[_Act]
     ) -> None:
         """Capturing actions of the side to move's pieces on ``squares`` (en passant aside):
-        every piece for the first action of a turn, the capturing one for a chain's next action."""
+        the pieces with an enemy in reach for the first action of a turn, the capturing one
+        for a chain's next action."""
         unit = RESERVE_UNIT
         single = SINGLE_VICTIM
         custodian = CUSTODIAN
@@ -621,23 +701,18 @@ class Interweave(Variant):
                         delta += unit[x]
                     out.append((s, s, "@", tuple(victims), None, tuple(changes), delta, 0))
             else:  # LEAPER: long leap over the first piece, an odd number of squares away
-                for ray in ORTH_RAYS[s]:
-                    n = len(ray)
-                    i = 0
-                    while i < n and not b[ray[i]]:
-                        i += 1
-                    if i < n and not i & 1:
-                        t = ray[i]
+                for line in LEAPER_LINES[s]:
+                    for t, landings in line:
                         x = b[t]
-                        if x * me < 0:
-                            j = i + 1
-                            while j < n and not b[ray[j]]:
-                                if (j - i) & 1:
-                                    e = ray[j]
+                        if x:
+                            if landings is not None and x * me < 0:
+                                for a, e in landings:
+                                    if b[a] or b[e]:
+                                        break
                                     out.append(
                                         (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
                                     )
-                                j += 1
+                            break
                 for m, e in DOUBLE_KNIGHT[s]:  # double knight move over the midpoint
                     x = b[m]
                     if x * me < 0 and not b[e]:
@@ -702,20 +777,30 @@ class Interweave(Variant):
         tables = PAWN_TABLES[me]
         self._pawn_action(b, me, q, v, e, dest, reserves, tables[3][e], 0, tables, caps)
 
-    def _chains(self, b: list[int], me: int, extra: Extra, caps: list[_Act]) -> list[RawMove]:
-        """Whole turns starting with each capture in ``caps``, following the chain rule."""
+    def _chains(
+        self, b: list[int], me: int, extra: Extra, caps: list[_Act], enemies: set[int]
+    ) -> list[RawMove]:
+        """Whole turns starting with each capture in ``caps``, following the chain rule.
+
+        ``enemies`` (the enemy's squares, a set the caller gives away) follows ``b`` through
+        the chains: an action's victims leave it and come back when the action is undone.  A
+        piece looks for a further capture only when an enemy is in its reach.
+        """
         turns: list[RawMove] = []
         add = turns.append
         ep, reserves = extra
         enemy_king = -me * KING
         piece_captures = self._piece_captures
         single = SINGLE_VICTIM
+        reach = REACH[me]
         for action in caps:
             # The first action is unrolled here: most captures do not continue, and those
             # become a raw move at once; chains go on in _extend.
             changes = action[5]
             for i in range(0, len(changes), 3):
                 b[changes[i]] = changes[i + 2]
+            victims = action[3]
+            enemies.difference_update(victims)
             after = reserves + action[6]
             if after >= KING_TAKEN:  # the action took a King: the chain ends if the game does
                 after &= KING_TAKEN - 1
@@ -726,20 +811,21 @@ class Interweave(Variant):
                 after = _clamp(after)
             conts: list[_Act] = []
             e = action[1]
-            if going_on:
+            if going_on and not reach[b[e] * me][e].isdisjoint(enemies):
                 piece_captures(b, me, single[e], after, conts)
             if conts:
                 actions = [action]
                 for cont in conts:
                     actions.append(cont)
-                    self._extend(b, me, actions, after, enemy_king, extra, turns)
+                    self._extend(b, me, actions, after, enemy_king, extra, turns, enemies)
                     actions.pop()
             else:
                 new_ep = action[7]
                 state = extra if (new_ep == ep and after == reserves) else (new_ep, after)
-                add((action[0], e, action[2], action[3], action[4], state, None, None, *changes))
+                add((action[0], e, action[2], victims, action[4], state, None, None, *changes))
             for i in range(len(changes) - 3, -1, -3):
                 b[changes[i]] = changes[i + 1]
+            enemies.update(victims)
         return turns
 
     def _extend(
@@ -751,13 +837,17 @@ class Interweave(Variant):
         enemy_king: int,
         extra: Extra,
         turns: list[RawMove],
+        enemies: set[int],
     ) -> None:
-        """Play the last action of ``actions`` on ``b``, branch over the forced continuations,
-        emit a turn when none is left, and restore ``b``."""
+        """Play the last action of ``actions`` on ``b`` (and take its victims out of
+        ``enemies``), branch over the forced continuations, emit a turn when none is left, and
+        restore both."""
         action = actions[-1]
         changes = action[5]
         for i in range(0, len(changes), 3):
             b[changes[i]] = changes[i + 2]
+        victims = action[3]
+        enemies.difference_update(victims)
         reserves += action[6]
         if reserves >= KING_TAKEN:  # the action took a King: the chain ends if the game does
             reserves &= KING_TAKEN - 1
@@ -768,17 +858,18 @@ class Interweave(Variant):
             reserves = _clamp(reserves)
         conts: list[_Act] = []
         e = action[1]
-        if going_on:
+        if going_on and not REACH[me][b[e] * me][e].isdisjoint(enemies):
             self._piece_captures(b, me, SINGLE_VICTIM[e], reserves, conts)
         if conts:
             for cont in conts:
                 actions.append(cont)
-                self._extend(b, me, actions, reserves, enemy_king, extra, turns)
+                self._extend(b, me, actions, reserves, enemy_king, extra, turns, enemies)
                 actions.pop()
         else:
             turns.append(self._turn(actions, reserves, extra))
         for i in range(len(changes) - 3, -1, -3):
             b[changes[i]] = changes[i + 1]
+        enemies.update(victims)
 
     @staticmethod
     def _turn(actions: list[_Act], reserves: int, extra: Extra) -> RawMove:

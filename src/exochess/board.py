@@ -329,6 +329,30 @@ class Board:
             if b2:
                 h ^= keys[b2][s2]
             royal_hit = b1 == enemy_royal or b2 == enemy_royal
+        elif len(raw) == 17:  # three triples (a single capture, most of them): unrolled too
+            _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2, s3, b3, a3 = raw
+            # In the order of the general loop below: a square may appear in two triples.
+            where = self.piece_squares
+            b[s1] = a1
+            if b1:
+                where[b1].remove(s1)
+            if a1:
+                where[a1].add(s1)
+            b[s2] = a2
+            if b2:
+                where[b2].remove(s2)
+            if a2:
+                where[a2].add(s2)
+            b[s3] = a3
+            if b3:
+                where[b3].remove(s3)
+            if a3:
+                where[a3].add(s3)
+            h = (
+                self.key ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a1][s1] ^ keys[b2][s2] ^ keys[a2][s2]
+                ^ keys[b3][s3] ^ keys[a3][s3]
+            )
+            royal_hit = b1 == enemy_royal or b2 == enemy_royal or b3 == enemy_royal
         else:
             h = self.key ^ SIDE_KEY
             royal_hit = False
@@ -394,6 +418,23 @@ class Board:
                 where[a2].remove(s2)
             if b2:
                 where[b2].add(s2)
+            if a1:
+                where[a1].remove(s1)
+            if b1:
+                where[b1].add(s1)
+        elif len(raw) == 17:  # as _undo_changes does, unrolled: the last triple first
+            _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2, s3, b3, a3 = raw
+            b[s3] = b3
+            if a3:
+                where[a3].remove(s3)
+            if b3:
+                where[b3].add(s3)
+            b[s2] = b2
+            if a2:
+                where[a2].remove(s2)
+            if b2:
+                where[b2].add(s2)
+            b[s1] = b1
             if a1:
                 where[a1].remove(s1)
             if b1:

@@ -407,6 +407,12 @@ class Searcher:
                 d += by_code[a1][s1]
             if b2:
                 d -= by_code[b2][s2]
+        elif len(m) == 17:  # three triples: most captures
+            _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2, s3, b3, a3 = m
+            d = (
+                by_code[a1][s1] - by_code[b1][s1] + by_code[a2][s2] - by_code[b2][s2]
+                + by_code[a3][s3] - by_code[b3][s3]
+            )
         else:
             d = 0
             for i in range(CHANGES, len(m), 3):

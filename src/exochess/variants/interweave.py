@@ -797,8 +797,14 @@ class Interweave(Variant):
             # The first action is unrolled here: most captures do not continue, and those
             # become a raw move at once; chains go on in _extend.
             changes = action[5]
-            for i in range(0, len(changes), 3):
-                b[changes[i]] = changes[i + 2]
+            if len(changes) == 9:  # one victim: the mover's origin, the victim, the arrival
+                s1, b1, a1, s2, b2, a2, s3, b3, a3 = changes
+                b[s1] = a1
+                b[s2] = a2
+                b[s3] = a3
+            else:
+                for i in range(0, len(changes), 3):
+                    b[changes[i]] = changes[i + 2]
             victims = action[3]
             enemies.difference_update(victims)
             after = reserves + action[6]
@@ -823,8 +829,13 @@ class Interweave(Variant):
                 new_ep = action[7]
                 state = extra if (new_ep == ep and after == reserves) else (new_ep, after)
                 add((action[0], e, action[2], victims, action[4], state, None, None, *changes))
-            for i in range(len(changes) - 3, -1, -3):
-                b[changes[i]] = changes[i + 1]
+            if len(changes) == 9:
+                b[s3] = b3
+                b[s2] = b2
+                b[s1] = b1
+            else:
+                for i in range(len(changes) - 3, -1, -3):
+                    b[changes[i]] = changes[i + 1]
             enemies.update(victims)
         return turns
 
@@ -844,8 +855,14 @@ class Interweave(Variant):
         restore both."""
         action = actions[-1]
         changes = action[5]
-        for i in range(0, len(changes), 3):
-            b[changes[i]] = changes[i + 2]
+        if len(changes) == 9:  # one victim, unrolled as in _chains
+            s1, b1, a1, s2, b2, a2, s3, b3, a3 = changes
+            b[s1] = a1
+            b[s2] = a2
+            b[s3] = a3
+        else:
+            for i in range(0, len(changes), 3):
+                b[changes[i]] = changes[i + 2]
         victims = action[3]
         enemies.difference_update(victims)
         reserves += action[6]
@@ -867,8 +884,13 @@ class Interweave(Variant):
                 actions.pop()
         else:
             turns.append(self._turn(actions, reserves, extra))
-        for i in range(len(changes) - 3, -1, -3):
-            b[changes[i]] = changes[i + 1]
+        if len(changes) == 9:
+            b[s3] = b3
+            b[s2] = b2
+            b[s1] = b1
+        else:
+            for i in range(len(changes) - 3, -1, -3):
+                b[changes[i]] = changes[i + 1]
         enemies.update(victims)
 
     @staticmethod

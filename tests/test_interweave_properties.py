@@ -114,8 +114,9 @@ def test_generated_order_does_not_depend_on_history(rng: random.Random, start: s
 @PROPERTY
 @given(st.randoms(use_true_random=False), st.sampled_from(STARTS), st.integers(0, 40))
 def test_reach_filter_loses_no_capture(rng: random.Random, start: str, plies: int) -> None:
-    # The capture generator looks only at the pieces with an enemy in reach (REACH tables): the
-    # same search over every piece finds nothing more.  (Chains, which continue only when an
+    # The capture generator looks only at the pieces with an enemy in reach (REACH tables), and
+    # for a pawn's landing or a Leaper's line only when an enemy is in its reach: the same
+    # search over every piece and direction finds nothing more.  (Chains, which continue only when an
     # enemy is in reach, are checked against the reference generator in test_interweave_seeds.)
     board = Board("interweave", fen=start)
     variant = board.variant
@@ -124,9 +125,11 @@ def test_reach_filter_loses_no_capture(rng: random.Random, start: str, plies: in
         b = board.squares
         ep, reserves = board.extra  # type: ignore[misc]
         enemies = interweave._enemy_squares(board, me)
-        filtered = variant._first_captures(b, me, board.extra, interweave._capturers(board, me, enemies))
+        capturers = interweave._capturers(board, me, enemies)
+        filtered = variant._first_captures(b, me, board.extra, capturers, enemies)
         unfiltered: list[tuple[object, ...]] = []
-        variant._piece_captures(b, me, interweave._own_pieces(board, me), reserves, unfiltered)
+        everywhere = set(interweave.SQUARES)  # every square "holds an enemy": nothing is skipped
+        variant._piece_captures(b, me, interweave._own_pieces(board, me), reserves, unfiltered, everywhere)
         if ep:
             variant._en_passant(b, me, ep, reserves, unfiltered)
         assert filtered == unfiltered, board.fen()

@@ -30,7 +30,7 @@ The extra state is a pair ``(ep, reserves)`` of ints:
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Sequence, Set
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from exochess.errors import FenError
@@ -103,6 +103,8 @@ ORTH_ADJ: _T = [()] * 128
 """Orthogonal neighbours in canonical victim order (the Remover's targets)."""
 CUSTODIAN: _T = [()] * 128
 """(enemy square, friend square) pairs of a custodian capture by a pawn landing on a square."""
+CUSTODIAN_REACH: _T = [frozenset()] * 128
+"""The enemy squares of :data:`CUSTODIAN`: a pawn landing there captures only if one holds an enemy."""
 VICTIM_KEY: list[int] = [0] * 128
 """Sort key of the canonical victim order."""
 
@@ -125,6 +127,7 @@ for _s in SQUARES:
         sorted((_sq(_f + dx, _r + dy) for dx, dy in _ORTH_DIRS if _on(_f + dx, _r + dy)), key=_victim_key)
     )
     CUSTODIAN[_s] = KING_LEAPS[_s]
+    CUSTODIAN_REACH[_s] = frozenset(a for a, _ in CUSTODIAN[_s])
     VICTIM_KEY[_s] = _victim_key(_s)
 
 
@@ -185,8 +188,9 @@ for _s in SQUARES:
     )
 
 LEAPER_LINES: _T = [()] * 128
-"""The Leaper's long leap, per direction: ``(square, landings)`` for each square of the line
-from the nearest outwards.  The first piece on the line may be leapt if it is an odd number
+"""The Leaper's long leap, per direction: the squares an odd number of squares away (where a
+piece may be leapt), and ``(square, landings)`` for each square of the line from the nearest
+outwards.  The first piece on the line may be leapt if it is an odd number
 of squares away (``landings`` is None for the others); ``landings`` then lists ``(passed,
 arrival)`` pairs for the arrivals an odd number of squares beyond it, each needing both
 squares empty (the nearest one repeats its single square), in the order they are reached."""
@@ -205,7 +209,7 @@ def _leaper_line(ray: tuple[int, ...]) -> tuple[tuple[int, tuple[tuple[int, int]
 
 
 for _s in SQUARES:
-    LEAPER_LINES[_s] = tuple(_leaper_line(ray) for ray in ORTH_RAYS[_s])
+    LEAPER_LINES[_s] = tuple((frozenset(ray[0::2]), _leaper_line(ray)) for ray in ORTH_RAYS[_s])
 
 
 def _reach_tables(me: int) -> tuple[list[frozenset[int]], ...]:
@@ -517,7 +521,7 @@ class Interweave(Variant):
         known = self._capture_free
         if known is None or known[1] != me or known[2] != extra or known[0] != b:
             enemies = _enemy_squares(board, me)
-            caps = self._first_captures(b, me, extra, _capturers(board, me, enemies))
+            caps = self._first_captures(b, me, extra, _capturers(board, me, enemies), enemies)
             if caps:
                 return self._chains(b, me, extra, caps, enemies)
         return self._quiet_actions(b, me, extra, _own_pieces(board, me))
@@ -533,7 +537,7 @@ class Interweave(Variant):
         me = board.side
         extra: Extra = board.extra  # type: ignore[assignment]
         enemies = _enemy_squares(board, me)
-        caps = self._first_captures(b, me, extra, _capturers(board, me, enemies))
+        caps = self._first_captures(b, me, extra, _capturers(board, me, enemies), enemies)
         if not caps:
             self._capture_free = (b[:], me, extra)
             return []
@@ -552,16 +556,20 @@ class Interweave(Variant):
         # moves that would capture: a pawn step making a custodian capture, a Smasher's
         # slide ending next to an enemy.  Each of them has the same origin and arrival as
         # a capturing action, which no truly quiet action has.
-        firsts = self._first_captures(b, me, extra, _capturers(board, me, _enemy_squares(board, me)))
+        enemies = _enemy_squares(board, me)
+        firsts = self._first_captures(b, me, extra, _capturers(board, me, enemies), enemies)
         capturing = {(a[0], a[1]) for a in firsts}
         return [m for m in self._quiet_actions(b, me, extra, own) if (m[0], m[1]) not in capturing]
 
-    def _first_captures(self, b: list[int], me: int, extra: Extra, capturers: list[int]) -> list[_Act]:
-        """The capturing first actions of the pieces on ``capturers``, en passant included."""
+    def _first_captures(
+        self, b: list[int], me: int, extra: Extra, capturers: list[int], enemies: set[int]
+    ) -> list[_Act]:
+        """The capturing first actions of the pieces on ``capturers``, en passant included
+        (``enemies``: the enemy's squares)."""
         caps: list[_Act] = []
         ep, reserves = extra
         if capturers:
-            self._piece_captures(b, me, capturers, reserves, caps)
+            self._piece_captures(b, me, capturers, reserves, caps, enemies)
         if ep:
             self._en_passant(b, me, ep, reserves, caps)
         return caps
@@ -638,11 +646,13 @@ class Interweave(Variant):
         return available if rank == last else (0, *available)
 
     def _piece_captures(
-        self, b: list[int], me: int, squares: Sequence[int], reserves: int, out: list[_Act]
+        self, b: list[int], me: int, squares: Sequence[int], reserves: int, out: list[_Act],
+        enemies: Set[int],
     ) -> None:
         """Capturing actions of the side to move's pieces on ``squares`` (en passant aside):
         the pieces with an enemy in reach for the first action of a turn, the capturing one
-        for a chain's next action."""
+        for a chain's next action.  ``enemies`` holds the enemy's squares (at least): a
+        Leaper's line, a pawn's landing is searched only when an enemy stands in its reach."""
         unit = RESERVE_UNIT
         single = SINGLE_VICTIM
         custodian = CUSTODIAN
@@ -653,7 +663,7 @@ class Interweave(Variant):
             kind = v * me
             if kind == PAWN:  # custodian captures on a step or double step; the short leap
                 for e in psteps[s]:
-                    if b[e]:
+                    if b[e] or CUSTODIAN_REACH[e].isdisjoint(enemies):
                         continue
                     pairs = custodian[e]
                     for a, c in pairs:
@@ -661,7 +671,7 @@ class Interweave(Variant):
                             self._pawn_action(b, me, s, v, e, -1, reserves, pairs, 0, tables, out)
                             break
                 for m, e in pdoubles[s]:
-                    if b[m] or b[e]:
+                    if b[m] or b[e] or CUSTODIAN_REACH[e].isdisjoint(enemies):
                         continue
                     pairs = custodian[e]
                     for a, c in pairs:
@@ -701,7 +711,9 @@ class Interweave(Variant):
                         delta += unit[x]
                     out.append((s, s, "@", tuple(victims), None, tuple(changes), delta, 0))
             else:  # LEAPER: long leap over the first piece, an odd number of squares away
-                for line in LEAPER_LINES[s]:
+                for reach, line in LEAPER_LINES[s]:
+                    if reach.isdisjoint(enemies):
+                        continue
                     for t, landings in line:
                         x = b[t]
                         if x:
@@ -818,7 +830,7 @@ class Interweave(Variant):
             conts: list[_Act] = []
             e = action[1]
             if going_on and not reach[b[e] * me][e].isdisjoint(enemies):
-                piece_captures(b, me, single[e], after, conts)
+                piece_captures(b, me, single[e], after, conts, enemies)
             if conts:
                 actions = [action]
                 for cont in conts:
@@ -876,7 +888,7 @@ class Interweave(Variant):
         conts: list[_Act] = []
         e = action[1]
         if going_on and not REACH[me][b[e] * me][e].isdisjoint(enemies):
-            self._piece_captures(b, me, SINGLE_VICTIM[e], reserves, conts)
+            self._piece_captures(b, me, SINGLE_VICTIM[e], reserves, conts, enemies)
         if conts:
             for cont in conts:
                 actions.append(cont)

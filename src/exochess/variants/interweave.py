@@ -103,6 +103,8 @@ ORTH_ADJ: _T = [()] * 128
 """Orthogonal neighbours in canonical victim order (the Remover's targets)."""
 CUSTODIAN: _T = [()] * 128
 """(enemy square, friend square) pairs of a custodian capture by a pawn landing on a square."""
+DOUBLE_KNIGHT_REACH: _T = [frozenset()] * 128
+"""The midpoints of :data:`DOUBLE_KNIGHT`, where the Leaper's double knight move finds its victim."""
 CUSTODIAN_REACH: _T = [frozenset()] * 128
 """The enemy squares of :data:`CUSTODIAN`: a pawn landing there captures only if one holds an enemy."""
 VICTIM_KEY: list[int] = [0] * 128
@@ -128,6 +130,7 @@ for _s in SQUARES:
     )
     CUSTODIAN[_s] = KING_LEAPS[_s]
     CUSTODIAN_REACH[_s] = frozenset(a for a, _ in CUSTODIAN[_s])
+    DOUBLE_KNIGHT_REACH[_s] = frozenset(m for m, _ in DOUBLE_KNIGHT[_s])
     VICTIM_KEY[_s] = _victim_key(_s)
 
 
@@ -725,10 +728,11 @@ class Interweave(Variant):
                                         (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
                                     )
                             break
-                for m, e in DOUBLE_KNIGHT[s]:  # double knight move over the midpoint
-                    x = b[m]
-                    if x * me < 0 and not b[e]:
-                        out.append((s, e, "x", single[m], None, (s, v, 0, m, x, 0, e, 0, v), unit[x], 0))
+                if not DOUBLE_KNIGHT_REACH[s].isdisjoint(enemies):
+                    for m, e in DOUBLE_KNIGHT[s]:  # double knight move over the midpoint
+                        x = b[m]
+                        if x * me < 0 and not b[e]:
+                            out.append((s, e, "x", single[m], None, (s, v, 0, m, x, 0, e, 0, v), unit[x], 0))
 
     def _pawn_action(
         self,

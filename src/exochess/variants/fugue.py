@@ -10,9 +10,10 @@ Long Leaper 7, Swapper 8, Cannon Pawn 9.
 The generator is written for speed.  A side has at most one piece of each type
 but the Cannon Pawn, and the board keeps the squares of every piece code
 (``Board.piece_squares``): no scan of the board.  The squares frozen by the enemy
-Immobilizer and protected by the enemy Shield are its neighbours; each piece
-then walks the precomputed rays.  Generating only the captures (quiescence)
-skips the quiet moves, and the Cannon Pawns only look at their leap landings.
+Immobilizer are its neighbours, and so are those protected by the enemy Shield;
+each piece then walks the precomputed rays to their first piece.  Generating
+only the captures (quiescence) skips the quiet moves, and the Cannon Pawns only
+look at their leap landings.
 
 >>> from exochess import Board
 >>> board = Board("fugue", fen="7k/8/8/4i3/3Q4/8/8/K3A3 w")
@@ -102,10 +103,10 @@ class Fugue(Variant):
         """``_after[s][t]``: the squares beyond ``t`` on the line from ``s`` (where a Long Leaper on
         ``s`` lands when it takes the piece on ``t``)."""
         self._before: list[dict[int, int]] = [
-            {t: ray[i - 1] if i else s for ray in rays[s] for i, t in enumerate(ray)} for s in squares
+            {t: ray[i - 1] for ray in rays[s] for i, t in enumerate(ray) if i} for s in squares
         ]
-        """``_before[s][t]``: the square before ``t`` on the line from ``s`` (``s`` itself next to
-        it): where a Pushme-Pullyu on ``s`` stops to capture the piece on ``t`` by approach."""
+        """``_before[s][t]``, ``t`` two or more steps from ``s`` in line: the square before ``t``, where
+        a Pushme-Pullyu on ``s`` stops to capture the piece on ``t`` by approach."""
         self._pushme_rays: list[tuple[tuple[tuple[int, ...], int], ...]] = [
             tuple(
                 (ray, rays[s][OPPOSITE[d]][0] if rays[s][OPPOSITE[d]] else _OFF)
@@ -148,6 +149,11 @@ class Fugue(Variant):
         Shield (before the move).  A ray's walk stops at its first piece, ``x`` on ``t``: the piece
         that can be captured, if it is an unprotected enemy (``x`` is 0 when the
         ray holds no piece).
+
+        The order depends on the position alone: piece type by piece type as below
+        (pawns by square), each piece's moves ray by ray in direction order.  It
+        matters: the search's sorts are stable, so it decides between moves with equal
+        ordering keys.
         """
         b = board.squares
         me = board.side
@@ -171,13 +177,14 @@ class Fugue(Variant):
             for s in sorted(pawns):  # (a set's order depends on its history)
                 if quiet and s not in frozen:
                     self._pawn_steps(b, me, s, where, add)
+                # The frozen test comes last, where it is seldom reached: most landings hold no enemy.
                 for t in landings[s]:
                     if enemy[b[t]] and b[(s + t) >> 1] and t not in prot and s not in frozen:
                         self._pawn_capture(me, s, t, b[t], where, add)  # over the mount halfway
         v = me * KING
         for s in where[v]:
             if s in frozen:
-                break
+                continue
             for t in neighbours[s]:
                 if enemy[b[t]]:
                     if t not in prot:
@@ -187,7 +194,7 @@ class Fugue(Variant):
         v = me * QUEEN
         for s in where[v]:
             if s in frozen:
-                break
+                continue
             for ray in slides[s]:
                 for t in ray:
                     x = b[t]
@@ -200,7 +207,7 @@ class Fugue(Variant):
         v = me * PUSHME
         for s in where[v]:
             if s in frozen:
-                break
+                continue
             # A withdrawal victim (the enemy behind ``s``) is taken by every slide away from it,
             # an approach victim (the ray's first piece) by the slide that stops next to it.  A
             # slide with both is two moves; a slide with one cannot be made without it.
@@ -234,7 +241,7 @@ class Fugue(Variant):
         v = me * LEAPER
         for s in where[v]:
             if s in frozen:
-                break
+                continue
             after = self._after[s]
             for ray in slides[s]:
                 for t in ray:
@@ -252,7 +259,7 @@ class Fugue(Variant):
         v = me * ARCHER
         for s in where[v]:
             if s in frozen:
-                break
+                continue
             close = self._reach2[s]
             for ray in slides[s]:
                 for t in ray:
@@ -266,7 +273,7 @@ class Fugue(Variant):
         v = me * SWAPPER
         for s in where[v]:
             if s in frozen:
-                break
+                continue
             if quiet:
                 enemy_swapper = -v
                 for ray in slides[s]:
@@ -275,16 +282,17 @@ class Fugue(Variant):
                         if x:
                             break
                         add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                    # A swap captures nothing, so a protected enemy may be swapped; the enemy Swapper may not.
                     if enemy[x] and x != enemy_swapper:
                         add((s, t, "~", no_victims, None, None, None, None, s, v, x, t, x, v))
             for t in neighbours[s]:
                 if enemy[b[t]] and t not in prot:
                     add((s, t, "*", victim[t], None, None, None, None, s, v, 0, t, b[t], 0))
-        if quiet:  # The Immobilizer (never frozen: Immobilizers are immune to each other) and Shield slide.
-            for v in (me * IMMOBILIZER, me * SHIELD):
+        if quiet:  # The Immobilizer and the Shield only slide; Immobilizers do not freeze each other.
+            for v, stuck in ((me * IMMOBILIZER, _NOWHERE), (me * SHIELD, frozen)):
                 for s in where[v]:
-                    if v != me * IMMOBILIZER and s in frozen:
-                        break
+                    if s in stuck:
+                        continue
                     for ray in slides[s]:
                         for t in ray:
                             if b[t]:

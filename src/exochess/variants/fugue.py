@@ -7,10 +7,13 @@ Piece codes (the position in :attr:`Fugue.piece_letters` plus one):
 King 1, Queen 2, Immobilizer 3, Pushme-Pullyu 4, Archer 5, Shield 6,
 Long Leaper 7, Swapper 8, Cannon Pawn 9.
 
-The generator is written for speed: it finds the pieces in the board's
-``piece_squares`` sets instead of scanning the board, derives from them the
-capturable enemies (all but those next to an enemy Shield) and the squares
-frozen by the enemy Immobilizer; each piece then walks the precomputed rays.
+The generator is written for speed.  A side has at most one piece of each type
+but the Cannon Pawn, and the board keeps the squares of every piece code
+(``Board.piece_squares``): no scan of the board.  The squares frozen by the enemy
+Immobilizer are its neighbours, and so are those protected by the enemy Shield;
+each piece then walks the precomputed rays to their first piece.  Generating
+only the captures (quiescence) skips the quiet moves, and the Cannon Pawns only
+look at their leap landings.
 
 >>> from exochess import Board
 >>> board = Board("fugue", fen="7k/8/8/4i3/3Q4/8/8/K3A3 w")
@@ -38,7 +41,14 @@ PROMOTION_TYPES = "QIUASLW"
 """Types a Cannon Pawn may become (only those its side has no piece of)."""
 _PROMOTION_CODES = tuple("KQIUASLWP".index(letter) + 1 for letter in PROMOTION_TYPES)
 _NO_VICTIMS: tuple[int, ...] = ()
-_NO_SQUARES: frozenset[int] = frozenset()
+_NOWHERE: frozenset[int] = frozenset()
+_OFF = 15
+"""A list index that is no square of the 8x8 board (the 16th file of rank 1): its entry is always 0."""
+_ENEMY: dict[int, tuple[bool, ...]] = {
+    side: tuple(code * side < 0 for code in (*range(10), *range(-9, 0))) for side in (1, -1)
+}
+"""``_ENEMY[side][code]``: whether the piece ``code`` is an enemy of ``side`` (negative codes index
+from the end)."""
 AddMove = Callable[[tuple[Any, ...]], None]
 """The ``append`` of the move list a generator fills."""
 
@@ -67,31 +77,46 @@ class Fugue(Variant):
         super().__init__()
         geo = self.geometry
         rays = geo.rays
-        size = geo.size
-        self._leaps: list[tuple[tuple[int, int], ...]] = [
-            tuple((ray[0], ray[1]) for ray in rays[s] if len(ray) > 1) for s in range(size)
-        ]
-        """``_leaps[s]``: (mount, landing) pairs of a Cannon Pawn leap from ``s``."""
-        # Sets for the capture tests: a piece none of whose reach meets the set of
-        # capturable enemies costs one set operation instead of a walk.
+        squares = range(geo.size)
+        assert not geo.on_board(_OFF)
         self._near: list[frozenset[int]] = [frozenset(n) for n in geo.neighbours]
-        """``_near[s]``: the neighbours of ``s``."""
-        self._landings: list[frozenset[int]] = [frozenset(t for _m, t in leaps) for leaps in self._leaps]
-        """``_landings[s]``: the landing squares of a Cannon Pawn leap from ``s``."""
-        self._lines: list[frozenset[int]] = [
-            frozenset(t for ray in rays[s] for t in ray) for s in range(size)
+        """``_near[s]``: the squares next to ``s`` (frozen by an Immobilizer, protected by a Shield)."""
+        self._slides: list[tuple[tuple[int, ...], ...]] = [
+            tuple(ray for ray in rays[s] if ray) for s in squares
         ]
-        """``_lines[s]``: every square on the eight rays from ``s``."""
-        self._paths: list[dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]] = [
-            {
-                t: (ray[:i], ray[i + 1:], rays[s][OPPOSITE[d]] if i == 0 else ())
+        """``_slides[s]``: the non-empty rays from ``s``."""
+        self._landings: list[tuple[int, ...]] = [
+            tuple(ray[1] for ray in rays[s] if len(ray) > 1) for s in squares
+        ]
+        """``_landings[s]``: where a Cannon Pawn on ``s`` lands when it leaps (over the square halfway)."""
+        self._reach2: list[frozenset[int]] = [
+            frozenset(t for ray in rays[s] for t in ray[:2]) for s in squares
+        ]
+        """``_reach2[s]``: the squares one or two steps from ``s`` along a line (an Archer's free range)."""
+        self._spots: list[tuple[tuple[int, int], ...]] = [
+            tuple((ray[0], ray[1] if len(ray) > 1 else _OFF) for ray in rays[s] if ray) for s in squares
+        ]
+        """``_spots[t]``: (adjacent square, next square in line) pairs where a spotter of ``t`` may stand."""
+        self._after: list[dict[int, tuple[int, ...]]] = [
+            {t: ray[i + 1 :] for ray in rays[s] for i, t in enumerate(ray)} for s in squares
+        ]
+        """``_after[s][t]``: the squares beyond ``t`` on the line from ``s`` (where a Long Leaper on
+        ``s`` lands when it takes the piece on ``t``)."""
+        self._before: list[dict[int, int]] = [
+            {t: ray[i - 1] for ray in rays[s] for i, t in enumerate(ray) if i} for s in squares
+        ]
+        """``_before[s][t]``, ``t`` two or more steps from ``s`` in line: the square before ``t``, where
+        a Pushme-Pullyu on ``s`` stops to capture the piece on ``t`` by approach."""
+        self._pushme_rays: list[tuple[tuple[tuple[int, ...], int], ...]] = [
+            tuple(
+                (ray, rays[s][OPPOSITE[d]][0] if rays[s][OPPOSITE[d]] else _OFF)
                 for d, ray in enumerate(rays[s])
-                for i, t in enumerate(ray)
-            }
-            for s in range(size)
+                if ray
+            )
+            for s in squares
         ]
-        """``_paths[s][t]`` for ``t`` on a line from ``s``: the squares between them, those
-        beyond ``t``, and (``t`` a neighbour) the ray from ``s`` directly away from ``t``."""
+        """``_pushme_rays[s]``: (ray, square behind ``s``): the slides of a Pushme-Pullyu on ``s`` and
+        where their withdrawal victim stands (an always empty index if nowhere)."""
 
     def validate(self, squares: Sequence[int], extra: Hashable) -> None:
         """A side has at most one piece of each non-pawn type and at most eight pawns."""
@@ -115,233 +140,200 @@ class Fugue(Variant):
     def _generate(self, board: Board, quiet: bool) -> list[RawMove]:
         """The legal moves; only those with victims when ``quiet`` is false.
 
-        One implementation for both, so the two can never disagree: every piece's
-        captures are found by one piece of code, its non-capturing moves by the code
-        behind ``if quiet``.  A Swapper's plain swap (``~``) and every move of an
-        Immobilizer or Shield are quiet.
+        One implementation for both, so the two can never disagree: the quiet
+        moves are the ones behind ``if quiet``.  A Swapper's plain swap (``~``)
+        and every move of an Immobilizer or Shield are quiet.  Each piece is found in
+        the board's piece sets (``for s in where[code]``: at most one but for the
+        pawns, which are sorted because a set's order depends on its history).
+        Frozen and protected squares are the neighbours of the enemy Immobilizer and
+        Shield (before the move).  A ray's walk stops at its first piece, ``x`` on ``t``: the piece
+        that can be captured, if it is an unprotected enemy (``x`` is 0 when the
+        ray holds no piece).
 
-        Captures are found from the set of capturable enemies (``targets``): a piece
-        whose neighbours, lines or leap landings hold none of them costs one set
-        operation, and only the enemies on its lines are looked at, not every square.
+        The order depends on the position alone: piece type by piece type as below
+        (pawns by square), each piece's moves ray by ray in direction order.  It
+        matters: the search's sorts are stable, so it decides between moves with equal
+        ordering keys.
         """
         b = board.squares
         me = board.side
-        near = self._near
-        # No scan: ``board.piece_squares[code]`` is the set of squares of the piece ``code``, and a
-        # side has at most one piece of each type but the Cannon Pawn (``validate``; a pawn
-        # promotes only to a type its side lacks), so each of those sets holds 0 or 1 square.
         where = board.piece_squares
-        # Capturable: every enemy but those next to an enemy Shield.  A new set (``where``'s
-        # belong to the board), built in an order fixed by the position alone: the moves come
-        # out in the order of sets derived from it, which would otherwise depend on the
-        # history of the enemy pawns' set.
-        targets = set(sorted(where[-me * PAWN]))
-        targets.update(*(where[-SWAPPER:] if me > 0 else where[KING:PAWN]))
-        for shield in where[-me * SHIELD]:
-            targets -= near[shield]
-        frozen = _NO_SQUARES
-        for imm in where[-me * IMMOBILIZER]:
-            frozen = near[imm]
+        near = self._near
+        frozen = prot = _NOWHERE
+        for s in where[-me * IMMOBILIZER]:
+            frozen = near[s]
+        for s in where[-me * SHIELD]:
+            prot = near[s]
+        enemy = _ENEMY[me]
+        neighbours = self.geometry.neighbours
+        slides = self._slides
         moves: list[RawMove] = []
-        if not targets and not quiet:
-            return moves
         add = moves.append
-        single = SINGLE_VICTIM
-        lines = self._lines
-        paths = self._paths
-        landings = self._landings
-        last_rank = self.height - 1 if me > 0 else 0
-        v = me * PAWN
-        for s in sorted(where[v]):  # sorted: a set's order depends on its history
+        no_victims = _NO_VICTIMS
+        victim = SINGLE_VICTIM
+        pawns = where[me * PAWN]
+        if pawns:
+            landings = self._landings
+            for s in sorted(pawns):  # (a set's order depends on its history)
+                if quiet and s not in frozen:
+                    self._pawn_steps(b, me, s, where, add)
+                # The frozen test comes last, where it is seldom reached: most landings hold no enemy.
+                for t in landings[s]:
+                    if enemy[b[t]] and b[(s + t) >> 1] and t not in prot and s not in frozen:
+                        self._pawn_capture(me, s, t, b[t], where, add)  # over the mount halfway
+        v = me * KING
+        for s in where[v]:
             if s in frozen:
                 continue
-            # A leap over an occupied neighbour (the mount, halfway) onto an enemy.
-            if not landings[s].isdisjoint(targets):
-                for t in landings[s] & targets:
-                    if b[(s + t) >> 1]:
-                        x = b[t]
-                        add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, x, v))
-                        if t >> 4 == last_rank:
-                            self._promotions(me, where, s, v, t, x, "x", single[t], add)
-            if quiet:
-                self._pawn_quiet(b, me, where, s, v, add)
-        for s in where[me * KING]:
+            for t in neighbours[s]:
+                if enemy[b[t]]:
+                    if t not in prot:
+                        add((s, t, "x", victim[t], None, None, None, None, s, v, 0, t, b[t], v))
+                elif quiet and not b[t]:
+                    add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+        v = me * QUEEN
+        for s in where[v]:
             if s in frozen:
                 continue
-            v = me * KING
-            for t in near[s] & targets:
-                add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
-            if quiet:
-                self._steps(b, s, v, add)
-        for s in where[me * QUEEN]:
-            if s in frozen:
-                continue
-            v = me * QUEEN
-            path = paths[s]
-            for t in lines[s] & targets:
-                for q in path[t][0]:
-                    if b[q]:
-                        break
-                else:
-                    add((s, t, "x", single[t], None, None, None, None, s, v, 0, t, b[t], v))
-            if quiet:
-                self._slides(b, s, v, add)
-        for s in where[me * PUSHME]:
-            if s in frozen:
-                continue
-            self._pushme(b, s, me * PUSHME, targets, add, quiet)
-        for s in where[me * LEAPER]:
-            if s in frozen:
-                continue
-            # Jump the first piece of a line, if an enemy, onto any empty square behind it.
-            v = me * LEAPER
-            path = paths[s]
-            for t in lines[s] & targets:
-                between, beyond, _away = path[t]
-                for q in between:
-                    if b[q]:
-                        break
-                else:
+            for ray in slides[s]:
+                for t in ray:
                     x = b[t]
-                    victims = single[t]
-                    for land in beyond:
+                    if x:
+                        break
+                    if quiet:
+                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                if enemy[x] and t not in prot:
+                    add((s, t, "x", victim[t], None, None, None, None, s, v, 0, t, x, v))
+        v = me * PUSHME
+        for s in where[v]:
+            if s in frozen:
+                continue
+            # A withdrawal victim (the enemy behind ``s``) is taken by every slide away from it,
+            # an approach victim (the ray's first piece) by the slide that stops next to it.  A
+            # slide with both is two moves; a slide with one cannot be made without it.
+            before = self._before[s]
+            for ray, w in self._pushme_rays[s]:
+                xw = b[w]
+                if enemy[xw] and w not in prot:
+                    plain = False
+                    victims = victim[w]
+                    for t in ray:
+                        x = b[t]
+                        if x:
+                            break
+                        add((s, t, "x", victims, None, None, None, None, s, v, 0, w, xw, 0, t, 0, v))
+                else:
+                    plain = quiet
+                    for t in ray:
+                        x = b[t]
+                        if x:
+                            break
+                        if quiet:
+                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                if enemy[x] and t != ray[0] and t not in prot:
+                    land = before[t]
+                    approach = (s, land, "x", victim[t], None, None, None, None,
+                                s, v, 0, t, x, 0, land, 0, v)
+                    if plain:
+                        moves[-1] = approach  # the plain slide onto ``land``, just added, captures
+                    else:
+                        add(approach)
+        v = me * LEAPER
+        for s in where[v]:
+            if s in frozen:
+                continue
+            after = self._after[s]
+            for ray in slides[s]:
+                for t in ray:
+                    x = b[t]
+                    if x:
+                        break
+                    if quiet:
+                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                if enemy[x] and t not in prot:
+                    victims = victim[t]
+                    for land in after[t]:
                         if b[land]:
                             break
                         add((s, land, "x", victims, None, None, None, None, s, v, 0, t, x, 0, land, 0, v))
-            if quiet:
-                self._slides(b, s, v, add)
-        for s in where[me * ARCHER]:
+        v = me * ARCHER
+        for s in where[v]:
             if s in frozen:
                 continue
-            # Shoot the first piece of a line, if an enemy: within two squares, or spotted.
-            v = me * ARCHER
-            path = paths[s]
-            for t in lines[s] & targets:
-                between = path[t][0]
-                for q in between:
-                    if b[q]:
+            close = self._reach2[s]
+            for ray in slides[s]:
+                for t in ray:
+                    x = b[t]
+                    if x:
                         break
-                else:
-                    if len(between) < 2 or self._spotted(b, me, t):
-                        add((s, t, "@", single[t], None, None, None, None, t, b[t], 0))
-            if quiet:
-                self._slides(b, s, v, add)
-        for s in where[me * SWAPPER]:
+                    if quiet:
+                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                if enemy[x] and t not in prot and (t in close or self._spotted(b, me, t)):
+                    add((s, t, "@", victim[t], None, None, None, None, t, x, 0))
+        v = me * SWAPPER
+        for s in where[v]:
             if s in frozen:
                 continue
-            v = me * SWAPPER
-            for t in near[s] & targets:
-                add((s, t, "*", single[t], None, None, None, None, s, v, 0, t, b[t], 0))
             if quiet:
-                self._swapper_quiet(b, me, s, v, add)
-        if quiet:  # The Immobilizer (never frozen) and the Shield only slide.
-            for s in where[me * IMMOBILIZER]:
-                self._slides(b, s, me * IMMOBILIZER, add)
-            for s in where[me * SHIELD]:
-                if s not in frozen:
-                    self._slides(b, s, me * SHIELD, add)
+                enemy_swapper = -v
+                for ray in slides[s]:
+                    for t in ray:
+                        x = b[t]
+                        if x:
+                            break
+                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                    # A swap captures nothing, so a protected enemy may be swapped; the enemy Swapper may not.
+                    if enemy[x] and x != enemy_swapper:
+                        add((s, t, "~", no_victims, None, None, None, None, s, v, x, t, x, v))
+            for t in neighbours[s]:
+                if enemy[b[t]] and t not in prot:
+                    add((s, t, "*", victim[t], None, None, None, None, s, v, 0, t, b[t], 0))
+        if quiet:  # The Immobilizer and the Shield only slide; Immobilizers do not freeze each other.
+            for v, stuck in ((me * IMMOBILIZER, _NOWHERE), (me * SHIELD, frozen)):
+                for s in where[v]:
+                    if s in stuck:
+                        continue
+                    for ray in slides[s]:
+                        for t in ray:
+                            if b[t]:
+                                break
+                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
         return moves
-
-    def _steps(self, b: Sequence[int], s: int, v: int, add: AddMove) -> None:
-        """The non-capturing King steps: to each empty neighbour."""
-        for t in self.geometry.neighbours[s]:
-            if not b[t]:
-                add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
-
-    def _slides(self, b: Sequence[int], s: int, v: int, add: AddMove) -> None:
-        """The non-capturing slides of a piece: to each empty square before the first piece of a line."""
-        for ray in self.geometry.rays[s]:
-            for t in ray:
-                if b[t]:
-                    break
-                add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
-
-    def _swapper_quiet(self, b: Sequence[int], me: int, s: int, v: int, add: AddMove) -> None:
-        """Swapper slides, and swaps (``~``) with the first piece of a line if it is an enemy
-        other than the Swapper (protection does not matter: nothing is captured)."""
-        enemy_swapper = -me * SWAPPER
-        for ray in self.geometry.rays[s]:
-            for t in ray:
-                x = b[t]
-                if x == 0:
-                    add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
-                    continue
-                if x * me < 0 and x != enemy_swapper:
-                    add((s, t, "~", _NO_VICTIMS, None, None, None, None, s, v, x, t, x, v))
-                break
 
     def _spotted(self, b: Sequence[int], me: int, t: int) -> bool:
         """Whether a friendly piece stands next to ``t`` or two squares away in line with an empty middle."""
-        for ray in self.geometry.rays[t]:
-            if not ray:
-                continue
-            x = b[ray[0]]
-            if x * me > 0:
-                return True
-            if x == 0 and len(ray) > 1 and b[ray[1]] * me > 0:
+        friend = _ENEMY[-me]
+        for n, far in self._spots[t]:
+            x = b[n]
+            if x:
+                if friend[x]:
+                    return True
+            elif friend[b[far]]:
                 return True
         return False
 
-    def _pushme(
-        self, b: Sequence[int], s: int, v: int, targets: set[int], add: AddMove, quiet: bool
-    ) -> None:
-        """Slides of the Pushme-Pullyu with their automatic withdrawal/approach captures.
-
-        A slide away from an adjacent capturable enemy captures it (withdrawal); a slide
-        ending next to one on the same line captures it (approach); a slide doing both is
-        two moves, one per victim.  The other slides are quiet.
-        """
-        single = SINGLE_VICTIM
-        path = self._paths[s]
-        for t in self._lines[s] & targets:
-            between, _beyond, away = path[t]
-            x = b[t]
-            if between:  # approach: slide to the square before it, if the way is clear
-                for q in between:
-                    if b[q]:
-                        break
-                else:
-                    e = between[-1]
-                    add((s, e, "x", single[t], None, None, None, None, s, v, 0, t, x, 0, e, 0, v))
-            else:  # withdrawal: slide directly away from it
-                for e in away:
-                    if b[e]:
-                        break
-                    add((s, e, "x", single[t], None, None, None, None, s, v, 0, t, x, 0, e, 0, v))
-        if not quiet:
-            return
-        rays = self.geometry.rays[s]
-        for d, ray in enumerate(rays):
-            back = rays[OPPOSITE[d]]
-            if back and back[0] in targets:
-                continue  # every slide this way withdraws from that enemy
-            last = len(ray) - 1
-            for k, e in enumerate(ray):
-                if b[e]:
-                    break
-                if k < last and ray[k + 1] in targets:
-                    continue  # approaches that enemy
-                add((s, e, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, e, 0, v))
-
-    def _pawn_quiet(
-        self, b: Sequence[int], me: int, where: list[set[int]], s: int, v: int, add: AddMove
-    ) -> None:
-        """Cannon Pawn, non-capturing moves: a step to an empty neighbour, or a leap over an
-        occupied neighbour onto an empty square (with the promotions on the last rank)."""
+    def _pawn_steps(self, b: Sequence[int], me: int, s: int, where: list[set[int]], add: AddMove) -> None:
+        """The moves of a Cannon Pawn on ``s`` that capture nothing: a step to an empty
+        neighbour, or a leap over an occupied one onto an empty square."""
+        v = me * PAWN
         last_rank = self.height - 1 if me > 0 else 0
-        for ray in self.geometry.rays[s]:
-            if not ray:
-                continue
+        for ray in self._slides[s]:
             t = ray[0]
             if b[t]:
-                if len(ray) == 1:
+                if len(ray) < 2 or b[ray[1]]:
                     continue
                 t = ray[1]
-                if b[t]:
-                    continue
             add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
             if t >> 4 == last_rank:
                 self._promotions(me, where, s, v, t, 0, "-", _NO_VICTIMS, add)
+
+    def _pawn_capture(self, me: int, s: int, t: int, x: int, where: list[set[int]], add: AddMove) -> None:
+        """A Cannon Pawn on ``s`` leaps onto ``t`` and captures the enemy ``x`` there (and may promote)."""
+        v = me * PAWN
+        victims = SINGLE_VICTIM[t]
+        add((s, t, "x", victims, None, None, None, None, s, v, 0, t, x, v))
+        if t >> 4 == (self.height - 1 if me > 0 else 0):
+            self._promotions(me, where, s, v, t, x, "x", victims, add)
 
     def _promotions(
         self,
@@ -356,11 +348,12 @@ class Fugue(Variant):
         add: AddMove,
     ) -> None:
         """The promoting versions of a Cannon Pawn move to the last rank: one per type the side
-        no longer has (``where[code]`` is empty; the pawn becomes that piece on ``t``)."""
+        no longer has (the pawn becomes that piece on ``t``).  ``where``: the board's
+        ``piece_squares`` before the move."""
+        letters = self.piece_letters
         for code in _PROMOTION_CODES:
             if not where[me * code]:
-                add((s, t, kind, victims, self.piece_letters[code - 1], None, None, None,
-                     s, v, 0, t, x, me * code))
+                add((s, t, kind, victims, letters[code - 1], None, None, None, s, v, 0, t, x, me * code))
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """Name the Immobilizer that freezes the moving piece, if any."""

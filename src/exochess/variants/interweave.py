@@ -810,8 +810,10 @@ class Interweave(Variant):
         single = SINGLE_VICTIM
         reach = REACH[me]
         for action in caps:
-            # The first action is unrolled here: most captures do not continue, and those
-            # become a raw move at once; chains go on in _extend.
+            # The first action is unrolled here (the same steps as _extend): most captures do
+            # not continue, and those become a raw move at once; chains go on in _extend.
+            # Calling _extend with [action] instead was measured at 2.3% more instructions per
+            # capture generation (about 1% of a search node).
             changes = action[5]
             if len(changes) == 9:  # one victim: the mover's origin, the victim, the arrival
                 s1, b1, a1, s2, b2, a2, s3, b3, a3 = changes

@@ -201,7 +201,7 @@ class EngineProtocol:
             self.error("the game is over: there is no move to play")
             self.send("bestmove (none)")
             return
-        lv = get_level(self.level)
+        lv = get_level(self.level, self.variant_name)
         has_budget = infinite or any(k in values for k in ("depth", "nodes", "movetime", "wtime", "btime"))
         movetime = values.get("movetime")
         if not has_budget:

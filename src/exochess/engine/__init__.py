@@ -29,12 +29,13 @@ def best_move(
 ) -> Move:
     """The move the engine plays at ``level`` (1-8) in ``board``'s position.
 
+    Each game has its own table of levels (:mod:`exochess.engine.levels`).
     ``movetime_ms`` bounds the thinking time (each level uses its share of it;
     None = the level's default).  ``seed`` makes the weak levels' noise
     reproducible.  ``searcher`` reuses a table across the moves of a game.
     The board is not modified.  Raises :class:`EngineError` if the game is over.
     """
-    lv = get_level(level)
+    lv = get_level(level, board.variant.name)
     s = searcher if searcher is not None else Searcher()
     limits = Limits(movetime_ms=lv.movetime_ms(movetime_ms))
     return s.search(board, limits, options=lv.options(), seed=seed).best

@@ -1,25 +1,39 @@
 """Playing levels 1-8: from a beginner who blunders plausibly to full strength.
 
 A level fixes a nominal depth, random noise added to the root moves' scores,
-whether captures are followed to quiet positions, and a share of the move time.
+whether captures are followed to quiet positions, whether the search prunes,
+and a share of the move time.  Each game has its own table, because what makes
+a player weaker is not the same in the three games (measured with
+``bench/ladder.py``; the matches are in ``docs/engine.md``):
+
+* in **Fugue** the root noise is a real handicap, so the lower levels mix noise
+  and depth (the default table, also used by a game without its own);
+* in **Interweave** it is not (a level with noise scored about 50% against the
+  same depth without it), so from level 3 up each level searches one more ply;
+* in **Rebel Fury** noise only tells at large sizes: level 2 has 400 cp.  Level 5
+  against level 4 (60 cp of noise, same depth) is the one rung still below 60%.
+
+Default table (Fugue):
 
 | level | depth | noise (cp) | quiescence | pruning | time share |
 |---|---|---|---|---|---|
 | 1 | 1 | 300 | no  | no  | 1/8 |
 | 2 | 1 | 150 | yes | no  | 1/8 |
 | 3 | 1 | 40  | yes | no  | 1/8 |
-| 4 | 2 | 60  | yes | no  | 1/4 |
+| 4 | 2 | 120 | yes | no  | 1/4 |
 | 5 | 2 | 0   | yes | yes | 1/4 |
 | 6 | 3 | 0   | yes | yes | 1/2 |
 | 7 | 4 | 0   | yes | yes | 1/2 |
 | 8 | 99| 0   | yes | yes | 1   |
 
+Interweave: 1 and 2 as above; then depths 2, 3, 4, 5 and 6 for levels 3-7
+(noise 40 at level 3 for variety, none above), level 7 with 3/4 of the time.
+Rebel Fury: as the default, but 400 cp of noise at level 2 and 60 at level 4.
+
 Level 1 sees only the material its own move wins (it never notices the
 reply), with noise as large as a minor piece: it hangs pieces the way a new
-player does but still grabs a King left en prise.  Each step adds one thing a
-stronger player has: following captures to the end (2), less noise (3),
-seeing the reply (4), no noise (5), one more ply (6, 7), and finally
-iterative deepening on the whole time budget (8).
+player does but still grabs a King left en prise.  Level 8 always searches by
+iterative deepening on the whole time budget.
 """
 
 from __future__ import annotations
@@ -60,16 +74,48 @@ LEVELS: dict[int, Level] = {
     1: Level(1, 1, 300, False, False, 0.125),
     2: Level(2, 1, 150, True, False, 0.125),
     3: Level(3, 1, 40, True, False, 0.125),
-    4: Level(4, 2, 60, True, False, 0.25),
+    4: Level(4, 2, 120, True, False, 0.25),
     5: Level(5, 2, 0, True, True, 0.25),
     6: Level(6, 3, 0, True, True, 0.5),
     7: Level(7, 4, 0, True, True, 0.5),
     8: Level(8, 99, 0, True, True, 1.0),
 }
+"""The default table (Fugue's, and any game's without a table of its own)."""
+
+LEVELS_BY_GAME: dict[str, dict[int, Level]] = {
+    "interweave": {
+        1: LEVELS[1],
+        2: LEVELS[2],
+        3: Level(3, 2, 40, True, False, 0.125),
+        4: Level(4, 3, 0, True, False, 0.25),
+        5: Level(5, 4, 0, True, True, 0.25),
+        6: Level(6, 5, 0, True, True, 0.5),
+        7: Level(7, 6, 0, True, True, 0.75),
+        8: LEVELS[8],
+    },
+    "rebelfury": {
+        1: LEVELS[1],
+        2: Level(2, 1, 400, True, False, 0.125),
+        3: LEVELS[3],
+        4: Level(4, 2, 60, True, False, 0.25),
+        5: LEVELS[5],
+        6: LEVELS[6],
+        7: LEVELS[7],
+        8: LEVELS[8],
+    },
+}
+"""The games whose levels differ from :data:`LEVELS`, by game name."""
 
 
-def level(number: int) -> Level:
-    """The level ``number`` (1-8); raises ValueError otherwise."""
+def level(number: int, variant: str | None = None) -> Level:
+    """The level ``number`` (1-8) of the game ``variant`` (None: the default table).
+
+    Raises ValueError for any other number.
+
+    >>> level(3, "interweave").depth
+    2
+    """
     if isinstance(number, bool) or not isinstance(number, int) or number not in LEVELS:
         raise ValueError(f"level must be an integer from 1 to 8, not {number!r}")
-    return LEVELS[number]
+    table = LEVELS_BY_GAME.get(variant, LEVELS) if variant is not None else LEVELS
+    return table[number]

@@ -8,8 +8,10 @@ separated by commas::
 ``level`` picks the base level (default 8); ``depth``, ``noise``,
 ``quiescence``, ``pruning`` override its search options; ``movetime`` (ms) and
 ``nodes`` fix the budget of every move (otherwise the level's share of the
-match move time); a single upper-case letter overrides that piece's material
-value in the evaluation (used to fit values by self-play, ``docs/engine.md``).
+match move time); ``mobility`` sets the evaluation's centipawns per square of
+mobility (0 turns the term off); a single upper-case letter overrides that
+piece's material value in the evaluation (used to fit values by self-play,
+``docs/engine.md``).
 
 Games are played in pairs from the same random opening (a few random plies),
 each player having White once, so the opening's bias cancels out.  The games
@@ -58,9 +60,12 @@ class PlayerConfig:
     movetime_ms: int | None = None
     nodes: int | None = None
     values: tuple[tuple[str, int], ...] = field(default=())
+    mobility: int | None = None
+    """Centipawns per square of mobility in the evaluation (None: the game's own weight)."""
 
-    def options(self) -> SearchOptions:
-        opts = get_level(self.level).options()
+    def options(self, variant: str | None = None) -> SearchOptions:
+        """The search options of this player in the game ``variant`` (whose table of levels applies)."""
+        opts = get_level(self.level, variant).options()
         if self.depth is not None:
             opts = replace(opts, max_depth=self.depth)
         if self.noise is not None:
@@ -71,17 +76,21 @@ class PlayerConfig:
             opts = replace(opts, pruning=self.pruning)
         return opts
 
-    def limits(self, match_movetime_ms: int | None) -> Limits:
+    def limits(self, match_movetime_ms: int | None, variant: str | None = None) -> Limits:
+        """The budget of each move: fixed by the player, or its level's share of the match's move time."""
         if self.nodes is not None or self.movetime_ms is not None:
             return Limits(nodes=self.nodes, movetime_ms=self.movetime_ms)
-        return Limits(movetime_ms=get_level(self.level).movetime_ms(match_movetime_ms))
+        return Limits(movetime_ms=get_level(self.level, variant).movetime_ms(match_movetime_ms))
 
     def evaluator(self, board: Board) -> Evaluator:
         base = evaluator_for(board.variant)
-        if not self.values:
+        if not self.values and self.mobility is None:
             return base
         cls = type(base)
-        custom = type(f"Custom{cls.__name__}", (cls,), {"values": {**cls.values, **dict(self.values)}})
+        changed: dict[str, object] = {"values": {**cls.values, **dict(self.values)}}
+        if self.mobility is not None:
+            changed["MOBILITY"] = self.mobility
+        custom = type(f"Custom{cls.__name__}", (cls,), changed)
         result: Evaluator = custom(board.variant)
         return result
 
@@ -104,7 +113,7 @@ def parse_player(text: str) -> PlayerConfig:
                 values.append((key, int(value)))
             elif key == "level":
                 fields["level"] = _level(value)
-            elif key in ("depth", "noise", "nodes"):
+            elif key in ("depth", "noise", "nodes", "mobility"):
                 fields[key] = int(value)
             elif key == "movetime":
                 fields["movetime_ms"] = int(value)
@@ -113,7 +122,7 @@ def parse_player(text: str) -> PlayerConfig:
             else:
                 raise MatchConfigError(
                     f"unknown player setting {key!r} (level, depth, noise, movetime, nodes, quiescence, "
-                    "pruning, or a piece letter)"
+                    "pruning, mobility, or a piece letter)"
                 )
         except ValueError:
             raise MatchConfigError(f"{key} needs a number, got {value!r}") from None
@@ -169,6 +178,7 @@ def play_game(
 ) -> tuple[float, int, str, list[str]]:
     """Play one game; returns (White's score, plies, reason, move texts)."""
     board = Board(variant)
+    name = board.variant.name  # the canonical name picks the game's table of levels
     for text in opening:
         board.push_text(text)
     players = {True: white, False: black}
@@ -180,7 +190,7 @@ def play_game(
             return score, board.ply(), outcome.termination.value, [str(m) for m in board.move_stack]
         p = players[board.turn]
         result = searchers[board.turn].search(
-            board, p.limits(movetime_ms), options=p.options(), seed=seed * 1000 + board.ply()
+            board, p.limits(movetime_ms, name), options=p.options(name), seed=seed * 1000 + board.ply()
         )
         board.push(result.best)
     outcome = board.outcome()

@@ -18,10 +18,63 @@ dynamic term.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import ClassVar, NamedTuple
 
 from exochess.board import Board
 from exochess.variant import Variant
+
+
+class SlideTables(NamedTuple):
+    """Precomputed rays for counting the empty squares a sliding piece can reach (mobility).
+
+    A piece on ``s`` reaches ``totals[s]`` squares on an empty board; the first piece ``t``
+    on one of its rays hides ``shadows[s][t]`` of them (``t`` and everything behind it).  A
+    walk then only subtracts at the blockers instead of counting every empty square.
+    """
+
+    rays: tuple[tuple[tuple[int, ...], ...], ...]
+    """``rays[s]``: the non-empty rays from ``s``, nearest square first."""
+    totals: tuple[int, ...]
+    """``totals[s]``: the squares of all of ``rays[s]``."""
+    shadows: tuple[tuple[int, ...], ...]
+    """``shadows[s][t]``: for ``t`` on a ray from ``s``, the squares from ``t`` to that ray's end."""
+
+
+def slide_tables(size: int, rays_of: Sequence[Sequence[Sequence[int]]]) -> SlideTables:
+    """:class:`SlideTables` of the rays ``rays_of[s]`` of each of the ``size`` squares."""
+    rays = tuple(tuple(tuple(ray) for ray in rays_of[s] if ray) for s in range(size))
+    totals = tuple(sum(len(ray) for ray in rays[s]) for s in range(size))
+    shadows = []
+    for s in range(size):
+        shadow = [0] * size
+        for ray in rays[s]:
+            for i, t in enumerate(ray):
+                shadow[t] = len(ray) - i
+        shadows.append(tuple(shadow))
+    return SlideTables(rays, totals, tuple(shadows))
+
+
+def slide_mobility(b: Sequence[int], squares: Sequence[int] | set[int], tables: SlideTables) -> int:
+    """The empty squares the pieces on ``squares`` reach by sliding along ``tables``' rays
+    (each piece counted separately: a square two pieces reach counts twice).
+
+    >>> from exochess import Board
+    >>> board = Board("fugue", fen="8/8/8/8/3Q4/8/8/8 w")
+    >>> slide_mobility(board.squares, [3 * 16 + 3], slide_tables(board.geometry.size, board.geometry.rays))
+    27
+    """
+    rays, totals, shadows = tables
+    n = 0
+    for s in squares:
+        n += totals[s]
+        shadow = shadows[s]
+        for ray in rays[s]:
+            for t in ray:
+                if b[t]:
+                    n -= shadow[t]
+                    break
+    return n
 
 
 class Evaluator:
@@ -35,6 +88,9 @@ class Evaluator:
     """Largest size (cp) the dynamic term is expected to reach; used for lazy evaluation."""
     tempo: ClassVar[int] = 10
     """Bonus for the side to move."""
+    MOBILITY: ClassVar[int] = 0
+    """Centipawns per empty square a side's sliding pieces can reach (0: the game's
+    evaluator counts no mobility)."""
 
     variant: Variant
     table: list[int]

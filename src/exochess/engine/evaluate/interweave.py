@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from exochess.board import Board
-from exochess.engine.evaluate.base import Evaluator
+from exochess.engine.evaluate.base import Evaluator, slide_mobility, slide_tables
 from exochess.variant import Variant
+from exochess.variants.interweave import LEAPER, REMOVER, SMASHER
 
 
 class InterweaveEvaluator(Evaluator):
@@ -27,6 +28,8 @@ class InterweaveEvaluator(Evaluator):
     """Per enemy piece on the other colour within two squares of a King."""
     COLOUR_IMBALANCE: ClassVar[int] = 20
     """Per 100 cp of difference between a side's attacking force on the two colours."""
+    MOBILITY: ClassVar[int] = 4
+    """Per empty square a Smasher, Leaper or Remover could slide to diagonally."""
 
     def __init__(self, variant: Variant) -> None:
         super().__init__(variant)
@@ -45,6 +48,8 @@ class InterweaveEvaluator(Evaluator):
             for sq in range(geo.size)
         ]
         """``_zone[sq]``: squares of the other colour within two squares (where a King's attackers stand)."""
+        self._diagonals = slide_tables(geo.size, [rays[4:] for rays in geo.rays])
+        """The diagonal rays (``geometry.QUEEN`` lists the four orthogonal directions first)."""
 
     def placement(self, letter: str, sq: int, white: bool) -> int:
         rank = sq >> 4
@@ -101,5 +106,12 @@ class InterweaveEvaluator(Evaluator):
         # Colour balance: pieces on colour c attack only pieces on the other colour.
         imbalance = self.COLOUR_IMBALANCE
         score -= (abs(white0 - white1) * imbalance // 100) // 2
-        score -= -(abs(black0 - black1) * imbalance // 100) // 2
+        score += (abs(black0 - black1) * imbalance // 100) // 2
+        mobility = self.MOBILITY
+        if mobility:
+            diagonals = self._diagonals
+            score += mobility * (
+                slide_mobility(b, [*where[SMASHER], *where[LEAPER], *where[REMOVER]], diagonals)
+                - slide_mobility(b, [*where[-SMASHER], *where[-LEAPER], *where[-REMOVER]], diagonals)
+            )
         return score

@@ -32,6 +32,11 @@ class RebelFuryEvaluator(Evaluator):
     """Per square in the gaze of a side's Gorgons and Furies."""
     PETRIFIED_SHARE: ClassVar[int] = 3
     """A petrified piece loses 1/PETRIFIED_SHARE of its value."""
+    MOBILITY: ClassVar[int] = 0
+    """Per open direction of a sliding piece that does not gaze (a Gorgon's or a Fury's lines
+    count as gaze cells instead): an empty neighbouring square, the first step of a slide.
+    Off until a match shows it pays for its cost (``docs/engine.md``); the gaze cells are the
+    mobility of the Gorgons and Furies, and that term is on."""
 
     def __init__(self, variant: Variant) -> None:
         super().__init__(variant)
@@ -50,7 +55,8 @@ class RebelFuryEvaluator(Evaluator):
                 if code == mimotaur:
                     gazer[x] = MIMOTAUR_GAZE
                 # The gazer is of the other colour: its sign is -x's.
-                petrify[x] = (-1 if x > 0 else 1) * self.value_of[x & 31] // self.PETRIFIED_SHARE
+                # The sign after the division: floor division would round the two colours apart.
+                petrify[x] = (-1 if x > 0 else 1) * (self.value_of[x & 31] // self.PETRIFIED_SHARE)
         self._gazer_codes: tuple[int, ...] = tuple(x for x in range(-31, 32) if x and gazer[x])
         """The signed codes of the gazers (looked up in ``Board.piece_squares``)."""
         self._petrify: tuple[int, ...] = tuple(petrify)
@@ -83,6 +89,11 @@ class RebelFuryEvaluator(Evaluator):
                     shadow[t] = len(ray) - i
             shadows.append(tuple(shadow))
         self._shadows = tuple(shadows)
+        sliders = [c[letter] for letter in "CDHJMX" if letter in c]
+        self._slider_codes = (*sliders, *(-code for code in sliders))
+        """The signed codes of the pieces whose open directions count as mobility (all that slide
+        but the gazers; the Advancer only steps)."""
+        self._near = tuple(frozenset(n) for n in geo.neighbours)
 
     def placement(self, letter: str, sq: int, white: bool) -> int:
         rank = sq >> 4
@@ -121,6 +132,17 @@ class RebelFuryEvaluator(Evaluator):
                                 score += petrify[x]
                             break
                 score += cells * cell_weight
+        mobility = self.MOBILITY
+        if mobility:
+            # Open directions: the empty neighbours of each sliding piece; a petrified one has none.
+            occupied = set().union(*where)
+            near = self._near
+            balance = 0
+            for code in self._slider_codes:
+                for s in where[code]:
+                    if s not in petrified:
+                        balance += len(near[s] - occupied) if code > 0 else -len(near[s] - occupied)
+            score += mobility * balance
         if fury:
             if len(where[fury]) == 1:
                 score -= self.LAST_FURY

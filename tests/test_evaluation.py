@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import random_walk
 
 from exochess import Board
 from exochess.engine.evaluate import Evaluator, evaluator_for
@@ -78,12 +79,7 @@ def test_dynamic_term_is_colour_symmetric(variant: str) -> None:
     rng = random.Random(5)
     checked = 0
     for _ in range(12):
-        board = Board(variant)
-        for _ in range(rng.randint(6, 40)):
-            moves = board.raw_moves()
-            if not moves or board.outcome() is not None:
-                break
-            board.push_raw(rng.choice(moves))
+        board = random_walk(variant, rng, rng.randint(6, 40))
         if board.outcome() is not None:
             continue
         for ev in evaluators:

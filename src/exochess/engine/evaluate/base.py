@@ -18,7 +18,7 @@ dynamic term.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Iterable, Sequence
 from typing import ClassVar, NamedTuple
 
 from exochess.board import Board
@@ -74,6 +74,24 @@ def slide_mobility(b: Sequence[int], squares: Sequence[int] | set[int], tables: 
                 if b[t]:
                     n -= shadow[t]
                     break
+    return n
+
+
+def open_directions(
+    squares: Iterable[int], near: Sequence[frozenset[int]], occupied: set[int], stuck: Container[int]
+) -> int:
+    """The empty neighbours (``near[s]`` minus ``occupied``) of the pieces on ``squares``, leaving
+    out the pieces on ``stuck`` (frozen or petrified: they have no move): the first steps of
+    their slides, a cheap measure of mobility.
+
+    >>> near = [frozenset({1, 2}), frozenset({0, 2}), frozenset({0, 1})]
+    >>> open_directions([0, 1], near, {0, 1}, stuck=())
+    2
+    """
+    n = 0
+    for s in squares:
+        if s not in stuck:
+            n += len(near[s] - occupied)
     return n
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from exochess.board import Board
-from exochess.engine.evaluate.base import Evaluator
+from exochess.engine.evaluate.base import Evaluator, open_directions
 from exochess.variant import Variant
 
 KING, QUEEN, IMMOBILIZER, PUSHME, ARCHER, SHIELD, LEAPER, SWAPPER, PAWN = range(1, 10)
@@ -174,14 +174,12 @@ class FugueEvaluator(Evaluator):
         near = self._near
         balance = 0
         for me, codes in self._slider_codes:
-            open_steps = 0
             enemy_immobilizer = where[-me * IMMOBILIZER]
             frozen = near[next(iter(enemy_immobilizer))] if enemy_immobilizer else _NOWHERE
-            for code in codes:
-                for s in where[code]:
-                    if s not in frozen:
-                        open_steps += len(near[s] - occupied)
-            for s in where[me * IMMOBILIZER]:  # never frozen: Immobilizers do not freeze each other
-                open_steps += len(near[s] - occupied)
-            balance += me * open_steps
+            sliders = [s for code in codes for s in where[code]]
+            # The Immobilizer is never frozen: Immobilizers do not freeze each other.
+            balance += me * (
+                open_directions(sliders, near, occupied, frozen)
+                + open_directions(where[me * IMMOBILIZER], near, occupied, _NOWHERE)
+            )
         return balance

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from exochess.board import Board
-from exochess.engine.evaluate.base import Evaluator
+from exochess.engine.evaluate.base import Evaluator, open_directions, slide_tables
 from exochess.variant import Variant
 
 GORGON_GAZE = 1
@@ -78,17 +78,7 @@ class RebelFuryEvaluator(Evaluator):
         # rays, shadow[g][t]: the squares of that ray from t to the edge (t included).  The
         # cells a gazer sees are then all the squares of its rays minus the shadows of the
         # pieces that stop them, with no counting in the walk.
-        rays = geo.rays
-        self._rays = tuple(tuple(ray for ray in rays[s] if ray) for s in range(geo.size))
-        self._ray_total = tuple(sum(len(ray) for ray in rays[s]) for s in range(geo.size))
-        shadows: list[tuple[int, ...]] = []
-        for s in range(geo.size):
-            shadow = [0] * geo.size
-            for ray in rays[s]:
-                for i, t in enumerate(ray):
-                    shadow[t] = len(ray) - i
-            shadows.append(tuple(shadow))
-        self._shadows = tuple(shadows)
+        self._rays, self._ray_total, self._shadows = slide_tables(geo.size, geo.rays)
         sliders = [c[letter] for letter in "CDHJMX" if letter in c]
         self._slider_codes = (*sliders, *(-code for code in sliders))
         """The signed codes of the pieces whose open directions count as mobility (all that slide
@@ -139,9 +129,8 @@ class RebelFuryEvaluator(Evaluator):
             near = self._near
             balance = 0
             for code in self._slider_codes:
-                for s in where[code]:
-                    if s not in petrified:
-                        balance += len(near[s] - occupied) if code > 0 else -len(near[s] - occupied)
+                n = open_directions(where[code], near, occupied, petrified)
+                balance += n if code > 0 else -n
             score += mobility * balance
         if fury:
             if len(where[fury]) == 1:

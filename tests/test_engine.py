@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from exochess import Board, Move, all_variants
 from exochess.engine import Analysis, EngineError, Limits, Searcher, SearchOptions, analyse, best_move
 from exochess.engine.evaluate import evaluator_for
-from exochess.engine.levels import LEVELS, level
+from exochess.engine.levels import LEVELS, LEVELS_BY_GAME, level
 from exochess.engine.match import elo_interval, parse_player, play_game
 from exochess.errors import ExochessError
 
@@ -260,6 +260,23 @@ def test_levels_table() -> None:
         level(9)
     with pytest.raises(ValueError):
         best_move(Board("fugue"), 0)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_each_level_of_each_game_is_no_weaker_than_the_one_below(variant: str) -> None:
+    # Every rung must add something a player can feel: a deeper search, quiescence,
+    # less root noise or more time, and must take none of them away.
+    for n in range(2, 9):
+        low, high = level(n - 1, variant), level(n, variant)
+        assert high.number == n
+        assert high.depth >= low.depth and high.quiescence >= low.quiescence
+        # more noise only where something weighs more: a ply, or quiescence on top of level 1
+        assert high.noise_cp <= low.noise_cp or high.depth > low.depth or high.quiescence > low.quiescence
+        assert high.time_share >= low.time_share
+        assert (high.depth, high.quiescence, -high.noise_cp, high.time_share) != (
+            low.depth, low.quiescence, -low.noise_cp, low.time_share
+        )
+    assert set(LEVELS_BY_GAME) <= set(VARIANTS)
 
 
 def test_search_options_without_quiescence() -> None:

@@ -10,8 +10,11 @@ a player weaker is not the same in the three games (measured with
   and depth (the default table, also used by a game without its own);
 * in **Interweave** it is not (a level with noise scored about 50% against the
   same depth without it), so from level 3 up each level searches one more ply;
-* in **Rebel Fury** noise only tells at large sizes: level 2 has 400 cp.  Level 5
-  against level 4 (60 cp of noise, same depth) is the one rung still below 60%.
+* in **Rebel Fury** noise only tells at large sizes, and a ply is worth so much
+  that no amount of noise made a depth-2 player sit between depth 1 and a
+  clean depth 2.  So the first four levels all look one ply deep (the first
+  without quiescence, then with 800, 400 and 40 cp of noise) and each level
+  from 5 up adds a ply.
 
 Default table (Fugue):
 
@@ -28,7 +31,8 @@ Default table (Fugue):
 
 Interweave: 1 and 2 as above; then depths 2, 3, 4, 5 and 6 for levels 3-7
 (noise 40 at level 3 for variety, none above), level 7 with 3/4 of the time.
-Rebel Fury: as the default, but 400 cp of noise at level 2 and 60 at level 4.
+Rebel Fury: levels 2-4 at depth 1 with 800, 400 and 40 cp of noise; level 5 at
+depth 2 with 60 cp and no pruning; 6-8 as the default.
 
 Level 1 sees only the material its own move wins (it never notices the
 reply), with noise as large as a minor piece: it hangs pieces the way a new
@@ -95,10 +99,10 @@ LEVELS_BY_GAME: dict[str, dict[int, Level]] = {
     },
     "rebelfury": {
         1: LEVELS[1],
-        2: Level(2, 1, 400, True, False, 0.125),
-        3: LEVELS[3],
-        4: Level(4, 2, 60, True, False, 0.25),
-        5: LEVELS[5],
+        2: Level(2, 1, 800, True, False, 0.125),
+        3: Level(3, 1, 400, True, False, 0.125),
+        4: Level(4, 1, 40, True, False, 0.125),
+        5: Level(5, 2, 60, True, False, 0.25),
         6: LEVELS[6],
         7: LEVELS[7],
         8: LEVELS[8],

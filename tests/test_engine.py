@@ -256,6 +256,7 @@ def test_levels_table() -> None:
     assert depths == sorted(depths)
     assert LEVELS[1].noise_cp > LEVELS[2].noise_cp > LEVELS[3].noise_cp and LEVELS[8].noise_cp == 0
     assert not LEVELS[1].quiescence and LEVELS[8].depth > 50
+    assert set(LEVELS_BY_GAME) <= set(VARIANTS)  # a misspelt game name would silently use the default
     with pytest.raises(ValueError):
         level(9)
     with pytest.raises(ValueError):
@@ -276,7 +277,6 @@ def test_each_level_of_each_game_is_no_weaker_than_the_one_below(variant: str) -
         assert (high.depth, high.quiescence, -high.noise_cp, high.time_share) != (
             low.depth, low.quiescence, -low.noise_cp, low.time_share
         )
-    assert set(LEVELS_BY_GAME) <= set(VARIANTS)
 
 
 def test_search_options_without_quiescence() -> None:

@@ -1,6 +1,7 @@
 """Engine cost in machine instructions per node, for comparing two versions of the code.
 
     python bench/instructions.py [--nodes N] [--variants fugue,interweave,rebelfury]
+    python bench/instructions.py --perft      # perft from each starting position instead
 
 The project machine is a virtual one whose speed varies by up to 30% between
 identical runs, so nodes per second cannot tell a 5% gain from noise.  The
@@ -27,8 +28,24 @@ HERE = Path(__file__).resolve().parent
 REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
+PERFT_DEPTH = {"fugue": 3, "interweave": 3, "rebelfury": 2}
+"""Perft depth from the start in ``--perft`` mode (about 10-30 thousand nodes each)."""
+
+
+def child_perft(variant: str, depth: int) -> None:
+    """The measured process in ``--perft`` mode: perft ``depth`` from the start (0: none)."""
+    from exochess import Board
+    from exochess.perft import perft
+
+    board = Board(variant)
+    print(perft(board, depth) if depth else 0)
+
+
 def child(variant: str, index: int, nodes: int) -> None:
     """The measured process: set up the position, then search ``nodes`` nodes (0: none)."""
+    if index == 0:
+        child_perft(variant, nodes)
+        return
     sys.path.insert(0, str(HERE))
     from engine import positions  # bench/engine.py: importable once bench/ is on the path
 
@@ -61,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=10_000, help="search budget (default 10000)")
     parser.add_argument("--variants", default="fugue,interweave,rebelfury")
     parser.add_argument("--positions", type=int, default=3, help="middle games per variant (default 3)")
+    parser.add_argument("--perft", action="store_true", help="perft from the start instead of searches")
     parser.add_argument("--child", nargs=3, metavar=("VARIANT", "INDEX", "NODES"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -69,6 +87,16 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("valgrind") is None:
         print("bench/instructions.py needs valgrind (apt install valgrind)", file=sys.stderr)
         return 2
+    if args.perft:
+        print(f"{'variant':<12} {'perft':<9} {'instructions/node':>18}")
+        for variant in args.variants.split(","):
+            depth = PERFT_DEPTH.get(variant, 2)
+            total, nodes = instructions(variant, 0, depth)
+            setup, _ = instructions(variant, 0, 0)
+            per_node = (total - setup) // max(1, nodes)
+            print(f"{variant:<12} {'depth ' + str(depth):<9} {per_node:>18,}   {nodes} nodes")
+            sys.stdout.flush()
+        return 0
     print(f"{'variant':<12} {'position':<9} {'instructions/node':>18}   searched (budget {args.nodes})")
     for variant in args.variants.split(","):
         for index in range(1, args.positions + 1):

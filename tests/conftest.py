@@ -1,48 +1,10 @@
-"""Shared test helpers."""
+"""Fixtures shared by every test folder (helpers are in ``tests/helpers.py``)."""
 
 from __future__ import annotations
-
-import random
-from pathlib import Path
 
 import pytest
 
 from exochess import Board
-
-DATA = Path(__file__).parent / "data"
-
-
-def texts(moves: object) -> set[str]:
-    """Canonical texts of an iterable of moves."""
-    return {str(m) for m in moves}  # type: ignore[attr-defined]
-
-
-def moves_of(board: Board, square: str) -> set[str]:
-    """Canonical texts of the legal moves of the piece on ``square``."""
-    return texts(board.moves_from(square))
-
-
-def read_perft_file(name: str) -> list[tuple[str, str, int, int]]:
-    """Parse a perft data file: ``variant ; fen ; depth ; nodes`` per line ('#' comments)."""
-    cases = []
-    for line in (DATA / name).read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        variant, fen, depth, nodes = (part.strip() for part in line.split(";"))
-        cases.append((variant, fen, int(depth), int(nodes)))
-    return cases
-
-
-def random_walk(variant: str, rng: random.Random, plies: int, fen: str | None = None) -> Board:
-    """The board after up to ``plies`` random moves (stops early when the game ends)."""
-    board = Board(variant, fen=fen)
-    for _ in range(plies):
-        moves = board.raw_moves()
-        if not moves:
-            break
-        board.push_raw(rng.choice(moves))
-    return board
 
 
 @pytest.fixture

@@ -52,7 +52,7 @@ from exochess.errors import ExochessError
 from exochess.move import Move
 from exochess.outcome import Termination
 from exochess.variant import Variant
-from exochess.variants import find_variant
+from exochess.variants import all_variants, find_variant
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 """The four PGN result tokens (no exochess game can be drawn, but the token is accepted)."""
@@ -439,7 +439,8 @@ def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_varia
                 pos += 1
     name = headers.get("Variant") or default_variant
     if not name:
-        raise PgnError("the game has no [Variant] tag (Fugue, Interweave or Rebel Fury)")
+        titles = ", ".join(v.title for v in all_variants())
+        raise PgnError(f"the game has no [Variant] tag ({titles})")
     try:
         variant = find_variant(name)
     except ExochessError as exc:

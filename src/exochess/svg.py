@@ -74,35 +74,21 @@ ArrowSpec = str | tuple[SquareSpec, SquareSpec]
 # Shape names drawn by _shape(); every piece type of every game gets one.
 _SHAPES = ("circle", "square", "diamond", "hexagon", "octagon", "triangle", "shield", "star", "pentagon")
 
-GLYPHS: dict[str, dict[str, str]] = {
-    "fugue": {
-        "K": "crown", "Q": "octagon", "I": "square", "U": "hexagon", "A": "triangle",
-        "S": "shield", "L": "diamond", "W": "star", "P": "pawn",
-    },
-    "interweave": {"K": "crown", "R": "square", "N": "diamond", "B": "hexagon", "P": "pawn"},
-    "rebelfury": {
-        "F": "crown", "A": "pawn", "C": "triangle", "D": "diamond", "G": "octagon",
-        "H": "hexagon", "J": "pentagon", "M": "star", "X": "square",
-    },
-}
-"""Shape of each piece type, per game.  Unknown games or letters fall back to a shape chosen
-from the letter's position in ``Variant.piece_letters`` (royal pieces always get the crown)."""
+def glyph_shape(variant: Variant | None, letter: str) -> str:
+    """The shape name used for a piece type: the game's own choice (:attr:`Variant.glyphs`),
+    else the crown for its royal type, else a shape picked from the letter's position.
 
-
-def glyph_shape(variant_name: str, letter: str, piece_letters: str = "", royal: str = "") -> str:
-    """The shape name used for a piece type.
-
-    >>> glyph_shape("fugue", "K")
-    'crown'
-    >>> glyph_shape("newgame", "Z", "YZ")
-    'square'
+    >>> from exochess import find_variant
+    >>> glyph_shape(find_variant("fugue"), "K"), glyph_shape(None, "Z")
+    ('crown', 'circle')
     """
-    table = GLYPHS.get(variant_name, {})
-    if letter in table:
-        return table[letter]
-    if royal and letter == royal:
-        return "crown"
-    index = piece_letters.index(letter) if letter in piece_letters else ord(letter) % len(_SHAPES)
+    if variant is not None:
+        if letter in variant.glyphs:
+            return variant.glyphs[letter]
+        if letter == variant.royal:
+            return "crown"
+    letters = variant.piece_letters if variant is not None else ""
+    index = letters.index(letter) if letter in letters else ord(letter)
     return _SHAPES[index % len(_SHAPES)]
 
 
@@ -171,19 +157,17 @@ def piece_svg(
     cy: float,
     size: float = SQUARE_SIZE,
     *,
-    variant_name: str = "",
-    piece_letters: str = "",
-    royal: str = "",
+    variant: Variant | None = None,
     colors: Mapping[str, str] | None = None,
 ) -> str:
     """One piece glyph as an SVG group centred on (cx, cy) in a square of side ``size``.
 
-    >>> piece_svg("Q", True, 22.5, 22.5, variant_name="fugue").count("<text")
+    >>> piece_svg("Q", True, 22.5, 22.5).count("<text")
     1
     """
     palette = {**COLORS, **(colors or {})}
     side = "white" if white else "black"
-    shape = glyph_shape(variant_name, letter, piece_letters, royal)
+    shape = glyph_shape(variant, letter)
     r = size * 0.36
     style = (
         f'fill="{palette[side + "_fill"]}" stroke="{palette[side + "_stroke"]}" '
@@ -235,8 +219,7 @@ def piece(
     name = variant.piece_names.get(upper, upper)
     label = f"{'White' if white else 'Black'} {name}"
     glyph = piece_svg(
-        upper, white, SQUARE_SIZE / 2, SQUARE_SIZE / 2, SQUARE_SIZE, variant_name=variant.name,
-        piece_letters=variant.piece_letters, royal=variant.royal, colors=colors,
+        upper, white, SQUARE_SIZE / 2, SQUARE_SIZE / 2, SQUARE_SIZE, variant=variant, colors=colors,
     )
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 {SQUARE_SIZE} {SQUARE_SIZE}"'
@@ -444,9 +427,7 @@ def board(
         cx, cy = centre(sq)
         out.append(
             piece_svg(
-                variant.letters[abs(code)], code > 0, cx, cy, sq_size,
-                variant_name=variant.name, piece_letters=variant.piece_letters,
-                royal=variant.royal, colors=palette,
+                variant.letters[abs(code)], code > 0, cx, cy, sq_size, variant=variant, colors=palette,
             )
         )
 

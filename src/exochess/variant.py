@@ -60,6 +60,15 @@ class Variant:
     """How the royal-capture termination is described to players."""
     captures_compulsory: ClassVar[bool] = False
     """Whether a side that can capture must: then, when captures exist, they are all the moves."""
+    glyphs: ClassVar[dict[str, str]] = {}
+    """Letter -> shape of its glyph in diagrams and on the web board (see :mod:`exochess.svg`);
+    letters left out get the crown if royal, else a shape chosen from their position."""
+    evaluator: ClassVar[str | None] = None
+    """Where the engine finds this game's evaluation, as ``"module:Class"`` (None: the generic
+    one).  A string, so that the rules never import the engine."""
+    rules_page: ClassVar[str | None] = None
+    """File name of this game's rules page (Markdown with diagrams, see :mod:`exochess.rulesdoc`),
+    next to the module that defines the class; None: a page is made from the attributes."""
 
     geometry: Geometry
     """Precomputed tables of this game's board size."""

@@ -7,7 +7,8 @@ from typing import Any
 
 import httpx
 import pytest
-from serverproc import Server
+
+from tests.web.serverproc import Server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 import httpx
-from serverproc import create, run_async
+
+from tests.web.serverproc import create, run_async
 
 START = "wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from serverproc import Server
+from tests.web.serverproc import Server
 
 
 def act(frm: str, to: str, kind: str, victims: list[str], piece: str) -> dict[str, Any]:

@@ -13,7 +13,8 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from serverproc import Server, create
+
+from tests.web.serverproc import Server, create
 
 # Fugue positions that make games short: Black's King on a8 is frozen by White's
 # Immobilizer on b7 and White's King on b8 takes it next move; Black's h8 pawn gives the

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from serverproc import run_async
 
 from exochess.web import service as service_module
 from exochess.web.hub import Hub
 from exochess.web.service import ApiError, GameService
 from exochess.web.storage import Storage
+from tests.web.serverproc import run_async
 
 
 def test_cache_eviction_and_reload(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

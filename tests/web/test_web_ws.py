@@ -10,7 +10,8 @@ from typing import Any
 
 import httpx
 import websockets
-from serverproc import Server, run_async
+
+from tests.web.serverproc import Server, run_async
 
 
 async def recv_until(ws: Any, kind: str, pred: Any = None, timeout: float = 10.0) -> dict[str, Any]:

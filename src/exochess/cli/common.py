@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from exochess.board import Board
 from exochess.errors import ExochessError
+from exochess.variants import names_text
 
 
 class CliError(ExochessError):
@@ -15,7 +16,7 @@ class CliError(ExochessError):
 
 def add_variant_and_fen(parser: argparse.ArgumentParser) -> None:
     """The ``<variant> [--fen FEN]`` arguments most commands take."""
-    parser.add_argument("variant", help="game: fugue, interweave or rebelfury (aliases accepted)")
+    parser.add_argument("variant", help=f"game: {names_text()} (aliases accepted)")
     parser.add_argument("--fen", help="start from this position instead of the initial one")
 
 

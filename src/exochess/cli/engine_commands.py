@@ -12,7 +12,7 @@ from exochess.cli.common import CliError, add_variant_and_fen, board_from_args, 
 from exochess.engine import Analysis, Searcher
 from exochess.engine.limits import Limits
 from exochess.engine.match import MatchResult, parse_player, run_match
-from exochess.variants import find_variant
+from exochess.variants import find_variant, names_text
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=cmd_analyse)
 
     p = sub.add_parser("match", help="engine against engine, with a score table and Elo difference")
-    p.add_argument("variant", help="game: fugue, interweave or rebelfury")
+    p.add_argument("variant", help=f"game: {names_text()}")
     p.add_argument(
         "--a", required=True, metavar="LEVEL_OR_CONFIG", help="player A: a level 1-8 or key=value,..."
     )
@@ -145,6 +145,6 @@ def _count(items: Iterable[str]) -> list[tuple[str, int]]:
 
 
 def cmd_engine(args: argparse.Namespace) -> int:
-    from exochess.protocol import main
+    from exochess.engine.protocol import main
 
     return main()

@@ -29,10 +29,8 @@ Default table (Fugue):
 | 7 | 4 | 0   | yes | yes | 1/2 |
 | 8 | 99| 0   | yes | yes | 1   |
 
-Interweave: 1 and 2 as above; then depths 2, 3, 4, 5 and 6 for levels 3-7
-(noise 40 at level 3 for variety, none above), level 7 with 3/4 of the time.
-Rebel Fury: levels 2-4 at depth 1 with 800, 400 and 40 cp of noise; level 5 at
-depth 2 with 60 cp and no pruning; 6-8 as the default.
+Interweave's and Rebel Fury's tables are the ``levels`` attribute of their
+evaluators (``variants/interweave/evaluation.py``, ``variants/rebelfury/evaluation.py``).
 
 Level 1 sees only the material its own move wins (it never notices the
 reply), with noise as large as a minor piece: it hangs pieces the way a new
@@ -45,6 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from exochess.engine.search import SearchOptions
+from exochess.variant import Variant
 
 DEFAULT_MOVETIME_MS = {1: 200, 2: 300, 3: 500, 4: 700, 5: 1000, 6: 1500, 7: 2000, 8: 3000}
 """Move time when the caller gives none (the depth usually ends the search before)."""
@@ -86,40 +85,26 @@ LEVELS: dict[int, Level] = {
 }
 """The default table (Fugue's, and any game's without a table of its own)."""
 
-LEVELS_BY_GAME: dict[str, dict[int, Level]] = {
-    "interweave": {
-        1: LEVELS[1],
-        2: LEVELS[2],
-        3: Level(3, 2, 40, True, False, 0.125),
-        4: Level(4, 3, 0, True, False, 0.25),
-        5: Level(5, 4, 0, True, True, 0.25),
-        6: Level(6, 5, 0, True, True, 0.5),
-        7: Level(7, 6, 0, True, True, 0.75),
-        8: LEVELS[8],
-    },
-    "rebelfury": {
-        1: LEVELS[1],
-        2: Level(2, 1, 800, True, False, 0.125),
-        3: Level(3, 1, 400, True, False, 0.125),
-        4: Level(4, 1, 40, True, False, 0.125),
-        5: Level(5, 2, 60, True, False, 0.25),
-        6: LEVELS[6],
-        7: LEVELS[7],
-        8: LEVELS[8],
-    },
-}
-"""The games whose levels differ from :data:`LEVELS`, by game name."""
-
-
-def level(number: int, variant: str | None = None) -> Level:
+def level(number: int, variant: Variant | str | None = None) -> Level:
     """The level ``number`` (1-8) of the game ``variant`` (None: the default table).
+
+    A game's own table is the ``levels`` attribute of its evaluator.
 
     Raises ValueError for any other number.
 
     >>> level(3, "interweave").depth
     2
+    >>> level(3).depth
+    1
     """
     if isinstance(number, bool) or not isinstance(number, int) or number not in LEVELS:
         raise ValueError(f"level must be an integer from 1 to 8, not {number!r}")
-    table = LEVELS_BY_GAME.get(variant, LEVELS) if variant is not None else LEVELS
-    return table[number]
+    if variant is None:
+        return LEVELS[number]
+    if isinstance(variant, str):
+        from exochess.variants import find_variant
+
+        variant = find_variant(variant)
+    from exochess.engine.evaluate import evaluator_class
+
+    return (evaluator_class(variant).levels or LEVELS)[number]

@@ -1,7 +1,8 @@
 """The rules of each game for the web site, as Markdown with embedded board diagrams.
 
-One file per game lives in this package (``fugue.md``, ``interweave.md``,
-``rebelfury.md``).  Diagrams are fenced blocks with the info string
+A game's page is the file named by :attr:`Variant.rules_page`, in the game's own
+folder (``exochess/variants/fugue/rules.md``); a game without one gets a short page
+made from its attributes (pieces and starting position).  Diagrams are fenced blocks with the info string
 ``diagram``; each line is ``key: value``:
 
 * ``fen``: the position (a bare placement means White to move);
@@ -17,8 +18,7 @@ One file per game lives in this package (``fugue.md``, ``interweave.md``,
   the squares reached and emptied by the legal moves of the piece on ``SQ``.
 
 :func:`render_html` turns a page into an HTML fragment with the diagrams as inline
-SVG.  A game whose code is not registered yet still renders: its diagrams are
-drawn on a stand-in board of the right size.
+SVG.
 
 >>> page = render_html("fugue")
 >>> page.startswith('<article class="rules rules-fugue">') and page.count("<svg") >= 10
@@ -30,31 +30,16 @@ True
 from __future__ import annotations
 
 import html
-from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from importlib import resources
 
 from exochess import svg
 from exochess.board import Board
-from exochess.errors import ExochessError, UnknownVariantError
+from exochess.errors import ExochessError
 from exochess.move import Move
-from exochess.rawmove import RawMove
 from exochess.rulesdoc.markdown import render
 from exochess.variant import Variant
-from exochess.variants import find_variant
-
-PAGES = {"fugue": "fugue.md", "interweave": "interweave.md", "rebelfury": "rebelfury.md"}
-"""Registry name of each game -> its Markdown file in this package."""
-
-_ALIASES = {"rebel-fury": "rebelfury", "rebel_fury": "rebelfury", "fugue-chess": "fugue"}
-
-# Board facts of games whose code may not be registered yet (used only to draw diagrams).
-_STAND_INS: dict[str, tuple[str, int, int, str, str]] = {
-    "fugue": ("Fugue", 8, 8, "KQIUASLWP", "K"),
-    "interweave": ("Interweave", 8, 8, "KRNBP", "K"),
-    "rebelfury": ("Rebel Fury", 12, 12, "ACDFGHJMX", "F"),
-}
+from exochess.variants import all_variants, find_variant
 
 
 class RulesDocError(ExochessError):
@@ -87,8 +72,8 @@ class Diagram:
     """Other keys (``seed``, ``check`` ...)."""
 
     def board(self) -> Board:
-        """The diagram's position on the game's board (a stand-in board if the game is not registered)."""
-        return Board(_variant_for(self.variant), fen=self.fen)
+        """The diagram's position on the game's board."""
+        return Board(find_variant(self.variant), fen=self.fen)
 
     def styles(self) -> dict[str, str]:
         """Square -> highlight styles (space separated) for :func:`exochess.svg.board`."""
@@ -153,35 +138,49 @@ def parse_diagram(text: str, variant: str) -> Diagram:
     )
 
 
+def _variant(variant: str | Variant) -> Variant:
+    return variant if isinstance(variant, Variant) else find_variant(variant)
+
+
 def canonical_name(variant_name: str | Variant) -> str:
-    """The registry name of a game given by name, title, alias or :class:`Variant` (registered or not).
+    """The registry name of a game given by name, title, alias or :class:`Variant`.
 
     >>> canonical_name("Rebel Fury")
     'rebelfury'
     """
-    if isinstance(variant_name, Variant):
-        variant_name = variant_name.name
-    key = variant_name.strip().lower().replace(" ", "")
-    key = _ALIASES.get(key, key)
-    if key in PAGES:
-        return key
-    try:
-        return find_variant(variant_name).name
-    except UnknownVariantError:
-        raise UnknownVariantError(
-            f"no rules page for {variant_name!r}; pages exist for: {', '.join(PAGES)}"
-        ) from None
+    return _variant(variant_name).name
 
 
 def available() -> list[str]:
-    """Registry names of the games that have a rules page."""
-    return list(PAGES)
+    """Registry names of the games that have a rules page (every registered game has one)."""
+    return [variant.name for variant in all_variants()]
 
 
 def source(variant_name: str | Variant) -> str:
-    """The Markdown text of a game's rules page."""
-    name = canonical_name(variant_name)
-    return resources.files(__package__).joinpath(PAGES[name]).read_text(encoding="utf-8")
+    """The Markdown text of a game's rules page: its own file, or one made from its attributes."""
+    variant = _variant(variant_name)
+    if variant.rules_page is None:
+        return generated_page(variant)
+    package = type(variant).__module__.rpartition(".")[0]
+    return resources.files(package).joinpath(variant.rules_page).read_text(encoding="utf-8")
+
+
+def generated_page(variant: Variant) -> str:
+    """A short rules page for a game that has no page of its own: description, pieces, start.
+
+    >>> print(generated_page(find_variant("fugue")).splitlines()[0])
+    # Fugue
+    """
+    lines = [f"# {variant.title or variant.name}", "", variant.description or "", "", "## Pieces", ""]
+    lines += ["| letter | piece |", "|---|---|"]
+    lines += [f"| {letter} | {variant.piece_names.get(letter, letter)} |" for letter in variant.piece_letters]
+    if variant.royal:
+        royal = variant.piece_names.get(variant.royal, variant.royal)
+        lines += ["", f"A side left with fewer than {variant.royal_minimum} {royal} loses."]
+    if variant.starting_fen:
+        lines += ["", "## Starting position", "", "```diagram", f"fen: {variant.starting_fen}",
+                  "caption: The starting position.", "```"]
+    return "\n".join(lines) + "\n"
 
 
 def diagrams(variant_name: str | Variant) -> list[Diagram]:
@@ -199,41 +198,6 @@ def diagrams(variant_name: str | Variant) -> list[Diagram]:
             i = j
         i += 1
     return found
-
-
-class _StandIn(Variant):
-    """A rules-free variant used only to draw diagrams of games not registered yet."""
-
-    def parse_extra(self, fields: Sequence[str], squares: list[int], white_to_move: bool) -> Hashable:
-        return tuple(fields)
-
-    def format_extra(self, extra: Hashable) -> list[str]:
-        return list(extra) if isinstance(extra, tuple) else []
-
-    def generate(self, board: Board) -> list[RawMove]:
-        return []
-
-
-@cache
-def _stand_in(name: str) -> Variant:
-    title, width, height, letters, royal = _STAND_INS[name]
-    cls = type(
-        f"StandIn_{name}",
-        (_StandIn,),
-        {"name": name, "title": title, "width": width, "height": height, "piece_letters": letters,
-         "royal": royal, "starting_fen": ""},
-    )
-    instance: Variant = cls()
-    return instance
-
-
-def _variant_for(name: str) -> Variant:
-    try:
-        return find_variant(name)
-    except UnknownVariantError:
-        if name in _STAND_INS:
-            return _stand_in(name)
-        raise
 
 
 def _figure(diagram: Diagram) -> str:
@@ -272,6 +236,6 @@ def render_html(variant_name: str | Variant) -> str:
 
 
 __all__ = [
-    "PAGES", "Diagram", "RulesDocError", "available", "canonical_name", "diagrams",
+    "Diagram", "RulesDocError", "available", "canonical_name", "diagrams", "generated_page",
     "parse_diagram", "render_html", "source",
 ]

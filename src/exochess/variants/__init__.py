@@ -1,14 +1,16 @@
-"""The registry of games.  Adding a game = one module here + one line below.
+"""The registry of games: :data:`GAMES` lists them; each game is one package in this folder.
 
 >>> find_variant("Fugue").name
 'fugue'
 >>> [v.name for v in all_variants()][:1]
 ['fugue']
+
+Adding a game: a package beside ``fugue/`` with a :class:`~exochess.variant.Variant`
+subclass, and its class in :data:`GAMES` (see CONTRIBUTING.md).  A game defined
+elsewhere (a plugin, a test) is added at run time with :func:`register_variant`.
 """
 
 from __future__ import annotations
-
-from functools import cache
 
 from exochess.errors import UnknownVariantError
 from exochess.variant import Variant
@@ -16,18 +18,38 @@ from exochess.variants.fugue import Fugue
 from exochess.variants.interweave import Interweave
 from exochess.variants.rebelfury import RebelFury
 
-VARIANT_CLASSES: tuple[type[Variant], ...] = (Fugue, Interweave, RebelFury)
-"""Every game exochess knows, in menu order."""
+GAMES: tuple[type[Variant], ...] = (Fugue, Interweave, RebelFury)
+"""Every game exochess ships, in menu order."""
+
+_registered: list[Variant] = []
+_by_key: dict[str, Variant] = {}
 
 
-@cache
-def _instances() -> dict[str, Variant]:
-    table: dict[str, Variant] = {}
-    for cls in VARIANT_CLASSES:
-        instance = cls()
-        for key in (cls.name, *cls.aliases):
-            table[key.lower()] = instance
-    return table
+def _key(name: str) -> str:
+    return name.strip().lower().replace(" ", "")
+
+
+def register_variant(cls: type[Variant]) -> Variant:
+    """Add a game to the registry (after the shipped ones) and return its instance.
+
+    Registering a class whose name is already taken replaces the earlier game of that name.
+    """
+    instance = cls()
+    old = _by_key.get(_key(cls.name))
+    if old is not None:
+        unregister_variant(old.name)
+    _registered.append(instance)
+    for key in (cls.name, *cls.aliases):
+        _by_key.setdefault(_key(key), instance)
+    return instance
+
+
+def unregister_variant(name: str) -> None:
+    """Remove a game added by :func:`register_variant` (tests use it to clean up)."""
+    instance = find_variant(name)
+    _registered.remove(instance)
+    for key in [k for k, v in _by_key.items() if v is instance]:
+        del _by_key[key]
 
 
 def find_variant(name: str) -> Variant:
@@ -35,17 +57,21 @@ def find_variant(name: str) -> Variant:
 
     Raises :class:`UnknownVariantError` listing the known names.
     """
-    found = _instances().get(name.strip().lower().replace(" ", "")) if isinstance(name, str) else None
+    found = _by_key.get(_key(name)) if isinstance(name, str) else None
     if found is None:
-        known = ", ".join(cls.name for cls in VARIANT_CLASSES)
-        raise UnknownVariantError(f"unknown variant {name!r}; known variants: {known}")
+        raise UnknownVariantError(f"unknown variant {name!r}; known variants: {names_text()}")
     return found
 
 
 def all_variants() -> list[Variant]:
     """One instance of every registered game, in menu order."""
-    seen: list[Variant] = []
-    for v in _instances().values():
-        if v not in seen:
-            seen.append(v)
-    return seen
+    return list(_registered)
+
+
+def names_text() -> str:
+    """The registered games' names for help texts and messages (``fugue, interweave, rebelfury``)."""
+    return ", ".join(variant.name for variant in _registered)
+
+
+for _cls in GAMES:
+    register_variant(_cls)

@@ -87,10 +87,7 @@ def glyphs(variant: Variant) -> dict[str, str]:
     out: dict[str, str] = {}
     for letter in variant.piece_letters:
         for white in (True, False):
-            markup = piece_svg(
-                letter, white, 50, 50, 100, variant_name=variant.name,
-                piece_letters=variant.piece_letters, royal=variant.royal,
-            )
+            markup = piece_svg(letter, white, 50, 50, 100, variant=variant)
             out[letter if white else letter.lower()] = str(markup)
     return out
 

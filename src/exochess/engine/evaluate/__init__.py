@@ -1,37 +1,39 @@
-"""Evaluation per game.  :func:`evaluator_for` picks the module of a variant."""
+"""Evaluation per game.  :func:`evaluator_for` finds a game's evaluator through its variant.
+
+A game names its evaluator in :attr:`exochess.variant.Variant.evaluator` (a
+``"module:Class"`` string, so that the rules never import the engine); a game
+that names none plays with :class:`GenericEvaluator`.
+"""
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 
 from exochess.engine.evaluate.base import Evaluator, GenericEvaluator
 from exochess.variant import Variant
 
 
-def _classes() -> dict[str, type[Evaluator]]:
-    from exochess.engine.evaluate.fugue import FugueEvaluator
+def evaluator_class(variant: Variant) -> type[Evaluator]:
+    """The evaluator class of a game (:class:`GenericEvaluator` when the game names none).
 
-    table: dict[str, type[Evaluator]] = {"fugue": FugueEvaluator}
-    try:
-        from exochess.engine.evaluate.interweave import InterweaveEvaluator
-
-        table["interweave"] = InterweaveEvaluator
-    except ImportError:  # pragma: no cover - the game is not on this branch yet
-        pass
-    try:
-        from exochess.engine.evaluate.rebelfury import RebelFuryEvaluator
-
-        table["rebelfury"] = RebelFuryEvaluator
-    except ImportError:  # pragma: no cover
-        pass
-    return table
+    >>> from exochess import find_variant
+    >>> evaluator_class(find_variant("fugue")).__name__
+    'FugueEvaluator'
+    """
+    if not variant.evaluator:
+        return GenericEvaluator
+    module_name, _, class_name = variant.evaluator.partition(":")
+    found = getattr(importlib.import_module(module_name), class_name)
+    if not (isinstance(found, type) and issubclass(found, Evaluator)):
+        raise TypeError(f"{variant.name}: {variant.evaluator} is not an Evaluator subclass")
+    return found
 
 
 @cache
 def evaluator_for(variant: Variant) -> Evaluator:
-    """The (shared, read-only) evaluator of a game; generic if the game has no module."""
-    cls = _classes().get(variant.name, GenericEvaluator)
-    return cls(variant)
+    """The (shared, read-only) evaluator of a game."""
+    return evaluator_class(variant)(variant)
 
 
-__all__ = ["Evaluator", "GenericEvaluator", "evaluator_for"]
+__all__ = ["Evaluator", "GenericEvaluator", "evaluator_class", "evaluator_for"]

@@ -18,11 +18,14 @@ dynamic term.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Sequence
-from typing import ClassVar, NamedTuple
+from collections.abc import Container, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from exochess.board import Board
 from exochess.variant import Variant
+
+if TYPE_CHECKING:
+    from exochess.engine.levels import Level
 
 
 class SlideTables(NamedTuple):
@@ -98,6 +101,8 @@ def open_directions(
 class Evaluator:
     """Static evaluation of one game.  Subclass per game; the default is generic."""
 
+    levels: ClassVar[Mapping[int, Level] | None] = None
+    """This game's playing levels 1-8 (None: :data:`exochess.engine.levels.LEVELS`)."""
     values: ClassVar[dict[str, int]] = {}
     """Piece letter -> material value in centipawns (royal pieces: 0, their loss ends the game)."""
     default_value: ClassVar[int] = 300

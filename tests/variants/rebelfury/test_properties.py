@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
-import rebelfury_reference as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exochess import Board, IllegalMoveError, Termination
 from exochess.rawmove import TAGS, to_move
+from tests.variants.rebelfury import reference as ref
 
 LETTERS = "ACDFGHJMXacdfghjmx"
 POWER_LETTERS = "ACDGHJX"

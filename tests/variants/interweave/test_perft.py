@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from conftest import read_perft_file
-
 from exochess import Board
 from exochess.perft import divide
+from tests.helpers import read_perft_file
 
 
 def test_suite_covers_the_required_positions() -> None:
-    cases = read_perft_file("perft_interweave.txt")
+    cases = read_perft_file("variants/interweave/perft.txt")
     start = Board("interweave").fen()
     initial = {depth: nodes for variant, fen, depth, nodes in cases if fen == start}
     assert initial == {1: 30, 2: 888, 3: 26318, 4: 732264}

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
 from exochess import Board, square_name
 from exochess.rawmove import to_move
 from exochess.variants.interweave import Interweave
-
-sys.path.insert(0, str(Path(__file__).parent))
-import interweave_reference as reference
+from tests.variants.interweave import reference
 
 # (placement as printed on the page, piece letter shown, capturing?, marked squares)
 DIAGRAMS = [

@@ -6,10 +6,12 @@ loses), Gorgon G, Harpy H, Jumper J, Mimotaur M, Ximaera X.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from exochess.board import Board
 from exochess.engine.evaluate.base import Evaluator, open_directions, slide_tables
+from exochess.engine.levels import LEVELS, Level
 from exochess.variant import Variant
 
 GORGON_GAZE = 1
@@ -20,6 +22,19 @@ MIMOTAUR_GAZE = 2
 
 class RebelFuryEvaluator(Evaluator):
     """Material, placement, Fury safety and gaze control."""
+
+    levels: ClassVar[Mapping[int, Level]] = {
+        1: LEVELS[1],
+        2: Level(2, 1, 800, True, False, 0.125),
+        3: Level(3, 1, 400, True, False, 0.125),
+        4: Level(4, 1, 40, True, False, 0.125),
+        5: Level(5, 2, 60, True, False, 0.25),
+        6: LEVELS[6],
+        7: LEVELS[7],
+        8: LEVELS[8],
+    }
+    """A ply is worth so much here that levels 2-4 all look one ply deep with 800, 400 and 40 cp
+    of noise, level 5 searches two plies with 60 cp and no pruning, and 6-8 are the default."""
 
     values: ClassVar[dict[str, int]] = {
         "A": 100, "C": 450, "D": 500, "F": 1400, "G": 550, "H": 400, "J": 350, "M": 400, "X": 300,

@@ -1,7 +1,7 @@
 """Fugue (Mike Nelson, 2004): Ultima-style pieces with unusual captures on 8x8.
 
 Rules as fixed by the project's rules of record; the decisions taken where the
-original text is ambiguous are listed in ``docs/rules-decisions.md``.
+original text is ambiguous are listed in ``decisions.md`` beside it.
 
 Piece codes (the position in :attr:`Fugue.piece_letters` plus one):
 King 1, Queen 2, Immobilizer 3, Pushme-Pullyu 4, Archer 5, Shield 6,
@@ -59,6 +59,12 @@ class Fugue(Variant):
     name = "fugue"
     title = "Fugue"
     aliases = ("fugue-chess",)
+    glyphs: ClassVar[dict[str, str]] = {
+        "K": "crown", "Q": "octagon", "I": "square", "U": "hexagon", "A": "triangle",
+        "S": "shield", "L": "diamond", "W": "star", "P": "pawn",
+    }
+    evaluator = "exochess.variants.fugue.evaluation:FugueEvaluator"
+    rules_page = "rules.md"
     description = "Ultima's heirs: archers, swappers, shields and cannon pawns; capture the King."
     width = 8
     height = 8

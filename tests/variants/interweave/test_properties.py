@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import random
 
-from conftest import random_walk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exochess import Board, Termination
-from exochess.engine.evaluate.interweave import InterweaveEvaluator
 from exochess.rawmove import to_move
-from exochess.variants import interweave
+from exochess.variants.interweave import rules as interweave
+from exochess.variants.interweave.evaluation import InterweaveEvaluator
+from tests.helpers import random_walk
 
 STARTS = [
     "rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w - 000000",

@@ -1,7 +1,7 @@
 """Rebel Fury (Larry L. Smith, 2009): nine Ultima-family pieces on a 12x12 field.
 
 Rules as fixed by the project's rules of record (section 3); the points this
-module had to decide on its own are listed in ``docs/decisions/rebelfury.md``.
+module had to decide on its own are listed in ``decisions.md`` beside it.
 
 **The starting position is a reconstruction.**  The source page describes the
 initial array with a picture that has not survived; the array used here
@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from exochess.geometry import QUEEN, square_name, victim_order
 from exochess.rawmove import FROM, KIND, SINGLE_VICTIM, TAGS, TO, to_move
@@ -161,6 +161,12 @@ class RebelFury(Variant):
     name = "rebelfury"
     title = "Rebel Fury"
     aliases = ("rebel-fury", "rebel_fury")
+    glyphs: ClassVar[dict[str, str]] = {
+        "F": "crown", "A": "pawn", "C": "triangle", "D": "diamond", "G": "octagon",
+        "H": "hexagon", "J": "pentagon", "M": "star", "X": "square",
+    }
+    evaluator = "exochess.variants.rebelfury.evaluation:RebelFuryEvaluator"
+    rules_page = "rules.md"
     description = (
         "Twelve by twelve: gorgons petrify, harpies fly, ximaeras swap; capture both enemy Furies."
     )

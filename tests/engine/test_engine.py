@@ -8,16 +8,16 @@ import threading
 import time
 
 import pytest
-from conftest import random_walk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exochess import Board, Move, all_variants
 from exochess.engine import Analysis, EngineError, Limits, Searcher, SearchOptions, analyse, best_move
-from exochess.engine.evaluate import evaluator_for
-from exochess.engine.levels import LEVELS, LEVELS_BY_GAME, level
+from exochess.engine.evaluate import evaluator_class, evaluator_for
+from exochess.engine.levels import LEVELS, level
 from exochess.engine.match import elo_interval, parse_player, play_game
 from exochess.errors import ExochessError
+from tests.helpers import random_walk
 
 VARIANTS = [v.name for v in all_variants()]
 
@@ -256,7 +256,9 @@ def test_levels_table() -> None:
     assert depths == sorted(depths)
     assert LEVELS[1].noise_cp > LEVELS[2].noise_cp > LEVELS[3].noise_cp and LEVELS[8].noise_cp == 0
     assert not LEVELS[1].quiescence and LEVELS[8].depth > 50
-    assert set(LEVELS_BY_GAME) <= set(VARIANTS)  # a misspelt game name would silently use the default
+    for variant in all_variants():  # a game's own table has all eight levels, numbered right
+        table = evaluator_class(variant).levels or LEVELS
+        assert [table[n].number for n in range(1, 9)] == list(range(1, 9)), variant.name
     with pytest.raises(ValueError):
         level(9)
     with pytest.raises(ValueError):

@@ -9,13 +9,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import random_walk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exochess import Board, Move, Termination, all_variants
 from exochess.rawmove import to_move
 from exochess.variant import FORBIDDEN
+from tests.helpers import random_walk
 
 VARIANTS = [v.name for v in all_variants()]
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

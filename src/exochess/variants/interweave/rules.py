@@ -1,7 +1,7 @@
 """Interweave (Peter Aronson, 2002): colour-bound Ultima pieces with capture chains.
 
 Rules as fixed by the project's rules of record; the decisions taken where the
-rules are silent are listed in ``docs/decisions/interweave.md``.
+rules are silent are listed in ``decisions.md`` beside it.
 
 Piece codes (the position in :attr:`Interweave.piece_letters` plus one):
 King 1, Smasher (``R``) 2, Leaper (``N``) 3, Remover (``B``) 4, Pawn 5.
@@ -399,6 +399,11 @@ class Interweave(Variant):
     name = "interweave"
     title = "Interweave"
     aliases = ("interweave-chess",)
+    glyphs: ClassVar[dict[str, str]] = {
+        "K": "crown", "R": "square", "N": "diamond", "B": "hexagon", "P": "pawn",
+    }
+    evaluator = "exochess.variants.interweave.evaluation:InterweaveEvaluator"
+    rules_page = "rules.md"
     description = "Two colour-bound teams each: smashers, leapers, removers; captures chain; take a King."
     width = 8
     height = 8

@@ -12,14 +12,14 @@ import random
 from collections import Counter
 
 import pytest
-import rebelfury_reference
-from conftest import read_perft_file
 
 from exochess import Board
 from exochess.rawmove import TAGS, to_move
-from exochess.variants import VARIANT_CLASSES
+from exochess.variants import GAMES
+from tests.helpers import read_perft_file
+from tests.variants.rebelfury import reference as rebelfury_reference
 
-VARIANTS = [cls.name for cls in VARIANT_CLASSES]
+VARIANTS = [cls.name for cls in GAMES]
 
 
 def compare(board: Board) -> int:
@@ -45,7 +45,7 @@ def check(board: Board) -> int:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_captures_of_perft_positions(variant: str) -> None:
-    files = [f"perft_{variant}.txt"]
+    files = [f"variants/{variant}/perft.txt"]
     seen = 0
     fens = {fen for name in files for v, fen, _d, _n in read_perft_file(name) if v == variant}
     for fen in sorted(fens):

@@ -11,17 +11,18 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import read_perft_file
 
 from exochess import Board
 from exochess.perft import perft
+from tests.helpers import read_perft_file
 
 START = Board("rebelfury").fen()
-DEEP = read_perft_file("deep_perft_rebelfury.txt")
+DEEP = read_perft_file("variants/rebelfury/deep_perft.txt")
 
 
 def test_suite_holds_the_required_start_counts() -> None:
-    got = {(depth, nodes) for _, fen, depth, nodes in read_perft_file("perft_rebelfury.txt") if fen == START}
+    suite = read_perft_file("variants/rebelfury/perft.txt")
+    got = {(depth, nodes) for _, fen, depth, nodes in suite if fen == START}
     assert {(1, 118), (2, 11847), (3, 1315461)} <= got
 
 

@@ -12,13 +12,13 @@ import random
 from collections.abc import Iterator
 
 import pytest
-from conftest import random_walk
 
 from exochess import Board, all_variants
 from exochess.board import Board as BoardClass
 from exochess.engine import Limits, Searcher
 from exochess.engine.tt import EXACT
 from exochess.rawmove import RawMove
+from tests.helpers import random_walk
 
 VARIANTS = [v.name for v in all_variants()]
 

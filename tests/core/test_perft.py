@@ -1,19 +1,17 @@
-"""Perft suites from tests/data/perft_*.txt: the correctness contract of move generation."""
+"""Perft suites of every game (``tests/variants/<game>/perft.txt``): the correctness contract."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from conftest import DATA, read_perft_file
 
 from exochess import Board
 from exochess.perft import divide, perft
+from tests.helpers import perft_files, read_perft_file
 
 CASES = [
-    pytest.param(*case, id=f"{path.stem}-{i}")
-    for path in sorted(Path(DATA).glob("perft_*.txt"))
-    for i, case in enumerate(read_perft_file(path.name))
+    pytest.param(*case, id=f"{path.parent.name}-{i}")
+    for path in perft_files()
+    for i, case in enumerate(read_perft_file(path))
 ]
 
 

@@ -117,8 +117,10 @@ def test_every_shape_draws() -> None:
 
 
 def test_glyphs_distinct_per_game() -> None:
-    for name, table in svg.GLYPHS.items():
-        assert len(set(table.values())) == len(table), name
+    from exochess import all_variants
+
+    for variant in all_variants():
+        assert len(set(variant.glyphs.values())) == len(variant.glyphs), variant.name
 
 
 def test_interweave_board() -> None:

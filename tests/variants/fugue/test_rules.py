@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import moves_of, texts
 
 from exochess import BLACK, WHITE, Board, IllegalMoveError, Termination
+from tests.helpers import moves_of, texts
 
 
 def split(listing: str) -> set[str]:

@@ -7,16 +7,31 @@ other colour, so what can attack what is decided by colour.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from exochess.board import Board
 from exochess.engine.evaluate.base import Evaluator, slide_mobility, slide_tables
+from exochess.engine.levels import LEVELS, Level
 from exochess.variant import Variant
-from exochess.variants.interweave import LEAPER, REMOVER, SMASHER
+from exochess.variants.interweave.rules import LEAPER, REMOVER, SMASHER
 
 
 class InterweaveEvaluator(Evaluator):
     """Material, placement, king pairs and colour balance."""
+
+    levels: ClassVar[Mapping[int, Level]] = {
+        1: LEVELS[1],
+        2: LEVELS[2],
+        3: Level(3, 2, 40, True, False, 0.125),
+        4: Level(4, 3, 0, True, False, 0.25),
+        5: Level(5, 4, 0, True, True, 0.25),
+        6: Level(6, 5, 0, True, True, 0.5),
+        7: Level(7, 6, 0, True, True, 0.75),
+        8: LEVELS[8],
+    }
+    """Noise hardly weakens an Interweave player, so from level 3 each level searches a ply deeper
+    (depths 2-6 for levels 3-7; 40 cp of noise at level 3 for variety; level 7 with 3/4 of the time)."""
 
     values: ClassVar[dict[str, int]] = {"K": 0, "R": 450, "N": 550, "B": 400, "P": 110}
     lazy_margin: ClassVar[int] = 200

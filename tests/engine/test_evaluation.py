@@ -5,13 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import random_walk
 
 from exochess import Board
 from exochess.engine.evaluate import Evaluator, evaluator_for
 from exochess.engine.evaluate.base import slide_mobility, slide_tables
 from exochess.engine.match import parse_player
 from exochess.geometry import parse_square
+from tests.helpers import random_walk
 
 VARIANTS = ("fugue", "interweave", "rebelfury")
 EXTRA = {"fugue": "", "interweave": " - 000000", "rebelfury": ""}

@@ -1,0 +1,52 @@
+"""Helpers shared by the test folders (``from tests.helpers import ...``)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from exochess import Board
+
+TESTS = Path(__file__).parent
+"""The tests folder; each game's data files live in ``variants/<game>/``."""
+
+
+def texts(moves: object) -> set[str]:
+    """Canonical texts of an iterable of moves."""
+    return {str(m) for m in moves}  # type: ignore[attr-defined]
+
+
+def moves_of(board: Board, square: str) -> set[str]:
+    """Canonical texts of the legal moves of the piece on ``square``."""
+    return texts(board.moves_from(square))
+
+
+def perft_files() -> list[Path]:
+    """Every game's perft suite (``tests/variants/<game>/perft.txt``)."""
+    return sorted(TESTS.glob("variants/*/perft.txt"))
+
+
+def read_perft_file(path: Path | str) -> list[tuple[str, str, int, int]]:
+    """Parse a perft data file: ``variant ; fen ; depth ; nodes`` per line ('#' comments).
+
+    ``path`` is a path, or a name relative to ``tests/`` (``"variants/fugue/perft.txt"``).
+    """
+    cases = []
+    for line in (TESTS / path).read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        variant, fen, depth, nodes = (part.strip() for part in line.split(";"))
+        cases.append((variant, fen, int(depth), int(nodes)))
+    return cases
+
+
+def random_walk(variant: str, rng: random.Random, plies: int, fen: str | None = None) -> Board:
+    """The board after up to ``plies`` random moves (stops early when the game ends)."""
+    board = Board(variant, fen=fen)
+    for _ in range(plies):
+        moves = board.raw_moves()
+        if not moves:
+            break
+        board.push_raw(rng.choice(moves))
+    return board

@@ -12,6 +12,8 @@ True
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
+
 from exochess.board import Board, LegalMoveList, Piece
 from exochess.errors import (
     ExochessError,
@@ -26,7 +28,11 @@ from exochess.outcome import BLACK, WHITE, Outcome, Termination
 from exochess.variant import Variant
 from exochess.variants import all_variants, find_variant
 
-__version__ = "0.1.0"
+try:
+    # The version is written once, in pyproject.toml; the installed metadata carries it here.
+    __version__ = version("exochess")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "BLACK", "WHITE", "Action", "Board", "ExochessError", "FenError", "IllegalMoveError",

@@ -21,7 +21,7 @@ $(WEB_STAMP): pyproject.toml | $(BIN)/python
 
 $(DEV_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev,web]'
-	touch $@
+	touch $@ $(WEB_STAMP)
 
 # Browser tests drive Debian's Chromium (no browser download is possible).
 chromium:

@@ -4,7 +4,7 @@ A level fixes a nominal depth, random noise added to the root moves' scores,
 whether captures are followed to quiet positions, whether the search prunes,
 and a share of the move time.  Each game has its own table, because what makes
 a player weaker is not the same in the three games (measured with
-``bench/ladder.py``; the matches are in ``docs/engine.md``):
+``bench/ladder.py``; the matches are in ``docs/benchmarks.md``):
 
 * in **Fugue** the root noise is a real handicap, so the lower levels mix noise
   and depth (the default table, also used by a game without its own);

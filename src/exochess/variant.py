@@ -60,6 +60,10 @@ class Variant:
     """How the royal-capture termination is described to players."""
     captures_compulsory: ClassVar[bool] = False
     """Whether a side that can capture must: then, when captures exist, they are all the moves."""
+    piece_values: ClassVar[dict[str, int]] = {}
+    """Letter -> rough material value in centipawns, for a game that has no evaluator of its own
+    (the generic one uses it; a letter left out is worth
+    :attr:`~exochess.engine.evaluate.base.Evaluator.default_value`)."""
     glyphs: ClassVar[dict[str, str]] = {}
     """Letter -> shape of its glyph in diagrams and on the web board (see :mod:`exochess.svg`);
     letters left out get the crown if royal, else a shape chosen from their position."""

@@ -39,8 +39,10 @@ def register_variant(cls: type[Variant]) -> Variant:
     if old is not None:
         unregister_variant(old.name)
     _registered.append(instance)
-    for key in (cls.name, *cls.aliases):
-        _by_key.setdefault(_key(key), instance)
+    # The title is a key too: PGN writes it in the Variant tag, and reading must find it back.
+    for key in (cls.name, cls.title, *cls.aliases):
+        if key:
+            _by_key.setdefault(_key(key), instance)
     return instance
 
 
@@ -53,7 +55,7 @@ def unregister_variant(name: str) -> None:
 
 
 def find_variant(name: str) -> Variant:
-    """The variant called ``name`` (case-insensitive; aliases accepted).
+    """The variant called ``name`` (its name, title or an alias; case and spaces do not matter).
 
     Raises :class:`UnknownVariantError` listing the known names.
     """

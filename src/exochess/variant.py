@@ -153,3 +153,22 @@ class Variant:
 
     def __repr__(self) -> str:
         return f"<Variant {self.name}>"
+
+
+def resolve_variant(variant: str | Variant) -> Variant:
+    """``variant`` itself, or the registered game it names (name, title or alias).
+
+    The one way from the core (board, PGN, SVG, engine) to the registry: the registry
+    imports the games, which import the core, so the core looks a game up only here,
+    at call time, and never imports :mod:`exochess.variants` itself.
+
+    Raises :class:`~exochess.errors.UnknownVariantError` listing the known games.
+
+    >>> resolve_variant("Rebel Fury").name
+    'rebelfury'
+    """
+    if isinstance(variant, Variant):
+        return variant
+    from exochess.variants import find_variant
+
+    return find_variant(variant)

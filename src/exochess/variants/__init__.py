@@ -61,6 +61,8 @@ def find_variant(name: str) -> Variant:
     """
     found = _by_key.get(_key(name)) if isinstance(name, str) else None
     if found is None:
+        if isinstance(name, str) and not _key(name):
+            raise UnknownVariantError(f"no game given; known variants: {names_text()}")
         raise UnknownVariantError(f"unknown variant {name!r}; known variants: {names_text()}")
     return found
 

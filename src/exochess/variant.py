@@ -94,10 +94,6 @@ class Variant:
             self.letters[-index] = letter.lower()
         self.royal_code = self.codes[self.royal] if self.royal else 0
 
-    def code(self, letter: str) -> int:
-        """Positive type code of an upper-case piece letter."""
-        return self.codes[letter]
-
     # --- hooks -----------------------------------------------------------------
 
     def parse_extra(self, fields: Sequence[str], squares: list[int], white_to_move: bool) -> Hashable:

@@ -6,7 +6,7 @@
 ['fugue']
 
 Adding a game: a package beside ``fugue/`` with a :class:`~exochess.variant.Variant`
-subclass, and its class in :data:`GAMES` (see CONTRIBUTING.md).  A game defined
+subclass, and its class in :data:`GAMES` (checklist: ``docs/adding-a-game.md``).  A game defined
 elsewhere (a plugin, a test) is added at run time with :func:`register_variant`.
 """
 

@@ -5,17 +5,26 @@ and Knights as in chess, captures by replacement, and the side that loses its Ki
 It has no evaluator and no rules page of its own.  The fixture registers it for the
 duration of this module; every layer -- library, command line, PGN, SVG, engine protocol
 and web site -- must then handle it without one line of toy-specific code elsewhere.
+
+The registration lives in this process, so the web site runs here too: FastAPI's
+TestClient for the pages and the API, and uvicorn in a thread for Chromium.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import re
+import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
+import httpx
 import pytest
+import uvicorn
 from fastapi.testclient import TestClient
 
 from exochess import Board, UnknownVariantError, find_variant, svg
@@ -285,3 +294,55 @@ def test_web_game_and_move(site: TestClient) -> None:
 
     pgn = site.get(f"/api/games/{gid}/pgn")
     assert pgn.status_code == 200 and read_game(pgn.text).moves[0].__str__() == "b1-c3"
+
+
+@pytest.fixture()
+def live_site(tmp_path: Path) -> Iterator[str]:
+    """A real server on 127.0.0.1, in a thread of this process (where the toy is registered)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = create_app(f"sqlite:///{tmp_path / 'live.sqlite'}", use_engine_pool=False)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join()
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def test_a_move_on_the_web_board(live_site: str) -> None:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is not installed (make test installs it)")
+    from playwright.sync_api import sync_playwright
+
+    created = httpx.post(
+        f"{live_site}/api/games", json={"variant": "toy", "opponent": "friend", "color": "white"}
+    ).json()
+    gid = created["id"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(live_site + created["seats"]["white"]["url"])
+        page.wait_for_selector("#game[data-connected='1']")
+        assert page.locator("#board rect.sq").count() == 36
+        assert page.locator("#board g.piece[data-piece]").count() == 10
+        for square in ("b1", "c3"):
+            box = page.locator(f'#board rect.sq[data-square="{square}"]').bounding_box()
+            assert box is not None, square
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_selector('#moves [data-ply="1"]')  # the server's answer reached the page
+        assert page.locator('#board g.piece[data-square="c3"]').count() == 1
+        browser.close()
+    state = httpx.get(f"{live_site}/api/games/{gid}").json()
+    assert state["ply"] == 1 and state["fen"] == "rnk1nr/6/6/2N3/6/R1K1NR b"
+    assert not errors, errors

@@ -158,7 +158,12 @@ def source(variant_name: str | Variant) -> str:
     if variant.rules_page is None:
         return generated_page(variant)
     package = type(variant).__module__.rpartition(".")[0]
-    return resources.files(package).joinpath(variant.rules_page).read_text(encoding="utf-8")
+    try:
+        return resources.files(package).joinpath(variant.rules_page).read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError) as exc:
+        raise RulesDocError(
+            f"{variant.name}: rules page {variant.rules_page!r} not found beside {type(variant).__module__}"
+        ) from exc
 
 
 def generated_page(variant: Variant) -> str:

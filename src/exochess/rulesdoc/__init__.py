@@ -219,7 +219,7 @@ def render_html(variant_name: str | Variant) -> str:
 
     The game may be given by name, title, alias or :class:`~exochess.variant.Variant`.
 
-    Raises :class:`~exochess.errors.UnknownVariantError` for a game without a page and
+    Raises :class:`~exochess.errors.UnknownVariantError` for an unknown game and
     :class:`RulesDocError` (naming the diagram) for a malformed diagram.
     """
     name = canonical_name(variant_name)

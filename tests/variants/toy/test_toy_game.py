@@ -6,8 +6,8 @@ It has no evaluator and no rules page of its own.  The fixture registers it for 
 duration of this module; every layer -- library, command line, PGN, SVG, engine protocol
 and web site -- must then handle it without one line of toy-specific code elsewhere.
 
-The registration lives in this process, so the web site runs here too: FastAPI's
-TestClient for the pages and the API, and uvicorn in a thread for Chromium.
+The registration lives in this process, so the web site runs here too: uvicorn serves
+it from a thread, to httpx for the pages and the API and to Chromium for the board.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from typing import ClassVar
 import httpx
 import pytest
 import uvicorn
-from fastapi.testclient import TestClient
 
 from exochess import Board, UnknownVariantError, find_variant, svg
 from exochess.cli.main import main as cli_main
@@ -243,11 +242,30 @@ def test_bestmove_over_the_engine_protocol() -> None:
 # --- web site --------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def live_site(toy: Variant, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real server on 127.0.0.1 and a real SQLite file, run by uvicorn in a thread of this
+    process: the toy is registered here only, so a server in a subprocess would not know it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    database = tmp_path_factory.mktemp("toy") / "site.sqlite"
+    app = create_app(f"sqlite:///{database}", use_engine_pool=False)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join()
+
+
 @pytest.fixture()
-def site(tmp_path: Path) -> Iterator[TestClient]:
-    """The site in this process (the toy is registered only here), on a real SQLite file."""
-    app = create_app(f"sqlite:///{tmp_path / 'toy.sqlite'}", use_engine_pool=False)
-    with TestClient(app) as client:
+def site(live_site: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live_site, timeout=30.0) as client:
         yield client
 
 
@@ -259,7 +277,7 @@ def test_generated_rules_page() -> None:
     assert html.startswith('<article class="rules rules-toy">') and html.count("<svg") == 1
 
 
-def test_web_pages(site: TestClient) -> None:
+def test_web_pages(site: httpx.Client) -> None:
     assert "toy" in [v["name"] for v in site.get("/api/variants").json()["variants"]]
     home = site.get("/")
     assert home.status_code == 200 and "Toy Skirmish" in home.text
@@ -272,7 +290,7 @@ def test_web_pages(site: TestClient) -> None:
     assert new.status_code == 200 and "Toy Skirmish" in new.text
 
 
-def test_web_game_and_move(site: TestClient) -> None:
+def test_web_game_and_move(site: httpx.Client) -> None:
     res = site.post("/api/games", json={"variant": "toy", "opponent": "friend", "color": "white"})
     assert res.status_code == 201, res.text
     data = res.json()
@@ -294,25 +312,6 @@ def test_web_game_and_move(site: TestClient) -> None:
 
     pgn = site.get(f"/api/games/{gid}/pgn")
     assert pgn.status_code == 200 and read_game(pgn.text).moves[0].__str__() == "b1-c3"
-
-
-@pytest.fixture()
-def live_site(tmp_path: Path) -> Iterator[str]:
-    """A real server on 127.0.0.1, in a thread of this process (where the toy is registered)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    app = create_app(f"sqlite:///{tmp_path / 'live.sqlite'}", use_engine_pool=False)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("the server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join()
 
 
 CHROMIUM = "/usr/bin/chromium"

@@ -1,4 +1,6 @@
-"""exochess: the rules of Fugue, Interweave and Rebel Fury, with a python-chess shaped API.
+"""exochess: the rules of Ultima-family chess variants, with a python-chess shaped API.
+
+The games are listed by :func:`all_variants` (see :mod:`exochess.variants`).
 
 >>> import exochess
 >>> board = exochess.Board("fugue")

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from exochess.web import service as service_module
-from exochess.web.hub import Hub
 from exochess.web.domain import NotYourTurn
+from exochess.web.hub import Hub
 from exochess.web.service import GameService
 from exochess.web.storage import Storage
 from tests.web.serverproc import run_async

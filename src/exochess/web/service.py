@@ -88,8 +88,10 @@ def analysis_board(variant: str, fen: str | None, moves: list[str]) -> Board:
         raise TooLarge(f"at most {MAX_ANALYSIS_MOVES} moves")
     try:
         board = Board(variant, fen=fen.strip() if fen and fen.strip() else None)
-    except (UnknownVariantError, FenError) as exc:
+    except UnknownVariantError as exc:
         raise InvalidRequest(str(exc)) from exc
+    except FenError as exc:
+        raise InvalidRequest(f"bad FEN: {exc}") from exc
     for i, text in enumerate(moves):
         try:
             board.push_text(text)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, cast
+from typing import Annotated, cast
 
 from fastapi import Depends
 from starlette.requests import HTTPConnection
@@ -31,5 +31,3 @@ def get_settings(conn: HTTPConnection) -> SiteSettings:
 
 Service = Annotated[GameService, Depends(get_service)]
 Settings = Annotated[SiteSettings, Depends(get_settings)]
-
-JsonObject = dict[str, Any]

@@ -218,6 +218,10 @@ class GameService:
         live.state_cache = None
         await self.hub.broadcast(live.row.id, self.state_text(live))
 
+    async def recent_games(self, limit: int, ids: list[str] | None = None) -> list[GameRow]:
+        """The most recently changed games (without their moves), or those among ``ids``."""
+        return await self.db(self.storage.recent_games, limit, ids)
+
     # --- creating ---------------------------------------------------------------------
 
     async def create(

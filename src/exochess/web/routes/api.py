@@ -65,7 +65,7 @@ async def create_game(body: NewGame, service: Service) -> CreatedGame:
 async def list_games(service: Service, ids: str | None = None, limit: int = 30) -> GameList:
     """The most recently changed games (``limit`` at most 100), or those among ``ids``."""
     id_list = [i for i in ids.split(",") if i][:MAX_LISTED] if ids else None
-    rows = await service.db(service.storage.recent_games, max(1, min(limit, MAX_LISTED)), id_list)
+    rows = await service.recent_games(max(1, min(limit, MAX_LISTED)), id_list)
     return GameList(games=[
         GameSummary(
             id=r.id, variant=r.variant, white=r.white, black=r.black, level=r.level, ply=r.ply,

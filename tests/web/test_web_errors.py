@@ -127,6 +127,7 @@ def test_unknown_game_is_404_on_every_game_endpoint(client: httpx.Client) -> Non
         assert "unknown game" in res.json()["error"]
     page = client.get("/game/nope")
     assert page.status_code == 404 and "unknown game" in page.text and "<html" in page.text
+    assert 'href="/rules/fugue"' in page.text  # the error page keeps the site's menu
     missing = client.get("/no/such/page")
     assert missing.status_code == 404 and "does not exist" in missing.text
     api_missing = client.get("/api/no/such/thing")

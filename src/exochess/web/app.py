@@ -67,5 +67,5 @@ def create_app(
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(ws.router)
-    install_error_handlers(app, pages.templates)
+    install_error_handlers(app)
     return app

@@ -15,7 +15,6 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from exochess.web.domain import (
@@ -29,6 +28,7 @@ from exochess.web.domain import (
     TooLarge,
     WrongSeat,
 )
+from exochess.web.templating import error_page
 
 log = logging.getLogger("exochess.web")
 
@@ -81,17 +81,14 @@ def _is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
 
-def install_error_handlers(app: FastAPI, templates: Jinja2Templates) -> None:
+def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that turn every exception into a JSON error (API) or error page."""
-
-    def page_error(request: Request, status: int, message: str) -> Response:
-        return templates.TemplateResponse(request, "error.html", {"message": message}, status_code=status)
 
     @app.exception_handler(GameServiceError)
     async def _service_error(request: Request, exc: GameServiceError) -> Response:
         status = status_of(exc)
         if not _is_api(request) and status == HTTPStatus.NOT_FOUND:
-            return page_error(request, status, exc.message)
+            return error_page(request, status, exc.message)
         return error_response(status, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
@@ -101,7 +98,7 @@ def install_error_handlers(app: FastAPI, templates: Jinja2Templates) -> None:
         # the router's own 404 carries only the status phrase; a page's carries its reason
         generic = exc.detail == HTTPStatus.NOT_FOUND.phrase
         message = "This page does not exist." if generic else str(exc.detail)
-        return page_error(request, exc.status_code, message)
+        return error_page(request, exc.status_code, message)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:

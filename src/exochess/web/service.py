@@ -41,7 +41,7 @@ from exochess.web.domain import (
 from exochess.web.enginepool import RANDOM_LEVEL, EnginePool
 from exochess.web.hub import Hub
 from exochess.web.positions import legal_json, move_json, reason_text, variant_json
-from exochess.web.storage import ConflictError, GameRow, Storage
+from exochess.web.storage import ConflictError, Finish, GameRow, Storage
 
 log = logging.getLogger("exochess.web")
 T = TypeVar("T")
@@ -334,7 +334,7 @@ class GameService:
             self._mark_finished(live.row, finish)
 
     @staticmethod
-    def _mark_finished(row: GameRow, values: dict[str, Any]) -> None:
+    def _mark_finished(row: GameRow, values: Finish) -> None:
         row.status = GameStatus.FINISHED
         row.result = values["result"]
         row.termination = values["termination"]
@@ -342,7 +342,7 @@ class GameService:
         row.takeback_offer = None
 
     @staticmethod
-    def _finish_values(board: Board, outcome: Outcome) -> dict[str, Any]:
+    def _finish_values(board: Board, outcome: Outcome) -> Finish:
         return {
             "result": outcome.result(),
             "termination": outcome.termination.value,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import (
     Column,
@@ -121,6 +121,14 @@ class GameRow:
         return self.white if color == Color.WHITE else self.black
 
 
+class Finish(TypedDict):
+    """The columns written when a game ends."""
+
+    result: str
+    termination: str
+    reason: str
+
+
 class ConflictError(Exception):
     """The game changed under us (another move was stored first)."""
 
@@ -156,12 +164,18 @@ class Storage:
 
     # --- games -------------------------------------------------------------------
 
-    def create_game(self, **values: Any) -> None:
+    def create_game(
+        self, *, id: str, variant: str, start_fen: str, white: PlayerKind, black: PlayerKind,
+        level: int | None, white_secret: str, black_secret: str,
+    ) -> None:
+        """Store a new game, active at ply 0."""
         stamp = now()
-        values.setdefault("ply", 0)
-        values.setdefault("status", GameStatus.ACTIVE)
         with self.engine.begin() as conn:
-            conn.execute(insert(games).values(created=stamp, updated=stamp, **values))
+            conn.execute(insert(games).values(
+                id=id, variant=variant, start_fen=start_fen, white=white, black=black, level=level,
+                white_secret=white_secret, black_secret=black_secret, ply=0, status=GameStatus.ACTIVE,
+                created=stamp, updated=stamp,
+            ))
 
     def load_game(self, game_id: str) -> GameRow | None:
         with self.engine.connect() as conn:
@@ -190,7 +204,7 @@ class Storage:
         if res.rowcount != 1:
             raise ConflictError(f"game {game_id} is no longer at ply {at_ply}")
 
-    def add_move(self, game_id: str, ply: int, text: str, finish: dict[str, Any] | None) -> None:
+    def add_move(self, game_id: str, ply: int, text: str, finish: Finish | None) -> None:
         """Store move number ``ply`` (0-based) of a game whose stored ply must be ``ply``.
 
         ``finish`` holds the result columns when the move ends the game.
@@ -206,7 +220,7 @@ class Storage:
         except IntegrityError as exc:
             raise ConflictError(f"move {ply} of game {game_id} is already stored") from exc
 
-    def finish(self, game_id: str, ply: int, values: dict[str, Any]) -> None:
+    def finish(self, game_id: str, ply: int, values: Finish) -> None:
         """Mark an active game at ``ply`` finished (resignation)."""
         with self.engine.begin() as conn:
             self._guarded_update(

@@ -1,7 +1,1 @@
-"""The site's routers: HTML pages, the JSON API and the game websocket."""
-
-from __future__ import annotations
-
-from exochess.web.routes import api, pages, ws
-
-__all__ = ["api", "pages", "ws"]
+"""The site's routers: :mod:`.pages` (HTML), :mod:`.api` (JSON under ``/api``), :mod:`.ws` (websocket)."""

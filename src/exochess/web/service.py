@@ -450,7 +450,8 @@ class GameService:
                     lambda: self.storage.create_game(
                         id=new_id, variant=row.variant, start_fen=row.start_fen, white=row.black,
                         black=row.white, level=row.level,
-                        # the player who had White now has Black: their secret moves with them
+                        # colours swap; both seats get fresh secrets, each player receives
+                        # theirs in the reply to their own rematch request
                         white_secret=new_secrets[Color.WHITE], black_secret=new_secrets[Color.BLACK],
                     )
                 )

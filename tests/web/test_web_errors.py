@@ -157,9 +157,9 @@ def test_websocket_messages_with_wrong_types(server: Server) -> None:
             err = await reply_to({"type": "dance", "ref": 4})
             assert "unknown message type" in err["error"] and err["ref"] == 4
             err = await reply_to({"type": "move", "move": 17, "ref": 5})
-            assert err["status"] == 400 and "move" in err["error"] and err["ref"] == 5
+            assert err["status"] == 400 and "'move'" in err["error"] and err["ref"] == 5
             err = await reply_to({"type": "move", "move": "d2-d3", "ply": "zero"})
-            assert err["status"] == 400 and "ply" in err["error"]
+            assert err["status"] == 400 and "'ply'" in err["error"]
             err = await reply_to({"type": "move", "move": "d2-d5"})
             assert err["status"] == 422 and "illegal" in err["error"]
             err = await reply_to({"type": "auth", "secret": 42})

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from starlette.exceptions import HTTPException
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from exochess.web.errors import error_response
 
 
 class BodyLimitMiddleware:
@@ -32,10 +33,10 @@ class BodyLimitMiddleware:
             try:
                 too_big = int(length) > self.max_body
             except ValueError:
-                await JSONResponse({"error": "bad Content-Length header"}, 400)(scope, receive, send)
+                await error_response(400, "bad Content-Length header")(scope, receive, send)
                 return
             if too_big:
-                await JSONResponse({"error": self._too_large()}, 413)(scope, receive, send)
+                await error_response(413, self._too_large())(scope, receive, send)
                 return
         seen = 0
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StrictInt, StrictStr, TypeAdapter
+from pydantic import BaseModel, Field, StrictInt, StrictStr
 
 from exochess.web.domain import Color, GameStatus, Opponent, PlayerKind, SeatChoice, TakebackAction
 from exochess.web.enginepool import RANDOM_LEVEL
@@ -141,5 +141,5 @@ class WsMove(BaseModel):
     ref: Any = None
 
 
-ClientMessage = TypeAdapter(Annotated[Ping | Auth | WsMove, Field(discriminator="type")])
-"""Validates one websocket message by its ``type``."""
+CLIENT_MESSAGES: dict[str, type[Ping | Auth | WsMove]] = {"ping": Ping, "auth": Auth, "move": WsMove}
+"""The model of each websocket message ``type``."""

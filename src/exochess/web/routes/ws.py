@@ -21,7 +21,7 @@ from exochess.web.deps import Service
 from exochess.web.domain import GameNotFound, GameServiceError, WrongSeat
 from exochess.web.errors import status_of, validation_message
 from exochess.web.hub import Connection
-from exochess.web.schemas import Auth, ClientMessage, Ping, WsMove
+from exochess.web.schemas import CLIENT_MESSAGES, Auth, Ping, WsMove
 from exochess.web.service import GameService, LiveGame
 
 MAX_MESSAGE = 16 * 1024
@@ -99,10 +99,11 @@ async def _handle(service: GameService, session: _Session, raw: str) -> dict[str
         return _error("a message must be a JSON object")
     ref = data.get("ref")
     kind = data.get("type")
-    if kind not in ("ping", "auth", "move"):
+    model = CLIENT_MESSAGES.get(kind) if isinstance(kind, str) else None
+    if model is None:
         return _error(f"unknown message type {kind!r}", ref=ref)
     try:
-        message = ClientMessage.validate_python(data)
+        message = model.model_validate(data)
     except ValidationError as exc:
         return _error(validation_message(exc.errors()), status=400, ref=ref)
     try:

@@ -126,6 +126,10 @@ class Board:
         """
         if not isinstance(fen, str):
             raise FenError("a FEN must be text")
+        if not fen.isascii():
+            # the format is ASCII: this also keeps Unicode digits and spaces out of every field
+            bad = next(ch for ch in fen if not ch.isascii())
+            raise FenError(f"a FEN is ASCII text; {bad!r} at position {fen.index(bad) + 1} is not")
         fields = fen.split()
         if len(fields) < 2:
             raise FenError(f"a FEN needs at least a placement and a side to move (w or b): {fen!r}")

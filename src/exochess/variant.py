@@ -104,7 +104,7 @@ class Variant:
         """
         if not fields:
             return None
-        if len(fields) == 1 and fields[0].isdigit():
+        if len(fields) == 1 and fields[0].isascii() and fields[0].isdigit():
             return None
         raise FenError(f"unexpected FEN field(s) after the side to move: {' '.join(fields)!r}")
 

@@ -431,7 +431,7 @@ class Interweave(Variant):
         if len(fields) == 2:
             ep_text, reserve_text = fields
         elif len(fields) == 3:
-            if not fields[0].isdigit():
+            if not (fields[0].isascii() and fields[0].isdigit()):
                 raise FenError(
                     "an Interweave FEN has two fields after the side to move, '<ep> <reserves>', or "
                     f"vchess's three, '<moves> <ep> <captured>'; with three, the move counter {fields[0]!r} "

@@ -22,6 +22,7 @@ from exochess.web.domain import GameNotFound, GameServiceError, WrongSeat
 from exochess.web.errors import status_of, validation_message
 from exochess.web.hub import Connection
 from exochess.web.schemas import CLIENT_MESSAGES, Auth, Ping, WsMove
+from exochess.web.security import BadJSON, parse_json_text
 from exochess.web.service import GameService, LiveGame
 
 MAX_MESSAGE = 16 * 1024
@@ -92,7 +93,9 @@ async def _handle(service: GameService, session: _Session, raw: str) -> dict[str
     if len(raw) > MAX_MESSAGE:
         return _error(f"message too large (over {MAX_MESSAGE} bytes)")
     try:
-        data = json.loads(raw)
+        data = parse_json_text(raw)  # refuses deep nesting and lone surrogates
+    except BadJSON as exc:
+        return _error(str(exc), status=400)
     except ValueError as exc:
         return _error(f"malformed JSON: {exc}")
     if not isinstance(data, dict):

@@ -146,7 +146,7 @@ def check_json_body(body: bytes) -> None:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise BadJSON(f"the body is not valid UTF-8 (byte {exc.start})") from None
+        raise BadJSON(f"malformed JSON: the body is not UTF-8 text (byte {exc.start})") from None
     try:
         parse_json_text(text)
     except json.JSONDecodeError:

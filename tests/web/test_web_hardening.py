@@ -324,3 +324,34 @@ def test_rate_limit_setting_is_read_or_refused_clearly() -> None:
     for bad in ("games=lots", "gamez=5/minute", "games"):
         with pytest.raises(RateLimitSettingError, match="EXOCHESS_RATE_LIMITS"):
             parse_rate_limits(bad)
+
+
+# --- finding 7 in the browser: the pages work under their CSP -------------------------------------
+
+
+def test_pages_run_under_the_csp_and_it_refuses_inline_script(browser: Any, server: Server) -> None:
+    context = browser.new_context(base_url=server.url)
+    pg = context.new_page()
+    console: list[str] = []
+    pg.on("console", lambda m: console.append(m.text))
+    try:
+        with httpx.Client(base_url=server.url) as c:
+            game = create(c, variant="fugue", opponent="friend")
+        for path in ("/", "/rules/interweave", "/new", "/games", "/analysis?variant=rebelfury"):
+            pg.goto(path)
+            pg.wait_for_load_state("networkidle")
+        assert pg.locator("#board svg, #board rect").count() > 0  # the analysis module ran
+        pg.goto(game["seats"]["white"]["url"])
+        pg.wait_for_selector("#game[data-connected='1']")  # module ran, websocket allowed
+        pg.locator("#board").wait_for()
+        res = pg.evaluate("() => fetch('/api/games/" + game["id"] + "/evaluate', {method: 'POST'})"
+                          ".then((r) => r.status)")
+        assert res == 415  # a body-less POST (what a cross-site form or beacon could send)
+        assert not [m for m in console if "Content Security Policy" in m], console
+        # the policy is in force: an injected inline script is refused, and reported
+        pg.evaluate("""() => { const s = document.createElement('script');
+                              s.textContent = 'window.__injected = 1'; document.body.appendChild(s); }""")
+        assert pg.evaluate("() => window.__injected") is None
+        assert [m for m in console if "Content Security Policy" in m], console
+    finally:
+        context.close()

@@ -139,8 +139,12 @@ class GameService:
                 return live
             row = await self.db(self.storage.load_game, game_id)
             if row is None:
+                # keep nothing for an id that does not exist: a client asking for many made-up
+                # ids must not grow the server's memory (the next request just asks again)
+                if self._loading.get(game_id) is lock:
+                    del self._loading[game_id]
                 raise GameNotFound(game_id)
-            live = self._build(row)
+            live = await self._build_off_loop(row)
             self._games[game_id] = live
             self._evict()
             return live
@@ -162,6 +166,11 @@ class GameService:
             self._loading.pop(game_id, None)
             excess -= 1
 
+    async def _build_off_loop(self, row: GameRow) -> LiveGame:
+        """:meth:`_build` in a worker thread: replaying a long game (hundreds of plies) takes
+        long enough that the event loop, serving every other game, must not wait for it."""
+        return await asyncio.to_thread(self._build, row)
+
     def _build(self, row: GameRow) -> LiveGame:
         board = Board(row.variant, fen=row.start_fen)
         fens = [board.fen()]
@@ -173,7 +182,7 @@ class GameService:
     async def _reload(self, live: LiveGame) -> None:
         row = await self.db(self.storage.load_game, live.row.id)
         if row is not None:
-            fresh = self._build(row)
+            fresh = await self._build_off_loop(row)
             live.row, live.board, live.fens = fresh.row, fresh.board, fresh.fens
             live.state_cache = None
 

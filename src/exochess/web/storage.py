@@ -147,6 +147,10 @@ class Storage:
         kwargs: dict[str, Any] = {}
         if self.is_sqlite:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        else:
+            # a server database may have restarted (or dropped idle connections) since a pooled
+            # connection was last used: test each one as it is checked out, reconnect if dead
+            kwargs["pool_pre_ping"] = True
         self.engine: Engine = create_engine(url, **kwargs)
         if self.is_sqlite:
             @event.listens_for(self.engine, "connect")

@@ -6,6 +6,7 @@ Skipped when PostgreSQL's programs (Debian package ``postgresql``) or psycopg ar
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -17,7 +18,6 @@ import httpx
 import pytest
 
 from tests.web.serverproc import Server, create, free_port
-
 
 
 def _pg_program(name: str) -> str | None:
@@ -68,10 +68,8 @@ class PgCluster:
         self._run(self.pg_ctl, "-D", str(self.data), "-m", "fast", "-w", "stop")
 
     def remove(self) -> None:
-        try:
+        with contextlib.suppress(subprocess.CalledProcessError):
             self.stop()
-        except subprocess.CalledProcessError:
-            pass
         shutil.rmtree(self.root, ignore_errors=True)
 
 

@@ -355,3 +355,22 @@ def test_pages_run_under_the_csp_and_it_refuses_inline_script(browser: Any, serv
         assert [m for m in console if "Content Security Policy" in m], console
     finally:
         context.close()
+
+
+def test_websocket_from_a_foreign_origin_is_refused(guarded: Server, gclient: httpx.Client) -> None:
+    gid = create(gclient, variant="fugue", opponent="friend")["id"]
+    url = guarded.url.replace("http", "ws") + f"/ws/games/{gid}"
+
+    async def run() -> tuple[int | None, str]:
+        async with websockets.connect(url, origin=websockets.Origin(guarded.url)) as ws:  # same site: fine
+            assert json.loads(await ws.recv())["type"] == "hello"
+        try:
+            async with websockets.connect(url, origin=websockets.Origin("https://evil.example")):
+                pass
+        except websockets.InvalidStatus as exc:
+            return exc.response.status_code, json.loads(exc.response.body or b"{}").get("error", "")
+        return None, ""
+
+    status, error = run_async(run)
+    assert status == 403 and "cross-site" in error
+    assert_clean_log(guarded)

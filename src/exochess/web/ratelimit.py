@@ -13,7 +13,6 @@ The limits are set with ``$EXOCHESS_RATE_LIMITS``: ``off``, or ``;``-separated
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -27,6 +26,7 @@ from limits.strategies import MovingWindowRateLimiter
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from exochess.web.errors import error_response
+from exochess.web.security import deny_websocket
 
 ENV = "EXOCHESS_RATE_LIMITS"
 
@@ -42,8 +42,6 @@ WHAT = {
     "analyses": "engine analyses",
     "sockets": "websocket connections",
 }
-
-CLOSE_POLICY = 1008
 
 
 @dataclass(frozen=True)
@@ -141,15 +139,5 @@ class RateLimitMiddleware:
             response.headers.update(headers)
             await response(scope, receive, send)
             return
-        # a websocket handshake: answer it with an HTTP 429 where the server allows it
-        await receive()  # websocket.connect
-        if "websocket.http.response" in scope.get("extensions", {}):
-            body = json.dumps({"error": message}).encode()
-            await send({
-                "type": "websocket.http.response.start", "status": 429,
-                "headers": [(b"content-type", b"application/json"), (b"retry-after", str(wait).encode()),
-                            (b"content-length", str(len(body)).encode())],
-            })
-            await send({"type": "websocket.http.response.body", "body": body})
-        else:
-            await send({"type": "websocket.close", "code": CLOSE_POLICY, "reason": message[:120]})
+        # a websocket handshake: answered with an HTTP 429 too where the server allows it
+        await deny_websocket(scope, receive, send, 429, message, headers)

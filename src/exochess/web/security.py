@@ -13,6 +13,8 @@ refuses it with a 4xx naming the problem, and otherwise hands the same bytes on 
   surrogate (``"\\ud800"``: it cannot be encoded, so it must not reach the service) -> 400;
 * a client that hangs up before its body has arrived is logged as such, at info level.
 
+A websocket handshake from a foreign origin is refused (403) as well: moves travel over it.
+
 The same text checks serve the websocket's messages: :func:`parse_json_text`.
 """
 
@@ -173,25 +175,61 @@ def same_origin(origin: str, headers: Headers) -> bool:
     return host is not None and _host_of(origin) == host.lower()
 
 
+def _foreign(origin: str) -> str:
+    return f"cross-site request refused (origin {origin[:100]!r})"
+
+
 def _media_type(headers: Headers) -> str:
     return headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
+CLOSE_POLICY = 1008
+
+
+async def deny_websocket(
+    scope: Scope, receive: Receive, send: Send, status: int, message: str,
+    headers: dict[str, str] | None = None,
+) -> None:
+    """Refuse a websocket handshake with an HTTP ``status`` and the API's ``{"error": ...}`` body,
+    through the ASGI "websocket denial response" extension (uvicorn has it), or else by closing
+    the connection with code 1008 (policy violation) before it is accepted."""
+    await receive()  # websocket.connect
+    if "websocket.http.response" in scope.get("extensions", {}):
+        body = json.dumps({"error": message}).encode()
+        extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+        await send({
+            "type": "websocket.http.response.start", "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                        *extra],
+        })
+        await send({"type": "websocket.http.response.body", "body": body})
+    else:
+        await send({"type": "websocket.close", "code": CLOSE_POLICY, "reason": message[:120]})
+
+
 class RequestGuardMiddleware:
-    """Refuse foreign-origin, non-JSON and unsafe JSON requests that change state (see the module)."""
+    """Refuse foreign-origin, non-JSON and unsafe JSON requests that change state (see the module).
+
+    A websocket (moves travel over it) from a foreign origin is refused too.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            headers = Headers(scope=scope)
+            origin = headers.get("origin")
+            if origin is not None and not same_origin(origin, headers):
+                await deny_websocket(scope, receive, send, 403, _foreign(origin))
+                return
         if scope["type"] != "http" or scope["method"] in SAFE_METHODS:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
         origin = headers.get("origin")
         if origin is not None and not same_origin(origin, headers):
-            refusal = error_response(403, f"cross-site request refused (origin {origin[:100]!r})")
-            await refusal(scope, receive, send)
+            await error_response(403, _foreign(origin))(scope, receive, send)
             return
         if _media_type(headers) != "application/json":
             await error_response(

@@ -7,6 +7,7 @@ must not show a traceback.  The budget is bounded: a fixed number of examples pe
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,12 +17,15 @@ import pytest
 schemathesis = pytest.importorskip("schemathesis")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from exochess.web.app import create_app  # noqa: E402
 from tests.web.serverproc import Server, create  # noqa: E402
 
 EXAMPLES_PER_OPERATION = 20
 """Per operation and generation mode (valid / invalid requests): about 500 requests in all."""
+HOSTILE_EXAMPLES = 200
+"""Hostile bodies (deep nesting, lone surrogates, Unicode digits, raw bytes) sent to the POST endpoints."""
 MAX_FUZZ_MOVETIME_MS = 100
 """Analyses are searched for at most this long here: the budget is spent on inputs, not on the engine."""
 
@@ -79,3 +83,76 @@ def test_no_request_gets_a_server_error(fuzz_server: Server, method: str, path: 
 def _engine_missing(response: Any) -> bool:
     """503 is the documented answer when the engine is not installed: no crash."""
     return bool(response.status_code == 503 and "engine" in response.text)
+
+
+# --- hostile bodies: what schema-driven generation rarely tries ----------------------------------
+
+HOSTILE_TEXT = st.one_of(
+    st.text(st.characters(categories=["Cs"]), min_size=1, max_size=3),  # lone surrogates
+    st.text(st.characters(categories=["Nd", "No", "Zs", "Cc"]), max_size=8),  # "²", "٣", NUL...
+    st.sampled_from(["8/8/8/8/8/8/8/K²5 w", "4K2k/8/8/8/8/8/8/8 w - 00000²", "e2\u2003-e3", "\x00"]),
+    st.text(max_size=40),
+)
+JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), HOSTILE_TEXT)
+JSON_VALUE = st.recursive(
+    JSON_LEAF, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(HOSTILE_TEXT, inner, max_size=4)),
+    max_leaves=20,
+)
+
+
+def valid_body(path: str, secret: str) -> dict[str, Any]:
+    """A body this POST endpoint accepts (the starting point of the hostile ones)."""
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    return {
+        "games": {"variant": "fugue", "opponent": "friend", "fen": "kK5p/1I6/8/8/8/8/8/8 w"},
+        "moves": {"secret": secret, "move": "e2-e3", "ply": 0},
+        "resign": {"secret": secret},
+        "rematch": {"secret": secret},
+        "takeback": {"secret": secret, "action": "offer"},
+        "evaluate": {},
+        "position": {"variant": "fugue", "fen": "kK5p/1I6/8/8/8/8/8/8 w", "moves": ["b8-a8"]},
+        "analyse": {"variant": "fugue", "moves": ["e2-e3"], "movetime_ms": 50},
+    }.get(last, {})
+
+
+@st.composite
+def hostile_body(draw: st.DrawFn, path: str, secret: str) -> bytes:
+    kind = draw(st.sampled_from(["fields", "fields", "deep", "value", "bytes"]))
+    if kind == "fields":  # a valid body with some of its fields (or new ones) made hostile
+        body = valid_body(path, secret)
+        names = [*body, "secret", "fen", "extra"]
+        for name in draw(st.lists(st.sampled_from(names), min_size=1, max_size=2)):
+            if isinstance(body.get(name), list):
+                body[name] = draw(st.lists(HOSTILE_TEXT, min_size=1, max_size=3))
+            else:
+                body[name] = draw(st.one_of(HOSTILE_TEXT, HOSTILE_TEXT, JSON_VALUE))
+        return json.dumps(body).encode()
+    if kind == "deep":  # nesting a recursive parser cannot take
+        depth = draw(st.integers(20, 5000))
+        opener, closer = draw(st.sampled_from([("[", "]"), ('{"a":', "}")]))
+        return (opener * depth + "1" + closer * depth).encode()
+    if kind == "value":
+        return json.dumps(draw(JSON_VALUE)).encode()
+    return draw(st.binary(max_size=200))
+
+
+def test_hostile_bodies_get_a_client_error(fuzz_server: Server) -> None:
+    with httpx.Client(base_url=fuzz_server.url, timeout=60.0) as c:
+        game = create(c, variant="fugue", opponent="friend")
+    gid, secret = game["id"], game["seats"]["white"]["secret"]
+    paths = [p.replace("{game_id}", gid) for p, ops in SPEC["paths"].items() if "post" in ops]
+
+    @given(data=st.data(), path=st.sampled_from(paths),
+           ctype=st.sampled_from(["application/json", "application/json", "application/json; charset=utf-8",
+                                  "text/plain"]))
+    @settings(max_examples=HOSTILE_EXAMPLES, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    def one_request(data: st.DataObject, path: str, ctype: str) -> None:
+        body = data.draw(hostile_body(path, secret))
+        with httpx.Client(base_url=fuzz_server.url, timeout=60.0) as c:
+            res = c.post(path, content=body, headers={"Content-Type": ctype})
+        assert res.status_code < 500 or _engine_missing(res), (path, body[:200], res.status_code, res.text[:300])
+
+    one_request()
+    log = fuzz_server.log_text()
+    assert "Traceback" not in log, log[-3000:]

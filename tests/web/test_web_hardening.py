@@ -367,3 +367,13 @@ def test_websocket_from_a_foreign_origin_is_refused(guarded: Server, gclient: ht
     status, error = run_async(run)
     assert status == 403 and "cross-site" in error
     assert_clean_log(guarded)
+
+
+def test_rate_limits_count_an_ipv6_client_by_its_64_network() -> None:
+    from exochess.web.ratelimit import client_key
+
+    assert client_key("203.0.113.7") == "203.0.113.7"
+    assert client_key("2001:db8:1:2:aaaa::1") == client_key("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert client_key("2001:db8:1:3::1") != client_key("2001:db8:1:2::1")
+    assert client_key("::ffff:203.0.113.7") == "203.0.113.7"
+    assert client_key(None) == "?"

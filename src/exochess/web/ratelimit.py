@@ -13,6 +13,7 @@ The limits are set with ``$EXOCHESS_RATE_LIMITS``: ``off``, or ``;``-separated
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
@@ -95,6 +96,22 @@ def rate_limits_from_env() -> dict[str, RateLimitItem]:
     return parse_rate_limits(os.environ.get(ENV))
 
 
+def client_key(address: str | None) -> str:
+    """Whom a request is counted for: its IPv4 address, or the /64 network of an IPv6 one (a
+    single host usually holds a whole /64 and could otherwise rotate through it)."""
+    if not address:
+        return "?"
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:  # a Unix socket path, a test client's name...
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
 class RateLimitMiddleware:
     """Count the requests of :data:`RULES` per client address; refuse those over the limit."""
 
@@ -128,7 +145,7 @@ class RateLimitMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = self._kind(scope) if self.limits else None
         client = scope.get("client")
-        refusal = self._refusal(kind, client[0] if client else "?") if kind else None
+        refusal = self._refusal(kind, client_key(client[0] if client else None)) if kind else None
         if refusal is None:
             await self.app(scope, receive, send)
             return

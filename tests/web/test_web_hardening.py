@@ -258,6 +258,11 @@ def test_game_creation_is_rate_limited_per_address(limited: Server) -> None:
         made = [c.post("/api/games", json={"variant": "fugue", "opponent": "friend"}) for _ in range(3)]
         assert [r.status_code for r in made] == [201, 201, 201]
         assert_429(c.post("/api/games", json={"variant": "fugue", "opponent": "friend"}), "games")
+        # nor can a chain of resignations and rematches create games beyond the limit
+        first = made[0].json()
+        secret = first["seats"]["white"]["secret"]
+        assert c.post(f"/api/games/{first['id']}/resign", json={"secret": secret}).status_code == 200
+        assert_429(c.post(f"/api/games/{first['id']}/rematch", json={"secret": secret}), "games")
         # other requests from the same address are not limited
         gid = made[0].json()["id"]
         assert c.get(f"/api/games/{gid}").status_code == 200

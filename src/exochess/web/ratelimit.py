@@ -54,6 +54,8 @@ class _Rule:
 
 RULES = (
     _Rule("games", "POST", re.compile(r"/api/games/?")),
+    # a rematch creates a game too (resign, rematch, resign... would be an unlimited loop)
+    _Rule("games", "POST", re.compile(r"/api/games/[^/]+/rematch/?")),
     _Rule("analyses", "POST", re.compile(r"/api/analyse/?")),
     _Rule("analyses", "POST", re.compile(r"/api/games/[^/]+/evaluate/?")),
     _Rule("sockets", "WS", re.compile(r"/ws/.*")),

@@ -66,8 +66,13 @@ Capture sequences transpose (a takes b then c takes d, or the other way round) a
 iteration revisits the last one's leaves, so a third of the quiescence positions were
 generated before.  A capture list does not depend on the history (no capture can repeat
 a position), so the hash is a sufficient key."""
-DELTA_MARGIN = 150
-"""Quiescence skips captures that cannot lift the score within this margin of alpha."""
+FIRST_QUIESCENCE = (1, 3)
+"""Quiescence caps of the first iteration: (plies of all captures, plies in all).
+
+The first iteration is never interrupted (it gives the move when the budget is tiny),
+so it must end quickly in every position: one ply of any capture, then recaptures on
+that square only.  The deeper iterations use the game's own caps
+(:attr:`~exochess.engine.evaluate.Evaluator.quiescence_full`, ``quiescence_max``)."""
 
 _NORMAL = 0
 _WIN = 1
@@ -133,8 +138,9 @@ class Searcher:
     # every attribute access is a dict lookup instead of an indexed load.
     __slots__ = (
         "_capture_cache", "_deadline", "_eval_cache", "_evaluator", "_next_check", "_node_limit",
-        "_partial", "_pv", "_root_pv", "_score_stack", "_seldepth", "_start", "_stop", "board",
-        "by_code", "compulsory", "ev", "forbid_repetition", "history", "killers", "lazy_margin",
+        "_partial", "_protected", "_pv", "_q_full", "_q_max", "_root_pv", "_score_stack",
+        "_seldepth", "_start", "_stop", "board", "by_code", "compulsory", "delta_margin", "ev",
+        "forbid_repetition", "history", "killers", "lazy_margin",
         "nodes", "options", "order_value", "promo_value", "pruning", "quiescence", "royal",
         "royal_min", "score", "tempo", "threefold", "tt", "value_of",
     )
@@ -222,7 +228,16 @@ class Searcher:
         scores = self._static_scores(root_moves)
         order = sorted(range(len(root_moves)), key=lambda i: scores[i] + bonus[i], reverse=True)
         result: Analysis | None = None
+        game_caps = self._q_full, self._q_max
         for depth in range(1, max_depth + 1):
+            # The first iteration always completes (there is a searched move to play however
+            # small the budget), so its quiescence is capped hard to keep it short.
+            first = depth == 1
+            self._protected = first
+            self._q_full, self._q_max = (
+                (min(game_caps[0], FIRST_QUIESCENCE[0]), min(game_caps[1], FIRST_QUIESCENCE[1]))
+                if first else game_caps
+            )
             try:
                 best_i, best_score = self._root(depth, root_moves, order, scores, bonus, noise > 0)
             except SearchStopped:
@@ -246,8 +261,8 @@ class Searcher:
                 break
             if soft is not None and time.perf_counter() - start >= soft:
                 break
-            if self._stop:
-                break
+            if self._stop or (self._node_limit is not None and self.nodes >= self._node_limit):
+                break  # (the first iteration may end past the node budget: it always completes)
         if result is None:
             # Stopped before depth 1 finished: the best move searched so far, else the static best.
             i, score = self._partial if self._partial is not None else (order[0], scores[order[0]])
@@ -331,6 +346,10 @@ class Searcher:
                             if code > 0}
         self.options = options
         self.quiescence = options.quiescence
+        self.delta_margin = ev.delta_margin
+        self._q_full = ev.quiescence_full
+        self._q_max = ev.quiescence_max
+        self._protected = False
         self.pruning = options.pruning
         self.nodes = 0
         self._seldepth = 0
@@ -443,6 +462,8 @@ class Searcher:
 
     def _check_budget(self) -> None:
         self._next_check = self.nodes + CHECK_EVERY
+        if self._protected:
+            return  # the first iteration always completes (it is bounded: FIRST_QUIESCENCE)
         if self._node_limit is not None:
             self._next_check = min(self._next_check, self._node_limit)
         if self._stop:
@@ -632,7 +653,7 @@ class Searcher:
                     return score
         if depth <= 0:
             if self.quiescence:
-                return self._quiesce(alpha, beta, ply, 0)
+                return self._quiesce(alpha, beta, ply, 0, -1)
             return self._static(alpha, beta)
         prune = self.pruning and not pv_node
         futile = False
@@ -704,7 +725,17 @@ class Searcher:
             tt.put(key, (depth, stored, flag, best_move))
         return best
 
-    def _quiesce(self, alpha: int, beta: int, ply: int, qply: int) -> int:
+    def _quiesce(self, alpha: int, beta: int, ply: int, qply: int, target: int) -> int:
+        """Captures only, from a stand pat, until the position is quiet or the caps are reached.
+
+        ``qply`` counts the capture plies so far and ``target`` is the square where the last
+        capture's piece stopped (-1 after a quiet move).  Three bounds keep the tree small
+        where captures are everywhere (a Rebel Fury Harpy or Fury takes across the board,
+        and both sides always have some): delta pruning, then, from ``_q_full`` plies on,
+        only recaptures of the piece that has just captured (the exchange on one square
+        that decides whether the last capture paid), and from ``_q_max`` plies on the
+        stand pat alone.
+        """
         board = self.board
         key = board.key
         # _static, inline: half of the nodes are quiescence nodes.
@@ -713,24 +744,28 @@ class Searcher:
         margin = self.lazy_margin
         if not (stand - margin >= beta or stand + margin <= alpha):
             stand += side * self._dynamic(key)
-        if stand >= beta or ply >= MAX_PLY:
+        if stand >= beta or qply >= self._q_max or ply >= MAX_PLY:
             return stand
         if stand > alpha:
             alpha = stand
         # Only the captures are generated: a position without any is scored by its stand pat
         # (a side with no move at all is not detected here, as in any quiescence search).
-        # Captures come best first: once one cannot lift the score to within DELTA_MARGIN
-        # of alpha even by winning its victims, neither can the rest.
-        floor = alpha - stand - DELTA_MARGIN
+        # Captures come best first: once one cannot lift the score to within the game's
+        # delta margin of alpha even by winning its victims, neither can the rest.
+        floor = alpha - stand - self.delta_margin
+        recaptures_only = qply >= self._q_full
         best = stand
         for g, m in self._captures(key):
             if g >> 4 <= floor:
                 break
+            if recaptures_only and target not in m[VICTIMS]:
+                continue
             # A capture never repeats a position, so it never loses by repetition.
             if self._play(m, ply) == _WIN:
                 score = MATE - ply - 1
             else:
-                score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1)
+                more = m[MORE]
+                score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1, more[-1][1] if more else m[TO])
             self.board.pop_raw()  # _unplay, inline
             self.score = self._score_stack.pop()
             if score > best:

@@ -144,6 +144,10 @@ class Searcher:
         "nodes", "options", "order_value", "promo_value", "pruning", "quiescence", "royal",
         "royal_min", "score", "tempo", "threefold", "tt", "value_of",
     )
+    _q_full: int
+    """Quiescence plies that try every capture (then recaptures only)."""
+    _q_max: int
+    """Quiescence plies in all (then the stand pat)."""
 
     def __init__(self, evaluator: Evaluator | None = None, tt: TranspositionTable | None = None) -> None:
         self._evaluator = evaluator
@@ -352,7 +356,7 @@ class Searcher:
         self._protected = False
         self.pruning = options.pruning
         self.nodes = 0
-        self._seldepth = 0
+        self._seldepth: int = 0
         self._pv: list[list[RawMove]] = [[] for _ in range(MAX_PLY + 2)]
         self.killers: list[list[RawMove | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self._partial: tuple[int, int] | None = None

@@ -53,7 +53,7 @@ MAX_PLY = 96
 MATE_BOUND = MATE - 1_000
 """Scores beyond this are wins or losses."""
 INF = MATE + 1
-CHECK_EVERY = 256
+CHECK_EVERY = 32
 """Nodes between two looks at the clock and the stop flag."""
 FUTILITY_MARGIN = (0, 200, 400)
 """Quiet moves are skipped at depth d when the static score + margin[d] cannot reach alpha."""

@@ -24,6 +24,7 @@ include other processes' time; say so when quoting them.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import subprocess
@@ -151,8 +152,12 @@ def run_game(variant: str, positions: int, movetime: int, seed: int, lv: int) ->
     finally:
         engine.close()
     n = len(times)
+    load = os.getloadavg()[0]
     late = sum(1 for t in times if t > movetime + LATE_MS)
-    print(f"{variant}: {n} positions from self-play ({prepared:.0f} s to play them), go movetime {movetime}")
+    print(
+        f"{variant}: {n} positions from self-play ({prepared:.0f} s to play them), go movetime {movetime}, "
+        f"level {lv}, load average {load:.1f} on {os.cpu_count()} cores"
+    )
     print(
         f"  answer ms  p50 {percentile(times, 0.5):.1f}  p90 {percentile(times, 0.9):.1f}  "
         f"p99 {percentile(times, 0.99):.1f}  max {max(times):.1f}  (mean {statistics.fmean(times):.1f})"
@@ -168,7 +173,9 @@ def run_game(variant: str, positions: int, movetime: int, seed: int, lv: int) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--positions", type=int, default=1000, help="positions per game (default 1000)")
     parser.add_argument("--movetime", type=int, default=200, help="go movetime MS (default 200)")
     parser.add_argument("--variants", default="fugue,interweave,rebelfury")

@@ -205,6 +205,8 @@ class Searcher:
         seed: int,
         on_iteration: Callable[[Analysis], None] | None,
     ) -> Analysis:
+        # The budget counts from the call: the set-up (root moves, their static scores) too.
+        start = time.perf_counter()
         limits = limits or Limits()
         options = options or SearchOptions()
         self._stop = False
@@ -219,7 +221,7 @@ class Searcher:
         if not root_moves:
             raise EngineError("the game is over: there is no move to search")
         self._setup(b, options, limits)
-        start = self._start = time.perf_counter()
+        self._start = start
         soft, hard = limits.time_budget(b.turn)
         self._deadline = start + hard if hard is not None else None
         self._node_limit = limits.nodes
@@ -232,16 +234,22 @@ class Searcher:
         scores = self._static_scores(root_moves)
         order = sorted(range(len(root_moves)), key=lambda i: scores[i] + bonus[i], reverse=True)
         result: Analysis | None = None
+        # The first iteration always completes (so there is a searched move to play however
+        # small the budget): its quiescence is capped hard to keep it short in every position.
+        # A search that stops at depth 1 (the weak levels) then runs depth 1 again with the
+        # game's own caps, which the budget may interrupt; the later iterations use those too.
         game_caps = self._q_full, self._q_max
-        for depth in range(1, max_depth + 1):
-            # The first iteration always completes (there is a searched move to play however
-            # small the budget), so its quiescence is capped hard to keep it short.
-            first = depth == 1
-            self._protected = first
-            self._q_full, self._q_max = (
-                (min(game_caps[0], FIRST_QUIESCENCE[0]), min(game_caps[1], FIRST_QUIESCENCE[1]))
-                if first else game_caps
-            )
+        first_caps = min(game_caps[0], FIRST_QUIESCENCE[0]), min(game_caps[1], FIRST_QUIESCENCE[1])
+        plan = [(1, first_caps, True)]
+        if max_depth == 1 and self.quiescence and first_caps != game_caps:
+            plan.append((1, game_caps, False))
+        plan += [(depth, game_caps, False) for depth in range(2, max_depth + 1)]
+        for depth, caps, protected in plan:
+            self._q_full, self._q_max = caps
+            self._protected = protected
+            if not protected and self._node_limit is not None:
+                # The protected iteration looked past the node budget: stop at it exactly now.
+                self._next_check = min(self._next_check, self._node_limit)
             try:
                 best_i, best_score = self._root(depth, root_moves, order, scores, bonus, noise > 0)
             except SearchStopped:

@@ -26,6 +26,18 @@ its verdict (``board.decided``) right after playing it:
 
 Scores are centipawns from the side to move's point of view; a won game scores
 ``MATE - plies``, a lost one ``-(MATE - plies)``.
+
+The search never stalls.  Every node (quiescence included) counts towards the
+budget, and the clock and the stop flag are read every :data:`CHECK_EVERY` nodes.
+The quiescence search is bounded three ways, with each game's own numbers (its
+evaluator's ``delta_margin``, ``quiescence_full`` and ``quiescence_max``): delta
+pruning, recaptures only after ``quiescence_full`` capture plies, and the stand pat
+alone after ``quiescence_max``.  Without them a Rebel Fury position a move from
+the start kept the first iteration busy for minutes: Harpies and Furies capture
+across the whole board, so each side always had another capture and lines of 40
+captures were searched.  The first iteration is never interrupted, so every answer
+comes from a completed search, and its quiescence is capped harder still
+(:data:`FIRST_QUIESCENCE`) so that it ends within milliseconds.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import pytest
 from exochess import Board
 from exochess.engine import Limits, Searcher, analyse, best_move
 from exochess.engine.evaluate import evaluator_for
-from exochess.engine.search import FIRST_QUIESCENCE
+from exochess.engine.search import FIRST_QUIESCENCE, MATE_BOUND
 
 AFTER_E3 = "fdcghmxjgcdf/aaaaaaaaaaaa/12/12/12/12/12/12/12/4A7/AAAA1AAAAAAA/FDCGHMXJGCDF b"
 """Rebel Fury after 1. e2-e3."""
@@ -96,3 +96,19 @@ def test_go_answers_with_a_completed_iteration(fen: str, moves: list[str], go: s
     assert out[-1].startswith("bestmove ")
     board = stall_board(fen, moves)
     assert board.parse_move(out[-1].split()[1]) in board.legal_moves
+
+
+def test_quiescence_past_its_full_plies_still_takes_a_royal() -> None:
+    # With recaptures only from the first quiescence ply on, a King left en prise to a Queen
+    # far away is still taken there (a royal capture is always tried), so depth 1 sees it:
+    # it does not play Kxf1, which wins a piece but stays on the Queen's rank.
+    from exochess.variants.fugue.evaluation import FugueEvaluator
+
+    class RecapturesOnly(FugueEvaluator):
+        quiescence_full = 0
+
+    board = Board("fugue", fen="k7/8/8/8/8/8/8/q3Ks2 w")
+    result = Searcher(RecapturesOnly(board.variant)).search(board, Limits(depth=1))
+    assert board.parse_move(str(result.best)) in board.legal_moves
+    assert str(result.best)[-1] != "1", result.best
+    assert result.score_cp > -MATE_BOUND

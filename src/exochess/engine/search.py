@@ -86,6 +86,9 @@ so it must end quickly in every position: one ply of any capture, then recapture
 that square only.  The deeper iterations use the game's own caps
 (:attr:`~exochess.engine.evaluate.Evaluator.quiescence_full`, ``quiescence_max``)."""
 
+ROYAL_GAIN = 16 * 10_000
+"""Ordering gains from here up take a royal piece (their order value is 20,000, times 16)."""
+
 _NORMAL = 0
 _WIN = 1
 _LOSS = 2
@@ -757,8 +760,8 @@ class Searcher:
         where captures are everywhere (a Rebel Fury Harpy or Fury takes across the board,
         and both sides always have some): delta pruning, then, from ``_q_full`` plies on,
         only recaptures of the piece that has just captured (the exchange on one square
-        that decides whether the last capture paid), and from ``_q_max`` plies on the
-        stand pat alone.
+        that decides whether the last capture paid) and captures of royal pieces, and from
+        ``_q_max`` plies on the stand pat alone.
         """
         board = self.board
         key = board.key
@@ -782,8 +785,8 @@ class Searcher:
         for g, m in self._captures(key):
             if g >> 4 <= floor:
                 break
-            if recaptures_only and target not in m[VICTIMS]:
-                continue
+            if recaptures_only and target not in m[VICTIMS] and g < ROYAL_GAIN:
+                continue  # (a capture of a royal piece is always tried: it may end the game)
             # A capture never repeats a position, so it never loses by repetition.
             if self._play(m, ply) == _WIN:
                 score = MATE - ply - 1

@@ -9,15 +9,13 @@ the tests check that searches finish and that their node counts and depths are b
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from exochess import Board
 from exochess.engine import Limits, Searcher, analyse, best_move
 from exochess.engine.evaluate import evaluator_for
 from exochess.engine.search import FIRST_QUIESCENCE, MATE_BOUND
+from tests.engine.test_protocol import session
 
 AFTER_E3 = "fdcghmxjgcdf/aaaaaaaaaaaa/12/12/12/12/12/12/12/4A7/AAAA1AAAAAAA/FDCGHMXJGCDF b"
 """Rebel Fury after 1. e2-e3."""
@@ -76,21 +74,11 @@ def test_weak_levels_still_play_in_the_stall_positions() -> None:
         assert best_move(board, lv, movetime_ms=400, seed=1) in board.legal_moves
 
 
-def engine_session(commands: str) -> list[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "exochess.cli.main", "engine"],
-        input=commands, capture_output=True, text=True, timeout=120,
-    )
-    assert result.returncode == 0
-    assert "Traceback" not in result.stderr
-    return result.stdout.splitlines()
-
-
 @pytest.mark.parametrize(("fen", "moves"), STALLS, ids=IDS)
 @pytest.mark.parametrize("go", ["go movetime 200", "go nodes 1"])
 def test_go_answers_with_a_completed_iteration(fen: str, moves: list[str], go: str) -> None:
     tail = f" moves {' '.join(moves)}" if moves else ""
-    out = engine_session(f"setoption name Variant value rebelfury\nposition fen {fen}{tail}\n{go}\n")
+    out = session(f"setoption name Variant value rebelfury\nposition fen {fen}{tail}\n{go}\n")
     infos = [line.split() for line in out if line.startswith("info depth")]
     assert infos and int(infos[-1][2]) >= 1
     assert out[-1].startswith("bestmove ")

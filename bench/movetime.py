@@ -127,11 +127,13 @@ def run_game(variant: str, positions: int, movetime: int, seed: int, lv: int) ->
     started = time.perf_counter()
     games = self_play_positions(variant, positions, seed)
     prepared = time.perf_counter() - started
+    cpu_before = os.times()
     engine = Engine()
     engine.send(f"setoption name Variant value {variant}")
     engine.send(f"setoption name Level value {lv}")
     times: list[float] = []
     depths: list[int] = []
+    forced: list[bool] = []
     worst = ""
     try:
         for moves in games:
@@ -149,8 +151,18 @@ def run_game(variant: str, positions: int, movetime: int, seed: int, lv: int) ->
                 worst = " ".join(moves[-4:])
             times.append(elapsed)
             depths.append(last_depth(lines))
+            board = Board(variant)
+            for text in moves:
+                board.push_text(text)
+            forced.append(len(board.legal_moves) == 1)
     finally:
         engine.close()
+    cpu_after = os.times()
+    # The engine's CPU time (a waited-for child) over the wall time of its answers: the share
+    # of a core it got.  Well under 100% means other processes held the cores.
+    cpu = (cpu_after.children_user + cpu_after.children_system) - (
+        cpu_before.children_user + cpu_before.children_system
+    )
     n = len(times)
     load = os.getloadavg()[0]
     late = sum(1 for t in times if t > movetime + LATE_MS)
@@ -164,11 +176,19 @@ def run_game(variant: str, positions: int, movetime: int, seed: int, lv: int) ->
     )
     print(f"  worst overrun {max(times) - movetime:+.1f} ms (position after ...{worst})")
     print(f"  later than movetime + {LATE_MS} ms: {late} of {n}")
+    free = [d for d, f in zip(depths, forced, strict=True) if not f]
     print(
         f"  depth >= 1: {100 * sum(d >= 1 for d in depths) / n:.1f}%   "
         f"depth >= 2: {100 * sum(d >= 2 for d in depths) / n:.1f}%   "
         f"median depth {statistics.median(depths):g}, max {max(depths)}"
     )
+    if len(free) < n:
+        print(
+            f"  ({n - len(free)} positions had one legal move, answered after depth 1; "
+            f"depth >= 2 among the others: {100 * sum(d >= 2 for d in free) / max(1, len(free)):.1f}%)"
+        )
+    share = 100 * cpu / (sum(times) / 1000)
+    print(f"  the engine had {share:.0f}% of a core while it answered (its start-up included)")
     sys.stdout.flush()
 
 

@@ -257,9 +257,9 @@ def legal_turns(fen: str) -> dict[str, str]:
     result: dict[str, str] = {}
 
     def finish(p: Position, texts: list[str]) -> None:
+        # p.ep is the en-passant right left by the last action (RULES 2.5): only a double
+        # step sets it, so a chain ending with one keeps it.
         done = Position(p.board, not p.white, p.ep, p.reserves)
-        if len(texts) > 1:
-            done.ep = None
         result[",".join(texts)] = to_fen(done)
 
     def chain(p: Position, act: Act, texts: list[str]) -> None:

@@ -923,7 +923,10 @@ class Interweave(Variant):
             ep = first[7]
             after = extra if (ep == extra[0] and reserves == extra[1]) else (ep, reserves)
             return (first[0], first[1], first[2], first[3], first[4], after, None, None, *first[5])
-        after = extra if (not extra[0] and reserves == extra[1]) else (0, reserves)
+        # The field follows the turn's last action (RULES 2.5): a chain that ends with a
+        # pawn's double step leaves its en-passant right, any other chain clears it.
+        ep = actions[-1][7]
+        after = extra if (ep == extra[0] and reserves == extra[1]) else (ep, reserves)
         changes: list[int] = []
         for a in actions:
             changes += a[5]

@@ -60,8 +60,23 @@ def from_fen(fen: str) -> Position:
         if fields[2] != "-":
             a, b = fields[2].split(",")
             ep = (parse_name(a), parse_name(b))
-        reserves = [int(c) for c in fields[3]]
+        reserves = parse_counts(fields[3])
     return Position(board, fields[1] == "w", ep, reserves)
+
+
+def parse_counts(text: str) -> list[int]:
+    """The reserve counts: digits, and numbers above nine in brackets (``00[12]000``)."""
+    counts = []
+    rest = text
+    while rest:
+        if rest[0] == "[":
+            close = rest.index("]")
+            counts.append(int(rest[1:close]))
+            rest = rest[close + 1:]
+        else:
+            counts.append(int(rest[0]))
+            rest = rest[1:]
+    return counts
 
 
 def to_fen(pos: Position) -> str:
@@ -82,7 +97,8 @@ def to_fen(pos: Position) -> str:
             row += str(empty)
         rows.append(row)
     ep = "-" if pos.ep is None else f"{name(pos.ep[0])},{name(pos.ep[1])}"
-    return f"{'/'.join(rows)} {'w' if pos.white else 'b'} {ep} {''.join(str(c) for c in pos.reserves)}"
+    counts = "".join(str(c) if c < 10 else f"[{c}]" for c in pos.reserves)
+    return f"{'/'.join(rows)} {'w' if pos.white else 'b'} {ep} {counts}"
 
 
 def is_white(letter: str) -> bool:
@@ -228,9 +244,7 @@ def apply(pos: Position, act: Act) -> Position:
     for v in act.victims:
         letter = b.pop(v)
         if letter.upper() in ORDER:
-            res[ORDER.index(letter.upper()) + (0 if letter.isupper() else 3)] = min(
-                9, res[ORDER.index(letter.upper()) + (0 if letter.isupper() else 3)] + 1
-            )
+            res[ORDER.index(letter.upper()) + (0 if letter.isupper() else 3)] += 1
     piece = b.pop(act.start)
     if act.promo:
         offset = 0 if pos.white else 3

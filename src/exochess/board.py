@@ -24,7 +24,7 @@ from exochess.geometry import Geometry, parse_square, square_name
 from exochess.move import Action, Move
 from exochess.outcome import BLACK, WHITE, Outcome, Termination
 from exochess.rawmove import CHANGES, EXTRA, MORE, RawMove, to_move
-from exochess.variant import FORBIDDEN, THREEFOLD_LOSS, Variant
+from exochess.variant import FORBIDDEN, THREEFOLD_LOSS, Variant, resolve_variant
 from exochess.zobrist import KEYS_BY_CODE, PIECE_KEYS, SIDE_KEY
 
 
@@ -109,10 +109,7 @@ class Board:
     takes generating the moves.  Read-only."""
 
     def __init__(self, variant: str | Variant = "fugue", fen: str | None = None) -> None:
-        if isinstance(variant, str):
-            from exochess.variants import find_variant
-
-            variant = find_variant(variant)
+        variant = resolve_variant(variant)
         self.variant = variant
         self._geo: Geometry = variant.geometry
         self._royal = variant.royal_code

@@ -1,14 +1,19 @@
 """A slow, straightforward Interweave move generator written directly from the rules.
 
-It shares no code with :mod:`exochess.variants.interweave` (only the FEN text is
-common), so agreement between the two on many positions is evidence that the
-fast generator's tables and shortcuts are right.  Positions are dictionaries
+It shares no code with :mod:`exochess.variants.interweave` (FEN text is read and
+written by :mod:`tests.reference_fen`, not by the library), so agreement between
+the two on many positions is evidence that the fast generator's tables and
+shortcuts are right.  Positions are dictionaries
 ``{(file, rank): letter}`` with zero-based coordinates.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from tests import reference_fen
+from tests.reference_fen import parse_square_name as parse_name
+from tests.reference_fen import square_name as name
 
 Square = tuple[int, int]
 ORTH = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -25,43 +30,20 @@ class Position:
     reserves: list[int]
 
 
-def name(sq: Square) -> str:
-    return "abcdefgh"[sq[0]] + str(sq[1] + 1)
-
-
-def parse_name(text: str) -> Square:
-    return ("abcdefgh".index(text[0]), int(text[1:]) - 1)
-
-
 def on(sq: Square) -> bool:
     return 0 <= sq[0] < 8 and 0 <= sq[1] < 8
 
 
 def from_fen(fen: str) -> Position:
-    fields = fen.split()
-    board: dict[Square, str] = {}
-    for i, row in enumerate(fields[0].split("/")):
-        rank = 7 - i
-        f = 0
-        digits = ""
-        for ch in row + " ":
-            if ch.isdigit():
-                digits += ch
-                continue
-            if digits:
-                f += int(digits)
-                digits = ""
-            if ch != " ":
-                board[(f, rank)] = ch
-                f += 1
+    board, side, rest = reference_fen.read(fen)
     ep = None
     reserves = [0] * 6
-    if len(fields) >= 4:
-        if fields[2] != "-":
-            a, b = fields[2].split(",")
+    if len(rest) >= 2:
+        if rest[0] != "-":
+            a, b = rest[0].split(",")
             ep = (parse_name(a), parse_name(b))
-        reserves = parse_counts(fields[3])
-    return Position(board, fields[1] == "w", ep, reserves)
+        reserves = parse_counts(rest[1])
+    return Position(board, side == "w", ep, reserves)
 
 
 def parse_counts(text: str) -> list[int]:
@@ -80,25 +62,9 @@ def parse_counts(text: str) -> list[int]:
 
 
 def to_fen(pos: Position) -> str:
-    rows = []
-    for rank in range(7, -1, -1):
-        row = ""
-        empty = 0
-        for f in range(8):
-            p = pos.board.get((f, rank))
-            if p is None:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            row += p
-        if empty:
-            row += str(empty)
-        rows.append(row)
     ep = "-" if pos.ep is None else f"{name(pos.ep[0])},{name(pos.ep[1])}"
-    counts = "".join(str(c) if c < 10 else f"[{c}]" for c in pos.reserves)
-    return f"{'/'.join(rows)} {'w' if pos.white else 'b'} {ep} {counts}"
+    reserves = "".join(str(c) if c < 10 else f"[{c}]" for c in pos.reserves)
+    return reference_fen.write(pos.board, 8, "w" if pos.white else "b", ep, reserves)
 
 
 def is_white(letter: str) -> bool:

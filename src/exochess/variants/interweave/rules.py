@@ -15,8 +15,9 @@ The extra state is a pair ``(ep, reserves)`` of ints:
 
 * ``ep`` is 0, or ``mid << 8 | dest`` after a double step from ``2*mid-dest``
   through ``mid`` to ``dest`` (written ``mid,dest`` in a FEN);
-* ``reserves`` packs six 4-bit counters, lowest first: White's captured
-  Smashers, Leapers, Removers, then Black's (the FEN's six digits, in order).
+* ``reserves`` packs six 5-bit counters, lowest first: White's captured
+  Smashers, Leapers, Removers, then Black's (the FEN's six counts, in order).
+  A count never exceeds :data:`RESERVE_MAX` (see :meth:`Interweave.validate`).
 
 >>> from exochess import Board
 >>> board = Board("interweave", fen="8/8/8/4p3/4Bp2/8/8/8 w")
@@ -30,6 +31,7 @@ The extra state is a pair ``(ep, reserves)`` of ints:
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Hashable, Sequence, Set
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -290,15 +292,23 @@ def _own_pieces(board: Board, me: int) -> list[int]:
     return own
 
 
-# Reserve counters: 4 bits each.  RESERVE_UNIT[code] is the amount added to the
-# packed reserves when the piece ``code`` (signed) is captured, and subtracted
-# when a pawn of that colour promotes to it.  Negative codes index from the end.
-# Kings count nothing in the reserves but carry a flag bit far above them.
-RESERVE_SHIFT = {SMASHER: 0, LEAPER: 4, REMOVER: 8}
+# Reserve counters: 5 bits each, the six of them in 30 bits, so that a packed reserves
+# value stays a one-digit CPython int (the cheapest arithmetic).  RESERVE_UNIT[code] is
+# the amount added to the packed reserves when the piece ``code`` (signed) is captured,
+# and subtracted when a pawn of that colour promotes to it.  Negative codes index from
+# the end.  Kings count nothing in the reserves but carry a flag bit far above them.
+RESERVE_BITS = 5
+RESERVE_MAX = (1 << RESERVE_BITS) - 1
+"""The largest reserve count (31).  A side's pieces of one type, in its reserve and on the
+board together, never change in number during a game (a capture moves one from the board
+to the reserve, a promotion back), so a FEN whose totals are at most this can never make
+a counter overflow; :meth:`Interweave.validate` refuses the others."""
+RESERVE_SHIFT = {SMASHER: 0, LEAPER: RESERVE_BITS, REMOVER: 2 * RESERVE_BITS}
+_BLACK_RESERVE_SHIFT = 3 * RESERVE_BITS
 RESERVE_UNIT: list[int] = [0] * 11
 for _t, _shift in RESERVE_SHIFT.items():
     RESERVE_UNIT[_t] = 1 << _shift
-    RESERVE_UNIT[-_t] = 1 << (_shift + 12)
+    RESERVE_UNIT[-_t] = 1 << (_shift + _BLACK_RESERVE_SHIFT)
 KING_TAKEN = 1 << 32
 """Added to a reserve delta for each King an action removes, so the chain logic can see it."""
 RESERVE_UNIT[KING] = RESERVE_UNIT[-KING] = KING_TAKEN
@@ -312,6 +322,11 @@ for _m in SQUARES:
         if abs((_m >> 4) - (_d >> 4)) == 1 and abs((_m & 15) - (_d & 15)) == 1:
             _EP_KEYS[(_m << 8) | _d] = _rng.getrandbits(64)
 _RESERVE_KEYS: list[list[int]] = [[0] + [_rng.getrandbits(64) for _ in range(15)] for _ in range(6)]
+# Counts 16 to 31 came with the two-digit reserve form: their keys come from a second
+# generator, so that the keys of the counts up to 15, and every hash seen before, stay.
+_rng_more = random.Random(0x1E7E_A7E6)
+for _keys in _RESERVE_KEYS:
+    _keys += [_rng_more.getrandbits(64) for _ in range(16, RESERVE_MAX + 1)]
 
 
 class _ExtraHashes(dict[Hashable, int]):
@@ -348,22 +363,53 @@ def reserves_of(extra: Hashable) -> dict[str, dict[str, int]]:
 def reserve_counts(reserves: int) -> tuple[int, ...]:
     """The six reserve counters of a packed reserves int, in FEN order.
 
-    >>> reserve_counts(0x000201)
-    (1, 0, 2, 0, 0, 0)
+    >>> reserve_counts(_pack_reserves([1, 0, 2, 0, 12, 0]))
+    (1, 0, 2, 0, 12, 0)
     """
-    return tuple((reserves >> (4 * i)) & 15 for i in range(6))
-
-
-def _clamp(reserves: int) -> int:
-    """Counters above 9 (possible only from a constructed position) stay at 9."""
-    return _pack_reserves([min(c, 9) for c in reserve_counts(reserves)])
+    return tuple((reserves >> (RESERVE_BITS * i)) & RESERVE_MAX for i in range(6))
 
 
 def _pack_reserves(counts: Sequence[int]) -> int:
     packed = 0
     for i, c in enumerate(counts):
-        packed |= c << (4 * i)
+        packed |= c << (RESERVE_BITS * i)
     return packed
+
+
+_RESERVE_ITEM = re.compile(r"\d|\[(\d{1,2})\]")
+"""One count of the reserves field: a digit, or a number of one or two digits in brackets."""
+
+
+def parse_reserves(text: str) -> list[int]:
+    """The six counts of a reserves field: single digits, with ``[nn]`` for a count above nine.
+
+    >>> parse_reserves("01[12]000")
+    [0, 1, 12, 0, 0, 0]
+    """
+    counts: list[int] = []
+    pos = 0
+    while pos < len(text):
+        m = _RESERVE_ITEM.match(text, pos)
+        if m is None or not text.isascii():
+            counts = []
+            break
+        counts.append(int(m.group(1) or m.group(0)))
+        pos = m.end()
+    if len(counts) != 6:
+        raise FenError(
+            "the reserves field must be six counts, each a digit or a number in brackets above nine "
+            f"(like 000000 or 0[10]0000), not {text!r}"
+        )
+    return counts
+
+
+def format_reserves(counts: Sequence[int]) -> str:
+    """The reserves field of six counts (inverse of :func:`parse_reserves`).
+
+    >>> format_reserves([0, 1, 12, 0, 0, 0])
+    '01[12]000'
+    """
+    return "".join(str(c) if c < 10 else f"[{c}]" for c in counts)
 
 
 def _board_square(text: str, problem: str) -> int:
@@ -443,9 +489,12 @@ class Interweave(Variant):
                 "an Interweave FEN has two fields after the side to move, '<ep> <reserves>' "
                 f"(for example '- 000000'), or vchess's three, not {len(fields)}: {' '.join(fields)!r}"
             )
-        if len(reserve_text) != 6 or not reserve_text.isdigit() or not reserve_text.isascii():
-            raise FenError(f"the reserves field must be six digits (like 000000), not {reserve_text!r}")
-        reserves = _pack_reserves([int(c) for c in reserve_text])
+        counts = parse_reserves(reserve_text)
+        if max(counts) > RESERVE_MAX:
+            raise FenError(
+                f"a reserve count is at most {RESERVE_MAX}, not {max(counts)} (in {reserve_text!r})"
+            )
+        reserves = _pack_reserves(counts)
         ep = self._parse_ep(ep_text, squares, white_to_move)
         return (ep, reserves)
 
@@ -489,7 +538,7 @@ class Interweave(Variant):
         reserves: int
         ep, reserves = extra  # type: ignore[misc]
         ep_text = "-" if not ep else f"{square_name(ep >> 8)},{square_name(ep & 255)}"
-        return [ep_text, "".join(str(c) for c in reserve_counts(reserves))]
+        return [ep_text, format_reserves(reserve_counts(reserves))]
 
     def __init__(self) -> None:
         super().__init__()
@@ -509,11 +558,24 @@ class Interweave(Variant):
         return _EXTRA_HASH[extra]
 
     def validate(self, squares: Sequence[int], extra: Hashable) -> None:
-        """A side has at most two Kings (the game is lost when fewer than two are left)."""
-        for sign, side in ((1, "White"), (-1, "Black")):
+        """A side has at most two Kings (the game is lost when fewer than two are left), and
+        its pieces of each promotable type, in reserve and on the board, number at most
+        :data:`RESERVE_MAX` (that total never changes in play, so no count can overflow)."""
+        counts = reserve_counts(extra[1])  # type: ignore[index]
+        for sign, side, offset in ((1, "White", 0), (-1, "Black", 3)):
             kings = squares.count(sign * KING)
             if kings > 2:
                 raise FenError(f"impossible Interweave position: {side} has {kings} Kings (at most 2)")
+            for i, letter in enumerate(RESERVE_TYPES):
+                held = counts[offset + i]
+                placed = squares.count(sign * self.codes[letter])
+                if held + placed > RESERVE_MAX:
+                    name = self.piece_names[letter]
+                    raise FenError(
+                        f"impossible Interweave position: {side}'s {name}s, {placed} on the board and "
+                        f"{held} in reserve, make {held + placed}; at most {RESERVE_MAX}, the largest "
+                        "reserve count, since captures could move all of them into the reserve"
+                    )
 
     # --- move generation ------------------------------------------------------------
     #
@@ -647,9 +709,10 @@ class Interweave(Variant):
         """Piece codes a pawn arriving on ``rank`` may become (0 = stays a pawn)."""
         if rank != seventh and rank != last:
             return (0,)
-        offset = 0 if me > 0 else 12
+        offset = 0 if me > 0 else _BLACK_RESERVE_SHIFT
         available = tuple(
-            me * t for t in (SMASHER, LEAPER, REMOVER) if (reserves >> (RESERVE_SHIFT[t] + offset)) & 15
+            me * t for t in (SMASHER, LEAPER, REMOVER)
+            if (reserves >> (RESERVE_SHIFT[t] + offset)) & RESERVE_MAX
         )
         return available if rank == last else (0, *available)
 
@@ -836,8 +899,6 @@ class Interweave(Variant):
                 going_on = b.count(enemy_king) >= 2
             else:
                 going_on = True
-            if after & 0x888888:  # some counter reached 8: keep every counter a single digit
-                after = _clamp(after)
             conts: list[_Act] = []
             e = action[1]
             if going_on and not reach[b[e] * me][e].isdisjoint(enemies):
@@ -894,8 +955,6 @@ class Interweave(Variant):
             going_on = b.count(enemy_king) >= 2
         else:
             going_on = True
-        if reserves & 0x888888:  # some counter reached 8: keep every counter a single digit
-            reserves = _clamp(reserves)
         conts: list[_Act] = []
         e = action[1]
         if going_on and not REACH[me][b[e] * me][e].isdisjoint(enemies):
@@ -923,7 +982,10 @@ class Interweave(Variant):
             ep = first[7]
             after = extra if (ep == extra[0] and reserves == extra[1]) else (ep, reserves)
             return (first[0], first[1], first[2], first[3], first[4], after, None, None, *first[5])
-        after = extra if (not extra[0] and reserves == extra[1]) else (0, reserves)
+        # The field follows the turn's last action (RULES 2.5): a chain that ends with a
+        # pawn's double step leaves its en-passant right, any other chain clears it.
+        ep = actions[-1][7]
+        after = extra if (ep == extra[0] and reserves == extra[1]) else (ep, reserves)
         changes: list[int] = []
         for a in actions:
             changes += a[5]

@@ -186,7 +186,7 @@ class RebelFury(Variant):
         "Advancers on the second rank, Black mirroring White) is exochess's reconstruction. "
         "Any other array can be set up from a FEN."
     )
-    royal_capture_text = "both Furies captured"
+    royal_capture_text = "last Fury captured"
 
     def __init__(self) -> None:
         super().__init__()

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from exochess.errors import FenError
 from exochess.geometry import parse_square, square_name
-from exochess.rawmove import SINGLE_VICTIM, RawMove, to_move
+from exochess.rawmove import ACTION_LENGTH, FROM, SINGLE_VICTIM, TO, RawMove, to_move
 from exochess.variant import THREEFOLD_LOSS, Variant
 
 if TYPE_CHECKING:
@@ -50,7 +50,8 @@ Extra = tuple[int, int]
 """The extra state ``(ep, reserves)``: a plain tuple, not a NamedTuple, because the generator
 builds one for every move that changes it and a NamedTuple's constructor is a Python call."""
 _Act = tuple[Any, ...]
-"""Internal capture action: ``(from, to, kind, victims, promotion, changes, reserve_delta, ep)``."""
+"""Internal capture action: ``(from, to, kind, victims, promotion, changes, reserve_delta, ep)``,
+a :data:`~exochess.rawmove.RawAction` (its first ``ACTION_LENGTH`` fields) and two more."""
 
 _NO_VICTIMS: tuple[int, ...] = ()
 
@@ -586,8 +587,8 @@ class Interweave(Variant):
         # a capturing action, which no truly quiet action has.
         enemies = _enemy_squares(board, me)
         firsts = self._first_captures(b, me, extra, _capturers(board, me, enemies), enemies)
-        capturing = {(a[0], a[1]) for a in firsts}
-        return [m for m in self._quiet_actions(b, me, extra, own) if (m[0], m[1]) not in capturing]
+        capturing = {(a[FROM], a[TO]) for a in firsts}
+        return [m for m in self._quiet_actions(b, me, extra, own) if (m[FROM], m[TO]) not in capturing]
 
     def _first_captures(
         self, b: list[int], me: int, extra: Extra, capturers: list[int], enemies: set[int]
@@ -611,6 +612,8 @@ class Interweave(Variant):
         advances, plain = tables[8], tables[7]
         no_victims = _NO_VICTIMS
         diag_rays = DIAG_RAYS
+        # Literal raw moves, every one a ONE_RELOCATION (14 fields, exochess.rawmove's layout): a
+        # call per move would cost more than the rest of the inner loop.
         quiet: list[RawMove] = []
         add = quiet.append
         for s in own:
@@ -681,6 +684,9 @@ class Interweave(Variant):
         the pieces with an enemy in reach for the first action of a turn, the capturing one
         for a chain's next action.  ``enemies`` holds the enemy's squares (at least): a
         Leaper's line, a pawn's landing is searched only when an enemy stands in its reach."""
+        # Literal actions (_Act): a RawAction and two fields.  Their changes are
+        # RELOCATION_AND_VICTIM_CHANGES (origin, victim, arrival) but for the Remover's (one
+        # triple per victim: a removal) and the pawn's (one triple per victim between them).
         unit = RESERVE_UNIT
         single = SINGLE_VICTIM
         custodian = CUSTODIAN
@@ -840,7 +846,7 @@ class Interweave(Variant):
             # Calling _extend with [action] instead was measured at 2.3% more instructions per
             # capture generation (about 1% of a search node).
             changes = action[5]
-            if len(changes) == 9:  # one victim: the mover's origin, the victim, the arrival
+            if len(changes) == 9:  # RELOCATION_AND_VICTIM_CHANGES: origin, victim, arrival
                 s1, b1, a1, s2, b2, a2, s3, b3, a3 = changes
                 b[s1] = a1
                 b[s2] = a2
@@ -871,6 +877,7 @@ class Interweave(Variant):
             else:
                 new_ep = action[7]
                 state = extra if (new_ep == ep and after == reserves) else (new_ep, after)
+                # A raw move of one action: its fields, then its changes
                 add((action[0], e, action[2], victims, action[4], state, None, None, *changes))
             if len(changes) == 9:
                 b[s3] = b3
@@ -898,7 +905,7 @@ class Interweave(Variant):
         restore both."""
         action = actions[-1]
         changes = action[5]
-        if len(changes) == 9:  # one victim, unrolled as in _chains
+        if len(changes) == 9:  # RELOCATION_AND_VICTIM_CHANGES, unrolled as in _chains
             s1, b1, a1, s2, b2, a2, s3, b3, a3 = changes
             b[s1] = a1
             b[s2] = a2
@@ -947,7 +954,7 @@ class Interweave(Variant):
         changes: list[int] = []
         for a in actions:
             changes += a[5]
-        more = tuple([a[:6] for a in actions[1:]])
+        more = tuple([a[:ACTION_LENGTH] for a in actions[1:]])
         return (first[0], first[1], first[2], first[3], first[4], after, more, None, *changes)
 
     # --- explanations ---------------------------------------------------------------

@@ -233,14 +233,15 @@ def shape(raw: RawMove) -> Shape:
 def _action_shape(fields: RawMove | RawAction, changes: tuple[int, ...]) -> Shape:
     """The shape of one action (``fields``: its first five fields), given its own triples."""
     origin, target, kind, victims, promotion = fields[:ACTION_CHANGES]
-    name = str(_action(fields)) if isinstance(victims, tuple) else repr(fields[:ACTION_CHANGES])
-    for sq in (origin, target):
-        if not isinstance(sq, int) or not 0 <= sq < 256:
+    name = repr(fields[:ACTION_CHANGES])
+    for sq in (origin, target, *(victims if isinstance(victims, tuple) else ())):
+        if type(sq) is not int or not 0 <= sq < 256:
             raise ValueError(f"{name}: {sq!r} is not a square index")
     if not isinstance(kind, str) or len(kind) != 1 or kind not in KINDS:
         raise ValueError(f"{name}: the kind {kind!r} is not one of {KINDS!r}")
     if not isinstance(victims, tuple) or list(victims) != sorted(set(victims), key=victim_order):
         raise ValueError(f"{name}: the victims {victims!r} are not a tuple in canonical order")
+    name = str(_action(fields))  # now that the fields make an action
     if promotion is not None and not (isinstance(promotion, str) and promotion.isupper()):
         raise ValueError(f"{name}: the promotion {promotion!r} is not None or an upper-case letter")
     if len(changes) < TRIPLE or len(changes) % TRIPLE:

@@ -515,6 +515,7 @@ class Interweave(Variant):
         # table's own lookup (filled on demand by _ExtraHashes.__missing__), called directly,
         # costs no Python frame.  A method returning _EXTRA_HASH[extra] was measured at 1.2%
         # more instructions per Interweave perft node.  The type checker sees that method.
+        # (mypyc refuses an ``if`` in a class body: a compiled build would take the method.)
         extra_hash = staticmethod(_EXTRA_HASH.__getitem__)
 
     def __init__(self) -> None:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from exochess.errors import FenError
 from exochess.geometry import parse_square, square_name
-from exochess.rawmove import SINGLE_VICTIM, RawMove, to_move
+from exochess.rawmove import ACTION_LENGTH, FROM, SINGLE_VICTIM, TO, RawMove, to_move
 from exochess.variant import THREEFOLD_LOSS, Variant
 
 if TYPE_CHECKING:
@@ -49,9 +49,11 @@ RESERVE_TYPES = "RNB"
 """Piece types a pawn may promote to, in the order of the reserve digits."""
 
 Extra = tuple[int, int]
-"""The extra state ``(ep, reserves)``."""
+"""The extra state ``(ep, reserves)``: a plain tuple, not a NamedTuple, because the generator
+builds one for every move that changes it and a NamedTuple's constructor is a Python call."""
 _Act = tuple[Any, ...]
-"""Internal capture action: ``(from, to, kind, victims, promotion, changes, reserve_delta, ep)``."""
+"""Internal capture action: ``(from, to, kind, victims, promotion, changes, reserve_delta, ep)``,
+a :data:`~exochess.rawmove.RawAction` (its first ``ACTION_LENGTH`` fields) and two more."""
 
 _NO_VICTIMS: tuple[int, ...] = ()
 
@@ -333,9 +335,7 @@ class _ExtraHashes(dict[Hashable, int]):
     """Zobrist contribution of each extra state, computed on first use."""
 
     def __missing__(self, extra: Hashable) -> int:
-        ep: int
-        reserves: int
-        ep, reserves = extra  # type: ignore[misc]
+        ep, reserves = as_extra(extra)
         h = _EP_KEYS.get(ep, 0)
         for i, c in enumerate(reserve_counts(reserves)):
             h ^= _RESERVE_KEYS[i][c]
@@ -346,6 +346,21 @@ class _ExtraHashes(dict[Hashable, int]):
 _EXTRA_HASH = _ExtraHashes()
 
 
+def as_extra(extra: Hashable) -> Extra:
+    """``extra`` as an Interweave extra state; :class:`TypeError` if it is not one.
+
+    >>> as_extra((0, 0))
+    (0, 0)
+    >>> as_extra(None)
+    Traceback (most recent call last):
+    ...
+    TypeError: not an Interweave extra state (ep, reserves): None
+    """
+    if isinstance(extra, tuple) and len(extra) == 2 and all(type(x) is int for x in extra):
+        return extra
+    raise TypeError(f"not an Interweave extra state (ep, reserves): {extra!r}")
+
+
 def reserves_of(extra: Hashable) -> dict[str, dict[str, int]]:
     """The reserves of an Interweave extra state by side and piece letter (for interfaces).
 
@@ -353,7 +368,7 @@ def reserves_of(extra: Hashable) -> dict[str, dict[str, int]]:
     >>> reserves_of(Board("interweave", fen="8/8/8/8/8/8/8/8 w - 012300").extra)
     {'white': {'R': 0, 'N': 1, 'B': 2}, 'black': {'R': 3, 'N': 0, 'B': 0}}
     """
-    counts = reserve_counts(extra[1])  # type: ignore[index]
+    counts = reserve_counts(as_extra(extra)[1])
     return {
         "white": dict(zip(RESERVE_TYPES, counts[:3], strict=True)),
         "black": dict(zip(RESERVE_TYPES, counts[3:], strict=True)),
@@ -433,7 +448,7 @@ def en_passant(extra: Hashable) -> tuple[int, int] | None:
     >>> [square_name(sq) for sq in en_passant(board.extra)]
     ['c3', 'd4']
     """
-    ep = extra[0]  # type: ignore[index]
+    ep = as_extra(extra)[0]
     if not ep:
         return None
     return ep >> 8, ep & 255
@@ -534,18 +549,26 @@ class Interweave(Variant):
         return (mid << 8) | dest
 
     def format_extra(self, extra: Hashable) -> list[str]:
-        ep: int
-        reserves: int
-        ep, reserves = extra  # type: ignore[misc]
+        ep, reserves = as_extra(extra)
         ep_text = "-" if not ep else f"{square_name(ep >> 8)},{square_name(ep & 255)}"
         return [ep_text, format_reserves(reserve_counts(reserves))]
 
+    if TYPE_CHECKING:
+
+        def extra_hash(self, extra: Hashable) -> int:
+            """Zobrist contribution of an extra state."""
+            ...
+
+    else:
+        # The board calls extra_hash twice for every move that changes the extra state: the
+        # table's own lookup (filled on demand by _ExtraHashes.__missing__), called directly,
+        # costs no Python frame.  A method returning _EXTRA_HASH[extra] was measured at 1.2%
+        # more instructions per Interweave perft node.  The type checker sees that method.
+        # (mypyc refuses an ``if`` in a class body: a compiled build would take the method.)
+        extra_hash = staticmethod(_EXTRA_HASH.__getitem__)
+
     def __init__(self) -> None:
         super().__init__()
-        # The board calls extra_hash twice for every move that changes the extra state;
-        # a bound dict lookup (filled on demand by _ExtraHashes.__missing__) is the
-        # cheapest call CPython offers.
-        self.extra_hash = _EXTRA_HASH.__getitem__  # type: ignore[method-assign,assignment]
         self._capture_free: tuple[list[int], int, Extra] | None = None
         """The last position :meth:`generate_captures` found without a capture (squares, side,
         extra state).  A search asks for the captures of a
@@ -553,9 +576,6 @@ class Interweave(Variant):
         knows, after comparing the position, that only quiet actions remain to be built.
         Written in one assignment of a whole tuple and read once into a local: two threads
         sharing this instance then see either the old or the new record, never a mix."""
-
-    def extra_hash(self, extra: Hashable) -> int:
-        return _EXTRA_HASH[extra]
 
     def validate(self, squares: Sequence[int], extra: Hashable) -> None:
         """A side has at most two Kings (the game is lost when fewer than two are left), and
@@ -587,7 +607,8 @@ class Interweave(Variant):
     def generate(self, board: Board) -> list[RawMove]:
         b = board.squares
         me = board.side
-        extra: Extra = board.extra  # type: ignore[assignment]
+        extra = board.extra
+        assert isinstance(extra, tuple)  # an Extra (as_extra checks more, at the cost of a call)
         known = self._capture_free
         if known is None or known[1] != me or known[2] != extra or known[0] != b:
             enemies = _enemy_squares(board, me)
@@ -605,7 +626,8 @@ class Interweave(Variant):
         """
         b = board.squares
         me = board.side
-        extra: Extra = board.extra  # type: ignore[assignment]
+        extra = board.extra
+        assert isinstance(extra, tuple)  # an Extra (as_extra checks more, at the cost of a call)
         enemies = _enemy_squares(board, me)
         caps = self._first_captures(b, me, extra, _capturers(board, me, enemies), enemies)
         if not caps:
@@ -620,7 +642,7 @@ class Interweave(Variant):
         """
         b = board.squares
         me = board.side
-        extra: Extra = board.extra  # type: ignore[assignment]
+        extra = as_extra(board.extra)
         own = _own_pieces(board, me)
         # _quiet_actions assumes that nothing can be captured, so it also lists the
         # moves that would capture: a pawn step making a custodian capture, a Smasher's
@@ -628,8 +650,8 @@ class Interweave(Variant):
         # a capturing action, which no truly quiet action has.
         enemies = _enemy_squares(board, me)
         firsts = self._first_captures(b, me, extra, _capturers(board, me, enemies), enemies)
-        capturing = {(a[0], a[1]) for a in firsts}
-        return [m for m in self._quiet_actions(b, me, extra, own) if (m[0], m[1]) not in capturing]
+        capturing = {(a[FROM], a[TO]) for a in firsts}
+        return [m for m in self._quiet_actions(b, me, extra, own) if (m[FROM], m[TO]) not in capturing]
 
     def _first_captures(
         self, b: list[int], me: int, extra: Extra, capturers: list[int], enemies: set[int]
@@ -653,6 +675,8 @@ class Interweave(Variant):
         advances, plain = tables[8], tables[7]
         no_victims = _NO_VICTIMS
         diag_rays = DIAG_RAYS
+        # Literal raw moves, every one a ONE_RELOCATION (14 fields, exochess.rawmove's layout): a
+        # call per move would cost more than the rest of the inner loop.
         quiet: list[RawMove] = []
         add = quiet.append
         for s in own:
@@ -724,6 +748,9 @@ class Interweave(Variant):
         the pieces with an enemy in reach for the first action of a turn, the capturing one
         for a chain's next action.  ``enemies`` holds the enemy's squares (at least): a
         Leaper's line, a pawn's landing is searched only when an enemy stands in its reach."""
+        # Literal actions (_Act): a RawAction and two fields.  Their changes are
+        # RELOCATION_AND_VICTIM_CHANGES (origin, victim, arrival) but for the Remover's (one
+        # triple per victim: a removal) and the pawn's (one triple per victim between them).
         unit = RESERVE_UNIT
         single = SINGLE_VICTIM
         custodian = CUSTODIAN
@@ -883,7 +910,7 @@ class Interweave(Variant):
             # Calling _extend with [action] instead was measured at 2.3% more instructions per
             # capture generation (about 1% of a search node).
             changes = action[5]
-            if len(changes) == 9:  # one victim: the mover's origin, the victim, the arrival
+            if len(changes) == 9:  # RELOCATION_AND_VICTIM_CHANGES: origin, victim, arrival
                 s1, b1, a1, s2, b2, a2, s3, b3, a3 = changes
                 b[s1] = a1
                 b[s2] = a2
@@ -912,6 +939,7 @@ class Interweave(Variant):
             else:
                 new_ep = action[7]
                 state = extra if (new_ep == ep and after == reserves) else (new_ep, after)
+                # A raw move of one action: its fields, then its changes
                 add((action[0], e, action[2], victims, action[4], state, None, None, *changes))
             if len(changes) == 9:
                 b[s3] = b3
@@ -939,7 +967,7 @@ class Interweave(Variant):
         restore both."""
         action = actions[-1]
         changes = action[5]
-        if len(changes) == 9:  # one victim, unrolled as in _chains
+        if len(changes) == 9:  # RELOCATION_AND_VICTIM_CHANGES, unrolled as in _chains
             s1, b1, a1, s2, b2, a2, s3, b3, a3 = changes
             b[s1] = a1
             b[s2] = a2
@@ -989,7 +1017,7 @@ class Interweave(Variant):
         changes: list[int] = []
         for a in actions:
             changes += a[5]
-        more = tuple([a[:6] for a in actions[1:]])
+        more = tuple([a[:ACTION_LENGTH] for a in actions[1:]])
         return (first[0], first[1], first[2], first[3], first[4], after, more, None, *changes)
 
     # --- explanations ---------------------------------------------------------------
@@ -1025,7 +1053,7 @@ def _explain(variant: Interweave, board: Board, move: Move) -> str | None:
         seventh = _SIZE - 2 if me > 0 else 1
         rank = first.to_square >> 4
         letter = first.promotion
-        counts = reserve_counts(board.extra[1])  # type: ignore[index]
+        counts = reserve_counts(as_extra(board.extra)[1])
         mine = counts[:3] if me > 0 else counts[3:]
         if letter is None and rank == last:
             if not any(mine):

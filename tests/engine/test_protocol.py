@@ -168,7 +168,12 @@ def test_collector_is_off_until_bestmove_is_out_and_back_on_after() -> None:
     seen: list[tuple[str, bool]] = []
     session = EngineProtocol(lambda line: seen.append((line, gc.isenabled())))
     assert gc.isenabled()
-    session.handle("go depth 2")
-    session.finish()
-    assert seen[-1][0].startswith("bestmove ") and seen[-1][1] is False
-    assert gc.isenabled()
+    try:
+        session.handle("go depth 2")
+        session.finish()
+        assert seen[-1][0].startswith("bestmove ") and seen[-1][1] is False
+        assert gc.isenabled()
+        # What the search left (its tables) is out of the collector's sight.
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

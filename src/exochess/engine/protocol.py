@@ -228,11 +228,16 @@ class EngineProtocol:
         # The cyclic garbage collector stays off until bestmove is out: the search turns it
         # off while it runs, and the first collection after that walks everything the search
         # allocated (30 to 100 ms after a one-second search), which would delay the answer.
+        # Then what the search keeps (its tables and caches: plain data, no reference cycles,
+        # freed by reference counting when dropped) is moved out of the collector's sight,
+        # so that a full collection, which could otherwise fall in the middle of a later
+        # "go" (100 ms or more with the tables of a game), stays small.
         collecting = gc.isenabled()
         gc.disable()
         try:
             self._search_and_answer(board, limits, options)
         finally:
+            gc.freeze()
             if collecting:
                 gc.enable()
 

@@ -118,6 +118,16 @@ def last_depth(lines: list[str]) -> int:
     return depth
 
 
+def cpu_pressure() -> str:
+    """Linux's CPU pressure of the last minute (the share of time some task waited for a core)."""
+    try:
+        line = Path("/proc/pressure/cpu").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return ""
+    fields = dict(word.split("=", 1) for word in line.split()[1:])
+    return f"; tasks waited for a core {fields.get('avg60', '?')}% of the last minute"
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -188,7 +198,8 @@ def run_game(variant: str, positions: int, movetime: int, seed: int, lv: int) ->
             f"depth >= 2 among the others: {100 * sum(d >= 2 for d in free) / max(1, len(free)):.1f}%)"
         )
     share = 100 * cpu / (sum(times) / 1000)
-    print(f"  the engine had {share:.0f}% of a core while it answered (its start-up included)")
+    print(f"  the engine had {share:.0f}% of a core while it answered (its start-up included)"
+          f"{cpu_pressure()}")
     sys.stdout.flush()
 
 

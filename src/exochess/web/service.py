@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import logging
@@ -13,6 +14,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from sqlalchemy.exc import OperationalError
 
 from exochess.board import Board
 from exochess.errors import ExochessError, FenError, IllegalMoveError, UnknownVariantError
@@ -34,6 +37,7 @@ from exochess.web.domain import (
     SeatChoice,
     SecretRequired,
     StalePosition,
+    StorageUnavailable,
     TakebackAction,
     TooLarge,
     WrongSeat,
@@ -111,11 +115,18 @@ class GameService:
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
         self._engine_tasks: dict[str, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
         self.closed = False
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a storage call in the database thread; a busy or unreachable database (the
+        transaction rolled back) becomes :class:`StorageUnavailable`."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._db, lambda: fn(*args))
+        try:
+            return await loop.run_in_executor(self._db, lambda: fn(*args))
+        except OperationalError as exc:
+            log.warning("database unavailable: %s", exc.orig)
+            raise StorageUnavailable("the database is busy or unreachable; try again") from exc
 
     def close(self) -> None:
         self.closed = True
@@ -176,6 +187,19 @@ class GameService:
             fresh = self._build(row)
             live.row, live.board, live.fens = fresh.row, fresh.board, fresh.fens
             live.state_cache = None
+
+    def _resync_later(self, live: LiveGame) -> None:
+        """Reload ``live`` from the database once its lock is free (after a cancelled write
+        whose outcome is unknown)."""
+
+        async def resync() -> None:
+            async with live.lock:
+                with contextlib.suppress(GameServiceError):
+                    await self._reload(live)
+
+        task = asyncio.create_task(resync())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # --- state -------------------------------------------------------------------------
 
@@ -315,23 +339,33 @@ class GameService:
         except ExochessError as exc:
             raise InvalidRequest(str(exc)) from exc
         current = board.ply()
+        # Play the move only to learn whether it ends the game and the FEN after it, then take
+        # it back: the in-memory game (which a GET may read and cache during the commit) must
+        # never be ahead of the database.
         board.push(move)
-        outcome = board.outcome()
-        finish = self._finish_values(board, outcome) if outcome else None
+        try:
+            outcome = board.outcome()
+            finish = self._finish_values(board, outcome) if outcome else None
+            fen_after = board.fen()
+        finally:
+            board.pop()
         try:
             await self.db(self.storage.add_move, live.row.id, current, str(move), finish)
         except ConflictError as exc:
             await self._reload(live)
             raise StalePosition(f"move not stored: {exc}") from exc
-        except BaseException:
-            board.pop()
+        except asyncio.CancelledError:
+            # the write may still complete in its thread: reload once it is over
+            self._resync_later(live)
             raise
-        live.fens.append(board.fen())
+        board.push(move)
+        live.fens.append(fen_after)
         live.row.moves.append(str(move))
         live.row.ply = current + 1
         live.row.takeback_offer = None
         if finish:
             self._mark_finished(live.row, finish)
+        live.state_cache = None
 
     @staticmethod
     def _mark_finished(row: GameRow, values: Finish) -> None:
@@ -364,6 +398,7 @@ class GameService:
                 await self._reload(live)
                 raise StalePosition(str(exc)) from exc
             self._mark_finished(live.row, values)
+            live.state_cache = None
         await self.publish(live)
         return live
 
@@ -390,6 +425,7 @@ class GameService:
                 else:
                     await self._db_conflict(self.storage.set_takeback_offer, game_id, ply, seat)
                     row.takeback_offer = seat
+                    live.state_cache = None
             elif action == TakebackAction.ACCEPT:
                 if row.takeback_offer != other:
                     raise Conflict("there is no takeback offer to accept")
@@ -399,6 +435,7 @@ class GameService:
                     raise Conflict("there is no takeback offer to decline")
                 await self._db_conflict(self.storage.set_takeback_offer, game_id, ply, None)
                 row.takeback_offer = None
+                live.state_cache = None
         await self.publish(live)
         self.schedule_engine(live)
         return live
@@ -434,6 +471,7 @@ class GameService:
             live.row.moves.pop()
         live.row.ply = target
         live.row.takeback_offer = None
+        live.state_cache = None
 
     async def rematch(self, game_id: str, secret: str | None) -> tuple[LiveGame, Color, str]:
         """The rematch of a finished game (created once): (game, your colour, your secret)."""

@@ -141,12 +141,17 @@ def _row_to_game(row: Row[Any], move_texts: list[str]) -> GameRow:
 class Storage:
     """Synchronous storage; the web service calls it from one worker thread."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, busy_timeout: float = 30.0) -> None:
+        """Open (and create the tables of) the database at ``url``.
+
+        ``busy_timeout`` (seconds, SQLite only) is how long a write waits for another writer's
+        lock before it fails.
+        """
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         kwargs: dict[str, Any] = {}
         if self.is_sqlite:
-            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout}
         self.engine: Engine = create_engine(url, **kwargs)
         if self.is_sqlite:
             @event.listens_for(self.engine, "connect")
@@ -155,7 +160,7 @@ class Storage:
                 cur.execute("PRAGMA journal_mode=WAL")
                 cur.execute("PRAGMA synchronous=NORMAL")
                 cur.execute("PRAGMA foreign_keys=ON")
-                cur.execute("PRAGMA busy_timeout=30000")
+                cur.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
                 cur.close()
         metadata.create_all(self.engine)
 

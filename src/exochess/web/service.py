@@ -239,8 +239,15 @@ class GameService:
         return live.state_cache
 
     async def publish(self, live: LiveGame) -> None:
+        """Send the game's new state to its watchers."""
         live.state_cache = None
-        await self.hub.broadcast(live.row.id, self.state_text(live))
+        await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True)
+
+    async def announce_presence(self, live: LiveGame) -> None:
+        """Tell the watchers which seats are online (a small message, not the whole state)."""
+        live.state_cache = None  # the state's "online" changed too
+        online = self.hub.online(live.row.id)
+        await self.hub.broadcast(live.row.id, json.dumps({"type": "presence", "online": online}))
 
     async def recent_games(self, limit: int, ids: list[str] | None = None) -> list[GameRow]:
         """The most recently changed games (without their moves), or those among ``ids``."""

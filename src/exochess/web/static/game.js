@@ -127,8 +127,10 @@ export class GamePage {
       else this.root.dataset.connected = "1";
     });
     ws.addEventListener("message", (e) => this.onMessage(JSON.parse(e.data)));
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (e) => {
       this.root.dataset.connected = "0";
+      // 4429: the server's cap on connections (per address or per game) was reached
+      if (e.code === 4429) this.error(`Live updates paused: ${e.reason}`);
       if (this.ws === ws) setTimeout(() => this.connect(), this.retry);
       this.retry = Math.min(this.retry * 2, 8000);
     });
@@ -139,6 +141,10 @@ export class GamePage {
       const wasLive = this.viewPly === null || this.viewPly >= this.state.ply;
       this.state = msg;
       if (wasLive) this.viewPly = null;
+      this.render();
+    } else if (msg.type === "presence") {
+      // who is online changed: a small message, the rest of the state is unchanged
+      this.state = { ...this.state, online: msg.online };
       this.render();
     } else if (msg.type === "hello") {
       this.you = msg.you;

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import json
 import logging
 import secrets
@@ -45,7 +44,7 @@ from exochess.web.domain import (
 from exochess.web.enginepool import RANDOM_LEVEL, EnginePool
 from exochess.web.hub import Hub
 from exochess.web.positions import legal_json, move_json, reason_text, variant_json
-from exochess.web.storage import ConflictError, Finish, GameRow, Storage
+from exochess.web.storage import ConflictError, Finish, GameRow, Storage, secret_matches
 
 log = logging.getLogger("exochess.web")
 T = TypeVar("T")
@@ -67,11 +66,11 @@ class LiveGame:
     state_cache: str | None = None
 
     def seat_of(self, secret: str | None) -> Color | None:
-        """The seat this secret opens, if any (compared in constant time)."""
+        """The seat this secret opens, if any (its digest compared in constant time)."""
         if not secret:
             return None
-        for color, value in ((Color.WHITE, self.row.white_secret), (Color.BLACK, self.row.black_secret)):
-            if hmac.compare_digest(secret.encode(), value.encode()):
+        for color, stored in ((Color.WHITE, self.row.white_secret), (Color.BLACK, self.row.black_secret)):
+            if secret_matches(secret, stored):
                 return color
         return None
 
@@ -481,7 +480,8 @@ class GameService:
         live.state_cache = None
 
     async def rematch(self, game_id: str, secret: str | None) -> tuple[LiveGame, Color, str]:
-        """The rematch of a finished game (created once): (game, your colour, your secret)."""
+        """The rematch of a finished game (created once, colours swapped): (game, your colour,
+        your secret, which is the one you hold in the finished game)."""
         live = await self.get(game_id)
         seat = self._seat(live, secret)
         if live.row.status == GameStatus.ACTIVE:
@@ -490,14 +490,14 @@ class GameService:
             if live.row.rematch_id is None:
                 row = live.row
                 new_id = _new_id()
-                new_secrets = {c: secrets.token_urlsafe(16) for c in Color}
                 await self.db(
                     lambda: self.storage.create_game(
                         id=new_id, variant=row.variant, start_fen=row.start_fen, white=row.black,
                         black=row.white, level=row.level,
-                        # colours swap; both seats get fresh secrets, each player receives
-                        # theirs in the reply to their own rematch request
-                        white_secret=new_secrets[Color.WHITE], black_secret=new_secrets[Color.BLACK],
+                        # colours swap and each player keeps their secret: only digests are
+                        # stored, so the second player to ask could not be handed a fresh one
+                        # (and whoever holds a seat's secret could ask for its rematch anyway)
+                        white_secret=row.black_secret, black_secret=row.white_secret,
                     )
                 )
                 if not await self.db(self.storage.set_rematch, game_id, new_id):
@@ -511,8 +511,8 @@ class GameService:
         new_color = seat.other
         self.schedule_engine(new)
         await self.publish(live)
-        your_secret = new.row.white_secret if new_color == Color.WHITE else new.row.black_secret
-        return new, new_color, your_secret
+        assert secret is not None  # _seat() accepted it
+        return new, new_color, secret
 
     # --- the computer ---------------------------------------------------------------------
 

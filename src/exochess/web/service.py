@@ -53,6 +53,8 @@ MAX_LEVEL = 8
 CACHE_GAMES = 5000
 """Live games kept in memory; older idle ones are reloaded from the database on demand."""
 MAX_ANALYSIS_MOVES = 1000
+ENGINE_RETRY_S = 1.0
+"""Delay before the computer tries again to store a move the database refused (busy)."""
 
 
 @dataclass
@@ -539,6 +541,11 @@ class GameService:
                 await self._play_locked(live, live.to_move(), text, ply)
         except asyncio.CancelledError:
             raise
+        except StorageUnavailable:
+            # not stored, nothing changed: the computer tries again a little later
+            log.warning("engine move in game %s not stored (database busy); retrying", live.row.id)
+            asyncio.get_running_loop().call_later(ENGINE_RETRY_S, self.schedule_engine, live)
+            return
         except GameServiceError as exc:
             log.warning("engine move rejected in game %s: %s", live.row.id, exc.message)
             return

@@ -55,15 +55,19 @@ def _error(message: str, **extra: Any) -> dict[str, Any]:
 @router.websocket("/ws/games/{game_id}")
 async def game_socket(websocket: WebSocket, game_id: str, service: Service) -> None:
     await websocket.accept()
+    hub = service.hub
+    address = websocket.client.host if websocket.client is not None else ""
+    refusal = hub.refusal(game_id, address)  # checked first: it costs no database read
+    if refusal is not None:
+        await websocket.close(code=CLOSE_TOO_MANY, reason=refusal)
+        return
     try:
         live = await service.get(game_id)
     except GameNotFound as exc:
         await websocket.send_text(json.dumps(_error(exc.message)))
         await websocket.close(code=CLOSE_UNKNOWN_GAME)
         return
-    hub = service.hub
-    address = websocket.client.host if websocket.client is not None else ""
-    refusal = hub.refusal(game_id, address)
+    refusal = hub.refusal(game_id, address)  # again: others may have joined during the load
     if refusal is not None:
         await websocket.close(code=CLOSE_TOO_MANY, reason=refusal)
         return

@@ -23,9 +23,11 @@ def free_port() -> int:
 
 class Server:
     def __init__(
-        self, db_path: Path, port: int | None = None, engine_workers: int = 1, database_url: str | None = None
+        self, db_path: Path, port: int | None = None, engine_workers: int = 1, database_url: str | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.db_path = db_path
+        self.env = env or {}
         self._database_url = database_url
         self.port = port or free_port()
         self.engine_workers = engine_workers
@@ -43,6 +45,7 @@ class Server:
     def start(self, timeout: float = 30.0) -> Server:
         env = dict(os.environ)
         env.pop("EXOCHESS_DATABASE_URL", None)
+        env.update(self.env)
         log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "exochess.cli.serve", "--port", str(self.port),

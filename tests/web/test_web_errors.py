@@ -32,7 +32,7 @@ def test_every_service_error_has_a_client_error_status(cls: type[domain.GameServ
     exc = cls("x") if cls is not domain.GameNotFound else domain.GameNotFound("x")
     status = status_of(exc)
     assert any(issubclass(cls, listed) for listed in STATUS), cls
-    assert 400 <= status < 500 or (cls is domain.EngineDisabled and status == 503)
+    assert 400 <= status < 500 or (cls in (domain.EngineDisabled, domain.StorageUnavailable) and status == 503)
 
 
 def test_conflicts_are_409_and_the_rest_keep_their_codes() -> None:
@@ -144,8 +144,9 @@ def test_websocket_messages_with_wrong_types(server: Server) -> None:
     async def run() -> None:
         async with httpx.AsyncClient(base_url=server.url) as ac:
             data = (await ac.post("/api/games", json={"variant": "fugue", "opponent": "friend"})).json()
-        url = server.url.replace("http", "ws") + f"/ws/games/{data['id']}?secret={data['seats']['white']['secret']}"
+        url = server.url.replace("http", "ws") + f"/ws/games/{data['id']}"
         async with websockets.connect(url) as ws:
+            await ws.send(json.dumps({"type": "auth", "secret": data["seats"]["white"]["secret"]}))
 
             async def reply_to(message: Any) -> dict[str, Any]:
                 await ws.send(json.dumps(message))

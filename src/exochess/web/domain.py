@@ -116,3 +116,7 @@ class TooLarge(GameServiceError):
 
 class EngineDisabled(GameServiceError):
     """This server runs without engine workers."""
+
+
+class StorageUnavailable(GameServiceError):
+    """The database is busy or unreachable; nothing was changed, the client may try again."""

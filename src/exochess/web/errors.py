@@ -25,6 +25,7 @@ from exochess.web.domain import (
     IllegalMove,
     InvalidRequest,
     SecretRequired,
+    StorageUnavailable,
     TooLarge,
     WrongSeat,
 )
@@ -41,6 +42,7 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     TooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     IllegalMove: HTTPStatus.UNPROCESSABLE_ENTITY,
     EngineDisabled: HTTPStatus.SERVICE_UNAVAILABLE,
+    StorageUnavailable: HTTPStatus.SERVICE_UNAVAILABLE,
 }
 
 

@@ -12,6 +12,8 @@ True
 
 from __future__ import annotations
 
+# First: it decides between the compiled and the pure-Python modules before they load.
+from exochess._build import BUILD
 from exochess.board import Board, LegalMoveList, Piece
 from exochess.errors import (
     ExochessError,
@@ -29,7 +31,7 @@ from exochess.variants import all_variants, find_variant
 __version__ = "0.1.0"
 
 __all__ = [
-    "BLACK", "WHITE", "Action", "Board", "ExochessError", "FenError", "IllegalMoveError",
+    "BLACK", "BUILD", "WHITE", "Action", "Board", "ExochessError", "FenError", "IllegalMoveError",
     "LegalMoveList", "Move", "MoveSyntaxError", "Outcome", "Piece", "Termination",
     "UnknownVariantError", "Variant", "all_variants", "find_variant", "parse_square",
     "square", "square_name",

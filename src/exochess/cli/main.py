@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from exochess import __version__
+from exochess import BUILD, __version__
 from exochess.cli import diagram, engine_commands, play, rules_commands, serve
 from exochess.errors import ExochessError
 
@@ -24,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="exochess",
         description="Rules, engine and tools for Fugue, Interweave and Rebel Fury.",
     )
-    parser.add_argument("--version", action="version", version=f"exochess {__version__}")
+    build = "compiled with mypyc" if BUILD == "compiled" else "pure Python"
+    parser.add_argument("--version", action="version", version=f"exochess {__version__} ({build})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for module in COMMAND_MODULES:

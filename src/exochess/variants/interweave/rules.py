@@ -29,6 +29,7 @@ The extra state is a pair ``(ep, reserves)`` of ints:
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Hashable, Sequence, Set
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -495,8 +496,11 @@ class Interweave(Variant):
         super().__init__()
         # The board calls extra_hash twice for every move that changes the extra state;
         # a bound dict lookup (filled on demand by _ExtraHashes.__missing__) is the
-        # cheapest call CPython offers.
-        self.extra_hash = _EXTRA_HASH.__getitem__  # type: ignore[method-assign,assignment]
+        # cheapest call CPython offers.  A class compiled by mypyc has no instance
+        # dictionary (its methods are read-only slots), and there the method below is
+        # already a direct C call, so the compiled build keeps the method.
+        with contextlib.suppress(AttributeError):
+            self.extra_hash = _EXTRA_HASH.__getitem__  # type: ignore[method-assign,assignment]
         self._capture_free: tuple[list[int], int, Extra] | None = None
         """The last position :meth:`generate_captures` found without a capture (squares, side,
         extra state).  A search asks for the captures of a

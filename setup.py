@@ -1,0 +1,83 @@
+"""Build hook: compile the hot modules with mypyc when a C compiler is present.
+
+The metadata lives in pyproject.toml; this file only decides the extension modules.
+mypyc turns the listed modules (the same sources the pure package ships) into one
+shared C library plus a small extension module per source file, installed beside the
+``.py`` files.  ``exochess/_build.py`` picks the build at import time: the extension
+modules when they load, the sources when they are missing, fail to load or
+``EXOCHESS_PURE=1`` is set.
+
+A pure wheel is built instead when
+
+- ``EXOCHESS_PURE_BUILD=1`` is set,
+- the install is editable (``pip install -e``): compiled modules in the source tree
+  would shadow every later edit of the ``.py`` files,
+- mypyc or a C compiler is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import sysconfig
+from typing import Any
+
+from setuptools import setup
+
+# The core, the three games' move generators and evaluations, and the search: the code
+# that runs once per node.  Everything else (CLI, formats, web) stays interpreted.
+COMPILED_MODULES = [
+    "src/exochess/errors.py",
+    "src/exochess/geometry.py",
+    "src/exochess/move.py",
+    "src/exochess/rawmove.py",
+    "src/exochess/outcome.py",
+    "src/exochess/zobrist.py",
+    "src/exochess/fen.py",
+    "src/exochess/variant.py",
+    "src/exochess/board.py",
+    "src/exochess/perft.py",
+    "src/exochess/variants/fugue/rules.py",
+    "src/exochess/variants/fugue/evaluation.py",
+    "src/exochess/variants/interweave/rules.py",
+    "src/exochess/variants/interweave/evaluation.py",
+    "src/exochess/variants/rebelfury/rules.py",
+    "src/exochess/variants/rebelfury/evaluation.py",
+    "src/exochess/engine/evaluate/base.py",
+    "src/exochess/engine/limits.py",
+    "src/exochess/engine/tt.py",
+    "src/exochess/engine/search.py",
+]
+
+
+def _pure_reason() -> str | None:
+    """Why this build stays pure Python, or None to compile."""
+    if os.environ.get("EXOCHESS_PURE_BUILD", "") not in ("", "0"):
+        return "EXOCHESS_PURE_BUILD is set"
+    if "editable_wheel" in sys.argv:
+        return "editable install"
+    try:
+        import mypyc.build  # noqa: F401
+    except ImportError:
+        return "mypyc is not installed"
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler ({compiler})"
+    return None
+
+
+def ext_modules() -> list[Any]:
+    """The mypyc extension modules, or none for a pure build."""
+    reason = _pure_reason()
+    if reason is not None:
+        print(f"exochess: pure Python build ({reason})", file=sys.stderr)
+        return []
+    from mypyc.build import mypycify
+
+    # One group: a single shared library holds all compiled code, so calls between the
+    # compiled modules are direct C calls; its fixed name keeps the wheel's file list stable.
+    return mypycify(COMPILED_MODULES, opt_level="3", group_name="exochess_native")
+
+
+setup(ext_modules=ext_modules())

@@ -12,7 +12,12 @@ A pure wheel is built instead when
 - ``EXOCHESS_PURE_BUILD=1`` is set,
 - the install is editable (``pip install -e``): compiled modules in the source tree
   would shadow every later edit of the ``.py`` files,
-- mypyc or a C compiler is missing.
+- mypyc, a C compiler or Python's C headers are missing,
+- the generated C code does not compile or link on this machine (the build then drops
+  the extension modules and says why, instead of failing the install).
+
+mypyc's own errors (code it cannot compile) do fail the build: they are bugs of the
+sources, which CI must see.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import sysconfig
 from typing import Any
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
+from setuptools.errors import CCompilerError, ExecError, PlatformError
 
 # The core, the three games' move generators and evaluations, and the search: the code
 # that runs once per node.  Everything else (CLI, formats, web) stays interpreted.
@@ -64,7 +71,25 @@ def _pure_reason() -> str | None:
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         return f"no C compiler ({compiler})"
+    if not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
+        return "no Python.h (install Python's development headers)"
     return None
+
+
+class BuildExtOrPure(build_ext):
+    """``build_ext`` that leaves the package pure when the C code does not build."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except (CCompilerError, ExecError, PlatformError) as error:
+            print(f"exochess: pure Python build (the compiled modules do not build: {error})",
+                  file=sys.stderr)
+            # A half-built set would only make the package fall back at every import.
+            for path in self.get_outputs():
+                if os.path.exists(path):
+                    os.remove(path)
+            self.extensions = []
 
 
 def ext_modules() -> list[Any]:
@@ -80,4 +105,4 @@ def ext_modules() -> list[Any]:
     return mypycify(COMPILED_MODULES, opt_level="3", group_name="exochess_native")
 
 
-setup(ext_modules=ext_modules())
+setup(ext_modules=ext_modules(), cmdclass={"build_ext": BuildExtOrPure})

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -126,3 +127,36 @@ def test_a_broken_extension_falls_back_to_the_sources(tmp_path: Path) -> None:
     forced = run_python(PROBE, pure="1", pythonpath=str(tmp_path))
     assert forced.stdout.split() == ["pure", "0", "888"]
     assert forced.stderr == ""
+
+
+def test_games_defined_outside_the_package_subclass_the_compiled_classes() -> None:
+    """A game written in plain Python (a plugin, a test) subclasses the compiled Variant and
+    Evaluator; the compiled constructors read the subclass's class attributes."""
+    from exochess.engine.evaluate import Evaluator
+    from exochess.variant import Variant
+    from exochess.variants import register_variant, unregister_variant
+
+    class Corner(Variant):
+        name = "corner-test"
+        title = "Corner"
+        width = 5
+        height = 4
+        piece_letters = "KR"
+        royal = "K"
+        starting_fen = "k4/5/5/R3K w"
+
+    class CornerEvaluator(Evaluator):
+        values: ClassVar[dict[str, int]] = {"K": 0, "R": 480}
+
+    game = register_variant(Corner)
+    try:
+        assert exochess.find_variant("Corner-Test") is game
+        assert (game.geometry.width, game.geometry.height) == (5, 4)
+        assert game.codes == {"K": 1, "k": -1, "R": 2, "r": -2}
+        board = exochess.Board(game, fen=Corner.starting_fen)
+        assert board.fen() == "k4/5/5/R3K w"
+        # Piece codes are 1 (K) and 2 (R); an unlisted letter is worth default_value (300).
+        assert CornerEvaluator(game).value_of[2] == 480
+        assert Evaluator(game).value_of[2] == 300
+    finally:
+        unregister_variant("corner-test")

@@ -1,8 +1,12 @@
-# The two commands of the README: `make run` and `make test`.
+# The two commands of the README: `make run` (play) and `make test` (develop).
 PYTHON ?= python3
+PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# Two install stamps: a player's `make run` installs only the web site's packages; the dev tools
+# (pytest, mypy, ruff, Playwright) come with the first target that needs them.
+WEB_STAMP := $(VENV)/.installed-web
+DEV_STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 # The compiled build: a wheel (mypyc extension modules beside the sources when a C
 # compiler is present, see setup.py) unpacked into its own directory, which goes first on
@@ -11,55 +15,68 @@ COMPILED := build/compiled
 WHEELS := build/wheels
 EXPECT_BUILD := $(if $(shell command -v cc),compiled,pure)
 
-.PHONY: run test lint typecheck unit unit-compiled compiled bench ladder chromium clean
+.PHONY: run test lint typecheck unit unit-compiled compiled bench ladder chromium pre-commit clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(WEB_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[web]'
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev,web]'
-	touch $(STAMP)
+	touch $@ $(WEB_STAMP)
 
 # Browser tests drive Debian's Chromium (no browser download is possible).
 chromium:
 	@if [ ! -x $(CHROMIUM) ]; then \
+		echo "make test: $(CHROMIUM) is missing; installing Debian's chromium with apt-get (needs root)"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
 	fi
 
-$(COMPILED)/.built: $(STAMP) setup.py $(shell find src -name '*.py')
+# Built as `pip wheel .` builds it for anyone: in an isolated environment made from
+# pyproject.toml's build requirements (setuptools, mypy with mypyc).
+$(COMPILED)/.built: $(WEB_STAMP) setup.py pyproject.toml $(shell find src -name '*.py')
 	rm -rf $(COMPILED) $(WHEELS)
-	$(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir $(WHEELS) .
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir $(WHEELS) .
 	$(BIN)/python -m pip install --quiet --no-deps --target $(COMPILED) $(WHEELS)/exochess-*.whl
 	touch $@
 
 compiled: $(COMPILED)/.built
 
-run: $(STAMP) compiled
-	PYTHONPATH=$(COMPILED) $(BIN)/exochess serve
+run: $(WEB_STAMP) compiled
+	PYTHONPATH=$(COMPILED) $(BIN)/exochess serve --port $(PORT)
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests bench
 
-typecheck: $(STAMP)
+typecheck: $(DEV_STAMP)
 	$(BIN)/mypy --strict src/exochess
 
-unit: $(STAMP) chromium
+unit: $(DEV_STAMP) chromium
 	EXOCHESS_EXPECT_BUILD=pure $(BIN)/pytest
 
 # The same suite on the compiled build, but for the doctests of src/ (pytest imports those
 # files by path, which would load the sources beside the compiled package).
-unit-compiled: compiled chromium
+unit-compiled: $(DEV_STAMP) compiled chromium
 	EXOCHESS_EXPECT_BUILD=$(EXPECT_BUILD) PYTHONPATH=$(COMPILED) \
 		$(BIN)/pytest -p no:cacheprovider tests README.md
 
 test: lint typecheck unit unit-compiled
 
-bench: $(STAMP)
+# Installs the git hook that runs ruff and mypy before each commit (.pre-commit-config.yaml).
+pre-commit: $(DEV_STAMP)
+	$(BIN)/pre-commit install
+
+bench: $(DEV_STAMP)
 	$(BIN)/python bench/perft.py
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/web.py
 
 # The level ladder from real matches (hours on two cores; see bench/ladder.py for options).
-ladder: $(STAMP)
+ladder: $(DEV_STAMP)
 	$(BIN)/python bench/ladder.py --jobs 2
 
 clean:

@@ -58,6 +58,11 @@ COMPILED_MODULES = [
 ]
 
 
+# The setuptools commands that build extension modules.  The others (metadata for pip,
+# editable_wheel for ``pip install -e``) need no compiler and get no extensions.
+BUILD_COMMANDS = {"bdist_wheel", "build", "build_ext", "install"}
+
+
 def _pure_reason() -> str | None:
     """Why this build stays pure Python, or None to compile."""
     if os.environ.get("EXOCHESS_PURE_BUILD", "") not in ("", "0"):
@@ -94,6 +99,8 @@ class BuildExtOrPure(build_ext):
 
 def ext_modules() -> list[Any]:
     """The mypyc extension modules, or none for a pure build."""
+    if not BUILD_COMMANDS & set(sys.argv[1:]):
+        return []
     reason = _pure_reason()
     if reason is not None:
         print(f"exochess: pure Python build ({reason})", file=sys.stderr)

@@ -1,4 +1,6 @@
-"""exochess: the rules of Fugue, Interweave and Rebel Fury, with a python-chess shaped API.
+"""exochess: the rules of Ultima-family chess variants, with a python-chess shaped API.
+
+The games are listed by :func:`all_variants` (see :mod:`exochess.variants`).
 
 >>> import exochess
 >>> board = exochess.Board("fugue")
@@ -12,7 +14,9 @@ True
 
 from __future__ import annotations
 
-# First: it decides between the compiled and the pure-Python modules before they load.
+from importlib.metadata import PackageNotFoundError, version
+
+# First of the package's modules: it chooses between the compiled and the pure-Python ones.
 from exochess._build import BUILD
 from exochess.board import Board, LegalMoveList, Piece
 from exochess.errors import (
@@ -28,7 +32,11 @@ from exochess.outcome import BLACK, WHITE, Outcome, Termination
 from exochess.variant import Variant
 from exochess.variants import all_variants, find_variant
 
-__version__ = "0.1.0"
+try:
+    # The version is written once, in pyproject.toml; the installed metadata carries it here.
+    __version__ = version("exochess")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "BLACK", "BUILD", "WHITE", "Action", "Board", "ExochessError", "FenError", "IllegalMoveError",

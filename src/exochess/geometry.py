@@ -105,7 +105,6 @@ class Geometry:
         "indices",
         "knight_targets",
         "neighbours",
-        "orthogonal_neighbours",
         "rays",
         "size",
         "squares",
@@ -124,8 +123,6 @@ class Geometry:
     """``rays[sq][d]``: the squares from ``sq`` outward in direction ``QUEEN[d]``, edge excluded."""
     neighbours: tuple[tuple[int, ...], ...]
     """``neighbours[sq]``: the adjacent squares (eight directions) that are on the board."""
-    orthogonal_neighbours: tuple[tuple[int, ...], ...]
-    """``orthogonal_neighbours[sq]``: the adjacent squares in the four orthogonal directions."""
     knight_targets: tuple[tuple[int, ...], ...]
     """``knight_targets[sq]``: squares a knight's move away that are on the board."""
     indices: tuple[int, ...]
@@ -144,7 +141,6 @@ class Geometry:
         empty: tuple[int, ...] = ()
         rays: list[tuple[tuple[int, ...], ...]] = [()] * self.size
         neigh: list[tuple[int, ...]] = [empty] * self.size
-        orth: list[tuple[int, ...]] = [empty] * self.size
         knights: list[tuple[int, ...]] = [empty] * self.size
         for sq in self.squares:
             f, r = sq & 15, sq >> 4
@@ -159,7 +155,6 @@ class Geometry:
                 per_dir.append(tuple(ray))
             rays[sq] = tuple(per_dir)
             neigh[sq] = tuple(ray[0] for ray in per_dir if ray)
-            orth[sq] = tuple(ray[0] for ray in per_dir[:4] if ray)
             knights[sq] = tuple(
                 square(f + dx, r + dy)
                 for dx, dy in KNIGHT
@@ -167,7 +162,6 @@ class Geometry:
             )
         self.rays = tuple(rays)
         self.neighbours = tuple(neigh)
-        self.orthogonal_neighbours = tuple(orth)
         self.knight_targets = tuple(knights)
 
     def occupied(self, squares: Sequence[int]) -> Iterator[int]:
@@ -181,13 +175,6 @@ class Geometry:
     def on_board(self, sq: int) -> bool:
         """Whether ``sq`` is a square of this board."""
         return 0 <= sq < self.size and (sq & 15) < self.width
-
-    def offset(self, sq: int, dx: int, dy: int) -> int | None:
-        """The square ``dx`` files and ``dy`` ranks away from ``sq``, or None if off the board."""
-        f, r = (sq & 15) + dx, (sq >> 4) + dy
-        if 0 <= f < self.width and 0 <= r < self.height:
-            return square(f, r)
-        return None
 
     def __repr__(self) -> str:
         return f"geometry({self.width}, {self.height})"

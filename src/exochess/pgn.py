@@ -51,8 +51,7 @@ from exochess.board import Board
 from exochess.errors import ExochessError
 from exochess.move import Move
 from exochess.outcome import Termination
-from exochess.variant import Variant
-from exochess.variants import all_variants, find_variant
+from exochess.variant import Variant, resolve_variant
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 """The four PGN result tokens (no exochess game can be drawn, but the token is accepted)."""
@@ -438,13 +437,11 @@ def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_varia
             while pos < len(stripped) and stripped[pos].isspace():
                 pos += 1
     name = headers.get("Variant") or default_variant
-    if not name:
-        titles = ", ".join(v.title for v in all_variants())
-        raise PgnError(f"the game has no [Variant] tag ({titles})")
     try:
-        variant = find_variant(name)
+        variant = resolve_variant(name or "")
     except ExochessError as exc:
-        raise PgnError(f"[Variant {name!r}]: {exc}") from exc
+        where = f"[Variant {name!r}]" if name else "the game has no [Variant] tag"
+        raise PgnError(f"{where}: {exc}") from exc
     fen = headers.get("FEN") or variant.starting_fen
     try:
         board = Board(variant, fen=fen)

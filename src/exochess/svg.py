@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape, quoteattr
 
 from exochess.geometry import parse_square, square, square_file, square_name, square_rank
+from exochess.variant import resolve_variant
 
 if TYPE_CHECKING:
     from exochess.board import Board
@@ -208,10 +209,7 @@ def piece(
     >>> text.startswith("<svg") and 'class="piece black W"' in text
     True
     """
-    if isinstance(variant, str):
-        from exochess.variants import find_variant
-
-        variant = find_variant(variant)
+    variant = resolve_variant(variant)
     upper = letter.upper()
     if upper not in variant.piece_letters:
         raise ValueError(f"{letter!r} is not a piece letter of {variant.title or variant.name}")

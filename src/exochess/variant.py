@@ -17,6 +17,7 @@ from mypy_extensions import mypyc_attr
 
 from exochess.errors import FenError
 from exochess.geometry import Geometry, geometry
+from exochess.rawmove import VICTIMS
 
 if TYPE_CHECKING:
     from exochess.board import Board
@@ -64,6 +65,10 @@ class Variant:
     """How the royal-capture termination is described to players."""
     captures_compulsory: ClassVar[bool] = False
     """Whether a side that can capture must: then, when captures exist, they are all the moves."""
+    piece_values: ClassVar[dict[str, int]] = {}
+    """Letter -> rough material value in centipawns, for a game that has no evaluator of its own
+    (the generic one uses it; a letter left out is worth
+    :attr:`~exochess.engine.evaluate.base.Evaluator.default_value`)."""
     glyphs: ClassVar[dict[str, str]] = {}
     """Letter -> shape of its glyph in diagrams and on the web board (see :mod:`exochess.svg`);
     letters left out get the crown if royal, else a shape chosen from their position."""
@@ -93,10 +98,6 @@ class Variant:
             self.letters[index] = letter
             self.letters[-index] = letter.lower()
         self.royal_code = self.codes[self.royal] if self.royal else 0
-
-    def code(self, letter: str) -> int:
-        """Positive type code of an upper-case piece letter."""
-        return self.codes[letter]
 
     # --- hooks -----------------------------------------------------------------
 
@@ -141,7 +142,7 @@ class Variant:
         the captures.  No repetition filter is needed: a capture cannot recreate
         an earlier position.
         """
-        return [m for m in self.generate(board) if m[3]]
+        return [m for m in self.generate(board) if m[VICTIMS]]
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """A game-specific reason why ``move`` is illegal, or None to use the generic one."""
@@ -153,3 +154,22 @@ class Variant:
 
     def __repr__(self) -> str:
         return f"<Variant {self.name}>"
+
+
+def resolve_variant(variant: str | Variant) -> Variant:
+    """``variant`` itself, or the registered game it names (name, title or alias).
+
+    The one way from the core (board, PGN, SVG, engine) to the registry: the registry
+    imports the games, which import the core, so the core looks a game up only here,
+    at call time, and never imports :mod:`exochess.variants` itself.
+
+    Raises :class:`~exochess.errors.UnknownVariantError` listing the known games.
+
+    >>> resolve_variant("Rebel Fury").name
+    'rebelfury'
+    """
+    if isinstance(variant, Variant):
+        return variant
+    from exochess.variants import find_variant
+
+    return find_variant(variant)

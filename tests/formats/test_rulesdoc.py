@@ -267,6 +267,17 @@ def test_markdown_duplicate_heading_ids_and_directives() -> None:
     assert 'id="a"' in out and 'id="a-2"' in out and "HI" in out
 
 
+def test_a_missing_rules_page_file_is_a_clear_error() -> None:
+    from exochess.variants.fugue import Fugue
+
+    class Misfiled(Fugue):
+        name = "misfiled"
+        rules_page = "no-such-page.md"
+
+    with pytest.raises(RulesDocError, match=r"misfiled: rules page 'no-such-page\.md' not found"):
+        source(Misfiled())
+
+
 def test_bad_diagram_is_reported_with_its_number(monkeypatch: pytest.MonkeyPatch) -> None:
     import exochess.rulesdoc as rd
 

@@ -194,6 +194,7 @@ def test_rules_pages(client: httpx.Client) -> None:
     for v in client.get("/api/variants").json()["variants"]:
         page = client.get(f"/rules/{v['name']}")
         assert page.status_code == 200 and v["title"] in page.text
+        assert "<article" in page.text  # the rendered rules HTML is inserted as markup, not escaped
         if v["starting_position_note"]:
             assert v["starting_position_note"] in html.unescape(page.text)
 

@@ -14,9 +14,14 @@ class CliError(ExochessError):
     """A problem with the command line itself (reported on stderr, exit status 2)."""
 
 
+def add_variant(parser: argparse.ArgumentParser) -> None:
+    """The ``<variant>`` argument, its help listing the registered games."""
+    parser.add_argument("variant", help=f"game: {names_text()} (titles and aliases accepted)")
+
+
 def add_variant_and_fen(parser: argparse.ArgumentParser) -> None:
     """The ``<variant> [--fen FEN]`` arguments most commands take."""
-    parser.add_argument("variant", help=f"game: {names_text()} (aliases accepted)")
+    add_variant(parser)
     parser.add_argument("--fen", help="start from this position instead of the initial one")
 
 

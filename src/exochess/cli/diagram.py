@@ -22,9 +22,9 @@ from collections.abc import Sequence
 
 from exochess import svg
 from exochess.board import Board
+from exochess.cli.common import add_variant
 from exochess.errors import ExochessError
 from exochess.move import Move
-from exochess.variants import names_text
 
 HELP = "write an SVG diagram of a position"
 
@@ -38,7 +38,7 @@ def _split(values: Sequence[str] | None) -> list[str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``diagram`` options to ``parser`` (used by the main ``exochess`` command)."""
-    parser.add_argument("variant", help=f"game: {names_text()}")
+    add_variant(parser)
     parser.add_argument("--fen", help="position to draw (default: the starting position)")
     parser.add_argument("--squares", action="append", metavar="SQ,SQ",
                         help="squares to tint (comma separated; repeatable)")

@@ -8,11 +8,11 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TextIO
 
-from exochess.cli.common import CliError, add_variant_and_fen, board_from_args, positive_int
+from exochess.cli.common import CliError, add_variant, add_variant_and_fen, board_from_args, positive_int
 from exochess.engine import Analysis, Searcher
 from exochess.engine.limits import Limits
 from exochess.engine.match import MatchResult, parse_player, run_match
-from exochess.variants import find_variant, names_text
+from exochess.variants import find_variant
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=cmd_analyse)
 
     p = sub.add_parser("match", help="engine against engine, with a score table and Elo difference")
-    p.add_argument("variant", help=f"game: {names_text()}")
+    add_variant(p)
     p.add_argument(
         "--a", required=True, metavar="LEVEL_OR_CONFIG", help="player A: a level 1-8 or key=value,..."
     )

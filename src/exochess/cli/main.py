@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from exochess import BUILD, __version__
 from exochess.cli import diagram, engine_commands, play, rules_commands, serve
 from exochess.errors import ExochessError
+from exochess.variants import all_variants
 
 # Each module adds its subcommands through register(subparsers).
 COMMAND_MODULES = [rules_commands, play, diagram, serve, engine_commands]
@@ -22,7 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
     parser = argparse.ArgumentParser(
         prog="exochess",
-        description="Rules, engine and tools for Fugue, Interweave and Rebel Fury.",
+        description="Rules, engine and tools for the games "
+        + ", ".join(variant.title or variant.name for variant in all_variants())
+        + ".",
     )
     build = "compiled with mypyc" if BUILD == "compiled" else "pure Python"
     parser.add_argument("--version", action="version", version=f"exochess {__version__} ({build})")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 
@@ -39,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
 
         from exochess.web import create_app
     except ImportError as exc:  # pragma: no cover - depends on the install
-        print(f"the web extra is not installed ({exc}); run: pip install 'exochess[web]'")
+        print(f"exochess serve: error: the web extra is not installed ({exc}); "
+              "run: pip install 'exochess[web]'", file=sys.stderr)
         return 2
     url = args.database_url or os.environ.get("EXOCHESS_DATABASE_URL") or "sqlite:///exochess.sqlite"
     app = create_app(url, engine_workers=args.engine_workers)

@@ -4,7 +4,7 @@ A level fixes a nominal depth, random noise added to the root moves' scores,
 whether captures are followed to quiet positions, whether the search prunes,
 and a share of the move time.  Each game has its own table, because what makes
 a player weaker is not the same in the three games (measured with
-``bench/ladder.py``; the matches are in ``docs/engine.md``):
+``bench/ladder.py``; the matches are in ``docs/benchmarks.md``):
 
 * in **Fugue** the root noise is a real handicap, so the lower levels mix noise
   and depth (the default table, also used by a game without its own);
@@ -43,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from exochess.engine.search import SearchOptions
-from exochess.variant import Variant
+from exochess.variant import Variant, resolve_variant
 
 DEFAULT_MOVETIME_MS = {1: 200, 2: 300, 3: 500, 4: 700, 5: 1000, 6: 1500, 7: 2000, 8: 3000}
 """Move time when the caller gives none (the depth usually ends the search before)."""
@@ -101,10 +101,6 @@ def level(number: int, variant: Variant | str | None = None) -> Level:
         raise ValueError(f"level must be an integer from 1 to 8, not {number!r}")
     if variant is None:
         return LEVELS[number]
-    if isinstance(variant, str):
-        from exochess.variants import find_variant
-
-        variant = find_variant(variant)
     from exochess.engine.evaluate import evaluator_class
 
-    return (evaluator_class(variant).levels or LEVELS)[number]
+    return (evaluator_class(resolve_variant(variant)).levels or LEVELS)[number]

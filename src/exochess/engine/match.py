@@ -35,7 +35,7 @@ from exochess.engine.limits import Limits
 from exochess.engine.search import Searcher, SearchOptions
 from exochess.errors import ExochessError
 from exochess.rawmove import to_move
-from exochess.variants import find_variant
+from exochess.variant import resolve_variant
 
 MAX_PLIES = 300
 """A game still running after this many plies is adjudicated (the games have no draw rule)."""
@@ -301,7 +301,7 @@ def game_specs(
     opening_plies: int = 4,
 ) -> Iterator[_GameSpec]:
     """The games of a match: pairs from one random opening each, colours alternating."""
-    find_variant(variant)
+    resolve_variant(variant)  # an unknown game fails here, before any game starts
     rng = random.Random(seed)
     opening: list[str] = []
     for i in range(games):

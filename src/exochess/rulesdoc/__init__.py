@@ -38,8 +38,8 @@ from exochess.board import Board
 from exochess.errors import ExochessError
 from exochess.move import Move
 from exochess.rulesdoc.markdown import render
-from exochess.variant import Variant
-from exochess.variants import all_variants, find_variant
+from exochess.variant import Variant, resolve_variant
+from exochess.variants import all_variants
 
 
 class RulesDocError(ExochessError):
@@ -73,7 +73,7 @@ class Diagram:
 
     def board(self) -> Board:
         """The diagram's position on the game's board."""
-        return Board(find_variant(self.variant), fen=self.fen)
+        return Board(self.variant, fen=self.fen)
 
     def styles(self) -> dict[str, str]:
         """Square -> highlight styles (space separated) for :func:`exochess.svg.board`."""
@@ -138,17 +138,13 @@ def parse_diagram(text: str, variant: str) -> Diagram:
     )
 
 
-def _variant(variant: str | Variant) -> Variant:
-    return variant if isinstance(variant, Variant) else find_variant(variant)
-
-
 def canonical_name(variant_name: str | Variant) -> str:
     """The registry name of a game given by name, title, alias or :class:`Variant`.
 
     >>> canonical_name("Rebel Fury")
     'rebelfury'
     """
-    return _variant(variant_name).name
+    return resolve_variant(variant_name).name
 
 
 def available() -> list[str]:
@@ -158,17 +154,22 @@ def available() -> list[str]:
 
 def source(variant_name: str | Variant) -> str:
     """The Markdown text of a game's rules page: its own file, or one made from its attributes."""
-    variant = _variant(variant_name)
+    variant = resolve_variant(variant_name)
     if variant.rules_page is None:
         return generated_page(variant)
     package = type(variant).__module__.rpartition(".")[0]
-    return resources.files(package).joinpath(variant.rules_page).read_text(encoding="utf-8")
+    try:
+        return resources.files(package).joinpath(variant.rules_page).read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError) as exc:
+        raise RulesDocError(
+            f"{variant.name}: rules page {variant.rules_page!r} not found beside {type(variant).__module__}"
+        ) from exc
 
 
 def generated_page(variant: Variant) -> str:
     """A short rules page for a game that has no page of its own: description, pieces, start.
 
-    >>> print(generated_page(find_variant("fugue")).splitlines()[0])
+    >>> print(generated_page(resolve_variant("fugue")).splitlines()[0])
     # Fugue
     """
     lines = [f"# {variant.title or variant.name}", "", variant.description or "", "", "## Pieces", ""]
@@ -218,7 +219,7 @@ def render_html(variant_name: str | Variant) -> str:
 
     The game may be given by name, title, alias or :class:`~exochess.variant.Variant`.
 
-    Raises :class:`~exochess.errors.UnknownVariantError` for a game without a page and
+    Raises :class:`~exochess.errors.UnknownVariantError` for an unknown game and
     :class:`RulesDocError` (naming the diagram) for a malformed diagram.
     """
     name = canonical_name(variant_name)

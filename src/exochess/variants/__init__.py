@@ -6,7 +6,7 @@
 ['fugue']
 
 Adding a game: a package beside ``fugue/`` with a :class:`~exochess.variant.Variant`
-subclass, and its class in :data:`GAMES` (see CONTRIBUTING.md).  A game defined
+subclass, and its class in :data:`GAMES` (checklist: ``docs/adding-a-game.md``).  A game defined
 elsewhere (a plugin, a test) is added at run time with :func:`register_variant`.
 """
 
@@ -39,8 +39,10 @@ def register_variant(cls: type[Variant]) -> Variant:
     if old is not None:
         unregister_variant(old.name)
     _registered.append(instance)
-    for key in (cls.name, *cls.aliases):
-        _by_key.setdefault(_key(key), instance)
+    # The title is a key too: PGN writes it in the Variant tag, and reading must find it back.
+    for key in (cls.name, cls.title, *cls.aliases):
+        if key:
+            _by_key.setdefault(_key(key), instance)
     return instance
 
 
@@ -53,12 +55,14 @@ def unregister_variant(name: str) -> None:
 
 
 def find_variant(name: str) -> Variant:
-    """The variant called ``name`` (case-insensitive; aliases accepted).
+    """The variant called ``name`` (its name, title or an alias; case and spaces do not matter).
 
     Raises :class:`UnknownVariantError` listing the known names.
     """
     found = _by_key.get(_key(name)) if isinstance(name, str) else None
     if found is None:
+        if isinstance(name, str) and not _key(name):
+            raise UnknownVariantError(f"no game given; known variants: {names_text()}")
         raise UnknownVariantError(f"unknown variant {name!r}; known variants: {names_text()}")
     return found
 

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from exochess.board import Board
 from exochess.engine import analyse, best_move
+from exochess.web.domain import Color
 
 T = TypeVar("T")
 
@@ -53,7 +54,7 @@ def compute_analysis(variant: str, start_fen: str, texts: list[str], movetime_ms
         "nodes": analysis.nodes,
         "pv": [str(m) for m in analysis.pv],
         "best": str(analysis.best) if analysis.best is not None else None,
-        "side_to_move": "white" if white_to_move else "black",
+        "side_to_move": Color.of(white_to_move).value,
     }
 
 

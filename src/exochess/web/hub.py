@@ -12,6 +12,8 @@ import contextlib
 from collections import defaultdict
 from typing import Protocol
 
+from exochess.web.domain import Color
+
 QUEUE_LIMIT = 64
 
 
@@ -22,7 +24,9 @@ class Socket(Protocol):
 
 
 class Connection:
-    def __init__(self, socket: Socket, seat: str | None) -> None:
+    """One websocket watching a game, with the seat it proved (None for a spectator)."""
+
+    def __init__(self, socket: Socket, seat: Color | None) -> None:
         self.socket = socket
         self.seat = seat
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(QUEUE_LIMIT)
@@ -64,7 +68,7 @@ class Hub:
     def __init__(self) -> None:
         self._rooms: dict[str, dict[Socket, Connection]] = defaultdict(dict)
 
-    def join(self, game_id: str, socket: Socket, seat: str | None) -> Connection:
+    def join(self, game_id: str, socket: Socket, seat: Color | None) -> Connection:
         conn = Connection(socket, seat)
         self._rooms[game_id][socket] = conn
         return conn
@@ -79,9 +83,10 @@ class Hub:
         if not room:
             del self._rooms[game_id]
 
-    def online(self, game_id: str) -> dict[str, bool]:
+    def online(self, game_id: str) -> dict[Color, bool]:
+        """Whether each seat has at least one connection."""
         seats = {c.seat for c in self._rooms.get(game_id, {}).values()}
-        return {"white": "white" in seats, "black": "black" in seats}
+        return {color: color in seats for color in Color}
 
     def watchers(self, game_id: str) -> int:
         return len(self._rooms.get(game_id, {}))

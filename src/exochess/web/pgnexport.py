@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from exochess.board import Board
 from exochess.pgn import write_game
+from exochess.web.domain import PlayerKind
 from exochess.web.storage import GameRow
 
 
 def _players(row: GameRow) -> tuple[str, str]:
-    def name(kind: str) -> str:
-        return f"Computer (level {row.level})" if kind == "engine" else "Human"
+    def name(kind: PlayerKind) -> str:
+        return f"Computer (level {row.level})" if kind == PlayerKind.ENGINE else "Human"
 
     return name(row.white), name(row.black)
 
 
 def game_pgn(row: GameRow, board: Board) -> str:
+    """The game as PGN, with the site's Event/Site/Date/players headers (and FEN if set up)."""
     white, black = _players(row)
     result = row.result or "*"
     headers = {

@@ -18,16 +18,30 @@ from exochess.board import Board
 from exochess.errors import ExochessError, FenError, IllegalMoveError, UnknownVariantError
 from exochess.outcome import Outcome, Termination
 from exochess.variants import find_variant
+from exochess.web.domain import (
+    Color,
+    Conflict,
+    EngineDisabled,
+    GameNotFound,
+    GameOver,
+    GameServiceError,
+    GameStatus,
+    IllegalMove,
+    InvalidRequest,
+    NotYourTurn,
+    Opponent,
+    PlayerKind,
+    SeatChoice,
+    SecretRequired,
+    StalePosition,
+    TakebackAction,
+    TooLarge,
+    WrongSeat,
+)
 from exochess.web.enginepool import RANDOM_LEVEL, EnginePool
 from exochess.web.hub import Hub
-from exochess.web.positions import (
-    color_name,
-    legal_json,
-    move_json,
-    reason_text,
-    variant_json,
-)
-from exochess.web.storage import ConflictError, GameRow, Storage
+from exochess.web.positions import legal_json, move_json, reason_text, variant_json
+from exochess.web.storage import ConflictError, Finish, GameRow, Storage
 
 log = logging.getLogger("exochess.web")
 T = TypeVar("T")
@@ -35,45 +49,60 @@ T = TypeVar("T")
 MAX_LEVEL = 8
 CACHE_GAMES = 5000
 """Live games kept in memory; older idle ones are reloaded from the database on demand."""
-
-
-class ApiError(Exception):
-    """An error reported to the client as ``{"error": message}`` with an HTTP status."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+MAX_ANALYSIS_MOVES = 1000
 
 
 @dataclass
 class LiveGame:
+    """A game in memory: its stored row, the board after its moves, and the FEN after each ply."""
+
     row: GameRow
     board: Board
     fens: list[str]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     state_cache: str | None = None
 
-    def seat_of(self, secret: str | None) -> str | None:
+    def seat_of(self, secret: str | None) -> Color | None:
+        """The seat this secret opens, if any (compared in constant time)."""
         if not secret:
             return None
-        for color, value in (("white", self.row.white_secret), ("black", self.row.black_secret)):
+        for color, value in ((Color.WHITE, self.row.white_secret), (Color.BLACK, self.row.black_secret)):
             if hmac.compare_digest(secret.encode(), value.encode()):
                 return color
         return None
 
-    def kind_of(self, color: str) -> str:
-        return self.row.white if color == "white" else self.row.black
+    def kind_of(self, color: Color) -> PlayerKind:
+        return self.row.kind_of(color)
 
-    def to_move(self) -> str:
-        return color_name(self.board.turn)
+    def to_move(self) -> Color:
+        return Color.of(self.board.turn)
 
 
 def _new_id() -> str:
     return secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
 
 
+def analysis_board(variant: str, fen: str | None, moves: list[str]) -> Board:
+    """A free position for the analysis board: ``moves`` played from ``fen`` (or the start)."""
+    if len(moves) > MAX_ANALYSIS_MOVES:
+        raise TooLarge(f"at most {MAX_ANALYSIS_MOVES} moves")
+    try:
+        board = Board(variant, fen=fen.strip() if fen and fen.strip() else None)
+    except UnknownVariantError as exc:
+        raise InvalidRequest(str(exc)) from exc
+    except FenError as exc:
+        raise InvalidRequest(f"bad FEN: {exc}") from exc
+    for i, text in enumerate(moves):
+        try:
+            board.push_text(text)
+        except ExochessError as exc:  # unreadable or illegal: either way this line cannot be played
+            raise IllegalMove(f"move {i + 1} ({text}): {exc}") from exc
+    return board
+
+
 class GameService:
+    """Creates, loads and plays games; raises the errors of :mod:`exochess.web.domain`."""
+
     def __init__(self, storage: Storage, pool: EnginePool | None, hub: Hub) -> None:
         self.storage = storage
         self.pool = pool
@@ -102,7 +131,7 @@ class GameService:
             self._games.move_to_end(game_id)
             return live
         if not isinstance(game_id, str) or not game_id.isascii() or len(game_id) > 32:
-            raise ApiError(404, f"unknown game id {game_id!r}")
+            raise GameNotFound(game_id)
         lock = self._loading.setdefault(game_id, asyncio.Lock())
         async with lock:
             live = self._games.get(game_id)
@@ -110,7 +139,7 @@ class GameService:
                 return live
             row = await self.db(self.storage.load_game, game_id)
             if row is None:
-                raise ApiError(404, f"unknown game id {game_id!r}")
+                raise GameNotFound(game_id)
             live = self._build(row)
             self._games[game_id] = live
             self._evict()
@@ -154,11 +183,11 @@ class GameService:
         row, board = live.row, live.board
         history = board.move_stack
         moves = [move_json(board.variant, m) for m in history]
-        active = row.status == "active"
+        active = row.status == GameStatus.ACTIVE
         players = {}
-        for color in ("white", "black"):
+        for color in Color:
             kind = live.kind_of(color)
-            players[color] = {"kind": kind, "level": row.level if kind == "engine" else None}
+            players[color] = {"kind": kind, "level": row.level if kind == PlayerKind.ENGINE else None}
         return {
             "type": "state",
             "id": row.id,
@@ -189,96 +218,102 @@ class GameService:
         live.state_cache = None
         await self.hub.broadcast(live.row.id, self.state_text(live))
 
+    async def recent_games(self, limit: int, ids: list[str] | None = None) -> list[GameRow]:
+        """The most recently changed games (without their moves), or those among ``ids``."""
+        return await self.db(self.storage.recent_games, limit, ids)
+
     # --- creating ---------------------------------------------------------------------
 
     async def create(
-        self, variant_name: str, opponent: str, level: int | None, color: str, fen: str | None
-    ) -> tuple[LiveGame, dict[str, str], str]:
+        self, variant_name: str, opponent: Opponent | str, level: int | None,
+        color: SeatChoice | str, fen: str | None,
+    ) -> tuple[LiveGame, dict[Color, str], Color]:
+        """A new game: (the game, the seat secrets its creator receives, the creator's colour).
+
+        Against the computer only the creator's seat secret is returned; against a friend
+        both, so that the creator can pass one on.
+        """
         try:
             variant = find_variant(variant_name)
         except UnknownVariantError as exc:
-            raise ApiError(400, str(exc)) from exc
+            raise InvalidRequest(str(exc)) from exc
         try:
             board = Board(variant, fen=fen.strip() if fen and fen.strip() else None)
         except FenError as exc:
-            raise ApiError(400, f"bad FEN: {exc}") from exc
+            raise InvalidRequest(f"bad FEN: {exc}") from exc
         if board.is_game_over():
-            raise ApiError(400, "the game is already over in that position")
-        if opponent not in ("computer", "friend"):
-            raise ApiError(400, "opponent must be 'computer' or 'friend'")
-        if color == "random":
-            color = secrets.choice(["white", "black"])
-        if color not in ("white", "black"):
-            raise ApiError(400, "color must be 'white', 'black' or 'random'")
-        if opponent == "computer":
+            raise InvalidRequest("the game is already over in that position")
+        if opponent not in tuple(Opponent):
+            raise InvalidRequest("opponent must be 'computer' or 'friend'")
+        if color not in tuple(SeatChoice):
+            raise InvalidRequest("color must be 'white', 'black' or 'random'")
+        mine = secrets.choice(list(Color)) if color == SeatChoice.RANDOM else Color(color)
+        computer = opponent == Opponent.COMPUTER
+        if computer:
             if (
                 not isinstance(level, int)
                 or isinstance(level, bool)
                 or not RANDOM_LEVEL <= level <= MAX_LEVEL
             ):
-                raise ApiError(400, f"level must be an integer from {RANDOM_LEVEL} to {MAX_LEVEL}")
+                raise InvalidRequest(f"level must be an integer from {RANDOM_LEVEL} to {MAX_LEVEL}")
             if self.pool is None:
-                raise ApiError(503, "computer games are disabled on this server")
+                raise EngineDisabled("computer games are disabled on this server")
         else:
             level = None
         game_id = _new_id()
-        white = "engine" if opponent == "computer" and color == "black" else "human"
-        black = "engine" if opponent == "computer" and color == "white" else "human"
-        secrets_ = {"white": secrets.token_urlsafe(16), "black": secrets.token_urlsafe(16)}
+        kinds = {c: PlayerKind.ENGINE if computer and c != mine else PlayerKind.HUMAN for c in Color}
+        secrets_ = {c: secrets.token_urlsafe(16) for c in Color}
         await self.db(
             lambda: self.storage.create_game(
-                id=game_id, variant=variant.name, start_fen=board.starting_fen, white=white,
-                black=black, level=level, white_secret=secrets_["white"],
-                black_secret=secrets_["black"],
+                id=game_id, variant=variant.name, start_fen=board.starting_fen,
+                white=kinds[Color.WHITE], black=kinds[Color.BLACK], level=level,
+                white_secret=secrets_[Color.WHITE], black_secret=secrets_[Color.BLACK],
             )
         )
         live = await self.get(game_id)
         self.schedule_engine(live)
-        if opponent == "computer":
-            return live, {color: secrets_[color]}, color
-        return live, secrets_, color
+        if computer:
+            return live, {mine: secrets_[mine]}, mine
+        return live, secrets_, mine
 
     # --- playing -----------------------------------------------------------------------
 
-    def _seat(self, live: LiveGame, secret: Any) -> str:
-        if secret is None or secret == "":
-            raise ApiError(401, "a seat secret is required to act in this game")
-        if not isinstance(secret, str):
-            raise ApiError(400, "the seat secret must be a string")
+    def _seat(self, live: LiveGame, secret: str | None) -> Color:
+        if not secret:
+            raise SecretRequired("a seat secret is required to act in this game")
         seat = live.seat_of(secret)
         if seat is None:
-            raise ApiError(403, "wrong seat secret for this game")
+            raise WrongSeat("wrong seat secret for this game")
         return seat
 
-    async def play(self, game_id: str, secret: Any, text: Any, ply: Any) -> LiveGame:
+    async def play(self, game_id: str, secret: str | None, text: str, ply: int | None) -> LiveGame:
+        """Play the move ``text`` for the seat ``secret`` opens; ``ply``, if given, must be current."""
         live = await self.get(game_id)
-        if not isinstance(text, str) or not text.strip():
-            raise ApiError(400, "a move is required (field 'move', canonical move text)")
-        if ply is not None and (not isinstance(ply, int) or isinstance(ply, bool)):
-            raise ApiError(400, "'ply' must be an integer")
+        if not text.strip():
+            raise InvalidRequest("a move is required (field 'move', canonical move text)")
         async with live.lock:
             seat = self._seat(live, secret)
-            if live.kind_of(seat) != "human":
-                raise ApiError(403, "that seat is played by the computer")
+            if live.kind_of(seat) != PlayerKind.HUMAN:
+                raise WrongSeat("that seat is played by the computer")
             await self._play_locked(live, seat, text, ply)
         await self.publish(live)
         self.schedule_engine(live)
         return live
 
-    async def _play_locked(self, live: LiveGame, seat: str, text: str, ply: int | None) -> None:
+    async def _play_locked(self, live: LiveGame, seat: Color, text: str, ply: int | None) -> None:
         board = live.board
-        if live.row.status != "active":
-            raise ApiError(409, f"the game is over ({live.row.reason})")
+        if live.row.status != GameStatus.ACTIVE:
+            raise GameOver(f"the game is over ({live.row.reason})")
         if seat != live.to_move():
-            raise ApiError(409, f"it is not your turn: {live.to_move().capitalize()} is to move")
+            raise NotYourTurn(f"it is not your turn: {live.to_move().capitalize()} is to move")
         if ply is not None and ply != board.ply():
-            raise ApiError(409, f"stale position: the game is at ply {board.ply()}, not {ply}")
+            raise StalePosition(f"stale position: the game is at ply {board.ply()}, not {ply}")
         try:
             move = board.parse_move(text)
         except IllegalMoveError as exc:
-            raise ApiError(422, str(exc)) from exc
+            raise IllegalMove(str(exc)) from exc
         except ExochessError as exc:
-            raise ApiError(400, str(exc)) from exc
+            raise InvalidRequest(str(exc)) from exc
         current = board.ply()
         board.push(move)
         outcome = board.outcome()
@@ -287,7 +322,7 @@ class GameService:
             await self.db(self.storage.add_move, live.row.id, current, str(move), finish)
         except ConflictError as exc:
             await self._reload(live)
-            raise ApiError(409, f"move not stored: {exc}") from exc
+            raise StalePosition(f"move not stored: {exc}") from exc
         except BaseException:
             board.pop()
             raise
@@ -296,70 +331,72 @@ class GameService:
         live.row.ply = current + 1
         live.row.takeback_offer = None
         if finish:
-            live.row.status = "finished"
-            live.row.result = finish["result"]
-            live.row.termination = finish["termination"]
-            live.row.reason = finish["reason"]
+            self._mark_finished(live.row, finish)
 
     @staticmethod
-    def _finish_values(board: Board, outcome: Outcome) -> dict[str, Any]:
+    def _mark_finished(row: GameRow, values: Finish) -> None:
+        row.status = GameStatus.FINISHED
+        row.result = values["result"]
+        row.termination = values["termination"]
+        row.reason = values["reason"]
+        row.takeback_offer = None
+
+    @staticmethod
+    def _finish_values(board: Board, outcome: Outcome) -> Finish:
         return {
             "result": outcome.result(),
             "termination": outcome.termination.value,
             "reason": reason_text(board.variant, outcome),
         }
 
-    async def resign(self, game_id: str, secret: Any) -> LiveGame:
+    async def resign(self, game_id: str, secret: str | None) -> LiveGame:
+        """The seat ``secret`` opens resigns."""
         live = await self.get(game_id)
         async with live.lock:
             seat = self._seat(live, secret)
-            if live.row.status != "active":
-                raise ApiError(409, f"the game is over ({live.row.reason})")
-            outcome = Outcome(Termination.RESIGNATION, seat != "white")
+            if live.row.status != GameStatus.ACTIVE:
+                raise GameOver(f"the game is over ({live.row.reason})")
+            outcome = Outcome(Termination.RESIGNATION, seat != Color.WHITE)
             values = self._finish_values(live.board, outcome)
             try:
                 await self.db(self.storage.finish, game_id, live.board.ply(), values)
             except ConflictError as exc:
                 await self._reload(live)
-                raise ApiError(409, str(exc)) from exc
-            live.row.status = "finished"
-            live.row.result = values["result"]
-            live.row.termination = values["termination"]
-            live.row.reason = values["reason"]
-            live.row.takeback_offer = None
+                raise StalePosition(str(exc)) from exc
+            self._mark_finished(live.row, values)
         await self.publish(live)
         return live
 
-    async def takeback(self, game_id: str, secret: Any, action: Any) -> LiveGame:
+    async def takeback(self, game_id: str, secret: str | None, action: TakebackAction | str) -> LiveGame:
         """Offer, accept or decline taking back the offerer's last move.
 
         Against the computer an offer is granted at once.
         """
         live = await self.get(game_id)
-        if action not in ("offer", "accept", "decline"):
-            raise ApiError(400, "action must be 'offer', 'accept' or 'decline'")
+        if action not in tuple(TakebackAction):
+            raise InvalidRequest("action must be 'offer', 'accept' or 'decline'")
         async with live.lock:
             seat = self._seat(live, secret)
             row = live.row
-            if row.status != "active":
-                raise ApiError(409, "the game is over")
-            other = "black" if seat == "white" else "white"
+            if row.status != GameStatus.ACTIVE:
+                raise GameOver("the game is over")
+            other = seat.other
             ply = live.board.ply()
-            if action == "offer":
+            if action == TakebackAction.OFFER:
                 if self._takeback_target(live, seat) is None:
-                    raise ApiError(409, "you have no move to take back")
-                if live.kind_of(other) == "engine":
+                    raise Conflict("you have no move to take back")
+                if live.kind_of(other) == PlayerKind.ENGINE:
                     await self._take_back_locked(live, seat)
                 else:
                     await self._db_conflict(self.storage.set_takeback_offer, game_id, ply, seat)
                     row.takeback_offer = seat
-            elif action == "accept":
+            elif action == TakebackAction.ACCEPT:
                 if row.takeback_offer != other:
-                    raise ApiError(409, "there is no takeback offer to accept")
+                    raise Conflict("there is no takeback offer to accept")
                 await self._take_back_locked(live, other)
             else:
                 if row.takeback_offer != other:
-                    raise ApiError(409, "there is no takeback offer to decline")
+                    raise Conflict("there is no takeback offer to decline")
                 await self._db_conflict(self.storage.set_takeback_offer, game_id, ply, None)
                 row.takeback_offer = None
         await self.publish(live)
@@ -370,23 +407,23 @@ class GameService:
         try:
             await self.db(fn, *args)
         except ConflictError as exc:
-            raise ApiError(409, str(exc)) from exc
+            raise StalePosition(str(exc)) from exc
 
-    def _takeback_target(self, live: LiveGame, seat: str) -> int | None:
+    def _takeback_target(self, live: LiveGame, seat: Color) -> int | None:
         """The ply to go back to so that ``seat``'s last move is undone (None if there is none)."""
         board = live.board
         ply = board.ply()
         start_white = live.fens[0].split()[1] == "w"
         for p in range(ply - 1, -1, -1):
             mover_white = (p % 2 == 0) == start_white
-            if color_name(mover_white) == seat:
+            if Color.of(mover_white) == seat:
                 return p
         return None
 
-    async def _take_back_locked(self, live: LiveGame, seat: str) -> None:
+    async def _take_back_locked(self, live: LiveGame, seat: Color) -> None:
         target = self._takeback_target(live, seat)
         if target is None:
-            raise ApiError(409, "there is no move to take back")
+            raise Conflict("there is no move to take back")
         task = self._engine_tasks.pop(live.row.id, None)
         if task is not None:
             task.cancel()
@@ -398,23 +435,24 @@ class GameService:
         live.row.ply = target
         live.row.takeback_offer = None
 
-    async def rematch(self, game_id: str, secret: Any) -> tuple[LiveGame, str, str]:
+    async def rematch(self, game_id: str, secret: str | None) -> tuple[LiveGame, Color, str]:
         """The rematch of a finished game (created once): (game, your colour, your secret)."""
         live = await self.get(game_id)
         seat = self._seat(live, secret)
-        if live.row.status == "active":
-            raise ApiError(409, "the game is still being played")
+        if live.row.status == GameStatus.ACTIVE:
+            raise Conflict("the game is still being played")
         async with live.lock:
             if live.row.rematch_id is None:
                 row = live.row
                 new_id = _new_id()
-                new_secrets = {"white": secrets.token_urlsafe(16), "black": secrets.token_urlsafe(16)}
+                new_secrets = {c: secrets.token_urlsafe(16) for c in Color}
                 await self.db(
                     lambda: self.storage.create_game(
                         id=new_id, variant=row.variant, start_fen=row.start_fen, white=row.black,
                         black=row.white, level=row.level,
-                        # the player who had White now has Black: their secret moves with them
-                        white_secret=new_secrets["white"], black_secret=new_secrets["black"],
+                        # colours swap; both seats get fresh secrets, each player receives
+                        # theirs in the reply to their own rematch request
+                        white_secret=new_secrets[Color.WHITE], black_secret=new_secrets[Color.BLACK],
                     )
                 )
                 if not await self.db(self.storage.set_rematch, game_id, new_id):
@@ -425,10 +463,10 @@ class GameService:
         rematch_id = live.row.rematch_id
         assert rematch_id is not None
         new = await self.get(rematch_id)
-        new_color = "black" if seat == "white" else "white"
+        new_color = seat.other
         self.schedule_engine(new)
         await self.publish(live)
-        your_secret = new.row.white_secret if new_color == "white" else new.row.black_secret
+        your_secret = new.row.white_secret if new_color == Color.WHITE else new.row.black_secret
         return new, new_color, your_secret
 
     # --- the computer ---------------------------------------------------------------------
@@ -436,7 +474,7 @@ class GameService:
     def schedule_engine(self, live: LiveGame) -> None:
         if self.closed or self.pool is None:
             return
-        if live.row.status != "active" or live.kind_of(live.to_move()) != "engine":
+        if live.row.status != GameStatus.ACTIVE or live.kind_of(live.to_move()) != PlayerKind.ENGINE:
             return
         existing = self._engine_tasks.get(live.row.id)
         if existing is not None and not existing.done():
@@ -451,12 +489,12 @@ class GameService:
             seed = zlib.crc32(f"{row.id}:{ply}".encode())
             text = await self.pool.move(row.variant, row.start_fen, list(row.moves), row.level or 0, seed)
             async with live.lock:
-                if live.board.ply() != ply or live.row.status != "active":
+                if live.board.ply() != ply or live.row.status != GameStatus.ACTIVE:
                     return
                 await self._play_locked(live, live.to_move(), text, ply)
         except asyncio.CancelledError:
             raise
-        except ApiError as exc:
+        except GameServiceError as exc:
             log.warning("engine move rejected in game %s: %s", live.row.id, exc.message)
             return
         except Exception:
@@ -479,6 +517,23 @@ class GameService:
     async def evaluate(
         self, variant: str, start_fen: str, texts: list[str], movetime_ms: int
     ) -> dict[str, Any]:
+        """The engine's view of the position after ``texts``, searched for ``movetime_ms``."""
         if self.pool is None:
-            raise ApiError(503, "the engine is disabled on this server")
+            raise EngineDisabled("the engine is disabled on this server")
         return await self.pool.analyse(variant, start_fen, texts, movetime_ms)
+
+    async def evaluate_game(self, game_id: str, movetime_ms: int) -> dict[str, Any]:
+        """The engine's view of a game's current position (refused once the game is over)."""
+        live = await self.get(game_id)
+        if live.board.is_game_over():
+            raise GameOver("the game is over: there is nothing to evaluate")
+        row = live.row
+        return await self.evaluate(row.variant, row.start_fen, list(row.moves), movetime_ms)
+
+    async def analyse(self, board: Board, movetime_ms: int) -> dict[str, Any]:
+        """The engine's view of a free position (the analysis board)."""
+        if board.is_game_over():
+            raise GameOver("the game is over in this position")
+        return await self.evaluate(
+            board.variant.name, board.starting_fen, [str(m) for m in board.move_stack], movetime_ms
+        )

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypedDict
 
 from sqlalchemy import (
     Column,
+    Connection,
     DateTime,
     Engine,
     ForeignKey,
     Integer,
     MetaData,
+    Row,
     String,
     Table,
     Text,
@@ -32,9 +35,24 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy import Enum as SAEnum
 from sqlalchemy.exc import IntegrityError
 
+from exochess.web.domain import Color, GameStatus, PlayerKind
+
 metadata = MetaData()
+
+
+def _enum(kind: type[StrEnum], length: int = 16) -> SAEnum:
+    """A text column holding a :class:`StrEnum`'s values (read back as members).
+
+    Plain VARCHAR without a CHECK constraint, as the columns were before they were typed.
+    """
+    return SAEnum(
+        kind, native_enum=False, create_constraint=False, length=length,
+        values_callable=lambda members: [m.value for m in members],
+    )
+
 
 games = Table(
     "games",
@@ -42,17 +60,17 @@ games = Table(
     Column("id", String(32), primary_key=True),
     Column("variant", String(32), nullable=False),
     Column("start_fen", Text, nullable=False),
-    Column("white", String(16), nullable=False),  # "human" or "engine"
-    Column("black", String(16), nullable=False),
+    Column("white", _enum(PlayerKind), nullable=False),
+    Column("black", _enum(PlayerKind), nullable=False),
     Column("level", Integer, nullable=True),
     Column("white_secret", String(64), nullable=False),
     Column("black_secret", String(64), nullable=False),
     Column("ply", Integer, nullable=False, default=0),
-    Column("status", String(16), nullable=False, default="active"),  # active / finished
+    Column("status", _enum(GameStatus), nullable=False, default=GameStatus.ACTIVE),
     Column("result", String(8), nullable=True),
     Column("termination", String(32), nullable=True),
     Column("reason", Text, nullable=True),
-    Column("takeback_offer", String(8), nullable=True),
+    Column("takeback_offer", _enum(Color, 8), nullable=True),
     Column("rematch_id", String(32), nullable=True),
     Column("created", DateTime, nullable=False),
     Column("updated", DateTime, nullable=False),
@@ -77,41 +95,47 @@ def now() -> dt.datetime:
 
 @dataclass
 class GameRow:
-    """A stored game with its moves in order."""
+    """A stored game with its moves in order: one field per column of ``games``, then ``moves``."""
 
     id: str
     variant: str
     start_fen: str
-    white: str
-    black: str
+    white: PlayerKind
+    black: PlayerKind
     level: int | None
     white_secret: str
     black_secret: str
     ply: int
-    status: str
+    status: GameStatus
     result: str | None
     termination: str | None
     reason: str | None
-    takeback_offer: str | None
+    takeback_offer: Color | None
     rematch_id: str | None
     created: dt.datetime
     updated: dt.datetime
     moves: list[str] = field(default_factory=list)
+
+    def kind_of(self, color: Color) -> PlayerKind:
+        """Who plays ``color``."""
+        return self.white if color == Color.WHITE else self.black
+
+
+class Finish(TypedDict):
+    """The columns written when a game ends."""
+
+    result: str
+    termination: str
+    reason: str
 
 
 class ConflictError(Exception):
     """The game changed under us (another move was stored first)."""
 
 
-def _row_to_game(row: Any, move_texts: list[str]) -> GameRow:
-    m = row._mapping
-    return GameRow(
-        id=m["id"], variant=m["variant"], start_fen=m["start_fen"], white=m["white"],
-        black=m["black"], level=m["level"], white_secret=m["white_secret"],
-        black_secret=m["black_secret"], ply=m["ply"], status=m["status"], result=m["result"],
-        termination=m["termination"], reason=m["reason"], takeback_offer=m["takeback_offer"],
-        rematch_id=m["rematch_id"], created=m["created"], updated=m["updated"], moves=move_texts,
-    )
+def _row_to_game(row: Row[Any], move_texts: list[str]) -> GameRow:
+    # the dataclass fields are the table's columns plus the moves
+    return GameRow(**row._mapping, moves=move_texts)
 
 
 class Storage:
@@ -140,12 +164,18 @@ class Storage:
 
     # --- games -------------------------------------------------------------------
 
-    def create_game(self, **values: Any) -> None:
+    def create_game(
+        self, *, id: str, variant: str, start_fen: str, white: PlayerKind, black: PlayerKind,
+        level: int | None, white_secret: str, black_secret: str,
+    ) -> None:
+        """Store a new game, active at ply 0."""
         stamp = now()
-        values.setdefault("ply", 0)
-        values.setdefault("status", "active")
         with self.engine.begin() as conn:
-            conn.execute(insert(games).values(created=stamp, updated=stamp, **values))
+            conn.execute(insert(games).values(
+                id=id, variant=variant, start_fen=start_fen, white=white, black=black, level=level,
+                white_secret=white_secret, black_secret=black_secret, ply=0, status=GameStatus.ACTIVE,
+                created=stamp, updated=stamp,
+            ))
 
     def load_game(self, game_id: str) -> GameRow | None:
         with self.engine.connect() as conn:
@@ -160,61 +190,52 @@ class Storage:
             ]
         return _row_to_game(row, texts)
 
-    def add_move(self, game_id: str, ply: int, text: str, finish: dict[str, Any] | None) -> None:
+    @staticmethod
+    def _guarded_update(conn: Connection, game_id: str, at_ply: int, **values: Any) -> None:
+        """Update an active game only if it is still at ``at_ply`` (the optimistic check).
+
+        Raises :class:`ConflictError` when another writer changed the game first.
+        """
+        res = conn.execute(
+            update(games)
+            .where(games.c.id == game_id, games.c.ply == at_ply, games.c.status == GameStatus.ACTIVE)
+            .values(updated=now(), **values)
+        )
+        if res.rowcount != 1:
+            raise ConflictError(f"game {game_id} is no longer at ply {at_ply}")
+
+    def add_move(self, game_id: str, ply: int, text: str, finish: Finish | None) -> None:
         """Store move number ``ply`` (0-based) of a game whose stored ply must be ``ply``.
 
         ``finish`` holds the result columns when the move ends the game.
         Raises :class:`ConflictError` if another move was stored first.
         """
-        stamp = now()
-        values: dict[str, Any] = {"ply": ply + 1, "updated": stamp, "takeback_offer": None}
+        values: dict[str, Any] = {"ply": ply + 1, "takeback_offer": None}
         if finish:
-            values.update(finish)
-            values["status"] = "finished"
+            values.update(finish, status=GameStatus.FINISHED)
         try:
             with self.engine.begin() as conn:
-                res = conn.execute(
-                    update(games)
-                    .where(games.c.id == game_id, games.c.ply == ply, games.c.status == "active")
-                    .values(**values)
-                )
-                if res.rowcount != 1:
-                    raise ConflictError(f"game {game_id} is no longer at ply {ply}")
-                conn.execute(insert(moves).values(game_id=game_id, ply=ply, text=text, created=stamp))
+                self._guarded_update(conn, game_id, ply, **values)
+                conn.execute(insert(moves).values(game_id=game_id, ply=ply, text=text, created=now()))
         except IntegrityError as exc:
             raise ConflictError(f"move {ply} of game {game_id} is already stored") from exc
 
-    def finish(self, game_id: str, ply: int, values: dict[str, Any]) -> None:
+    def finish(self, game_id: str, ply: int, values: Finish) -> None:
         """Mark an active game at ``ply`` finished (resignation)."""
         with self.engine.begin() as conn:
-            res = conn.execute(
-                update(games)
-                .where(games.c.id == game_id, games.c.ply == ply, games.c.status == "active")
-                .values(status="finished", updated=now(), takeback_offer=None, **values)
+            self._guarded_update(
+                conn, game_id, ply, status=GameStatus.FINISHED, takeback_offer=None, **values
             )
-            if res.rowcount != 1:
-                raise ConflictError(f"game {game_id} changed")
 
-    def set_takeback_offer(self, game_id: str, ply: int, color: str | None) -> None:
+    def set_takeback_offer(self, game_id: str, ply: int, color: Color | None) -> None:
+        """Record (or, with None, withdraw) a takeback offer by ``color`` at ``ply``."""
         with self.engine.begin() as conn:
-            res = conn.execute(
-                update(games)
-                .where(games.c.id == game_id, games.c.ply == ply, games.c.status == "active")
-                .values(takeback_offer=color, updated=now())
-            )
-            if res.rowcount != 1:
-                raise ConflictError(f"game {game_id} changed")
+            self._guarded_update(conn, game_id, ply, takeback_offer=color)
 
     def take_back(self, game_id: str, ply: int, new_ply: int) -> None:
         """Delete the moves from ``new_ply`` on, in one transaction with the ply check."""
         with self.engine.begin() as conn:
-            res = conn.execute(
-                update(games)
-                .where(games.c.id == game_id, games.c.ply == ply, games.c.status == "active")
-                .values(ply=new_ply, takeback_offer=None, updated=now())
-            )
-            if res.rowcount != 1:
-                raise ConflictError(f"game {game_id} changed")
+            self._guarded_update(conn, game_id, ply, ply=new_ply, takeback_offer=None)
             conn.execute(delete(moves).where(moves.c.game_id == game_id, moves.c.ply >= new_ply))
 
     def set_rematch(self, game_id: str, rematch_id: str) -> bool:
@@ -239,7 +260,8 @@ class Storage:
         """Ids of unfinished games with a computer player (to resume after a restart)."""
         with self.engine.connect() as conn:
             q = select(games.c.id).where(
-                games.c.status == "active", (games.c.white == "engine") | (games.c.black == "engine")
+                games.c.status == GameStatus.ACTIVE,
+                (games.c.white == PlayerKind.ENGINE) | (games.c.black == PlayerKind.ENGINE),
             )
             return [r[0] for r in conn.execute(q)]
 

@@ -18,52 +18,21 @@ import pytest
 from exochess import Board
 from exochess.engine.evaluate import evaluator_for
 from exochess.rawmove import to_move
-
-Coord = tuple[int, int]
-Placement = dict[Coord, str]
+from tests import reference_fen
+from tests.reference_fen import Coord, Placement
+from tests.reference_fen import square_name as name
 
 DIRS: tuple[Coord, ...] = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
 PROMOTIONS = "QIUASLW"
 
 
 def parse(fen: str) -> tuple[Placement, bool]:
-    rows, side = fen.split()[:2]
-    placement: Placement = {}
-    for i, row in enumerate(rows.split("/")):
-        rank, file = 7 - i, 0
-        digits = ""
-        for ch in row + "/":
-            if ch.isdigit():
-                digits += ch
-                continue
-            if digits:
-                file += int(digits)
-                digits = ""
-            if ch != "/":
-                placement[(file, rank)] = ch
-                file += 1
+    placement, side, _rest = reference_fen.read(fen)
     return placement, side == "w"
 
 
 def rows_of(placement: Placement) -> str:
-    out = []
-    for rank in range(7, -1, -1):
-        row, empty = "", 0
-        for file in range(8):
-            letter = placement.get((file, rank))
-            if letter is None:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            row += letter
-        out.append(row + (str(empty) if empty else ""))
-    return "/".join(out)
-
-
-def name(c: Coord) -> str:
-    return "abcdefgh"[c[0]] + str(c[1] + 1)
+    return reference_fen.format_placement(placement, 8)
 
 
 def add(c: Coord, d: Coord, k: int = 1) -> Coord:

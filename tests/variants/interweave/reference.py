@@ -1,14 +1,19 @@
 """A slow, straightforward Interweave move generator written directly from the rules.
 
-It shares no code with :mod:`exochess.variants.interweave` (only the FEN text is
-common), so agreement between the two on many positions is evidence that the
-fast generator's tables and shortcuts are right.  Positions are dictionaries
+It shares no code with :mod:`exochess.variants.interweave` (FEN text is read and
+written by :mod:`tests.reference_fen`, not by the library), so agreement between
+the two on many positions is evidence that the fast generator's tables and
+shortcuts are right.  Positions are dictionaries
 ``{(file, rank): letter}`` with zero-based coordinates.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from tests import reference_fen
+from tests.reference_fen import parse_square_name as parse_name
+from tests.reference_fen import square_name as name
 
 Square = tuple[int, int]
 ORTH = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -25,64 +30,41 @@ class Position:
     reserves: list[int]
 
 
-def name(sq: Square) -> str:
-    return "abcdefgh"[sq[0]] + str(sq[1] + 1)
-
-
-def parse_name(text: str) -> Square:
-    return ("abcdefgh".index(text[0]), int(text[1:]) - 1)
-
-
 def on(sq: Square) -> bool:
     return 0 <= sq[0] < 8 and 0 <= sq[1] < 8
 
 
 def from_fen(fen: str) -> Position:
-    fields = fen.split()
-    board: dict[Square, str] = {}
-    for i, row in enumerate(fields[0].split("/")):
-        rank = 7 - i
-        f = 0
-        digits = ""
-        for ch in row + " ":
-            if ch.isdigit():
-                digits += ch
-                continue
-            if digits:
-                f += int(digits)
-                digits = ""
-            if ch != " ":
-                board[(f, rank)] = ch
-                f += 1
+    board, side, rest = reference_fen.read(fen)
     ep = None
     reserves = [0] * 6
-    if len(fields) >= 4:
-        if fields[2] != "-":
-            a, b = fields[2].split(",")
+    if len(rest) >= 2:
+        if rest[0] != "-":
+            a, b = rest[0].split(",")
             ep = (parse_name(a), parse_name(b))
-        reserves = [int(c) for c in fields[3]]
-    return Position(board, fields[1] == "w", ep, reserves)
+        reserves = parse_counts(rest[1])
+    return Position(board, side == "w", ep, reserves)
+
+
+def parse_counts(text: str) -> list[int]:
+    """The reserve counts: digits, and numbers above nine in brackets (``00[12]000``)."""
+    counts = []
+    rest = text
+    while rest:
+        if rest[0] == "[":
+            close = rest.index("]")
+            counts.append(int(rest[1:close]))
+            rest = rest[close + 1:]
+        else:
+            counts.append(int(rest[0]))
+            rest = rest[1:]
+    return counts
 
 
 def to_fen(pos: Position) -> str:
-    rows = []
-    for rank in range(7, -1, -1):
-        row = ""
-        empty = 0
-        for f in range(8):
-            p = pos.board.get((f, rank))
-            if p is None:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            row += p
-        if empty:
-            row += str(empty)
-        rows.append(row)
     ep = "-" if pos.ep is None else f"{name(pos.ep[0])},{name(pos.ep[1])}"
-    return f"{'/'.join(rows)} {'w' if pos.white else 'b'} {ep} {''.join(str(c) for c in pos.reserves)}"
+    reserves = "".join(str(c) if c < 10 else f"[{c}]" for c in pos.reserves)
+    return reference_fen.write(pos.board, 8, "w" if pos.white else "b", ep, reserves)
 
 
 def is_white(letter: str) -> bool:
@@ -228,9 +210,7 @@ def apply(pos: Position, act: Act) -> Position:
     for v in act.victims:
         letter = b.pop(v)
         if letter.upper() in ORDER:
-            res[ORDER.index(letter.upper()) + (0 if letter.isupper() else 3)] = min(
-                9, res[ORDER.index(letter.upper()) + (0 if letter.isupper() else 3)] + 1
-            )
+            res[ORDER.index(letter.upper()) + (0 if letter.isupper() else 3)] += 1
     piece = b.pop(act.start)
     if act.promo:
         offset = 0 if pos.white else 3
@@ -257,9 +237,9 @@ def legal_turns(fen: str) -> dict[str, str]:
     result: dict[str, str] = {}
 
     def finish(p: Position, texts: list[str]) -> None:
+        # p.ep is the en-passant right left by the last action (RULES 2.5): only a double
+        # step sets it, so a chain ending with one keeps it.
         done = Position(p.board, not p.white, p.ep, p.reserves)
-        if len(texts) > 1:
-            done.ep = None
         result[",".join(texts)] = to_fen(done)
 
     def chain(p: Position, act: Act, texts: list[str]) -> None:

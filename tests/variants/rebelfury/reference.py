@@ -2,18 +2,19 @@
 
 It is written straight from the rules of record, power by power, on a dict of
 ``(file, rank) -> FEN letter`` with coordinates instead of square numbers, and
-it shares no code with :mod:`exochess.variants.rebelfury` (only the FEN
-conventions).  Each power produces candidate moves with their resulting
-positions; moves with the same canonical text are merged (and must have the
-same effect).
+it shares no code with :mod:`exochess.variants.rebelfury` (FEN text goes
+through :mod:`tests.reference_fen`, not the library).  Each power produces
+candidate moves with their resulting positions; moves with the same canonical
+text are merged (and must have the same effect).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-Coord = tuple[int, int]
-Placement = dict[Coord, str]
+from tests import reference_fen
+from tests.reference_fen import Coord, Placement
+from tests.reference_fen import square_name as name
 
 SIZE = 12
 DIRS: tuple[Coord, ...] = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
@@ -28,48 +29,13 @@ POWERS = {
 
 def parse_fen(fen: str) -> tuple[Placement, str]:
     """Placement dict and side (``w``/``b``) of a Rebel Fury FEN."""
-    placement_text, side = fen.split()[:2]
-    placement: Placement = {}
-    for index, row in enumerate(placement_text.split("/")):
-        rank = SIZE - 1 - index
-        file = 0
-        number = ""
-        for ch in row + " ":
-            if ch.isdigit():
-                number += ch
-                continue
-            if number:
-                file += int(number)
-                number = ""
-            if ch != " ":
-                placement[(file, rank)] = ch
-                file += 1
+    placement, side, _rest = reference_fen.read(fen)
     return placement, side
 
 
 def format_fen(placement: Placement, side: str) -> str:
     """Inverse of :func:`parse_fen`."""
-    rows = []
-    for rank in range(SIZE - 1, -1, -1):
-        row = ""
-        empty = 0
-        for file in range(SIZE):
-            ch = placement.get((file, rank))
-            if ch is None:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            row += ch
-        if empty:
-            row += str(empty)
-        rows.append(row)
-    return "/".join(rows) + " " + side
-
-
-def name(c: Coord) -> str:
-    return chr(97 + c[0]) + str(c[1] + 1)
+    return reference_fen.write(placement, SIZE, side)
 
 
 def on_board(c: Coord) -> bool:

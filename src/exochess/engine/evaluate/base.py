@@ -108,9 +108,10 @@ class Evaluator:
     levels: ClassVar[Mapping[int, Level] | None] = None
     """This game's playing levels 1-8 (None: :data:`exochess.engine.levels.LEVELS`)."""
     values: ClassVar[dict[str, int]] = {}
-    """Piece letter -> material value in centipawns (royal pieces: 0, their loss ends the game)."""
+    """Piece letter -> material value in centipawns (royal pieces: 0, their loss ends the game).
+    A letter left out takes the value the game declares (:attr:`Variant.piece_values`)."""
     default_value: ClassVar[int] = 300
-    """Value of a letter missing from :attr:`values`."""
+    """Value of a letter neither :attr:`values` nor the game's ``piece_values`` gives."""
     lazy_margin: ClassVar[int] = 250
     """Largest size (cp) the dynamic term is expected to reach; used for lazy evaluation."""
     tempo: ClassVar[int] = 10
@@ -130,11 +131,13 @@ class Evaluator:
         geo = variant.geometry
         self.table = [0] * (geo.size << 5)
         self.value_of = [0] * 32
+        # The evaluator's own values first, then the ones the game declares for any evaluator.
+        values = {**variant.piece_values, **self.values}
         for code, letter in variant.letters.items():
             upper = letter.upper()
-            value = self.values.get(upper, self.default_value)
+            value = values.get(upper, self.default_value)
             if upper == variant.royal:
-                value = self.values.get(upper, 0)
+                value = values.get(upper, 0)
             self.value_of[code & 31] = value
             white = code > 0
             sign = 1 if white else -1
@@ -174,4 +177,6 @@ class Evaluator:
 
 
 class GenericEvaluator(Evaluator):
-    """Fallback for a game without its own module: equal values, centralisation."""
+    """The evaluation of a game without its own: material (the values the game declares in
+    :attr:`Variant.piece_values`, else :attr:`default_value` a piece), a little centralisation
+    and the tempo bonus; no dynamic term."""

@@ -1,12 +1,6 @@
 // The analysis board: any FEN, free moves for both sides, engine evaluation and best line.
+import { postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
-
-async function post(url, body) {
-  const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const data = await res.json().catch(() => null);
-  if (!res.ok) throw new Error((data && data.error) || `HTTP ${res.status}`);
-  return data;
-}
 
 export class AnalysisPage {
   constructor(root, variants) {
@@ -39,7 +33,7 @@ export class AnalysisPage {
     err.textContent = "";
     let pos;
     try {
-      pos = await post("/api/position", { variant: this.variantName, fen: this.fen, moves: this.moves });
+      pos = await postJSON("/api/position", { variant: this.variantName, fen: this.fen, moves: this.moves });
     } catch (e) {
       err.textContent = e.message;
       if (this.moves.length) { this.moves.pop(); }
@@ -80,7 +74,7 @@ export class AnalysisPage {
     const out = this.root.querySelector("#eval");
     out.textContent = "Thinking…";
     try {
-      const a = await post("/api/analyse", { variant: this.variantName, fen: this.fen, moves: this.moves, movetime_ms: 1500 });
+      const a = await postJSON("/api/analyse", { variant: this.variantName, fen: this.fen, moves: this.moves, movetime_ms: 1500 });
       out.textContent = describeAnalysis(a);
     } catch (e) { out.textContent = e.message; }
   }

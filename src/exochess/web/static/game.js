@@ -1,4 +1,5 @@
 // The game page: live board over a websocket, move list with replay, game actions.
+import { postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
 
 const SEAT_KEY = (id) => `exochess:seat:${id}`;
@@ -21,18 +22,9 @@ export function myGameIds() {
   return ids;
 }
 
-async function api(method, url, body) {
-  const res = await fetch(url, { method, headers: { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body) });
-  let data = null;
-  try { data = await res.json(); } catch { data = null; }
-  if (!res.ok) throw new Error((data && data.error) || `HTTP ${res.status}`);
-  return data;
-}
-
 // Create a game from the new-game form; returns the URL of the creator's game page.
 export async function createGame(body) {
-  const data = await api("POST", "/api/games", body);
+  const data = await postJSON("/api/games", body);
   const mine = data.seats[data.you];
   saveSeat(data.id, data.you, mine.secret);
   const other = data.you === "white" ? "black" : "white";
@@ -169,7 +161,7 @@ export class GamePage {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify(body));
     } else {
-      api("POST", `/api/games/${this.id}/moves`, { move: text, ply: this.state.ply, secret: this.seat && this.seat.secret })
+      postJSON(`/api/games/${this.id}/moves`, { move: text, ply: this.state.ply, secret: this.seat && this.seat.secret })
         .then((state) => { this.state = state; this.viewPly = null; this.render(); })
         .catch((err) => { this.error(err.message); this.forceBoard = true; this.render(); });
     }
@@ -178,14 +170,14 @@ export class GamePage {
   async action(name, body) {
     this.error("");
     try {
-      const state = await api("POST", `/api/games/${this.id}/${name}`, { ...body, secret: this.seat && this.seat.secret });
+      const state = await postJSON(`/api/games/${this.id}/${name}`, { ...body, secret: this.seat && this.seat.secret });
       if (state.type === "state" && state.ply >= this.state.ply - 2) { this.state = state; this.viewPly = null; this.render(); }
     } catch (err) { this.error(err.message); }
   }
 
   async rematch() {
     try {
-      const data = await api("POST", `/api/games/${this.id}/rematch`, { secret: this.seat && this.seat.secret });
+      const data = await postJSON(`/api/games/${this.id}/rematch`, { secret: this.seat && this.seat.secret });
       saveSeat(data.id, data.color, data.secret);
       location.href = `/game/${data.id}`;
     } catch (err) { this.error(err.message); }
@@ -195,7 +187,7 @@ export class GamePage {
     const out = this.$("#eval");
     out.textContent = "Thinking…";
     try {
-      const a = await api("POST", `/api/games/${this.id}/evaluate`, {});
+      const a = await postJSON(`/api/games/${this.id}/evaluate`);
       out.textContent = describeAnalysis(a);
     } catch (err) { out.textContent = err.message; }
   }

@@ -1,0 +1,118 @@
+"""The words of the game service: seat colours, player kinds, statuses, and the errors it raises.
+
+Nothing here knows about HTTP: :mod:`exochess.web.errors` maps each error class to a
+status code in one table, for the JSON API and the websocket alike.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Color(StrEnum):
+    """A seat at the board."""
+
+    WHITE = "white"
+    BLACK = "black"
+
+    @classmethod
+    def of(cls, white: bool) -> Color:
+        """The colour of the side whose ``turn`` flag is ``white``."""
+        return cls.WHITE if white else cls.BLACK
+
+    @property
+    def other(self) -> Color:
+        return Color.BLACK if self is Color.WHITE else Color.WHITE
+
+
+class PlayerKind(StrEnum):
+    """Who plays a seat."""
+
+    HUMAN = "human"
+    ENGINE = "engine"
+
+
+class GameStatus(StrEnum):
+    """Whether moves may still be played (stored as this text in the ``games`` table)."""
+
+    ACTIVE = "active"
+    FINISHED = "finished"
+
+
+class Opponent(StrEnum):
+    """Whom the creator of a game plays against."""
+
+    COMPUTER = "computer"
+    FRIEND = "friend"
+
+
+class SeatChoice(StrEnum):
+    """The creator's colour as asked for on the new-game form."""
+
+    WHITE = "white"
+    BLACK = "black"
+    RANDOM = "random"
+
+
+class TakebackAction(StrEnum):
+    """The three steps of taking back a move."""
+
+    OFFER = "offer"
+    ACCEPT = "accept"
+    DECLINE = "decline"
+
+
+class GameServiceError(Exception):
+    """A request the game service refuses; the message is written for the player."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidRequest(GameServiceError):
+    """The request itself is wrong: unknown variant, bad FEN, bad level, unreadable move text."""
+
+
+class SecretRequired(GameServiceError):
+    """Acting in a game needs a seat secret and none was given."""
+
+
+class WrongSeat(GameServiceError):
+    """The secret opens no seat of this game, or the seat is the computer's."""
+
+
+class GameNotFound(GameServiceError):
+    """No game has this id."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"unknown game id {game_id!r}")
+        self.game_id = game_id
+
+
+class Conflict(GameServiceError):
+    """The request does not fit the game's current state."""
+
+
+class GameOver(Conflict):
+    """The game (or the analysed position) is finished."""
+
+
+class NotYourTurn(Conflict):
+    """The other side is to move."""
+
+
+class StalePosition(Conflict):
+    """The client acted on an older ply, or another writer stored a change first."""
+
+
+class IllegalMove(GameServiceError):
+    """Well-formed move text that is not legal in the position."""
+
+
+class TooLarge(GameServiceError):
+    """More input than the service accepts (e.g. moves in an analysis request)."""
+
+
+class EngineDisabled(GameServiceError):
+    """This server runs without engine workers."""

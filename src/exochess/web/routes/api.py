@@ -1,0 +1,129 @@
+"""The JSON API under ``/api``.  Errors are raised, never returned: see :mod:`exochess.web.errors`.
+
+A game's state is answered as the service's cached JSON text (it is the same text the
+websocket broadcasts, and encoding it once per change matters with many watchers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Response
+
+from exochess.variants import all_variants
+from exochess.web.deps import Service, Settings
+from exochess.web.pgnexport import game_pgn
+from exochess.web.positions import position_json, variant_json
+from exochess.web.schemas import (
+    AnalyseRequest,
+    CreatedGame,
+    GameList,
+    GameSummary,
+    MoveRequest,
+    NewGame,
+    PositionRequest,
+    Rematch,
+    SeatAction,
+    SeatLink,
+    TakebackRequest,
+    VariantList,
+)
+from exochess.web.service import MAX_LEVEL, GameService, LiveGame, analysis_board
+
+router = APIRouter(prefix="/api")
+
+MAX_LISTED = 100
+EVALUATE_MS = 1000
+
+
+def state_reply(service: GameService, live: LiveGame) -> Response:
+    """A game's state, as the cached JSON text (see the module docstring)."""
+    return Response(service.state_text(live), media_type="application/json")
+
+
+@router.get("/variants")
+async def variants(settings: Settings) -> VariantList:
+    return VariantList(
+        variants=[variant_json(v) for v in all_variants()], engine=settings.has_engine, max_level=MAX_LEVEL
+    )
+
+
+@router.post("/games", status_code=201)
+async def create_game(body: NewGame, service: Service) -> CreatedGame:
+    live, seats, you = await service.create(body.variant, body.opponent, body.level, body.color, body.fen)
+    base = f"/game/{live.row.id}"
+    return CreatedGame(
+        id=live.row.id,
+        seats={c: SeatLink(secret=s, url=f"{base}#seat={c}&secret={s}") for c, s in seats.items()},
+        you=you,
+        watch_url=base,
+        state=service.state(live),
+    )
+
+
+@router.get("/games")
+async def list_games(service: Service, ids: str | None = None, limit: int = 30) -> GameList:
+    """The most recently changed games (``limit`` at most 100), or those among ``ids``."""
+    id_list = [i for i in ids.split(",") if i][:MAX_LISTED] if ids else None
+    rows = await service.recent_games(max(1, min(limit, MAX_LISTED)), id_list)
+    return GameList(games=[
+        GameSummary(
+            id=r.id, variant=r.variant, white=r.white, black=r.black, level=r.level, ply=r.ply,
+            status=r.status, result=r.result, reason=r.reason, updated=r.updated.isoformat() + "Z",
+        )
+        for r in rows
+    ])
+
+
+@router.get("/games/{game_id}")
+async def game_state(game_id: str, service: Service) -> Response:
+    return state_reply(service, await service.get(game_id))
+
+
+@router.post("/games/{game_id}/moves")
+async def play(game_id: str, body: MoveRequest, service: Service) -> Response:
+    return state_reply(service, await service.play(game_id, body.secret, body.move, body.ply))
+
+
+@router.post("/games/{game_id}/resign")
+async def resign(game_id: str, body: SeatAction, service: Service) -> Response:
+    return state_reply(service, await service.resign(game_id, body.secret))
+
+
+@router.post("/games/{game_id}/takeback")
+async def takeback(game_id: str, body: TakebackRequest, service: Service) -> Response:
+    return state_reply(service, await service.takeback(game_id, body.secret, body.action))
+
+
+@router.post("/games/{game_id}/rematch")
+async def rematch(game_id: str, body: SeatAction, service: Service) -> Rematch:
+    new, color, secret = await service.rematch(game_id, body.secret)
+    return Rematch(
+        id=new.row.id, color=color, secret=secret, url=f"/game/{new.row.id}#seat={color}&secret={secret}"
+    )
+
+
+@router.get("/games/{game_id}/pgn")
+async def pgn(game_id: str, service: Service) -> Response:
+    live = await service.get(game_id)
+    return Response(
+        game_pgn(live.row, live.board),
+        media_type="application/x-chess-pgn",
+        headers={"Content-Disposition": f'attachment; filename="exochess-{game_id}.pgn"'},
+    )
+
+
+@router.post("/games/{game_id}/evaluate")
+async def evaluate(game_id: str, service: Service) -> dict[str, Any]:
+    return await service.evaluate_game(game_id, EVALUATE_MS)
+
+
+@router.post("/position")
+async def position(body: PositionRequest) -> dict[str, Any]:
+    return position_json(analysis_board(body.variant, body.fen, body.moves))
+
+
+@router.post("/analyse")
+async def analyse(body: AnalyseRequest, service: Service) -> dict[str, Any]:
+    board = analysis_board(body.variant, body.fen, body.moves)
+    return await service.analyse(board, body.movetime_ms)

@@ -1,0 +1,145 @@
+"""Pydantic models of the JSON API: request bodies, the replies with a fixed shape, websocket messages.
+
+Numbers and texts are strict (``true`` is no ply, ``5`` is no move text): a client that sends
+the wrong type gets a 400 naming the field rather than a silently converted value.  Unknown
+fields are ignored, as they always were.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, StrictInt, StrictStr
+
+from exochess.web.domain import Color, GameStatus, Opponent, PlayerKind, SeatChoice, TakebackAction
+from exochess.web.enginepool import RANDOM_LEVEL
+from exochess.web.service import MAX_LEVEL
+
+MIN_MOVETIME_MS = 50
+MAX_MOVETIME_MS = 10_000
+
+# --- request bodies ---------------------------------------------------------------------------
+
+
+class NewGame(BaseModel):
+    """``POST /api/games``."""
+
+    variant: StrictStr
+    opponent: Opponent
+    color: SeatChoice = SeatChoice.WHITE
+    level: Annotated[StrictInt | None, Field(ge=RANDOM_LEVEL, le=MAX_LEVEL)] = None
+    fen: StrictStr | None = None
+
+
+class SeatAction(BaseModel):
+    """A request made from a seat: resign, rematch (and the base of the others)."""
+
+    secret: StrictStr | None = None
+
+
+class MoveRequest(SeatAction):
+    """``POST /api/games/{id}/moves``: ``ply``, if given, must be the game's current ply."""
+
+    move: StrictStr
+    ply: StrictInt | None = None
+
+
+class TakebackRequest(SeatAction):
+    """``POST /api/games/{id}/takeback``."""
+
+    action: TakebackAction
+
+
+class PositionRequest(BaseModel):
+    """``POST /api/position``: ``moves`` played from ``fen`` (or the variant's start)."""
+
+    variant: StrictStr = "fugue"
+    fen: StrictStr | None = None
+    moves: list[StrictStr] = Field(default_factory=list)
+
+
+class AnalyseRequest(PositionRequest):
+    """``POST /api/analyse``: the position, searched for ``movetime_ms``."""
+
+    movetime_ms: Annotated[StrictInt, Field(ge=MIN_MOVETIME_MS, le=MAX_MOVETIME_MS)] = 1000
+
+
+# --- replies -------------------------------------------------------------------------------------
+
+
+class SeatLink(BaseModel):
+    secret: str
+    url: str
+
+
+class CreatedGame(BaseModel):
+    """The reply to ``POST /api/games``: the creator's seat(s), and the game's first state."""
+
+    id: str
+    seats: dict[Color, SeatLink]
+    you: Color
+    watch_url: str
+    state: dict[str, Any]
+
+
+class Rematch(BaseModel):
+    id: str
+    color: Color
+    secret: str
+    url: str
+
+
+class GameSummary(BaseModel):
+    """One line of the games list."""
+
+    id: str
+    variant: str
+    white: PlayerKind
+    black: PlayerKind
+    level: int | None
+    ply: int
+    status: GameStatus
+    result: str | None
+    reason: str | None
+    updated: str
+    """ISO 8601 in UTC, with a ``Z``."""
+
+
+class GameList(BaseModel):
+    games: list[GameSummary]
+
+
+class VariantList(BaseModel):
+    variants: list[dict[str, Any]]
+    engine: bool
+    max_level: int
+
+
+# --- websocket messages (client to server) -----------------------------------------------------
+
+
+class Ping(BaseModel):
+    type: Literal["ping"]
+    ref: Any = None
+
+
+class Auth(BaseModel):
+    """Prove a seat without putting the secret in the URL."""
+
+    type: Literal["auth"]
+    secret: Any = None
+    ref: Any = None
+
+
+class WsMove(BaseModel):
+    """A move; the secret defaults to the one the connection proved."""
+
+    type: Literal["move"]
+    move: StrictStr
+    ply: StrictInt | None = None
+    secret: StrictStr | None = None
+    ref: Any = None
+
+
+CLIENT_MESSAGES: dict[str, type[Ping | Auth | WsMove]] = {"ping": Ping, "auth": Auth, "move": WsMove}
+"""The model of each websocket message ``type``."""

@@ -1,0 +1,16 @@
+// The one way the pages call the JSON API: a JSON body in, the JSON reply out; a failed
+// request throws an Error carrying the server's message ({"error": ...}) or the HTTP status.
+export async function api(method, url, body) {
+  const init = { method };
+  if (body !== undefined) {
+    init.headers = { "Content-Type": "application/json" };
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(url, init);
+  const data = await res.json().catch(() => null);
+  if (!res.ok) throw new Error((data && data.error) || `HTTP ${res.status}`);
+  return data;
+}
+
+export const getJSON = (url) => api("GET", url);
+export const postJSON = (url, body) => api("POST", url, body);

@@ -1,0 +1,58 @@
+"""Layers point down: the core never imports the registry of games.
+
+The registry (:mod:`exochess.variants`) imports every game, and the games import the
+core; a core module importing the registry would close that circle.  The core reaches
+a game by name through :func:`exochess.variant.resolve_variant` only, which imports
+the registry at call time.  Front ends (command line, engine protocol, rules pages,
+web site) list the games and may import the registry.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import exochess
+
+PACKAGE = Path(exochess.__file__).parent
+FRONT_ENDS = ("__init__.py", "cli/", "engine/protocol.py", "rulesdoc/", "variants/", "web/")
+"""Modules allowed to import the registry (the package's own re-export, and the front ends)."""
+
+
+def registry_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, function or ``<module>``) of each import of :mod:`exochess.variants` in a module."""
+    found: list[tuple[int, str]] = []
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = child.name if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else where
+            names: list[str] = []
+            if isinstance(child, ast.ImportFrom) and child.module:
+                names = [child.module, *(f"{child.module}.{a.name}" for a in child.names)]
+            elif isinstance(child, ast.Import):
+                names = [a.name for a in child.names]
+            if any(n == "exochess.variants" or n.startswith("exochess.variants.") for n in names):
+                found.append((child.lineno, where))
+            visit(child, inner)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), "<module>")
+    return found
+
+
+def core_modules() -> list[Path]:
+    return [
+        path for path in sorted(PACKAGE.rglob("*.py"))
+        if not path.relative_to(PACKAGE).as_posix().startswith(FRONT_ENDS)
+    ]
+
+
+def test_the_core_reaches_the_registry_only_through_resolve_variant() -> None:
+    modules = core_modules()
+    assert PACKAGE / "board.py" in modules and PACKAGE / "engine" / "search.py" in modules
+    found = {
+        f"{path.relative_to(PACKAGE)}:{line} in {where}"
+        for path in modules
+        for line, where in registry_imports(path)
+    }
+    assert len(found) == 1 and next(iter(found)).startswith("variant.py:"), found
+    assert next(iter(found)).endswith(" in resolve_variant"), found

@@ -36,6 +36,8 @@ from collections.abc import Hashable, Sequence, Set
 from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from exochess.errors import FenError
 from exochess.geometry import parse_square, square_name
 from exochess.rawmove import ACTION_LENGTH, FROM, SINGLE_VICTIM, TO, RawMove, to_move
@@ -455,6 +457,8 @@ def en_passant(extra: Hashable) -> tuple[int, int] | None:
     return ep >> 8, ep & 255
 
 
+# A game defined elsewhere may start from this one (a subclass in plain Python).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Interweave(Variant):
     """Interweave on 8x8: compulsory captures, capture chains; capture one of the two Kings."""
 

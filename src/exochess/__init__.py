@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+# First of the package's modules: it chooses between the compiled and the pure-Python ones.
+from exochess._build import BUILD
 from exochess.board import Board, LegalMoveList, Piece
 from exochess.errors import (
     ExochessError,
@@ -37,7 +39,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree th
     __version__ = "0+unknown"
 
 __all__ = [
-    "BLACK", "WHITE", "Action", "Board", "ExochessError", "FenError", "IllegalMoveError",
+    "BLACK", "BUILD", "WHITE", "Action", "Board", "ExochessError", "FenError", "IllegalMoveError",
     "LegalMoveList", "Move", "MoveSyntaxError", "Outcome", "Piece", "Termination",
     "UnknownVariantError", "Variant", "all_variants", "find_variant", "parse_square",
     "square", "square_name",

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from exochess.errors import FenError
 from exochess.geometry import Geometry, geometry
 from exochess.rawmove import VICTIMS
@@ -28,6 +30,8 @@ FORBIDDEN = "forbidden"
 """Repetition policy: a move that recreates any earlier position is illegal."""
 
 
+# Games outside the compiled build (plugins, tests) subclass it in plain Python.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Variant:
     """Metadata and rules hooks of one game.  Subclass it once per game."""
 

@@ -14,8 +14,10 @@ from collections.abc import Iterator
 import pytest
 
 from exochess import Board, all_variants
+from exochess._build import is_compiled
 from exochess.board import Board as BoardClass
 from exochess.engine import Limits, Searcher
+from exochess.engine import search as search_module
 from exochess.engine.tt import EXACT
 from exochess.rawmove import RawMove
 from tests.helpers import random_walk
@@ -26,6 +28,10 @@ VARIANTS = [v.name for v in all_variants()]
 @pytest.fixture
 def checked_pushes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Make every ``push_raw`` assert that its move is legal; yields a one-item push counter."""
+    if is_compiled(search_module):
+        # Compiled code calls Board.push_raw straight through mypyc's method table, past a
+        # patch on the class; the pure build runs these tests on the same source.
+        pytest.skip("the compiled search cannot be watched through a patched Board.push_raw")
     original = BoardClass.push_raw
     count = [0]
 

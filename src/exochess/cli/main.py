@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from exochess import __version__
+from exochess import BUILD, __version__
 from exochess.cli import diagram, engine_commands, play, rules_commands, serve
 from exochess.errors import ExochessError
 from exochess.variants import all_variants
@@ -27,7 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
         + ", ".join(variant.title or variant.name for variant in all_variants())
         + ".",
     )
-    parser.add_argument("--version", action="version", version=f"exochess {__version__}")
+    build = "compiled with mypyc" if BUILD == "compiled" else "pure Python"
+    parser.add_argument("--version", action="version", version=f"exochess {__version__} ({build})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for module in COMMAND_MODULES:

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Container, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from exochess.board import Board
 from exochess.variant import Variant
 
@@ -98,6 +100,8 @@ def open_directions(
     return n
 
 
+# Evaluations of games outside the compiled build subclass it in plain Python.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Evaluator:
     """Static evaluation of one game.  Subclass per game; the default is generic."""
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from exochess.board import Board
 from exochess.engine.evaluate.base import Evaluator, open_directions
 from exochess.variant import Variant
@@ -16,6 +18,8 @@ KING, QUEEN, IMMOBILIZER, PUSHME, ARCHER, SHIELD, LEAPER, SWAPPER, PAWN = range(
 _NOWHERE: frozenset[int] = frozenset()
 
 
+# Match players with changed weights subclass it at run time (engine.match).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FugueEvaluator(Evaluator):
     """Material, placement, frozen pieces, shield cover and king exposure."""
 

@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from exochess.errors import FenError
 from exochess.geometry import OPPOSITE, square_name
 from exochess.rawmove import SINGLE_VICTIM
@@ -53,6 +55,8 @@ AddMove = Callable[[tuple[Any, ...]], None]
 """The ``append`` of the move list a generator fills."""
 
 
+# A game defined elsewhere may start from this one (a subclass in plain Python).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Fugue(Variant):
     """Fugue on 8x8: capture the enemy King."""
 

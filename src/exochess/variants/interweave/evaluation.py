@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from exochess.board import Board
 from exochess.engine.evaluate.base import Evaluator, slide_mobility, slide_tables
 from exochess.engine.levels import LEVELS, Level
@@ -17,6 +19,8 @@ from exochess.variant import Variant
 from exochess.variants.interweave.rules import LEAPER, REMOVER, SMASHER
 
 
+# Match players with changed weights subclass it at run time (engine.match).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class InterweaveEvaluator(Evaluator):
     """Material, placement, king pairs and colour balance."""
 

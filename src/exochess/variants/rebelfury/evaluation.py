@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from exochess.board import Board
 from exochess.engine.evaluate.base import Evaluator, open_directions, slide_tables
 from exochess.engine.levels import LEVELS, Level
@@ -20,6 +22,8 @@ MIMOTAUR_GAZE = 2
 """Kind of gazer: a Mimotaur (petrifies enemy Gorgons and Furies only, counts no cells)."""
 
 
+# Match players with changed weights subclass it at run time (engine.match).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RebelFuryEvaluator(Evaluator):
     """Material, placement, Fury safety and gaze control."""
 

@@ -49,6 +49,8 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from exochess.geometry import QUEEN, square_name, victim_order
 from exochess.rawmove import FROM, KIND, SINGLE_VICTIM, TAGS, TO, to_move
 from exochess.variant import FORBIDDEN, Variant
@@ -155,6 +157,8 @@ def _bits(squares: Iterable[int]) -> int:
     return total
 
 
+# A game defined elsewhere may start from this one (a subclass in plain Python).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RebelFury(Variant):
     """Rebel Fury on 12x12: capture both enemy Furies.  The starting array is a reconstruction."""
 

@@ -1,0 +1,113 @@
+"""The pure and the compiled build side by side: the same work, timed in each, and the ratios.
+
+    make compiled
+    PYTHONPATH=build/compiled .venv/bin/python bench/builds.py [--rounds 2] [--nodes 20000]
+
+Each build runs in its own process (``EXOCHESS_PURE=1`` for the pure one), alternating
+pure, compiled, pure, compiled ... for ``--rounds`` rounds; every figure keeps the best of
+its rounds (the least disturbed by other load on a shared machine).  The work is fixed, so
+both builds do exactly the same thing:
+
+* perft: the positions and depths of ``bench/perft.py`` (``--quick``: one depth less);
+* engine: a search of ``--nodes`` nodes from each middle game of ``bench/engine.py``
+  (a node budget, not a time limit, so both builds search the same tree).
+
+Times are CPU seconds of the measuring process.  Figures only: nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BUILDS = ("pure", "compiled")
+
+
+def worker(quick: bool, nodes: int, middles: int) -> None:
+    """Measure in this process and print one JSON object: game -> work -> (nodes, seconds)."""
+    sys.path.insert(0, str(HERE))
+    from engine import positions  # bench/engine.py
+    from perft import POSITIONS  # bench/perft.py
+
+    import exochess
+    from exochess import Board
+    from exochess.engine import Limits, Searcher
+    from exochess.perft import perft
+
+    registered = {v.name for v in exochess.all_variants()}
+    figures: dict[str, dict[str, tuple[int, float]]] = {}
+    for game, perft_positions in POSITIONS.items():
+        if game not in registered:
+            continue
+        count, seconds = 0, 0.0
+        for _label, fen, depth in perft_positions:
+            board = Board(game, fen=fen)
+            start = time.process_time()
+            count += perft(board, max(1, depth - 1) if quick else depth)
+            seconds += time.process_time() - start
+        searched, search_seconds = 0, 0.0
+        for _label, board in positions(game, middles)[1:]:
+            start = time.process_time()
+            searched += Searcher().search(board, Limits(nodes=nodes)).nodes
+            search_seconds += time.process_time() - start
+        figures[game] = {"perft": (count, seconds), "engine": (searched, search_seconds)}
+    print(json.dumps({"build": exochess.BUILD, "figures": figures}))
+
+
+def run(build: str, args: argparse.Namespace) -> dict[str, dict[str, tuple[int, float]]]:
+    env = {k: v for k, v in os.environ.items() if k != "EXOCHESS_PURE"}
+    if build == "pure":
+        env["EXOCHESS_PURE"] = "1"
+    command = [sys.executable, __file__, "--worker", "--nodes", str(args.nodes),
+               "--positions", str(args.positions), *(["--quick"] if args.quick else [])]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    result = json.loads(done.stdout.splitlines()[-1])
+    if result["build"] != build:
+        sys.exit(f"the {build} build is not available here (got {result['build']}): "
+                 "run `make compiled` and set PYTHONPATH=build/compiled")
+    figures: dict[str, dict[str, tuple[int, float]]] = result["figures"]
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="runs of each build, alternating (default 2)")
+    parser.add_argument("--nodes", type=int, default=20_000, help="search budget per middle game")
+    parser.add_argument("--positions", type=int, default=3, help="middle games per game (default 3)")
+    parser.add_argument("--quick", action="store_true", help="perft one depth less")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(args.quick, args.nodes, args.positions)
+        return 0
+    best: dict[str, dict[str, dict[str, tuple[int, float]]]] = {build: {} for build in BUILDS}
+    for _ in range(args.rounds):
+        for build in BUILDS:
+            for game, works in run(build, args).items():
+                for work, (nodes, seconds) in works.items():
+                    kept = best[build].setdefault(game, {}).get(work)
+                    if kept is None or seconds < kept[1]:
+                        best[build][game][work] = (nodes, seconds)
+    print(f"{'game':<12}{'work':<8}{'nodes':>11}{'pure n/s':>12}{'compiled n/s':>14}{'ratio':>8}")
+    for game, works in best["pure"].items():
+        for work, (nodes, pure_seconds) in works.items():
+            compiled_nodes, compiled_seconds = best["compiled"][game][work]
+            if compiled_nodes != nodes:
+                print(f"{game:<12}{work:<8} the builds counted different nodes: {nodes} and {compiled_nodes}")
+                continue
+            pure_rate, compiled_rate = nodes / pure_seconds, nodes / compiled_seconds
+            print(f"{game:<12}{work:<8}{nodes:>11,}{pure_rate:>12,.0f}{compiled_rate:>14,.0f}"
+                  f"{compiled_rate / pure_rate:>8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

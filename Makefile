@@ -38,7 +38,7 @@ chromium:
 
 # Built as `pip wheel .` builds it for anyone: in an isolated environment made from
 # pyproject.toml's build requirements (setuptools, mypy with mypyc).
-$(COMPILED)/.built: $(WEB_STAMP) setup.py pyproject.toml $(shell find src -name '*.py')
+$(COMPILED)/.built: $(WEB_STAMP) setup.py pyproject.toml $(shell find src -type f -not -path '*/__pycache__/*')
 	rm -rf $(COMPILED) $(WHEELS)
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir $(WHEELS) .
 	$(BIN)/python -m pip install --quiet --no-deps --target $(COMPILED) $(WHEELS)/exochess-*.whl

@@ -32,6 +32,7 @@ import itertools
 import logging
 import math
 import multiprocessing
+import pickle
 import random
 import threading
 import time
@@ -146,9 +147,14 @@ def _worker_main(conn: Connection, stop_seq: Synchronized[int], wake: MpEvent) -
     conn.send((_READY, None, None))
     while True:
         try:
-            message = conn.recv()
+            data = conn.recv_bytes()
         except (EOFError, OSError, KeyboardInterrupt):
             return
+        try:
+            message = pickle.loads(data)
+        except Exception as exc:  # a job this worker cannot even read: say so, and go on
+            conn.send((None, "error", f"unreadable job: {type(exc).__name__}: {exc}"))
+            continue
         if message is None:
             return
         seq, fn, args = message

@@ -30,6 +30,7 @@ def engine_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = Server(Path(tmp_path_factory.mktemp("engine")) / "site.sqlite", engine_workers=2).start()
     with httpx.Client(base_url=srv.url, timeout=30.0) as c:
         assert c.get("/api/variants").json()["engine"], "these tests need the engine"
+        wait_for(c, "ready", lambda s: s["ready"] == s["workers"])
     yield srv
     srv.stop()
 
@@ -177,7 +178,6 @@ def test_one_address_may_not_hold_more_than_its_share(engine_server: Server) -> 
 
 def test_evaluate_is_for_the_players_until_the_game_ends(engine_server: Server) -> None:
     with httpx.Client(base_url=engine_server.url, timeout=30.0) as c:
-        wait_for(c, "idle", idle)
         data = create(c, variant="fugue", opponent="friend", color="white")
         gid, seats = data["id"], data["seats"]
         url = f"/api/games/{gid}/evaluate"

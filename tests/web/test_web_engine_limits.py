@@ -205,3 +205,24 @@ def test_resigning_stops_the_computers_search(engine_server: Server) -> None:
         assert after["cancelled"] - before["cancelled"] == 1
         assert after["completed"] == before["completed"]
         assert c.get(f"/api/games/{data['id']}").json()["ply"] == 0
+
+
+def test_the_game_page_evaluates_for_its_player_only(browser: Any, server: Server) -> None:
+    """The Evaluation button sends the player's seat secret; a watcher is told why not."""
+    from tests.web.test_web_browser import new_game
+
+    player = browser.new_context(base_url=server.url)
+    watcher = browser.new_context(base_url=server.url)
+    try:
+        page = player.new_page()
+        gid = new_game(page, opponent="friend", color="white")
+        page.click("#evaluate")
+        page.wait_for_selector("#eval:has-text('Best line')", timeout=30000)
+        other = watcher.new_page()
+        other.goto(f"/game/{gid}")
+        other.wait_for_selector("#game[data-connected='1']")
+        other.click("#evaluate")
+        other.wait_for_selector("#eval:has-text('only the players')", timeout=30000)
+    finally:
+        player.close()
+        watcher.close()

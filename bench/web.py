@@ -162,10 +162,15 @@ async def engine_under_load(server: Server, analyses: int, abandon: bool) -> tup
             if s["running"] + s["queued_analyses"] + s["refused"] - before["refused"] >= analyses:
                 break
             await asyncio.sleep(0.01)
+        stop_ms = None
         if abandon:
+            t0 = time.perf_counter()
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            while c.get("/api/engine").json()["running"]:  # hang-up to stopped search
+                await asyncio.sleep(0.005)
+            stop_ms = round((time.perf_counter() - t0) * 1000)
         reply = await asyncio.to_thread(first_engine_reply, server, 1)
         for task in tasks:
             task.cancel()
@@ -175,6 +180,8 @@ async def engine_under_load(server: Server, analyses: int, abandon: bool) -> tup
         after = c.get("/api/engine").json()
     counts = {k: after[k] - before[k] for k in ("refused", "cancelled", "killed")}
     counts["answered 503"] = sum(1 for v in answers.values() if v == 503)
+    if stop_ms is not None:
+        counts["hang-up to all stopped, ms"] = stop_ms
     assert reply is not None
     return reply, counts
 

@@ -65,8 +65,11 @@ PER_CLIENT_LIMIT = 2
 STOP_GRACE_S = 2.0
 """A worker asked to stop that has not answered after this long is killed and replaced."""
 OVERTIME_S = 5.0
-"""A job still running this long after its thinking time is stopped (board replays and move
-generation come before the search's own clock starts)."""
+"""An analysis still running this long after its thinking time is stopped (board replays and
+move generation come before the search's own clock starts)."""
+MOVE_OVERTIME_S = 30.0
+"""The same for a computer move, more lenient: a game waits for that move, and a stopped
+search still answers with its best move so far."""
 READY_TIMEOUT_S = 120.0
 """A new worker that has not imported the engine after this long is replaced."""
 _POLL_S = 0.2
@@ -480,7 +483,14 @@ class EnginePool:
                     self._ready_event.set()
             while not self._closed:
                 job = await self._next_job()
-                alive = await self._run(worker, job)
+                try:
+                    alive = await self._run(worker, job)
+                except Exception as exc:  # a bug here must not take the slot down with it
+                    log.exception("engine job %d failed in the pool", job.seq)
+                    self._finish(job)
+                    if not job.future.done():
+                        job.future.set_exception(EngineFailed(f"the engine failed: {exc}"))
+                    alive = False
                 self._running[job.kind] -= 1
                 if job.kind == ANALYSIS:
                     async with self._cond:
@@ -499,7 +509,7 @@ class EnginePool:
         except (OSError, ValueError):
             return self._lost(job, "could not reach the engine worker")
         reply = self._recv(worker)
-        overtime_at = time.monotonic() + job.budget_s + OVERTIME_S
+        overtime_at = time.monotonic() + job.budget_s + (MOVE_OVERTIME_S if job.kind == MOVE else OVERTIME_S)
         if job.stop_asked is not None:  # cancelled after being picked, before being sent
             job.stop_asked = time.monotonic()
             worker.ask_stop(job.seq)

@@ -186,12 +186,32 @@ async def engine_under_load(server: Server, analyses: int, abandon: bool) -> tup
     return reply, counts
 
 
+def reply_among_level8_games(server: Server, games: int) -> float:
+    """Level-1 reply time while ``games`` level-8 games (from distinct addresses) wait for the
+    computer's first move; the games are resigned afterwards, which stops their searches."""
+    seats = []
+    for i in range(games):
+        transport = httpx.HTTPTransport(local_address=f"127.0.1.{10 + i}")
+        with httpx.Client(base_url=server.url, transport=transport, timeout=120) as c:
+            d = c.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 8,
+                                          "color": "black"}).json()
+            seats.append((d["id"], d["seats"]["black"]["secret"]))
+    reply = first_engine_reply(server, 1)
+    assert reply is not None
+    with httpx.Client(base_url=server.url, timeout=120) as c:
+        for gid, secret in seats:
+            c.post(f"/api/games/{gid}/resign", json={"secret": secret})
+    return reply
+
+
 def engine_report(server: Server) -> None:
     for abandon in (True, False):
         reply, counts = asyncio.run(engine_under_load(server, 20, abandon))
         how = "fired and abandoned" if abandon else "still waiting"
         print(f"level-1 reply with 20 analyses of 10 s from 20 addresses {how}: {reply * 1000:.0f} ms "
               f"({', '.join(f'{k} {v}' for k, v in counts.items())})")
+    reply = reply_among_level8_games(server, 30)
+    print(f"level-1 reply while 30 level-8 games wait for the computer: {reply * 1000:.0f} ms")
 
 
 def main() -> None:

@@ -65,6 +65,7 @@ def test_a_cancelled_search_stops_and_its_worker_is_kept() -> None:
         workers = pids(pool)
         task = asyncio.create_task(pool.analyse("fugue", START, [], 60_000, "a"))
         await until(pool, lambda s: s.running == 1)
+        await asyncio.sleep(1.0)  # let the search begin (if it has not, the stop comes first: also fine)
         task.cancel()
         stats = await until(pool, lambda s: s.running == 0)
         assert stats.cancelled == 1 and stats.completed == 0 and stats.killed == 0
@@ -88,7 +89,7 @@ def test_a_job_that_ignores_the_stop_loses_its_worker(monkeypatch: pytest.Monkey
         assert await pool.move("fugue", START, [], 1, 0)  # a new worker serves the next job
         assert pids(pool).isdisjoint(workers)
 
-    run(scenario, workers=1)
+    run(scenario, workers=1, express=False)
 
 
 def test_a_job_far_past_its_time_fails_clearly(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -106,7 +107,7 @@ def test_a_job_far_past_its_time_fails_clearly(monkeypatch: pytest.MonkeyPatch, 
             assert "stopped" in failed.value.message and pool.stats().killed == 0
         assert await pool.move("fugue", START, [], 1, 0)
 
-    run(scenario, workers=1)
+    run(scenario, workers=1, express=False)
 
 
 def test_analyses_are_capped_bounded_and_shared_out() -> None:
@@ -150,4 +151,23 @@ def test_moves_go_first_and_short_ones_before_long_ones() -> None:
         await asyncio.gather(blocker, *queued)
         return order
 
-    assert run(scenario, workers=1) == ["blocker", "level 1", "level 8", "analysis"]
+    assert run(scenario, workers=1, express=False) == ["blocker", "level 1", "level 8", "analysis"]
+
+
+def test_the_express_worker_serves_quick_moves_while_the_others_are_busy() -> None:
+    async def scenario(pool: EnginePool) -> list[str]:
+        order: list[str] = []
+
+        async def job(name: str, work: Awaitable[Any]) -> None:
+            await work
+            order.append(name)
+
+        long = asyncio.create_task(job("level 8", pool.move("fugue", START, [], 8, 1)))
+        await until(pool, lambda s: s.running == 1)
+        waiting = asyncio.create_task(job("analysis", pool.analyse("fugue", START, [], 500, "a")))
+        quick = asyncio.create_task(job("level 1", pool.move("fugue", START, [], 1, 1)))
+        await asyncio.gather(long, waiting, quick)
+        return order
+
+    # the level-8 search (3 s) holds the one general worker; the analysis waits for it
+    assert run(scenario, workers=1) == ["level 1", "level 8", "analysis"]

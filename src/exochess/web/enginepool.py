@@ -8,9 +8,11 @@ queue, and cannot stop a job once a worker has taken it.  Here each job slot is 
 process fed through a pipe by an asyncio task of the server, which lets the pool:
 
 - serve the computer's moves of live games before analyses (two queues; a move never waits
-  for an analysis to be queued before it), the moves earliest deadline first (submitted time
-  + the level's thinking time, so a level-1 reply is not stuck behind level-8 searches and no
-  move waits forever), and keep one worker for moves when there are two or more;
+  for an analysis queued before it), the moves shortest first (a level-1 reply is not stuck
+  behind level-8 searches) with ageing (a move goes before shorter ones that came
+  :data:`AGEING` times its thinking time later, so none waits forever); keep one worker for
+  moves when there are two or more; and run one more, *express*, worker that only takes quick
+  moves (levels 0-3), so a beginner's reply never waits for level-8 searches or analyses;
 - refuse analyses beyond a bounded queue (:class:`EngineBusy`, 503) and beyond a number of
   concurrent jobs per client address (:class:`TooManyEngineJobs`, 429), both with the
   seconds to wait before trying again;
@@ -72,6 +74,10 @@ MOVE_OVERTIME_S = 30.0
 search still answers with its best move so far."""
 READY_TIMEOUT_S = 120.0
 """A new worker that has not imported the engine after this long is replaced."""
+QUICK_MOVE_S = 0.5
+"""Moves that think at most this long (levels 0-3) may also use the express worker."""
+AGEING = 30
+"""Weight of a move's thinking time against its waiting time in the moves' queue."""
 _POLL_S = 0.2
 
 
@@ -271,14 +277,17 @@ class EnginePool:
         queue_limit: int = QUEUE_LIMIT,
         per_client: int = PER_CLIENT_LIMIT,
         analysis_cap_ms: int = ANALYSIS_CAP_MS,
+        express: bool = True,
     ) -> None:
-        self._workers = max(1, workers)
+        general = max(1, workers)
+        self._workers = general + (1 if express else 0)
         # with two workers or more, one is kept for the computer's moves
-        self._analysis_slots = max(1, self._workers - 1)
+        self._analysis_slots = max(1, general - 1)
         self.queue_limit = queue_limit
         self.per_client = per_client
         self.analysis_cap_ms = analysis_cap_ms
         self._moves: list[_Entry] = []
+        self._quick: list[_Entry] = []
         self._analyses: list[_Entry] = []
         self._queued = {MOVE: 0, ANALYSIS: 0}
         self._running = {MOVE: 0, ANALYSIS: 0}
@@ -293,7 +302,9 @@ class EnginePool:
         # blocking pipe reads, one per worker, plus room for those of killed workers
         self._readers = ThreadPoolExecutor(2 * self._workers + 2, thread_name_prefix="engine-pipe")
         self._live: set[_Worker] = set()
-        self._tasks = [asyncio.create_task(self._slot()) for _ in range(self._workers)]
+        self._tasks = [asyncio.create_task(self._slot(express=False)) for _ in range(general)]
+        if express:
+            self._tasks.append(asyncio.create_task(self._slot(express=True)))
 
     # --- public ------------------------------------------------------------------------
 
@@ -347,7 +358,7 @@ class EnginePool:
             worker.process.join(2)
             worker.kill()
         self._live.clear()
-        for entry in self._moves + self._analyses:
+        for entry in self._moves + self._quick + self._analyses:
             if not entry.job.future.done():
                 entry.job.future.cancel()
         self._readers.shutdown(wait=False, cancel_futures=True)
@@ -391,9 +402,11 @@ class EnginePool:
         job.state = "queued"
         self._queued[job.kind] += 1
         if job.kind == MOVE:
-            # earliest deadline first: a short move submitted now goes before a long one submitted
-            # just before it, but not before one that has waited longer than its own thinking time
-            heapq.heappush(self._moves, _Entry((time.monotonic() + job.budget_s, job.seq), job))
+            # shortest first, with ageing: a level-1 move (0.2 s) asked now goes before a level-8
+            # move (3 s) unless that one has waited (3 - 0.2) * AGEING seconds already
+            key = time.monotonic() + AGEING * job.budget_s
+            heap = self._quick if job.budget_s <= QUICK_MOVE_S else self._moves
+            heapq.heappush(heap, _Entry((key, job.seq), job))
         else:
             heapq.heappush(self._analyses, _Entry((float(job.seq), job.seq), job))
 
@@ -415,24 +428,38 @@ class EnginePool:
             if self._by_client[job.client] <= 0:
                 del self._by_client[job.client]
 
-    def _pick(self) -> _Job | None:
-        for heap, kind in ((self._moves, MOVE), (self._analyses, ANALYSIS)):
-            if kind == ANALYSIS and self._running[ANALYSIS] >= self._analysis_slots:
-                return None
-            while heap:
-                job = heapq.heappop(heap).job
-                if job.state != "queued":
-                    continue
-                self._queued[kind] -= 1
-                self._running[kind] += 1
-                job.state = "running"
-                return job
-        return None
+    @staticmethod
+    def _top(heap: list[_Entry]) -> _Entry | None:
+        """The first entry still queued (cancelled ones are dropped here)."""
+        while heap and heap[0].job.state != "queued":
+            heapq.heappop(heap)
+        return heap[0] if heap else None
 
-    async def _next_job(self) -> _Job:
+    def _pick(self, express: bool) -> _Job | None:
+        """The next job for a slot: moves (quick or not, by key) before analyses; the express
+        slot takes quick moves only."""
+        quick = self._top(self._quick)
+        candidates = [e for e in (quick, None if express else self._top(self._moves)) if e is not None]
+        if candidates:
+            entry = min(candidates)
+            heapq.heappop(self._quick if entry is quick else self._moves)
+        elif express or self._running[ANALYSIS] >= self._analysis_slots:
+            return None
+        else:
+            first = self._top(self._analyses)
+            if first is None:
+                return None
+            entry = heapq.heappop(self._analyses)
+        job = entry.job
+        self._queued[job.kind] -= 1
+        self._running[job.kind] += 1
+        job.state = "running"
+        return job
+
+    async def _next_job(self, express: bool) -> _Job:
         async with self._cond:
             while True:
-                job = self._pick()
+                job = self._pick(express)
                 if job is not None:
                     return job
                 await self._cond.wait()
@@ -467,8 +494,9 @@ class EnginePool:
         self._live.discard(worker)
         worker.kill()
 
-    async def _slot(self) -> None:
-        """One job slot: keep a worker alive and feed it jobs, best first."""
+    async def _slot(self, express: bool) -> None:
+        """One job slot: keep a worker alive and feed it jobs, best first (``express``: quick
+        moves only)."""
         first = True
         while not self._closed:
             worker = await self._start_worker()
@@ -482,7 +510,7 @@ class EnginePool:
                 if self._ready == self._workers:
                     self._ready_event.set()
             while not self._closed:
-                job = await self._next_job()
+                job = await self._next_job(express)
                 try:
                     alive = await self._run(worker, job)
                 except Exception as exc:  # a bug here must not take the slot down with it

@@ -176,6 +176,22 @@ def test_one_address_may_not_hold_more_than_its_share(engine_server: Server) -> 
         assert after["cancelled"] - before["cancelled"] == PER_CLIENT_LIMIT
 
 
+def test_a_beginners_reply_does_not_wait_for_level_8_searches(engine_server: Server) -> None:
+    """Level-8 games keep every general worker busy: the level-1 reply comes first all the same."""
+    with httpx.Client(base_url=engine_server.url, timeout=30.0) as c:
+        before = wait_for(c, "idle", idle)
+        games = [create(c, variant="fugue", opponent="computer", level=8, color="black") for _ in range(4)]
+        wait_for(c, "busy", lambda s: s["running"] >= 2)
+        state = computer_reply(c, 1)
+        plies = [c.get(f"/api/games/{g['id']}").json()["ply"] for g in games]
+        for g in games:
+            c.post(f"/api/games/{g['id']}/resign", json={"secret": g["seats"]["black"]["secret"]})
+        assert state["ply"] == 1
+        assert plies.count(0) >= 2  # at least the two searches running at the time were not done
+        after = wait_for(c, "idle", idle)
+        assert after["cancelled"] - before["cancelled"] >= 2
+
+
 def test_evaluate_is_for_the_players_until_the_game_ends(engine_server: Server) -> None:
     with httpx.Client(base_url=engine_server.url, timeout=30.0) as c:
         data = create(c, variant="fugue", opponent="friend", color="white")

@@ -36,6 +36,7 @@ import math
 import multiprocessing
 import pickle
 import random
+import signal
 import threading
 import time
 from collections import Counter
@@ -162,6 +163,9 @@ def _prepare() -> None:
 
 def _worker_main(conn: Connection, stop_seq: Synchronized[int], wake: MpEvent) -> None:
     """A worker process: run the jobs received on ``conn`` one at a time until told to quit."""
+    # Ctrl-C in a terminal reaches the whole process group: the server stops its workers itself
+    # (and a worker whose server is gone reads EOF and ends), so a search is not cut by a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     current = _Current()
     threading.Thread(target=_stop_watch, args=(current, stop_seq, wake), daemon=True).start()
     _prepare()

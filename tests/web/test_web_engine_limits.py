@@ -8,6 +8,7 @@ addresses: Linux routes all of 127.0.0.0/8 to the loopback interface, so a clien
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -242,3 +243,21 @@ def test_the_game_page_evaluates_for_its_player_only(browser: Any, server: Serve
     finally:
         player.close()
         watcher.close()
+
+
+def test_the_server_stops_while_the_computer_thinks(tmp_path: Path) -> None:
+    """SIGTERM during a search: the pool stops and kills its workers, and nothing it does
+    afterwards (cancelled moves asking a dead worker to stop) may block the shutdown."""
+    srv = Server(tmp_path / "stop.sqlite", engine_workers=1).start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=30.0) as c:
+            wait_for(c, "ready", lambda s: s["ready"] == s["workers"])
+            create(c, variant="rebelfury", opponent="computer", level=8, color="black")
+            wait_for(c, "thinking", lambda s: s["running"] >= 1)
+        assert srv.proc is not None
+        srv.proc.send_signal(signal.SIGTERM)  # the server process only, as a service manager may
+        # uvicorn shuts down gracefully, then re-raises the signal it caught
+        assert srv.proc.wait(HANG_GUARD_S) in (0, -signal.SIGTERM)
+        assert "Traceback" not in srv.log_path.read_text()
+    finally:
+        srv.stop()

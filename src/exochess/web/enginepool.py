@@ -45,8 +45,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from multiprocessing.sharedctypes import Synchronized
-from multiprocessing.synchronize import Event as MpEvent
 from typing import Any
 
 from exochess.board import Board
@@ -130,21 +128,28 @@ class _Current:
         self.lock = threading.Lock()
         self.seq: int | None = None
         self.searcher: Searcher | None = None
+        self.stops: set[int] = set()
+        """Jobs asked to stop before they began (the two pipes are read independently)."""
 
 
-def _stop_watch(current: _Current, stop_seq: Synchronized[int], wake: MpEvent) -> None:
-    """Stop thread of a worker: when woken, stop the current job if it is the one asked for.
+def _stop_watch(current: _Current, stops: Connection) -> None:
+    """Stop thread of a worker: stop the job named by each request read from ``stops``.
 
-    The request names the job (``stop_seq``), so a late request for a finished job cannot
-    stop the next one.  ``Searcher.search`` clears the stop flag when it starts, so the
-    request is repeated until the job is over (it may still be replaying its moves).
+    A request names its job, so a late one for a finished job cannot stop the next.
+    ``Searcher.search`` clears the stop flag when it starts, so the request is repeated until
+    the job is over (it may still be replaying its moves).  A pipe, not a shared lock or event:
+    the server kills workers, and a lock held by a killed process is never released.
     """
     while True:
-        wake.wait()
-        wake.clear()  # before reading stop_seq: a request made after this wakes us again
+        try:
+            seq = stops.recv()
+        except (EOFError, OSError):
+            return
+        with current.lock:
+            current.stops.add(seq)
         while True:
             with current.lock:
-                if current.seq is None or current.seq != stop_seq.value:
+                if current.seq != seq:
                     break
                 if current.searcher is not None:
                     current.searcher.stop()
@@ -161,13 +166,13 @@ def _prepare() -> None:
             log.debug("cannot warm the engine for %s", variant.name, exc_info=True)
 
 
-def _worker_main(conn: Connection, stop_seq: Synchronized[int], wake: MpEvent) -> None:
+def _worker_main(conn: Connection, stops: Connection) -> None:
     """A worker process: run the jobs received on ``conn`` one at a time until told to quit."""
     # Ctrl-C in a terminal reaches the whole process group: the server stops its workers itself
     # (and a worker whose server is gone reads EOF and ends), so a search is not cut by a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     current = _Current()
-    threading.Thread(target=_stop_watch, args=(current, stop_seq, wake), daemon=True).start()
+    threading.Thread(target=_stop_watch, args=(current, stops), daemon=True).start()
     _prepare()
     conn.send((_READY, None, None))
     while True:
@@ -185,9 +190,11 @@ def _worker_main(conn: Connection, stop_seq: Synchronized[int], wake: MpEvent) -
         seq, fn, args = message
         searcher = Searcher()
         with current.lock:
+            stopped = seq in current.stops
+            current.stops.clear()  # the others name jobs already over
             current.seq, current.searcher = seq, searcher
         try:
-            if stop_seq.value == seq:
+            if stopped:
                 reply: tuple[int, str, Any] = (seq, "stopped", None)
             else:
                 reply = (seq, "ok", fn(*args, searcher=searcher))
@@ -233,23 +240,25 @@ class _Worker:
     def __init__(self) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe(duplex=True)
-        self.stop_seq: Synchronized[int] = ctx.Value("q", -1)
-        self.wake = ctx.Event()
+        child_stops, self.stops = ctx.Pipe(duplex=False)
         self.process: BaseProcess = ctx.Process(
-            target=_worker_main, args=(child, self.stop_seq, self.wake), daemon=True, name="exochess-engine"
+            target=_worker_main, args=(child, child_stops), daemon=True, name="exochess-engine"
         )
         self.process.start()
-        child.close()  # the parent keeps one end only, so a dead worker reads as EOF
+        # the parent keeps its own ends only, so a dead worker reads as EOF
+        child.close()
+        child_stops.close()
 
     def ask_stop(self, seq: int) -> None:
-        self.stop_seq.value = seq
-        self.wake.set()
+        with contextlib.suppress(OSError, ValueError):  # a dead worker has nothing to stop
+            self.stops.send(seq)
 
     def kill(self) -> None:
         if self.process.is_alive():
             self.process.kill()
         self.process.join(5)
         self.conn.close()
+        self.stops.close()
 
 
 @dataclass(frozen=True)

@@ -245,6 +245,8 @@ class _Worker:
             target=_worker_main, args=(child, child_stops), daemon=True, name="exochess-engine"
         )
         self.process.start()
+        self.job: int | None = None
+        """The job it is running (its ``seq``), if any."""
         # the parent keeps its own ends only, so a dead worker reads as EOF
         child.close()
         child_stops.close()
@@ -365,10 +367,13 @@ class EnginePool:
         for task in self._tasks:
             task.cancel()
         for worker in list(self._live):
+            if worker.job is not None:
+                worker.ask_stop(worker.job)  # a stopped search answers at once, then reads the None
             with contextlib.suppress(OSError, ValueError):
                 worker.conn.send(None)
+        deadline = time.monotonic() + STOP_GRACE_S
         for worker in list(self._live):
-            worker.process.join(2)
+            worker.process.join(max(0.0, deadline - time.monotonic()))
             worker.kill()
         self._live.clear()
         for entry in self._moves + self._quick + self._analyses:
@@ -533,6 +538,7 @@ class EnginePool:
                         job.future.set_exception(EngineFailed(f"the engine failed: {exc}"))
                     alive = False
                 self._running[job.kind] -= 1
+                worker.job = None
                 if job.kind == ANALYSIS:
                     async with self._cond:
                         self._cond.notify_all()  # an analysis slot is free again
@@ -544,6 +550,7 @@ class EnginePool:
     async def _run(self, worker: _Worker, job: _Job) -> bool:
         """Run ``job`` on ``worker`` and settle its future; False if the worker had to go."""
         job.worker = worker
+        worker.job = job.seq
         job.attempts += 1
         try:
             worker.conn.send((job.seq, job.fn, job.args))

@@ -38,8 +38,9 @@ async def open_game(
     for color in ("white", "black"):
         async with gate:
             socks[color] = await websockets.connect(
-                f"{ws_base}/ws/games/{gid}?secret={secrets[color]}", open_timeout=120, max_queue=None
+                f"{ws_base}/ws/games/{gid}", open_timeout=120, max_queue=None
             )
+            await socks[color].send(json.dumps({"type": "auth", "secret": secrets[color]}))
     return socks
 
 
@@ -96,6 +97,36 @@ async def round_trips(
         for sock in socks.values():
             await sock.close()
     return lat, wall
+
+
+async def join_cost(server: Server, watchers: int) -> tuple[int, int]:
+    """Frames and bytes that ``watchers`` spectators of a game receive, in all, when one player
+    connects and claims their seat (each watcher's ping, answered after the join's messages,
+    marks the end)."""
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as ac:
+        d = (await ac.post("/api/games", json={"variant": "fugue", "opponent": "friend"})).json()
+    url = server.url.replace("http", "ws") + f"/ws/games/{d['id']}"
+    socks = []
+    for _ in range(0, watchers, 50):
+        socks += await asyncio.gather(*(websockets.connect(url, max_queue=None, open_timeout=300)
+                                        for _ in range(50)))
+    socks = socks[:watchers]
+    for sock in socks:  # drain what the watchers' own joins brought
+        await sock.send(json.dumps({"type": "ping"}))
+        while json.loads(await sock.recv())["type"] != "pong":
+            pass
+    async with websockets.connect(url) as player:
+        await player.send(json.dumps({"type": "auth", "secret": d["seats"]["white"]["secret"]}))
+        while json.loads(await player.recv()).get("you") != "white":
+            pass
+        frames = size = 0
+        for sock in socks:
+            await sock.send(json.dumps({"type": "ping"}))
+            while (frame := await sock.recv()) and json.loads(frame)["type"] != "pong":
+                frames += 1
+                size += len(frame)
+    await asyncio.gather(*(s.close() for s in socks))
+    return frames, size
 
 
 def page_load(server: Server, gid: str) -> tuple[float, float | None]:
@@ -219,11 +250,14 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--moves", type=int, default=10)
     ap.add_argument("--engine-only", action="store_true", help="only the engine-under-load figures")
+    ap.add_argument("--watchers", type=int, default=500, help="spectators for the join-cost figure")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average before the run "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as tmp:
-        server = Server(Path(tmp) / "bench.sqlite", engine_workers=2).start()
+        # every bench client comes from 127.0.0.1: lift the per-address websocket cap
+        server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,
+                        env={"EXOCHESS_WS_PER_ADDRESS": str(max(2 * args.games, args.watchers) + 10)}).start()
         try:
             if args.engine_only:
                 engine_report(server)
@@ -242,6 +276,9 @@ def main() -> None:
             shown = "n/a" if browser_ms is None else f"{browser_ms:.0f} ms"
             print(f"game page load: HTML {html_ms:.1f} ms (median of 20, kept-alive connection); "
                   f"in Chromium until the live board is drawn: {shown} (median of 5)")
+            frames, size = asyncio.run(join_cost(server, args.watchers))
+            print(f"one player joining a game watched by {args.watchers}: {frames} messages, "
+                  f"{size / 1000:.1f} kB sent to the watchers in all")
             reply = first_engine_reply(server, 4)
             if reply is None:
                 print("first engine reply at level 4: n/a (the engine is not installed)")

@@ -23,7 +23,7 @@ from exochess.fen import format_placement, parse_placement
 from exochess.geometry import Geometry, parse_square, square_name
 from exochess.move import Action, Move
 from exochess.outcome import BLACK, WHITE, Outcome, Termination
-from exochess.rawmove import CHANGES, EXTRA, MORE, RawMove, to_move
+from exochess.rawmove import CHANGES, EXTRA, TRIPLE, VICTIMS, RawMove, split_actions, to_move
 from exochess.variant import FORBIDDEN, THREEFOLD_LOSS, Variant, resolve_variant
 from exochess.zobrist import KEYS_BY_CODE, PIECE_KEYS, SIDE_KEY
 
@@ -126,6 +126,10 @@ class Board:
         """
         if not isinstance(fen, str):
             raise FenError("a FEN must be text")
+        if not fen.isascii():
+            # the format is ASCII: this also keeps Unicode digits and spaces out of every field
+            bad = next(ch for ch in fen if not ch.isascii())
+            raise FenError(f"a FEN is ASCII text; {bad!r} at position {fen.index(bad) + 1} is not")
         fields = fen.split()
         if len(fields) < 2:
             raise FenError(f"a FEN needs at least a placement and a side to move (w or b): {fen!r}")
@@ -247,6 +251,7 @@ class Board:
             moves = self.variant.generate(self)
             if self.variant.repetition == FORBIDDEN:
                 # A capture can never recreate an earlier position (fewer pieces): skip its hash.
+                # (m[VICTIMS] or m[MORE], as literals: this runs once per generated move.)
                 rep = self._rep
                 moves = [m for m in moves if m[3] or m[6] or self.hash_after(m) not in rep]
         self._cache = moves
@@ -261,7 +266,7 @@ class Board:
         """
         cached = self._cache
         if cached is not None:
-            return [m for m in cached if m[3]]
+            return [m for m in cached if m[VICTIMS]]
         if self.decided is not None:
             return []
         return self.variant.generate_captures(self)
@@ -269,7 +274,7 @@ class Board:
     def hash_after(self, raw: RawMove) -> int:
         """Zobrist hash of the position a raw move would produce (without playing it)."""
         keys = KEYS_BY_CODE
-        if len(raw) == 14:  # unrolled, skipping the usually empty squares, as in push_raw
+        if len(raw) == 14:  # ONE_RELOCATION: unrolled, skipping the usually empty squares, as in push_raw
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
             h = self.key ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]
             if a1:
@@ -278,7 +283,7 @@ class Board:
                 h ^= keys[b2][s2]
         else:
             h = self.key ^ SIDE_KEY
-            for i in range(8, len(raw), 3):
+            for i in range(CHANGES, len(raw), TRIPLE):
                 s = raw[i]
                 h ^= keys[raw[i + 1]][s] ^ keys[raw[i + 2]][s]
         extra = raw[EXTRA]
@@ -303,7 +308,9 @@ class Board:
         keys = KEYS_BY_CODE
         side = -self.side  # the side to move after this move: the enemy of the mover
         enemy_royal = side * self._royal
-        if len(raw) == 14:  # the common case, a piece leaving one square for another: unrolled
+        # The layout of exochess.rawmove, written with literal indices and lengths here and in
+        # pop_raw: a literal costs less than a global at every move played.
+        if len(raw) == 14:  # ONE_RELOCATION, the common case: unrolled
             # One unpacking of the whole tuple costs less than six subscripts.
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
             b[s1] = a1
@@ -326,7 +333,7 @@ class Board:
             if b2:
                 h ^= keys[b2][s2]
             royal_hit = b1 == enemy_royal or b2 == enemy_royal
-        elif len(raw) == 17:  # three triples (a single capture, most of them): unrolled too
+        elif len(raw) == 17:  # RELOCATION_AND_VICTIM (most captures of one piece): unrolled too
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2, s3, b3, a3 = raw
             # In the order of the general loop below: a square may appear in two triples.
             where = self.piece_squares
@@ -354,7 +361,7 @@ class Board:
             h = self.key ^ SIDE_KEY
             royal_hit = False
             where = self.piece_squares
-            for i in range(8, len(raw), 3):
+            for i in range(CHANGES, len(raw), TRIPLE):
                 s = raw[i]
                 before = raw[i + 1]
                 after = raw[i + 2]
@@ -366,7 +373,7 @@ class Board:
                     where[after].add(s)
                 if before == enemy_royal:
                     royal_hit = True
-        extra = raw[5]
+        extra = raw[5]  # EXTRA
         # By value (most moves leave en passant and reserves alone); the identity test first
         # spares the comparison when both are None (Fugue) or the generator reused the object.
         if extra is not self._extra and extra != self._extra:
@@ -377,7 +384,7 @@ class Board:
         self.key = h
         self._cache = self._index = None
         self._stack.append(raw)
-        if raw[3] or raw[6]:  # a capture: earlier positions can never recur
+        if raw[3] or raw[6]:  # VICTIMS or MORE, a capture: earlier positions can never recur
             self._windows.append(self._rep)
             self._rep = {h: 1}
             count = 1
@@ -396,7 +403,7 @@ class Board:
         raw = stack.pop()
         h = self.key
         self.key = self._keys.pop()  # the key of the position before the move
-        if raw[3] or raw[6]:  # push_raw stacked the window this capture closed: reopen it
+        if raw[3] or raw[6]:  # VICTIMS or MORE: push_raw stacked the window this capture closed
             self._rep = self._windows.pop()
         else:
             rep = self._rep
@@ -407,7 +414,7 @@ class Board:
                 del rep[h]
         b = self.squares
         where = self.piece_squares
-        if len(raw) == 14:
+        if len(raw) == 14:  # ONE_RELOCATION
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
             b[s2] = b2
             b[s1] = b1
@@ -419,7 +426,7 @@ class Board:
                 where[a1].remove(s1)
             if b1:
                 where[b1].add(s1)
-        elif len(raw) == 17:  # as _undo_changes does, unrolled: the last triple first
+        elif len(raw) == 17:  # RELOCATION_AND_VICTIM, as _undo_changes does: the last triple first
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2, s3, b3, a3 = raw
             b[s3] = b3
             if a3:
@@ -438,7 +445,7 @@ class Board:
                 where[b1].add(s1)
         else:
             _undo_changes(b, where, raw[CHANGES:])
-        self._extra = stack[-1][5] if stack else self._root_extra
+        self._extra = stack[-1][5] if stack else self._root_extra  # EXTRA
         self.side = -self.side
         self.decided = None
         self._cache = self._index = None
@@ -538,7 +545,7 @@ class Board:
         played = [action for action, _ in self._open]
         found = []
         for raw in self.raw_moves():
-            steps = _split_actions(raw)
+            steps = split_actions(raw)
             if len(steps) > len(played) and all(
                 steps[i][0] == played[i] for i in range(len(played))
             ):
@@ -601,7 +608,7 @@ class Board:
         if not self._stack:
             raise IndexError("no action to undo")
         raw = self.pop_raw()
-        steps = _split_actions(raw)
+        steps = split_actions(raw)
         for action, changes in steps[:-1]:
             _apply_changes(self.squares, self.piece_squares, changes)
             self._open.append((action, changes))
@@ -682,17 +689,6 @@ class Board:
         return f"Board({self.variant.name!r}, fen={self.fen()!r})"
 
 
-def _split_actions(raw: RawMove) -> list[tuple[Action, tuple[int, ...]]]:
-    """A raw turn as a list of (action, that action's change triples)."""
-    more = raw[MORE] or ()
-    changes = raw[CHANGES:]
-    first_len = len(changes) - sum(len(a[5]) for a in more)
-    steps = [(Action(raw[0], raw[1], raw[2], raw[3], raw[4]), changes[:first_len])]
-    for a in more:
-        steps.append((Action(a[0], a[1], a[2], a[3], a[4]), a[5]))
-    return steps
-
-
 def _piece_squares(b: list[int]) -> list[set[int]]:
     """The sets of :attr:`Board.piece_squares` for a board list."""
     where: list[set[int]] = [set() for _ in range(32)]
@@ -704,7 +700,7 @@ def _piece_squares(b: list[int]) -> list[set[int]]:
 
 def _apply_changes(b: list[int], where: list[set[int]], changes: tuple[int, ...]) -> None:
     """Play change triples ``(square, before, after)`` in order, on the squares and the piece sets."""
-    for i in range(0, len(changes), 3):
+    for i in range(0, len(changes), TRIPLE):
         s = changes[i]
         before = changes[i + 1]
         after = changes[i + 2]
@@ -717,7 +713,7 @@ def _apply_changes(b: list[int], where: list[set[int]], changes: tuple[int, ...]
 
 def _undo_changes(b: list[int], where: list[set[int]], changes: tuple[int, ...]) -> None:
     """Undo change triples (last first), on the squares and the piece sets."""
-    for i in range(len(changes) - 3, -1, -3):
+    for i in range(len(changes) - TRIPLE, -1, -TRIPLE):
         s = changes[i]
         before = changes[i + 1]
         after = changes[i + 2]

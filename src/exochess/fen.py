@@ -13,6 +13,10 @@ from collections.abc import Mapping, Sequence
 from exochess.errors import FenError
 from exochess.geometry import STRIDE, Geometry
 
+DIGITS = frozenset("0123456789")
+"""The digits of a FEN.  ``str.isdigit`` is not enough: it accepts "²" or "٣", which
+``int`` then refuses or reads as a number no FEN writer means."""
+
 
 def parse_placement(text: str, geo: Geometry, codes: Mapping[str, int]) -> list[int]:
     """Parse a placement field into a board list of piece codes.
@@ -36,9 +40,9 @@ def parse_placement(text: str, geo: Geometry, codes: Mapping[str, int]) -> list[
         i = 0
         while i < len(row):
             ch = row[i]
-            if ch.isdigit():
+            if ch in DIGITS:
                 j = i
-                while j < len(row) and row[j].isdigit():
+                while j < len(row) and row[j] in DIGITS:
                     j += 1
                 run = int(row[i:j])
                 if run == 0 or row[i] == "0":

@@ -15,7 +15,9 @@ class Termination(enum.Enum):
     """Why a game ended.  None of the three games has a draw."""
 
     ROYAL_CAPTURE = "royal capture"
-    """The winner captured the loser's last King (Interweave: one of two Kings; Rebel Fury: both Furies)."""
+    """A move of the winner removed a royal and left the loser below its minimum: no King
+    (Fugue), fewer than two (Interweave), no Fury (Rebel Fury).  A position that starts
+    short of royals does not end by itself; only such a removal does."""
     REPETITION = "repetition"
     """The loser repeated a position for the third time."""
     NO_LEGAL_MOVES = "no legal moves"

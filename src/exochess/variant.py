@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from exochess.errors import FenError
 from exochess.geometry import Geometry, geometry
+from exochess.rawmove import VICTIMS
 
 if TYPE_CHECKING:
     from exochess.board import Board
@@ -104,7 +105,7 @@ class Variant:
         """
         if not fields:
             return None
-        if len(fields) == 1 and fields[0].isdigit():
+        if len(fields) == 1 and fields[0].isascii() and fields[0].isdigit():
             return None
         raise FenError(f"unexpected FEN field(s) after the side to move: {' '.join(fields)!r}")
 
@@ -137,7 +138,7 @@ class Variant:
         the captures.  No repetition filter is needed: a capture cannot recreate
         an earlier position.
         """
-        return [m for m in self.generate(board) if m[3]]
+        return [m for m in self.generate(board) if m[VICTIMS]]
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """A game-specific reason why ``move`` is illegal, or None to use the generic one."""

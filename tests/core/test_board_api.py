@@ -182,3 +182,29 @@ def test_copy_keeps_repetition_history() -> None:
     twin = board.copy()
     assert twin.repetition_count() == 2
     assert board.copy(stack=False).repetition_count() == 1
+
+
+@pytest.mark.parametrize(
+    ("variant", "fen"),
+    [
+        # "²" and "٣" pass str.isdigit() but are no FEN digits
+        ("fugue", "8/8/8/8/8/8/8/K²5 w"),
+        ("fugue", "8/8/8/8/8/8/8/K\u06637 w"),
+        ("fugue", "wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w \u0663"),
+        ("rebelfury", "12/12/12/12/12/12/12/12/12/12/12/K¹¹ w"),
+        ("interweave", "4K2k/8/8/8/8/8/8/8 w - 00000²"),
+        ("interweave", "4K2k/8/8/8/8/8/8/8 w ² - 000000"),
+        ("fugue", "8/8/8/8/8/8/8/K7\u2003w"),
+    ],
+)
+def test_fen_with_non_ascii_characters_is_a_fen_error(variant: str, fen: str) -> None:
+    with pytest.raises(FenError, match="ASCII"):
+        Board(variant, fen=fen)
+
+
+def test_placement_digits_are_ascii_only() -> None:
+    from exochess.fen import parse_placement
+    from exochess.geometry import geometry
+
+    with pytest.raises(FenError, match="not a piece letter"):
+        parse_placement("K²5/8", geometry(8, 2), {"K": 1, "k": -1})

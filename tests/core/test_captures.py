@@ -98,7 +98,7 @@ INTERWEAVE_CORNERS = [
     "kk6/8/8/8/4pR2/8/1P6/K1K5 w - 000000",  # a double step that captures
     "kk6/8/8/4p3/3pBp2/1p6/1P5K/6K1 w - 000000",  # Remover among other captures
     "6kk/8/6K1/7K/8/8/p7/R2p4 w - 000000",  # Smasher approach
-    "kk6/8/8/8/8/8/3r4/K2K4 w - 000900",  # reserve counters stop at nine
+    "kk6/8/8/8/8/8/3r4/K2K4 w - 000900",  # a reserve count passes nine
     "kk6/8/8/8/8/8/3r4/K2K4 w - 000800",
     "kk6/8/8/8/8/r6r/rr4rr/Krr2rrK w - 000000",  # no move at all
 ]

@@ -156,3 +156,24 @@ def test_cli_play_against_the_computer() -> None:
     )
     assert result.returncode == 0
     assert "Computer plays" in result.stdout
+
+
+def test_collector_is_off_until_bestmove_is_out_and_back_on_after() -> None:
+    # In-process session: the answer is written while the cyclic collector is still off (its
+    # first pass after a search would delay bestmove), and the collector is on again after.
+    import gc
+
+    from exochess.engine.protocol import EngineProtocol
+
+    seen: list[tuple[str, bool]] = []
+    session = EngineProtocol(lambda line: seen.append((line, gc.isenabled())))
+    assert gc.isenabled()
+    try:
+        session.handle("go depth 2")
+        session.finish()
+        assert seen[-1][0].startswith("bestmove ") and seen[-1][1] is False
+        assert gc.isenabled()
+        # What the search left (its tables) is out of the collector's sight.
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

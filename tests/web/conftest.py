@@ -50,6 +50,8 @@ def page(browser: Any, server: Server) -> Iterator[Any]:
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
+    # the site's Content-Security-Policy must never have to refuse anything the site itself does
+    pg.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
     yield pg
     context.close()
     assert not errors, errors

@@ -23,9 +23,14 @@ def free_port() -> int:
 
 class Server:
     def __init__(
-        self, db_path: Path, port: int | None = None, engine_workers: int = 1, database_url: str | None = None
+        self, db_path: Path, port: int | None = None, engine_workers: int = 1, database_url: str | None = None,
+        log_level: str = "warning", env: dict[str, str] | None = None,
     ) -> None:
         self.db_path = db_path
+        self.log_level = log_level
+        # Test and benchmark servers serve one client address (127.0.0.1) many games at once:
+        # per-address rate limits are off unless a test sets EXOCHESS_RATE_LIMITS itself.
+        self.env = {"EXOCHESS_RATE_LIMITS": "off", **(env or {})}
         self._database_url = database_url
         self.port = port or free_port()
         self.engine_workers = engine_workers
@@ -43,11 +48,12 @@ class Server:
     def start(self, timeout: float = 30.0) -> Server:
         env = dict(os.environ)
         env.pop("EXOCHESS_DATABASE_URL", None)
+        env.update(self.env)
         log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "exochess.cli.serve", "--port", str(self.port),
              "--database-url", self.database_url, "--engine-workers", str(self.engine_workers),
-             "--log-level", "warning"],
+             "--log-level", self.log_level],
             stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
         )
         deadline = time.monotonic() + timeout
@@ -68,6 +74,10 @@ class Server:
         assert self.proc is not None
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, sig)
+
+    def log_text(self) -> str:
+        """Everything the server wrote so far (uvicorn's log and the app's)."""
+        return self.log_path.read_text(errors="replace")
 
     def kill(self) -> None:
         """SIGKILL to the server and its workers: no shutdown code runs (what a crash looks like)."""

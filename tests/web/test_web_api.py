@@ -72,7 +72,8 @@ def test_bad_input(client: httpx.Client) -> None:
         (move(client, gid, white, "d2-d3", ply=5), 409, "stale"),
         (client.post(url, content=b"{" + b" " * 20000 + b"}", headers={"content-type": "application/json"}),
          413, "too large"),
-        (client.post(url, content=iter([b"{" + b" " * 10000] * 3)), 413, "too large"),  # chunked, no length
+        (client.post(url, content=iter([b"{" + b" " * 10000] * 3), headers={"content-type": "application/json"}),
+         413, "too large"),  # chunked, no length
         (client.post("/api/games", json={"variant": "chess", "opponent": "friend"}), 400, "unknown variant"),
         (client.post("/api/games", json={"variant": "fugue", "opponent": "friend", "fen": "xx w"}), 400, "FEN"),
         (client.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 99}), 400, "level"),

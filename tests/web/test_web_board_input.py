@@ -38,7 +38,8 @@ PIECES = {"c3": "L", "c4": "p", "d5": "p", "c6": "p", "b3": "p", "e1": "R", "d1"
 SETUP = """
 async ([legal, pieces]) => {
   const m = await import('/static/board.js');
-  document.body.innerHTML = '<div id="board" style="width:480px"></div>';
+  document.body.innerHTML = '<div id="board"></div>';
+  document.getElementById('board').style.width = '480px';  // CSSOM: the page's CSP allows no inline style
   window.__moves = [];
   const view = new m.BoardView(document.getElementById('board'),
     {width: 8, height: 8, onMove: (t) => window.__moves.push(t)});

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,5 +36,107 @@ def test_cache_eviction_and_reload(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         finally:
             svc.close()
             svc.storage.close()
+
+    run_async(run)
+
+
+def test_unknown_game_ids_leave_nothing_behind(tmp_path: Path) -> None:
+    """Issue 17, finding 8: every made-up id requested used to keep a lock (about 200 bytes)."""
+    import asyncio
+
+    from exochess.web.domain import GameNotFound
+
+    async def run() -> None:
+        svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), None, Hub())
+        try:
+            live, _seats, _you = await svc.create("fugue", "friend", None, "white", None)
+            for i in range(2000):
+                with pytest.raises(GameNotFound):
+                    await svc.get(f"unknown{i}")
+            # many clients asking for the same unknown id at once
+            results = await asyncio.gather(*(svc.get("same-unknown") for _ in range(50)), return_exceptions=True)
+            assert all(isinstance(r, GameNotFound) for r in results)
+            assert set(svc._loading) <= {live.row.id}
+            assert list(svc._games) == [live.row.id]
+            assert (await svc.get(live.row.id)) is live
+        finally:
+            svc.close()
+            svc.storage.close()
+
+    run_async(run)
+
+
+def long_game(plies: int, seed: int = 7) -> list[str]:
+    """Random quiet-ish Fugue moves, never ending the game, ``plies`` long."""
+    import random
+
+    from exochess.board import Board
+
+    rng = random.Random(seed)
+    board = Board("fugue")
+    texts: list[str] = []
+    while len(texts) < plies:
+        moves = list(board.legal_moves)
+        rng.shuffle(moves)
+        for move in moves:
+            board.push(move)
+            if not board.is_game_over():
+                texts.append(str(move))
+                break
+            board.pop()
+        else:
+            raise AssertionError("no move keeps the game going")
+    return texts
+
+
+def test_long_game_is_replayed_off_the_event_loop(tmp_path: Path) -> None:
+    """Issue 17, finding 8: loading a long game replays every move; the loop keeps running meanwhile."""
+    import asyncio
+    import threading
+
+    texts = long_game(300)
+
+    async def run() -> None:
+        storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
+        svc = GameService(storage, None, Hub())
+        try:
+            live, _seats, _you = await svc.create("fugue", "friend", None, "white", None)
+            gid = live.row.id
+            for ply, text in enumerate(texts):
+                storage.add_move(gid, ply, text, None)
+            svc._games.clear()  # as after a restart: the next request loads it from the database
+            svc._loading.clear()
+            loop_thread = threading.current_thread()
+            ticks = 0
+            seen: dict[str, Any] = {}
+            build = svc._build
+
+            def watched(row: Any) -> Any:
+                seen["thread"] = threading.current_thread()
+                seen["ticks_before"] = ticks
+                result = build(row)
+                seen["ticks_after"] = ticks
+                return result
+
+            svc._build = watched  # type: ignore[method-assign]
+            done = False
+
+            async def ticker() -> None:
+                nonlocal ticks
+                while not done:
+                    await asyncio.sleep(0.001)
+                    ticks += 1
+
+            tick_task = asyncio.create_task(ticker())
+            loaded = await svc.get(gid)
+            done = True
+            await tick_task
+            assert loaded.board.ply() == 300 and loaded.row.moves == texts
+            assert seen["thread"] is not loop_thread
+            # the loop ran other work while the replay was going on
+            assert seen["ticks_after"] > seen["ticks_before"]
+        finally:
+            svc.close()
+            storage.close()
 
     run_async(run)

@@ -24,6 +24,17 @@ async def recv_until(ws: Any, kind: str, pred: Any = None, timeout: float = 10.0
     return await asyncio.wait_for(loop(), timeout)
 
 
+async def seated(url: str, secret: str) -> Any:
+    """A connection that claims its seat with an ``auth`` message (secrets never go in a URL)."""
+    ws = await websockets.connect(url)
+    await ws.send(json.dumps({"type": "auth", "secret": secret}))
+    return ws
+
+
+def you(seat: str | None) -> Any:
+    return lambda m: m["you"] == seat
+
+
 def test_live_updates_and_errors(server: Server) -> None:
     async def run() -> None:
         async with httpx.AsyncClient(base_url=server.url) as ac:
@@ -32,13 +43,15 @@ def test_live_updates_and_errors(server: Server) -> None:
         white = data["seats"]["white"]["secret"]
         black = data["seats"]["black"]["secret"]
         ws_url = server.url.replace("http", "ws") + f"/ws/games/{gid}"
-        async with websockets.connect(f"{ws_url}?secret={white}") as w, \
-                websockets.connect(f"{ws_url}?secret={black}") as b, \
+        async with await seated(ws_url, white) as w, await seated(ws_url, black) as b, \
                 websockets.connect(ws_url) as spectator:
-            assert (await recv_until(w, "hello"))["you"] == "white"
-            assert (await recv_until(b, "hello"))["you"] == "black"
+            await recv_until(w, "hello", you("white"))
+            await recv_until(b, "hello", you("black"))
             assert (await recv_until(spectator, "hello"))["you"] is None
-            await recv_until(spectator, "state", lambda m: m["online"] == {"white": True, "black": True})
+            # the spectator sees both seats online: in its first state, or in a presence message after
+            both = {"white": True, "black": True}
+            while (msg := json.loads(await asyncio.wait_for(spectator.recv(), 10))).get("online") != both:
+                assert msg["type"] in ("state", "presence"), msg
             await w.send(json.dumps({"type": "move", "move": "d2-d3", "ply": 0, "ref": 1}))
             assert (await recv_until(w, "ack"))["ref"] == 1
             for sock in (b, spectator):
@@ -56,13 +69,18 @@ def test_live_updates_and_errors(server: Server) -> None:
             await w.send(json.dumps({"type": "move", "move": "e2-e3", "ply": 1}))
             assert "not your turn" in (await recv_until(w, "error"))["error"]
             # black reconnects and resumes where it was
-        async with websockets.connect(f"{ws_url}?secret={black}") as b2:
-            assert (await recv_until(b2, "hello"))["you"] == "black"
-            st = await recv_until(b2, "state")
+        async with await seated(ws_url, black) as b2:
+            st = await recv_until(b2, "state")  # at once on connecting, before the seat is proved
             assert st["ply"] == 1 and st["turn"] == "black"
+            await recv_until(b2, "hello", you("black"))
             await b2.send(json.dumps({"type": "move", "move": "e7-e6", "ply": 1, "ref": 7}))
             assert (await recv_until(b2, "ack"))["ref"] == 7
-        # the secret can also come in a message (what the pages do: it stays out of URLs and logs)
+        # a secret in the URL is refused (URLs end up in access logs): the connection only watches
+        async with websockets.connect(f"{ws_url}?secret={white}") as leaky:
+            assert (await recv_until(leaky, "hello"))["you"] is None
+            assert "not accepted in the URL" in (await recv_until(leaky, "error"))["error"]
+            await leaky.send(json.dumps({"type": "move", "move": "a2-a3", "ply": 2}))
+            assert "secret is required" in (await recv_until(leaky, "error"))["error"]
         async with websockets.connect(ws_url) as w2:
             assert (await recv_until(w2, "hello"))["you"] is None
             await w2.send(json.dumps({"type": "auth", "secret": "nonsense"}))

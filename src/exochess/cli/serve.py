@@ -43,10 +43,24 @@ def run(args: argparse.Namespace) -> int:
         print(f"exochess serve: error: the web extra is not installed ({exc}); "
               "run: pip install 'exochess[web]'", file=sys.stderr)
         return 2
+    from uvicorn.config import LOGGING_CONFIG
+
+    from exochess.web.ratelimit import RateLimitSettingError
+
     url = args.database_url or os.environ.get("EXOCHESS_DATABASE_URL") or "sqlite:///exochess.sqlite"
-    app = create_app(url, engine_workers=args.engine_workers)
+    try:
+        app = create_app(url, engine_workers=args.engine_workers)
+    except RateLimitSettingError as exc:
+        print(f"exochess serve: error: {exc}", file=sys.stderr)
+        return 2
+    # the site's own messages ("exochess.web") go where uvicorn's go, at the same level
+    log_config = {**LOGGING_CONFIG, "loggers": {
+        **LOGGING_CONFIG["loggers"],
+        "exochess": {"handlers": ["default"], "level": args.log_level.upper(), "propagate": False},
+    }}
     print(f"exochess: serving on http://{args.host}:{args.port}/ (database {url})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=1 << 16)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=1 << 16,
+                log_config=log_config)
     return 0
 
 

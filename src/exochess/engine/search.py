@@ -26,6 +26,18 @@ its verdict (``board.decided``) right after playing it:
 
 Scores are centipawns from the side to move's point of view; a won game scores
 ``MATE - plies``, a lost one ``-(MATE - plies)``.
+
+The search never stalls.  Every node (quiescence included) counts towards the
+budget, and the clock and the stop flag are read every :data:`CHECK_EVERY` nodes.
+The quiescence search is bounded three ways, with each game's own numbers (its
+evaluator's ``delta_margin``, ``quiescence_full`` and ``quiescence_max``): delta
+pruning, recaptures only after ``quiescence_full`` capture plies, and the stand pat
+alone after ``quiescence_max``.  Without them a Rebel Fury position a move from
+the start kept the first iteration busy for minutes: Harpies and Furies capture
+across the whole board, so each side always had another capture and lines of 40
+captures were searched.  The first iteration is never interrupted, so every answer
+comes from a completed search, and its quiescence is capped harder still
+(:data:`FIRST_QUIESCENCE`) so that it ends within milliseconds.
 """
 
 from __future__ import annotations
@@ -53,7 +65,7 @@ MAX_PLY = 96
 MATE_BOUND = MATE - 1_000
 """Scores beyond this are wins or losses."""
 INF = MATE + 1
-CHECK_EVERY = 256
+CHECK_EVERY = 32
 """Nodes between two looks at the clock and the stop flag."""
 FUTILITY_MARGIN = (0, 200, 400)
 """Quiet moves are skipped at depth d when the static score + margin[d] cannot reach alpha."""
@@ -66,8 +78,16 @@ Capture sequences transpose (a takes b then c takes d, or the other way round) a
 iteration revisits the last one's leaves, so a third of the quiescence positions were
 generated before.  A capture list does not depend on the history (no capture can repeat
 a position), so the hash is a sufficient key."""
-DELTA_MARGIN = 150
-"""Quiescence skips captures that cannot lift the score within this margin of alpha."""
+FIRST_QUIESCENCE = (1, 3)
+"""Quiescence caps of the first iteration: (plies of all captures, plies in all).
+
+The first iteration is never interrupted (it gives the move when the budget is tiny),
+so it must end quickly in every position: one ply of any capture, then recaptures on
+that square only.  The deeper iterations use the game's own caps
+(:attr:`~exochess.engine.evaluate.Evaluator.quiescence_full`, ``quiescence_max``)."""
+
+ROYAL_GAIN = 16 * 10_000
+"""Ordering gains from here up take a royal piece (their order value is 20,000, times 16)."""
 
 _NORMAL = 0
 _WIN = 1
@@ -133,11 +153,16 @@ class Searcher:
     # every attribute access is a dict lookup instead of an indexed load.
     __slots__ = (
         "_capture_cache", "_deadline", "_eval_cache", "_evaluator", "_next_check", "_node_limit",
-        "_partial", "_pv", "_root_pv", "_score_stack", "_seldepth", "_start", "_stop", "board",
-        "by_code", "compulsory", "ev", "forbid_repetition", "history", "killers", "lazy_margin",
+        "_partial", "_protected", "_pv", "_q_full", "_q_max", "_root_pv", "_score_stack",
+        "_seldepth", "_start", "_stop", "board", "by_code", "compulsory", "delta_margin", "ev",
+        "forbid_repetition", "history", "killers", "lazy_margin",
         "nodes", "options", "order_value", "promo_value", "pruning", "quiescence", "royal",
         "royal_min", "score", "tempo", "threefold", "tt", "value_of",
     )
+    _q_full: int
+    """Quiescence plies that try every capture (then recaptures only)."""
+    _q_max: int
+    """Quiescence plies in all (then the stand pat)."""
 
     def __init__(self, evaluator: Evaluator | None = None, tt: TranspositionTable | None = None) -> None:
         self._evaluator = evaluator
@@ -195,6 +220,8 @@ class Searcher:
         seed: int,
         on_iteration: Callable[[Analysis], None] | None,
     ) -> Analysis:
+        # The budget counts from the call: the set-up (root moves, their static scores) too.
+        start = time.perf_counter()
         limits = limits or Limits()
         options = options or SearchOptions()
         self._stop = False
@@ -209,7 +236,7 @@ class Searcher:
         if not root_moves:
             raise EngineError("the game is over: there is no move to search")
         self._setup(b, options, limits)
-        start = self._start = time.perf_counter()
+        self._start = start
         soft, hard = limits.time_budget(b.turn)
         self._deadline = start + hard if hard is not None else None
         self._node_limit = limits.nodes
@@ -222,7 +249,22 @@ class Searcher:
         scores = self._static_scores(root_moves)
         order = sorted(range(len(root_moves)), key=lambda i: scores[i] + bonus[i], reverse=True)
         result: Analysis | None = None
-        for depth in range(1, max_depth + 1):
+        # The first iteration always completes (so there is a searched move to play however
+        # small the budget): its quiescence is capped hard to keep it short in every position.
+        # A search that stops at depth 1 (the weak levels) then runs depth 1 again with the
+        # game's own caps, which the budget may interrupt; the later iterations use those too.
+        game_caps = self._q_full, self._q_max
+        first_caps = min(game_caps[0], FIRST_QUIESCENCE[0]), min(game_caps[1], FIRST_QUIESCENCE[1])
+        plan = [(1, first_caps, True)]
+        if max_depth == 1 and self.quiescence and first_caps != game_caps:
+            plan.append((1, game_caps, False))
+        plan += [(depth, game_caps, False) for depth in range(2, max_depth + 1)]
+        for depth, caps, protected in plan:
+            self._q_full, self._q_max = caps
+            self._protected = protected
+            if not protected and self._node_limit is not None:
+                # The protected iteration looked past the node budget: stop at it exactly now.
+                self._next_check = min(self._next_check, self._node_limit)
             try:
                 best_i, best_score = self._root(depth, root_moves, order, scores, bonus, noise > 0)
             except SearchStopped:
@@ -246,8 +288,8 @@ class Searcher:
                 break
             if soft is not None and time.perf_counter() - start >= soft:
                 break
-            if self._stop:
-                break
+            if self._stop or (self._node_limit is not None and self.nodes >= self._node_limit):
+                break  # (the first iteration may end past the node budget: it always completes)
         if result is None:
             # Stopped before depth 1 finished: the best move searched so far, else the static best.
             i, score = self._partial if self._partial is not None else (order[0], scores[order[0]])
@@ -331,9 +373,13 @@ class Searcher:
                             if code > 0}
         self.options = options
         self.quiescence = options.quiescence
+        self.delta_margin = ev.delta_margin
+        self._q_full = ev.quiescence_full
+        self._q_max = ev.quiescence_max
+        self._protected = False
         self.pruning = options.pruning
         self.nodes = 0
-        self._seldepth = 0
+        self._seldepth: int = 0
         self._pv: list[list[RawMove]] = [[] for _ in range(MAX_PLY + 2)]
         self.killers: list[list[RawMove | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self._partial: tuple[int, int] | None = None
@@ -443,6 +489,8 @@ class Searcher:
 
     def _check_budget(self) -> None:
         self._next_check = self.nodes + CHECK_EVERY
+        if self._protected:
+            return  # the first iteration always completes (it is bounded: FIRST_QUIESCENCE)
         if self._node_limit is not None:
             self._next_check = min(self._next_check, self._node_limit)
         if self._stop:
@@ -632,7 +680,7 @@ class Searcher:
                     return score
         if depth <= 0:
             if self.quiescence:
-                return self._quiesce(alpha, beta, ply, 0)
+                return self._quiesce(alpha, beta, ply, 0, -1)
             return self._static(alpha, beta)
         prune = self.pruning and not pv_node
         futile = False
@@ -704,7 +752,17 @@ class Searcher:
             tt.put(key, (depth, stored, flag, best_move))
         return best
 
-    def _quiesce(self, alpha: int, beta: int, ply: int, qply: int) -> int:
+    def _quiesce(self, alpha: int, beta: int, ply: int, qply: int, target: int) -> int:
+        """Captures only, from a stand pat, until the position is quiet or the caps are reached.
+
+        ``qply`` counts the capture plies so far and ``target`` is the square where the last
+        capture's piece stopped (-1 after a quiet move).  Three bounds keep the tree small
+        where captures are everywhere (a Rebel Fury Harpy or Fury takes across the board,
+        and both sides always have some): delta pruning, then, from ``_q_full`` plies on,
+        only recaptures of the piece that has just captured (the exchange on one square
+        that decides whether the last capture paid) and captures of royal pieces, and from
+        ``_q_max`` plies on the stand pat alone.
+        """
         board = self.board
         key = board.key
         # _static, inline: half of the nodes are quiescence nodes.
@@ -713,24 +771,28 @@ class Searcher:
         margin = self.lazy_margin
         if not (stand - margin >= beta or stand + margin <= alpha):
             stand += side * self._dynamic(key)
-        if stand >= beta or ply >= MAX_PLY:
+        if stand >= beta or qply >= self._q_max or ply >= MAX_PLY:
             return stand
         if stand > alpha:
             alpha = stand
         # Only the captures are generated: a position without any is scored by its stand pat
         # (a side with no move at all is not detected here, as in any quiescence search).
-        # Captures come best first: once one cannot lift the score to within DELTA_MARGIN
-        # of alpha even by winning its victims, neither can the rest.
-        floor = alpha - stand - DELTA_MARGIN
+        # Captures come best first: once one cannot lift the score to within the game's
+        # delta margin of alpha even by winning its victims, neither can the rest.
+        floor = alpha - stand - self.delta_margin
+        recaptures_only = qply >= self._q_full
         best = stand
         for g, m in self._captures(key):
             if g >> 4 <= floor:
                 break
+            if recaptures_only and target not in m[VICTIMS] and g < ROYAL_GAIN:
+                continue  # (a capture of a royal piece is always tried: it may end the game)
             # A capture never repeats a position, so it never loses by repetition.
             if self._play(m, ply) == _WIN:
                 score = MATE - ply - 1
             else:
-                score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1)
+                more = m[MORE]
+                score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1, more[-1][1] if more else m[TO])
             self.board.pop_raw()  # _unplay, inline
             self.score = self._score_stack.pop()
             if score > best:

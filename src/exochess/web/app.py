@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.staticfiles import StaticFiles
+from limits import RateLimitItem
 
 from exochess.variants import all_variants
 from exochess.web.bodylimit import BodyLimitMiddleware
@@ -19,7 +20,9 @@ from exochess.web.enginepool import EnginePool
 from exochess.web.errors import install_error_handlers
 from exochess.web.hub import Hub
 from exochess.web.positions import glyphs
+from exochess.web.ratelimit import RateLimitMiddleware, rate_limits_from_env
 from exochess.web.routes import api, pages, ws
+from exochess.web.security import RequestGuardMiddleware, SecurityHeadersMiddleware
 from exochess.web.service import GameService
 from exochess.web.storage import Storage
 
@@ -35,10 +38,13 @@ def database_url() -> str:
 
 
 def create_app(
-    database: str | None = None, *, engine_workers: int = 2, use_engine_pool: bool = True
+    database: str | None = None, *, engine_workers: int = 2, use_engine_pool: bool = True,
+    rate_limits: Mapping[str, RateLimitItem] | None = None,
 ) -> FastAPI:
-    """Build the site.  ``database`` is an SQLAlchemy URL (default: env or ./exochess.sqlite)."""
+    """Build the site.  ``database`` is an SQLAlchemy URL (default: env or ./exochess.sqlite);
+    ``rate_limits`` per client address (default: ``$EXOCHESS_RATE_LIMITS``, see ``ratelimit.py``)."""
     url = database or database_url()
+    limits = rate_limits_from_env() if rate_limits is None else rate_limits
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -61,8 +67,13 @@ def create_app(
     app.state.settings = SiteSettings(
         has_engine=use_engine_pool, glyphs={v.name: glyphs(v) for v in all_variants()}
     )
+    # Starlette runs the last added outermost: headers on every answer, then the rate limits,
+    # the body limit, and the checks of state-changing requests (which read the bounded body).
     app.add_middleware(GZipMiddleware, minimum_size=2048)
+    app.add_middleware(RequestGuardMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_body=MAX_BODY)
+    app.add_middleware(RateLimitMiddleware, limits=limits)
+    app.add_middleware(SecurityHeadersMiddleware)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(pages.router)
     app.include_router(api.router)

@@ -132,3 +132,7 @@ class EngineBusy(GameServiceError):
 
 class TooManyEngineJobs(EngineBusy):
     """This client already has as many engine jobs queued or running as it may."""
+
+
+class StorageUnavailable(GameServiceError):
+    """The database is busy or unreachable; nothing was changed, the client may try again."""

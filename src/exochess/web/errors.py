@@ -27,6 +27,7 @@ from exochess.web.domain import (
     IllegalMove,
     InvalidRequest,
     SecretRequired,
+    StorageUnavailable,
     TooLarge,
     TooManyEngineJobs,
     WrongSeat,
@@ -46,6 +47,7 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     EngineDisabled: HTTPStatus.SERVICE_UNAVAILABLE,  # and EngineFailed
     EngineBusy: HTTPStatus.SERVICE_UNAVAILABLE,
     TooManyEngineJobs: HTTPStatus.TOO_MANY_REQUESTS,
+    StorageUnavailable: HTTPStatus.SERVICE_UNAVAILABLE,
 }
 
 

@@ -3,18 +3,30 @@
 Each connection has its own outgoing queue and writer task, so a slow or stuck
 client never delays a move's acknowledgement or the other watchers; a client
 that falls too far behind is disconnected (it reconnects and gets the state).
+States are coalesced per connection: a state still waiting to be sent is replaced
+by the newer one (each is complete), so a busy game costs a slow watcher one
+message per write it can take, not one per change.
+
+The hub also counts connections per game and per client address and refuses a
+new one beyond :attr:`Hub.per_game` or :attr:`Hub.per_address` (defaults from
+``$EXOCHESS_WS_PER_GAME`` and ``$EXOCHESS_WS_PER_ADDRESS``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import defaultdict
-from typing import Protocol
+import os
+from collections import Counter
+from typing import Final, Protocol
 
 from exochess.web.domain import Color
 
 QUEUE_LIMIT = 64
+PER_GAME = 1000
+"""Default cap on the websockets watching one game."""
+PER_ADDRESS = 64
+"""Default cap on the websockets open from one client address (all games together)."""
 
 
 class Socket(Protocol):
@@ -23,13 +35,22 @@ class Socket(Protocol):
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
+class _Latest:
+    """Queue marker: send the connection's newest state at this point."""
+
+
+LATEST: Final = _Latest()
+
+
 class Connection:
     """One websocket watching a game, with the seat it proved (None for a spectator)."""
 
-    def __init__(self, socket: Socket, seat: Color | None) -> None:
+    def __init__(self, socket: Socket, seat: Color | None, address: str = "") -> None:
         self.socket = socket
         self.seat = seat
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(QUEUE_LIMIT)
+        self.address = address
+        self.queue: asyncio.Queue[str | _Latest | None] = asyncio.Queue(QUEUE_LIMIT)
+        self.latest: str | None = None
         self.task = asyncio.create_task(self._writer())
 
     async def _writer(self) -> None:
@@ -37,16 +58,29 @@ class Connection:
             message = await self.queue.get()
             if message is None:
                 return
+            if isinstance(message, _Latest):
+                message, self.latest = self.latest, None
+                if message is None:
+                    continue
             try:
                 await self.socket.send_text(message)
             except Exception:
                 return
 
-    def push(self, message: str) -> bool:
+    def push(self, message: str, *, coalesce: bool = False) -> bool:
+        """Queue ``message`` without waiting; False if the connection is gone or too far behind.
+
+        With ``coalesce`` (whole states), a state already waiting is replaced instead.
+        """
         if self.task.done():
             return False
+        if coalesce:
+            pending = self.latest is not None
+            self.latest = message
+            if pending:
+                return True
         try:
-            self.queue.put_nowait(message)
+            self.queue.put_nowait(LATEST if coalesce else message)
         except asyncio.QueueFull:
             return False
         return True
@@ -62,38 +96,84 @@ class Connection:
             self.task.cancel()
 
 
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "")
+    return int(value) if value.isascii() and value.isdigit() else default
+
+
 class Hub:
-    """Connections by game id, each with the seat (colour) it proved, or None for a spectator."""
+    """Connections by game id, each with the seat (colour) it proved, or None for a spectator.
 
-    def __init__(self) -> None:
-        self._rooms: dict[str, dict[Socket, Connection]] = defaultdict(dict)
+    ``join``, ``set_seat`` and ``leave`` say whether the game's presence (which seats have a
+    connection) changed, so that the caller tells the watchers only then.
+    """
 
-    def join(self, game_id: str, socket: Socket, seat: Color | None) -> Connection:
-        conn = Connection(socket, seat)
-        self._rooms[game_id][socket] = conn
+    def __init__(self, per_game: int | None = None, per_address: int | None = None) -> None:
+        self.per_game = per_game if per_game is not None else _env_int("EXOCHESS_WS_PER_GAME", PER_GAME)
+        self.per_address = (
+            per_address if per_address is not None else _env_int("EXOCHESS_WS_PER_ADDRESS", PER_ADDRESS)
+        )
+        self._rooms: dict[str, dict[Socket, Connection]] = {}
+        self._seats: dict[str, Counter[Color]] = {}
+        self._addresses: Counter[str] = Counter()
+
+    def refusal(self, game_id: str, address: str) -> str | None:
+        """Why a new connection from ``address`` to ``game_id`` is refused (None: it is welcome)."""
+        if self._addresses[address] >= self.per_address:
+            return f"too many connections from your address (at most {self.per_address})"
+        if len(self._rooms.get(game_id, ())) >= self.per_game:
+            return f"too many connections to this game (at most {self.per_game})"
+        return None
+
+    def join(self, game_id: str, socket: Socket, seat: Color | None, address: str = "") -> Connection:
+        conn = Connection(socket, None, address)
+        self._rooms.setdefault(game_id, {})[socket] = conn
+        self._seats.setdefault(game_id, Counter())
+        self._addresses[address] += 1
+        self.set_seat(game_id, conn, seat)
         return conn
 
-    def leave(self, game_id: str, socket: Socket) -> None:
+    def set_seat(self, game_id: str, conn: Connection, seat: Color | None) -> bool:
+        """Give ``conn`` the seat it proved; True if the game's presence changed."""
+        before = self.online(game_id)
+        seats = self._seats[game_id]
+        if conn.seat is not None:
+            seats[conn.seat] -= 1
+        conn.seat = seat
+        if seat is not None:
+            seats[seat] += 1
+        return self.online(game_id) != before
+
+    def leave(self, game_id: str, socket: Socket) -> bool:
+        """Forget ``socket``; True if the game's presence changed."""
         room = self._rooms.get(game_id)
         if room is None:
-            return
+            return False
         conn = room.pop(socket, None)
-        if conn is not None:
-            conn.stop()
+        if conn is None:
+            return False
+        conn.stop()
+        changed = self.set_seat(game_id, conn, None)
+        self._addresses[conn.address] -= 1
+        if self._addresses[conn.address] <= 0:
+            del self._addresses[conn.address]
         if not room:
             del self._rooms[game_id]
+            del self._seats[game_id]
+        return changed
 
     def online(self, game_id: str) -> dict[Color, bool]:
         """Whether each seat has at least one connection."""
-        seats = {c.seat for c in self._rooms.get(game_id, {}).values()}
-        return {color: color in seats for color in Color}
+        seats = self._seats.get(game_id)
+        return {color: bool(seats and seats[color] > 0) for color in Color}
 
     def watchers(self, game_id: str) -> int:
         return len(self._rooms.get(game_id, {}))
 
-    async def broadcast(self, game_id: str, message: str) -> None:
+    async def broadcast(self, game_id: str, message: str, *, coalesce: bool = False) -> None:
+        """Send ``message`` to every connection of the game (``coalesce``: it is a whole state)."""
         for socket, conn in list(self._rooms.get(game_id, {}).items()):
-            if not conn.push(message):
+            if not conn.push(message, coalesce=coalesce):
                 self.leave(game_id, socket)
                 with contextlib.suppress(Exception):
                     await socket.close(code=1013, reason="too slow")

@@ -8,7 +8,7 @@ from exochess.board import Board
 from exochess.geometry import square_name
 from exochess.move import Move
 from exochess.outcome import Outcome, Termination
-from exochess.rawmove import MORE, RawMove, changes_of, to_move
+from exochess.rawmove import TRIPLE, RawMove, split_actions, to_move
 from exochess.svg import piece_svg
 from exochess.variant import Variant
 
@@ -25,7 +25,7 @@ def _changes(variant: Variant, flat: tuple[int, ...]) -> list[list[str]]:
     names = _NAMES
     return [
         [names[flat[i]], letters.get(flat[i + 2], "") if flat[i + 2] else ""]
-        for i in range(0, len(flat), 3)
+        for i in range(0, len(flat), TRIPLE)
     ]
 
 
@@ -33,10 +33,7 @@ def move_json(variant: Variant, move: Move, raw: RawMove | None = None) -> dict[
     """A move with its actions; with ``raw``, each action also lists its square changes."""
     per_action: list[tuple[int, ...]] | None = None
     if raw is not None:
-        flat: tuple[int, ...] = tuple(changes_of(raw))
-        more = raw[MORE] or ()
-        rest = sum(len(a[5]) for a in more)
-        per_action = [flat[: len(flat) - rest], *[a[5] for a in more]]
+        per_action = [changes for _action, changes in split_actions(raw)]
     names = _NAMES
     actions = []
     for i, a in enumerate(move.actions):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
+import contextlib
 import json
 import logging
 import secrets
@@ -13,6 +13,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from sqlalchemy.exc import OperationalError
 
 from exochess.board import Board
 from exochess.errors import ExochessError, FenError, IllegalMoveError, UnknownVariantError
@@ -34,6 +36,7 @@ from exochess.web.domain import (
     SeatChoice,
     SecretRequired,
     StalePosition,
+    StorageUnavailable,
     TakebackAction,
     TooLarge,
     WrongSeat,
@@ -41,7 +44,7 @@ from exochess.web.domain import (
 from exochess.web.enginepool import RANDOM_LEVEL, EnginePool
 from exochess.web.hub import Hub
 from exochess.web.positions import legal_json, move_json, reason_text, variant_json
-from exochess.web.storage import ConflictError, Finish, GameRow, Storage
+from exochess.web.storage import ConflictError, Finish, GameRow, Storage, secret_matches
 
 log = logging.getLogger("exochess.web")
 T = TypeVar("T")
@@ -50,6 +53,8 @@ MAX_LEVEL = 8
 CACHE_GAMES = 5000
 """Live games kept in memory; older idle ones are reloaded from the database on demand."""
 MAX_ANALYSIS_MOVES = 1000
+ENGINE_RETRY_S = 1.0
+"""Delay before the computer tries again to store a move the database refused (busy)."""
 
 
 @dataclass
@@ -63,11 +68,11 @@ class LiveGame:
     state_cache: str | None = None
 
     def seat_of(self, secret: str | None) -> Color | None:
-        """The seat this secret opens, if any (compared in constant time)."""
+        """The seat this secret opens, if any (its digest compared in constant time)."""
         if not secret:
             return None
-        for color, value in ((Color.WHITE, self.row.white_secret), (Color.BLACK, self.row.black_secret)):
-            if hmac.compare_digest(secret.encode(), value.encode()):
+        for color, stored in ((Color.WHITE, self.row.white_secret), (Color.BLACK, self.row.black_secret)):
+            if secret_matches(secret, stored):
                 return color
         return None
 
@@ -111,11 +116,18 @@ class GameService:
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
         self._engine_tasks: dict[str, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
         self.closed = False
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a storage call in the database thread; a busy or unreachable database (the
+        transaction rolled back) becomes :class:`StorageUnavailable`."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._db, lambda: fn(*args))
+        try:
+            return await loop.run_in_executor(self._db, lambda: fn(*args))
+        except OperationalError as exc:
+            log.warning("database unavailable: %s", exc.orig)
+            raise StorageUnavailable("the database is busy or unreachable; try again") from exc
 
     def close(self) -> None:
         self.closed = True
@@ -139,8 +151,12 @@ class GameService:
                 return live
             row = await self.db(self.storage.load_game, game_id)
             if row is None:
+                # keep nothing for an id that does not exist: a client asking for many made-up
+                # ids must not grow the server's memory (the next request just asks again)
+                if self._loading.get(game_id) is lock:
+                    del self._loading[game_id]
                 raise GameNotFound(game_id)
-            live = self._build(row)
+            live = await self._build_off_loop(row)
             self._games[game_id] = live
             self._evict()
             return live
@@ -162,6 +178,11 @@ class GameService:
             self._loading.pop(game_id, None)
             excess -= 1
 
+    async def _build_off_loop(self, row: GameRow) -> LiveGame:
+        """:meth:`_build` in a worker thread: replaying a long game (hundreds of plies) takes
+        long enough that the event loop, serving every other game, must not wait for it."""
+        return await asyncio.to_thread(self._build, row)
+
     def _build(self, row: GameRow) -> LiveGame:
         board = Board(row.variant, fen=row.start_fen)
         fens = [board.fen()]
@@ -173,9 +194,22 @@ class GameService:
     async def _reload(self, live: LiveGame) -> None:
         row = await self.db(self.storage.load_game, live.row.id)
         if row is not None:
-            fresh = self._build(row)
+            fresh = await self._build_off_loop(row)
             live.row, live.board, live.fens = fresh.row, fresh.board, fresh.fens
             live.state_cache = None
+
+    def _resync_later(self, live: LiveGame) -> None:
+        """Reload ``live`` from the database once its lock is free (after a cancelled write
+        whose outcome is unknown)."""
+
+        async def resync() -> None:
+            async with live.lock:
+                with contextlib.suppress(GameServiceError):
+                    await self._reload(live)
+
+        task = asyncio.create_task(resync())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # --- state -------------------------------------------------------------------------
 
@@ -215,8 +249,15 @@ class GameService:
         return live.state_cache
 
     async def publish(self, live: LiveGame) -> None:
+        """Send the game's new state to its watchers."""
         live.state_cache = None
-        await self.hub.broadcast(live.row.id, self.state_text(live))
+        await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True)
+
+    async def announce_presence(self, live: LiveGame) -> None:
+        """Tell the watchers which seats are online (a small message, not the whole state)."""
+        live.state_cache = None  # the state's "online" changed too
+        online = self.hub.online(live.row.id)
+        await self.hub.broadcast(live.row.id, json.dumps({"type": "presence", "online": online}))
 
     async def recent_games(self, limit: int, ids: list[str] | None = None) -> list[GameRow]:
         """The most recently changed games (without their moves), or those among ``ids``."""
@@ -315,23 +356,33 @@ class GameService:
         except ExochessError as exc:
             raise InvalidRequest(str(exc)) from exc
         current = board.ply()
+        # Play the move only to learn whether it ends the game and the FEN after it, then take
+        # it back: the in-memory game (which a GET may read and cache during the commit) must
+        # never be ahead of the database.
         board.push(move)
-        outcome = board.outcome()
-        finish = self._finish_values(board, outcome) if outcome else None
+        try:
+            outcome = board.outcome()
+            finish = self._finish_values(board, outcome) if outcome else None
+            fen_after = board.fen()
+        finally:
+            board.pop()
         try:
             await self.db(self.storage.add_move, live.row.id, current, str(move), finish)
         except ConflictError as exc:
             await self._reload(live)
             raise StalePosition(f"move not stored: {exc}") from exc
-        except BaseException:
-            board.pop()
+        except asyncio.CancelledError:
+            # the write may still complete in its thread: reload once it is over
+            self._resync_later(live)
             raise
-        live.fens.append(board.fen())
+        board.push(move)
+        live.fens.append(fen_after)
         live.row.moves.append(str(move))
         live.row.ply = current + 1
         live.row.takeback_offer = None
         if finish:
             self._mark_finished(live.row, finish)
+        live.state_cache = None
 
     @staticmethod
     def _mark_finished(row: GameRow, values: Finish) -> None:
@@ -364,6 +415,7 @@ class GameService:
                 await self._reload(live)
                 raise StalePosition(str(exc)) from exc
             self._mark_finished(live.row, values)
+            live.state_cache = None
         self._cancel_engine(game_id)
         await self.publish(live)
         return live
@@ -391,6 +443,7 @@ class GameService:
                 else:
                     await self._db_conflict(self.storage.set_takeback_offer, game_id, ply, seat)
                     row.takeback_offer = seat
+                    live.state_cache = None
             elif action == TakebackAction.ACCEPT:
                 if row.takeback_offer != other:
                     raise Conflict("there is no takeback offer to accept")
@@ -400,6 +453,7 @@ class GameService:
                     raise Conflict("there is no takeback offer to decline")
                 await self._db_conflict(self.storage.set_takeback_offer, game_id, ply, None)
                 row.takeback_offer = None
+                live.state_cache = None
         await self.publish(live)
         self.schedule_engine(live)
         return live
@@ -433,9 +487,11 @@ class GameService:
             live.row.moves.pop()
         live.row.ply = target
         live.row.takeback_offer = None
+        live.state_cache = None
 
     async def rematch(self, game_id: str, secret: str | None) -> tuple[LiveGame, Color, str]:
-        """The rematch of a finished game (created once): (game, your colour, your secret)."""
+        """The rematch of a finished game (created once, colours swapped): (game, your colour,
+        your secret, which is the one you hold in the finished game)."""
         live = await self.get(game_id)
         seat = self._seat(live, secret)
         if live.row.status == GameStatus.ACTIVE:
@@ -444,14 +500,14 @@ class GameService:
             if live.row.rematch_id is None:
                 row = live.row
                 new_id = _new_id()
-                new_secrets = {c: secrets.token_urlsafe(16) for c in Color}
                 await self.db(
                     lambda: self.storage.create_game(
                         id=new_id, variant=row.variant, start_fen=row.start_fen, white=row.black,
                         black=row.white, level=row.level,
-                        # colours swap; both seats get fresh secrets, each player receives
-                        # theirs in the reply to their own rematch request
-                        white_secret=new_secrets[Color.WHITE], black_secret=new_secrets[Color.BLACK],
+                        # colours swap and each player keeps their secret: only digests are
+                        # stored, so the second player to ask could not be handed a fresh one
+                        # (and whoever holds a seat's secret could ask for its rematch anyway)
+                        white_secret=row.black_secret, black_secret=row.white_secret,
                     )
                 )
                 if not await self.db(self.storage.set_rematch, game_id, new_id):
@@ -465,8 +521,8 @@ class GameService:
         new_color = seat.other
         self.schedule_engine(new)
         await self.publish(live)
-        your_secret = new.row.white_secret if new_color == Color.WHITE else new.row.black_secret
-        return new, new_color, your_secret
+        assert secret is not None  # _seat() accepted it
+        return new, new_color, secret
 
     # --- the computer ---------------------------------------------------------------------
 
@@ -499,6 +555,11 @@ class GameService:
                 await self._play_locked(live, live.to_move(), text, ply)
         except asyncio.CancelledError:
             raise
+        except StorageUnavailable:
+            # not stored, nothing changed: the computer tries again a little later
+            log.warning("engine move in game %s not stored (database busy); retrying", live.row.id)
+            asyncio.get_running_loop().call_later(ENGINE_RETRY_S, self.schedule_engine, live)
+            return
         except GameServiceError as exc:
             log.warning("engine move rejected in game %s: %s", live.row.id, exc.message)
             return

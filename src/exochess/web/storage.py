@@ -9,7 +9,11 @@ even across processes.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
+import hashlib
+import hmac
+import logging
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypedDict
@@ -32,6 +36,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    or_,
     select,
     update,
 )
@@ -40,7 +45,40 @@ from sqlalchemy.exc import IntegrityError
 
 from exochess.web.domain import Color, GameStatus, PlayerKind
 
+log = logging.getLogger("exochess.web")
 metadata = MetaData()
+
+SECRET_PREFIX = "sha256:"
+"""Marks a stored seat secret as a digest (a plain token from ``secrets.token_urlsafe`` never
+contains ``:``), so rows written before secrets were hashed are told apart."""
+
+
+def hash_secret(secret: str) -> str:
+    """The stored form of a seat secret: ``sha256:`` and the digest in unpadded base64url.
+
+    A plain, unsalted SHA-256 is enough because a seat secret is a random 128-bit token, not a
+    password: there is no dictionary to try (docs/decisions/0005-seat-secrets-hashed.md).
+    """
+    digest = hashlib.sha256(secret.encode("ascii")).digest()
+    return SECRET_PREFIX + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def stored_secret(value: str) -> str:
+    """``value`` as it is stored: hashed, unless it already is a stored digest."""
+    return value if value.startswith(SECRET_PREFIX) else hash_secret(value)
+
+
+def secret_matches(secret: str, stored: str) -> bool:
+    """Whether ``secret`` opens the seat whose stored secret is ``stored``, in constant time.
+
+    A stored value without the digest prefix is a plain secret of an older row (one another
+    server process wrote before it was migrated): it is compared as it is.
+    """
+    if not secret.isascii():  # seat secrets are ASCII tokens (and a lone surrogate cannot be encoded)
+        return False
+    if stored.startswith(SECRET_PREFIX):
+        return hmac.compare_digest(hash_secret(secret), stored)
+    return hmac.compare_digest(secret.encode("ascii"), stored.encode("utf-8", "replace"))
 
 
 def _enum(kind: type[StrEnum], length: int = 16) -> SAEnum:
@@ -104,7 +142,9 @@ class GameRow:
     black: PlayerKind
     level: int | None
     white_secret: str
+    """The stored form of White's seat secret (see :func:`hash_secret`), never the secret itself."""
     black_secret: str
+    """Likewise for Black."""
     ply: int
     status: GameStatus
     result: str | None
@@ -141,12 +181,21 @@ def _row_to_game(row: Row[Any], move_texts: list[str]) -> GameRow:
 class Storage:
     """Synchronous storage; the web service calls it from one worker thread."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, busy_timeout: float = 30.0) -> None:
+        """Open (and create the tables of) the database at ``url``.
+
+        ``busy_timeout`` (seconds, SQLite only) is how long a write waits for another writer's
+        lock before it fails.
+        """
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         kwargs: dict[str, Any] = {}
         if self.is_sqlite:
-            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout}
+        else:
+            # a server database may have restarted (or dropped idle connections) since a pooled
+            # connection was last used: test each one as it is checked out, reconnect if dead
+            kwargs["pool_pre_ping"] = True
         self.engine: Engine = create_engine(url, **kwargs)
         if self.is_sqlite:
             @event.listens_for(self.engine, "connect")
@@ -155,12 +204,35 @@ class Storage:
                 cur.execute("PRAGMA journal_mode=WAL")
                 cur.execute("PRAGMA synchronous=NORMAL")
                 cur.execute("PRAGMA foreign_keys=ON")
-                cur.execute("PRAGMA busy_timeout=30000")
+                cur.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
                 cur.close()
         metadata.create_all(self.engine)
+        hashed = self.hash_plain_secrets()
+        if hashed:
+            log.info("hashed the plain seat secrets of %d stored games", hashed)
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def hash_plain_secrets(self) -> int:
+        """Replace the plain seat secrets of rows written by older versions with their digests
+        (run on every start; returns the number of games changed)."""
+        plain = or_(
+            games.c.white_secret.not_like(SECRET_PREFIX + "%"),
+            games.c.black_secret.not_like(SECRET_PREFIX + "%"),
+        )
+        with self.engine.begin() as conn:
+            query = select(games.c.id, games.c.white_secret, games.c.black_secret).where(plain)
+            rows = conn.execute(query).all()
+            for game_id, white, black in rows:
+                # guarded by the old values: another process migrating at once changes nothing twice
+                conn.execute(
+                    update(games)
+                    .where(games.c.id == game_id, games.c.white_secret == white,
+                           games.c.black_secret == black)
+                    .values(white_secret=stored_secret(white), black_secret=stored_secret(black))
+                )
+        return len(rows)
 
     # --- games -------------------------------------------------------------------
 
@@ -168,12 +240,17 @@ class Storage:
         self, *, id: str, variant: str, start_fen: str, white: PlayerKind, black: PlayerKind,
         level: int | None, white_secret: str, black_secret: str,
     ) -> None:
-        """Store a new game, active at ply 0."""
+        """Store a new game, active at ply 0.
+
+        The seat secrets are stored hashed (a value that already is a stored digest, such as a
+        seat's secret carried over to a rematch, is kept as it is).
+        """
         stamp = now()
         with self.engine.begin() as conn:
             conn.execute(insert(games).values(
                 id=id, variant=variant, start_fen=start_fen, white=white, black=black, level=level,
-                white_secret=white_secret, black_secret=black_secret, ply=0, status=GameStatus.ACTIVE,
+                white_secret=stored_secret(white_secret), black_secret=stored_secret(black_secret),
+                ply=0, status=GameStatus.ACTIVE,
                 created=stamp, updated=stamp,
             ))
 

@@ -42,13 +42,28 @@ def from_fen(fen: str) -> Position:
         if rest[0] != "-":
             a, b = rest[0].split(",")
             ep = (parse_name(a), parse_name(b))
-        reserves = [int(c) for c in rest[1]]
+        reserves = parse_counts(rest[1])
     return Position(board, side == "w", ep, reserves)
+
+
+def parse_counts(text: str) -> list[int]:
+    """The reserve counts: digits, and numbers above nine in brackets (``00[12]000``)."""
+    counts = []
+    rest = text
+    while rest:
+        if rest[0] == "[":
+            close = rest.index("]")
+            counts.append(int(rest[1:close]))
+            rest = rest[close + 1:]
+        else:
+            counts.append(int(rest[0]))
+            rest = rest[1:]
+    return counts
 
 
 def to_fen(pos: Position) -> str:
     ep = "-" if pos.ep is None else f"{name(pos.ep[0])},{name(pos.ep[1])}"
-    reserves = "".join(str(c) for c in pos.reserves)
+    reserves = "".join(str(c) if c < 10 else f"[{c}]" for c in pos.reserves)
     return reference_fen.write(pos.board, 8, "w" if pos.white else "b", ep, reserves)
 
 
@@ -195,9 +210,7 @@ def apply(pos: Position, act: Act) -> Position:
     for v in act.victims:
         letter = b.pop(v)
         if letter.upper() in ORDER:
-            res[ORDER.index(letter.upper()) + (0 if letter.isupper() else 3)] = min(
-                9, res[ORDER.index(letter.upper()) + (0 if letter.isupper() else 3)] + 1
-            )
+            res[ORDER.index(letter.upper()) + (0 if letter.isupper() else 3)] += 1
     piece = b.pop(act.start)
     if act.promo:
         offset = 0 if pos.white else 3
@@ -224,9 +237,9 @@ def legal_turns(fen: str) -> dict[str, str]:
     result: dict[str, str] = {}
 
     def finish(p: Position, texts: list[str]) -> None:
+        # p.ep is the en-passant right left by the last action (RULES 2.5): only a double
+        # step sets it, so a chain ending with one keeps it.
         done = Position(p.board, not p.white, p.ep, p.reserves)
-        if len(texts) > 1:
-            done.ep = None
         result[",".join(texts)] = to_fen(done)
 
     def chain(p: Position, act: Act, texts: list[str]) -> None:

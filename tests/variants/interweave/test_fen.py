@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from exochess import Board, FenError
+from exochess.pgn import PgnError, read_game, write_game
 
 START = "rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w - 000000"
 
@@ -34,6 +35,21 @@ def test_rules_form_round_trips() -> None:
         assert fen_of(fen) == fen
 
 
+def test_reserve_counts_above_nine_round_trip() -> None:
+    # A count above nine is written as a number in brackets; the others stay single digits.
+    for fen in (
+        "kk6/8/8/8/8/8/3r4/K2K4 w - 000[10]00",
+        "3kk3/8/8/8/2pP4/8/8/3KK3 b c3,d4 [31]9[12]0[20]1",
+        START.replace("000000", "[29]00[29]00"),
+    ):
+        assert fen_of(fen) == fen
+    # A bracketed digit is read, and written without brackets.
+    assert fen_of("kk6/8/8/8/8/8/8/K1K5 w - 0[7]0000") == "kk6/8/8/8/8/8/8/K1K5 w - 070000"
+    # Every count has its own hash key, up to the largest.
+    fens = [f"kk6/8/8/8/8/8/8/K1K5 w - 0000[{n}]0" for n in range(10, 32)]
+    assert len({Board("interweave", fen=fen).zobrist_hash() for fen in fens}) == 22
+
+
 def test_vchess_form() -> None:
     # vchess writes '<moves> <ep> <captured>'; its ep field is the passed square and the arrival file.
     assert fen_of("rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w 0 - 000000") == START
@@ -59,9 +75,9 @@ def test_ep_field_changes_the_hash() -> None:
 @pytest.mark.parametrize(
     ("fen", "message"),
     [
-        (START.replace("000000", "00000"), "six digits"),
-        (START.replace("000000", "0000000"), "six digits"),
-        (START.replace("000000", "00a000"), "six digits"),
+        (START.replace("000000", "00000"), "six counts"),
+        (START.replace("000000", "0000000"), "six counts"),
+        (START.replace("000000", "00a000"), "six counts"),
         (START.replace(" - ", " x "), "en-passant"),
         (START + " extra", "move counter"),
         (START + " 0 1", "two fields"),
@@ -83,6 +99,14 @@ def test_ep_field_changes_the_hash() -> None:
         ("3kk3/8/8/8/2pP4/8/8/3KK3 b 3 c3,i 000000", "not a square"),
         ("3kkk2/8/8/8/8/8/8/3KK3 w - 000000", "3 Kings"),
         ("8/8/8/8/8/8/8/8 w - 000000 0", "move counter"),
+        # reserve counts above nine: two digits in brackets, at most 31 with the board's pieces
+        (START.replace("000000", "000[100]00"), "six counts"),
+        (START.replace("000000", "000[1000"), "six counts"),
+        (START.replace("000000", "000[]000"), "six counts"),
+        (START.replace("000000", "00[10]000[10]"), "six counts"),
+        (START.replace("000000", "000[40]00"), "at most 31, not 40"),
+        (START.replace("000000", "000[30]00"), "Black's Smashers, 2 on the board and 30 in reserve, make 32"),
+        ("kk6/8/8/8/8/8/8/NNNK1K2 w - 0[29]0000", "White's Leapers, 3 on the board and 29 in reserve"),
     ],
 )
 def test_malformed_fields_are_rejected(fen: str, message: str) -> None:
@@ -98,3 +122,24 @@ def test_double_step_sets_and_the_next_action_clears_ep() -> None:
     assert board.fen().split()[2] == "-"
     board.pop()
     assert board.fen().split()[2] == "c3,d4"
+
+
+def test_pgn_keeps_reserve_counts_above_nine() -> None:
+    start = "kk6/8/8/8/8/8/3r4/K2K4 w - 000900"
+    text = write_game(["d1xd3(d2)"], variant="interweave", fen=start)
+    game = read_game(text)
+    board = Board(game.variant, fen=game.fen)
+    for move in game.moves:
+        board.push(move)
+    assert board.fen() == "kk6/8/8/8/8/3K4/8/K7 b - 000[10]00"
+    # A game set up with the bracket form: its FEN tag reads and writes back unchanged.
+    later = "kk6/8/8/8/8/3K4/2r5/K7 w - 000[10]00"
+    game = read_game(write_game([], variant="interweave", fen=later))
+    assert game.fen == later
+    assert f'[FEN "{later}"]' in write_game(game)
+
+
+def test_pgn_with_an_impossible_reserve_count_is_refused() -> None:
+    text = '[Variant "Interweave"]\n[FEN "kk6/8/8/8/8/8/8/K1K5 w - 000[40]00"]\n\n*\n'
+    with pytest.raises(PgnError, match="at most 31, not 40"):
+        read_game(text)

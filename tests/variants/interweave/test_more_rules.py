@@ -83,13 +83,24 @@ def test_chains_continue_in_diagrams_without_kings() -> None:
     }
 
 
-def test_reserve_counters_stop_at_nine() -> None:
+def test_reserve_counts_above_nine_are_kept() -> None:
+    # The tenth captured Smasher is counted and written in brackets; nothing is lost.
     board = Board("interweave", fen="kk6/8/8/8/8/8/3r4/K2K4 w - 000900")
     assert turns(board.fen()) == {"d1xd3(d2)"}
     board.push_text("d1xd3(d2)")
-    assert board.fen().split()[3] == "000900"
+    assert board.fen().split()[3] == "000[10]00"
     board.pop()
     assert board.fen().split()[3] == "000900"
     board = Board("interweave", fen="kk6/8/8/8/8/8/3r4/K2K4 w - 000800")
     board.push_text("d1xd3(d2)")
     assert board.fen().split()[3] == "000900"
+
+
+def test_a_promotion_uses_a_count_above_nine() -> None:
+    # Black Smashers in reserve above nine: promoting uses one, and the count is a digit again.
+    board = Board("interweave", fen="kk6/8/8/8/8/8/8/K1K5 b - 000[12]00")
+    assert board.fen() == "kk6/8/8/8/8/8/8/K1K5 b - 000[12]00"
+    board = Board("interweave", fen="kk6/8/8/8/8/8/2p5/K1K5 b - 000[10]00")
+    assert "c2-b1=R" in turns(board.fen())
+    board.push_text("c2-b1=R")
+    assert board.fen() == "kk6/8/8/8/8/8/8/KrK5 w - 000900"

@@ -20,6 +20,8 @@ STARTS = [
     "1n6/4p3/4P3/8/8/8/8/K1K2kk1 w - 101000",
     "r1nkk1br/p2p1Pp1/pp6/3N3p/P5P1/3B4/PP1P3P/R1NKK1BR w - 000011",
     "rb2k1b1/p4p2/1k6/2P5/3r1p1N/1PP1B3/PP2K3/RB2K2N w - 100020",
+    # reserve counts about to pass nine, and promotions bringing them back
+    "rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w - 9[10]9[10]9[11]",
 ]
 
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -92,6 +92,7 @@ def test_agrees_with_the_reference_generator(seed: int) -> None:
         "8/Nr5R/2rP3n/2N5/7b/4b2P/4P3/kk3KK1 w - 000000",
         "3kk3/2P5/4P3/8/8/8/8/3KK3 w - 100000",
         "rb2k1b1/p4p2/1k6/2P5/3r1p1N/1PP1B3/PP2K3/RB2K2N w - 100020",
+        "rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w - 9[10]9[10]9[11]",
     ]
     for _ in range(4):
         board = Board("interweave", fen=rng.choice(starts))

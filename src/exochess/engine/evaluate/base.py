@@ -112,6 +112,13 @@ class Evaluator:
     """Largest size (cp) the dynamic term is expected to reach; used for lazy evaluation."""
     tempo: ClassVar[int] = 10
     """Bonus for the side to move."""
+    delta_margin: ClassVar[int] = 150
+    """Quiescence skips the captures that cannot lift the score to within this margin of alpha."""
+    quiescence_full: ClassVar[int] = 8
+    """Plies of quiescence that try every capture; after them only recaptures of the piece that
+    has just captured are tried."""
+    quiescence_max: ClassVar[int] = 16
+    """Plies of quiescence in all: after them the stand pat scores the position."""
     MOBILITY: ClassVar[int] = 0
     """Centipawns per empty square a side's sliding pieces can reach (0: the game's
     evaluator counts no mobility)."""

@@ -173,6 +173,9 @@ class Fugue(Variant):
         enemy = _ENEMY[me]
         neighbours = self.geometry.neighbours
         slides = self._slides
+        # Raw moves are written as literal tuples (exochess.rawmove's layout): a call per move
+        # would cost more than the rest of the inner loop.  Each is a ONE_RELOCATION (14 fields)
+        # unless its comment names another shape.
         moves: list[RawMove] = []
         add = moves.append
         no_victims = _NO_VICTIMS
@@ -227,6 +230,7 @@ class Fugue(Variant):
                         x = b[t]
                         if x:
                             break
+                        # RELOCATION_AND_VICTIM: the origin, the victim behind it, the arrival
                         add((s, t, "x", victims, None, None, None, None, s, v, 0, w, xw, 0, t, 0, v))
                 else:
                     plain = quiet
@@ -238,6 +242,7 @@ class Fugue(Variant):
                             add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 if enemy[x] and t != ray[0] and t not in prot:
                     land = before[t]
+                    # RELOCATION_AND_VICTIM
                     approach = (s, land, "x", victim[t], None, None, None, None,
                                 s, v, 0, t, x, 0, land, 0, v)
                     if plain:
@@ -261,6 +266,7 @@ class Fugue(Variant):
                     for land in after[t]:
                         if b[land]:
                             break
+                        # RELOCATION_AND_VICTIM
                         add((s, land, "x", victims, None, None, None, None, s, v, 0, t, x, 0, land, 0, v))
         v = me * ARCHER
         for s in where[v]:
@@ -275,6 +281,7 @@ class Fugue(Variant):
                     if quiet:
                         add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 if enemy[x] and t not in prot and (t in close or self._spotted(b, me, t)):
+                    # ONE_REMOVAL: the Archer stays put
                     add((s, t, "@", victim[t], None, None, None, None, t, x, 0))
         v = me * SWAPPER
         for s in where[v]:
@@ -290,9 +297,11 @@ class Fugue(Variant):
                         add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                     # A swap captures nothing, so a protected enemy may be swapped; the enemy Swapper may not.
                     if enemy[x] and x != enemy_swapper:
+                        # ONE_RELOCATION, the two pieces changing places
                         add((s, t, "~", no_victims, None, None, None, None, s, v, x, t, x, v))
             for t in neighbours[s]:
                 if enemy[b[t]] and t not in prot:
+                    # ONE_RELOCATION, both pieces vanishing
                     add((s, t, "*", victim[t], None, None, None, None, s, v, 0, t, b[t], 0))
         if quiet:  # The Immobilizer and the Shield only slide; Immobilizers do not freeze each other.
             for v, stuck in ((me * IMMOBILIZER, _NOWHERE), (me * SHIELD, frozen)):
@@ -329,6 +338,7 @@ class Fugue(Variant):
                 if len(ray) < 2 or b[ray[1]]:
                     continue
                 t = ray[1]
+            # ONE_RELOCATION
             add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
             if t >> 4 == last_rank:
                 self._promotions(me, where, s, v, t, 0, "-", _NO_VICTIMS, add)
@@ -337,6 +347,7 @@ class Fugue(Variant):
         """A Cannon Pawn on ``s`` leaps onto ``t`` and captures the enemy ``x`` there (and may promote)."""
         v = me * PAWN
         victims = SINGLE_VICTIM[t]
+        # ONE_RELOCATION
         add((s, t, "x", victims, None, None, None, None, s, v, 0, t, x, v))
         if t >> 4 == (self.height - 1 if me > 0 else 0):
             self._promotions(me, where, s, v, t, x, "x", victims, add)
@@ -359,6 +370,7 @@ class Fugue(Variant):
         letters = self.piece_letters
         for code in _PROMOTION_CODES:
             if not where[me * code]:
+                # ONE_RELOCATION
                 add((s, t, kind, victims, letters[code - 1], None, None, None, s, v, 0, t, x, me * code))
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:

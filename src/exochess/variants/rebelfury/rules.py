@@ -186,7 +186,7 @@ class RebelFury(Variant):
         "Advancers on the second rank, Black mirroring White) is exochess's reconstruction. "
         "Any other array can be set up from a FEN."
     )
-    royal_capture_text = "both Furies captured"
+    royal_capture_text = "last Fury captured"
 
     def __init__(self) -> None:
         super().__init__()
@@ -362,6 +362,9 @@ class RebelFury(Variant):
             b, me, chain(where[-me * GORGON], where[-me * FURY]), where[-me * MIMOTAUR]
         )
         advancer = me * ADVANCER
+        # Raw moves are written as literal tuples (exochess.rawmove's layout) in the helpers below: a
+        # call per move would cost more than the rest of the inner loop.  Each is a ONE_RELOCATION (14
+        # fields) unless its comment names another shape.
         moves: list[RawMove] = []
         add = moves.append
         steps = self._steps[index]
@@ -413,6 +416,7 @@ class RebelFury(Variant):
                     victims += (q,)
                     removed += (q, x, 0)
             if victims:
+                # A relocation and a triple per victim: RELOCATION_AND_VICTIM for one, longer for two
                 add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
                 if zone:
                     add((s, e, "x", victims, "J", None, None, "A", s, v, 0, e, 0, jumper, *removed))
@@ -503,6 +507,7 @@ class RebelFury(Variant):
                     removed: tuple[int, ...] = ()
                     for q in victims:
                         removed += (q, b[q], 0)
+                    # A relocation and a triple per victim (Shape.RELOCATION_AND_VICTIMS)
                     strike = (s, e, "x", victims, None, None, None, "C", s, v, 0, e, 0, v, *removed)
                     if cap == 1 and quiet:
                         moves[-1] = strike  # automatic for the Capricorn itself
@@ -530,6 +535,7 @@ class RebelFury(Variant):
                 for t in ray[i + 1:]:
                     if b[t]:
                         break
+                    # RELOCATION_AND_VICTIM over an enemy, ONE_RELOCATION over a friend
                     add((s, t, kind_text, leapt, None, None, None, "D", *changes_head, t, 0, v))
                     if held[gaze[t]]:
                         break
@@ -560,6 +566,7 @@ class RebelFury(Variant):
             removed: tuple[int, ...] = ()
             for q in victims:
                 removed += (q, b[q], 0)
+            # A relocation and a triple per victim (Shape.RELOCATION_AND_VICTIMS)
             add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
 
     # --- tags and explanations ------------------------------------------------

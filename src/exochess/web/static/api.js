@@ -2,9 +2,10 @@
 // request throws an Error carrying the server's message ({"error": ...}) or the HTTP status.
 export async function api(method, url, body) {
   const init = { method };
-  if (body !== undefined) {
+  // the server accepts only JSON for anything that is not a GET (a cross-site form cannot send it)
+  if (body !== undefined || method !== "GET") {
     init.headers = { "Content-Type": "application/json" };
-    init.body = JSON.stringify(body);
+    init.body = JSON.stringify(body === undefined ? {} : body);
   }
   const res = await fetch(url, init);
   const data = await res.json().catch(() => null);

@@ -43,8 +43,8 @@ export class GamePage {
     this.ws = null;
     this.retry = 500;
     this.pendingRef = 0;
-    this.takeSeatFromHash();
     this.seat = loadSeat(this.id);
+    this.offeredSeat = this.takeSeatFromHash();
     const v = state.variant;
     this.board = new BoardView(root.querySelector("#board"), {
       width: v.width, height: v.height, pieceNames: v.piece_names, royal: v.royal,
@@ -57,17 +57,46 @@ export class GamePage {
       note.hidden = false;
     }
     this.bind();
+    if (this.offeredSeat) this.askSeat();
     this.render();
     this.connect();
   }
 
+  // A link's #seat=...&secret=... : saved at once when this browser holds no seat in the game;
+  // a different secret than the saved one is only offered (returned), never silently replaces it.
   takeSeatFromHash() {
     const hash = new URLSearchParams(location.hash.slice(1));
     const seat = hash.get("seat"), secret = hash.get("secret");
-    if (seat && secret) {
+    if (!seat || !secret) return null;
+    history.replaceState(null, "", location.pathname + location.search);
+    if (!this.seat) {
       saveSeat(this.id, seat, secret);
-      history.replaceState(null, "", location.pathname + location.search);
+      this.seat = { color: seat, secret };
+      return null;
     }
+    return this.seat.secret === secret ? null : { color: seat, secret };
+  }
+
+  askSeat() {
+    const box = this.$("#seat-choice");
+    this.$("#seat-choice-text").textContent =
+      `This link carries another seat secret (${this.offeredSeat.color}) than the one this browser ` +
+      `keeps for this game (${this.seat.color}). Use the link's seat instead of yours?`;
+    box.hidden = false;
+  }
+
+  // Replace the saved seat only once the server has accepted the link's secret.
+  useOfferedSeat() {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+      this.error("Not connected yet: try again in a moment.");
+      return;
+    }
+    this.ws.send(JSON.stringify({ type: "auth", secret: this.offeredSeat.secret, ref: "seat-link" }));
+  }
+
+  closeSeatChoice() {
+    this.offeredSeat = null;
+    this.$("#seat-choice").hidden = true;
   }
 
   $(sel) { return this.root.querySelector(sel); }
@@ -103,6 +132,8 @@ export class GamePage {
     this.$("#decline-takeback").addEventListener("click", () => this.action("takeback", { action: "decline" }));
     this.$("#rematch").addEventListener("click", () => this.rematch());
     this.$("#evaluate").addEventListener("click", () => this.evaluate());
+    this.$("#seat-use-link").addEventListener("click", () => this.useOfferedSeat());
+    this.$("#seat-keep").addEventListener("click", () => this.closeSeatChoice());
     this.$("#typed").addEventListener("submit", (e) => {
       e.preventDefault();
       const input = this.$("#typed-move");
@@ -127,8 +158,10 @@ export class GamePage {
       else this.root.dataset.connected = "1";
     });
     ws.addEventListener("message", (e) => this.onMessage(JSON.parse(e.data)));
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (e) => {
       this.root.dataset.connected = "0";
+      // 4429: the server's cap on connections (per address or per game) was reached
+      if (e.code === 4429) this.error(`Live updates paused: ${e.reason}`);
       if (this.ws === ws) setTimeout(() => this.connect(), this.retry);
       this.retry = Math.min(this.retry * 2, 8000);
     });
@@ -140,6 +173,25 @@ export class GamePage {
       this.state = msg;
       if (wasLive) this.viewPly = null;
       this.render();
+    } else if (msg.type === "presence") {
+      // who is online changed: a small message, the rest of the state is unchanged
+      this.state = { ...this.state, online: msg.online };
+      this.render();
+    } else if (msg.type === "hello" && msg.ref === "seat-link" && this.offeredSeat) {
+      // the link's secret opens a seat: it becomes this browser's seat for the game
+      const before = this.seat.color;
+      saveSeat(this.id, msg.you, this.offeredSeat.secret);
+      this.seat = { color: msg.you, secret: this.offeredSeat.secret };
+      this.closeSeatChoice();
+      if (before !== msg.you) this.board.flip();
+      this.you = msg.you;
+      this.root.dataset.connected = "1";
+      this.forceBoard = true;
+      this.render();
+    } else if (msg.type === "error" && msg.ref === "seat-link") {
+      // the connection keeps the seat it had
+      this.closeSeatChoice();
+      this.error(`The link's secret does not open a seat in this game: your seat is kept (${msg.error}).`);
     } else if (msg.type === "hello") {
       this.you = msg.you;
       if (!this.seat || msg.you === this.seat.color) this.root.dataset.connected = "1";

@@ -1,0 +1,162 @@
+"""Rate limits per client address on what costs the server most: creating games, engine analyses,
+and websocket connections.
+
+The counting is the ``limits`` library's moving window in memory (one process serves the site).
+A refused HTTP request gets a 429 ``{"error": ...}`` naming the limit, with ``Retry-After``; a
+refused websocket handshake gets the same answer as an HTTP response (the ASGI "websocket denial
+response" extension, which uvicorn supports), or a close with code 1008 where it is missing.
+
+The limits are set with ``$EXOCHESS_RATE_LIMITS``: ``off``, or ``;``-separated
+``kind=<amount>/<period>`` entries among :data:`DEFAULT_LIMITS`'s kinds, for example
+``games=30/minute;analyses=20/minute;sockets=60/minute`` (kinds not named keep their default).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import os
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from limits import RateLimitItem, parse
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from exochess.web.errors import error_response
+from exochess.web.security import deny_websocket
+
+ENV = "EXOCHESS_RATE_LIMITS"
+
+DEFAULT_LIMITS = {
+    "games": "30/minute",
+    "analyses": "20/minute",
+    "sockets": "60/minute",
+}
+"""Per client address; generous for people, small for a script creating games in a loop."""
+
+WHAT = {
+    "games": "games created",
+    "analyses": "engine analyses",
+    "sockets": "websocket connections",
+}
+
+
+@dataclass(frozen=True)
+class _Rule:
+    kind: str
+    method: str  # "WS" for a websocket handshake
+    path: re.Pattern[str]
+
+
+RULES = (
+    _Rule("games", "POST", re.compile(r"/api/games/?")),
+    # a rematch creates a game too (resign, rematch, resign... would be an unlimited loop)
+    _Rule("games", "POST", re.compile(r"/api/games/[^/]+/rematch/?")),
+    _Rule("analyses", "POST", re.compile(r"/api/analyse/?")),
+    _Rule("analyses", "POST", re.compile(r"/api/games/[^/]+/evaluate/?")),
+    _Rule("sockets", "WS", re.compile(r"/ws/.*")),
+)
+"""Which requests count against which limit (the rest are not limited here)."""
+
+
+class RateLimitSettingError(ValueError):
+    """``$EXOCHESS_RATE_LIMITS`` cannot be read."""
+
+
+def parse_rate_limits(text: str | None) -> dict[str, RateLimitItem]:
+    """The limits a setting describes (``None`` or empty: the defaults; ``off``: none)."""
+    if text is not None and text.strip().lower() in ("off", "none", "0"):
+        return {}
+    wanted = dict(DEFAULT_LIMITS)
+    for entry in (text or "").split(";"):
+        if not entry.strip():
+            continue
+        kind, sep, value = entry.partition("=")
+        kind = kind.strip()
+        if not sep or kind not in DEFAULT_LIMITS:
+            raise RateLimitSettingError(
+                f"{ENV}: {entry.strip()!r} is not 'kind=amount/period' with a kind among "
+                f"{', '.join(DEFAULT_LIMITS)} (or 'off')"
+            )
+        wanted[kind] = value.strip()
+    limits: dict[str, RateLimitItem] = {}
+    for kind, value in wanted.items():
+        try:
+            limits[kind] = parse(value)
+        except ValueError as exc:
+            raise RateLimitSettingError(
+                f"{ENV}: {kind}={value!r} is no rate such as 30/minute ({exc})"
+            ) from exc
+    return limits
+
+
+def rate_limits_from_env() -> dict[str, RateLimitItem]:
+    return parse_rate_limits(os.environ.get(ENV))
+
+
+def client_key(address: str | None) -> str:
+    """Whom a request is counted for: its IPv4 address, or the /64 network of an IPv6 one (a
+    single host usually holds a whole /64 and could otherwise rotate through it)."""
+    if not address:
+        return "?"
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:  # a Unix socket path, a test client's name...
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class RateLimitMiddleware:
+    """Count the requests of :data:`RULES` per client address; refuse those over the limit."""
+
+    def __init__(self, app: ASGIApp, limits: Mapping[str, RateLimitItem]) -> None:
+        self.app = app
+        self.limits = dict(limits)
+        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+
+    def _kind(self, scope: Scope) -> str | None:
+        if scope["type"] == "websocket":
+            method = "WS"
+        elif scope["type"] == "http":
+            method = scope["method"]
+        else:
+            return None
+        for rule in RULES:
+            if rule.method == method and rule.path.fullmatch(scope["path"]):
+                return rule.kind
+        return None
+
+    def _refusal(self, kind: str, address: str) -> tuple[str, int] | None:
+        """None if the request may go on, else (the message, seconds until it may be retried)."""
+        item = self.limits.get(kind)
+        if item is None or self.limiter.hit(item, kind, address):
+            return None
+        reset = self.limiter.get_window_stats(item, kind, address).reset_time
+        wait = max(1, math.ceil(reset - time.time()))
+        message = f"too many {WHAT[kind]} from your address: at most {item}; try again in {wait} s"
+        return message, wait
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = self._kind(scope) if self.limits else None
+        client = scope.get("client")
+        refusal = self._refusal(kind, client_key(client[0] if client else None)) if kind else None
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        message, wait = refusal
+        headers = {"Retry-After": str(wait)}
+        if scope["type"] == "http":
+            response = error_response(429, message)
+            response.headers.update(headers)
+            await response(scope, receive, send)
+            return
+        # a websocket handshake: answered with an HTTP 429 too where the server allows it
+        await deny_websocket(scope, receive, send, 429, message, headers)

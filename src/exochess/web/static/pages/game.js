@@ -1,0 +1,5 @@
+// The game page: its first state comes with the HTML (#game-state), the rest over the websocket.
+import { GamePage } from "/static/game.js";
+import { pageData } from "/static/pagedata.js";
+
+window.exochessGame = new GamePage(document.getElementById("game"), pageData("game-state"));

@@ -1,0 +1,10 @@
+// The home page: each game's starting diagram.
+import { staticBoard } from "/static/board.js";
+import { pageData } from "/static/pagedata.js";
+
+const variants = pageData("variants");
+for (const card of document.querySelectorAll(".card")) {
+  const v = variants.find((x) => x.name === card.dataset.variant);
+  const mini = card.querySelector(".mini");
+  staticBoard(mini, v, mini.dataset.fen);
+}

@@ -1,0 +1,69 @@
+"""The websocket hub in-process: presence counting, caps, and states coalesced for slow watchers."""
+
+from __future__ import annotations
+
+import asyncio
+
+from exochess.web.domain import Color
+from exochess.web.hub import Hub
+from tests.web.serverproc import run_async
+
+
+class SlowSocket:
+    """A socket whose sends wait until the test lets them through (a slow client)."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.gate = asyncio.Event()
+
+    async def send_text(self, data: str) -> None:
+        await self.gate.wait()
+        self.sent.append(data)
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        pass
+
+
+def test_states_waiting_for_a_slow_watcher_are_coalesced() -> None:
+    async def run() -> list[str]:
+        hub = Hub(per_game=10, per_address=10)
+        sock = SlowSocket()
+        hub.join("g", sock, None, "1.2.3.4")
+        await hub.broadcast("g", "state 1", coalesce=True)
+        await asyncio.sleep(0)  # the writer takes "state 1" and waits in send_text
+        for n in range(2, 50):
+            await hub.broadcast("g", f"state {n}", coalesce=True)
+        await hub.broadcast("g", "presence")
+        await hub.broadcast("g", "state 50", coalesce=True)
+        sock.gate.set()
+        for _ in range(100):  # bounded: a few loop turns are enough
+            await asyncio.sleep(0)
+        hub.leave("g", sock)
+        return sock.sent
+
+    # the one waiting state is sent as the newest one, in its place in the queue (a newer state
+    # ahead of an older presence message is harmless: presence messages keep their order)
+    assert run_async(run) == ["state 1", "state 50", "presence"]
+
+
+def test_presence_changes_and_caps() -> None:
+    async def run() -> None:
+        hub = Hub(per_game=3, per_address=2)
+        a, b, c = SlowSocket(), SlowSocket(), SlowSocket()
+        conn = hub.join("g", a, None, "10.0.0.1")
+        assert hub.online("g") == {Color.WHITE: False, Color.BLACK: False}
+        assert hub.set_seat("g", conn, Color.WHITE)  # first connection of the seat
+        other = hub.join("g", b, None, "10.0.0.1")
+        assert not hub.set_seat("g", other, Color.WHITE)  # a second tab: no change
+        assert hub.refusal("h", "10.0.0.1") is not None  # two from this address already
+        assert hub.refusal("g", "10.0.0.2") is None
+        hub.join("g", c, None, "10.0.0.2")
+        assert "this game" in (hub.refusal("g", "10.0.0.3") or "")
+        assert not hub.leave("g", a)  # White still has the other tab
+        assert hub.leave("g", b)  # now White is offline
+        assert hub.online("g") == {Color.WHITE: False, Color.BLACK: False}
+        assert hub.refusal("h", "10.0.0.1") is None
+        hub.leave("g", c)
+        assert hub.watchers("g") == 0
+
+    run_async(run)

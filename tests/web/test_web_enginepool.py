@@ -101,10 +101,13 @@ def test_a_job_far_past_its_time_fails_clearly(monkeypatch: pytest.MonkeyPatch, 
     async def scenario(pool: EnginePool) -> None:
         with pytest.raises(EngineFailed) as failed:
             await pool._submit(MOVE, stubborn, (str(started), 600.0), 0.0, None)
-        if started.exists():  # it ran, and ignored the stop: only killing its worker ended it
-            assert "too long" in failed.value.message and pool.stats().killed == 1
-        else:  # a loaded machine: the stop came before the worker began the job
-            assert "stopped" in failed.value.message and pool.stats().killed == 0
+        message, killed = failed.value.message, pool.stats().killed
+        # it ran and ignored the stop: only killing its worker ended it; on a loaded machine the
+        # stop may also come before the worker began the job (then it is skipped, or the worker
+        # is killed before it could answer)
+        assert ("too long" in message and killed == 1) or ("stopped" in message and killed == 0)
+        if started.exists():
+            assert "too long" in message
         assert await pool.move("fugue", START, [], 1, 0)
 
     run(scenario, workers=1, express=False)

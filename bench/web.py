@@ -1,7 +1,8 @@
 """Web benchmark: move round-trip p99 with 200 concurrent live games on SQLite, game page load
-time, first engine reply at level 4.  Starts its own server on 127.0.0.1 with a temp SQLite file.
+time, first engine reply at level 4, and a level-1 reply while 20 clients flood the engine with
+analyses.  Starts its own server on 127.0.0.1 with a temp SQLite file.
 
-    python bench/web.py [--games 200] [--moves 10]
+    python bench/web.py [--games 200] [--moves 10] [--engine-only]
 """
 
 from __future__ import annotations
@@ -172,10 +173,83 @@ def first_engine_reply(server: Server, level: int) -> float | None:
             time.sleep(0.01)
 
 
+async def engine_under_load(server: Server, analyses: int, abandon: bool) -> tuple[float, dict[str, int]]:
+    """Level-1 reply time while ``analyses`` clients (distinct 127.0.0.x addresses) each ask for a
+    10 s analysis; with ``abandon`` they hang up once their request is in (fire and forget)."""
+    answers: dict[int, int] = {}
+
+    async def one(i: int) -> None:
+        transport = httpx.AsyncHTTPTransport(local_address=f"127.0.0.{100 + i}")
+        async with httpx.AsyncClient(base_url=server.url, transport=transport, timeout=120) as ac:
+            res = await ac.post("/api/analyse", json={"variant": "fugue", "movetime_ms": 10_000})
+            answers[i] = res.status_code
+
+    with httpx.Client(base_url=server.url, timeout=120) as c:
+        while (before := c.get("/api/engine").json())["ready"] < before["workers"]:
+            await asyncio.sleep(0.1)  # the workers are still loading the engine
+        tasks = [asyncio.create_task(one(i)) for i in range(analyses)]
+        while True:  # every request has reached the engine pool (running, waiting or refused)
+            s = c.get("/api/engine").json()
+            if s["running"] + s["queued_analyses"] + s["refused"] - before["refused"] >= analyses:
+                break
+            await asyncio.sleep(0.01)
+        stop_ms = None
+        if abandon:
+            t0 = time.perf_counter()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            while c.get("/api/engine").json()["running"]:  # hang-up to stopped search
+                await asyncio.sleep(0.005)
+            stop_ms = round((time.perf_counter() - t0) * 1000)
+        reply = await asyncio.to_thread(first_engine_reply, server, 1)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        while c.get("/api/engine").json()["running"]:
+            await asyncio.sleep(0.05)
+        after = c.get("/api/engine").json()
+    counts = {k: after[k] - before[k] for k in ("refused", "cancelled", "killed")}
+    counts["answered 503"] = sum(1 for v in answers.values() if v == 503)
+    if stop_ms is not None:
+        counts["hang-up to all stopped, ms"] = stop_ms
+    assert reply is not None
+    return reply, counts
+
+
+def reply_among_level8_games(server: Server, games: int) -> float:
+    """Level-1 reply time while ``games`` level-8 games (from distinct addresses) wait for the
+    computer's first move; the games are resigned afterwards, which stops their searches."""
+    seats = []
+    for i in range(games):
+        transport = httpx.HTTPTransport(local_address=f"127.0.1.{10 + i}")
+        with httpx.Client(base_url=server.url, transport=transport, timeout=120) as c:
+            d = c.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 8,
+                                          "color": "black"}).json()
+            seats.append((d["id"], d["seats"]["black"]["secret"]))
+    reply = first_engine_reply(server, 1)
+    assert reply is not None
+    with httpx.Client(base_url=server.url, timeout=120) as c:
+        for gid, secret in seats:
+            c.post(f"/api/games/{gid}/resign", json={"secret": secret})
+    return reply
+
+
+def engine_report(server: Server) -> None:
+    for abandon in (True, False):
+        reply, counts = asyncio.run(engine_under_load(server, 20, abandon))
+        how = "fired and abandoned" if abandon else "still waiting"
+        print(f"level-1 reply with 20 analyses of 10 s from 20 addresses {how}: {reply * 1000:.0f} ms "
+              f"({', '.join(f'{k} {v}' for k, v in counts.items())})")
+    reply = reply_among_level8_games(server, 30)
+    print(f"level-1 reply while 30 level-8 games wait for the computer: {reply * 1000:.0f} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--moves", type=int, default=10)
+    ap.add_argument("--engine-only", action="store_true", help="only the engine-under-load figures")
     ap.add_argument("--watchers", type=int, default=500, help="spectators for the join-cost figure")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average before the run "
@@ -185,6 +259,9 @@ def main() -> None:
         server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,
                         env={"EXOCHESS_WS_PER_ADDRESS": str(max(2 * args.games, args.watchers) + 10)}).start()
         try:
+            if args.engine_only:
+                engine_report(server)
+                return
             for label, think in (("paced: each game moves every 2-6 s", (2.0, 6.0)),
                                  ("burst: all games send every move at the same time", (0.0, 0.0))):
                 lat, wall = asyncio.run(round_trips(server, args.games, args.moves, think))
@@ -207,6 +284,7 @@ def main() -> None:
                 print("first engine reply at level 4: n/a (the engine is not installed)")
             else:
                 print(f"first engine reply at level 4: {reply * 1000:.0f} ms (game creation to stored move)")
+                engine_report(server)
         finally:
             server.stop()
 

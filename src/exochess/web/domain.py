@@ -118,5 +118,21 @@ class EngineDisabled(GameServiceError):
     """This server runs without engine workers."""
 
 
+class EngineFailed(EngineDisabled):
+    """The engine could not answer (its worker died, or it ran far past its time)."""
+
+
+class EngineBusy(GameServiceError):
+    """The engine's queue is full: the client should try again after ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class TooManyEngineJobs(EngineBusy):
+    """This client already has as many engine jobs queued or running as it may."""
+
+
 class StorageUnavailable(GameServiceError):
     """The database is busy or unreachable; nothing was changed, the client may try again."""

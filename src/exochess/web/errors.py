@@ -17,8 +17,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from exochess.web.disconnect import CLIENT_CLOSED, ClientGone
 from exochess.web.domain import (
     Conflict,
+    EngineBusy,
     EngineDisabled,
     GameNotFound,
     GameServiceError,
@@ -27,6 +29,7 @@ from exochess.web.domain import (
     SecretRequired,
     StorageUnavailable,
     TooLarge,
+    TooManyEngineJobs,
     WrongSeat,
 )
 from exochess.web.templating import error_page
@@ -41,7 +44,9 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     Conflict: HTTPStatus.CONFLICT,  # and its kinds: GameOver, NotYourTurn, StalePosition
     TooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     IllegalMove: HTTPStatus.UNPROCESSABLE_ENTITY,
-    EngineDisabled: HTTPStatus.SERVICE_UNAVAILABLE,
+    EngineDisabled: HTTPStatus.SERVICE_UNAVAILABLE,  # and EngineFailed
+    EngineBusy: HTTPStatus.SERVICE_UNAVAILABLE,
+    TooManyEngineJobs: HTTPStatus.TOO_MANY_REQUESTS,
     StorageUnavailable: HTTPStatus.SERVICE_UNAVAILABLE,
 }
 
@@ -54,9 +59,9 @@ def status_of(exc: GameServiceError) -> int:
     return int(HTTPStatus.BAD_REQUEST)
 
 
-def error_response(status: int, message: str) -> JSONResponse:
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     """The API's one error shape."""
-    return JSONResponse({"error": message}, status_code=status)
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
 def _field(loc: Sequence[int | str]) -> str:
@@ -91,7 +96,14 @@ def install_error_handlers(app: FastAPI) -> None:
         status = status_of(exc)
         if not _is_api(request) and status == HTTPStatus.NOT_FOUND:
             return error_page(request, status, exc.message)
-        return error_response(status, exc.message)
+        # a busy engine says when to come back (RFC 9110 Retry-After, in seconds)
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, EngineBusy) else None
+        return error_response(status, exc.message, headers)
+
+    @app.exception_handler(ClientGone)
+    async def _client_gone(_request: Request, _exc: ClientGone) -> Response:
+        # nobody reads this reply; uvicorn drops it, the access log keeps the status
+        return Response(status_code=CLIENT_CLOSED)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:

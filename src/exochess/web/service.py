@@ -416,6 +416,7 @@ class GameService:
                 raise StalePosition(str(exc)) from exc
             self._mark_finished(live.row, values)
             live.state_cache = None
+        self._cancel_engine(game_id)
         await self.publish(live)
         return live
 
@@ -478,9 +479,7 @@ class GameService:
         target = self._takeback_target(live, seat)
         if target is None:
             raise Conflict("there is no move to take back")
-        task = self._engine_tasks.pop(live.row.id, None)
-        if task is not None:
-            task.cancel()
+        self._cancel_engine(live.row.id)
         await self._db_conflict(self.storage.take_back, live.row.id, live.board.ply(), target)
         while live.board.ply() > target:
             live.board.pop()
@@ -526,6 +525,12 @@ class GameService:
         return new, new_color, secret
 
     # --- the computer ---------------------------------------------------------------------
+
+    def _cancel_engine(self, game_id: str) -> None:
+        """Nobody waits for the computer's move any more: cancelling the task stops its search."""
+        task = self._engine_tasks.pop(game_id, None)
+        if task is not None:
+            task.cancel()
 
     def schedule_engine(self, live: LiveGame) -> None:
         if self.closed or self.pool is None:
@@ -576,25 +581,36 @@ class GameService:
                 log.exception("cannot resume game %s", game_id)
 
     async def evaluate(
-        self, variant: str, start_fen: str, texts: list[str], movetime_ms: int
+        self, variant: str, start_fen: str, texts: list[str], movetime_ms: int, client: str | None = None
     ) -> dict[str, Any]:
-        """The engine's view of the position after ``texts``, searched for ``movetime_ms``."""
+        """The engine's view of the position after ``texts``, searched for ``movetime_ms``
+        (at most the pool's cap), counted against ``client``'s share of the engine."""
         if self.pool is None:
             raise EngineDisabled("the engine is disabled on this server")
-        return await self.pool.analyse(variant, start_fen, texts, movetime_ms)
+        return await self.pool.analyse(variant, start_fen, texts, movetime_ms, client)
 
-    async def evaluate_game(self, game_id: str, movetime_ms: int) -> dict[str, Any]:
-        """The engine's view of a game's current position (refused once the game is over)."""
+    async def evaluate_game(
+        self, game_id: str, secret: str | None, movetime_ms: int, client: str | None = None
+    ) -> dict[str, Any]:
+        """The engine's view of a game's current position.
+
+        While the game is being played only its players may ask (an engine evaluation would
+        be an outside help, and engine time is scarce); once it is over, anyone.
+        """
         live = await self.get(game_id)
+        if live.row.status == GameStatus.ACTIVE:
+            if not secret:
+                raise SecretRequired("only the players may evaluate a game in progress (seat secret)")
+            self._seat(live, secret)
         if live.board.is_game_over():
             raise GameOver("the game is over: there is nothing to evaluate")
         row = live.row
-        return await self.evaluate(row.variant, row.start_fen, list(row.moves), movetime_ms)
+        return await self.evaluate(row.variant, row.start_fen, list(row.moves), movetime_ms, client)
 
-    async def analyse(self, board: Board, movetime_ms: int) -> dict[str, Any]:
+    async def analyse(self, board: Board, movetime_ms: int, client: str | None = None) -> dict[str, Any]:
         """The engine's view of a free position (the analysis board)."""
         if board.is_game_over():
             raise GameOver("the game is over in this position")
         return await self.evaluate(
-            board.variant.name, board.starting_fen, [str(m) for m in board.move_stack], movetime_ms
+            board.variant.name, board.starting_fen, [str(m) for m in board.move_stack], movetime_ms, client
         )

@@ -6,12 +6,14 @@ websocket broadcasts, and encoding it once per change matters with many watchers
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 
 from exochess.variants import all_variants
 from exochess.web.deps import Service, Settings
+from exochess.web.disconnect import client_address, unless_disconnected
 from exochess.web.pgnexport import game_pgn
 from exochess.web.positions import position_json, variant_json
 from exochess.web.schemas import (
@@ -114,8 +116,13 @@ async def pgn(game_id: str, service: Service) -> Response:
 
 
 @router.post("/games/{game_id}/evaluate")
-async def evaluate(game_id: str, service: Service) -> dict[str, Any]:
-    return await service.evaluate_game(game_id, EVALUATE_MS)
+async def evaluate(
+    game_id: str, request: Request, service: Service, body: SeatAction | None = None
+) -> dict[str, Any]:
+    """The engine's view of the game: for its players (``secret``) while it lasts, then for anyone."""
+    secret = body.secret if body is not None else None
+    work = service.evaluate_game(game_id, secret, EVALUATE_MS, client_address(request))
+    return await unless_disconnected(request, work)
 
 
 @router.post("/position")
@@ -124,6 +131,16 @@ async def position(body: PositionRequest) -> dict[str, Any]:
 
 
 @router.post("/analyse")
-async def analyse(body: AnalyseRequest, service: Service) -> dict[str, Any]:
+async def analyse(body: AnalyseRequest, request: Request, service: Service) -> dict[str, Any]:
+    """Analyse a free position; refused with 429/503 and Retry-After when the engine is saturated."""
     board = analysis_board(body.variant, body.fen, body.moves)
-    return await service.analyse(board, body.movetime_ms)
+    work = service.analyse(board, body.movetime_ms, client_address(request))
+    return await unless_disconnected(request, work)
+
+
+@router.get("/engine")
+async def engine_status(service: Service) -> dict[str, Any]:
+    """The engine pool's load and counters (``{"enabled": false}`` without an engine)."""
+    if service.pool is None:
+        return {"enabled": False}
+    return {"enabled": True, **dataclasses.asdict(service.pool.stats())}

@@ -239,7 +239,8 @@ export class GamePage {
     const out = this.$("#eval");
     out.textContent = "Thinking…";
     try {
-      const a = await postJSON(`/api/games/${this.id}/evaluate`);
+      // while the game lasts only its players may ask (the server checks the seat secret)
+      const a = await postJSON(`/api/games/${this.id}/evaluate`, { secret: this.seat && this.seat.secret });
       out.textContent = describeAnalysis(a);
     } catch (err) { out.textContent = err.message; }
   }

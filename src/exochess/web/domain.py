@@ -116,3 +116,11 @@ class TooLarge(GameServiceError):
 
 class EngineDisabled(GameServiceError):
     """This server runs without engine workers."""
+
+
+class PositionTooLarge(GameServiceError):
+    """A position with too many legal moves (or too slow to list them) to serve."""
+
+
+class ServerBusy(GameServiceError):
+    """Too much work of this kind is already waiting; the client should try again later."""

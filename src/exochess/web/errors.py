@@ -24,7 +24,9 @@ from exochess.web.domain import (
     GameServiceError,
     IllegalMove,
     InvalidRequest,
+    PositionTooLarge,
     SecretRequired,
+    ServerBusy,
     TooLarge,
     WrongSeat,
 )
@@ -41,6 +43,8 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     TooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     IllegalMove: HTTPStatus.UNPROCESSABLE_ENTITY,
     EngineDisabled: HTTPStatus.SERVICE_UNAVAILABLE,
+    PositionTooLarge: HTTPStatus.UNPROCESSABLE_ENTITY,
+    ServerBusy: HTTPStatus.SERVICE_UNAVAILABLE,
 }
 
 

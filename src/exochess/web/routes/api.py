@@ -6,14 +6,15 @@ websocket broadcasts, and encoding it once per change matters with many watchers
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Query, Response
 
+from exochess.board import Board
 from exochess.variants import all_variants
 from exochess.web.deps import Service, Settings
 from exochess.web.pgnexport import game_pgn
-from exochess.web.positions import position_json, variant_json
+from exochess.web.positions import variant_json
 from exochess.web.schemas import (
     AnalyseRequest,
     CreatedGame,
@@ -33,6 +34,8 @@ from exochess.web.service import MAX_LEVEL, GameService, LiveGame, analysis_boar
 router = APIRouter(prefix="/api")
 
 MAX_LISTED = 100
+MAX_PREFIX = 64
+"""Actions of a chain a legal-move request may name (an Interweave chain is far shorter)."""
 EVALUATE_MS = 1000
 
 
@@ -106,8 +109,10 @@ async def rematch(game_id: str, body: SeatAction, service: Service) -> Rematch:
 @router.get("/games/{game_id}/pgn")
 async def pgn(game_id: str, service: Service) -> Response:
     live = await service.get(game_id)
+    # a long game's PGN is CPU work: off the loop, on a copy (the live board may move meanwhile)
+    text = await service.cpu_games.run("writing the PGN", game_pgn, live.row, live.board.copy())
     return Response(
-        game_pgn(live.row, live.board),
+        text,
         media_type="application/x-chess-pgn",
         headers={"Content-Disposition": f'attachment; filename="exochess-{game_id}.pgn"'},
     )
@@ -118,12 +123,32 @@ async def evaluate(game_id: str, service: Service) -> dict[str, Any]:
     return await service.evaluate_game(game_id, EVALUATE_MS)
 
 
+@router.get("/games/{game_id}/legal")
+async def legal_after(
+    game_id: str, service: Service, ply: int, prefix: Annotated[list[str] | None, Query()] = None
+) -> dict[str, Any]:
+    """The legal-move tree after the first actions ``prefix`` of the move at ``ply``: what a
+    board asks for when the state's tree was cut (a node with ``"next": null``)."""
+    live = await service.get(game_id)
+    prefix = (prefix or [])[:MAX_PREFIX]
+    view = await service.legal_after(live, ply, prefix)
+    return {"ply": ply, "prefix": prefix, "legal": view["actions"], "legal_count": view["count"]}
+
+
 @router.post("/position")
-async def position(body: PositionRequest) -> dict[str, Any]:
-    return position_json(analysis_board(body.variant, body.fen, body.moves))
+async def position(body: PositionRequest, service: Service) -> dict[str, Any]:
+    """The analysis board's position; with ``prefix``, ``legal`` is the tree after those actions."""
+    return await service.analysis_position(body.variant, body.fen, body.moves, body.prefix[:MAX_PREFIX])
 
 
 @router.post("/analyse")
 async def analyse(body: AnalyseRequest, service: Service) -> dict[str, Any]:
-    board = analysis_board(body.variant, body.fen, body.moves)
+    # the replay and the game-over check (which lists the legal moves) run off the loop
+    board = await service.cpu_free.run("replaying the moves", _analysis_board, body)
     return await service.analyse(board, body.movetime_ms)
+
+
+def _analysis_board(body: PositionRequest) -> Board:
+    board = analysis_board(body.variant, body.fen, body.moves)
+    board.is_game_over()  # lists (and caches) the legal moves here rather than on the loop
+    return board

@@ -49,7 +49,7 @@ export class AnalysisPage {
         royal: v.royal, glyphs: glyphsFor(v.name), onMove: (text) => { this.moves.push(text); this.load(); },
         // a cut legal-move tree: the same position again, with the actions entered so far
         fetchNext: async (prefix) => (await postJSON("/api/position",
-          { variant: this.pos.variant.name, fen: this.fen, moves: this.moves, prefix })).legal,
+          { variant: this.variantName, fen: this.fen, moves: this.moves, prefix })).legal,
         onError: (message) => { this.root.querySelector("#error").textContent = message; } });
     }
     this.board.setFen(pos.fen);

@@ -32,7 +32,7 @@ def test_every_service_error_has_a_client_error_status(cls: type[domain.GameServ
     exc = cls("x") if cls is not domain.GameNotFound else domain.GameNotFound("x")
     status = status_of(exc)
     assert any(issubclass(cls, listed) for listed in STATUS), cls
-    assert 400 <= status < 500 or (cls is domain.EngineDisabled and status == 503)
+    assert 400 <= status < 500 or (cls in (domain.EngineDisabled, domain.ServerBusy) and status == 503)
 
 
 def test_conflicts_are_409_and_the_rest_keep_their_codes() -> None:

@@ -356,7 +356,10 @@ class Attacker:
         return (await ac.get(f"/api/games/{random.getrandbits(64):016x}")).status_code
 
 
-async def attack(server: Server, games: int, seconds: float) -> None:
+KINDS = ("huge", "hugegame", "deep", "analyses", "create", "joins", "unknown")
+
+
+async def attack(server: Server, games: int, seconds: float, only: list[str]) -> None:
     humans = []
     print(f"creating {games} human games (each from its own address)...")
     for i in range(games):
@@ -378,6 +381,7 @@ async def attack(server: Server, games: int, seconds: float) -> None:
              ("game creation", attacker.create_games, 2),
              ("websocket joins (50 at once)", attacker.join_leave, 1),
              ("unknown game ids", attacker.unknown_ids, 1)]
+    kinds = [k for k, short in zip(kinds, KINDS, strict=True) if short in only]
     async with httpx.AsyncClient(base_url=server.url, timeout=60) as hc:
         t0 = time.perf_counter()
         await asyncio.gather(
@@ -414,6 +418,8 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=10)
     ap.add_argument("--attack", action="store_true", help="the attack mode of issue 17 (see above)")
     ap.add_argument("--seconds", type=float, default=60.0, help="length of the attack")
+    ap.add_argument("--only", default=",".join(KINDS),
+                    help=f"attack kinds, comma-separated (default all: {','.join(KINDS)})")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average before the run "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
@@ -421,7 +427,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             server = Server(Path(tmp) / "bench.sqlite", engine_workers=2).start()
             try:
-                asyncio.run(attack(server, args.games, args.seconds))
+                asyncio.run(attack(server, args.games, args.seconds, args.only.split(",")))
             finally:
                 server.stop()
         return

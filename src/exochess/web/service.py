@@ -130,16 +130,30 @@ def tree_after(board: Board, prefix: list[str]) -> dict[str, Any]:
     return view
 
 
-def analysis_position(variant: str, fen: str | None, moves: list[str], prefix: list[str]) -> dict[str, Any]:
-    """The analysis board's answer: ``moves`` played from ``fen``, with the legal-move tree after
-    the actions ``prefix`` (CPU work: run it off the event loop)."""
+def analysis_position(variant: str, fen: str | None, moves: list[str], prefix: list[str]) -> str:
+    """The analysis board's answer as JSON text: ``moves`` played from ``fen``, with the
+    legal-move tree after the actions ``prefix`` (CPU work: run it in a worker)."""
     board = analysis_board(variant, fen, moves)
     if board.is_game_over():
         if prefix:
             raise GameOver("the game is over in this position")
-        return position_json(board)
+        return json.dumps(position_json(board))
     tree_after(board, prefix)  # checks the prefix (the tree is built again below, from the cache)
-    return position_json(board, prefix)
+    return json.dumps(position_json(board, prefix))
+
+
+def analysis_line(variant: str, fen: str | None, moves: list[str]) -> tuple[str, str, list[str]]:
+    """(variant, starting FEN, canonical move texts) of an analysis request whose position is
+    not over (CPU work: run it in a worker; raises the service's errors)."""
+    board = analysis_board(variant, fen, moves)
+    if board.is_game_over():
+        raise GameOver("the game is over in this position")
+    return board.variant.name, board.starting_fen, [str(m) for m in board.move_stack]
+
+
+def start_moves(variant: str, fen: str) -> int:
+    """How many legal moves a new game's set-up position has (CPU work: run it in a worker)."""
+    return len(Board(variant, fen=fen).raw_moves())
 
 
 class GameService:
@@ -157,7 +171,7 @@ class GameService:
         # positions (analysis board, new games' FENs) in another, so floods of the latter
         # never delay the former.
         self.cpu_games = CpuWork("game views", workers=2, max_jobs=256, timeout_s=20.0)
-        self.cpu_free = CpuWork("position views", workers=1, max_jobs=4, timeout_s=20.0)
+        self.cpu_free = CpuWork("position views", workers=1, max_jobs=4, timeout_s=15.0, processes=True)
         self.closed = False
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -270,7 +284,7 @@ class GameService:
 
     async def analysis_position(
         self, variant: str, fen: str | None, moves: list[str], prefix: list[str]
-    ) -> dict[str, Any]:
+    ) -> str:
         """:func:`analysis_position`, off the event loop in the bounded pool of free positions."""
         return await self.cpu_free.run(
             "listing its legal moves", analysis_position, variant, fen, moves, prefix
@@ -346,7 +360,7 @@ class GameService:
             raise InvalidRequest(f"bad FEN: {exc}") from exc
         if fen and fen.strip():
             # a set-up position may have any number of legal moves: count them off the loop
-            count = await self.cpu_free.run("listing its legal moves", lambda: len(board.raw_moves()))
+            count = await self.cpu_free.run("listing its legal moves", start_moves, variant.name, fen.strip())
             if count > MAX_START_MOVES:
                 raise PositionTooLarge(
                     f"position too large: {count:,} legal moves"

@@ -10,7 +10,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
-from exochess.board import Board
 from exochess.variants import all_variants
 from exochess.web.deps import Service, Settings
 from exochess.web.pgnexport import game_pgn
@@ -29,7 +28,7 @@ from exochess.web.schemas import (
     TakebackRequest,
     VariantList,
 )
-from exochess.web.service import MAX_LEVEL, GameService, LiveGame, analysis_board
+from exochess.web.service import MAX_LEVEL, GameService, LiveGame, analysis_line
 
 router = APIRouter(prefix="/api")
 
@@ -136,19 +135,19 @@ async def legal_after(
 
 
 @router.post("/position")
-async def position(body: PositionRequest, service: Service) -> dict[str, Any]:
-    """The analysis board's position; with ``prefix``, ``legal`` is the tree after those actions."""
-    return await service.analysis_position(body.variant, body.fen, body.moves, body.prefix[:MAX_PREFIX])
+async def position(body: PositionRequest, service: Service) -> Response:
+    """The analysis board's position; with ``prefix``, ``legal`` is the tree after those actions.
+
+    Built (and encoded) in a worker process: a client may send any position.
+    """
+    text = await service.analysis_position(body.variant, body.fen, body.moves, body.prefix[:MAX_PREFIX])
+    return Response(text, media_type="application/json")
 
 
 @router.post("/analyse")
 async def analyse(body: AnalyseRequest, service: Service) -> dict[str, Any]:
-    # the replay and the game-over check (which lists the legal moves) run off the loop
-    board = await service.cpu_free.run("replaying the moves", _analysis_board, body)
-    return await service.analyse(board, body.movetime_ms)
-
-
-def _analysis_board(body: PositionRequest) -> Board:
-    board = analysis_board(body.variant, body.fen, body.moves)
-    board.is_game_over()  # lists (and caches) the legal moves here rather than on the loop
-    return board
+    # the replay and the game-over check (which lists the legal moves) run in a worker process
+    variant, start_fen, texts = await service.cpu_free.run(
+        "replaying the moves", analysis_line, body.variant, body.fen, body.moves
+    )
+    return await service.evaluate(variant, start_fen, texts, body.movetime_ms)

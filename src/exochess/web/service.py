@@ -59,8 +59,10 @@ MAX_LEVEL = 8
 CACHE_GAMES = 5000
 """Live games kept in memory; older idle ones are reloaded from the database on demand."""
 MAX_ANALYSIS_MOVES = 1000
-MAX_START_MOVES = 2000
-"""Legal moves a game's starting position may have (a live game keeps its board's move list)."""
+MAX_START_MOVES = 1000
+"""Legal moves a game's set-up starting position may have: a live game keeps its board's list
+of legal moves in memory, and checks moves against it (the starting positions of the three
+games have 22 to 118; the position of issue 17 has 45,136)."""
 LegalKey = tuple[int, str, str]
 """What a legal-move view was computed for: (ply, FEN, status)."""
 
@@ -254,25 +256,23 @@ class GameService:
         A position too large to list gets an empty view with an ``error`` (the game can
         still be resigned); the state carries it as ``legal_error``.
         """
-        key = self._legal_key(live)
-        if live.legal_view is not None and live.legal_view[0] == key:
+        if live.legal_view is not None and live.legal_view[0] == self._legal_key(live):
             return
         async with live.legal_lock:
-            key = self._legal_key(live)
-            if live.legal_view is not None and live.legal_view[0] == key:
-                return
-            view: dict[str, Any] = {"count": 0, "actions": []}
-            if live.row.status == GameStatus.ACTIVE:
-                # A copy: the worker thread must not share the board moves are played on,
-                # and the copy's move list is freed with it.
-                board = live.board.copy()
-                try:
-                    view = await self.cpu_games.run("listing its legal moves", legal_tree, board)
-                except (PositionTooLarge, PositionTooLargeError) as exc:
-                    view = {"count": 0, "actions": [], "error": str(exc)}
-            if self._legal_key(live) == key:
-                live.legal_view = (key, view)
-                live.state_cache = None
+            # the game may move on while its view is computed: then compute again
+            while live.legal_view is None or live.legal_view[0] != (key := self._legal_key(live)):
+                view: dict[str, Any] = {"count": 0, "actions": []}
+                if live.row.status == GameStatus.ACTIVE:
+                    # A copy: the worker thread must not share the board moves are played on,
+                    # and the copy's move list is freed with it.
+                    board = live.board.copy()
+                    try:
+                        view = await self.cpu_games.run("listing its legal moves", legal_tree, board)
+                    except (PositionTooLarge, PositionTooLargeError) as exc:
+                        view = {"count": 0, "actions": [], "error": str(exc)}
+                if self._legal_key(live) == key:
+                    live.legal_view = (key, view)
+                    live.state_cache = None
 
     async def legal_after(self, live: LiveGame, ply: int, prefix: list[str]) -> dict[str, Any]:
         """The legal-move tree after the first actions ``prefix`` of the move at ``ply``."""

@@ -260,7 +260,10 @@ class GameService:
             return
         async with live.legal_lock:
             # the game may move on while its view is computed: then compute again
-            while live.legal_view is None or live.legal_view[0] != (key := self._legal_key(live)):
+            while True:
+                key = self._legal_key(live)
+                if live.legal_view is not None and live.legal_view[0] == key:
+                    return
                 view: dict[str, Any] = {"count": 0, "actions": []}
                 if live.row.status == GameStatus.ACTIVE:
                     # A copy: the worker thread must not share the board moves are played on,

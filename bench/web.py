@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import random
 import statistics
@@ -280,12 +281,18 @@ class Human:
             await seat.task
 
 
+KINDS = ("huge", "hugegame", "deep", "analyses", "create", "joins", "unknown")
+KIND_NAMES = ("huge position (45,136 moves)", "game from the huge position", "JSON nested 1,000 deep",
+              "analyses (20 at once, abandoned)", "game creation", "websocket joins (50 at once)",
+              "unknown game ids")
+
+
 class Attacker:
     """Sends the worst request of each kind in a loop; counts the answers by kind and status."""
 
-    def __init__(self, server: Server, humans: list[Human]) -> None:
-        self.server = server
-        self.humans = humans
+    def __init__(self, url: str, gids: list[str]) -> None:
+        self.url = url
+        self.gids = gids
         self.counts: dict[str, dict[str, int]] = {}
 
     def count(self, kind: str, status: str) -> None:
@@ -293,7 +300,7 @@ class Attacker:
         by[status] = by.get(status, 0) + 1
 
     async def loop(self, kind: str, until: float, fn: Any) -> None:
-        async with httpx.AsyncClient(base_url=self.server.url, timeout=120) as ac:
+        async with httpx.AsyncClient(base_url=self.url, timeout=120) as ac:
             while time.monotonic() < until:
                 try:
                     status = await fn(ac)
@@ -311,7 +318,7 @@ class Attacker:
         return (await ac.post("/api/games", json=body)).status_code
 
     async def deep_json(self, ac: httpx.AsyncClient) -> int:
-        gid = random.choice(self.humans).gid
+        gid = random.choice(self.gids)
         paths = ["/api/games", "/api/position", "/api/analyse", f"/api/games/{gid}/moves",
                  f"/api/games/{gid}/resign", f"/api/games/{gid}/takeback", f"/api/games/{gid}/rematch",
                  f"/api/games/{gid}/evaluate"]
@@ -340,7 +347,7 @@ class Attacker:
 
     async def join_leave(self, ac: httpx.AsyncClient) -> str:
         """50 websocket joins to one human game at once, then all leave."""
-        url = self.server.url.replace("http", "ws") + f"/ws/games/{random.choice(self.humans).gid}"
+        url = self.url.replace("http", "ws") + f"/ws/games/{random.choice(self.gids)}"
 
         async def one() -> Any:
             return await websockets.connect(url, open_timeout=30, max_size=None)
@@ -356,7 +363,24 @@ class Attacker:
         return (await ac.get(f"/api/games/{random.getrandbits(64):016x}")).status_code
 
 
-KINDS = ("huge", "hugegame", "deep", "analyses", "create", "joins", "unknown")
+    async def run(self, seconds: float, only: list[str]) -> None:
+        """Every kind in ``only`` in a loop (some with two workers) for ``seconds``."""
+        until = time.monotonic() + seconds
+        kinds = [(self.huge_position, 2), (self.huge_game, 1), (self.deep_json, 2),
+                 (self.abandoned_analyses, 1), (self.create_games, 2), (self.join_leave, 1),
+                 (self.unknown_ids, 1)]
+        await asyncio.gather(*(
+            self.loop(name, until, fn)
+            for (fn, workers), short, name in zip(kinds, KINDS, KIND_NAMES, strict=True) if short in only
+            for _ in range(workers)
+        ))
+
+
+def run_attacker(url: str, gids: list[str], seconds: float, only: list[str], out: Any) -> None:
+    """The attacker, in its own process so that its client work does not slow the humans'."""
+    attacker = Attacker(url, gids)
+    asyncio.run(attacker.run(seconds, only))
+    out.put(attacker.counts)
 
 
 async def attack(server: Server, games: int, seconds: float, only: list[str]) -> None:
@@ -370,24 +394,16 @@ async def attack(server: Server, games: int, seconds: float, only: list[str]) ->
     gate = asyncio.Semaphore(16)
     await asyncio.gather(*(h.connect(server.url.replace("http", "ws"), gate) for h in humans))
     print(f"{2 * games} websockets open; attacking for {seconds:g} s")
-    attacker = Attacker(server, humans)
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    proc = ctx.Process(target=run_attacker, args=(server.url, [h.gid for h in humans], seconds, only, out))
+    proc.start()
     until = time.monotonic() + seconds
     lat: list[float] = []
     errors: dict[str, int] = {}
-    kinds = [("huge position (45,136 moves)", attacker.huge_position, 2),
-             ("game from the huge position", attacker.huge_game, 1),
-             ("JSON nested 1,000 deep", attacker.deep_json, 2),
-             ("analyses (20 at once, abandoned)", attacker.abandoned_analyses, 1),
-             ("game creation", attacker.create_games, 2),
-             ("websocket joins (50 at once)", attacker.join_leave, 1),
-             ("unknown game ids", attacker.unknown_ids, 1)]
-    kinds = [k for k, short in zip(kinds, KINDS, strict=True) if short in only]
     async with httpx.AsyncClient(base_url=server.url, timeout=60) as hc:
         t0 = time.perf_counter()
-        await asyncio.gather(
-            *(h.play(hc, until, lat, errors) for h in humans),
-            *(attacker.loop(name, until, fn) for name, fn, workers in kinds for _ in range(workers)),
-        )
+        await asyncio.gather(*(h.play(hc, until, lat, errors) for h in humans))
         wall = time.perf_counter() - t0
         for h in humans:
             await h.close()
@@ -407,8 +423,10 @@ async def attack(server: Server, games: int, seconds: float, only: list[str]) ->
               f"max {max(ms):.1f} ms")
     print(f"  refused human moves: {sum(errors.values())} {errors if errors else ''}")
     print(f"acknowledged moves missing from the stored games: {lost} of {checked}")
+    counts = await asyncio.to_thread(out.get)  # the attacker's last requests may still be out
+    proc.join()
     print("attacker's answers (kind: status -> count):")
-    for kind, by in attacker.counts.items():
+    for kind, by in counts.items():
         print(f"  {kind}: " + ", ".join(f"{k} x{v}" for k, v in sorted(by.items())))
 
 

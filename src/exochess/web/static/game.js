@@ -228,6 +228,7 @@ export class GamePage {
       const last = ply > 0 ? s.moves[ply - 1] : null;
       this.board.setHighlight(last ? { from: last.from, to: last.to, victims: last.victims } : null);
       this.board.setLegal(myTurn ? s.legal : []);
+      if (myTurn && s.legal_error) this.error(s.legal_error);  // a position too large to list
     }
     this.renderMoves(ply);
     this.renderSide(me, myTurn, live);

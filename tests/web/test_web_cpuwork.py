@@ -11,6 +11,7 @@ import pytest
 
 from exochess.web.cpuwork import CpuWork
 from exochess.web.domain import InvalidRequest, PositionTooLarge, ServerBusy
+from tests.web.serverproc import run_async
 
 
 def test_process_job_over_its_bound_is_stopped_and_the_worker_serves_on() -> None:
@@ -26,7 +27,7 @@ def test_process_job_over_its_bound_is_stopped_and_the_worker_serves_on() -> Non
         finally:
             work.close()
 
-    asyncio.run(run())
+    run_async(run)
 
 
 def _fail(message: str) -> None:
@@ -48,7 +49,7 @@ def test_queue_bound_answers_busy_at_once() -> None:
         assert await work.run("more", sum, [1]) == 1
         work.close()
 
-    asyncio.run(run())
+    run_async(run)
 
 
 def test_thread_job_over_its_bound_answers_and_still_counts_until_it_ends() -> None:
@@ -67,4 +68,4 @@ def test_thread_job_over_its_bound_answers_and_still_counts_until_it_ends() -> N
         assert work.jobs == 0
         work.close()
 
-    asyncio.run(run())
+    run_async(run)

@@ -234,6 +234,7 @@ class GameService:
         for text in row.moves:
             board.push_text(text)
             fens.append(board.fen())
+        board.is_game_over()  # lists the current moves here, off the loop (the board keeps them)
         return LiveGame(row=row, board=board, fens=fens)
 
     async def _reload(self, live: LiveGame) -> None:

@@ -64,6 +64,8 @@ def pick_move(nodes: list[dict[str, Any]], rng: random.Random) -> str | None:
     done = []
     while nodes:
         node = rng.choice(nodes)
+        if "end" not in node:  # a server before the tree (whole moves listed): to compare with it
+            return str(node["text"])
         done.append(node["text"])
         if node["end"] and (not node["next"] or rng.random() < 0.5):
             return ",".join(done)

@@ -8,8 +8,10 @@ are served meanwhile.  Two kinds of pool:
   in practice (a live game's position has a bounded start, see ``MAX_START_MOVES``);
 * processes (spawned), for positions a client sends (analysis board, a new game's FEN):
   those can be made as large as an attacker likes, and a separate process keeps their CPU
-  and memory away from the server's interpreter.  There the time bound is enforced inside
-  the worker (a ``SIGALRM`` timer interrupts the work), so an oversized job really stops.
+  and memory away from the server's interpreter; the worker runs at a lower scheduling
+  priority, so that on a busy machine the live games come first.  There the time bound is
+  enforced inside the worker (a ``SIGALRM`` timer interrupts the work), so an oversized job
+  really stops.
 
 Both bound the queue: with more jobs running or waiting than ``max_jobs``, a new one is
 refused at once with :class:`~exochess.web.domain.ServerBusy` (503).  A job over its time
@@ -21,7 +23,9 @@ until then.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -35,6 +39,14 @@ T = TypeVar("T")
 
 TASKS_PER_PROCESS = 50
 """Jobs a worker process serves before it is replaced (returns the memory of huge positions)."""
+WORKER_NICENESS = 10
+"""How much lower a worker process's scheduling priority is than the server's: on a busy
+machine the operating system then serves the event loop (live games) first."""
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(OSError):  # if not permitted, the worker keeps the server's priority
+        os.nice(WORKER_NICENESS)
 
 
 class _Overtime(Exception):
@@ -80,7 +92,8 @@ class CpuWork:
         if self.processes:
             ctx = multiprocessing.get_context("spawn")
             return ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=ctx, max_tasks_per_child=TASKS_PER_PROCESS
+                max_workers=self.workers, mp_context=ctx, max_tasks_per_child=TASKS_PER_PROCESS,
+                initializer=_lower_priority,
             )
         return ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix=self.name)
 

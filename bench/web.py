@@ -357,8 +357,7 @@ class Attacker:
         socks = await asyncio.gather(*(one() for _ in range(50)), return_exceptions=True)
         opened = [s for s in socks if not isinstance(s, BaseException)]
         await asyncio.sleep(0.2)
-        for sock in opened:
-            await sock.close()
+        await asyncio.gather(*(sock.close() for sock in opened), return_exceptions=True)
         return f"{len(opened)}/50 opened"
 
     async def unknown_ids(self, ac: httpx.AsyncClient) -> int:

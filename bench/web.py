@@ -352,7 +352,9 @@ class Attacker:
         url = self.url.replace("http", "ws") + f"/ws/games/{random.choice(self.gids)}"
 
         async def one() -> Any:
-            return await websockets.connect(url, open_timeout=30, max_size=None)
+            return await websockets.connect(
+                url, open_timeout=30, max_size=None, max_queue=None, close_timeout=1
+            )
 
         socks = await asyncio.gather(*(one() for _ in range(50)), return_exceptions=True)
         opened = [s for s in socks if not isinstance(s, BaseException)]

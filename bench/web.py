@@ -3,13 +3,25 @@ time, first engine reply at level 4, and a level-1 reply while 20 clients flood 
 analyses.  Starts its own server on 127.0.0.1 with a temp SQLite file.
 
     python bench/web.py [--games 200] [--moves 10] [--engine-only]
+    python bench/web.py --attack [--seconds 60] [--games 200]
+
+``--attack`` (issue 17): while 200 human games play paced moves over websockets, an attacker
+sends the worst request of each kind in a loop (a position with 45,136 legal chains, JSON
+nested 1,000 deep to every POST endpoint, floods of long analyses abandoned at once, game
+creation, websocket joins and leaves, unknown game ids); it prints the humans' move
+round-trip percentiles, the attacker's answers by status, and whether any acknowledged move
+is missing from the stored games.  The humans connect from their own loopback addresses
+(127.0.1.x, 127.0.2.x), the attacker from 127.0.0.1, so per-address limits apply as they
+would on the Internet; 429 and 503 answers are counted, not errors.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import multiprocessing
 import os
 import random
 import statistics
@@ -31,17 +43,35 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
+async def authed(url: str, secret: str, **kwargs: Any) -> Any:
+    """A websocket holding a seat: the secret goes in an ``auth`` message, never in the URL."""
+    sock = await websockets.connect(url, open_timeout=120, max_queue=None, max_size=None, **kwargs)
+    await sock.send(json.dumps({"type": "auth", "secret": secret, "ref": "auth"}))
+    return sock
+
+
 async def open_game(
     ws_base: str, gid: str, secrets: dict[str, str], gate: asyncio.Semaphore
 ) -> dict[str, Any]:
     socks = {}
     for color in ("white", "black"):
         async with gate:
-            socks[color] = await websockets.connect(
-                f"{ws_base}/ws/games/{gid}", open_timeout=120, max_queue=None
-            )
-            await socks[color].send(json.dumps({"type": "auth", "secret": secrets[color]}))
+            socks[color] = await authed(f"{ws_base}/ws/games/{gid}", secrets[color])
     return socks
+
+
+def pick_move(nodes: list[dict[str, Any]], rng: random.Random) -> str | None:
+    """A legal move from the state's legal-move tree (None if the tree is cut on the way)."""
+    done = []
+    while nodes:
+        node = rng.choice(nodes)
+        if "end" not in node:  # a server before the tree (whole moves listed): to compare with it
+            return str(node["text"])
+        done.append(node["text"])
+        if node["end"] and (not node["next"] or rng.random() < 0.5):
+            return ",".join(done)
+        nodes = node["next"]
+    return None
 
 
 async def next_state(sock: Any, ply: int) -> dict[str, Any]:
@@ -60,7 +90,7 @@ async def play_game(socks: dict[str, Any], moves: int, lat: list[float], think: 
         if think[1] > 0:
             await asyncio.sleep(rng.uniform(*think))
         mover = socks[state["turn"]]
-        text = state["legal"][(ply * 7) % len(state["legal"])]["text"]
+        text = pick_move(state["legal"], rng)
         t0 = time.perf_counter()
         await mover.send(json.dumps({"type": "move", "move": text, "ply": ply, "ref": ply}))
         latest = None
@@ -245,15 +275,288 @@ def engine_report(server: Server) -> None:
     print(f"level-1 reply while 30 level-8 games wait for the computer: {reply * 1000:.0f} ms")
 
 
+# --- attack mode (issue 17) -------------------------------------------------------------------
+
+BIG = "4K2k/1p1r1r2/P1b5/2rrnp1r/1nn1rN2/r2brbB1/p3n1b1/kb6 w - 000000"
+"""The Interweave position of issue 17: 45,136 legal chains."""
+DEEP = "[" * 1000 + "]" * 1000
+"""JSON nested 1,000 deep (2 KB: well under the 16 KiB body limit)."""
+
+
+def human_address(i: int, color: str) -> str:
+    return f"127.0.{1 if color == 'white' else 2}.{i % 250 + 1}"
+
+
+class Seat:
+    """One human's websocket: a reader keeps the latest state and answers pending moves."""
+
+    def __init__(self, sock: Any) -> None:
+        self.sock = sock
+        self.latest: dict[str, Any] | None = None
+        self.changed = asyncio.Event()
+        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.task = asyncio.create_task(self.read())
+
+    async def read(self) -> None:
+        try:
+            async for raw in self.sock:
+                msg = json.loads(raw)
+                kind = msg.get("type")
+                if kind == "state" and (self.latest is None or msg["ply"] >= self.latest["ply"]):
+                    self.latest = msg
+                    self.changed.set()
+                elif kind in ("ack", "error"):
+                    fut = self.pending.pop(msg.get("ref"), None)
+                    if fut is not None and not fut.done():
+                        fut.set_result(msg)
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            for fut in self.pending.values():
+                if not fut.done():
+                    fut.set_result({"type": "error", "error": "connection closed", "status": None})
+
+
+class Human:
+    """A game between two humans, each seat from its own address, moving every 2-6 s."""
+
+    def __init__(self, i: int, gid: str, secrets: dict[str, str]) -> None:
+        self.i, self.gid, self.secrets = i, gid, secrets
+        self.seats: dict[str, Seat] = {}
+        self.acked: dict[int, str] = {}
+        self.rng = random.Random(i)
+
+    async def connect(self, ws_base: str, gate: asyncio.Semaphore) -> None:
+        for color in ("white", "black"):
+            async with gate:
+                sock = await authed(f"{ws_base}/ws/games/{self.gid}", self.secrets[color],
+                                    local_addr=(human_address(self.i, color), 0))
+            self.seats[color] = Seat(sock)
+
+    async def state(self, client: httpx.AsyncClient, ply: int) -> dict[str, Any]:
+        """The state at ``ply`` or later: from the sockets, else asked for over HTTP."""
+        for _ in range(50):
+            best = max((s.latest for s in self.seats.values() if s.latest), key=lambda m: m["ply"],
+                       default=None)
+            if best is not None and best["ply"] >= ply:
+                return best
+            seat = self.seats["white"]
+            seat.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(seat.changed.wait(), 0.2)
+        res = await client.get(f"/api/games/{self.gid}")
+        return res.json()  # type: ignore[no-any-return]
+
+    async def play(self, client: httpx.AsyncClient, until: float, lat: list[float],
+                   errors: dict[str, int]) -> None:
+        ply = 0
+        ref = 0
+        while time.monotonic() < until:
+            await asyncio.sleep(self.rng.uniform(2.0, 6.0))
+            state = await self.state(client, ply)
+            if state.get("status") != "active":
+                return
+            ply = state["ply"]
+            text = pick_move(state.get("legal") or [], self.rng)
+            if text is None:
+                errors["no move in the state"] = errors.get("no move in the state", 0) + 1
+                continue
+            seat = self.seats[state["turn"]]
+            ref += 1
+            fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+            seat.pending[ref] = fut
+            t0 = time.perf_counter()
+            await seat.sock.send(json.dumps({"type": "move", "move": text, "ply": ply, "ref": ref}))
+            try:
+                msg = await asyncio.wait_for(fut, 60)
+            except TimeoutError:
+                msg = {"type": "error", "error": "no answer in 60 s", "status": "timeout"}
+            if msg["type"] == "ack":
+                lat.append(time.perf_counter() - t0)
+                self.acked[ply] = text
+                ply += 1
+            else:
+                key = f"{msg.get('status')} {msg.get('error')}"[:80]
+                errors[key] = errors.get(key, 0) + 1
+                ply = (await client.get(f"/api/games/{self.gid}")).json().get("ply", ply)
+
+    async def close(self) -> None:
+        for seat in self.seats.values():
+            await seat.sock.close()
+            await seat.task
+
+
+KINDS = ("huge", "hugegame", "deep", "analyses", "create", "joins", "unknown")
+KIND_NAMES = ("huge position (45,136 moves)", "game from the huge position", "JSON nested 1,000 deep",
+              "analyses (20 at once, abandoned)", "game creation", "websocket joins (50 at once)",
+              "unknown game ids")
+
+
+class Attacker:
+    """Sends the worst request of each kind in a loop; counts the answers by kind and status."""
+
+    def __init__(self, url: str, gids: list[str]) -> None:
+        self.url = url
+        self.gids = gids
+        self.counts: dict[str, dict[str, int]] = {}
+
+    def count(self, kind: str, status: str) -> None:
+        by = self.counts.setdefault(kind, {})
+        by[status] = by.get(status, 0) + 1
+
+    async def loop(self, kind: str, until: float, fn: Any) -> None:
+        async with httpx.AsyncClient(base_url=self.url, timeout=120) as ac:
+            while time.monotonic() < until:
+                try:
+                    status = await fn(ac)
+                except (httpx.HTTPError, OSError, websockets.WebSocketException) as exc:
+                    status = type(exc).__name__
+                self.count(kind, str(status))
+                if status in (429, 503):
+                    await asyncio.sleep(0.05)  # a refused attacker tries again at once, nearly
+
+    async def huge_position(self, ac: httpx.AsyncClient) -> int:
+        return (await ac.post("/api/position", json={"variant": "interweave", "fen": BIG})).status_code
+
+    async def huge_game(self, ac: httpx.AsyncClient) -> int:
+        body = {"variant": "interweave", "opponent": "friend", "fen": BIG}
+        return (await ac.post("/api/games", json=body)).status_code
+
+    async def deep_json(self, ac: httpx.AsyncClient) -> int:
+        gid = random.choice(self.gids)
+        paths = ["/api/games", "/api/position", "/api/analyse", f"/api/games/{gid}/moves",
+                 f"/api/games/{gid}/resign", f"/api/games/{gid}/takeback", f"/api/games/{gid}/rematch",
+                 f"/api/games/{gid}/evaluate"]
+        res = await ac.post(random.choice(paths), content=DEEP, headers={"Content-Type": "application/json"})
+        return res.status_code
+
+    async def abandoned_analyses(self, ac: httpx.AsyncClient) -> int | str:
+        """20 analyses of 10 s sent at once, each abandoned after 0.2 s (fire and forget)."""
+        body = {"variant": "fugue", "movetime_ms": 10_000}
+
+        async def one() -> int | str:
+            try:
+                return (await ac.post("/api/analyse", json=body, timeout=0.2)).status_code
+            except httpx.TimeoutException:
+                return "abandoned"
+
+        results = await asyncio.gather(*(one() for _ in range(20)))
+        for r in results[1:]:
+            self.count("analyses (20 at once, abandoned)", str(r))
+        return results[0]
+
+    async def create_games(self, ac: httpx.AsyncClient) -> int:
+        body = random.choice([{"variant": "rebelfury", "opponent": "computer", "level": 8, "color": "black"},
+                              {"variant": "interweave", "opponent": "friend"}])
+        return (await ac.post("/api/games", json=body)).status_code
+
+    async def join_leave(self, ac: httpx.AsyncClient) -> str:
+        """50 websocket joins to one human game at once, then all leave."""
+        url = self.url.replace("http", "ws") + f"/ws/games/{random.choice(self.gids)}"
+
+        async def one() -> Any:
+            return await websockets.connect(
+                url, open_timeout=30, max_size=None, max_queue=None, close_timeout=1
+            )
+
+        socks = await asyncio.gather(*(one() for _ in range(50)), return_exceptions=True)
+        opened = [s for s in socks if not isinstance(s, BaseException)]
+        await asyncio.sleep(0.2)
+        await asyncio.gather(*(sock.close() for sock in opened), return_exceptions=True)
+        return f"{len(opened)}/50 opened"
+
+    async def unknown_ids(self, ac: httpx.AsyncClient) -> int:
+        return (await ac.get(f"/api/games/{random.getrandbits(64):016x}")).status_code
+
+
+    async def run(self, seconds: float, only: list[str]) -> None:
+        """Every kind in ``only`` in a loop (some with two workers) for ``seconds``."""
+        until = time.monotonic() + seconds
+        kinds = [(self.huge_position, 2), (self.huge_game, 1), (self.deep_json, 2),
+                 (self.abandoned_analyses, 1), (self.create_games, 2), (self.join_leave, 1),
+                 (self.unknown_ids, 1)]
+        await asyncio.gather(*(
+            self.loop(name, until, fn)
+            for (fn, workers), short, name in zip(kinds, KINDS, KIND_NAMES, strict=True) if short in only
+            for _ in range(workers)
+        ))
+
+
+def run_attacker(url: str, gids: list[str], seconds: float, only: list[str], out: Any) -> None:
+    """The attacker, in its own process so that its client work does not slow the humans'."""
+    attacker = Attacker(url, gids)
+    asyncio.run(attacker.run(seconds, only))
+    out.put(attacker.counts)
+
+
+async def attack(server: Server, games: int, seconds: float, only: list[str]) -> None:
+    humans = []
+    print(f"creating {games} human games (each from its own address)...")
+    for i in range(games):
+        transport = httpx.AsyncHTTPTransport(local_address=human_address(i, "white"))
+        async with httpx.AsyncClient(base_url=server.url, transport=transport, timeout=60) as ac:
+            d = (await ac.post("/api/games", json={"variant": "fugue", "opponent": "friend"})).json()
+        humans.append(Human(i, d["id"], {c: s["secret"] for c, s in d["seats"].items()}))
+    gate = asyncio.Semaphore(16)
+    await asyncio.gather(*(h.connect(server.url.replace("http", "ws"), gate) for h in humans))
+    print(f"{2 * games} websockets open; attacking for {seconds:g} s")
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    proc = ctx.Process(target=run_attacker, args=(server.url, [h.gid for h in humans], seconds, only, out))
+    proc.start()
+    until = time.monotonic() + seconds
+    lat: list[float] = []
+    errors: dict[str, int] = {}
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as hc:
+        t0 = time.perf_counter()
+        await asyncio.gather(*(h.play(hc, until, lat, errors) for h in humans))
+        wall = time.perf_counter() - t0
+        for h in humans:
+            await h.close()
+        lost = 0
+        checked = 0
+        for h in humans:
+            stored = (await hc.get(f"/api/games/{h.gid}")).json()["moves"]
+            for ply, text in h.acked.items():
+                checked += 1
+                if ply >= len(stored) or stored[ply]["text"] != text:
+                    lost += 1
+    ms = [x * 1000 for x in lat]
+    print(f"human move round-trip under attack ({games} live games, paced 2-6 s, {len(ms)} acknowledged "
+          f"moves in {wall:.0f} s):")
+    if ms:
+        print(f"  p50 {pct(ms, 50):.1f} ms   p90 {pct(ms, 90):.1f} ms   p99 {pct(ms, 99):.1f} ms   "
+              f"max {max(ms):.1f} ms")
+    print(f"  refused human moves: {sum(errors.values())} {errors if errors else ''}")
+    print(f"acknowledged moves missing from the stored games: {lost} of {checked}")
+    counts = await asyncio.to_thread(out.get)  # the attacker's last requests may still be out
+    proc.join()
+    print("attacker's answers (kind: status -> count):")
+    for kind, by in counts.items():
+        print(f"  {kind}: " + ", ".join(f"{k} x{v}" for k, v in sorted(by.items())))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--moves", type=int, default=10)
     ap.add_argument("--engine-only", action="store_true", help="only the engine-under-load figures")
     ap.add_argument("--watchers", type=int, default=500, help="spectators for the join-cost figure")
+    ap.add_argument("--attack", action="store_true", help="the attack mode of issue 17 (see above)")
+    ap.add_argument("--seconds", type=float, default=60.0, help="length of the attack")
+    ap.add_argument("--only", default=",".join(KINDS),
+                    help=f"attack kinds, comma-separated (default all: {','.join(KINDS)})")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average before the run "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    if args.attack:
+        with tempfile.TemporaryDirectory() as tmp:
+            server = Server(Path(tmp) / "bench.sqlite", engine_workers=2).start()
+            try:
+                asyncio.run(attack(server, args.games, args.seconds, args.only.split(",")))
+            finally:
+                server.stop()
+        return
     with tempfile.TemporaryDirectory() as tmp:
         # every bench client comes from 127.0.0.1: lift the per-address websocket cap
         server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,

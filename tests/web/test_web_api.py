@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from tests.web.legaltree import whole_moves
 from tests.web.serverproc import create, run_async
 
 START = "wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w"
@@ -45,7 +46,7 @@ def test_friend_game_flow(client: httpx.Client) -> None:
     state = client.get(f"/api/games/{gid}").json()
     assert state["fen"] == START and state["ply"] == 0 and state["turn"] == "white"
     assert len(state["legal"]) == 22
-    shot = next(m for m in state["legal"] if m["text"] == "d2-d3")
+    shot = next(m for m in whole_moves(state["legal"]) if m["text"] == "d2-d3")
     assert shot["from"] == "d2" and shot["to"] == "d3" and shot["actions"][0]["changes"]
     res = move(client, gid, white, "d2-d3", 0)
     assert res.status_code == 200, res.text
@@ -157,7 +158,7 @@ def test_computer_random_level(client: httpx.Client) -> None:
         time.sleep(0.05)
     assert state["ply"] == 1 and state["turn"] == "black"
     secret = data["seats"]["black"]["secret"]
-    text = state["legal"][0]["text"]
+    text = whole_moves(state["legal"])[0]["text"]
     assert move(client, gid, secret, text, 1).status_code == 200
 
 
@@ -166,7 +167,7 @@ def test_analysis_position(client: httpx.Client) -> None:
     pos = res.json()
     assert pos["ply"] == 2 and pos["turn"] == "white" and len(pos["fens"]) == 3 and pos["legal"]
     res = client.post("/api/position", json={"variant": "fugue", "fen": "kK5p/1I6/8/8/8/8/8/8 w"})
-    assert any(m["text"] == "b8xa8" for m in res.json()["legal"])
+    assert any(m["text"] == "b8xa8" for m in whole_moves(res.json()["legal"]))
 
 
 def test_engine_levels_follow_what_is_installed(client: httpx.Client) -> None:

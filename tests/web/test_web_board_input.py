@@ -1,8 +1,9 @@
-"""The board's input logic on synthetic legal-move lists: chains one action at a time (Interweave),
-a move whose piece stays on its square (Interweave's Remover), ending a chain early, cancelling.
+"""The board's input logic on synthetic legal-move trees: chains one action at a time (Interweave),
+a move whose piece stays on its square (Interweave's Remover), ending a chain early, cancelling,
+and a cut tree whose next actions the board fetches.
 
-The board is generic: it only follows the server's list of legal moves with their per-action
-changes, so these lists exercise the client without any game's rules.
+The board is generic: it only follows the server's tree of legal actions with their changes,
+so these trees (built here from whole moves) exercise the client without any game's rules.
 """
 
 from __future__ import annotations
@@ -18,6 +19,22 @@ def act(frm: str, to: str, kind: str, victims: list[str], piece: str) -> dict[st
         f"{frm}{kind}{to}" + (f"({','.join(victims)})" if victims and victims != [to] else ""))
     return {"text": text, "from": frm, "to": to, "kind": kind, "victims": victims, "promotion": None,
             "changes": changes}
+
+
+def tree(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The legal-move tree of whole moves, as the server sends it (shared prefixes merged)."""
+    roots: list[dict[str, Any]] = []
+    for m in moves:
+        level = roots
+        for i, a in enumerate(m["actions"]):
+            node = next((n for n in level if n["text"] == a["text"]), None)
+            if node is None:
+                node = {**a, "end": False, "next": []}
+                level.append(node)
+            if i == len(m["actions"]) - 1:
+                node["end"] = True
+            level = node["next"]
+    return roots
 
 
 def move(*actions: dict[str, Any]) -> dict[str, Any]:
@@ -36,13 +53,15 @@ LEGAL = [
 PIECES = {"c3": "L", "c4": "p", "d5": "p", "c6": "p", "b3": "p", "e1": "R", "d1": "p", "f1": "p"}
 
 SETUP = """
-async ([legal, pieces]) => {
+async ([legal, pieces, more]) => {
   const m = await import('/static/board.js');
   document.body.innerHTML = '<div id="board"></div>';
   document.getElementById('board').style.width = '480px';  // CSSOM: the page's CSP allows no inline style
   window.__moves = [];
+  window.__fetched = [];
   const view = new m.BoardView(document.getElementById('board'),
-    {width: 8, height: 8, onMove: (t) => window.__moves.push(t)});
+    {width: 8, height: 8, onMove: (t) => window.__moves.push(t),
+     fetchNext: async (prefix) => { window.__fetched.push(prefix); return more[prefix.join(',')]; }});
   view.setPosition(new Map(Object.entries(pieces)));
   view.setLegal(legal);
   window.__view = view;
@@ -59,10 +78,10 @@ def dests(page: Any) -> set[str]:
     return set(page.eval_on_selector_all("#board [data-dest]", "els => els.map(e => e.dataset.dest)"))
 
 
-def setup(page: Any, legal: list[dict[str, Any]]) -> None:
+def setup(page: Any, moves: list[dict[str, Any]], more: dict[str, Any] | None = None) -> None:
     page.goto("/static/favicon.svg")
     page.goto("/new")
-    page.evaluate(SETUP, [legal, PIECES])
+    page.evaluate(SETUP, [tree(moves), PIECES, more or {}])
 
 
 def test_chain_one_action_at_a_time(page: Any, server: Server) -> None:
@@ -100,3 +119,21 @@ def test_chain_that_may_stop(page: Any, server: Server) -> None:
     click(page, "c5")
     page.click(".chain-bar .end-turn")
     assert page.evaluate("window.__moves") == ["c3xc5(c4)"]
+
+
+def test_cut_tree_fetches_the_next_actions(page: Any, server: Server) -> None:
+    """A large tree arrives cut (``"next": null``): the board asks for what follows the actions
+    entered so far, then goes on as with a whole tree."""
+    page.goto("/new")
+    cut = tree(LEGAL)
+    first = next(n for n in cut if n["text"] == FIRST["text"])
+    rest = first["next"]
+    first["next"] = None
+    page.evaluate(SETUP, [cut, PIECES, {FIRST["text"]: rest}])
+    click(page, "c3")
+    click(page, "c5")
+    page.wait_for_selector(".chain-bar")
+    assert page.evaluate("window.__fetched") == [[FIRST["text"]]]
+    assert dests(page) == {"e5", "c7"}
+    click(page, "c7")
+    assert page.evaluate("window.__moves") == ["c3xc5(c4),c5xc7(c6)"]

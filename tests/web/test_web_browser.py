@@ -14,6 +14,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
+from tests.web.legaltree import whole_moves
 from tests.web.serverproc import Server, create
 
 # Fugue positions that make games short: Black's King on a8 is frozen by White's
@@ -126,7 +127,7 @@ def royal_squares(state: dict[str, Any], white: bool) -> set[str]:
 def capture_royal_by_clicks(page: Any, server: Server, gid: str) -> str:
     state = httpx.get(f"{server.url}/api/games/{gid}").json()
     targets = royal_squares(state, white=state["turn"] == "black")
-    move = next(m for m in state["legal"] if len(m["actions"]) == 1 and set(m["victims"]) & targets)
+    move = next(m for m in whole_moves(state["legal"]) if len(m["actions"]) == 1 and set(m["victims"]) & targets)
     click(page, move["from"])
     click(page, move["to"])
     if page.locator(".chooser").count():

@@ -34,7 +34,7 @@ def test_every_service_error_has_a_client_error_status(cls: type[domain.GameServ
     assert any(issubclass(cls, listed) for listed in STATUS), cls
     # the engine being off, failing or saturated, or the database busy, is the server's
     # condition, not the client's
-    server_side = (domain.EngineDisabled, domain.EngineBusy, domain.StorageUnavailable)
+    server_side = (domain.EngineDisabled, domain.EngineBusy, domain.StorageUnavailable, domain.ServerBusy)
     assert 400 <= status < 500 or (
         issubclass(cls, server_side) and cls is not domain.TooManyEngineJobs and status == 503
     )

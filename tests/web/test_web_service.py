@@ -10,6 +10,7 @@ import pytest
 from exochess.web import service as service_module
 from exochess.web.domain import NotYourTurn
 from exochess.web.hub import Hub
+from exochess.web.positions import PositionTooLargeError
 from exochess.web.service import GameService
 from exochess.web.storage import Storage
 from tests.web.serverproc import run_async
@@ -138,5 +139,32 @@ def test_long_game_is_replayed_off_the_event_loop(tmp_path: Path) -> None:
         finally:
             svc.close()
             storage.close()
+
+    run_async(run)
+
+
+def test_position_too_large_to_list_leaves_the_game_resignable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live game whose position cannot be listed (too many moves, or over the time bound)
+    gets an empty legal tree with the reason, not a failing request."""
+
+    def too_large(board: Any, *_args: Any) -> dict[str, Any]:
+        raise PositionTooLargeError("position too large: 99,999 legal moves")
+
+    async def run() -> None:
+        svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), None, Hub())
+        try:
+            live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
+            assert svc.state(live)["legal_count"] == 22 and svc.state(live)["legal_error"] is None
+            monkeypatch.setattr(service_module, "legal_tree", too_large)
+            await svc.play(live.row.id, seats["white"], "d2-d3", 0)
+            state = svc.state(live)
+            assert state["legal"] == [] and state["legal_error"].startswith("position too large")
+            await svc.resign(live.row.id, seats["black"])
+            assert svc.state(live)["status"] == "finished"
+        finally:
+            svc.close()
+            svc.storage.close()
 
     run_async(run)

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import websockets
 
+from tests.web.legaltree import whole_moves
 from tests.web.serverproc import Server, run_async
 
 
@@ -163,7 +164,7 @@ def test_engine_pool_survives_a_killed_worker(tmp_path: Path) -> None:
 
             def play_and_wait(ply: int) -> None:
                 st = c.get(f"/api/games/{gid}").json()
-                text = st["legal"][0]["text"]
+                text = whole_moves(st["legal"])[0]["text"]
                 assert c.post(f"/api/games/{gid}/moves", json={"move": text, "secret": secret, "ply": ply}).status_code == 200
                 for _ in range(200):
                     if c.get(f"/api/games/{gid}").json()["ply"] == ply + 2:

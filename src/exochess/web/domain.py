@@ -136,3 +136,11 @@ class TooManyEngineJobs(EngineBusy):
 
 class StorageUnavailable(GameServiceError):
     """The database is busy or unreachable; nothing was changed, the client may try again."""
+
+
+class PositionTooLarge(GameServiceError):
+    """A position with too many legal moves (or too slow to list them) to serve."""
+
+
+class ServerBusy(GameServiceError):
+    """Too much work of this kind is already waiting; the client should try again later."""

@@ -26,7 +26,9 @@ from exochess.web.domain import (
     GameServiceError,
     IllegalMove,
     InvalidRequest,
+    PositionTooLarge,
     SecretRequired,
+    ServerBusy,
     StorageUnavailable,
     TooLarge,
     TooManyEngineJobs,
@@ -48,6 +50,8 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     EngineBusy: HTTPStatus.SERVICE_UNAVAILABLE,
     TooManyEngineJobs: HTTPStatus.TOO_MANY_REQUESTS,
     StorageUnavailable: HTTPStatus.SERVICE_UNAVAILABLE,
+    PositionTooLarge: HTTPStatus.UNPROCESSABLE_ENTITY,
+    ServerBusy: HTTPStatus.SERVICE_UNAVAILABLE,
 }
 
 

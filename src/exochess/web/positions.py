@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from exochess.board import Board
+from exochess.errors import MoveSyntaxError
 from exochess.geometry import square_name
-from exochess.move import Move
+from exochess.move import Action, Move
 from exochess.outcome import Outcome, Termination
-from exochess.rawmove import TRIPLE, RawMove, split_actions, to_move
+from exochess.rawmove import (
+    FROM,
+    KIND,
+    MORE,
+    PROMOTION,
+    TO,
+    TRIPLE,
+    VICTIMS,
+    RawMove,
+    split_actions,
+    to_move,
+)
 from exochess.svg import piece_svg
 from exochess.variant import Variant
 
@@ -58,8 +71,124 @@ def move_json(variant: Variant, move: Move, raw: RawMove | None = None) -> dict[
     }
 
 
+NODE_BUDGET = 2000
+"""Action nodes written in one legal-move tree; deeper actions are fetched step by step."""
+MAX_LEGAL_MOVES = 200_000
+"""Legal moves above which a position is refused as too large to serve."""
+
+
+class PositionTooLargeError(ValueError):
+    """The position has more legal moves than :data:`MAX_LEGAL_MOVES`."""
+
+
+def _path(raw: RawMove) -> tuple[tuple[Any, ...], ...]:
+    """A legal move as its actions, each a hashable tuple (the first action without its changes:
+    two moves with the same first action share its changes, as they share the position)."""
+    more = raw[MORE]
+    first = raw[:PROMOTION + 1]
+    return (first, *more) if more else (first,)
+
+
+def _same_action(step: tuple[Any, ...], action: Action) -> bool:
+    return (
+        step[FROM] == action.from_square and step[TO] == action.to_square and step[KIND] == action.kind
+        and tuple(step[VICTIMS]) == action.victims and step[PROMOTION] == action.promotion
+    )
+
+
+def _parse_actions(prefix: Sequence[str]) -> list[Action]:
+    out = []
+    for text in prefix:
+        actions = Move.from_text(text).actions  # MoveSyntaxError (an ExochessError) when unreadable
+        if len(actions) != 1:
+            raise MoveSyntaxError(f"{text!r} is not one action")
+        out.append(actions[0])
+    return out
+
+
+def legal_tree(
+    board: Board, prefix: Sequence[str] = (), budget: int = NODE_BUDGET
+) -> dict[str, Any]:
+    """The legal moves as a tree of actions with shared prefixes, for the board's input.
+
+    Answers ``{"count": moves, "actions": nodes}`` where each node is one action (``text``,
+    ``from``, ``to``, ``kind``, ``victims``, ``promotion``, ``changes``: square -> piece letter
+    after the action), ``end`` (a legal move ends with it) and ``next`` (the actions that may
+    follow it).  The size grows with the number of distinct action prefixes, not with whole
+    chains written out.  Levels of the tree are added while the nodes stay within ``budget``;
+    a node whose followers were left out has ``"next": null`` and the client asks for them
+    with the actions played so far as ``prefix`` (the tree is then rooted after ``prefix``,
+    and ``count`` counts the moves extending it).  Unreadable prefix text raises
+    :class:`~exochess.errors.MoveSyntaxError`; more than :data:`MAX_LEGAL_MOVES` moves
+    raise :class:`PositionTooLargeError`.
+    """
+    raws = board.raw_moves()
+    if len(raws) > MAX_LEGAL_MOVES:
+        raise PositionTooLargeError(
+            f"position too large: {len(raws):,} legal moves (at most {MAX_LEGAL_MOVES:,} are served)"
+        )
+    wanted = _parse_actions(prefix)
+    depth0 = len(wanted)
+    paths: list[tuple[tuple[Any, ...], ...]] = []
+    reps: list[RawMove] = []
+    for raw in raws:
+        path = _path(raw)
+        if len(path) > depth0 and all(_same_action(path[i], a) for i, a in enumerate(wanted)):
+            paths.append(path)
+            reps.append(raw)
+    nodes: dict[tuple[tuple[Any, ...], ...], dict[str, Any]] = {}
+    roots: list[dict[str, Any]] = []
+    live = list(range(len(paths)))  # moves still longer than the levels built so far
+    depth = depth0
+    while live:
+        level = {paths[i][: depth + 1] for i in live}
+        if depth > depth0 and len(nodes) + len(level) > budget:
+            for i in live:  # cut here: the parents' followers are fetched on demand
+                nodes[paths[i][:depth]]["next"] = None
+            break
+        for i in live:
+            key = paths[i][: depth + 1]
+            node = nodes.get(key)
+            if node is None:
+                action, changes = split_actions(reps[i])[depth]
+                node = nodes[key] = _action_json(board.variant, action, changes)
+                (roots if depth == depth0 else nodes[key[:-1]]["next"]).append(node)
+            if len(paths[i]) == depth + 1:
+                node["end"] = True
+        depth += 1
+        live = [i for i in live if len(paths[i]) > depth]
+    _sort(roots)
+    return {"count": len(paths), "actions": roots}
+
+
+def _sort(nodes: list[dict[str, Any]]) -> None:
+    nodes.sort(key=lambda n: n["text"])
+    for node in nodes:
+        if node["next"]:
+            _sort(node["next"])
+
+
+def _action_json(variant: Variant, action: Action, changes: tuple[int, ...]) -> dict[str, Any]:
+    names = _NAMES
+    return {
+        "text": str(action),
+        "from": names[action.from_square],
+        "to": names[action.to_square],
+        "kind": action.kind,
+        "victims": [names[v] for v in action.victims],
+        "promotion": action.promotion,
+        "changes": _changes(variant, changes),
+        "end": False,
+        "next": [],
+    }
+
+
 def legal_json(board: Board) -> list[dict[str, Any]]:
-    """Every legal move of the position, with the data a client needs to pick and show it."""
+    """Every legal move of the position written out whole (each with its actions' changes).
+
+    Its size grows with whole chains: for tests and small positions; the pages use
+    :func:`legal_tree`.
+    """
     out = [move_json(board.variant, to_move(raw), raw) for raw in board.raw_moves()]
     out.sort(key=lambda m: m["text"])
     return out
@@ -103,8 +232,12 @@ def variant_json(variant: Variant) -> dict[str, Any]:
     }
 
 
-def position_json(board: Board) -> dict[str, Any]:
-    """A free position (analysis board): FENs along the line, moves, legal moves, outcome."""
+def position_json(board: Board, prefix: Sequence[str] = ()) -> dict[str, Any]:
+    """A free position (analysis board): FENs along the line, moves, legal moves, outcome.
+
+    ``legal`` is the :func:`legal_tree` (rooted after the actions ``prefix``), ``legal_count``
+    its number of moves.  CPU work growing with the position: the site calls it off the loop.
+    """
     start = board.copy()
     history = board.move_stack
     while start.ply():
@@ -116,6 +249,7 @@ def position_json(board: Board) -> dict[str, Any]:
         start.push(move)
         fens.append(start.fen())
     outcome = board.outcome()
+    tree = legal_tree(board, prefix) if outcome is None else {"count": 0, "actions": []}
     return {
         "variant": variant_json(board.variant),
         "start_fen": board.starting_fen,
@@ -124,7 +258,8 @@ def position_json(board: Board) -> dict[str, Any]:
         "moves": moves,
         "ply": board.ply(),
         "turn": color_name(board.turn),
-        "legal": legal_json(board) if outcome is None else [],
+        "legal": tree["actions"],
+        "legal_count": tree["count"],
         "result": outcome.result() if outcome else None,
         "reason": reason_text(board.variant, outcome) if outcome else None,
     }

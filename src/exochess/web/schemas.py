@@ -56,6 +56,8 @@ class PositionRequest(BaseModel):
     variant: StrictStr = "fugue"
     fen: StrictStr | None = None
     moves: list[StrictStr] = Field(default_factory=list)
+    prefix: list[StrictStr] = Field(default_factory=list)
+    """First actions of a move already entered: ``legal`` is then the tree after them."""
 
 
 class AnalyseRequest(PositionRequest):

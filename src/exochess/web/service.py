@@ -20,6 +20,7 @@ from exochess.board import Board
 from exochess.errors import ExochessError, FenError, IllegalMoveError, UnknownVariantError
 from exochess.outcome import Outcome, Termination
 from exochess.variants import find_variant
+from exochess.web.cpuwork import CpuWork
 from exochess.web.domain import (
     Color,
     Conflict,
@@ -33,6 +34,7 @@ from exochess.web.domain import (
     NotYourTurn,
     Opponent,
     PlayerKind,
+    PositionTooLarge,
     SeatChoice,
     SecretRequired,
     StalePosition,
@@ -43,7 +45,14 @@ from exochess.web.domain import (
 )
 from exochess.web.enginepool import RANDOM_LEVEL, EnginePool
 from exochess.web.hub import Hub
-from exochess.web.positions import legal_json, move_json, reason_text, variant_json
+from exochess.web.positions import (
+    PositionTooLargeError,
+    legal_tree,
+    move_json,
+    position_json,
+    reason_text,
+    variant_json,
+)
 from exochess.web.storage import ConflictError, Finish, GameRow, Storage, secret_matches
 
 log = logging.getLogger("exochess.web")
@@ -55,6 +64,12 @@ CACHE_GAMES = 5000
 MAX_ANALYSIS_MOVES = 1000
 ENGINE_RETRY_S = 1.0
 """Delay before the computer tries again to store a move the database refused (busy)."""
+MAX_START_MOVES = 1000
+"""Legal moves a game's set-up starting position may have: a live game keeps its board's list
+of legal moves in memory, and checks moves against it (the starting positions of the three
+games have 22 to 118; the position of issue 17 has 45,136)."""
+LegalKey = tuple[int, str, str]
+"""What a legal-move view was computed for: (ply, FEN, status)."""
 
 
 @dataclass
@@ -66,6 +81,9 @@ class LiveGame:
     fens: list[str]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     state_cache: str | None = None
+    legal_view: tuple[LegalKey, dict[str, Any]] | None = None
+    """The legal-move tree of the current position, computed off the event loop."""
+    legal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def seat_of(self, secret: str | None) -> Color | None:
         """The seat this secret opens, if any (its digest compared in constant time)."""
@@ -105,6 +123,46 @@ def analysis_board(variant: str, fen: str | None, moves: list[str]) -> Board:
     return board
 
 
+def tree_after(board: Board, prefix: list[str]) -> dict[str, Any]:
+    """The legal-move tree of ``board`` after the actions ``prefix`` (CPU work: run it off the
+    event loop, on a board of the caller's own)."""
+    try:
+        view = legal_tree(board, prefix)
+    except PositionTooLargeError as exc:
+        raise PositionTooLarge(str(exc)) from exc
+    except ExochessError as exc:
+        raise InvalidRequest(f"bad action in prefix: {exc}") from exc
+    if prefix and not view["count"]:
+        raise IllegalMove(f"no legal move starts with {','.join(prefix)}")
+    return view
+
+
+def analysis_position(variant: str, fen: str | None, moves: list[str], prefix: list[str]) -> str:
+    """The analysis board's answer as JSON text: ``moves`` played from ``fen``, with the
+    legal-move tree after the actions ``prefix`` (CPU work: run it in a worker)."""
+    board = analysis_board(variant, fen, moves)
+    if board.is_game_over():
+        if prefix:
+            raise GameOver("the game is over in this position")
+        return json.dumps(position_json(board))
+    tree_after(board, prefix)  # checks the prefix (the tree is built again below, from the cache)
+    return json.dumps(position_json(board, prefix))
+
+
+def analysis_line(variant: str, fen: str | None, moves: list[str]) -> tuple[str, str, list[str]]:
+    """(variant, starting FEN, canonical move texts) of an analysis request whose position is
+    not over (CPU work: run it in a worker; raises the service's errors)."""
+    board = analysis_board(variant, fen, moves)
+    if board.is_game_over():
+        raise GameOver("the game is over in this position")
+    return board.variant.name, board.starting_fen, [str(m) for m in board.move_stack]
+
+
+def start_moves(variant: str, fen: str) -> int:
+    """How many legal moves a new game's set-up position has (CPU work: run it in a worker)."""
+    return len(Board(variant, fen=fen).raw_moves())
+
+
 class GameService:
     """Creates, loads and plays games; raises the errors of :mod:`exochess.web.domain`."""
 
@@ -117,6 +175,11 @@ class GameService:
         self._loading: dict[str, asyncio.Lock] = {}
         self._engine_tasks: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[None]] = set()
+        # CPU-heavy work off the event loop: live games' views and replays in one pool, free
+        # positions (analysis board, new games' FENs) in another, so floods of the latter
+        # never delay the former.
+        self.cpu_games = CpuWork("game views", workers=2, max_jobs=256, timeout_s=20.0)
+        self.cpu_free = CpuWork("position views", workers=1, max_jobs=4, timeout_s=15.0, processes=True)
         self.closed = False
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -133,6 +196,8 @@ class GameService:
         self.closed = True
         for task in self._engine_tasks.values():
             task.cancel()
+        self.cpu_games.close()
+        self.cpu_free.close()
         self._db.shutdown(wait=True)
 
     # --- loading -----------------------------------------------------------------------
@@ -141,25 +206,26 @@ class GameService:
         live = self._games.get(game_id)
         if live is not None:
             self._games.move_to_end(game_id)
+            await self.prepare(live)
             return live
         if not isinstance(game_id, str) or not game_id.isascii() or len(game_id) > 32:
             raise GameNotFound(game_id)
         lock = self._loading.setdefault(game_id, asyncio.Lock())
         async with lock:
             live = self._games.get(game_id)
-            if live is not None:
-                return live
-            row = await self.db(self.storage.load_game, game_id)
-            if row is None:
-                # keep nothing for an id that does not exist: a client asking for many made-up
-                # ids must not grow the server's memory (the next request just asks again)
-                if self._loading.get(game_id) is lock:
-                    del self._loading[game_id]
-                raise GameNotFound(game_id)
-            live = await self._build_off_loop(row)
-            self._games[game_id] = live
-            self._evict()
-            return live
+            if live is None:
+                row = await self.db(self.storage.load_game, game_id)
+                if row is None:
+                    # keep nothing for an id that does not exist: a client asking for many
+                    # made-up ids must not grow the server's memory (the next request asks again)
+                    if self._loading.get(game_id) is lock:
+                        del self._loading[game_id]
+                    raise GameNotFound(game_id)
+                live = await self.cpu_games.run("replaying the game", self._build, row)
+                self._games[game_id] = live
+                self._evict()
+        await self.prepare(live)
+        return live
 
     def _evict(self) -> None:
         """Forget the least recently used games beyond :data:`CACHE_GAMES` that nobody is using
@@ -178,25 +244,22 @@ class GameService:
             self._loading.pop(game_id, None)
             excess -= 1
 
-    async def _build_off_loop(self, row: GameRow) -> LiveGame:
-        """:meth:`_build` in a worker thread: replaying a long game (hundreds of plies) takes
-        long enough that the event loop, serving every other game, must not wait for it."""
-        return await asyncio.to_thread(self._build, row)
-
     def _build(self, row: GameRow) -> LiveGame:
         board = Board(row.variant, fen=row.start_fen)
         fens = [board.fen()]
         for text in row.moves:
             board.push_text(text)
             fens.append(board.fen())
+        board.is_game_over()  # lists the current moves here, off the loop (the board keeps them)
         return LiveGame(row=row, board=board, fens=fens)
 
     async def _reload(self, live: LiveGame) -> None:
         row = await self.db(self.storage.load_game, live.row.id)
         if row is not None:
-            fresh = await self._build_off_loop(row)
+            fresh = await self.cpu_games.run("replaying the game", self._build, row)
             live.row, live.board, live.fens = fresh.row, fresh.board, fresh.fens
             live.state_cache = None
+            live.legal_view = None
 
     def _resync_later(self, live: LiveGame) -> None:
         """Reload ``live`` from the database once its lock is free (after a cancelled write
@@ -213,8 +276,58 @@ class GameService:
 
     # --- state -------------------------------------------------------------------------
 
+    @staticmethod
+    def _legal_key(live: LiveGame) -> LegalKey:
+        return (live.board.ply(), live.board.fen(), live.row.status)
+
+    async def prepare(self, live: LiveGame) -> None:
+        """Compute the legal-move view of the game's position, if not done yet, off the loop.
+
+        A position too large to list gets an empty view with an ``error`` (the game can
+        still be resigned); the state carries it as ``legal_error``.
+        """
+        if live.legal_view is not None and live.legal_view[0] == self._legal_key(live):
+            return
+        async with live.legal_lock:
+            # the game may move on while its view is computed: then compute again
+            while True:
+                key = self._legal_key(live)
+                if live.legal_view is not None and live.legal_view[0] == key:
+                    return
+                view: dict[str, Any] = {"count": 0, "actions": []}
+                if live.row.status == GameStatus.ACTIVE:
+                    # A copy: the worker thread must not share the board moves are played on,
+                    # and the copy's move list is freed with it.
+                    board = live.board.copy()
+                    try:
+                        view = await self.cpu_games.run("listing its legal moves", legal_tree, board)
+                    except (PositionTooLarge, PositionTooLargeError) as exc:
+                        view = {"count": 0, "actions": [], "error": str(exc)}
+                if self._legal_key(live) == key:
+                    live.legal_view = (key, view)
+                    live.state_cache = None
+
+    async def legal_after(self, live: LiveGame, ply: int, prefix: list[str]) -> dict[str, Any]:
+        """The legal-move tree after the first actions ``prefix`` of the move at ``ply``."""
+        if live.row.status != GameStatus.ACTIVE:
+            raise GameOver(f"the game is over ({live.row.reason})")
+        if ply != live.board.ply():
+            raise StalePosition(f"stale position: the game is at ply {live.board.ply()}, not {ply}")
+        return await self.cpu_games.run("listing its legal moves", tree_after, live.board.copy(), prefix)
+
+    async def analysis_position(
+        self, variant: str, fen: str | None, moves: list[str], prefix: list[str]
+    ) -> str:
+        """:func:`analysis_position`, off the event loop in the bounded pool of free positions."""
+        return await self.cpu_free.run(
+            "listing its legal moves", analysis_position, variant, fen, moves, prefix
+        )
+
     def state(self, live: LiveGame) -> dict[str, Any]:
+        """The game's state; its ``legal`` tree is that of :meth:`prepare` (called by
+        :meth:`get` and :meth:`publish`), never computed here on the event loop."""
         row, board = live.row, live.board
+        view = live.legal_view[1] if live.legal_view and live.legal_view[0] == self._legal_key(live) else None
         history = board.move_stack
         moves = [move_json(board.variant, m) for m in history]
         active = row.status == GameStatus.ACTIVE
@@ -240,7 +353,9 @@ class GameService:
             "takeback_offer": row.takeback_offer,
             "rematch_id": row.rematch_id,
             "online": self.hub.online(row.id),
-            "legal": legal_json(board) if active else [],
+            "legal": view["actions"] if active and view else [],
+            "legal_count": view["count"] if active and view else 0,
+            "legal_error": view.get("error") if view else None,
         }
 
     def state_text(self, live: LiveGame) -> str:
@@ -251,6 +366,7 @@ class GameService:
     async def publish(self, live: LiveGame) -> None:
         """Send the game's new state to its watchers."""
         live.state_cache = None
+        await self.prepare(live)
         await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True)
 
     async def announce_presence(self, live: LiveGame) -> None:
@@ -282,6 +398,14 @@ class GameService:
             board = Board(variant, fen=fen.strip() if fen and fen.strip() else None)
         except FenError as exc:
             raise InvalidRequest(f"bad FEN: {exc}") from exc
+        if fen and fen.strip():
+            # a set-up position may have any number of legal moves: count them off the loop
+            count = await self.cpu_free.run("listing its legal moves", start_moves, variant.name, fen.strip())
+            if count > MAX_START_MOVES:
+                raise PositionTooLarge(
+                    f"position too large: {count:,} legal moves"
+                    f" (a game may start from a position with at most {MAX_START_MOVES:,})"
+                )
         if board.is_game_over():
             raise InvalidRequest("the game is already over in that position")
         if opponent not in tuple(Opponent):
@@ -607,10 +731,3 @@ class GameService:
         row = live.row
         return await self.evaluate(row.variant, row.start_fen, list(row.moves), movetime_ms, client)
 
-    async def analyse(self, board: Board, movetime_ms: int, client: str | None = None) -> dict[str, Any]:
-        """The engine's view of a free position (the analysis board)."""
-        if board.is_game_over():
-            raise GameOver("the game is over in this position")
-        return await self.evaluate(
-            board.variant.name, board.starting_fen, [str(m) for m in board.move_stack], movetime_ms, client
-        )

@@ -7,15 +7,15 @@ websocket broadcasts, and encoding it once per change matters with many watchers
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from exochess.variants import all_variants
 from exochess.web.deps import Service, Settings
 from exochess.web.disconnect import client_address, unless_disconnected
 from exochess.web.pgnexport import game_pgn
-from exochess.web.positions import position_json, variant_json
+from exochess.web.positions import variant_json
 from exochess.web.schemas import (
     AnalyseRequest,
     CreatedGame,
@@ -30,11 +30,13 @@ from exochess.web.schemas import (
     TakebackRequest,
     VariantList,
 )
-from exochess.web.service import MAX_LEVEL, GameService, LiveGame, analysis_board
+from exochess.web.service import MAX_LEVEL, GameService, LiveGame, analysis_line
 
 router = APIRouter(prefix="/api")
 
 MAX_LISTED = 100
+MAX_PREFIX = 64
+"""Actions of a chain a legal-move request may name (an Interweave chain is far shorter)."""
 EVALUATE_MS = 1000
 
 
@@ -108,8 +110,10 @@ async def rematch(game_id: str, body: SeatAction, service: Service) -> Rematch:
 @router.get("/games/{game_id}/pgn")
 async def pgn(game_id: str, service: Service) -> Response:
     live = await service.get(game_id)
+    # a long game's PGN is CPU work: off the loop, on a copy (the live board may move meanwhile)
+    text = await service.cpu_games.run("writing the PGN", game_pgn, live.row, live.board.copy())
     return Response(
-        game_pgn(live.row, live.board),
+        text,
         media_type="application/x-chess-pgn",
         headers={"Content-Disposition": f'attachment; filename="exochess-{game_id}.pgn"'},
     )
@@ -125,16 +129,38 @@ async def evaluate(
     return await unless_disconnected(request, work)
 
 
+@router.get("/games/{game_id}/legal")
+async def legal_after(
+    game_id: str, service: Service, ply: int, prefix: Annotated[list[str] | None, Query()] = None
+) -> dict[str, Any]:
+    """The legal-move tree after the first actions ``prefix`` of the move at ``ply``: what a
+    board asks for when the state's tree was cut (a node with ``"next": null``)."""
+    live = await service.get(game_id)
+    prefix = (prefix or [])[:MAX_PREFIX]
+    view = await service.legal_after(live, ply, prefix)
+    return {"ply": ply, "prefix": prefix, "legal": view["actions"], "legal_count": view["count"]}
+
+
 @router.post("/position")
-async def position(body: PositionRequest) -> dict[str, Any]:
-    return position_json(analysis_board(body.variant, body.fen, body.moves))
+async def position(body: PositionRequest, service: Service) -> Response:
+    """The analysis board's position; with ``prefix``, ``legal`` is the tree after those actions.
+
+    Built (and encoded) in a worker process: a client may send any position.
+    """
+    text = await service.analysis_position(body.variant, body.fen, body.moves, body.prefix[:MAX_PREFIX])
+    return Response(text, media_type="application/json")
 
 
 @router.post("/analyse")
 async def analyse(body: AnalyseRequest, request: Request, service: Service) -> dict[str, Any]:
-    """Analyse a free position; refused with 429/503 and Retry-After when the engine is saturated."""
-    board = analysis_board(body.variant, body.fen, body.moves)
-    work = service.analyse(board, body.movetime_ms, client_address(request))
+    """Analyse a free position; refused with 429/503 and Retry-After when the engine is saturated.
+
+    The replay and the game-over check (which lists the legal moves) run in a worker process.
+    """
+    variant, start_fen, texts = await service.cpu_free.run(
+        "replaying the moves", analysis_line, body.variant, body.fen, body.moves
+    )
+    work = service.evaluate(variant, start_fen, texts, body.movetime_ms, client_address(request))
     return await unless_disconnected(request, work)
 
 

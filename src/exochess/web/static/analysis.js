@@ -46,7 +46,11 @@ export class AnalysisPage {
       const holder = this.root.querySelector("#board");
       holder.replaceChildren();
       this.board = new BoardView(holder, { width: v.width, height: v.height, pieceNames: v.piece_names,
-        royal: v.royal, glyphs: glyphsFor(v.name), onMove: (text) => { this.moves.push(text); this.load(); } });
+        royal: v.royal, glyphs: glyphsFor(v.name), onMove: (text) => { this.moves.push(text); this.load(); },
+        // a cut legal-move tree: the same position again, with the actions entered so far
+        fetchNext: async (prefix) => (await postJSON("/api/position",
+          { variant: this.variantName, fen: this.fen, moves: this.moves, prefix })).legal,
+        onError: (message) => { this.root.querySelector("#error").textContent = message; } });
     }
     this.board.setFen(pos.fen);
     const last = pos.moves[pos.moves.length - 1];

@@ -102,8 +102,13 @@ export function glyphsFor(variantName) {
   return (window.EXOCHESS_GLYPHS || {})[variantName] || null;
 }
 
+// Legal moves come as a tree of actions (see docs/web.md): each node is one action with its
+// `from`, `to`, `kind`, `victims`, `promotion`, `changes` (square -> letter after it), `end`
+// (a move may end here) and `next` (the actions that may follow; null when the server left
+// them out of a large tree: they are then asked for with `fetchNext(actionsSoFar)`).
 export class BoardView {
-  // options: {width, height, pieceNames, royal, onMove(text), coordinates}
+  // options: {width, height, pieceNames, royal, onMove(text), fetchNext(prefix) -> Promise<nodes>,
+  //           onError(message), coordinates}
   constructor(container, options) {
     this.container = container;
     this.width = options.width;
@@ -111,6 +116,8 @@ export class BoardView {
     this.pieceNames = options.pieceNames || {};
     this.royal = options.royal || "K";
     this.onMove = options.onMove || null;
+    this.fetchNext = options.fetchNext || null;
+    this.onError = options.onError || null;
     this.coordinates = options.coordinates !== false;
     this.glyphs = options.glyphs || null;
     this.flipped = false;
@@ -118,7 +125,8 @@ export class BoardView {
     this.legal = [];
     this.highlight = { from: null, to: null, victims: [] };
     this.sel = null;          // selected square
-    this.chain = null;        // {candidates, k, overlay}
+    this.chain = null;        // {nodes, overlay, at, complete, done}: a chain being entered
+    this.epoch = 0;           // bumped by every new position, so a late fetch is ignored
     this.drag = null;
     this.svg = el("svg", {
       viewBox: `0 0 ${this.width * 100} ${this.height * 100}`,
@@ -139,9 +147,10 @@ export class BoardView {
     this.render();
   }
 
-  setPosition(pieces) { this.pieces = pieces; this.chain = null; this.sel = null; this.render(); }
+  setPosition(pieces) { this.pieces = pieces; this.chain = null; this.sel = null; this.epoch++; this.render(); this._chainBar(); }
   setFen(fen) { this.setPosition(parsePlacement(fen, this.width, this.height)); }
-  setLegal(moves) { this.legal = moves || []; this.chain = null; this.sel = null; this.render(); }
+  // The legal-move tree's first actions (an empty list when the player may not move).
+  setLegal(nodes) { this.legal = nodes || []; this.chain = null; this.sel = null; this.epoch++; this.render(); this._chainBar(); }
   setHighlight(h) { this.highlight = h || { from: null, to: null, victims: [] }; this.render(); }
   flip() { this.flipped = !this.flipped; this.render(); }
   cancelInput() { this.chain = null; this.sel = null; this.render(); this._chainBar(); }
@@ -168,17 +177,14 @@ export class BoardView {
 
   _shownPieces() { return this.chain ? this.chain.overlay : this.pieces; }
 
-  // Moves still possible for the current input state.
-  _candidates() { return this.chain ? this.chain.candidates : this.legal; }
-  _k() { return this.chain ? this.chain.k : 0; }
+  // The actions that may be played next (tree nodes) for the current input state.
+  _candidates() { return this.chain ? this.chain.nodes : this.legal; }
 
   _destinations() {
     if (!this.sel) return new Map();
-    const k = this._k();
     const out = new Map();
-    for (const m of this._candidates()) {
-      const a = m.actions[k];
-      if (!a || a.from !== this.sel) continue;
+    for (const a of this._candidates()) {
+      if (a.from !== this.sel) continue;
       const capture = a.victims.length > 0 || a.kind === "~";
       out.set(a.to, (out.get(a.to) || false) || capture);
     }
@@ -186,9 +192,8 @@ export class BoardView {
   }
 
   _movable(square) {
-    const k = this._k();
     if (this.chain) return this.chain.at === square;
-    return this._candidates().some((m) => m.actions[k] && m.actions[k].from === square);
+    return this._candidates().some((a) => a.from === square);
   }
 
   render() {
@@ -325,30 +330,35 @@ export class BoardView {
   }
 
   async _choose(dest) {
-    const k = this._k();
     const from = this.sel;
-    let cands = this._candidates().filter((m) => m.actions[k] && m.actions[k].from === from && m.actions[k].to === dest);
+    const cands = this._candidates().filter((a) => a.from === from && a.to === dest);
     if (!cands.length) return;
-    const texts = [...new Set(cands.map((m) => m.actions[k].text))];
-    let chosen = texts[0];
-    if (texts.length > 1) {
-      const options = texts.map((t) => ({
-        value: t, label: describeAction(cands.find((m) => m.actions[k].text === t).actions[k], this.pieceNames),
-      }));
-      chosen = await choose(`Which move from ${from} to ${dest}?`, options);
+    let action = cands[0];
+    if (cands.length > 1) {
+      const options = cands.map((a) => ({ value: a.text, label: describeAction(a, this.pieceNames) }));
+      const chosen = await choose(`Which move from ${from} to ${dest}?`, options);
       if (chosen === null) { this.render(); return; }
+      action = cands.find((a) => a.text === chosen);
     }
-    cands = cands.filter((m) => m.actions[k].text === chosen);
-    const action = cands[0].actions[k];
+    const done = [...(this.chain ? this.chain.done : []), action.text];
+    let next = action.next;
+    if (next === null) {
+      // a large tree was cut here: ask the server for what may follow these actions
+      const epoch = this.epoch;
+      try {
+        next = this.fetchNext ? await this.fetchNext(done) : [];
+      } catch (e) {
+        if (epoch === this.epoch) { this.cancelInput(); if (this.onError) this.onError(e.message); }
+        return;
+      }
+      if (epoch !== this.epoch) return;  // the position changed meanwhile
+    }
+    if (!next.length) { this._submit(done.join(",")); return; }
     const overlay = new Map(this._shownPieces());
     for (const [sq, letter] of action.changes || []) {
       if (letter) overlay.set(sq, letter); else overlay.delete(sq);
     }
-    const complete = cands.filter((m) => m.actions.length === k + 1);
-    const longer = cands.filter((m) => m.actions.length > k + 1);
-    if (!longer.length) { this._submit(complete[0].text); return; }
-    this.chain = { candidates: longer, k: k + 1, overlay, at: action.to, complete: complete[0] || null,
-      done: [...(this.chain ? this.chain.done : []), action.text] };
+    this.chain = { nodes: next, overlay, at: action.to, complete: action.end ? done.join(",") : null, done };
     this.sel = action.to;
     this.highlight = { from, to: action.to, victims: [...(this.highlight.victims || []), ...action.victims] };
     this.render();
@@ -379,7 +389,7 @@ export class BoardView {
     if (this.chain.complete) {
       const end = document.createElement("button");
       end.type = "button"; end.textContent = "End turn here"; end.className = "end-turn";
-      const text = this.chain.complete.text;
+      const text = this.chain.complete;
       end.addEventListener("click", () => this._submit(text));
       bar.appendChild(end);
     }

@@ -1,5 +1,5 @@
 // The game page: live board over a websocket, move list with replay, game actions.
-import { postJSON } from "/static/api.js";
+import { getJSON, postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
 
 const SEAT_KEY = (id) => `exochess:seat:${id}`;
@@ -49,6 +49,7 @@ export class GamePage {
     this.board = new BoardView(root.querySelector("#board"), {
       width: v.width, height: v.height, pieceNames: v.piece_names, royal: v.royal,
       glyphs: glyphsFor(v.name), onMove: (text) => this.sendMove(text),
+      fetchNext: (prefix) => this.fetchNext(prefix), onError: (message) => this.error(message),
     });
     if (this.seat && this.seat.color === "black") this.board.flip();
     const note = this.$("#start-note");
@@ -255,6 +256,13 @@ export class GamePage {
 
   myColor() { return this.seat ? this.seat.color : null; }
 
+  // The actions that may follow `prefix` in a move at the current ply (a cut legal-move tree).
+  async fetchNext(prefix) {
+    const q = new URLSearchParams({ ply: String(this.state.ply) });
+    for (const text of prefix) q.append("prefix", text);
+    return (await getJSON(`/api/games/${this.id}/legal?${q}`)).legal;
+  }
+
   render() {
     const s = this.state;
     const ply = this.shownPly();
@@ -273,6 +281,7 @@ export class GamePage {
       const last = ply > 0 ? s.moves[ply - 1] : null;
       this.board.setHighlight(last ? { from: last.from, to: last.to, victims: last.victims } : null);
       this.board.setLegal(myTurn ? s.legal : []);
+      if (myTurn && s.legal_error) this.error(s.legal_error);  // a position too large to list
     }
     this.renderMoves(ply);
     this.renderSide(me, myTurn, live);

@@ -1,0 +1,162 @@
+"""CPU-heavy request work (legal-move views, long replays, PGN) off the event loop, bounded.
+
+The event loop only waits: the work runs in a small pool, so other games' moves and pings
+are served meanwhile.  Two kinds of pool:
+
+* threads, for work on live games' boards (a copy of the board is handed over, nothing is
+  pickled).  A thread shares the GIL with the event loop, so this is for work that is small
+  in practice (a live game's position has a bounded start, see ``MAX_START_MOVES``);
+* processes (spawned), for positions a client sends (analysis board, a new game's FEN):
+  those can be made as large as an attacker likes, and a separate process keeps their CPU
+  and memory away from the server's interpreter; the worker runs at a lower scheduling
+  priority, so that on a busy machine the live games come first.  There the time bound is
+  enforced inside the worker (a ``SIGALRM`` timer interrupts the work), so an oversized job
+  really stops.
+
+Both bound the queue: with more jobs running or waiting than ``max_jobs``, a new one is
+refused at once with :class:`~exochess.web.domain.ServerBusy` (503).  A job over its time
+bound answers :class:`~exochess.web.domain.PositionTooLarge` (422).  A thread cannot be
+stopped, so a thread job past its bound runs to its end, counting against the queue bound
+until then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from types import FrameType
+from typing import Any, TypeVar
+
+from exochess.web.domain import PositionTooLarge, ServerBusy
+
+T = TypeVar("T")
+
+TASKS_PER_PROCESS = 50
+"""Jobs a worker process serves before it is replaced (returns the memory of huge positions)."""
+WORKER_NICENESS = 10
+"""How much lower a worker process's scheduling priority is than the server's: on a busy
+machine the operating system then serves the event loop (live games) first."""
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(OSError):  # if not permitted, the worker keeps the server's priority
+        os.nice(WORKER_NICENESS)
+
+
+class _Overtime(Exception):
+    """Raised inside a worker process by its timer."""
+
+
+def _on_alarm(_signum: int, _frame: FrameType | None) -> None:
+    raise _Overtime
+
+
+def _timed(seconds: float, what: str, fn: Callable[..., T], *args: Any) -> T:
+    """Run ``fn(*args)`` in a worker process, interrupted after ``seconds``."""
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn(*args)
+    except _Overtime:
+        raise PositionTooLarge(f"position too large: {what} takes more than {seconds:g} s") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _warm() -> int:
+    return 0
+
+
+class CpuWork:
+    """A bounded pool (threads or processes) for one kind of request work."""
+
+    def __init__(
+        self, name: str, workers: int, max_jobs: int, timeout_s: float, *, processes: bool = False
+    ) -> None:
+        self.name = name
+        self.workers = workers
+        self.max_jobs = max_jobs
+        self.timeout_s = timeout_s
+        self.processes = processes
+        self._pool = self._new()
+        self._jobs = 0  # running or waiting; changed only on the event loop
+
+    def _new(self) -> Executor:
+        if self.processes:
+            ctx = multiprocessing.get_context("spawn")
+            return ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=ctx, max_tasks_per_child=TASKS_PER_PROCESS,
+                initializer=_lower_priority,
+            )
+        return ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix=self.name)
+
+    @property
+    def jobs(self) -> int:
+        """Jobs running or queued (including thread jobs past their time bound, still running)."""
+        return self._jobs
+
+    async def run(self, what: str, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in the pool; ``what`` names the work in the time-bound error.
+
+        For a process pool, ``fn``, ``args`` and the result must be picklable (plain data).
+        """
+        if self._jobs >= self.max_jobs:
+            raise ServerBusy(f"the server is busy ({self.name}); try again in a moment")
+        self._jobs += 1
+        try:
+            if self.processes:
+                return await self._in_process(what, fn, *args)
+            return await self._in_thread(what, fn, *args)
+        finally:
+            if self.processes:
+                self._jobs -= 1
+
+    async def _in_thread(self, what: str, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._pool, fn, *args)
+        future.add_done_callback(self._thread_finished)
+        try:
+            # shield: a timeout or a client leaving must not cancel the bookkeeping above
+            return await asyncio.wait_for(asyncio.shield(future), self.timeout_s)
+        except TimeoutError:
+            raise PositionTooLarge(
+                f"position too large: {what} takes more than {self.timeout_s:g} s"
+            ) from None
+
+    def _thread_finished(self, future: asyncio.Future[Any]) -> None:
+        self._jobs -= 1
+        if not future.cancelled():
+            future.exception()  # retrieved, so a late failure is not logged as never retrieved
+
+    async def _in_process(self, what: str, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            pool = self._pool
+            try:
+                # the worker stops itself at the time bound; a client leaving cancels only
+                # the wait (a queued job is then dropped, a running one ends at its bound)
+                return await loop.run_in_executor(pool, _timed, self.timeout_s, what, fn, *args)
+            except BrokenProcessPool:  # a worker died (killed, out of memory): rebuild once
+                if attempt == 2:
+                    raise
+                if self._pool is pool:
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    self._pool = self._new()
+        raise AssertionError("unreachable")
+
+    async def warm(self) -> None:
+        """Start a process pool's worker now rather than at the first request."""
+        if self.processes:
+            await self.run("starting", _warm)
+
+    def close(self) -> None:
+        """Drop waiting jobs; worker processes are waited for (each job ends at its time
+        bound), so that none outlives the server."""
+        self._pool.shutdown(wait=self.processes, cancel_futures=True)

@@ -1,0 +1,47 @@
+"""Issue 17, finding 1, in the browser: the analysis board shows the position of 45,136 legal
+chains and a whole chain is entered in it, the board fetching the cut parts of the tree."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from tests.web.serverproc import Server
+from tests.web.test_web_large_positions import BIG
+
+WAIT_MS = 120_000  # each fetch lists the 45,136 moves again in the worker (seconds on a busy VM)
+
+
+def click(page: Any, square: str) -> None:
+    box = page.locator(f'#board rect.sq[data-square="{square}"]').bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def test_chain_entered_in_the_huge_position(page: Any, server: Server) -> None:
+    page.goto(f"/analysis?variant=interweave&fen={quote(BIG)}")
+    page.wait_for_selector('#analysis[data-ply="0"]', timeout=WAIT_MS)
+    body: dict[str, Any] = {"variant": "interweave", "fen": BIG}
+    with httpx.Client(base_url=server.url, timeout=120) as c:
+        nodes = c.post("/api/position", json=body).json()["legal"]
+        done: list[str] = []
+        fetched = 0
+        click(page, nodes[0]["from"])
+        while True:
+            node = nodes[0]
+            page.wait_for_selector(f'#board [data-dest="{node["to"]}"]', timeout=WAIT_MS)
+            click(page, node["to"])
+            if page.locator(".chooser").count():
+                page.click(f'.chooser button[data-move="{node["text"]}"]')
+            done.append(node["text"])
+            if node["next"] == []:
+                break  # the move is complete: the board submits it
+            if node["next"] is None:  # cut: the board asks the server, and so do we
+                fetched += 1
+                nodes = c.post("/api/position", json={**body, "prefix": done}).json()["legal"]
+            else:
+                nodes = node["next"]
+    page.wait_for_selector('#analysis[data-ply="1"]', timeout=WAIT_MS)
+    assert fetched >= 1
+    assert page.locator("#moves").inner_text().strip().endswith(",".join(done))

@@ -122,12 +122,17 @@ class EngineFailed(EngineDisabled):
     """The engine could not answer (its worker died, or it ran far past its time)."""
 
 
-class EngineBusy(GameServiceError):
-    """The engine's queue is full: the client should try again after ``retry_after`` seconds."""
+class ServerBusy(GameServiceError):
+    """Too much work of this kind is already waiting: the client should try again after
+    ``retry_after`` seconds."""
 
     def __init__(self, message: str, retry_after: int = 1) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class EngineBusy(ServerBusy):
+    """The engine's queue is full."""
 
 
 class TooManyEngineJobs(EngineBusy):
@@ -140,7 +145,3 @@ class StorageUnavailable(GameServiceError):
 
 class PositionTooLarge(GameServiceError):
     """A position with too many legal moves (or too slow to list them) to serve."""
-
-
-class ServerBusy(GameServiceError):
-    """Too much work of this kind is already waiting; the client should try again later."""

@@ -20,7 +20,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from exochess.web.disconnect import CLIENT_CLOSED, ClientGone
 from exochess.web.domain import (
     Conflict,
-    EngineBusy,
     EngineDisabled,
     GameNotFound,
     GameServiceError,
@@ -47,8 +46,7 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     TooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     IllegalMove: HTTPStatus.UNPROCESSABLE_ENTITY,
     EngineDisabled: HTTPStatus.SERVICE_UNAVAILABLE,  # and EngineFailed
-    EngineBusy: HTTPStatus.SERVICE_UNAVAILABLE,
-    TooManyEngineJobs: HTTPStatus.TOO_MANY_REQUESTS,
+    TooManyEngineJobs: HTTPStatus.TOO_MANY_REQUESTS,  # a kind of ServerBusy, but the client's own doing
     StorageUnavailable: HTTPStatus.SERVICE_UNAVAILABLE,
     PositionTooLarge: HTTPStatus.UNPROCESSABLE_ENTITY,
     ServerBusy: HTTPStatus.SERVICE_UNAVAILABLE,
@@ -100,8 +98,8 @@ def install_error_handlers(app: FastAPI) -> None:
         status = status_of(exc)
         if not _is_api(request) and status == HTTPStatus.NOT_FOUND:
             return error_page(request, status, exc.message)
-        # a busy engine says when to come back (RFC 9110 Retry-After, in seconds)
-        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, EngineBusy) else None
+        # a busy server (engine queue, CPU pools) says when to come back (RFC 9110 Retry-After, in seconds)
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, ServerBusy) else None
         return error_response(status, exc.message, headers)
 
     @app.exception_handler(ClientGone)

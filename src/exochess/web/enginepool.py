@@ -549,6 +549,13 @@ class EnginePool:
 
     async def _run(self, worker: _Worker, job: _Job) -> bool:
         """Run ``job`` on ``worker`` and settle its future; False if the worker had to go."""
+        if not worker.process.is_alive():
+            # It died while idle (killed, out of memory): the job never reached it, so this is
+            # no attempt. Counting it made a job fail outright when every worker had been
+            # killed at once (its retry met the other dead worker).
+            log.warning("an idle engine worker died; job %d waits for its replacement", job.seq)
+            self._enqueue(job)
+            return False
         job.worker = worker
         worker.job = job.seq
         job.attempts += 1

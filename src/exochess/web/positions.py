@@ -47,17 +47,9 @@ def move_json(variant: Variant, move: Move, raw: RawMove | None = None) -> dict[
     per_action: list[tuple[int, ...]] | None = None
     if raw is not None:
         per_action = [changes for _action, changes in split_actions(raw)]
-    names = _NAMES
     actions = []
     for i, a in enumerate(move.actions):
-        item: dict[str, Any] = {
-            "text": str(a),
-            "from": names[a.from_square],
-            "to": names[a.to_square],
-            "kind": a.kind,
-            "victims": [names[v] for v in a.victims],
-            "promotion": a.promotion,
-        }
+        item = _action_fields(a)
         if per_action is not None:
             item["changes"] = _changes(variant, per_action[i])
         actions.append(item)
@@ -168,7 +160,8 @@ def _sort(nodes: list[dict[str, Any]]) -> None:
             _sort(node["next"])
 
 
-def _action_json(variant: Variant, action: Action, changes: tuple[int, ...]) -> dict[str, Any]:
+def _action_fields(action: Action) -> dict[str, Any]:
+    """The fields every action carries to the browser (in moves and in the legal-move tree)."""
     names = _NAMES
     return {
         "text": str(action),
@@ -177,6 +170,12 @@ def _action_json(variant: Variant, action: Action, changes: tuple[int, ...]) -> 
         "kind": action.kind,
         "victims": [names[v] for v in action.victims],
         "promotion": action.promotion,
+    }
+
+
+def _action_json(variant: Variant, action: Action, changes: tuple[int, ...]) -> dict[str, Any]:
+    return {
+        **_action_fields(action),
         "changes": _changes(variant, changes),
         "end": False,
         "next": [],

@@ -14,7 +14,7 @@
 4. Print the weights rescaled so that the reference type (the pawn / Advancer)
    is worth 100: those are the fitted centipawn values.
 
-The values in ``exochess/engine/evaluate/*.py`` were set from these fits and
+The values in each game's ``exochess/variants/<game>/evaluation.py`` were set from these fits and
 the reasoning in ``docs/engine.md``.  The fit only sees imbalances that occur
 in play: a type that is rarely traded gets a wide error bar, which the script
 prints as the number of positions where that type was unbalanced.

@@ -20,7 +20,6 @@ from exochess.rawmove import (
     VICTIMS,
     RawMove,
     split_actions,
-    to_move,
 )
 from exochess.svg import piece_svg
 from exochess.variant import Variant
@@ -180,17 +179,6 @@ def _action_json(variant: Variant, action: Action, changes: tuple[int, ...]) -> 
         "end": False,
         "next": [],
     }
-
-
-def legal_json(board: Board) -> list[dict[str, Any]]:
-    """Every legal move of the position written out whole (each with its actions' changes).
-
-    Its size grows with whole chains: for tests and small positions; the pages use
-    :func:`legal_tree`.
-    """
-    out = [move_json(board.variant, to_move(raw), raw) for raw in board.raw_moves()]
-    out.sort(key=lambda m: m["text"])
-    return out
 
 
 def reason_text(variant: Variant, outcome: Outcome) -> str:

@@ -135,13 +135,20 @@ def test_analyses_are_capped_bounded_and_shared_out() -> None:
     run(scenario, workers=2, queue_limit=3, analysis_cap_ms=150)
 
 
+def finishing_order(order: list[str]) -> Callable[[str, Awaitable[Any]], Awaitable[None]]:
+    """A job runner that appends each job's name to ``order`` when its work is done."""
+
+    async def job(name: str, work: Awaitable[Any]) -> None:
+        await work
+        order.append(name)
+
+    return job
+
+
 def test_moves_go_first_and_short_ones_before_long_ones() -> None:
     async def scenario(pool: EnginePool) -> list[str]:
         order: list[str] = []
-
-        async def job(name: str, work: Awaitable[Any]) -> None:
-            await work
-            order.append(name)
+        job = finishing_order(order)
 
         blocker = asyncio.create_task(job("blocker", pool.analyse("fugue", START, [], 300, "x")))
         await until(pool, lambda s: s.running == 1)
@@ -160,10 +167,7 @@ def test_moves_go_first_and_short_ones_before_long_ones() -> None:
 def test_the_express_worker_serves_quick_moves_while_the_others_are_busy() -> None:
     async def scenario(pool: EnginePool) -> list[str]:
         order: list[str] = []
-
-        async def job(name: str, work: Awaitable[Any]) -> None:
-            await work
-            order.append(name)
+        job = finishing_order(order)
 
         long = asyncio.create_task(job("level 8", pool.move("fugue", START, [], 8, 1)))
         await until(pool, lambda s: s.running == 1)

@@ -36,12 +36,15 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     or_,
     select,
     update,
 )
 from sqlalchemy import Enum as SAEnum
+from sqlalchemy import text as sql_text
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.schema import CreateColumn
 
 from exochess.web.domain import Color, GameStatus, PlayerKind
 
@@ -207,12 +210,42 @@ class Storage:
                 cur.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
                 cur.close()
         metadata.create_all(self.engine)
+        added = self.add_missing_columns()
+        if added:
+            log.info("added columns to an older database: %s", ", ".join(added))
         hashed = self.hash_plain_secrets()
         if hashed:
             log.info("hashed the plain seat secrets of %d stored games", hashed)
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def add_missing_columns(self, schema: MetaData = metadata) -> list[str]:
+        """Add the columns a newer version declares to tables an older version created.
+
+        ``create_all`` makes missing tables but leaves existing ones alone.  A column added to a
+        table later must therefore be nullable or have a ``server_default``, so that the rows
+        already stored stay valid; this adds each one with ``ALTER TABLE ... ADD COLUMN`` (run on
+        every start; returns ``table.column`` of each column added).  Columns are only ever added
+        here, never changed or dropped: a change that needs more is a data migration of its own.
+        """
+        added: list[str] = []
+        with self.engine.begin() as conn:
+            present = inspect(conn)
+            for table in schema.sorted_tables:
+                have = {c["name"] for c in present.get_columns(table.name)}
+                for column in table.columns:
+                    if column.name in have:
+                        continue
+                    if not column.nullable and column.server_default is None:
+                        raise RuntimeError(
+                            f"column {table.name}.{column.name} cannot be added to stored rows:"
+                            " declare it nullable or give it a server_default"
+                        )
+                    ddl = CreateColumn(column).compile(dialect=conn.dialect)
+                    conn.execute(sql_text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
+                    added.append(f"{table.name}.{column.name}")
+        return added
 
     def hash_plain_secrets(self) -> int:
         """Replace the plain seat secrets of rows written by older versions with their digests

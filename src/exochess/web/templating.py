@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import jinja2
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
@@ -14,7 +15,15 @@ from exochess.variants import all_variants
 from exochess.web.deps import get_settings
 from exochess.web.positions import variant_json
 
-templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+_environment = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=True,
+    extensions=["jinja2.ext.i18n"],
+)
+# Texts in templates are written ``{{ _("...") }}`` (and ``ngettext``) so that they can be
+# translated; until catalogues are installed they render as written.
+_environment.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
+templates = Jinja2Templates(env=_environment)
 
 
 def render(request: Request, name: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:

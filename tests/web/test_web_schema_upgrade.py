@@ -1,0 +1,48 @@
+"""An older database file gains the columns a newer version declares, keeping its rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, inspect, text
+
+from exochess.web import storage
+from exochess.web.storage import Storage
+
+
+def test_missing_nullable_column_is_added_and_rows_kept(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    first = Storage(url)
+    first.create_game(
+        id="g1", variant="fugue", start_fen="x", white=storage.PlayerKind.HUMAN,
+        black=storage.PlayerKind.HUMAN, level=None, white_secret="a", black_secret="b",
+    )
+    first.close()
+    # what an older version left behind: the games table without its newest column
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("ALTER TABLE games DROP COLUMN rematch_id"))
+    engine.dispose()
+
+    reopened = Storage(url)
+    columns = {c["name"] for c in inspect(reopened.engine).get_columns("games")}
+    assert "rematch_id" in columns
+    row = reopened.load_game("g1")
+    assert row is not None and row.variant == "fugue"
+    assert reopened.add_missing_columns() == []  # a second start adds nothing
+    reopened.close()
+
+
+def test_a_required_column_without_default_is_refused(tmp_path: Path) -> None:
+    opened = Storage(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    newer = MetaData()
+    Table("games", newer, Column("id", String(32), primary_key=True),
+          Column("needed", Integer, nullable=False))
+    with pytest.raises(RuntimeError, match=r"games\.needed"):
+        opened.add_missing_columns(newer)
+    with_default = MetaData()
+    Table("games", with_default, Column("id", String(32), primary_key=True),
+          Column("later", Integer, nullable=False, server_default="0"))
+    assert opened.add_missing_columns(with_default) == ["games.later"]
+    opened.close()

@@ -1,4 +1,16 @@
-"""Search budgets: depth, nodes, move time or game clock."""
+"""Search budgets: depth, nodes, move time or game clock.
+
+Time allocation on a clock (:meth:`Limits.time_budget`), with ``left`` the side's time less
+:data:`MOVE_OVERHEAD_MS`, ``inc`` its increment and ``togo`` the moves to the next time control
+(``movestogo``, else 30)::
+
+    target = min(left / togo + 0.75 * inc, left / 2)
+    soft   = 0.6 * target                      (no new iteration starts after this)
+    hard   = min(0.8 * left, 3 * target)       (the search is cut here)
+
+With a ``movetime`` too, the smaller of each applies: the engine's weaker levels and the web
+site's computer player give their level's own move time, so a clock only ever shortens it.
+"""
 
 from __future__ import annotations
 

@@ -207,6 +207,10 @@ class EngineProtocol:
         movetime = values.get("movetime")
         if not has_budget:
             movetime = lv.movetime_ms(None)
+        elif movetime is None and lv.time_share < 1 and ("wtime" in values or "btime" in values):
+            # a weakened level keeps its own move time as a cap on a clock (it was tuned on it);
+            # full strength spends what the clock allows (Limits.time_budget)
+            movetime = lv.movetime_ms(None)
         limits = Limits(
             depth=values.get("depth"),
             nodes=values.get("nodes"),

@@ -55,6 +55,7 @@ def create_app(
         if pool is not None:
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume_engine_games()
+        await service.watch_clocks()
         try:
             yield
         finally:

@@ -37,6 +37,9 @@ class GameStatus(StrEnum):
 
     ACTIVE = "active"
     FINISHED = "finished"
+    ABORTED = "aborted"
+    """Called off before both sides had moved (by a player, or by the server when the first
+    move did not come in time): no result, and not in the list of everybody's games."""
 
 
 class Opponent(StrEnum):

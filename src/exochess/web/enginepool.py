@@ -50,6 +50,7 @@ from typing import Any
 from exochess.board import Board
 from exochess.engine import Limits, Searcher, analyse, best_move
 from exochess.engine.levels import DEFAULT_MOVETIME_MS
+from exochess.engine.levels import level as engine_level
 from exochess.variants import all_variants
 from exochess.web.domain import Color, EngineBusy, EngineFailed, TooManyEngineJobs
 
@@ -87,15 +88,38 @@ def _board(variant: str, start_fen: str, texts: list[str]) -> Board:
     return board
 
 
+@dataclass(frozen=True)
+class EngineClock:
+    """The clocks a computer move is searched on (milliseconds), as in UCI's ``go wtime``."""
+
+    wtime_ms: int
+    btime_ms: int
+    winc_ms: int
+    binc_ms: int
+
+
 def compute_move(
-    variant: str, start_fen: str, texts: list[str], level: int, seed: int, searcher: Searcher | None = None
+    variant: str, start_fen: str, texts: list[str], level: int, seed: int,
+    clock: EngineClock | None = None, searcher: Searcher | None = None,
 ) -> str:
-    """The computer's move (canonical text) in the position after ``texts``."""
+    """The computer's move (canonical text) in the position after ``texts``.
+
+    With a ``clock`` the search spends what :meth:`Limits.time_budget` allocates from it, and
+    never more than the level's own move time.
+    """
     board = _board(variant, start_fen, texts)
     if level <= RANDOM_LEVEL:
         choices = sorted(str(m) for m in board.legal_moves)
         return random.Random(seed).choice(choices)
-    return str(best_move(board, level, seed=seed, searcher=searcher))
+    if clock is None:
+        return str(best_move(board, level, seed=seed, searcher=searcher))
+    lv = engine_level(level, board.variant.name)
+    limits = Limits(
+        movetime_ms=lv.movetime_ms(None), wtime_ms=clock.wtime_ms, btime_ms=clock.btime_ms,
+        winc_ms=clock.winc_ms, binc_ms=clock.binc_ms,
+    )
+    s = searcher if searcher is not None else Searcher()
+    return str(s.search(board, limits, options=lv.options(), seed=seed).best)
 
 
 def compute_analysis(
@@ -327,11 +351,15 @@ class EnginePool:
         """Wait until every worker has started and imported the engine."""
         await self._ready_event.wait()
 
-    async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int) -> str:
-        """The computer's move at ``level``; cancelling the awaiting task stops the search."""
+    async def move(
+        self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
+        clock: EngineClock | None = None,
+    ) -> str:
+        """The computer's move at ``level`` (on ``clock``, if the game has one); cancelling the
+        awaiting task stops the search."""
         budget = 0.0 if level <= RANDOM_LEVEL else DEFAULT_MOVETIME_MS.get(level, 3000) / 1000
         result: str = await self._submit(
-            MOVE, compute_move, (variant, start_fen, list(texts), level, seed), budget, None
+            MOVE, compute_move, (variant, start_fen, list(texts), level, seed, clock), budget, None
         )
         return result
 

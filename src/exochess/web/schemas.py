@@ -44,6 +44,9 @@ class MoveRequest(SeatAction):
 
     move: StrictStr
     ply: StrictInt | None = None
+    lag_ms: Annotated[StrictInt, Field(ge=0, le=60_000)] = 0
+    """The client's measured network delay (half a round trip); at most
+    :data:`~exochess.web.clock.MAX_LAG_CREDIT_MS` of it is credited to its clock."""
 
 
 class TakebackRequest(SeatAction):
@@ -107,6 +110,10 @@ class GameSummary(BaseModel):
     reason: str | None
     time_control: str
     """The time control's text form (``"-"``, ``"3+2"``, ``"3d"``)."""
+    turn: Color
+    """The side to move."""
+    deadline: int | None
+    """While a timed game is played: when its side to move runs out of time (ms since 1970)."""
     updated: str
     """ISO 8601 in UTC, with a ``Z``."""
 
@@ -144,6 +151,8 @@ class WsMove(BaseModel):
     move: StrictStr
     ply: StrictInt | None = None
     secret: StrictStr | None = None
+    lag_ms: Annotated[StrictInt, Field(ge=0, le=60_000)] = 0
+    """As in :class:`MoveRequest`."""
     ref: Any = None
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import logging
+import os
 import secrets
 import zlib
 from collections import OrderedDict
@@ -20,6 +22,7 @@ from exochess.board import Board
 from exochess.errors import ExochessError, FenError, IllegalMoveError, UnknownVariantError
 from exochess.outcome import Outcome, Termination
 from exochess.variants import find_variant
+from exochess.web.clock import Clock, Expiry, Stamp, Timing, epoch_ms, ms_between
 from exochess.web.cpuwork import CpuWork
 from exochess.web.domain import (
     Color,
@@ -43,7 +46,7 @@ from exochess.web.domain import (
     TooLarge,
     WrongSeat,
 )
-from exochess.web.enginepool import RANDOM_LEVEL, EnginePool
+from exochess.web.enginepool import RANDOM_LEVEL, EngineClock, EnginePool
 from exochess.web.hub import Hub
 from exochess.web.positions import (
     PositionTooLargeError,
@@ -54,7 +57,8 @@ from exochess.web.positions import (
     variant_json,
 )
 from exochess.web.storage import ConflictError, Finish, GameRow, Storage, secret_matches
-from exochess.web.timecontrol import NO_CLOCK, TimeControl, stored_time_control
+from exochess.web.storage import now as storage_now
+from exochess.web.timecontrol import NO_CLOCK, TimeControl, TimeControlKind, stored_time_control
 
 log = logging.getLogger("exochess.web")
 T = TypeVar("T")
@@ -71,6 +75,21 @@ of legal moves in memory, and checks moves against it (the starting positions of
 games have 22 to 118; the position of issue 17 has 45,136)."""
 LegalKey = tuple[int, str, str]
 """What a legal-move view was computed for: (ply, FEN, status)."""
+TIME_FORFEIT = "time forfeit"
+ABANDONED = "abandoned"
+ABORTED = "aborted"
+"""Terminations the site itself decides (the rules' own are :class:`Termination`'s)."""
+
+
+def timing_from_env() -> Timing:
+    """The rules' durations, shortened by ``$EXOCHESS_TEST_TIMING`` (tests only): a number of
+    milliseconds that replaces the first-move limit, the absence limits and the length of a
+    correspondence day alike."""
+    value = os.environ.get("EXOCHESS_TEST_TIMING", "")
+    if not value.isascii() or not value.isdigit() or int(value) <= 0:
+        return Timing()
+    ms = int(value)
+    return Timing(first_move_ms=ms, day_ms=ms, absence_fast_ms=ms, absence_slow_ms=ms)
 
 
 @dataclass
@@ -85,6 +104,9 @@ class LiveGame:
     legal_view: tuple[LegalKey, dict[str, Any]] | None = None
     """The legal-move tree of the current position, computed off the event loop."""
     legal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    absent_since: dict[Color, dt.datetime | None] = field(default_factory=dict)
+    """Since when each seat has had no connection (None: it has one).  Kept in memory: a seat
+    counts as gone since the game was loaded until it connects."""
 
     def seat_of(self, secret: str | None) -> Color | None:
         """The seat this secret opens, if any (its digest compared in constant time)."""
@@ -100,6 +122,20 @@ class LiveGame:
 
     def to_move(self) -> Color:
         return Color.of(self.board.turn)
+
+    @property
+    def time_control(self) -> TimeControl:
+        return stored_time_control(self.row.time_control)
+
+    def clock(self, timing: Timing) -> Clock | None:
+        """The game's clocks after its last move (None without a time control)."""
+        row = self.row
+        last = row.stamps[-1] if row.stamps else None
+        return Clock.of(self.time_control, row.created, len(row.moves), last, self.to_move(), timing)
+
+
+class TimeRanOut(GameOver):
+    """A move came after its side's time was out: the game has just ended instead."""
 
 
 def _new_id() -> str:
@@ -167,10 +203,15 @@ def start_moves(variant: str, fen: str) -> int:
 class GameService:
     """Creates, loads and plays games; raises the errors of :mod:`exochess.web.domain`."""
 
-    def __init__(self, storage: Storage, pool: EnginePool | None, hub: Hub) -> None:
+    def __init__(
+        self, storage: Storage, pool: EnginePool | None, hub: Hub, timing: Timing | None = None
+    ) -> None:
         self.storage = storage
         self.pool = pool
         self.hub = hub
+        self.timing = timing if timing is not None else timing_from_env()
+        self._timers: dict[str, tuple[dt.datetime, asyncio.TimerHandle]] = {}
+        """Each timed game's next deadline and the timer that judges it then."""
         self._db = ThreadPoolExecutor(max_workers=1 if storage.is_sqlite else 8, thread_name_prefix="db")
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
@@ -197,6 +238,9 @@ class GameService:
         self.closed = True
         for task in self._engine_tasks.values():
             task.cancel()
+        for _deadline, timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
         self.cpu_games.close()
         self.cpu_free.close()
         self._db.shutdown(wait=True)
@@ -204,10 +248,12 @@ class GameService:
     # --- loading -----------------------------------------------------------------------
 
     async def get(self, game_id: str) -> LiveGame:
+        """The game ``game_id``, its time judged first (a deadline passed ends it here)."""
         live = self._games.get(game_id)
         if live is not None:
             self._games.move_to_end(game_id)
             await self.prepare(live)
+            await self.judge_time(live)
             return live
         if not isinstance(game_id, str) or not game_id.isascii() or len(game_id) > 32:
             raise GameNotFound(game_id)
@@ -223,9 +269,12 @@ class GameService:
                         del self._loading[game_id]
                     raise GameNotFound(game_id)
                 live = await self.cpu_games.run("replaying the game", self._build, row)
+                loaded = storage_now()
+                live.absent_since = {c: None if self.hub.online(game_id)[c] else loaded for c in Color}
                 self._games[game_id] = live
                 self._evict()
         await self.prepare(live)
+        await self.judge_time(live)
         return live
 
     def _evict(self) -> None:
@@ -259,6 +308,7 @@ class GameService:
         if row is not None:
             fresh = await self.cpu_games.run("replaying the game", self._build, row)
             live.row, live.board, live.fens = fresh.row, fresh.board, fresh.fens
+            self._arm(live)
             live.state_cache = None
             live.legal_view = None
 
@@ -354,11 +404,24 @@ class GameService:
             "takeback_offer": row.takeback_offer,
             "rematch_id": row.rematch_id,
             "time_control": stored_time_control(row.time_control).to_json(),
+            "clock": self._clock_json(live),
             "online": self.hub.online(row.id),
+            "absent_since": self._absent_json(live),
             "legal": view["actions"] if active and view else [],
             "legal_count": view["count"] if active and view else 0,
             "legal_error": view.get("error") if view else None,
         }
+
+    def _clock_json(self, live: LiveGame) -> dict[str, Any] | None:
+        clock = live.clock(self.timing)
+        if clock is None or live.row.status != GameStatus.ACTIVE:
+            # a finished game shows the clocks as they stood after its last move
+            return None if clock is None else {**clock.to_json(), "running": None, "deadline": None}
+        return clock.to_json()
+
+    @staticmethod
+    def _absent_json(live: LiveGame) -> dict[str, int | None]:
+        return {c: None if (t := live.absent_since.get(c)) is None else epoch_ms(t) for c in Color}
 
     def state_text(self, live: LiveGame) -> str:
         if live.state_cache is None:
@@ -368,14 +431,179 @@ class GameService:
     async def publish(self, live: LiveGame) -> None:
         """Send the game's new state to its watchers."""
         live.state_cache = None
+        self._arm(live)
         await self.prepare(live)
         await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True)
 
     async def announce_presence(self, live: LiveGame) -> None:
-        """Tell the watchers which seats are online (a small message, not the whole state)."""
+        """Tell the watchers which seats are online and since when the others are gone (a
+        small message, not the whole state)."""
         live.state_cache = None  # the state's "online" changed too
         online = self.hub.online(live.row.id)
-        await self.hub.broadcast(live.row.id, json.dumps({"type": "presence", "online": online}))
+        moment = storage_now()
+        for color in Color:
+            if online[color]:
+                live.absent_since[color] = None
+            elif live.absent_since.get(color) is None:
+                live.absent_since[color] = moment
+        message = {"type": "presence", "online": online, "absent_since": self._absent_json(live)}
+        await self.hub.broadcast(live.row.id, json.dumps(message))
+
+    # --- time -----------------------------------------------------------------------------
+
+    def _arm(self, live: LiveGame) -> None:
+        """Have the game judged at its next deadline, with or without anybody connected."""
+        game_id = live.row.id
+        clock = live.clock(self.timing) if live.row.status == GameStatus.ACTIVE else None
+        current = self._timers.get(game_id)
+        if clock is None or self.closed:
+            if current is not None:
+                current[1].cancel()
+                del self._timers[game_id]
+            return
+        deadline = clock.deadline
+        if current is not None:
+            if current[0] == deadline:
+                return
+            current[1].cancel()
+        delay_s = max(0.0, ms_between(storage_now(), deadline) / 1000) + 0.001
+        loop = asyncio.get_running_loop()
+        self._timers[game_id] = (deadline, loop.call_later(delay_s, self._deadline_reached, game_id))
+
+    def _deadline_reached(self, game_id: str) -> None:
+        self._timers.pop(game_id, None)
+
+        async def judge() -> None:
+            try:
+                await self.get(game_id)  # judges the game's time
+            except GameServiceError as exc:
+                log.warning("cannot judge the time of game %s: %s", game_id, exc.message)
+                if not self.closed:  # the database was busy: try again shortly
+                    asyncio.get_running_loop().call_later(ENGINE_RETRY_S, self._deadline_reached, game_id)
+
+        task = asyncio.create_task(judge())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def judge_time(self, live: LiveGame) -> None:
+        """End the game if its side to move's time is out (abort or loss on time); otherwise
+        make sure it is judged at its deadline."""
+        if live.row.status != GameStatus.ACTIVE or live.row.time_control in (None, "-"):
+            return
+        clock = live.clock(self.timing)
+        if clock is None or clock.expired(storage_now()) is None:
+            if live.row.id not in self._timers:
+                self._arm(live)
+            return
+        async with live.lock:
+            ended = await self._expire_locked(live, storage_now())
+        if ended:
+            self._cancel_engine(live.row.id)
+            await self.publish(live)
+
+    async def _expire_locked(self, live: LiveGame, now: dt.datetime) -> bool:
+        """With the game's lock held: abort or flag it if its time is out at ``now``."""
+        clock = live.clock(self.timing) if live.row.status == GameStatus.ACTIVE else None
+        expiry = clock.expired(now) if clock is not None else None
+        if expiry is None:
+            return False
+        loser = live.to_move()
+        if expiry == Expiry.ABORT:
+            values: Finish = {
+                "result": "*", "termination": ABORTED,
+                "reason": f"aborted: {loser.capitalize()} did not make a first move in time",
+            }
+            status = GameStatus.ABORTED
+        else:
+            values = {
+                "result": "0-1" if loser == Color.WHITE else "1-0", "termination": TIME_FORFEIT,
+                "reason": f"{loser.other.capitalize()} wins on time",
+            }
+            status = GameStatus.FINISHED
+        await self._finish_locked(live, values, status)
+        return True
+
+    async def _finish_locked(self, live: LiveGame, values: Finish, status: GameStatus) -> None:
+        try:
+            await self.db(self.storage.finish, live.row.id, live.board.ply(), values, status)
+        except ConflictError as exc:
+            await self._reload(live)
+            raise StalePosition(str(exc)) from exc
+        self._mark_finished(live.row, values, status)
+        live.state_cache = None
+
+    async def abort(self, game_id: str, secret: str | None) -> LiveGame:
+        """Call the game off without a result: allowed to either player until both have moved."""
+        live = await self.get(game_id)
+        async with live.lock:
+            seat = self._seat(live, secret)
+            if live.row.status != GameStatus.ACTIVE:
+                raise GameOver(f"the game is over ({live.row.reason})")
+            if live.board.ply() >= 2:
+                raise Conflict("both sides have moved: the game can no longer be aborted (resign instead)")
+            values: Finish = {
+                "result": "*", "termination": ABORTED, "reason": f"aborted by {seat.capitalize()}",
+            }
+            await self._finish_locked(live, values, GameStatus.ABORTED)
+        self._cancel_engine(game_id)
+        await self.publish(live)
+        return live
+
+    async def claim(self, game_id: str, secret: str | None) -> LiveGame:
+        """Claim the win when the opponent has been disconnected longer than the absence limit
+        of a real-time game whose clock runs (the clocks ran on meanwhile)."""
+        live = await self.get(game_id)
+        async with live.lock:
+            seat = self._seat(live, secret)
+            row = live.row
+            if row.status != GameStatus.ACTIVE:
+                raise GameOver(f"the game is over ({row.reason})")
+            control = live.time_control
+            if control.kind != TimeControlKind.REALTIME:
+                raise Conflict("a win can only be claimed in a real-time game")
+            if live.board.ply() < 2:
+                raise Conflict("the game has not started yet: abort it instead")
+            other = seat.other
+            if live.kind_of(other) != PlayerKind.HUMAN:
+                raise Conflict("the computer never leaves")
+            gone = live.absent_since.get(other)
+            if self.hub.online(game_id)[other] or gone is None:
+                raise Conflict("your opponent is connected")
+            waited = ms_between(gone, storage_now())
+            limit = self.timing.absence_ms(control)
+            if waited < limit:
+                raise Conflict(
+                    f"too early: your opponent left {waited / 1000:.0f} s ago;"
+                    f" you may claim after {limit / 1000:.0f} s"
+                )
+            values: Finish = {
+                "result": "1-0" if seat == Color.WHITE else "0-1", "termination": ABANDONED,
+                "reason": f"{seat.capitalize()} wins: {other.capitalize()} left the game",
+            }
+            await self._finish_locked(live, values, GameStatus.FINISHED)
+        await self.publish(live)
+        return live
+
+    async def watch_clocks(self) -> None:
+        """After a start: judge every unfinished timed game now (a deadline that passed while
+        the server was down ends its game), and watch the others' deadlines."""
+        for game_id in await self.db(self.storage.active_timed_games):
+            try:
+                await self.get(game_id)
+            except Exception:
+                log.exception("cannot watch the clock of game %s", game_id)
+
+    def turn_and_deadline(self, row: GameRow) -> tuple[Color, int | None]:
+        """The side to move of a listed game (a row with its last move's stamp only), and
+        while it is played with a clock, when that side's time runs out (ms since 1970)."""
+        start_white = row.start_fen.split()[1] == "w" if len(row.start_fen.split()) > 1 else True
+        turn = Color.of(start_white == (row.ply % 2 == 0))
+        if row.status != GameStatus.ACTIVE:
+            return turn, None
+        last = row.stamps[-1] if row.stamps else None
+        control = stored_time_control(row.time_control)
+        clock = Clock.of(control, row.created, row.ply, last, turn, self.timing)
+        return turn, None if clock is None else epoch_ms(clock.deadline)
 
     async def recent_games(self, limit: int, ids: list[str] | None = None) -> list[GameRow]:
         """The most recently changed games (without their moves), or those among ``ids``."""
@@ -454,8 +682,12 @@ class GameService:
             raise WrongSeat("wrong seat secret for this game")
         return seat
 
-    async def play(self, game_id: str, secret: str | None, text: str, ply: int | None) -> LiveGame:
-        """Play the move ``text`` for the seat ``secret`` opens; ``ply``, if given, must be current."""
+    async def play(
+        self, game_id: str, secret: str | None, text: str, ply: int | None, lag_ms: int = 0
+    ) -> LiveGame:
+        """Play the move ``text`` for the seat ``secret`` opens; ``ply``, if given, must be
+        current; ``lag_ms`` is the client's measured network delay (credited up to a bound)."""
+        arrived = storage_now()
         live = await self.get(game_id)
         if not text.strip():
             raise InvalidRequest("a move is required (field 'move', canonical move text)")
@@ -463,13 +695,30 @@ class GameService:
             seat = self._seat(live, secret)
             if live.kind_of(seat) != PlayerKind.HUMAN:
                 raise WrongSeat("that seat is played by the computer")
-            await self._play_locked(live, seat, text, ply)
+            try:
+                await self._play_locked(live, seat, text, ply, arrived, lag_ms)
+            except TimeRanOut:
+                ended = True  # the time ran out before the move arrived: the game ended now
+            else:
+                ended = False
         await self.publish(live)
+        if ended:
+            self._cancel_engine(game_id)
+            raise GameOver(f"the game is over ({live.row.reason})")
         self.schedule_engine(live)
         return live
 
-    async def _play_locked(self, live: LiveGame, seat: Color, text: str, ply: int | None) -> None:
+    async def _play_locked(
+        self, live: LiveGame, seat: Color, text: str, ply: int | None,
+        arrived: dt.datetime | None = None, lag_ms: int = 0,
+    ) -> None:
+        """Play and store a move arriving at ``arrived`` (default now).  If the side to move's
+        time was out by then, the game ends instead (aborted or lost on time): raises
+        :class:`TimeRanOut`, and the caller publishes the ended game."""
         board = live.board
+        arrived = arrived or storage_now()
+        if live.row.status == GameStatus.ACTIVE and await self._expire_locked(live, arrived):
+            raise TimeRanOut(f"the game is over ({live.row.reason})")
         if live.row.status != GameStatus.ACTIVE:
             raise GameOver(f"the game is over ({live.row.reason})")
         if seat != live.to_move():
@@ -493,8 +742,10 @@ class GameService:
             fen_after = board.fen()
         finally:
             board.pop()
+        clock = live.clock(self.timing)
+        stamp = clock.after_move(arrived, lag_ms) if clock is not None else Stamp(None, None, arrived)
         try:
-            await self.db(self.storage.add_move, live.row.id, current, str(move), finish)
+            await self.db(self.storage.add_move, live.row.id, current, str(move), finish, stamp)
         except ConflictError as exc:
             await self._reload(live)
             raise StalePosition(f"move not stored: {exc}") from exc
@@ -505,6 +756,7 @@ class GameService:
         board.push(move)
         live.fens.append(fen_after)
         live.row.moves.append(str(move))
+        live.row.stamps.append(stamp)
         live.row.ply = current + 1
         live.row.takeback_offer = None
         if finish:
@@ -512,8 +764,8 @@ class GameService:
         live.state_cache = None
 
     @staticmethod
-    def _mark_finished(row: GameRow, values: Finish) -> None:
-        row.status = GameStatus.FINISHED
+    def _mark_finished(row: GameRow, values: Finish, status: GameStatus = GameStatus.FINISHED) -> None:
+        row.status = status
         row.result = values["result"]
         row.termination = values["termination"]
         row.reason = values["reason"]
@@ -536,13 +788,7 @@ class GameService:
                 raise GameOver(f"the game is over ({live.row.reason})")
             outcome = Outcome(Termination.RESIGNATION, seat != Color.WHITE)
             values = self._finish_values(live.board, outcome)
-            try:
-                await self.db(self.storage.finish, game_id, live.board.ply(), values)
-            except ConflictError as exc:
-                await self._reload(live)
-                raise StalePosition(str(exc)) from exc
-            self._mark_finished(live.row, values)
-            live.state_cache = None
+            await self._finish_locked(live, values, GameStatus.FINISHED)
         self._cancel_engine(game_id)
         await self.publish(live)
         return live
@@ -560,6 +806,9 @@ class GameService:
             row = live.row
             if row.status != GameStatus.ACTIVE:
                 raise GameOver("the game is over")
+            if row.time_control not in (None, "-"):
+                # a takeback would hand back clock time (or a correspondence deadline)
+                raise Conflict("no takebacks in a game with a clock")
             other = seat.other
             ply = live.board.ply()
             if action == TakebackAction.OFFER:
@@ -612,6 +861,8 @@ class GameService:
             live.board.pop()
             live.fens.pop()
             live.row.moves.pop()
+            if live.row.stamps:
+                live.row.stamps.pop()
         live.row.ply = target
         live.row.takeback_offer = None
         live.state_cache = None
@@ -676,13 +927,25 @@ class GameService:
             row = live.row
             ply = live.board.ply()
             seed = zlib.crc32(f"{row.id}:{ply}".encode())
-            text = await self.pool.move(row.variant, row.start_fen, list(row.moves), row.level or 0, seed)
+            clock = live.clock(self.timing)
+            budget: EngineClock | None = None
+            if clock is not None and clock.control.kind == TimeControlKind.REALTIME:
+                moment = storage_now()
+                budget = EngineClock(
+                    clock.left(Color.WHITE, moment), clock.left(Color.BLACK, moment),
+                    clock.control.increment_ms, clock.control.increment_ms,
+                )
+            text = await self.pool.move(
+                row.variant, row.start_fen, list(row.moves), row.level or 0, seed, budget
+            )
             async with live.lock:
                 if live.board.ply() != ply or live.row.status != GameStatus.ACTIVE:
                     return
                 await self._play_locked(live, live.to_move(), text, ply)
         except asyncio.CancelledError:
             raise
+        except TimeRanOut:
+            pass  # the computer's time ran out: the game is over, and published below
         except StorageUnavailable:
             # not stored, nothing changed: the computer tries again a little later
             log.warning("engine move in game %s not stored (database busy); retrying", live.row.id)

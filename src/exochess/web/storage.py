@@ -46,6 +46,7 @@ from sqlalchemy import text as sql_text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import CreateColumn
 
+from exochess.web.clock import Stamp
 from exochess.web.domain import Color, GameStatus, PlayerKind
 
 log = logging.getLogger("exochess.web")
@@ -126,6 +127,11 @@ moves = Table(
     Column("ply", Integer, nullable=False),
     Column("text", Text, nullable=False),
     Column("created", DateTime, nullable=False),
+    # the clocks after the move and the time it arrived (web/clock.py): NULL in rows stored
+    # before there were clocks, and the clocks NULL in games without real-time clocks
+    Column("white_ms", Integer, nullable=True),
+    Column("black_ms", Integer, nullable=True),
+    Column("at", DateTime, nullable=True),
     UniqueConstraint("game_id", "ply", name="uq_moves_game_ply"),
 )
 
@@ -162,6 +168,9 @@ class GameRow:
     """The text form of the game's time control (:mod:`exochess.web.timecontrol`); ``None``
     for no clock (and for every game stored before there were clocks)."""
     moves: list[str] = field(default_factory=list)
+    stamps: list[Stamp] = field(default_factory=list)
+    """The clock columns of each move (:class:`~exochess.web.clock.Stamp`), in order; for a
+    row of a list, only the last move's (or none)."""
 
     def kind_of(self, color: Color) -> PlayerKind:
         """Who plays ``color``."""
@@ -180,9 +189,14 @@ class ConflictError(Exception):
     """The game changed under us (another move was stored first)."""
 
 
-def _row_to_game(row: Row[Any], move_texts: list[str]) -> GameRow:
+def _row_to_game(row: Row[Any], move_texts: list[str], stamps: list[Stamp] | None = None) -> GameRow:
     # the dataclass fields are the table's columns plus the moves
-    return GameRow(**row._mapping, moves=move_texts)
+    return GameRow(**row._mapping, moves=move_texts, stamps=stamps or [])
+
+
+def _stamp(white_ms: int | None, black_ms: int | None, at: dt.datetime | None, created: dt.datetime) -> Stamp:
+    # a move stored before there were clocks arrived when its row was written
+    return Stamp(white_ms, black_ms, at if at is not None else created)
 
 
 class Storage:
@@ -296,13 +310,15 @@ class Storage:
             row = conn.execute(select(games).where(games.c.id == game_id)).first()
             if row is None:
                 return None
-            texts = [
-                r[0]
-                for r in conn.execute(
-                    select(moves.c.text).where(moves.c.game_id == game_id).order_by(moves.c.ply)
-                )
-            ]
-        return _row_to_game(row, texts)
+            query = (
+                select(moves.c.text, moves.c.white_ms, moves.c.black_ms, moves.c.at, moves.c.created)
+                .where(moves.c.game_id == game_id)
+                .order_by(moves.c.ply)
+            )
+            rows = conn.execute(query).all()
+        texts = [r[0] for r in rows]
+        stamps = [_stamp(*r[1:]) for r in rows]
+        return _row_to_game(row, texts, stamps)
 
     @staticmethod
     def _guarded_update(conn: Connection, game_id: str, at_ply: int, **values: Any) -> None:
@@ -318,10 +334,13 @@ class Storage:
         if res.rowcount != 1:
             raise ConflictError(f"game {game_id} is no longer at ply {at_ply}")
 
-    def add_move(self, game_id: str, ply: int, text: str, finish: Finish | None) -> None:
+    def add_move(
+        self, game_id: str, ply: int, text: str, finish: Finish | None, stamp: Stamp | None = None
+    ) -> None:
         """Store move number ``ply`` (0-based) of a game whose stored ply must be ``ply``.
 
-        ``finish`` holds the result columns when the move ends the game.
+        ``finish`` holds the result columns when the move ends the game; ``stamp`` the clocks
+        after the move and its arrival time.
         Raises :class:`ConflictError` if another move was stored first.
         """
         values: dict[str, Any] = {"ply": ply + 1, "takeback_offer": None}
@@ -330,16 +349,22 @@ class Storage:
         try:
             with self.engine.begin() as conn:
                 self._guarded_update(conn, game_id, ply, **values)
-                conn.execute(insert(moves).values(game_id=game_id, ply=ply, text=text, created=now()))
+                clocks: dict[str, Any] = {}
+                if stamp is not None:
+                    clocks = {"white_ms": stamp.white_ms, "black_ms": stamp.black_ms, "at": stamp.at}
+                conn.execute(
+                    insert(moves).values(game_id=game_id, ply=ply, text=text, created=now(), **clocks)
+                )
         except IntegrityError as exc:
             raise ConflictError(f"move {ply} of game {game_id} is already stored") from exc
 
-    def finish(self, game_id: str, ply: int, values: Finish) -> None:
-        """Mark an active game at ``ply`` finished (resignation)."""
+    def finish(
+        self, game_id: str, ply: int, values: Finish, status: GameStatus = GameStatus.FINISHED
+    ) -> None:
+        """Mark an active game at ``ply`` finished (resignation, time forfeit, a claim) or
+        aborted."""
         with self.engine.begin() as conn:
-            self._guarded_update(
-                conn, game_id, ply, status=GameStatus.FINISHED, takeback_offer=None, **values
-            )
+            self._guarded_update(conn, game_id, ply, status=status, takeback_offer=None, **values)
 
     def set_takeback_offer(self, game_id: str, ply: int, color: Color | None) -> None:
         """Record (or, with None, withdraw) a takeback offer by ``color`` at ``ply``."""
@@ -363,12 +388,41 @@ class Storage:
             return res.rowcount == 1
 
     def recent_games(self, limit: int = 30, ids: list[str] | None = None) -> list[GameRow]:
+        """The most recently changed games, or those among ``ids``, each with the stamp of its
+        last move (if any) and no move texts.  Aborted games are left out of the list of
+        everybody's games: only their players (who name them in ``ids``) see them."""
+        last = moves.alias("last_move")
         with self.engine.connect() as conn:
-            q = select(games).order_by(games.c.updated.desc()).limit(limit)
+            q = (
+                select(games, last.c.white_ms, last.c.black_ms, last.c.at, last.c.created)
+                .outerjoin(last, (last.c.game_id == games.c.id) & (last.c.ply == games.c.ply - 1))
+                .order_by(games.c.updated.desc())
+                .limit(limit)
+            )
             if ids is not None:
                 q = q.where(games.c.id.in_(ids))
+            else:
+                q = q.where(games.c.status != GameStatus.ABORTED)
             rows = list(conn.execute(q))
-        return [_row_to_game(r, []) for r in rows]
+        result = []
+        for r in rows:
+            values = r._mapping
+            row = GameRow(**{c.name: values[c] for c in games.columns})
+            created = values[last.c.created]
+            if created is not None:
+                clocks = (values[last.c.white_ms], values[last.c.black_ms], values[last.c.at])
+                row.stamps = [_stamp(*clocks, created)]
+            result.append(row)
+        return result
+
+    def active_timed_games(self) -> list[str]:
+        """Ids of unfinished games with a clock (their deadlines are watched after a restart)."""
+        with self.engine.connect() as conn:
+            q = select(games.c.id).where(
+                games.c.status == GameStatus.ACTIVE, games.c.time_control.is_not(None),
+                games.c.time_control != "-",
+            )
+            return [r[0] for r in conn.execute(q)]
 
     def active_engine_games(self) -> list[str]:
         """Ids of unfinished games with a computer player (to resume after a restart)."""

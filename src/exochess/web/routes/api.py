@@ -78,14 +78,16 @@ async def list_games(service: Service, ids: str | None = None, limit: int = 30) 
     """The most recently changed games (``limit`` at most 100), or those among ``ids``."""
     id_list = [i for i in ids.split(",") if i][:MAX_LISTED] if ids else None
     rows = await service.recent_games(max(1, min(limit, MAX_LISTED)), id_list)
-    return GameList(games=[
-        GameSummary(
+    games = []
+    for r in rows:
+        turn, deadline = service.turn_and_deadline(r)
+        games.append(GameSummary(
             id=r.id, variant=r.variant, white=r.white, black=r.black, level=r.level, ply=r.ply,
             status=r.status, result=r.result, reason=r.reason,
-            time_control=r.time_control or NO_CLOCK.text, updated=r.updated.isoformat() + "Z",
-        )
-        for r in rows
-    ])
+            time_control=r.time_control or NO_CLOCK.text, turn=turn, deadline=deadline,
+            updated=r.updated.isoformat() + "Z",
+        ))
+    return GameList(games=games)
 
 
 @router.get("/games/{game_id}")
@@ -95,12 +97,24 @@ async def game_state(game_id: str, service: Service) -> Response:
 
 @router.post("/games/{game_id}/moves")
 async def play(game_id: str, body: MoveRequest, service: Service) -> Response:
-    return state_reply(service, await service.play(game_id, body.secret, body.move, body.ply))
+    return state_reply(service, await service.play(game_id, body.secret, body.move, body.ply, body.lag_ms))
 
 
 @router.post("/games/{game_id}/resign")
 async def resign(game_id: str, body: SeatAction, service: Service) -> Response:
     return state_reply(service, await service.resign(game_id, body.secret))
+
+
+@router.post("/games/{game_id}/abort")
+async def abort(game_id: str, body: SeatAction, service: Service) -> Response:
+    """Call the game off (no result): either player, until both sides have moved."""
+    return state_reply(service, await service.abort(game_id, body.secret))
+
+
+@router.post("/games/{game_id}/claim")
+async def claim(game_id: str, body: SeatAction, service: Service) -> Response:
+    """Claim the win of a real-time game whose opponent has been gone past the absence limit."""
+    return state_reply(service, await service.claim(game_id, body.secret))
 
 
 @router.post("/games/{game_id}/takeback")

@@ -2,10 +2,12 @@
 
 Protocol (JSON text frames).  The server sends ``hello`` (``you``: the proved seat or null),
 ``state`` (the same object as ``GET /api/games/{id}``) on connecting and after every change,
-``presence`` (``online``: which seats have a connection) when that changes, ``ack`` for a stored
-move, ``pong``, and ``error`` (``error``: the message, ``status``: the HTTP code the API would
-answer, when there is one).  The client sends ``ping``, ``auth`` (``secret``) and ``move``
-(``move``, optional ``ply`` and ``secret``); each may carry a ``ref`` that the reply echoes.
+``presence`` (``online``: which seats have a connection, ``absent_since``: since when each
+unconnected seat has been gone, ms since 1970) when that changes, ``ack`` for a stored move,
+``pong`` (with ``now``, the server's time in ms since 1970, for the clocks), and ``error``
+(``error``: the message, ``status``: the HTTP code the API would answer, when there is one).
+The client sends ``ping``, ``auth`` (``secret``) and ``move`` (``move``, optional ``ply``,
+``secret`` and ``lag_ms``); each may carry a ``ref`` that the reply echoes.
 Secrets never travel in the URL (it ends up in access logs).  A connection beyond the caps
 of :class:`~exochess.web.hub.Hub` is closed with code 4429 and the reason.
 """
@@ -20,6 +22,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
+from exochess.web.clock import epoch_ms
 from exochess.web.deps import Service
 from exochess.web.domain import GameNotFound, GameServiceError, WrongSeat
 from exochess.web.errors import status_of, validation_message
@@ -27,6 +30,7 @@ from exochess.web.hub import Connection
 from exochess.web.schemas import CLIENT_MESSAGES, Auth, Ping, WsMove
 from exochess.web.security import BadJSON, parse_json_text
 from exochess.web.service import GameService, LiveGame
+from exochess.web.storage import now as storage_now
 
 MAX_MESSAGE = 16 * 1024
 """Largest websocket message handled (characters)."""
@@ -125,7 +129,8 @@ async def _handle(service: GameService, session: _Session, raw: str) -> dict[str
         return _error(validation_message(exc.errors()), status=400, ref=ref)
     try:
         if isinstance(message, Ping):
-            return {"type": "pong", "ref": ref}
+            # the server's time lets the client count the clocks down in the server's time
+            return {"type": "pong", "ref": ref, "now": epoch_ms(storage_now())}
         if isinstance(message, Auth):
             return _authenticate(service, session, message)
         return await _move(service, session, message)
@@ -145,5 +150,5 @@ def _authenticate(service: GameService, session: _Session, message: Auth) -> dic
 
 async def _move(service: GameService, session: _Session, message: WsMove) -> dict[str, Any]:
     secret = message.secret if message.secret is not None else session.secret
-    await service.play(session.live.row.id, secret, message.move, message.ply)
+    await service.play(session.live.row.id, secret, message.move, message.ply, message.lag_ms)
     return {"type": "ack", "ref": message.ref}

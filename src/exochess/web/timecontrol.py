@@ -27,6 +27,7 @@ ValueError: time control 0+0: a game needs some time or an increment
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -85,7 +86,7 @@ class TimeControl:
             increment = int(match.group(2))
             if minutes > MAX_MINUTES:
                 raise ValueError(f"time control {value}: at most {MAX_MINUTES} minutes")
-            if minutes != minutes.numerator and minutes not in FRACTIONAL_MINUTES:
+            if minutes != minutes.numerator and minutes not in FRACTIONAL_MINUTES and not tiny_clocks():
                 raise ValueError(f"time control {value}: minutes must be whole, or 0.25, 0.5 or 0.75")
             if increment > MAX_INCREMENT_S:
                 raise ValueError(f"time control {value}: at most {MAX_INCREMENT_S} seconds of increment")
@@ -146,6 +147,12 @@ class TimeControl:
             "increment_ms": self.increment_ms,
             "days": self.days,
         }
+
+
+def tiny_clocks() -> bool:
+    """Whether any minutes with two decimals are allowed (``"0.05+0"``: 3 seconds), for tests
+    that play a game out to a flag: set ``$EXOCHESS_TEST_TINY_CLOCKS=1`` (never in production)."""
+    return os.environ.get("EXOCHESS_TEST_TINY_CLOCKS") == "1"
 
 
 NO_CLOCK: Final = TimeControl(TimeControlKind.NONE)

@@ -87,7 +87,7 @@ def test_flag_judged_with_nobody_connected(clock_server: Server, http: httpx.Cli
     assert state["clock"]["running"] == "black"
     assert 0 < state["clock"]["white_ms"] <= 3000
     # nobody asks anything: the server's own timer flags Black
-    status, result, termination = wait_stored(clock_server, game["id"], "finished")
+    _status, result, termination = wait_stored(clock_server, game["id"], "finished")
     assert (result, termination) == ("1-0", "time forfeit")
     final = http.get(f"/api/games/{game['id']}").json()
     assert final["reason"] == "White wins on time"

@@ -115,7 +115,8 @@ class Clock:
         clock)."""
         if control.kind == TimeControlKind.NONE:
             return None
-        white = black = control.base_ms
+        # correspondence shows each side its full days per move (the side to move counts down)
+        white = black = control.base_ms or control.days * timing.day_ms
         since = created
         if ply and last is not None:
             since = last.at

@@ -47,6 +47,14 @@ REALTIME_PRESETS: Final = ("1+0", "3+2", "5+3", "10+5", "15+10", "30+20")
 """The real-time controls offered as buttons (any other ``M+S`` is a custom one)."""
 CORRESPONDENCE_DAYS: Final = (1, 2, 3, 5, 7, 14)
 """The days per move a correspondence game may have."""
+MINUTE_CHOICES: Final = (
+    "0.25", "0.5", "0.75", *(str(m) for m in range(1, 21)), "25", "30", "35", "40", "45",
+    "60", "75", "90", "105", "120", "150", "180",
+)
+"""The minutes the new-game form offers for a custom control (lichess's steps; the API takes
+any whole number up to :data:`MAX_MINUTES`)."""
+INCREMENT_CHOICES: Final = (*range(0, 21), 25, 30, 35, 40, 45, 60, 90, 120, 150, 180)
+"""The increments (seconds) the new-game form offers."""
 MAX_MINUTES: Final = 180
 MAX_INCREMENT_S: Final = 180
 FRACTIONAL_MINUTES: Final = (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4))

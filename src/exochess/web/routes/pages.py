@@ -13,6 +13,12 @@ from exochess.web.deps import Service
 from exochess.web.positions import variant_json
 from exochess.web.service import MAX_LEVEL
 from exochess.web.templating import render
+from exochess.web.timecontrol import (
+    CORRESPONDENCE_DAYS,
+    INCREMENT_CHOICES,
+    MINUTE_CHOICES,
+    REALTIME_PRESETS,
+)
 
 router = APIRouter(default_response_class=HTMLResponse)
 
@@ -35,7 +41,11 @@ async def rules(request: Request, variant: str) -> HTMLResponse:
 
 @router.get("/new")
 async def new_game(request: Request, variant: str = "", fen: str = "") -> HTMLResponse:
-    return render(request, "new.html", title="New game", max_level=MAX_LEVEL, selected=variant, fen=fen)
+    return render(
+        request, "new.html", title="New game", max_level=MAX_LEVEL, selected=variant, fen=fen,
+        time_presets=REALTIME_PRESETS, time_minutes=MINUTE_CHOICES, time_increments=INCREMENT_CHOICES,
+        time_days=CORRESPONDENCE_DAYS,
+    )
 
 
 @router.get("/game/{game_id}")

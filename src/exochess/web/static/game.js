@@ -1,6 +1,7 @@
 // The game page: live board over a websocket, move list with replay, game actions.
 import { getJSON, postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
+import { ClockView } from "/static/clock.js";
 
 const SEAT_KEY = (id) => `exochess:seat:${id}`;
 const INVITE_KEY = (id) => `exochess:invite:${id}`;
@@ -52,6 +53,7 @@ export class GamePage {
       fetchNext: (prefix) => this.fetchNext(prefix), onError: (message) => this.error(message),
     });
     if (this.seat && this.seat.color === "black") this.board.flip();
+    this.clocks = new ClockView(root.querySelector("#clocks"), this);
     const note = this.$("#start-note");
     if (v.starting_position_note && state.start_fen === v.starting_fen) {
       note.textContent = v.starting_position_note;
@@ -157,6 +159,7 @@ export class GamePage {
       // the seat secret goes in a message, never in a URL (kept out of access logs)
       if (this.seat) ws.send(JSON.stringify({ type: "auth", secret: this.seat.secret }));
       else this.root.dataset.connected = "1";
+      this.clocks.onOpen();
     });
     ws.addEventListener("message", (e) => this.onMessage(JSON.parse(e.data)));
     ws.addEventListener("close", (e) => {
@@ -169,6 +172,7 @@ export class GamePage {
   }
 
   onMessage(msg) {
+    this.clocks.onMessage(msg);
     if (msg.type === "state") {
       const wasLive = this.viewPly === null || this.viewPly >= this.state.ply;
       this.state = msg;
@@ -176,7 +180,7 @@ export class GamePage {
       this.render();
     } else if (msg.type === "presence") {
       // who is online changed: a small message, the rest of the state is unchanged
-      this.state = { ...this.state, online: msg.online };
+      this.state = { ...this.state, online: msg.online, absent_since: msg.absent_since };
       this.render();
     } else if (msg.type === "hello" && msg.ref === "seat-link" && this.offeredSeat) {
       // the link's secret opens a seat: it becomes this browser's seat for the game
@@ -210,7 +214,7 @@ export class GamePage {
 
   sendMove(text) {
     this.error("");
-    const body = { type: "move", move: text, ply: this.state.ply, ref: ++this.pendingRef };
+    const body = { type: "move", move: text, ply: this.state.ply, lag_ms: this.clocks.lagMs(), ref: ++this.pendingRef };
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify(body));
     } else {
@@ -285,6 +289,7 @@ export class GamePage {
     }
     this.renderMoves(ply);
     this.renderSide(me, myTurn, live);
+    this.clocks.render(s, me);
   }
 
   renderMoves(ply) {
@@ -344,10 +349,10 @@ export class GamePage {
       else status = `${turn} to move — waiting for your opponent`;
       if (!live) status += ` (showing move ${this.shownPly()} of ${s.ply})`;
     } else {
-      status = `Game over (${s.result})`;
+      status = s.status === "aborted" ? "Game aborted" : `Game over (${s.result})`;
     }
     this.$("#status").textContent = status;
-    this.$("#banner").textContent = s.status === "finished" ? `${s.result} · ${s.reason}` : "";
+    this.$("#banner").textContent = s.status === "finished" ? `${s.result} · ${s.reason}` : (s.status === "aborted" ? s.reason : "");
     const invite = localStorage.getItem(INVITE_KEY(this.id));
     const opponent = me === "white" ? "black" : "white";
     const showInvite = Boolean(invite && me && s.status === "active" && !s.online[opponent]);
@@ -355,7 +360,7 @@ export class GamePage {
     if (invite) this.$("#invite-link").value = invite;
     const active = s.status === "active";
     this.$("#resign").hidden = !me || !active;
-    this.$("#takeback").hidden = !me || !active || s.takeback_offer === me;
+    this.$("#takeback").hidden = !me || !active || s.takeback_offer === me || s.time_control.kind !== "none";
     const offered = active && me && s.takeback_offer && s.takeback_offer !== me;
     this.$("#accept-takeback").hidden = !offered;
     this.$("#decline-takeback").hidden = !offered;

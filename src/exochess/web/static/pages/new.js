@@ -7,10 +7,40 @@ const showNote = () => {
 };
 variantSelect.addEventListener("change", showNote);
 showNote();
+// The time control: "-", "M+S" or "Nd" (the server's one text form, web/timecontrol.py).
+const tcKind = () => form.querySelector("input[name=tc_kind]:checked").value;
+function timeControl() {
+  const kind = tcKind();
+  if (kind === "realtime") return `${document.getElementById("tc-minutes").value}+${document.getElementById("tc-increment").value}`;
+  if (kind === "correspondence") return `${document.getElementById("tc-days").value}d`;
+  return "-";
+}
+function showTimeControl() {
+  const kind = tcKind();
+  document.querySelector(".tc-custom").hidden = kind !== "realtime";
+  document.getElementById("tc-presets").hidden = kind !== "realtime";
+  document.querySelector(".tc-days").hidden = kind !== "correspondence";
+  const tc = timeControl();
+  for (const b of document.querySelectorAll("#tc-presets button")) b.classList.toggle("chosen", b.dataset.tc === tc);
+  document.getElementById("tc-summary").textContent =
+    kind === "none" ? "No clock." : kind === "correspondence" ? `Each move within ${tc.slice(0, -1)} day(s).` : `Clock: ${tc}.`;
+}
+for (const b of document.querySelectorAll("#tc-presets button")) {
+  b.addEventListener("click", () => {
+    const [m, s] = b.dataset.tc.split("+");
+    document.getElementById("tc-minutes").value = m;
+    document.getElementById("tc-increment").value = s;
+    showTimeControl();
+  });
+}
+for (const el of form.querySelectorAll("input[name=tc_kind], #tc-minutes, #tc-increment, #tc-days")) {
+  el.addEventListener("change", showTimeControl);
+}
+showTimeControl();
 form.addEventListener("submit", async (e) => {
   e.preventDefault();
   const fd = new FormData(form);
-  const body = { variant: fd.get("variant"), opponent: fd.get("opponent"), color: fd.get("color") };
+  const body = { variant: fd.get("variant"), opponent: fd.get("opponent"), color: fd.get("color"), time_control: timeControl() };
   if (body.opponent === "computer") body.level = parseInt(fd.get("level"), 10);
   const fen = (fd.get("fen") || "").trim();
   if (fen) body.fen = fen;

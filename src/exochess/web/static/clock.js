@@ -1,0 +1,197 @@
+// The game page's clocks, abort and claim buttons, low-time sound and turn notifications.
+//
+// The clocks are the server's (docs/web.md, "Clocks"): each state carries both times as they
+// stood at `since` and the running side's `deadline`, in the server's time (ms since 1970).
+// This only displays them, ticking locally between states. The server's time is estimated from
+// the websocket's pings (the pong carries `now`), which also measure the lag a move reports.
+
+const SOUND_KEY = "exochess:sounds";
+const NOTIFY_KEY = "exochess:notify-turn";
+const RED_MS = 10_000;
+const PING_EVERY_MS = 5000;
+const SAMPLES = 6;
+
+const other = (color) => (color === "white" ? "black" : "white");
+const title = (color) => (color === "white" ? "White" : "Black");
+
+// m:ss, with tenths under ten seconds and hours over one (like lichess).
+export function formatClock(ms) {
+  const t = Math.max(0, ms);
+  if (t < RED_MS) return `0:0${Math.floor(t / 1000)}.${Math.floor((t % 1000) / 100)}`;
+  const s = Math.floor(t / 1000);
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}
+
+// Correspondence: "2 days 3 h", "5 h 12 min", "12 min".
+export function formatDuration(ms) {
+  const min = Math.max(0, Math.floor(ms / 60_000));
+  const d = Math.floor(min / 1440), h = Math.floor((min % 1440) / 60), m = min % 60;
+  if (d) return `${d} day${d > 1 ? "s" : ""}${h ? ` ${h} h` : ""}`;
+  if (h) return `${h} h${m ? ` ${m} min` : ""}`;
+  if (min) return `${m} min`;
+  return `${Math.max(0, Math.ceil(ms / 1000))} s`;
+}
+
+export class ClockView {
+  constructor(root, page) {
+    this.root = root;
+    this.page = page;
+    this.offset = 0;  // server time minus local time
+    this.samples = [];  // recent [round trip, offset] pairs
+    this.pingRef = 0;
+    this.pings = new Map();
+    this.state = null;
+    this.me = null;
+    this.beeped = null;
+    this.audio = null;
+    this.turnKey = null;
+    this.$ = (sel) => root.querySelector(sel);
+    const sound = this.$("#clock-sound");
+    sound.checked = localStorage.getItem(SOUND_KEY) !== "off";
+    sound.addEventListener("change", () => localStorage.setItem(SOUND_KEY, sound.checked ? "on" : "off"));
+    const notify = this.$("#notify-turn");
+    notify.checked = localStorage.getItem(NOTIFY_KEY) === "on" && window.Notification && Notification.permission === "granted";
+    notify.addEventListener("change", async () => {
+      if (notify.checked && window.Notification && Notification.permission !== "granted") {
+        notify.checked = (await Notification.requestPermission()) === "granted";
+      }
+      localStorage.setItem(NOTIFY_KEY, notify.checked ? "on" : "off");
+    });
+    this.$("#abort").addEventListener("click", () => page.action("abort", {}));
+    this.$("#claim").addEventListener("click", () => page.action("claim", {}));
+    setInterval(() => this.tick(), 100);
+    setInterval(() => this.ping(), PING_EVERY_MS);
+  }
+
+  serverNow() { return Date.now() + this.offset; }
+
+  // Half the best recent round trip: what a move reports as its lag (the server credits a bounded part).
+  lagMs() {
+    if (!this.samples.length) return 0;
+    return Math.round(Math.min(...this.samples.map(([rtt]) => rtt)) / 2);
+  }
+
+  ping() {
+    const ws = this.page.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    const ref = `clock-${++this.pingRef}`;
+    this.pings.set(ref, Date.now());
+    ws.send(JSON.stringify({ type: "ping", ref }));
+  }
+
+  onOpen() { this.ping(); }
+
+  // Every websocket message passes here first; only pongs and presence concern the clocks.
+  onMessage(msg) {
+    if (msg.type === "pong" && this.pings.has(msg.ref) && typeof msg.now === "number") {
+      const sent = this.pings.get(msg.ref), back = Date.now();
+      this.pings.delete(msg.ref);
+      this.samples.push([back - sent, msg.now - (sent + back) / 2]);
+      if (this.samples.length > SAMPLES) this.samples.shift();
+      // the offset of the quickest round trip is the least skewed by one-way delays
+      this.offset = this.samples.reduce((a, b) => (b[0] < a[0] ? b : a))[1];
+    }
+  }
+
+  render(state, me) {
+    this.state = state;
+    this.me = me;
+    const c = state.clock;
+    this.root.hidden = !c;
+    if (!c) return;
+    this.root.dataset.running = c.running || "";
+    const bottom = me || "white";
+    this.$(".clock.bottom").dataset.color = bottom;
+    this.$(".clock.top").dataset.color = other(bottom);
+    for (const el of this.root.querySelectorAll(".clock")) el.querySelector(".clock-name").textContent = title(el.dataset.color);
+    const active = state.status === "active";
+    this.$("#abort").hidden = !(me && active && state.ply < 2);
+    this.notifyTurn(state, me);
+    this.tick();
+  }
+
+  // The time each side has now, as the server counts it: the side whose deadline runs counts
+  // down to it (in correspondence before the first moves too), the other shows its stored time.
+  left(color) {
+    const s = this.state, c = s.clock;
+    const base = color === "white" ? c.white_ms : c.black_ms;
+    if (s.status !== "active" || !c.deadline) return base;
+    const counting = c.running === color || (s.time_control.kind === "correspondence" && c.to_move === color);
+    return counting ? c.deadline - this.serverNow() : base;
+  }
+
+  tick() {
+    const s = this.state;
+    if (!s || !s.clock) return;
+    const c = s.clock, now = this.serverNow();
+    const correspondence = s.time_control.kind === "correspondence";
+    for (const el of this.root.querySelectorAll(".clock")) {
+      const color = el.dataset.color;
+      const ms = this.left(color);
+      const running = s.status === "active" && c.running === color;
+      el.classList.toggle("running", running);
+      el.classList.toggle("low", !correspondence && running && ms < RED_MS);
+      el.querySelector(".clock-time").textContent = correspondence ? formatDuration(ms) : formatClock(ms);
+      this.root.dataset[`${color}Ms`] = String(Math.max(0, Math.round(ms)));
+    }
+    const note = this.$("#clock-note");
+    if (s.status === "active" && c.expiry === "abort" && c.deadline) {
+      const mover = s.players[c.to_move].kind === "engine" ? "The computer" : title(c.to_move);
+      note.textContent = `${mover} must make a first move within ${formatDuration(c.deadline - now)}, or the game is aborted.`;
+    } else if (s.status === "active" && correspondence) {
+      note.textContent = `${title(c.to_move)} has ${formatDuration(c.deadline - now)} for this move.`;
+    } else note.textContent = "";
+    this.lowTime(s, now);
+    this.claim(s, now);
+  }
+
+  // A short beep when your own running clock drops under ten seconds (once per move).
+  lowTime(s, now) {
+    const c = s.clock;
+    if (!this.me || s.status !== "active" || c.running !== this.me || s.time_control.kind !== "realtime") return;
+    const key = `${s.ply}`;
+    if (c.deadline - now >= RED_MS || this.beeped === key) return;
+    this.beeped = key;
+    if (!this.$("#clock-sound").checked) return;
+    try {
+      this.audio = this.audio || new AudioContext();
+      const osc = this.audio.createOscillator(), gain = this.audio.createGain();
+      osc.frequency.value = 880;
+      gain.gain.setValueAtTime(0.15, this.audio.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.001, this.audio.currentTime + 0.25);
+      osc.connect(gain).connect(this.audio.destination);
+      osc.start();
+      osc.stop(this.audio.currentTime + 0.25);
+    } catch { /* no audio on this browser: the red clock is the warning */ }
+    this.root.dataset.beeped = key;
+  }
+
+  // "Claim victory" once the opponent has been gone past the absence limit (real time only).
+  claim(s, now) {
+    const button = this.$("#claim"), info = this.$("#claim-note");
+    const me = this.me, opp = me && other(me);
+    const gone = opp && s.absent_since && s.absent_since[opp];
+    const can = me && s.status === "active" && s.time_control.kind === "realtime" && s.ply >= 2 &&
+      s.players[opp].kind === "human" && !s.online[opp] && gone;
+    if (!can) { button.hidden = true; info.textContent = ""; return; }
+    const wait = gone + s.clock.absence_ms - now;
+    button.hidden = false;
+    button.disabled = wait > 0;
+    info.textContent = wait > 0
+      ? `Your opponent left the game. You can claim the win in ${Math.ceil(wait / 1000)} s.`
+      : "Your opponent left the game. You can claim the win.";
+  }
+
+  // A browser notification when it becomes your turn while the tab is in the background (opt-in).
+  notifyTurn(state, me) {
+    const mine = me && state.status === "active" && state.turn === me;
+    const key = `${state.id}:${state.ply}`;
+    const fresh = mine && this.turnKey !== null && this.turnKey !== key;
+    this.turnKey = mine ? key : (this.turnKey === null ? "" : this.turnKey);
+    if (!fresh || !document.hidden || !this.$("#notify-turn").checked) return;
+    if (!window.Notification || Notification.permission !== "granted") return;
+    const last = state.moves.length ? ` (${state.moves[state.moves.length - 1].text})` : "";
+    new Notification("exochess: your move", { body: `Your opponent has moved${last}.`, tag: state.id });
+  }
+}

@@ -107,6 +107,9 @@ export class ClockView {
     for (const el of this.root.querySelectorAll(".clock")) el.querySelector(".clock-name").textContent = title(el.dataset.color);
     const active = state.status === "active";
     this.$("#abort").hidden = !(me && active && state.ply < 2);
+    // the sound is for a player's own real-time clock, the notification for correspondence
+    this.$("#clock-sound").closest("label").hidden = !(me && state.time_control.kind === "realtime");
+    this.$("#notify-turn").closest("label").hidden = !(me && state.time_control.kind === "correspondence");
     this.notifyTurn(state, me);
     this.tick();
   }

@@ -118,6 +118,29 @@ def test_levels_and_clock() -> None:
     assert out[-1].startswith("bestmove ")
 
 
+def test_a_weak_level_on_a_clock_keeps_its_move_time_as_a_cap() -> None:
+    from exochess.engine.levels import DEFAULT_MOVETIME_MS
+    from exochess.engine.limits import Limits
+    from exochess.engine.protocol import EngineProtocol
+
+    searched: list[Limits] = []
+    session = EngineProtocol(lambda line: None)
+    session._run = lambda board, limits, options: searched.append(limits)  # type: ignore[method-assign]
+    for level in (2, 8):
+        session.handle(f"setoption name Level value {level}")
+        session.handle("position startpos")
+        session.handle("go wtime 600000 btime 600000 winc 5000 binc 5000")
+        session.finish()
+    weak, full = searched
+    assert weak.movetime_ms == DEFAULT_MOVETIME_MS[2] and weak.wtime_ms == 600_000
+    assert full.movetime_ms is None and full.winc_ms == 5000
+    # the clock's share: 600 s / 30 + 3/4 of 5 s, no new iteration after 60% of it
+    soft, hard = full.time_budget(True)
+    assert soft is not None and hard is not None
+    assert abs(soft - 0.6 * ((600_000 - 20) / 30 + 3750) / 1000) < 1e-9
+    assert weak.time_budget(True)[1] == DEFAULT_MOVETIME_MS[2] / 1000
+
+
 def test_cli_analyse() -> None:
     result = cli("analyse", "fugue", "--fen", "k7/1I6/8/8/8/8/p7/4K1Q1 w", "--depth", "3")
     assert result.returncode == 0

@@ -155,3 +155,14 @@ def test_absence_limit_by_speed(control: str, fast: bool) -> None:
 def test_ms_between_rounds_down_to_whole_ms() -> None:
     assert ms_between(T0, T0 + dt.timedelta(microseconds=1999)) == 1
     assert ms_between(T0, T0 - dt.timedelta(days=1)) == -86_400_000
+
+
+def test_computer_move_on_a_clock_is_legal() -> None:
+    from exochess.board import Board
+    from exochess.web.enginepool import EngineClock, compute_move
+
+    board = Board("interweave")
+    clock = EngineClock(wtime_ms=300, btime_ms=300, winc_ms=0, binc_ms=0)
+    for level in (0, 3, 8):
+        text = compute_move("interweave", board.starting_fen, [], level, seed=1, clock=clock)
+        assert text in {str(m) for m in board.legal_moves}

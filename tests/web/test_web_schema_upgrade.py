@@ -46,3 +46,28 @@ def test_a_required_column_without_default_is_refused(tmp_path: Path) -> None:
           Column("later", Integer, nullable=False, server_default="0"))
     assert opened.add_missing_columns(with_default) == ["games.later"]
     opened.close()
+
+
+def test_moves_of_an_older_database_gain_clock_columns_and_keep_their_time(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    first = Storage(url)
+    first.create_game(
+        id="g1", variant="fugue", start_fen="x", white=storage.PlayerKind.HUMAN,
+        black=storage.PlayerKind.HUMAN, level=None, white_secret="a", black_secret="b",
+    )
+    first.add_move("g1", 0, "e2-e3", None)
+    first.close()
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        for column in ("white_ms", "black_ms", "at"):
+            conn.execute(text(f"ALTER TABLE moves DROP COLUMN {column}"))
+    engine.dispose()
+
+    reopened = Storage(url)
+    assert {"white_ms", "black_ms", "at"} <= {c["name"] for c in inspect(reopened.engine).get_columns("moves")}
+    row = reopened.load_game("g1")
+    assert row is not None and row.moves == ["e2-e3"]
+    # a move stored before there were clocks arrived when its row was written
+    (stamp,) = row.stamps
+    assert stamp.white_ms is None and stamp.at is not None
+    reopened.close()

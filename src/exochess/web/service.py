@@ -496,7 +496,12 @@ class GameService:
                 self._arm(live)
             return
         async with live.lock:
-            ended = await self._expire_locked(live, storage_now())
+            try:
+                ended = await self._expire_locked(live, storage_now())
+            except StalePosition:
+                # another server process changed the game first (it may have judged it): the
+                # game was reloaded, and its new state is what this request gets
+                ended = False
         if ended:
             self._cancel_engine(live.row.id)
             await self.publish(live)

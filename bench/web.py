@@ -4,6 +4,15 @@ analyses.  Starts its own server on 127.0.0.1 with a temp SQLite file.
 
     python bench/web.py [--games 200] [--moves 10] [--engine-only]
     python bench/web.py --attack [--seconds 60] [--games 200]
+    python bench/web.py --clocks [--games 200] [--moves 10]
+
+``--clocks`` (issue 20): 200 games on a 10+5 clock play paced moves over websockets, each
+client estimating the server's time from its pings as the game page does (the least-delayed
+of its last six pongs). At each state a client receives, two figures: how long its clocks were
+out of date (from the move's arrival at the server, the state's ``since``, to the state's
+arrival at the client: meanwhile it showed the mover's clock still running), and how far its
+estimate of the server's time is off (the server runs on the same machine, so the true offset
+is zero).  The sum bounds how far a clock the client shows was from the server's.
 
 ``--attack`` (issue 17): while 200 human games play paced moves over websockets, an attacker
 sends the worst request of each kind in a loop (a position with 45,136 legal chains, JSON
@@ -536,6 +545,98 @@ async def attack(server: Server, games: int, seconds: float, only: list[str]) ->
         print(f"  {kind}: " + ", ".join(f"{k} x{v}" for k, v in sorted(by.items())))
 
 
+class ClockClient:
+    """One seat's websocket, read by a task that keeps every state's arrival and the server's
+    time estimated from pongs (as static/clock.js does)."""
+
+    def __init__(self, sock: Any) -> None:
+        self.sock = sock
+        self.states: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.samples: list[tuple[float, float]] = []
+        self.pings: dict[str, float] = {}
+        self.offset = 0.0
+        self.stale_ms: list[float] = []
+        self.offset_ms: list[float] = []
+        self.task = asyncio.create_task(self.read())
+
+    async def read(self) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            async for raw in self.sock:
+                now = time.time() * 1000
+                msg = json.loads(raw)
+                if msg["type"] == "pong" and msg.get("ref") in self.pings:
+                    sent = self.pings.pop(msg["ref"])
+                    self.samples = [*self.samples[-5:], (now - sent, msg["now"] - (sent + now) / 2)]
+                    self.offset = min(self.samples)[1]
+                elif msg["type"] == "state":
+                    clock = msg.get("clock")
+                    if clock and clock["running"] and msg["ply"] >= 3:
+                        self.stale_ms.append(now - clock["since"])
+                        self.offset_ms.append(abs(self.offset))
+                    self.states.put_nowait(msg)
+
+    async def pinger(self) -> None:
+        n = 0
+        with contextlib.suppress(websockets.ConnectionClosed):
+            while True:
+                n += 1
+                self.pings[f"c{n}"] = time.time() * 1000
+                await self.sock.send(json.dumps({"type": "ping", "ref": f"c{n}"}))
+                await asyncio.sleep(2.0)
+
+    async def state_at(self, ply: int) -> dict[str, Any]:
+        while True:
+            msg = await self.states.get()
+            if msg["ply"] >= ply:
+                return msg
+
+
+async def clock_game(clients: dict[str, ClockClient], moves: int, seed: int) -> None:
+    rng = random.Random(seed)
+    pingers = [asyncio.create_task(c.pinger()) for c in clients.values()]
+    state = await clients["white"].state_at(0)
+    await clients["black"].state_at(0)
+    for ply in range(moves):
+        await asyncio.sleep(rng.uniform(1.0, 3.0))
+        mover = clients[state["turn"]]
+        move = pick_move(state["legal"], rng)
+        await mover.sock.send(json.dumps({"type": "move", "move": move, "ply": ply}))
+        state = await mover.state_at(ply + 1)
+        await clients[state["turn"]].state_at(ply + 1)
+    for task in pingers:
+        task.cancel()
+
+
+async def clock_agreement(server: Server, games: int, moves: int) -> None:
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as ac:
+        created = []
+        for _ in range(games):
+            body = {"variant": "fugue", "opponent": "friend", "time_control": "10+5"}
+            d = (await ac.post("/api/games", json=body)).json()
+            created.append((d["id"], {c: s["secret"] for c, s in d["seats"].items()}))
+    ws_base = server.url.replace("http", "ws")
+    gate = asyncio.Semaphore(16)
+    games_socks = await asyncio.gather(*(open_game(ws_base, gid, sec, gate) for gid, sec in created))
+    clients = [{c: ClockClient(sock) for c, sock in socks.items()} for socks in games_socks]
+    t0 = time.perf_counter()
+    await asyncio.gather(*(clock_game(pair, moves, i) for i, pair in enumerate(clients)))
+    wall = time.perf_counter() - t0
+    everyone = [c for pair in clients for c in pair.values()]
+    stale = [x for c in everyone for x in c.stale_ms]
+    offset = [x for c in everyone for x in c.offset_ms]
+    both = [a + b for c in everyone for a, b in zip(c.stale_ms, c.offset_ms, strict=True)]
+    for pair in clients:
+        for c in pair.values():
+            await c.sock.close()
+            c.task.cancel()
+    print(f"clock agreement, {games} live games on a 10+5 clock, paced moves every 1-3 s, "
+          f"both clients of each game; {len(stale)} states in {wall:.1f}s:")
+    for label, values in (("clocks out of date (move arrival -> state at client)", stale),
+                          ("server-time estimate error", offset), ("sum (bound on the disagreement)", both)):
+        print(f"  {label}: p50 {pct(values, 50):.1f} ms   p99 {pct(values, 99):.1f} ms"
+              f"   max {max(values):.1f} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200)
@@ -543,6 +644,8 @@ def main() -> None:
     ap.add_argument("--engine-only", action="store_true", help="only the engine-under-load figures")
     ap.add_argument("--watchers", type=int, default=500, help="spectators for the join-cost figure")
     ap.add_argument("--attack", action="store_true", help="the attack mode of issue 17 (see above)")
+    ap.add_argument("--clocks", action="store_true",
+                    help="the clock-agreement figure of issue 20 (see above)")
     ap.add_argument("--seconds", type=float, default=60.0, help="length of the attack")
     ap.add_argument("--only", default=",".join(KINDS),
                     help=f"attack kinds, comma-separated (default all: {','.join(KINDS)})")
@@ -564,6 +667,9 @@ def main() -> None:
         try:
             if args.engine_only:
                 engine_report(server)
+                return
+            if args.clocks:
+                asyncio.run(clock_agreement(server, args.games, args.moves))
                 return
             for label, think in (("paced: each game moves every 2-6 s", (2.0, 6.0)),
                                  ("burst: all games send every move at the same time", (0.0, 0.0))):

@@ -58,7 +58,7 @@ def test_validation_messages_name_the_field() -> None:
 
 def test_the_row_type_has_one_field_per_column() -> None:
     fields = [f.name for f in dataclasses.fields(GameRow)]
-    assert fields == [c.name for c in games.columns] + ["moves"]
+    assert fields == [c.name for c in games.columns] + ["moves", "stamps"]
 
 
 def friend_game(client: httpx.Client) -> tuple[str, str, str]:
@@ -160,7 +160,8 @@ def test_websocket_messages_with_wrong_types(server: Server) -> None:
                     if msg["type"] in ("error", "ack", "pong"):
                         return msg
 
-            assert (await reply_to({"type": "ping", "ref": 3})) == {"type": "pong", "ref": 3}
+            pong = await reply_to({"type": "ping", "ref": 3})
+            assert (pong["type"], pong["ref"], type(pong["now"])) == ("pong", 3, int)
             err = await reply_to({"type": "dance", "ref": 4})
             assert "unknown message type" in err["error"] and err["ref"] == 4
             err = await reply_to({"type": "move", "move": 17, "ref": 5})

@@ -6,7 +6,7 @@ analyses.  Starts its own server on 127.0.0.1 with a temp SQLite file.
     python bench/web.py --attack [--seconds 60] [--games 200]
     python bench/web.py --clocks [--games 200] [--moves 10]
 
-``--clocks`` (issue 20): 200 games on a 10+5 clock play paced moves over websockets, each
+``--clocks`` (issue 20): 200 games on a 10+5 clock play paced moves (every 2-6 s) over websockets, each
 client estimating the server's time from its pings as the game page does (the least-delayed
 of its last six pongs). At each state a client receives, two figures: how long its clocks were
 out of date (from the move's arrival at the server, the state's ``since``, to the state's
@@ -557,6 +557,7 @@ class ClockClient:
         self.offset = 0.0
         self.stale_ms: list[float] = []
         self.offset_ms: list[float] = []
+        self.round_trip_ms: list[float] = []
         self.task = asyncio.create_task(self.read())
 
     async def read(self) -> None:
@@ -597,11 +598,13 @@ async def clock_game(clients: dict[str, ClockClient], moves: int, seed: int) -> 
     state = await clients["white"].state_at(0)
     await clients["black"].state_at(0)
     for ply in range(moves):
-        await asyncio.sleep(rng.uniform(1.0, 3.0))
+        await asyncio.sleep(rng.uniform(2.0, 6.0))
         mover = clients[state["turn"]]
         move = pick_move(state["legal"], rng)
+        t0 = time.perf_counter()
         await mover.sock.send(json.dumps({"type": "move", "move": move, "ply": ply}))
         state = await mover.state_at(ply + 1)
+        mover.round_trip_ms.append((time.perf_counter() - t0) * 1000)
         await clients[state["turn"]].state_at(ply + 1)
     for task in pingers:
         task.cancel()
@@ -625,14 +628,16 @@ async def clock_agreement(server: Server, games: int, moves: int) -> None:
     stale = [x for c in everyone for x in c.stale_ms]
     offset = [x for c in everyone for x in c.offset_ms]
     both = [a + b for c in everyone for a, b in zip(c.stale_ms, c.offset_ms, strict=True)]
+    trips = [x for c in everyone for x in c.round_trip_ms]
     for pair in clients:
         for c in pair.values():
             await c.sock.close()
             c.task.cancel()
-    print(f"clock agreement, {games} live games on a 10+5 clock, paced moves every 1-3 s, "
+    print(f"clock agreement, {games} live games on a 10+5 clock, paced moves every 2-6 s, "
           f"both clients of each game; {len(stale)} states in {wall:.1f}s:")
     for label, values in (("clocks out of date (move arrival -> state at client)", stale),
-                          ("server-time estimate error", offset), ("sum (bound on the disagreement)", both)):
+                          ("server-time estimate error", offset), ("sum (bound on the disagreement)", both),
+                          ("for comparison: move sent -> new state at the mover", trips)):
         print(f"  {label}: p50 {pct(values, 50):.1f} ms   p99 {pct(values, 99):.1f} ms"
               f"   max {max(values):.1f} ms")
 

@@ -171,3 +171,34 @@ def test_games_list_puts_your_turn_first(browser: Any, clock_site: Server) -> No
         page.screenshot(path=str(shots_dir() / "games-your-turn-1280.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_correspondence_turn_notification_when_the_tab_is_hidden(browser: Any, clock_site: Server) -> None:
+    with httpx.Client(base_url=clock_site.url, timeout=30) as c:
+        data = create(c, variant="fugue", opponent="friend", time_control="1d")
+        page = seat_page(browser, clock_site, data["id"], "white", data["seats"]["white"]["secret"])
+        try:
+            # a stand-in for the browser's notifications (granted), and a tab in the background
+            page.evaluate("""() => {
+                window.shown = [];
+                window.Notification = class { constructor(title, options) { window.shown.push([title, options.body]); } };
+                window.Notification.permission = "granted";
+                window.Notification.requestPermission = async () => "granted";
+                Object.defineProperty(document, "hidden", { value: true });
+            }""")
+            assert page.locator("#clock-sound").is_hidden()  # no low-time sound in correspondence
+            page.check("#notify-turn")
+            type_move(page, clock_site, data["id"])
+            assert page.evaluate("window.shown") == []  # the opponent's turn: nothing to say
+            state = c.get(f"/api/games/{data['id']}").json()
+            move = sorted(str(m) for m in Board("fugue", fen=state["fen"]).legal_moves)[0]
+            res = c.post(f"/api/games/{data['id']}/moves", json={"move": move, "secret": data["seats"]["black"]["secret"]})
+            assert res.status_code == 200
+            page.wait_for_selector("#game[data-ply='2']")
+            shown = page.evaluate("window.shown")
+            assert len(shown) == 1 and shown[0][0] == "exochess: your move" and move in shown[0][1]
+            assert page.evaluate("localStorage.getItem('exochess:notify-turn')") == "on"
+            page.wait_for_selector("#clock-note:has-text('for this move')")
+            assert not page.errors, page.errors
+        finally:
+            page.context.close()

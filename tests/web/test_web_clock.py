@@ -166,3 +166,14 @@ def test_computer_move_on_a_clock_is_legal() -> None:
     for level in (0, 3, 8):
         text = compute_move("interweave", board.starting_fen, [], level, seed=1, clock=clock)
         assert text in {str(m) for m in board.legal_moves}
+
+
+def test_a_move_sent_while_the_previous_was_stored_costs_nothing() -> None:
+    game = Game("1+0")
+    game.move(0)
+    game.move(0)
+    game.move(5000)
+    # Black's premove arrived 20 ms before White's move was stamped: it is stamped with it
+    clock = game.clock()
+    stamp = clock.after_move(at(4980))
+    assert stamp == Stamp(55_000, 60_000, at(5000))

@@ -173,6 +173,9 @@ class Clock:
         Real time: the mover's clock loses the time since :attr:`since`, less the credited lag,
         and gains the increment (only once the clock has started).
         """
+        # a move sent while the previous one was being stored arrived "before" it: it is
+        # counted as arriving with it (it cost nothing, and the next clock starts from there)
+        now = max(now, self.since)
         if self.control.kind != TimeControlKind.REALTIME:
             return Stamp(None, None, now)
         white, black = self.white_ms, self.black_ms

@@ -476,10 +476,12 @@ class GameService:
         async def judge() -> None:
             try:
                 await self.get(game_id)  # judges the game's time
-            except GameServiceError as exc:
+            except StorageUnavailable as exc:
                 log.warning("cannot judge the time of game %s: %s", game_id, exc.message)
                 if not self.closed:  # the database was busy: try again shortly
                     asyncio.get_running_loop().call_later(ENGINE_RETRY_S, self._deadline_reached, game_id)
+            except GameServiceError as exc:
+                log.warning("cannot judge the time of game %s: %s", game_id, exc.message)
 
         task = asyncio.create_task(judge())
         self._background.add(task)

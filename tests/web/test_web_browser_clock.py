@@ -5,6 +5,7 @@ the chosen time control; the games list puts your turn first (issue 20)."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -47,6 +48,12 @@ def type_move(page: Any, site: Server, gid: str) -> None:
     page.wait_for_selector(f"#game[data-ply='{state['ply'] + 1}']")
 
 
+def shot(page: Any, name: str, **kwargs: Any) -> None:
+    """A screenshot into ``$EXOCHESS_SHOTS``, when it is set (never into the working tree)."""
+    if os.environ.get("EXOCHESS_SHOTS"):
+        page.screenshot(path=str(shots_dir() / name), **kwargs)
+
+
 def clock_ms(page: Any, color: str) -> int:
     return int(page.get_attribute("#clocks", f"data-{color}-ms"))
 
@@ -66,7 +73,6 @@ def test_clocks_tick_on_both_screens_and_a_flag_ends_the_game(browser: Any, cloc
     gid, seats = data["id"], data["seats"]
     white = seat_page(browser, clock_site, gid, "white", seats["white"]["secret"])
     black = seat_page(browser, clock_site, gid, "black", seats["black"]["secret"], width=390)
-    shots = shots_dir()
     try:
         for page in (white, black):
             page.wait_for_selector("#clocks:visible")
@@ -74,7 +80,7 @@ def test_clocks_tick_on_both_screens_and_a_flag_ends_the_game(browser: Any, cloc
             assert page.locator("#abort").is_visible()
             assert page.locator("#takeback").is_hidden()  # no takebacks on a clock
             assert page.locator(".clock.bottom .clock-time").inner_text() == "0:06.0"
-        white.screenshot(path=str(shots / "clock-before-start-1280.png"))
+        shot(white, "clock-before-start-1280.png")
         type_move(white, clock_site, gid)
         type_move(black, clock_site, gid)
         # White's clock runs on both screens, counted down locally between states
@@ -85,14 +91,14 @@ def test_clocks_tick_on_both_screens_and_a_flag_ends_the_game(browser: Any, cloc
             assert page.locator("#abort").is_hidden()
         white.wait_for_selector(".clock.bottom.running.low")  # the last ten seconds are red
         black.wait_for_selector(".clock.top.running.low")
-        white.screenshot(path=str(shots / "clock-running-1280.png"))
-        black.screenshot(path=str(shots / "clock-running-390.png"))
+        shot(white, "clock-running-1280.png")
+        shot(black, "clock-running-390.png")
         # nobody moves: the server flags White, both screens say so
         for page in (white, black):
             page.wait_for_selector("#game[data-status='finished']", timeout=WAIT_MS)
             page.wait_for_selector("#banner:has-text('Black wins on time')")
             assert clock_ms(page, "white") > 0  # a finished game shows the clocks as stored
-        black.screenshot(path=str(shots / "clock-flag-390.png"))
+        shot(black, "clock-flag-390.png")
         assert white.locator("#clocks").get_attribute("data-beeped") is not None  # the low-time sound
     finally:
         for page in (white, black):
@@ -123,7 +129,7 @@ def test_new_game_form_sends_the_time_control(browser: Any, clock_site: Server) 
         page.check("input[name=tc_kind][value=realtime]")
         page.click("#tc-presets button[data-tc='3+2']")
         assert page.locator("#tc-presets button.chosen").inner_text() == "3+2"
-        page.screenshot(path=str(shots_dir() / "new-game-time-control-1280.png"), full_page=True)
+        shot(page, "new-game-time-control-1280.png", full_page=True)
         page.check("input[name=opponent][value=friend]")
         page.click("#create")
         page.wait_for_url("**/game/*")
@@ -168,7 +174,7 @@ def test_games_list_puts_your_turn_first(browser: Any, clock_site: Server) -> No
         assert rows.nth(0).get_attribute("data-game") == mine["id"]
         assert rows.nth(1).get_attribute("data-game") == waiting["id"]
         assert "left" in rows.nth(0).inner_text()
-        page.screenshot(path=str(shots_dir() / "games-your-turn-1280.png"), full_page=True)
+        shot(page, "games-your-turn-1280.png", full_page=True)
     finally:
         context.close()
 

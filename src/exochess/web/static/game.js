@@ -250,7 +250,8 @@ export class GamePage {
   // A new move at `ply` (the one before it is unchanged): slide it in, sound it, say it.
   moveArrived(s, ply, live) {
     const move = s.moves[ply];
-    if (live) this.nextAnimation = { fen: s.fens[ply], move };
+    // the other side's move slides in; one's own was just made by hand and is shown at once
+    if (live && sideToMove(s.fens[ply]) !== this.myColor()) this.nextAnimation = { fen: s.fens[ply], move };
     this.sound.play(move.victims.length ? "capture" : "move");
     announce(this.$("#announce"), `${ply + 1}. ${moveSentence(s.variant, s.fens[ply], move)}`);
   }

@@ -344,20 +344,12 @@ export class GamePage {
       this.nextAnimation = null;
       this.motion.cancel();
       const last = ply > 0 ? s.moves[ply - 1] : null;
-      const settle = () => {
-        this.board.setFen(s.fens[ply]);
-        this.board.setHighlight(last ? { from: last.from, to: last.to, victims: last.victims } : null);
-        this.motion.setArrows(moveArrows(last));
-        this.board.setLegal(myTurn ? s.legal : []);
-        if (myTurn && s.legal_error) this.error(s.legal_error);  // a position too large to list
-      };
-      if (anim && anim.move === last) {
-        this.board.setLegal([]);
-        this.motion.setArrows([]);
-        this.motion.play(anim.fen, anim.move).then((ended) => { if (ended) settle(); });
-      } else {
-        settle();
-      }
+      this.board.setFen(s.fens[ply]);
+      this.board.setHighlight(last ? { from: last.from, to: last.to, victims: last.victims } : null);
+      this.motion.setArrows(moveArrows(last));
+      this.board.setLegal(myTurn ? s.legal : []);
+      if (myTurn && s.legal_error) this.error(s.legal_error);  // a position too large to list
+      if (anim && anim.move === last) this.motion.play(anim.fen, anim.move);
     }
     this.renderMoves(ply);
     this.renderSide(me, myTurn, live, connected);

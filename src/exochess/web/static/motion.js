@@ -77,24 +77,33 @@ export class Motion {
     });
   }
 
-  // Stop a running animation (a newer state came): its promise resolves to false.
+  // Stop a running animation (a newer position is being drawn): its promise resolves to false.
   cancel() { this.token++; delete this.board.svg.dataset.animating; }
 
-  // Animate `move` from the position `beforeFen`; resolves to true when it ran to its end.
+  // Play `move` out from the position `beforeFen` on a board already set to the position after
+  // it (its legal moves too: input is never blocked). Only the pieces drawn change meanwhile;
+  // the animation jumps to its end as soon as the player selects a piece. Resolves to true
+  // when it ran to its end, false when cancelled.
   async play(beforeFen, move) {
     const token = ++this.token;
     const board = this.board;
+    const final = board.pieces;
     let pieces = parsePlacement(beforeFen, board.width, board.height);
     const steps = move.actions && move.actions.length ? move.actions : [move];
     board.svg.dataset.animating = "1";
-    board.setPosition(pieces);
+    board.pieces = pieces;
+    board.render();
     for (const action of steps) {
+      if (board.sel || board.chain) break;
       await this.step(action, token);
       if (token !== this.token) return false;
       pieces = applyAction(pieces, action);
       board.pieces = pieces;
       board.render();
     }
+    if (token !== this.token) return false;
+    board.pieces = final;
+    board.render();
     delete board.svg.dataset.animating;
     return true;
   }

@@ -105,7 +105,7 @@ def test_a_capture_and_the_end_are_sounded_and_marked(page: Any) -> None:
     assert page.evaluate("window.exochessGame.sound.played") == ["capture", "end"]
     mv = page.locator('#moves .mv[data-ply="1"]')
     assert "capture" in (mv.get_attribute("class") or "")
-    assert mv.locator(".cap").inner_text() == "×"
+    assert mv.locator(".cap").inner_text() == "\u00d7"  # a multiplication sign
     assert mv.locator(".pc").get_attribute("title") == "King"
 
 

@@ -70,7 +70,7 @@ def friend_game(page: Any, server: Server) -> tuple[dict[str, Any], Relay]:
 
 
 def test_offline_state_and_recovery(page: Any, server: Server) -> None:
-    data, relay = friend_game(page, server)
+    _data, relay = friend_game(page, server)
     page.fill("#typed-move", "d2-d9")  # an error from before the drop
     page.click("#typed button")
     page.wait_for_selector("#error:not(:empty)")

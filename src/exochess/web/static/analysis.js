@@ -124,6 +124,7 @@ export class AnalysisPage {
       const span = document.createElement("span");
       span.className = "mv" + (m.victims.length ? " capture" : "");
       span.dataset.ply = String(i + 1);
+      span.dataset.move = m.text;
       span.textContent = idx % 2 === 0 ? `${Math.floor(idx / 2) + 1}. ` : (i === 0 ? `${Math.floor(idx / 2) + 1}… ` : "");
       span.appendChild(moveEntry(v, pos.fens[i], m));
       span.appendChild(document.createTextNode(" "));

@@ -375,6 +375,7 @@ export class GamePage {
       const span = document.createElement("span");
       span.className = "mv" + (i + 1 === ply ? " current" : "");
       span.dataset.ply = String(i + 1);
+      span.dataset.move = m.text;
       if (m.victims.length) span.classList.add("capture");
       span.appendChild(moveEntry(this.state.variant, this.state.fens[i], m));
       span.addEventListener("click", () => this.show(i + 1));

@@ -1,11 +1,11 @@
 // The game page's clocks, abort and claim buttons, low-time sound and turn notifications.
+import { soundOn } from "/static/sound.js";
 //
 // The clocks are the server's (docs/web.md, "Clocks"): each state carries both times as they
 // stood at `since` and the running side's `deadline`, in the server's time (ms since 1970).
 // This only displays them, ticking locally between states. The server's time is estimated from
 // the websocket's pings (the pong carries `now`), which also measure the lag a move reports.
 
-const SOUND_KEY = "exochess:sounds";
 const NOTIFY_KEY = "exochess:notify-turn";
 const RED_MS = 10_000;
 const PING_EVERY_MS = 5000;
@@ -47,9 +47,6 @@ export class ClockView {
     this.audio = null;
     this.turnKey = null;
     this.$ = (sel) => root.querySelector(sel);
-    const sound = this.$("#clock-sound");
-    sound.checked = localStorage.getItem(SOUND_KEY) !== "off";
-    sound.addEventListener("change", () => localStorage.setItem(SOUND_KEY, sound.checked ? "on" : "off"));
     const notify = this.$("#notify-turn");
     notify.checked = localStorage.getItem(NOTIFY_KEY) === "on" && window.Notification && Notification.permission === "granted";
     notify.addEventListener("change", async () => {
@@ -73,11 +70,12 @@ export class ClockView {
   }
 
   ping() {
-    const ws = this.page.ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    const conn = this.page.conn;
+    if (!conn || !conn.open) return;
     const ref = `clock-${++this.pingRef}`;
     this.pings.set(ref, Date.now());
-    ws.send(JSON.stringify({ type: "ping", ref }));
+    conn.send({ type: "ping", ref });
+    if (this.pings.size > SAMPLES) this.pings.delete(this.pings.keys().next().value);  // lost ones
   }
 
   onOpen() { this.ping(); }
@@ -107,8 +105,7 @@ export class ClockView {
     for (const el of this.root.querySelectorAll(".clock")) el.querySelector(".clock-name").textContent = title(el.dataset.color);
     const active = state.status === "active";
     this.$("#abort").hidden = !(me && active && state.ply < 2);
-    // the sound is for a player's own real-time clock, the notification for correspondence
-    this.$("#clock-sound").closest("label").hidden = !(me && state.time_control.kind === "realtime");
+    // the notification is for correspondence (the page's sound switch covers the low-time beep)
     this.$("#notify-turn").closest("label").hidden = !(me && state.time_control.kind === "correspondence");
     this.notifyTurn(state, me);
     this.tick();
@@ -156,7 +153,7 @@ export class ClockView {
     const key = `${s.ply}`;
     if (c.deadline - now >= RED_MS || this.beeped === key) return;
     this.beeped = key;
-    if (!this.$("#clock-sound").checked) return;
+    if (!soundOn()) return;
     try {
       this.audio = this.audio || new AudioContext();
       const osc = this.audio.createOscillator(), gain = this.audio.createGain();

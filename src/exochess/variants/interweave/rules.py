@@ -477,6 +477,22 @@ class Interweave(Variant):
     piece_names: ClassVar[dict[str, str]] = {
         "K": "King", "R": "Smasher", "N": "Leaper", "B": "Remover", "P": "Pawn",
     }
+    piece_descriptions: ClassVar[dict[str, str]] = {
+        "K": "Steps one square diagonally; captures by jumping over an enemy next to it "
+             "(straight) onto the empty square beyond. Lose one of your two Kings and you lose.",
+        "R": "Slides diagonally, or straight by an even number of squares; captures the enemy "
+             "just beyond where it stops (not one it starts next to).",
+        "N": "Slides like the Smasher; captures by leaping over an enemy on a straight line, "
+             "or by a double knight's move over one.",
+        "B": "Slides diagonally; fires without moving, removing every enemy straight next to it.",
+        "P": "Steps diagonally forward; captures by leaping straight over an enemy, or by trapping "
+             "one against a friend; promotes to a piece from its side's reserve.",
+    }
+    # FEN keeps vchess's R/N/B, which read as chess's rook, knight and bishop; the glyphs show
+    # letters of the pieces' own names instead (X: the Remover crosses pieces out).
+    glyph_labels: ClassVar[dict[str, str]] = {"R": "S", "N": "L", "B": "X"}
+    acts_in_place = "B"
+    annotator = "exochess.variants.interweave.annotations:annotate"
     royal = "K"
     royal_minimum = 2
     repetition = THREEFOLD_LOSS

@@ -38,10 +38,14 @@ def test_r05_gorgon_gaze_cells_and_petrified_pieces() -> None:
     found = petrified(fen)
     assert found["f4"] == ["f8"] and found["l2"] == ["f8"]
     notes = board.annotations()
-    assert notes.why_stuck(parse_square("l2")) == "the Advancer on l2 is petrified by the Gorgon on f8 and cannot move"
+    assert notes.why_stuck(parse_square("l2")) == (
+        "the Advancer on l2 is petrified by the Gorgon on f8 and cannot move"
+    )
     assert notes.why_stuck(parse_square("f4")) is None  # the Jumper may still leap
     jumper = next(m for m in notes.marks if m.square == parse_square("f4"))
-    assert jumper.reason == "the Jumper on f4 is petrified by the Gorgon on f8 and can only make a Jumper leap"
+    assert jumper.reason == (
+        "the Jumper on f4 is petrified by the Gorgon on f8 and can only make a Jumper leap"
+    )
 
 
 def test_r08_petrified_capricorn() -> None:
@@ -86,7 +90,10 @@ def test_r19_stalemate_every_piece_says_why() -> None:
     stuck = {square_name(sq): reason for sq, reason in notes.stuck}
     assert stuck == {
         # the black Furies' diagonals reach a1 and b3 as well
-        "a1": "the Fury on a1 is petrified by the Gorgon on a8 and the Fury on l12 and can only make a Jumper leap",
+        "a1": (
+            "the Fury on a1 is petrified by the Gorgon on a8 and the Fury on l12 "
+            "and can only make a Jumper leap"
+        ),
         "c2": "the Advancer on c2 is petrified by the Gorgon on h7 and cannot move",
         "b3": "the Advancer on b3 is petrified by the Gorgon on h3 and the Fury on k12 and cannot move",
     }

@@ -1,6 +1,7 @@
 // The analysis board: any FEN, free moves for both sides, engine evaluation and best line.
 import { postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
+import { BoardExtras } from "/static/legend.js";
 
 export class AnalysisPage {
   constructor(root, variants) {
@@ -51,11 +52,16 @@ export class AnalysisPage {
         fetchNext: async (prefix) => (await postJSON("/api/position",
           { variant: this.variantName, fen: this.fen, moves: this.moves, prefix })).legal,
         onError: (message) => { this.root.querySelector("#error").textContent = message; } });
+      if (this.extras) this.extras.setVariant(v, this.board); else this.extras = new BoardExtras(this.root, v, this.board);
+      const name = document.getElementById("game-name");
+      if (name) name.textContent = `· ${v.title}`;
+      document.title = `${v.title} · Analysis board · exochess`;
     }
     this.board.setFen(pos.fen);
     const last = pos.moves[pos.moves.length - 1];
     this.board.setHighlight(last ? { from: last.from, to: last.to, victims: last.victims } : null);
     this.board.setLegal(pos.legal);
+    this.extras.update(pos.annotations, pos.captured);
     this.root.dataset.fen = pos.fen;
     this.root.dataset.ply = String(pos.ply);
     const turn = pos.turn === "white" ? "White" : "Black";

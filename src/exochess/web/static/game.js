@@ -1,6 +1,7 @@
 // The game page: live board over a websocket, move list with replay, game actions.
 import { getJSON, postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
+import { BoardExtras } from "/static/legend.js";
 
 const SEAT_KEY = (id) => `exochess:seat:${id}`;
 const INVITE_KEY = (id) => `exochess:invite:${id}`;
@@ -52,6 +53,7 @@ export class GamePage {
       fetchNext: (prefix) => this.fetchNext(prefix), onError: (message) => this.error(message),
     });
     if (this.seat && this.seat.color === "black") this.board.flip();
+    this.extras = new BoardExtras(root, v, this.board);
     const note = this.$("#start-note");
     if (v.starting_position_note && state.start_fen === v.starting_fen) {
       note.textContent = v.starting_position_note;
@@ -273,7 +275,7 @@ export class GamePage {
     this.root.dataset.turn = s.turn;
     const me = this.myColor();
     const myTurn = live && s.status === "active" && me === s.turn && s.players[s.turn].kind === "human";
-    const key = `${s.id}:${ply}:${s.ply}:${s.status}:${myTurn}:${s.fens[ply]}`;
+    const key = `${s.id}:${ply}:${s.ply}:${s.status}:${myTurn}:${s.fens[ply]}:${Boolean(s.annotations)}`;
     if (key !== this.boardKey || this.forceBoard) {
       this.boardKey = key;
       this.forceBoard = false;
@@ -281,6 +283,8 @@ export class GamePage {
       const last = ply > 0 ? s.moves[ply - 1] : null;
       this.board.setHighlight(last ? { from: last.from, to: last.to, victims: last.victims } : null);
       this.board.setLegal(myTurn ? s.legal : []);
+      // rule marks belong to the current position only, not to a replayed earlier one
+      this.extras.update(live ? s.annotations : null, s.captured);
       if (myTurn && s.legal_error) this.error(s.legal_error);  // a position too large to list
     }
     this.renderMoves(ply);

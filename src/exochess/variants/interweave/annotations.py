@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 from exochess.annotations import MUST_CAPTURE, Annotations, Mark, Reserve
 from exochess.geometry import square_name
-from exochess.rawmove import FROM, to_move
+from exochess.move import Action
+from exochess.rawmove import ACTION_CHANGES, FROM
 from exochess.variants.interweave.rules import RESERVE_TYPES, as_extra, reserve_counts
 
 if TYPE_CHECKING:
@@ -37,9 +38,12 @@ def annotate(variant: Variant, board: Board) -> Annotations:
     )
     marks: list[Mark] = []
     if variant.captures_compulsory and board.decided is None:
+        # The distinct first actions (a raw move's first five fields): a position can have tens
+        # of thousands of chains sharing a few first actions, and only those are made into text.
+        starts = {raw[:ACTION_CHANGES] for raw in board.raw_captures()}
         firsts: dict[int, set[str]] = {}
-        for raw in board.raw_captures():
-            firsts.setdefault(raw[FROM], set()).add(str(to_move(raw).actions[0]))
+        for fields in starts:
+            firsts.setdefault(fields[FROM], set()).add(str(Action(*fields)))
         side = "White" if board.side > 0 else "Black"
         for s in sorted(firsts):
             name = variant.piece_names[variant.letters[abs(board.squares[s])].upper()]

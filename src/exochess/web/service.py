@@ -56,6 +56,7 @@ from exochess.web.positions import (
     variant_json,
 )
 from exochess.web.storage import ConflictError, Finish, GameRow, Storage, secret_matches
+from exochess.web.timecontrol import NO_CLOCK, TimeControl, stored_time_control
 
 log = logging.getLogger("exochess.web")
 T = TypeVar("T")
@@ -354,6 +355,7 @@ class GameService:
             "players": players,
             "takeback_offer": row.takeback_offer,
             "rematch_id": row.rematch_id,
+            "time_control": stored_time_control(row.time_control).to_json(),
             "online": self.hub.online(row.id),
             "legal": view["actions"] if active and view else [],
             "legal_count": view["count"] if active and view else 0,
@@ -388,7 +390,7 @@ class GameService:
 
     async def create(
         self, variant_name: str, opponent: Opponent | str, level: int | None,
-        color: SeatChoice | str, fen: str | None,
+        color: SeatChoice | str, fen: str | None, time_control: TimeControl = NO_CLOCK,
     ) -> tuple[LiveGame, dict[Color, str], Color]:
         """A new game: (the game, the seat secrets its creator receives, the creator's colour).
 
@@ -438,6 +440,7 @@ class GameService:
                 id=game_id, variant=variant.name, start_fen=board.starting_fen,
                 white=kinds[Color.WHITE], black=kinds[Color.BLACK], level=level,
                 white_secret=secrets_[Color.WHITE], black_secret=secrets_[Color.BLACK],
+                time_control=None if time_control == NO_CLOCK else time_control.text,
             )
         )
         live = await self.get(game_id)
@@ -637,6 +640,7 @@ class GameService:
                         # stored, so the second player to ask could not be handed a fresh one
                         # (and whoever holds a seat's secret could ask for its rematch anyway)
                         white_secret=row.black_secret, black_secret=row.white_secret,
+                        time_control=row.time_control,
                     )
                 )
                 if not await self.db(self.storage.set_rematch, game_id, new_id):

@@ -115,6 +115,7 @@ games = Table(
     Column("rematch_id", String(32), nullable=True),
     Column("created", DateTime, nullable=False),
     Column("updated", DateTime, nullable=False),
+    Column("time_control", String(16), nullable=True),
 )
 
 moves = Table(
@@ -157,6 +158,9 @@ class GameRow:
     rematch_id: str | None
     created: dt.datetime
     updated: dt.datetime
+    time_control: str | None
+    """The text form of the game's time control (:mod:`exochess.web.timecontrol`); ``None``
+    for no clock (and for every game stored before there were clocks)."""
     moves: list[str] = field(default_factory=list)
 
     def kind_of(self, color: Color) -> PlayerKind:
@@ -271,7 +275,7 @@ class Storage:
 
     def create_game(
         self, *, id: str, variant: str, start_fen: str, white: PlayerKind, black: PlayerKind,
-        level: int | None, white_secret: str, black_secret: str,
+        level: int | None, white_secret: str, black_secret: str, time_control: str | None = None,
     ) -> None:
         """Store a new game, active at ply 0.
 
@@ -283,7 +287,7 @@ class Storage:
             conn.execute(insert(games).values(
                 id=id, variant=variant, start_fen=start_fen, white=white, black=black, level=level,
                 white_secret=stored_secret(white_secret), black_secret=stored_secret(black_secret),
-                ply=0, status=GameStatus.ACTIVE,
+                ply=0, status=GameStatus.ACTIVE, time_control=time_control,
                 created=stamp, updated=stamp,
             ))
 

@@ -16,14 +16,15 @@ True
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from exochess.annotations import Annotations
 from exochess.errors import FenError, IllegalMoveError, MoveSyntaxError
 from exochess.fen import format_placement, parse_placement
 from exochess.geometry import Geometry, parse_square, square_name
 from exochess.move import Action, Move
 from exochess.outcome import BLACK, WHITE, Outcome, Termination
-from exochess.rawmove import CHANGES, EXTRA, TRIPLE, VICTIMS, RawMove, split_actions, to_move
+from exochess.rawmove import CHANGES, EXTRA, FROM, TRIPLE, VICTIMS, RawMove, split_actions, to_move
 from exochess.variant import FORBIDDEN, THREEFOLD_LOSS, Variant, resolve_variant
 from exochess.zobrist import KEYS_BY_CODE, PIECE_KEYS, SIDE_KEY
 
@@ -524,7 +525,7 @@ class Board:
         own = sorted(str(m) for m in self._move_index() if m.from_square == origin)
         name = self.variant.piece_names.get(self.variant.letters[abs(code)], "piece")
         if not own:
-            return f"{move} is illegal: the {name} on {square_name(origin)} has no legal move"
+            return f"{move} is illegal: {self._no_move_text(origin)}"
         return (
             f"{move} is illegal; the {name} on {square_name(origin)} can play: {' '.join(own)}"
         )
@@ -640,6 +641,55 @@ class Board:
     def is_game_over(self) -> bool:
         """Whether the game has ended."""
         return self.outcome() is not None
+
+    # --- rule states -----------------------------------------------------------
+
+    def annotations(self) -> Annotations:
+        """The rule states of the position, each with a reason, for showing them on a board.
+
+        What the game reports (:meth:`Variant.annotate <exochess.variant.Variant.annotate>`:
+        frozen, petrified and shielded pieces, gaze cells per gazer, the pieces that must
+        capture, reserves), plus :attr:`~exochess.annotations.Annotations.stuck`: every piece
+        of the side to move without a legal move, with the reason an illegal move from its
+        square is refused with (all of them when the side has no move at all, which ends the
+        game; none when a capture or a repetition ended it).  In an open turn
+        (:meth:`push_action`) the position at the start of the turn is described.
+
+        >>> board = Board("fugue", fen="7k/8/8/8/8/8/1i6/K7 w")
+        >>> notes = board.annotations()
+        >>> [(m.kind, square_name(m.square), [square_name(s) for s in m.by]) for m in notes.marks]
+        [('frozen', 'a1', ['b2'])]
+        >>> notes.stuck == ((parse_square("a1"), "the King on a1 is immobilized by the Immobilizer on b2"),)
+        True
+        >>> Board("rebelfury").annotations().marks  # no gaze reaches across the empty middle
+        ()
+        """
+        board = self
+        if self._open:
+            board = self.copy(stack=False)
+            board.cancel_turn()
+        found = self.variant.annotate(board)
+        if board.decided is not None:
+            return found
+        stuck: list[tuple[int, str]] = []
+        origins = {raw[FROM] for raw in board.raw_moves()}
+        mine = sorted(sq for sq in self._geo.squares if board.squares[sq] * board.side > 0)
+        for sq in mine:
+            if sq not in origins:
+                stuck.append((sq, board._no_move_reason(sq)))
+        return replace(found, stuck=tuple(stuck))
+
+    def _no_move_reason(self, square: int) -> str:
+        """Why the piece of the side to move on ``square`` has no legal move (it has none)."""
+        probe = Move((Action(square, square, "-"),))  # any move from the square: refused
+        specific = self.variant.explain_illegal(self, probe)
+        if specific:
+            return specific
+        return self._no_move_text(square)
+
+    def _no_move_text(self, square: int) -> str:
+        name = self.variant.piece_names.get(self.variant.letters[abs(self.squares[square])], "piece")
+        return f"the {name} on {square_name(square)} has no legal move"
 
     # --- misc ------------------------------------------------------------------
 

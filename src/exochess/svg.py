@@ -175,6 +175,8 @@ def piece_svg(
         f'stroke-width="{_num(size * 0.04)}" stroke-linejoin="round"'
     )
     outline = _shape(shape, cx, cy, r, style)
+    # the game may draw another letter than the FEN one where that would mislead
+    label = variant.glyph_labels.get(letter, letter) if variant is not None else letter
     font = size * (0.36 if shape == "pawn" else 0.42)
     ty = cy + font * 0.36
     if shape == "crown":
@@ -187,7 +189,7 @@ def piece_svg(
     text = (
         f'<text x="{_num(cx)}" y="{_num(ty)}" font-family="Helvetica, Arial, sans-serif" '
         f'font-size="{_num(font)}" font-weight="bold" text-anchor="middle" '
-        f'fill="{palette[side + "_text"]}">{escape(letter)}</text>'
+        f'fill="{palette[side + "_text"]}">{escape(label)}</text>'
     )
     return f'<g class="piece {side} {escape(letter)}">{outline}{text}</g>'
 

@@ -10,11 +10,14 @@ is done once, in :mod:`exochess.board`, for every game.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from mypy_extensions import mypyc_attr
 
+from exochess.annotations import NONE as NO_ANNOTATIONS
+from exochess.annotations import Annotations
 from exochess.errors import FenError
 from exochess.geometry import Geometry, geometry
 from exochess.rawmove import VICTIMS
@@ -75,6 +78,19 @@ class Variant:
     evaluator: ClassVar[str | None] = None
     """Where the engine finds this game's evaluation, as ``"module:Class"`` (None: the generic
     one).  A string, so that the rules never import the engine."""
+    piece_descriptions: ClassVar[dict[str, str]] = {}
+    """Letter -> one sentence of what the piece does, for legends (a letter left out gets none)."""
+    glyph_labels: ClassVar[dict[str, str]] = {}
+    """Letter -> the text drawn on its glyph, when the FEN letter would mislead (Interweave's
+    Remover is ``B`` in a FEN, which reads as a chess bishop); letters left out show themselves."""
+    acts_in_place: ClassVar[str] = ""
+    """Letters of the types with an action that leaves the piece on its own square (written
+    ``e4@(e5,f4)``, from and to the same square): interfaces enter it on the piece itself."""
+    annotator: ClassVar[str | None] = None
+    """Where :meth:`annotate` finds this game's rule states, as ``"module:function"`` taking
+    ``(variant, board)`` and returning an :class:`~exochess.annotations.Annotations` (None: the
+    game has none to show).  A string, like :attr:`evaluator`, so that a game's display logic
+    is imported only by those who ask for it."""
     rules_page: ClassVar[str | None] = None
     """File name of this game's rules page (Markdown with diagrams, see :mod:`exochess.rulesdoc`),
     next to the module that defines the class; None: a page is made from the attributes."""
@@ -147,6 +163,19 @@ class Variant:
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """A game-specific reason why ``move`` is illegal, or None to use the generic one."""
         return None
+
+    def annotate(self, board: Board) -> Annotations:
+        """The rule states of ``board``'s position worth showing (frozen, petrified, shielded
+        pieces, gazes, compulsory captures, reserves), from the game's :attr:`annotator`.
+
+        :meth:`Board.annotations <exochess.board.Board.annotations>` adds the pieces that cannot
+        move; call that rather than this.  A game without an annotator returns nothing.
+        """
+        if not self.annotator:
+            return NO_ANNOTATIONS
+        module, _, function = self.annotator.partition(":")
+        found: Annotations = getattr(importlib.import_module(module), function)(self, board)
+        return found
 
     def tag_allowed(self, raw: RawMove, tag: str) -> bool:
         """Whether a power tag written after a move (``/C``) fits the move; default: no tags."""

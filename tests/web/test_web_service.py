@@ -157,7 +157,7 @@ def test_position_too_large_to_list_leaves_the_game_resignable(
         try:
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
             assert svc.state(live)["legal_count"] == 22 and svc.state(live)["legal_error"] is None
-            monkeypatch.setattr(service_module, "legal_tree", too_large)
+            monkeypatch.setattr(service_module, "game_view", too_large)
             await svc.play(live.row.id, seats["white"], "d2-d3", 0)
             state = svc.state(live)
             assert state["legal"] == [] and state["legal_error"].startswith("position too large")

@@ -7,6 +7,7 @@ from typing import Any
 
 from exochess.board import Board
 from exochess.errors import MoveSyntaxError
+from exochess.fen import parse_placement
 from exochess.geometry import square_name
 from exochess.move import Action, Move
 from exochess.outcome import Outcome, Termination
@@ -205,6 +206,20 @@ def glyphs(variant: Variant) -> dict[str, str]:
     return out
 
 
+def pieces_json(variant: Variant) -> list[dict[str, Any]]:
+    """The legend of a game: each piece type's letter, name, glyph text and one line of what it does."""
+    return [
+        {
+            "letter": letter,
+            "name": variant.piece_names.get(letter, letter),
+            "label": variant.glyph_labels.get(letter, letter),
+            "description": variant.piece_descriptions.get(letter, ""),
+            "in_place": letter in variant.acts_in_place,
+        }
+        for letter in variant.piece_letters
+    ]
+
+
 def variant_json(variant: Variant) -> dict[str, Any]:
     return {
         "name": variant.name,
@@ -216,7 +231,68 @@ def variant_json(variant: Variant) -> dict[str, Any]:
         "starting_position_note": variant.starting_position_note,
         "piece_names": dict(variant.piece_names),
         "royal": variant.royal,
+        "pieces": pieces_json(variant),
     }
+
+
+def annotations_json(board: Board) -> dict[str, Any]:
+    """The board's :meth:`~exochess.board.Board.annotations` for the page (squares by name).
+
+    ``marks``: ``{square, kind, reason, by}`` each; ``gazes``: ``{square, color, cells,
+    affects}``; ``stuck``: square -> why the piece there cannot move; ``reserves``: side ->
+    letter -> count, or None for a game without reserves.  CPU work (it lists the legal
+    moves): call it where the legal-move tree is built.
+    """
+    notes = board.annotations()
+    names = _NAMES
+    reserves: dict[str, dict[str, int]] | None = None
+    if notes.reserves:
+        reserves = {"white": {}, "black": {}}
+        for r in notes.reserves:
+            reserves[color_name(r.white)][r.letter] = r.count
+    return {
+        "marks": [
+            {"square": names[m.square], "kind": m.kind, "reason": m.reason, "by": [names[s] for s in m.by]}
+            for m in notes.marks
+        ],
+        "gazes": [
+            {"square": names[g.square], "color": color_name(g.white), "cells": [names[c] for c in g.cells],
+             "affects": g.affects}
+            for g in notes.gazes
+        ],
+        "stuck": {names[sq]: reason for sq, reason in notes.stuck},
+        "reserves": reserves,
+    }
+
+
+def captured_json(variant: Variant, fens: Sequence[str], moves: Sequence[Move]) -> dict[str, list[str]]:
+    """The pieces each side has lost so far, as FEN letters in the order they fell.
+
+    ``fens[i]`` is the position before ``moves[i]``.  A victim is read on the position before
+    its move (the pieces a move removes never move during it); a Swapper's mutual destruction
+    also costs the Swapper itself.
+    """
+    lost: dict[str, list[str]] = {"white": [], "black": []}
+    geo = variant.geometry
+    for fen, move in zip(fens, moves, strict=False):
+        if not any(a.victims or a.kind == "*" for a in move.actions):
+            continue
+        squares = parse_placement(fen.split()[0], geo, variant.codes)
+        for action in move.actions:
+            fallen = [*action.victims, action.from_square] if action.kind == "*" else list(action.victims)
+            for sq in fallen:
+                code = squares[sq]
+                if code:
+                    lost[color_name(code > 0)].append(variant.letters[code])
+    return lost
+
+
+def game_view(board: Board) -> dict[str, Any]:
+    """The legal-move tree of a live game's position with its annotations (CPU work: run it in
+    a worker, on a board of the caller's own)."""
+    view = legal_tree(board)
+    view["annotations"] = annotations_json(board)
+    return view
 
 
 def position_json(board: Board, prefix: Sequence[str] = ()) -> dict[str, Any]:
@@ -249,4 +325,6 @@ def position_json(board: Board, prefix: Sequence[str] = ()) -> dict[str, Any]:
         "legal_count": tree["count"],
         "result": outcome.result() if outcome else None,
         "reason": reason_text(board.variant, outcome) if outcome else None,
+        "annotations": annotations_json(board),
+        "captured": captured_json(board.variant, fens, history),
     }

@@ -50,6 +50,8 @@ from exochess.web.enginepool import RANDOM_LEVEL, EngineClock, EnginePool
 from exochess.web.hub import Hub
 from exochess.web.positions import (
     PositionTooLargeError,
+    captured_json,
+    game_view,
     legal_tree,
     move_json,
     position_json,
@@ -351,7 +353,7 @@ class GameService:
                     # and the copy's move list is freed with it.
                     board = live.board.copy()
                     try:
-                        view = await self.cpu_games.run("listing its legal moves", legal_tree, board)
+                        view = await self.cpu_games.run("listing its legal moves", game_view, board)
                     except (PositionTooLarge, PositionTooLargeError) as exc:
                         view = {"count": 0, "actions": [], "error": str(exc)}
                 if self._legal_key(live) == key:
@@ -410,6 +412,9 @@ class GameService:
             "legal": view["actions"] if active and view else [],
             "legal_count": view["count"] if active and view else 0,
             "legal_error": view.get("error") if view else None,
+            # the rule states of the current position, computed with its legal moves
+            "annotations": view.get("annotations") if active and view else None,
+            "captured": captured_json(board.variant, live.fens, history),
         }
 
     def _clock_json(self, live: LiveGame) -> dict[str, Any] | None:

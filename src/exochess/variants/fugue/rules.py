@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from mypy_extensions import mypyc_attr
 
 from exochess.errors import FenError
-from exochess.geometry import OPPOSITE, square_name
+from exochess.geometry import OPPOSITE
 from exochess.rawmove import SINGLE_VICTIM
 from exochess.variant import THREEFOLD_LOSS, Variant
 
@@ -77,6 +77,22 @@ class Fugue(Variant):
         "K": "King", "Q": "Queen", "I": "Immobilizer", "U": "Pushme-Pullyu",
         "A": "Archer", "S": "Shield", "L": "Long Leaper", "W": "Swapper", "P": "Cannon Pawn",
     }
+    piece_descriptions: ClassVar[dict[str, str]] = {
+        "K": "Steps one square any way and captures by landing on its victim; lose it and you lose.",
+        "Q": "Slides any distance in eight directions and captures by landing on its victim.",
+        "I": "Slides like a queen and never captures; enemy pieces next to it cannot move.",
+        "U": "Slides like a queen; captures by moving away from an enemy behind it, or by stopping "
+             "just in front of one.",
+        "A": "Slides like a queen, or shoots without moving: the first piece on a line, two squares "
+             "away at most, or farther when a friend stands next to it.",
+        "S": "Slides like a queen and never captures; friendly pieces next to it cannot be captured.",
+        "L": "Slides like a queen; captures by jumping over an enemy onto an empty square beyond it.",
+        "W": "Slides like a queen; swaps places with the first enemy on a line, or destroys itself "
+             "together with an enemy next to it.",
+        "P": "Steps one square any way, or jumps over a neighbour, capturing an enemy where it lands; "
+             "promotes on the last rank.",
+    }
+    annotator = "exochess.variants.fugue.annotations:annotate"
     royal = "K"
     royal_minimum = 1
     repetition = THREEFOLD_LOSS
@@ -379,6 +395,9 @@ class Fugue(Variant):
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """Name the Immobilizer that freezes the moving piece, if any."""
+        # The sentence is the one the board's annotations show (one owner of the wording).
+        from exochess.variants.fugue.annotations import frozen_reason
+
         b = board.squares
         me = board.side
         origin = move.from_square
@@ -387,9 +406,5 @@ class Fugue(Variant):
             return None
         for t in self.geometry.neighbours[origin]:
             if b[t] == -me * IMMOBILIZER:
-                name = self.piece_names[self.piece_letters[code * me - 1]]
-                return (
-                    f"the {name} on {square_name(origin)} is immobilized "
-                    f"by the Immobilizer on {square_name(t)}"
-                )
+                return frozen_reason(self, b, origin, t)
         return None

@@ -40,7 +40,8 @@ from mypy_extensions import mypyc_attr
 
 from exochess.errors import FenError
 from exochess.geometry import parse_square, square_name
-from exochess.rawmove import ACTION_LENGTH, FROM, SINGLE_VICTIM, TO, RawMove, to_move
+from exochess.move import Action
+from exochess.rawmove import ACTION_CHANGES, ACTION_LENGTH, FROM, SINGLE_VICTIM, TO, VICTIMS, RawMove, to_move
 from exochess.variant import THREEFOLD_LOSS, Variant
 
 if TYPE_CHECKING:
@@ -477,6 +478,22 @@ class Interweave(Variant):
     piece_names: ClassVar[dict[str, str]] = {
         "K": "King", "R": "Smasher", "N": "Leaper", "B": "Remover", "P": "Pawn",
     }
+    piece_descriptions: ClassVar[dict[str, str]] = {
+        "K": "Steps one square diagonally; captures by jumping over an enemy next to it "
+             "(straight) onto the empty square beyond. Lose one of your two Kings and you lose.",
+        "R": "Slides diagonally, or straight by an even number of squares; captures the enemy "
+             "just beyond where it stops (not one it starts next to).",
+        "N": "Slides like the Smasher; captures by leaping over an enemy on a straight line, "
+             "or by a double knight's move over one.",
+        "B": "Slides diagonally; fires without moving, removing every enemy straight next to it.",
+        "P": "Steps diagonally forward; captures by leaping straight over an enemy, or by trapping "
+             "one against a friend; promotes to a piece from its side's reserve.",
+    }
+    # FEN keeps vchess's R/N/B, which read as chess's rook, knight and bishop; the glyphs show
+    # letters of the pieces' own names instead (X: the Remover crosses pieces out).
+    glyph_labels: ClassVar[dict[str, str]] = {"R": "S", "N": "L", "B": "X"}
+    acts_in_place = "B"
+    annotator = "exochess.variants.interweave.annotations:annotate"
     royal = "K"
     royal_minimum = 2
     repetition = THREEFOLD_LOSS
@@ -1032,16 +1049,20 @@ if isinstance(vars(Interweave)["extra_hash"], FunctionType):
 
 def _explain(variant: Interweave, board: Board, move: Move) -> str | None:
 
-    legal = [to_move(raw) for raw in board.raw_moves()]
-    if not legal:
+    raws = board.raw_moves()
+    if not raws:
         return None
     me = board.side
     side = "White" if me > 0 else "Black"
     played = move.actions
     first = played[0]
-    if not first.victims and any(m.is_capture() for m in legal):
-        firsts = " ".join(sorted({str(m.actions[0]) for m in legal}))
+    if not first.victims and any(raw[VICTIMS] for raw in raws):
+        # Only the distinct first actions are made into text: tens of thousands of chains may
+        # share a handful of them.
+        starts = {raw[:ACTION_CHANGES] for raw in raws}
+        firsts = " ".join(sorted({str(Action(*start)) for start in starts}))
         return f"capturing is compulsory; {side} must begin with one of: {firsts}"
+    legal = [to_move(raw) for raw in raws]
     n = len(played)
     longer = sorted({str(m.actions[n]) for m in legal if len(m.actions) > n and m.actions[:n] == played})
     if longer:

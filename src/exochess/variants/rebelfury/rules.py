@@ -181,6 +181,24 @@ class RebelFury(Variant):
         "A": "Advancer", "C": "Capricorn", "D": "Dragon", "F": "Fury", "G": "Gorgon",
         "H": "Harpy", "J": "Jumper", "M": "Mimotaur", "X": "Ximaera",
     }
+    piece_descriptions: ClassVar[dict[str, str]] = {
+        "A": "Steps one square forward or diagonally forward to an empty square and removes the "
+             "enemies left and right of where it lands; may become a Jumper in the far half.",
+        "C": "Slides like a queen; when it stops in front of a piece it strikes the three squares "
+             "ahead, removing the enemies there.",
+        "D": "Slides like a queen, or leaps over the first piece on a line (capturing it if it is "
+             "an enemy) and may slide on.",
+        "F": "Has every power but the Advancer's and gazes like a Gorgon; lose both Furies and you lose.",
+        "G": "Slides like a queen and captures the first piece on a line by landing on it; its gaze "
+             "petrifies the enemies it sees.",
+        "H": "Slides like a queen; captures by flying over a piece to land on the next piece beyond "
+             "it, if that one is an enemy.",
+        "J": "Slides like a queen, or makes a knight's leap (capturing by landing), even when petrified.",
+        "M": "Slides like a queen; captures a piece only with that piece's own power; its gaze "
+             "petrifies enemy Gorgons and Furies.",
+        "X": "Slides like a queen, or swaps places with the first piece on a line, friend or enemy.",
+    }
+    annotator = "exochess.variants.rebelfury.annotations:annotate"
     royal = "F"
     royal_minimum = 1
     repetition = FORBIDDEN
@@ -599,26 +617,12 @@ class RebelFury(Variant):
             if to_move(raw) == move and board.has_occurred(board.hash_after(raw)):
                 return "it would repeat an earlier position, and repetition is not permitted"
         kind = code * me
-        gaze = self.gaze_table(b, me)
-        if gaze[origin] & _GAZE_MASK[kind]:
-            name = self.piece_names[self.piece_letters[kind - 1]]
-            gazers = []
-            for ray in self.geometry.rays[origin]:
-                for t in ray:
-                    x = b[t]
-                    if not x:
-                        continue
-                    if x * me < 0 and _GAZE_BIT[-x * me] & _GAZE_MASK[kind]:
-                        gazer = self.piece_names[self.piece_letters[-x * me - 1]]
-                        gazers.append(f"the {gazer} on {square_name(t)}")
-                    break
-            if kind == MIMOTAUR:
-                leaps = " and can only capture with a Jumper leap"
-            elif _HAS_JUM[kind]:
-                leaps = " and can only make a Jumper leap"
-            else:
-                leaps = " and cannot move"
-            return f"the {name} on {square_name(origin)} is petrified by {' and '.join(gazers)}{leaps}"
+        # The sentence is the one the board's annotations show (one owner of the wording).
+        from exochess.variants.rebelfury.annotations import petrified_reason
+
+        petrified = petrified_reason(self, b, origin)
+        if petrified is not None:
+            return petrified
         if kind == CAPRICORN and move.actions[0].kind == "-":
             for raw in self.generate(board):
                 if raw[FROM] == origin and raw[TO] == move.to_square and raw[KIND] == "x":

@@ -19,6 +19,7 @@ export function lineURL(variant, fen, moves) {
   if (moves.length) q.set("moves", moves.join(" "));
   return `/analysis?${q}`;
 }
+import { BoardExtras } from "/static/legend.js";
 
 export class AnalysisPage {
   constructor(root, variants) {
@@ -93,6 +94,10 @@ export class AnalysisPage {
         onError: (message) => { this.root.querySelector("#error").textContent = message; } });
       this.motion = new Motion(this.board);
       this.keys = new BoardKeys(this.board, v);
+      if (this.extras) this.extras.setVariant(v, this.board); else this.extras = new BoardExtras(this.root, v, this.board);
+      const name = document.getElementById("game-name");
+      if (name) name.textContent = `· ${v.title}`;
+      document.title = `${v.title} · Analysis board · exochess`;
     }
     const last = pos.moves[pos.moves.length - 1];
     // one move more on the same line (made here by hand, so shown at once): sounded and announced
@@ -106,6 +111,7 @@ export class AnalysisPage {
       this.sound.play(pos.result ? "end" : (last.victims.length ? "capture" : "move"));
       announce(this.root.querySelector("#announce"), moveSentence(v, pos.fens[pos.ply - 1], last));
     }
+    this.extras.update(pos.annotations, pos.captured);
     this.root.dataset.fen = pos.fen;
     this.root.dataset.ply = String(pos.ply);
     // the address and the FEN field follow the line: the link can be shared, reloading keeps it

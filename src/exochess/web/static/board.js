@@ -109,6 +109,8 @@ export function glyphsFor(variantName) {
 export class BoardView {
   // options: {width, height, pieceNames, royal, onMove(text), fetchNext(prefix) -> Promise<nodes>,
   //           onError(message), coordinates}
+  // Rule states (see setAnnotations) are drawn over the squares and pieces; picking a piece that
+  // cannot move, or one that a rule holds, says why in words under the board.
   constructor(container, options) {
     this.container = container;
     this.width = options.width;
@@ -120,6 +122,9 @@ export class BoardView {
     this.onError = options.onError || null;
     this.coordinates = options.coordinates !== false;
     this.glyphs = options.glyphs || null;
+    this.notes = null;        // the position's annotations (docs/web.md), null when none are shown
+    this.showNotes = true;    // the overlays' switch (the explanations under the board stay)
+    this.why = null;          // the square whose explanation is shown
     this.flipped = false;
     this.pieces = new Map();
     this.legal = [];
@@ -136,13 +141,19 @@ export class BoardView {
     });
     container.appendChild(this.svg);
     this.layers = {
-      squares: el("g", {}, this.svg), marks: el("g", {}, this.svg),
-      pieces: el("g", {}, this.svg), arrows: el("g", { class: "arrows" }, this.svg),
-      coords: el("g", {}, this.svg), dots: el("g", {}, this.svg),
-      drag: el("g", {}, this.svg),
+      squares: el("g", {}, this.svg), gaze: el("g", { class: "note-layer gaze-layer" }, this.svg),
+      marks: el("g", {}, this.svg), rings: el("g", { class: "note-layer" }, this.svg),
+      pieces: el("g", {}, this.svg), badges: el("g", { class: "note-layer" }, this.svg),
+      arrows: el("g", { class: "arrows" }, this.svg),
+      coords: el("g", {}, this.svg), dots: el("g", {}, this.svg), drag: el("g", {}, this.svg),
     };
     // functions called after every render (arrows, keyboard focus): see motion.js, keyboard.js
     this.renderHooks = [];
+    this.whyBox = document.createElement("p");
+    this.whyBox.className = "board-why";
+    this.whyBox.setAttribute("aria-live", "polite");
+    this.whyBox.hidden = true;
+    container.appendChild(this.whyBox);
     this.svg.addEventListener("pointerdown", (e) => this._down(e));
     this.svg.addEventListener("pointermove", (e) => this._moveDrag(e));
     this.svg.addEventListener("pointerup", (e) => this._up(e));
@@ -150,12 +161,15 @@ export class BoardView {
     this.render();
   }
 
-  setPosition(pieces) { this.pieces = pieces; this.chain = null; this.sel = null; this.epoch++; this.render(); this._chainBar(); }
+  setPosition(pieces) { this.pieces = pieces; this.chain = null; this.sel = null; this.epoch++; this._explain(null); this.render(); this._chainBar(); }
   setFen(fen) { this.setPosition(parsePlacement(fen, this.width, this.height)); }
   // The legal-move tree's first actions (an empty list when the player may not move).
   setLegal(nodes) { this.legal = nodes || []; this.chain = null; this.sel = null; this.epoch++; this.render(); this._chainBar(); }
   setHighlight(h) { this.highlight = h || { from: null, to: null, victims: [] }; this.render(); }
   flip() { this.flipped = !this.flipped; this.render(); }
+  // The rule states of the position shown (null: none, e.g. while replaying an earlier move).
+  setAnnotations(notes) { this.notes = notes || null; this._explain(null); this.render(); }
+  setShowNotes(on) { this.showNotes = Boolean(on); this.svg.classList.toggle("notes-off", !this.showNotes); }
   cancelInput() { this.chain = null; this.sel = null; this.render(); this._chainBar(); }
 
   _xy(square) {
@@ -202,6 +216,7 @@ export class BoardView {
   render() {
     const { squares, marks, pieces, dots, coords, arrows } = this.layers;
     for (const g of [marks, pieces, dots, coords, arrows]) g.replaceChildren();
+    this._drawNotes();
     // the squares are kept from one render to the next (a focused square keeps the focus)
     if (this.squaresFlipped !== this.flipped) {
       this.squaresFlipped = this.flipped;
@@ -279,7 +294,9 @@ export class BoardView {
     const g = el("g", { class: `piece ${white ? "white" : "black"}`, "data-piece": letter,
       "data-square": sq, transform: `translate(${x},${y})` }, parent);
     const title = el("title", {}, g);
-    title.textContent = `${white ? "White" : "Black"} ${this.pieceNames[type] || type}`;
+    // the name, and on the board (not while dragging) what holds the piece
+    const held = at ? [] : this._marksOn(sq).map((m) => sentence(m.reason));
+    title.textContent = [`${white ? "White" : "Black"} ${this.pieceNames[type] || type}`, ...held].join("\n");
     if (this.glyphs && this.glyphs[letter]) {
       const inner = el("g", { class: "glyph-art" }, g);
       inner.innerHTML = this.glyphs[letter];
@@ -302,9 +319,12 @@ export class BoardView {
     const dests = this._destinations();
     if (this.sel && dests.has(sq) && sq !== this.sel) {
       e.preventDefault();
+      this._explain(null);
       this._choose(sq);
       return;
     }
+    // a picked piece says what holds it (a petrified Jumper may still leap) or why it cannot move
+    this._explain(this._shownPieces().has(sq) ? sq : null);
     if (this._movable(sq)) {
       e.preventDefault();
       const reselect = this.sel === sq;
@@ -315,6 +335,71 @@ export class BoardView {
       return;
     }
     if (!this.chain) { this.sel = null; this.render(); }
+  }
+
+  // --- rule states ------------------------------------------------------------------------
+
+  _marksOn(square) {
+    if (!this.notes || this.chain) return [];
+    return this.notes.marks.filter((m) => m.square === square);
+  }
+
+  // Why the piece on `square` cannot move, or what holds it; null when nothing needs saying.
+  _reasonFor(square) {
+    if (!this.notes || this.chain) return null;
+    const stuck = this.notes.stuck && this.notes.stuck[square];
+    if (stuck) return sentence(stuck);
+    const held = this._marksOn(square).filter((m) => m.kind !== "must-capture");
+    if (held.length) return held.map((m) => sentence(m.reason)).join(" ");
+    return null;
+  }
+
+  _explain(square) {
+    const text = square ? this._reasonFor(square) : null;
+    this.why = text ? square : null;
+    this.whyBox.textContent = text || "";
+    this.whyBox.hidden = !text;
+    if (text) this.whyBox.dataset.square = square; else delete this.whyBox.dataset.square;
+  }
+
+  // Gaze cells (one light tint per side), rings on the pieces that must capture, badges on the
+  // frozen, petrified and shielded ones.  The layers carry the class note-layer: the switch
+  // (setShowNotes) hides them with one class on the board.
+  _drawNotes() {
+    const { gaze, rings, badges } = this.layers;
+    for (const g of [gaze, rings, badges]) g.replaceChildren();
+    if (!this.notes || this.chain) return;
+    const tinted = new Set();
+    for (const z of this.notes.gazes) {
+      for (const cell of z.cells) {
+        const key = `${z.color}:${cell}`;
+        if (tinted.has(key)) continue;
+        tinted.add(key);
+        const [x, y] = this._xy(cell);
+        el("rect", { x, y, width: 100, height: 100, class: `gaze gaze-${z.color}`, "data-gaze": cell }, gaze);
+      }
+    }
+    const seen = new Map();
+    for (const m of this.notes.marks) {
+      const [x, y] = this._xy(m.square);
+      if (m.kind === "must-capture") {
+        el("circle", { cx: x + 50, cy: y + 50, r: 46, class: "must-capture", "data-mark": m.kind,
+          "data-square": m.square }, rings);
+        continue;
+      }
+      // badges of one piece side by side along its top edge
+      const n = seen.get(m.square) || 0;
+      seen.set(m.square, n + 1);
+      const g = el("g", { class: `badge ${m.kind}`, "data-mark": m.kind, "data-square": m.square,
+        transform: `translate(${x + 80 - n * 34},${y + 20})` }, badges);
+      el("title", {}, g).textContent = sentence(m.reason);
+      el("circle", { r: 17, class: "badge-disc" }, g);
+      el("path", { d: BADGE_PATHS[m.kind] || "", class: "badge-art" }, g);
+    }
+    if (this.why) {
+      const [x, y] = this._xy(this.why);
+      el("rect", { x: x + 3, y: y + 3, width: 94, height: 94, class: "why-square" }, rings);
+    }
   }
 
   _moveDrag(e) {
@@ -424,6 +509,21 @@ export class BoardView {
     bar.appendChild(cancel);
   }
 }
+
+// A reason from the library ("the Queen on d4 is immobilized ...") as a sentence.
+export function sentence(text) {
+  const t = String(text || "").trim();
+  if (!t) return "";
+  return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?)]$/.test(t) ? "" : ".");
+}
+
+// Badge drawings (centred on 0,0, radius 15): a snowflake for frozen, a cracked stone for
+// petrified, a shield for shielded.
+export const BADGE_PATHS = {
+  frozen: "M0,-10V10M-8.7,-5L8.7,5M-8.7,5L8.7,-5M-3,-8L0,-5L3,-8M-3,8L0,5L3,8",
+  petrified: "M-9,6L-6,-5L1,-9L9,-3L8,7L-2,9ZM-3,-7L0,0L-5,5M0,0L7,2",
+  shielded: "M-8,-9H8V0C8,5 4,8 0,10C-4,8 -8,5 -8,0Z",
+};
 
 // Engine analysis in words, from White's point of view (the engine scores for the side to move).
 export function describeAnalysis(a) {

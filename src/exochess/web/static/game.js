@@ -7,6 +7,7 @@ import { BoardKeys, announce } from "/static/keyboard.js";
 import { Motion, moveArrows } from "/static/motion.js";
 import { moveEntry, moveSentence } from "/static/movewords.js";
 import { Sound } from "/static/sound.js";
+import { BoardExtras } from "/static/legend.js";
 
 const SEAT_KEY = (id) => `exochess:seat:${id}`;
 const INVITE_KEY = (id) => `exochess:invite:${id}`;
@@ -64,6 +65,7 @@ export class GamePage {
     this.sound.bindSwitch(this.$("#sound"));
     if (this.seat && this.seat.color === "black") this.board.flip();
     this.clocks = new ClockView(root.querySelector("#clocks"), this);
+    this.extras = new BoardExtras(root, v, this.board);
     const note = this.$("#start-note");
     if (v.starting_position_note && state.start_fen === v.starting_fen) {
       note.textContent = v.starting_position_note;
@@ -340,7 +342,7 @@ export class GamePage {
     // a move waiting for its answer, or a dropped connection: no input until it is settled
     const myTurn = live && connected && !this.pending && s.status === "active" && me === s.turn
       && s.players[s.turn].kind === "human";
-    const key = `${s.id}:${ply}:${s.ply}:${s.status}:${myTurn}:${s.fens[ply]}`;
+    const key = `${s.id}:${ply}:${s.ply}:${s.status}:${myTurn}:${s.fens[ply]}:${Boolean(s.annotations)}`;
     if (key !== this.boardKey || this.forceBoard) {
       this.boardKey = key;
       this.forceBoard = false;
@@ -352,6 +354,8 @@ export class GamePage {
       this.board.setHighlight(last ? { from: last.from, to: last.to, victims: last.victims } : null);
       this.motion.setArrows(moveArrows(last));
       this.board.setLegal(myTurn ? s.legal : []);
+      // rule marks belong to the current position only, not to a replayed earlier one
+      this.extras.update(live ? s.annotations : null, s.captured);
       if (myTurn && s.legal_error) this.error(s.legal_error);  // a position too large to list
       if (anim && anim.move === last) this.motion.play(anim.fen, anim.move);
     }

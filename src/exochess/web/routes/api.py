@@ -31,6 +31,7 @@ from exochess.web.schemas import (
     VariantList,
 )
 from exochess.web.service import MAX_LEVEL, GameService, LiveGame, analysis_line
+from exochess.web.sessions import current_user
 
 router = APIRouter(prefix="/api")
 
@@ -38,6 +39,12 @@ MAX_LISTED = 100
 MAX_PREFIX = 64
 """Actions of a chain a legal-move request may name (an Interweave chain is far shorter)."""
 EVALUATE_MS = 1000
+
+
+def _uid(request: Request) -> int | None:
+    """The signed-in account's id: it proves the seats the account holds, without a secret."""
+    user = current_user(request)
+    return user.id if user is not None else None
 
 
 def state_reply(service: GameService, live: LiveGame) -> Response:
@@ -53,8 +60,10 @@ async def variants(settings: Settings) -> VariantList:
 
 
 @router.post("/games", status_code=201)
-async def create_game(body: NewGame, service: Service) -> CreatedGame:
-    live, seats, you = await service.create(body.variant, body.opponent, body.level, body.color, body.fen)
+async def create_game(body: NewGame, request: Request, service: Service) -> CreatedGame:
+    live, seats, you = await service.create(
+        body.variant, body.opponent, body.level, body.color, body.fen, _uid(request)
+    )
     base = f"/game/{live.row.id}"
     return CreatedGame(
         id=live.row.id,
@@ -85,26 +94,25 @@ async def game_state(game_id: str, service: Service) -> Response:
 
 
 @router.post("/games/{game_id}/moves")
-async def play(game_id: str, body: MoveRequest, service: Service) -> Response:
-    return state_reply(service, await service.play(game_id, body.secret, body.move, body.ply))
+async def play(game_id: str, body: MoveRequest, request: Request, service: Service) -> Response:
+    return state_reply(service, await service.play(game_id, body.secret, body.move, body.ply, _uid(request)))
 
 
 @router.post("/games/{game_id}/resign")
-async def resign(game_id: str, body: SeatAction, service: Service) -> Response:
-    return state_reply(service, await service.resign(game_id, body.secret))
+async def resign(game_id: str, body: SeatAction, request: Request, service: Service) -> Response:
+    return state_reply(service, await service.resign(game_id, body.secret, _uid(request)))
 
 
 @router.post("/games/{game_id}/takeback")
-async def takeback(game_id: str, body: TakebackRequest, service: Service) -> Response:
-    return state_reply(service, await service.takeback(game_id, body.secret, body.action))
+async def takeback(game_id: str, body: TakebackRequest, request: Request, service: Service) -> Response:
+    return state_reply(service, await service.takeback(game_id, body.secret, body.action, _uid(request)))
 
 
 @router.post("/games/{game_id}/rematch")
-async def rematch(game_id: str, body: SeatAction, service: Service) -> Rematch:
-    new, color, secret = await service.rematch(game_id, body.secret)
-    return Rematch(
-        id=new.row.id, color=color, secret=secret, url=f"/game/{new.row.id}#seat={color}&secret={secret}"
-    )
+async def rematch(game_id: str, body: SeatAction, request: Request, service: Service) -> Rematch:
+    new, color, secret = await service.rematch(game_id, body.secret, _uid(request))
+    url = f"/game/{new.row.id}" + (f"#seat={color}&secret={secret}" if secret else "")
+    return Rematch(id=new.row.id, color=color, secret=secret, url=url)
 
 
 @router.get("/games/{game_id}/pgn")
@@ -125,7 +133,7 @@ async def evaluate(
 ) -> dict[str, Any]:
     """The engine's view of the game: for its players (``secret``) while it lasts, then for anyone."""
     secret = body.secret if body is not None else None
-    work = service.evaluate_game(game_id, secret, EVALUATE_MS, client_address(request))
+    work = service.evaluate_game(game_id, secret, EVALUATE_MS, client_address(request), _uid(request))
     return await unless_disconnected(request, work)
 
 

@@ -29,6 +29,8 @@ class NewGame(BaseModel):
     color: SeatChoice = SeatChoice.WHITE
     level: Annotated[StrictInt | None, Field(ge=RANDOM_LEVEL, le=MAX_LEVEL)] = None
     fen: StrictStr | None = None
+    time_control: StrictStr = "-"
+    """``"-"`` (no clock), ``"3+2"`` (minutes + increment seconds) or ``"3d"`` (days per move)."""
 
 
 class SeatAction(BaseModel):
@@ -104,6 +106,8 @@ class GameSummary(BaseModel):
     status: GameStatus
     result: str | None
     reason: str | None
+    time_control: str
+    """The time control's text form (``"-"``, ``"3+2"``, ``"3d"``)."""
     updated: str
     """ISO 8601 in UTC, with a ``Z``."""
 

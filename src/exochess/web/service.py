@@ -55,6 +55,7 @@ from exochess.web.positions import (
 )
 from exochess.web.ratings import PlayerInfo, apply_game_result, player_infos
 from exochess.web.storage import ConflictError, Finish, GameRow, Storage, secret_matches
+from exochess.web.timecontrol import NO_CLOCK, TimeControl, stored_time_control
 
 log = logging.getLogger("exochess.web")
 T = TypeVar("T")
@@ -375,6 +376,7 @@ class GameService:
             "players": players,
             "takeback_offer": row.takeback_offer,
             "rematch_id": row.rematch_id,
+            "time_control": stored_time_control(row.time_control).to_json(),
             "rated": row.rated,
             "online": self.hub.online(row.id),
             "legal": view["actions"] if active and view else [],
@@ -407,7 +409,8 @@ class GameService:
 
     async def create(
         self, variant_name: str, opponent: Opponent | str, level: int | None,
-        color: SeatChoice | str, fen: str | None, user_id: int | None = None,
+        color: SeatChoice | str, fen: str | None, time_control: TimeControl = NO_CLOCK,
+        user_id: int | None = None,
     ) -> tuple[LiveGame, dict[Color, str], Color]:
         """A new game: (the game, the seat secrets its creator receives, the creator's colour).
         A signed-in creator's seat belongs to their account ``user_id``.
@@ -458,6 +461,7 @@ class GameService:
                 id=game_id, variant=variant.name, start_fen=board.starting_fen,
                 white=kinds[Color.WHITE], black=kinds[Color.BLACK], level=level,
                 white_secret=secrets_[Color.WHITE], black_secret=secrets_[Color.BLACK],
+                time_control=None if time_control == NO_CLOCK else time_control.text,
                 white_user=user_id if mine == Color.WHITE else None,
                 black_user=user_id if mine == Color.BLACK else None,
             )
@@ -470,7 +474,7 @@ class GameService:
 
     async def create_between(
         self, variant_name: str, white_user: int | None, black_user: int | None, *,
-        rated: bool = False, time_control: object | None = None,
+        rated: bool = False, time_control: TimeControl = NO_CLOCK,
     ) -> tuple[LiveGame, dict[Color, str]]:
         """A game between two people from their standard starting position, the lobby's entry
         point: ``white_user``/``black_user`` are the accounts holding the seats (None:
@@ -483,7 +487,7 @@ class GameService:
             raise InvalidRequest(str(exc)) from exc
         if rated and (white_user is None or black_user is None or white_user == black_user):
             raise InvalidRequest("a rated game is played between two different accounts")
-        if rated and time_control is None:
+        if rated and time_control == NO_CLOCK:
             raise InvalidRequest("a rated game needs a time control")
         game_id = _new_id()
         secrets_ = {c: secrets.token_urlsafe(16) for c in Color}
@@ -492,6 +496,7 @@ class GameService:
                 id=game_id, variant=variant.name, start_fen=variant.starting_fen,
                 white=PlayerKind.HUMAN, black=PlayerKind.HUMAN, level=None,
                 white_secret=secrets_[Color.WHITE], black_secret=secrets_[Color.BLACK],
+                time_control=None if time_control == NO_CLOCK else time_control.text,
                 white_user=white_user, black_user=black_user, rated=rated,
             )
         )
@@ -704,6 +709,7 @@ class GameService:
                         # stored, so the second player to ask could not be handed a fresh one
                         # (and whoever holds a seat's secret could ask for its rematch anyway)
                         white_secret=row.black_secret, black_secret=row.white_secret,
+                        time_control=row.time_control,
                         white_user=row.black_user, black_user=row.white_user, rated=row.rated,
                     )
                 )

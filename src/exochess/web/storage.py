@@ -173,11 +173,12 @@ games = Table(
     Column("rematch_id", String(32), nullable=True),
     Column("created", DateTime, nullable=False),
     Column("updated", DateTime, nullable=False),
+    Column("time_control", String(16), nullable=True),
     Column("white_user", Integer, ForeignKey("users.id"), nullable=True, index=True),
     Column("black_user", Integer, ForeignKey("users.id"), nullable=True, index=True),
     Column("rated", Boolean, nullable=False, server_default=sql_text("0")),
+    # set in the transaction that applied the result to the ratings (exactly once)
     Column("ratings_done", Boolean, nullable=False, server_default=sql_text("0")),
-    # Set in the transaction that applied the result to the ratings (exactly once).
 )
 
 moves = Table(
@@ -220,6 +221,9 @@ class GameRow:
     rematch_id: str | None
     created: dt.datetime
     updated: dt.datetime
+    time_control: str | None
+    """The text form of the game's time control (:mod:`exochess.web.timecontrol`); ``None``
+    for no clock (and for every game stored before there were clocks)."""
     white_user: int | None = None
     """The account holding White's seat (None: anonymous, or the computer)."""
     black_user: int | None = None
@@ -351,7 +355,7 @@ class Storage:
 
     def create_game(
         self, *, id: str, variant: str, start_fen: str, white: PlayerKind, black: PlayerKind,
-        level: int | None, white_secret: str, black_secret: str,
+        level: int | None, white_secret: str, black_secret: str, time_control: str | None = None,
         white_user: int | None = None, black_user: int | None = None, rated: bool = False,
     ) -> None:
         """Store a new game, active at ply 0 (``white_user``/``black_user``: the accounts holding
@@ -365,7 +369,7 @@ class Storage:
             conn.execute(insert(games).values(
                 id=id, variant=variant, start_fen=start_fen, white=white, black=black, level=level,
                 white_secret=stored_secret(white_secret), black_secret=stored_secret(black_secret),
-                ply=0, status=GameStatus.ACTIVE,
+                ply=0, status=GameStatus.ACTIVE, time_control=time_control,
                 created=stamp, updated=stamp,
                 white_user=white_user, black_user=black_user, rated=rated,
             ))

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Query, Request, Response
 from exochess.variants import all_variants
 from exochess.web.deps import Service, Settings
 from exochess.web.disconnect import client_address, unless_disconnected
+from exochess.web.domain import InvalidRequest
 from exochess.web.pgnexport import game_pgn
 from exochess.web.positions import variant_json
 from exochess.web.schemas import (
@@ -32,6 +33,7 @@ from exochess.web.schemas import (
 )
 from exochess.web.service import MAX_LEVEL, GameService, LiveGame, analysis_line
 from exochess.web.sessions import current_user
+from exochess.web.timecontrol import NO_CLOCK, TimeControl
 
 router = APIRouter(prefix="/api")
 
@@ -61,8 +63,12 @@ async def variants(settings: Settings) -> VariantList:
 
 @router.post("/games", status_code=201)
 async def create_game(body: NewGame, request: Request, service: Service) -> CreatedGame:
+    try:
+        time_control = TimeControl.parse(body.time_control)
+    except ValueError as exc:
+        raise InvalidRequest(str(exc)) from exc
     live, seats, you = await service.create(
-        body.variant, body.opponent, body.level, body.color, body.fen, _uid(request)
+        body.variant, body.opponent, body.level, body.color, body.fen, time_control, _uid(request)
     )
     base = f"/game/{live.row.id}"
     return CreatedGame(
@@ -82,7 +88,8 @@ async def list_games(service: Service, ids: str | None = None, limit: int = 30) 
     return GameList(games=[
         GameSummary(
             id=r.id, variant=r.variant, white=r.white, black=r.black, level=r.level, ply=r.ply,
-            status=r.status, result=r.result, reason=r.reason, updated=r.updated.isoformat() + "Z",
+            status=r.status, result=r.result, reason=r.reason,
+            time_control=r.time_control or NO_CLOCK.text, updated=r.updated.isoformat() + "Z",
         )
         for r in rows
     ])

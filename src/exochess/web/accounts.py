@@ -150,7 +150,8 @@ class Accounts:
     @staticmethod
     def _check_free(conn: Connection, name: str, key: str, skel: str) -> None:
         row = conn.execute(
-            select(users.c.name, users.c.name_key).where((users.c.name_key == key) | (users.c.skeleton == skel))
+            select(users.c.name, users.c.name_key)
+            .where((users.c.name_key == key) | (users.c.skeleton == skel))
         ).first()
         if row is None:
             return
@@ -241,7 +242,8 @@ class Accounts:
                     if holder is None and other != user.id and secret_matches(secret, stored):
                         column = games.c.white_user if color == Color.WHITE else games.c.black_user
                         done = conn.execute(
-                            update(games).where(games.c.id == game_id, column.is_(None)).values({column: user.id})
+                            update(games).where(games.c.id == game_id, column.is_(None))
+                            .values({column: user.id})
                         ).rowcount
                         if done:
                             claimed.append(game_id)

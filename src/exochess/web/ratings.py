@@ -12,6 +12,7 @@ the update happens inside the transaction that stores the result, exactly once.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -225,3 +226,79 @@ def player_infos(engine: Engine, row: GameRow) -> dict[Color, PlayerInfo | None]
             for color in Color
             for user_id in [row.user_of(color)]
         }
+
+
+@dataclass(frozen=True)
+class RatingLine:
+    """One game's rating of a player, with its history (oldest first: (when, rating))."""
+
+    variant: str
+    rating: Rating
+    games: int
+    history: list[tuple[dt.datetime, float]]
+
+
+def user_ratings(engine: Engine, user_id: int) -> list[RatingLine]:
+    """The player's rating in each game they have played rated, with its history."""
+    with engine.connect() as conn:
+        q = select(ratings).where(ratings.c.user_id == user_id).order_by(ratings.c.variant)
+        rows = list(conn.execute(q))
+        lines = []
+        for r in rows:
+            hist = conn.execute(
+                select(rating_history.c.created, rating_history.c.rating)
+                .where(rating_history.c.user_id == user_id, rating_history.c.variant == r.variant)
+                .order_by(rating_history.c.id)
+            )
+            lines.append(RatingLine(r.variant, Rating(r.rating, r.rd, r.volatility), r.games,
+                                    [(h.created, h.rating) for h in hist]))
+    return lines
+
+
+@dataclass(frozen=True)
+class Leader:
+    """A line of a leaderboard."""
+
+    name: str
+    rating: int
+    games: int
+
+
+def leaderboard(engine: Engine, variant: str, limit: int = 50) -> list[Leader]:
+    """The best non-provisional players of ``variant`` (live accounts only)."""
+    with engine.connect() as conn:
+        q = (
+            select(users.c.name, ratings.c.rating, ratings.c.games)
+            .join(users, users.c.id == ratings.c.user_id)
+            .where(ratings.c.variant == variant, ratings.c.rd <= PROVISIONAL_RD, users.c.deleted.is_(None))
+            .order_by(ratings.c.rating.desc(), users.c.name_key)
+            .limit(limit)
+        )
+        return [Leader(r.name, round(r.rating), r.games) for r in conn.execute(q)]
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A rating history as an SVG polyline in a ``width`` x ``height`` box (y grows downward)."""
+
+    width: int
+    height: int
+    points: str
+    low: int
+    high: int
+
+
+def history_chart(history: list[tuple[dt.datetime, float]], width: int = 320, height: int = 80) -> Chart:
+    """The polyline of ``history`` (one point per game, evenly spaced: a player's games are
+    what matters, not the calendar), starting from the starting rating."""
+    values = [START_RATING] + [r for _, r in history]
+    low, high = min(values), max(values)
+    span = max(high - low, 50.0)  # a flat line of a few points stays in the middle
+    mid = (high + low) / 2
+    step = width / max(len(values) - 1, 1)
+    pad = 4
+    points = " ".join(
+        f"{i * step:.1f},{pad + (height - 2 * pad) * (0.5 - (v - mid) / span):.1f}"
+        for i, v in enumerate(values)
+    )
+    return Chart(width, height, points, round(low), round(high))

@@ -27,9 +27,10 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from exochess.web.accounts import User
+from exochess.web.security import SESSION_COOKIE
 from exochess.web.storage import hash_secret, now, sessions, users
 
-COOKIE = "exochess_session"
+COOKIE = SESSION_COOKIE
 SESSION_DAYS = 30
 MAX_TOKEN = 128
 """A cookie value longer than any token we hand out is not looked up."""
@@ -85,7 +86,9 @@ def is_https(conn: HTTPConnection) -> bool:
     return conn.url.scheme in ("https", "wss") or forwarded == "https"
 
 
-def set_session_cookie(response: Response, conn: HTTPConnection, token: str, days: float = SESSION_DAYS) -> None:
+def set_session_cookie(
+    response: Response, conn: HTTPConnection, token: str, days: float = SESSION_DAYS,
+) -> None:
     response.set_cookie(
         COOKIE, token, max_age=int(days * 86400), path="/", httponly=True, samesite="lax",
         secure=is_https(conn),

@@ -460,6 +460,36 @@ class Storage:
             rows = list(conn.execute(q))
         return [_row_to_game(r, []) for r in rows]
 
+    def user_games(self, user_id: int, limit: int, before: tuple[dt.datetime, str] | None = None,
+                   with_moves: bool = False) -> list[GameRow]:
+        """The games whose seats ``user_id`` holds, newest first (created before ``before``,
+        a (created, id) pair, to page through them); with their moves if ``with_moves``."""
+        mine = (games.c.white_user == user_id) | (games.c.black_user == user_id)
+        with self.engine.connect() as conn:
+            q = select(games).where(mine).order_by(games.c.created.desc(), games.c.id.desc()).limit(limit)
+            if before is not None:
+                at, last_id = before
+                q = q.where((games.c.created < at) | ((games.c.created == at) & (games.c.id < last_id)))
+            rows = list(conn.execute(q))
+            found: dict[str, list[str]] = {r.id: [] for r in rows}
+            if with_moves and found:
+                q_moves = select(moves.c.game_id, moves.c.text).where(moves.c.game_id.in_(list(found)))
+                for game_id, text in conn.execute(q_moves.order_by(moves.c.game_id, moves.c.ply)):
+                    found[game_id].append(text)
+        return [_row_to_game(r, found[r.id]) for r in rows]
+
+    def user_results(self, user_id: int) -> dict[str, int]:
+        """How many finished games ``user_id`` won, lost and drew (``win``/``loss``/``draw``)."""
+        counts = {"win": 0, "loss": 0, "draw": 0}
+        with self.engine.connect() as conn:
+            for seat, won in ((games.c.white_user, "1-0"), (games.c.black_user, "0-1")):
+                q = (select(games.c.result, func.count()).where(seat == user_id, games.c.result.is_not(None))
+                     .group_by(games.c.result))
+                for result, n in conn.execute(q):
+                    kind = "draw" if result == "1/2-1/2" else "win" if result == won else "loss"
+                    counts[kind] += int(n)
+        return counts
+
     def active_engine_games(self) -> list[str]:
         """Ids of unfinished games with a computer player (to resume after a restart)."""
         with self.engine.connect() as conn:

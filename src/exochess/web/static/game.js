@@ -13,6 +13,14 @@ export function loadSeat(id) {
   try { return JSON.parse(localStorage.getItem(SEAT_KEY(id)) || "null"); } catch { return null; }
 }
 
+// "name (1500?)", "name (1512 +12)" after a rated game, or null for a seat no account holds
+function accountLabel(user) {
+  if (!user) return null;
+  const name = user.name === null ? "deleted player" : user.name;
+  const diff = user.diff === null ? "" : ` ${user.diff >= 0 ? "+" : ""}${user.diff}`;
+  return `${name} (${user.rating}${user.provisional ? "?" : ""}${diff})`;
+}
+
 export function myGameIds() {
   const ids = [];
   for (let i = 0; i < localStorage.length; i++) {
@@ -35,7 +43,7 @@ export async function createGame(body) {
 }
 
 export class GamePage {
-  constructor(root, state) {
+  constructor(root, state, accountSeat = null) {
     this.root = root;
     this.id = root.dataset.game;
     this.state = state;
@@ -43,7 +51,9 @@ export class GamePage {
     this.ws = null;
     this.retry = 500;
     this.pendingRef = 0;
-    this.seat = loadSeat(this.id);
+    // a seat this browser keeps a secret for, or else the seat the signed-in account holds
+    // (the session cookie proves it: the requests carry no secret)
+    this.seat = loadSeat(this.id) || (accountSeat ? { color: accountSeat, secret: null } : null);
     this.offeredSeat = this.takeSeatFromHash();
     const v = state.variant;
     this.board = new BoardView(root.querySelector("#board"), {
@@ -155,7 +165,7 @@ export class GamePage {
     ws.addEventListener("open", () => {
       this.retry = 500;
       // the seat secret goes in a message, never in a URL (kept out of access logs)
-      if (this.seat) ws.send(JSON.stringify({ type: "auth", secret: this.seat.secret }));
+      if (this.seat && this.seat.secret) ws.send(JSON.stringify({ type: "auth", secret: this.seat.secret }));
       else this.root.dataset.connected = "1";
     });
     ws.addEventListener("message", (e) => this.onMessage(JSON.parse(e.data)));
@@ -328,7 +338,7 @@ export class GamePage {
     for (const color of ["white", "black"]) {
       const p = s.players[color];
       const div = document.createElement("div");
-      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})` : (me === color ? "You" : (me ? "Your friend" : "Player"));
+      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})` : accountLabel(p.user) || (me === color ? "You" : (me ? "Your friend" : "Player"));
       const on = p.kind === "engine" || s.online[color];
       div.innerHTML = `<span><span class="dot ${on ? "on" : ""}"></span>${color === "white" ? "White" : "Black"}</span><span></span>`;
       div.lastChild.textContent = who;

@@ -33,6 +33,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from exochess.web.errors import error_response
+from exochess.web.sessions import COOKIE as SESSION_COOKIE
 
 log = logging.getLogger("exochess.web")
 
@@ -185,8 +186,6 @@ def _media_type(headers: Headers) -> str:
     return headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
-SESSION_COOKIE = "exochess_session"
-"""The session cookie's name (:mod:`exochess.web.sessions` sets it; the guard checks for it)."""
 SIGNED_IN_NEEDS_ORIGIN = (
     "a signed-in request that changes something must come from this site's pages"
     " (send the header 'Origin' naming this site)"

@@ -274,6 +274,14 @@ class GameService:
             live.legal_view = None
             await self._load_players(live)
 
+    async def account_changed(self, user_id: int) -> None:
+        """Show the games in memory that ``user_id`` plays with the account as it now is (a
+        deleted account becomes "deleted player")."""
+        for live in list(self._games.values()):
+            if user_id in (live.row.white_user, live.row.black_user):
+                await self._load_players(live)
+                await self.publish(live)
+
     async def _load_players(self, live: LiveGame) -> None:
         """Read the names and ratings of the accounts holding the game's seats (again after a
         rated game ends: the ratings changed)."""

@@ -27,10 +27,9 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from exochess.web.accounts import User
-from exochess.web.security import SESSION_COOKIE
 from exochess.web.storage import hash_secret, now, sessions, users
 
-COOKIE = SESSION_COOKIE
+COOKIE = "exochess_session"
 SESSION_DAYS = 30
 MAX_TOKEN = 128
 """A cookie value longer than any token we hand out is not looked up."""

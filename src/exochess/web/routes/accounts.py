@@ -173,6 +173,7 @@ async def change_password(
 @router.post("/api/account/delete", status_code=204)
 async def delete_account(
     body: PasswordConfirm, request: Request, user: UserDep, accounts: AccountsDep, guard: GuardDep,
+    service: Service,
 ) -> Response:
     """Close the account (its games stay, under "deleted player")."""
     address = client_address(request)
@@ -182,6 +183,7 @@ async def delete_account(
     except BadCredentials:
         guard.failed(user.name, address)
         raise BadCredentials("the password is wrong") from None
+    await service.account_changed(user.id)
     response = Response(status_code=204)
     clear_session_cookie(response, request)
     return response

@@ -141,7 +141,7 @@ def test_bad_names_and_passwords(server: Server, alice: tuple[httpx.Client, str]
             (signup(taken.upper()), 409, "already taken"),
             (signup(look_alike), 409, "looks too much like"),
             (signup("Adm1n"), 409, "reserved"),
-            (signup("аlice" + fresh_name()[:5]), 400, "letters a-z"),  # a Cyrillic а
+            (signup("\u0430lice" + fresh_name()[:5]), 400, "letters a-z"),  # a Cyrillic a
             (signup("ab"), 400, "3 to 20"),
             (signup("x" * 21), 400, "3 to 20"),
             (signup("x" * 5000), 400, "name"),
@@ -247,8 +247,6 @@ def test_rated_game_between_two_accounts(server: Server) -> None:
         state = w.get(f"/api/games/{gid}").json()
         assert state["rated"] and state["players"]["white"]["user"] == {
             "name": wn, "rating": 1500, "provisional": True, "diff": None}
-        first = state["legal"][0]["text"] if "text" in state["legal"][0] else None
-        assert first is None or first
         res = b.post(f"/api/games/{gid}/resign", json={})
         assert res.status_code == 200, res.text
         assert b.post(f"/api/games/{gid}/resign", json={}).status_code == 409  # once

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -122,11 +124,30 @@ class User:
     name: str
 
 
+class AccountEvent(StrEnum):
+    """What :attr:`Accounts.notify` is told about."""
+
+    SIGNED_UP = "signed-up"
+    PASSWORD_CHANGED = "password-changed"
+    DELETED = "deleted"
+
+
+Notify = Callable[[AccountEvent, User], None]
+"""The e-mail hook: called after each :class:`AccountEvent` is stored.  The site sends no mail
+(none can leave this machine, and no address is asked for); a deployment that can wires a
+sender here, e.g. to warn the owner of a password change (see docs/accounts.md)."""
+
+
+def _no_mail(_event: AccountEvent, _user: User) -> None:
+    return None
+
+
 class Accounts:
     """The users table's queries (synchronous: call them from a worker thread)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, notify: Notify = _no_mail) -> None:
         self.engine = engine
+        self.notify = notify
 
     def create(self, name_text: str, password: str) -> User:
         """A new account, or :class:`AccountError`/:class:`NameTaken`."""
@@ -145,7 +166,9 @@ class Accounts:
             except IntegrityError:  # another sign-up took it between the check and the insert
                 raise NameTaken(f"the name {name!r} is already taken") from None
         assert user_id is not None
-        return User(int(user_id[0]), name)
+        user = User(int(user_id[0]), name)
+        self.notify(AccountEvent.SIGNED_UP, user)
+        return user
 
     @staticmethod
     def _check_free(conn: Connection, name: str, key: str, skel: str) -> None:
@@ -192,6 +215,7 @@ class Accounts:
         with self.engine.begin() as conn:
             conn.execute(update(users).where(users.c.id == user.id).values(password_hash=hash_password(new)))
             conn.execute(sessions.delete().where(sessions.c.user_id == user.id))
+        self.notify(AccountEvent.PASSWORD_CHANGED, user)
 
     def delete(self, user: User, password: str) -> None:
         """Close the account: its password and sessions go, its games stay (shown under "deleted
@@ -200,6 +224,7 @@ class Accounts:
         with self.engine.begin() as conn:
             conn.execute(update(users).where(users.c.id == user.id).values(password_hash=None, deleted=now()))
             conn.execute(sessions.delete().where(sessions.c.user_id == user.id))
+        self.notify(AccountEvent.DELETED, user)
 
     def by_name(self, name_text: str) -> User | None:
         """The live account called ``name_text`` (any case), if any."""

@@ -241,6 +241,7 @@ def _game_line(
     return {
         "id": row.id, "variant": titles.get(row.variant, row.variant), "color": color,
         "opponent": _seat_name(row, color.other, names), "result": row.result, "outcome": outcome,
+        "opponent_profile": names.get(row.user_of(color.other) or 0) is not None,
         "rated": row.rated, "created": row.created.isoformat() + "Z", "moves": row.ply,
     }
 

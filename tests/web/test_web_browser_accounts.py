@@ -130,6 +130,11 @@ def test_accounts_rated_game_profile_and_leaderboard(browser: Any, server: Serve
         white.click("#submit")
         white.wait_for_url("**/")
         assert white.locator("#username").inner_text() == white_name
+        # no seat secret is stored in this browser: the account lists the game
+        assert white.evaluate("Object.keys(localStorage).filter(k => k.startsWith('exochess:seat:'))") == []
+        white.goto("/games")
+        white.wait_for_selector(f"#mine tr[data-game='{gid}']")
+        assert "Rated game" in black.locator("#players").inner_text()
     finally:
         wctx.close()
         bctx.close()

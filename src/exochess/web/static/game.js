@@ -344,6 +344,12 @@ export class GamePage {
       div.lastChild.textContent = who;
       players.appendChild(div);
     }
+    if (s.rated) {
+      const div = document.createElement("div");
+      div.className = "rated-note";
+      div.textContent = "Rated game";
+      players.appendChild(div);
+    }
     let status = "";
     if (s.status === "active") {
       const turn = s.turn === "white" ? "White" : "Black";

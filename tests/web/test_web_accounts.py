@@ -71,6 +71,19 @@ def test_session_expires(tmp_path: Path) -> None:
         storage.close()
 
 
+def test_the_mail_hook_hears_of_account_events(tmp_path: Path) -> None:
+    storage = Storage(f"sqlite:///{tmp_path / 'm.sqlite'}")
+    try:
+        heard: list[tuple[str, str]] = []
+        accounts = Accounts(storage.engine, notify=lambda event, user: heard.append((event, user.name)))
+        user = accounts.create("Mailable", "a long password")
+        accounts.change_password(user, "a long password", "another password")
+        accounts.delete(user, "another password")
+        assert heard == [("signed-up", "Mailable"), ("password-changed", "Mailable"), ("deleted", "Mailable")]
+    finally:
+        storage.close()
+
+
 def test_result_rates_a_game_exactly_once(tmp_path: Path) -> None:
     storage = Storage(f"sqlite:///{tmp_path / 'r.sqlite'}")
     storage.finish_hooks.append(apply_game_result)

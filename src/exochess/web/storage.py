@@ -37,6 +37,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    false,
     func,
     insert,
     inspect,
@@ -176,9 +177,9 @@ games = Table(
     Column("time_control", String(16), nullable=True),
     Column("white_user", Integer, ForeignKey("users.id"), nullable=True, index=True),
     Column("black_user", Integer, ForeignKey("users.id"), nullable=True, index=True),
-    Column("rated", Boolean, nullable=False, server_default=sql_text("0")),
+    Column("rated", Boolean, nullable=False, server_default=false()),
     # set in the transaction that applied the result to the ratings (exactly once)
-    Column("ratings_done", Boolean, nullable=False, server_default=sql_text("0")),
+    Column("ratings_done", Boolean, nullable=False, server_default=false()),
 )
 
 moves = Table(

@@ -218,6 +218,12 @@ def player_info(conn: Connection, user_id: int, variant: str, game_id: str | Non
     }
 
 
+def players_by_id(engine: Engine, user_ids: set[int], variant: str) -> dict[int, PlayerInfo]:
+    """:class:`PlayerInfo` of several accounts in ``variant`` at once (for a lobby's rows)."""
+    with engine.connect() as conn:
+        return {user_id: player_info(conn, user_id, variant) for user_id in user_ids}
+
+
 def player_infos(engine: Engine, row: GameRow) -> dict[Color, PlayerInfo | None]:
     """The :class:`PlayerInfo` of each seat of a game (None: no account holds it)."""
     with engine.connect() as conn:

@@ -13,7 +13,7 @@ from sqlalchemy import insert, select
 
 from exochess.web.accounts import Accounts, hash_password, skeleton, verify_password
 from exochess.web.domain import PlayerKind
-from exochess.web.ratings import Rating, apply_game_result, glicko2_update, rated_pair
+from exochess.web.ratings import Rating, apply_game_result, glicko2_update, players_by_id, rated_pair
 from exochess.web.sessions import Sessions
 from exochess.web.storage import Storage, rating_history, ratings
 from tests.web.serverproc import Server, create
@@ -102,6 +102,9 @@ def test_result_rates_a_game_exactly_once(tmp_path: Path) -> None:
         expected_a, expected_b = rated_pair(Rating(), Rating(), 1.0)
         assert rows[a.id].rating == pytest.approx(expected_a.rating) and rows[a.id].games == 1
         assert rows[b.id].rating == pytest.approx(expected_b.rating)
+        cards = players_by_id(storage.engine, {a.id, b.id}, "fugue")
+        assert cards[a.id] == {"name": "once_a", "rating": round(expected_a.rating), "provisional": True,
+                               "diff": None}
     finally:
         storage.close()
 

@@ -187,9 +187,16 @@ def test_wrong_passwords_are_slowed(server: Server, alice: tuple[httpx.Client, s
 
 
 def test_forged_and_stale_cookies(server: Server, alice: tuple[httpx.Client, str]) -> None:
-    c, _ = alice
+    c, name = alice
+    storage = Storage(server.database_url)
+    try:  # a session that has expired, as stored by the server
+        user = Accounts(storage.engine).by_name(name)
+        assert user is not None
+        expired = Sessions(storage.engine, days=-1).create(user)
+    finally:
+        storage.close()
     with httpx.Client(base_url=server.url, headers={"Origin": server.url}) as other:
-        for value in ["forged", "x" * 500, c.cookies["exochess_session"] + "x", '"a;b"']:
+        for value in ["forged", "x" * 500, c.cookies["exochess_session"] + "x", '"a;b"', expired]:
             other.cookies.set("exochess_session", value)
             res = other.get("/api/account")
             assert res.status_code == 401, value

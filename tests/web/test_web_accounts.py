@@ -135,6 +135,7 @@ def test_sign_up_log_in_log_out(server: Server) -> None:
         assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Secure" not in cookie
         assert c.get("/api/account").json() == {"name": name}
         assert name in c.get("/").text  # the header names the signed-in player
+        assert c.get("/signup").status_code == 303 and c.get("/login").headers["location"] == "/"
         assert c.post("/api/account/logout", json={}).status_code == 204
         assert c.get("/api/account").status_code == 401
         res = c.post("/api/account/login", json={"name": name.upper(), "password": "bob's secret words"})

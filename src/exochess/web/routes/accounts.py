@@ -315,13 +315,21 @@ def _variant(name: str) -> Any:
 # --- pages --------------------------------------------------------------------------------
 
 
+def _home() -> Response:
+    return Response(status_code=303, headers={"Location": "/"})
+
+
 @router.get("/signup", response_class=HTMLResponse)
-async def signup_page(request: Request) -> HTMLResponse:
+async def signup_page(request: Request) -> Response:
+    if current_user(request) is not None:  # already signed in
+        return _home()
     return render(request, "signup.html", title="Sign up", max_name=MAX_NAME)
 
 
 @router.get("/login", response_class=HTMLResponse)
-async def login_page(request: Request) -> HTMLResponse:
+async def login_page(request: Request) -> Response:
+    if current_user(request) is not None:
+        return _home()
     return render(request, "login.html", title="Log in")
 
 

@@ -1,8 +1,8 @@
 """Glicko-2 ratings: the algorithm, and the update of two players' ratings when a rated game ends.
 
-The algorithm follows Mark Glickman's "Example of the Glicko-2 system" (2022 edition), step by
+The algorithm follows Mark Glickman's paper "Example of the Glicko-2 system", step by
 step; the names (``mu``, ``phi``, ``sigma``, ``v``, ``delta``) are the paper's, and
-``tests/web/test_web_ratings.py`` checks the paper's worked example.  Each rated game is a
+``tests/web/test_web_accounts.py`` checks the paper's worked example.  Each rated game is a
 rating period of its own (as lichess does), so a player's rating moves after every game.
 
 One rating per game (Fugue, Interweave, Rebel Fury), whatever the time control: see

@@ -187,6 +187,20 @@ def test_wrong_passwords_are_slowed(server: Server, alice: tuple[httpx.Client, s
         assert res.status_code == 401
 
 
+def test_sign_ups_are_limited_per_address(tmp_path: Path) -> None:
+    srv = Server(tmp_path / "limited.sqlite", env={"EXOCHESS_RATE_LIMITS": "signups=2/hour"}).start()
+    try:
+        with httpx.Client(base_url=srv.url) as c:
+            for _ in range(2):
+                res = c.post("/api/account/signup", json={"name": fresh_name(), "password": "a long password"})
+                assert res.status_code == 201, res.text
+                c.cookies.clear()
+            res = c.post("/api/account/signup", json={"name": fresh_name(), "password": "a long password"})
+            assert res.status_code == 429 and "accounts created" in res.json()["error"]
+    finally:
+        srv.stop()
+
+
 def test_forged_and_stale_cookies(server: Server, alice: tuple[httpx.Client, str]) -> None:
     c, name = alice
     storage = Storage(server.database_url)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Any, cast
 
-from anyio import to_thread
+from anyio import CapacityLimiter, to_thread
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field, StrictStr
@@ -38,6 +38,9 @@ from exochess.web.templating import render
 
 router = APIRouter()
 
+PASSWORD_WORKERS = 2
+"""Password hashes computed at once: each argon2id hash takes 64 MiB and tens of milliseconds of
+a core, so a flood of logins must queue rather than take the server's memory."""
 MAX_CLAIMS = 200
 RECENT_GAMES = 20
 PGN_BATCH = 50
@@ -55,7 +58,16 @@ def get_guard(conn: HTTPConnection) -> LoginGuard:
     return cast(LoginGuard, conn.app.state.login_guard)
 
 
+def get_password_work(conn: HTTPConnection) -> CapacityLimiter:
+    """The app's limiter of password hashing threads (made on first use, in the app's loop)."""
+    state = conn.app.state
+    if getattr(state, "password_work", None) is None:
+        state.password_work = CapacityLimiter(PASSWORD_WORKERS)
+    return cast(CapacityLimiter, state.password_work)
+
+
 AccountsDep = Annotated[Accounts, Depends(get_accounts)]
+PasswordWork = Annotated[CapacityLimiter, Depends(get_password_work)]
 SessionsDep = Annotated[Sessions, Depends(get_sessions)]
 GuardDep = Annotated[LoginGuard, Depends(get_guard)]
 
@@ -116,22 +128,23 @@ async def _start_session(request: Request, sessions: Sessions, accounts: Account
 
 @router.post("/api/account/signup", status_code=201)
 async def signup(
-    body: Credentials, request: Request, accounts: AccountsDep, sessions: SessionsDep,
+    body: Credentials, request: Request, accounts: AccountsDep, sessions: SessionsDep, work: PasswordWork,
 ) -> Response:
     """Make an account and sign in; the browser's anonymous games (``claim``) become its own."""
-    user = await to_thread.run_sync(accounts.create, body.name, body.password)
+    user = await to_thread.run_sync(accounts.create, body.name, body.password, limiter=work)
     return await _start_session(request, sessions, accounts, user, body.claim, 201)
 
 
 @router.post("/api/account/login")
 async def login(
     body: Credentials, request: Request, accounts: AccountsDep, sessions: SessionsDep, guard: GuardDep,
+    work: PasswordWork,
 ) -> Response:
     """Sign in (slowed after failures, per account and per address)."""
     address = client_address(request)
     guard.check(body.name, address)
     try:
-        user = await to_thread.run_sync(accounts.authenticate, body.name, body.password)
+        user = await to_thread.run_sync(accounts.authenticate, body.name, body.password, limiter=work)
     except BadCredentials:
         guard.failed(body.name, address)
         raise
@@ -157,13 +170,13 @@ async def me(user: UserDep) -> dict[str, Any]:
 @router.post("/api/account/password")
 async def change_password(
     body: PasswordChange, request: Request, user: UserDep, accounts: AccountsDep, sessions: SessionsDep,
-    guard: GuardDep,
+    guard: GuardDep, work: PasswordWork,
 ) -> Response:
     """Change the password: every session of the account ends, this browser gets a new one."""
     address = client_address(request)
     guard.check(user.name, address)
     try:
-        await to_thread.run_sync(accounts.change_password, user, body.old, body.new)
+        await to_thread.run_sync(accounts.change_password, user, body.old, body.new, limiter=work)
     except BadCredentials:
         guard.failed(user.name, address)
         raise BadCredentials("the current password is wrong") from None
@@ -173,13 +186,13 @@ async def change_password(
 @router.post("/api/account/delete", status_code=204)
 async def delete_account(
     body: PasswordConfirm, request: Request, user: UserDep, accounts: AccountsDep, guard: GuardDep,
-    service: Service,
+    service: Service, work: PasswordWork,
 ) -> Response:
     """Close the account (its games stay, under "deleted player")."""
     address = client_address(request)
     guard.check(user.name, address)
     try:
-        await to_thread.run_sync(accounts.delete, user, body.password)
+        await to_thread.run_sync(accounts.delete, user, body.password, limiter=work)
     except BadCredentials:
         guard.failed(user.name, address)
         raise BadCredentials("the password is wrong") from None

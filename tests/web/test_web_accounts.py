@@ -13,7 +13,7 @@ from sqlalchemy import insert, select
 
 from exochess.web.accounts import Accounts, hash_password, skeleton, verify_password
 from exochess.web.domain import PlayerKind
-from exochess.web.ratings import Rating, apply_game_result, glicko2_update, players_by_id, rated_pair
+from exochess.web.ratings import Rating, aged, apply_game_result, glicko2_update, players_by_id, rated_pair
 from exochess.web.sessions import Sessions
 from exochess.web.storage import Storage, rating_history, ratings
 from tests.web.serverproc import Server, create
@@ -36,6 +36,14 @@ def test_glicko2_matches_the_papers_worked_example() -> None:
     assert abs(after.rating - 1464.06) < 0.02
     assert round(after.rd, 2) == 151.52
     assert abs(after.volatility - 0.05999) < 0.00001  # the paper prints 0.05999 (0.059996)
+
+
+def test_an_idle_rating_grows_less_sure() -> None:
+    settled = Rating(1800, 50, 0.06)
+    assert aged(settled, 0) == settled
+    year = aged(settled, 365)
+    assert year.rating == 1800 and 100 < year.rd < 110  # back to nearly provisional after a year
+    assert aged(settled, 100_000).rd == 350
 
 
 def test_password_hash_round_trip() -> None:

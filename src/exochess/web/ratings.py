@@ -36,6 +36,9 @@ PROVISIONAL_RD = 110.0
 leaderboards): lichess's threshold, reached after roughly ten to fifteen games."""
 MIN_RD = 45.0
 """The deviation never falls below this, so that a long-standing player's rating can still move."""
+PERIODS_PER_DAY = 0.21436
+"""Idle rating periods counted per day without a rated game (lichess's figure): the deviation
+grows with them (step 6 of the paper), so a player back after months is rated less surely."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,17 @@ def glicko2_update(player: Rating, results: list[tuple[Rating, float]], tau: flo
     return Rating(SCALE * mu_new + START_RATING, SCALE * phi_new, sigma_new)
 
 
+def aged(rating: Rating, idle_days: float) -> Rating:
+    """``rating`` after ``idle_days`` without a rated game: its deviation grown by the idle
+    periods (never above the starting deviation)."""
+    if idle_days <= 0:
+        return rating
+    phi = rating.rd / SCALE
+    periods = idle_days * PERIODS_PER_DAY
+    rd = SCALE * math.sqrt(phi * phi + periods * rating.volatility * rating.volatility)
+    return Rating(rating.rating, min(rd, START_RD), rating.volatility)
+
+
 def rated_pair(white: Rating, black: Rating, white_score: float) -> tuple[Rating, Rating]:
     """Both players' new ratings after one game (each against the other's rating before it)."""
     new_white = glicko2_update(white, [(black, white_score)])
@@ -134,13 +148,19 @@ WHITE_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 # --- storage ------------------------------------------------------------------------------
 
 
-def load_rating(conn: Connection, user_id: int, variant: str) -> Rating:
-    """A player's rating in ``variant`` (the starting rating if they have none yet)."""
+def load_rating(conn: Connection, user_id: int, variant: str, at: dt.datetime | None = None) -> Rating:
+    """A player's rating in ``variant`` (the starting rating if they have none yet); with
+    ``at``, aged by the days since their last rated game (:func:`aged`)."""
     row = conn.execute(
-        select(ratings.c.rating, ratings.c.rd, ratings.c.volatility)
+        select(ratings.c.rating, ratings.c.rd, ratings.c.volatility, ratings.c.updated)
         .where(ratings.c.user_id == user_id, ratings.c.variant == variant)
     ).first()
-    return Rating(*row) if row is not None else Rating()
+    if row is None:
+        return Rating()
+    rating = Rating(row.rating, row.rd, row.volatility)
+    if at is None:
+        return rating
+    return aged(rating, (at - row.updated).total_seconds() / 86400)
 
 
 def _store(conn: Connection, user_id: int, variant: str, game_id: str, before: Rating, after: Rating) -> None:
@@ -178,8 +198,9 @@ def apply_game_result(conn: Connection, game_id: str) -> None:
     ).rowcount
     if claimed != 1:
         return
-    white = load_rating(conn, row.white_user, row.variant)
-    black = load_rating(conn, row.black_user, row.variant)
+    stamp = now()
+    white = load_rating(conn, row.white_user, row.variant, stamp)
+    black = load_rating(conn, row.black_user, row.variant, stamp)
     new_white, new_black = rated_pair(white, black, WHITE_SCORE[row.result])
     _store(conn, row.white_user, row.variant, game_id, white, new_white)
     _store(conn, row.black_user, row.variant, game_id, black, new_black)

@@ -88,6 +88,13 @@ def test_accounts_rated_game_profile_and_leaderboard(browser: Any, server: Serve
         assert white_name in white.locator("#players").inner_text()
         assert "1500?" in white.locator("#players").inner_text()
         shoot(white, "game-rated")
+        # each plays a move from the seat the account holds (no secret in either browser)
+        white.fill("#typed-move", "d2-d3")
+        white.press("#typed-move", "Enter")
+        black.wait_for_selector("#game[data-ply='1']")
+        black.fill("#typed-move", "e7-e6")
+        black.press("#typed-move", "Enter")
+        white.wait_for_selector("#game[data-ply='2']")
         black.click("#resign")
         black.click("#resign")
         for pg in (white, black):
@@ -103,7 +110,7 @@ def test_accounts_rated_game_profile_and_leaderboard(browser: Any, server: Serve
         assert expected in card.inner_text()
         assert card.locator("svg polyline").count() == 1
         games = white.locator("#profile-games").inner_text()
-        assert black_name in games and "1-0" in games
+        assert black_name in games and "1-0" in games and "\t2\t" in games
         assert "Won 1" in " ".join(white.locator("#results").inner_text().split())
         shoot(white, "profile")
         white.click(f"#profile-games a[href='/game/{gid}']")

@@ -308,6 +308,7 @@ def test_rated_game_between_two_accounts(server: Server) -> None:
         assert w.get(f"/api/users/{wn}").json()["results"] == {"win": 1, "loss": 0, "draw": 0}
         page = w.get(f"/@/{wn}").text
         assert f"{round(new_w.rating)}?" in page and "<polyline" in page
+        assert f'[Black "{bn}"]' in w.get(f"/api/games/{gid}/pgn").text
         pgn = w.get(f"/api/users/{bn}/games.pgn")
         assert pgn.status_code == 200 and f'[White "{wn}"]' in pgn.text and f'[Black "{bn}"]' in pgn.text
 

@@ -17,6 +17,7 @@ from exochess.web.disconnect import client_address, unless_disconnected
 from exochess.web.domain import InvalidRequest
 from exochess.web.pgnexport import game_pgn
 from exochess.web.positions import variant_json
+from exochess.web.ratings import DELETED_NAME
 from exochess.web.schemas import (
     AnalyseRequest,
     CreatedGame,
@@ -126,7 +127,8 @@ async def rematch(game_id: str, body: SeatAction, request: Request, service: Ser
 async def pgn(game_id: str, service: Service) -> Response:
     live = await service.get(game_id)
     # a long game's PGN is CPU work: off the loop, on a copy (the live board may move meanwhile)
-    text = await service.cpu_games.run("writing the PGN", game_pgn, live.row, live.board.copy())
+    names = {color: info["name"] or DELETED_NAME for color, info in live.players.items() if info}
+    text = await service.cpu_games.run("writing the PGN", game_pgn, live.row, live.board.copy(), names)
     return Response(
         text,
         media_type="application/x-chess-pgn",

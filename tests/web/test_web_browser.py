@@ -88,7 +88,7 @@ def test_full_game_against_the_computer(page: Any, case: str) -> None:
         shot(page, f"special-{case}-chooser")
         page.click(f'.chooser button[data-move="{choice}"]')
     wait_ply(page, 2)  # our move, then the computer's
-    assert page.locator('#moves .mv[data-ply="1"]').inner_text() == text
+    assert page.locator('#moves .mv[data-ply="1"]').get_attribute("data-move") == text
     victims = page.locator("#board [data-victim]").count()
     assert victims == 0 or page.locator('#moves .mv[data-ply="2"]').count() == 1
     drag(page, "b8", "a8")  # the King takes the frozen King
@@ -146,7 +146,7 @@ def test_full_game_against_the_computer_other_games(page: Any, server: Server, v
             shot(page, f"{variant}-chain")
         click(page, square)
     wait_ply(page, 2)
-    assert page.locator('#moves .mv[data-ply="1"]').inner_text() == text
+    assert page.locator('#moves .mv[data-ply="1"]').get_attribute("data-move") == text
     capture_royal_by_clicks(page, server, gid)
     page.wait_for_selector('#game[data-status="finished"]')
     assert "1-0" in page.locator("#banner").inner_text()
@@ -174,7 +174,7 @@ def test_friend_game_in_two_browsers(browser: Any, server: Server) -> None:
         wait_ply(black, 1)
         drag(black, "e7", "e6")
         wait_ply(white, 2)
-        assert white.locator('#moves .mv[data-ply="2"]').inner_text() == "e7-e6"
+        assert white.locator('#moves .mv[data-ply="2"]').get_attribute("data-move") == "e7-e6"
         # a spectator sees the game but cannot move
         spectator = ctx_s.new_page()
         spectator.goto(f"/game/{gid}")
@@ -239,6 +239,7 @@ def test_replay_and_pgn_download(page: Any, server: Server) -> None:
     assert page.locator('#board .piece[data-square="e6"]').count() == 0
     page.keyboard.press("ArrowRight")
     page.wait_for_selector('#game[data-shown-ply="2"]')
+    page.wait_for_selector("#board svg.board:not([data-animating])")  # a step forward slides in
     assert page.locator('#board .piece[data-square="e6"]').count() == 1
     page.keyboard.press("Home")
     page.wait_for_selector('#game[data-shown-ply="0"]')

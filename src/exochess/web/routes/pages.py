@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from exochess.errors import UnknownVariantError
 from exochess.rulesdoc import render_html
+from exochess.svg import board as board_svg
 from exochess.variants import find_variant
 from exochess.web.deps import Service
 from exochess.web.positions import variant_json
-from exochess.web.service import MAX_LEVEL
+from exochess.web.service import MAX_LEVEL, analysis_board
 from exochess.web.sessions import current_user
 from exochess.web.templating import render
 
@@ -56,4 +57,21 @@ async def games_page(request: Request) -> HTMLResponse:
 
 @router.get("/analysis")
 async def analysis_page(request: Request, variant: str = "fugue", fen: str = "") -> HTMLResponse:
+    # the line itself (?moves=...) is read and replayed by the page's script, like any move
     return render(request, "analysis.html", title="Analysis board", selected=variant, fen=fen)
+
+
+MAX_DIAGRAM_FEN = 1000
+"""Longest FEN a diagram is drawn from (a 12x12 FEN is far shorter)."""
+
+
+@router.get("/analysis/diagram.svg")
+async def diagram(variant: str = "fugue", fen: str = "", flipped: bool = False) -> Response:
+    """The position ``fen`` as the library's SVG diagram, to download (bad input: 400 and why)."""
+    if len(fen) > MAX_DIAGRAM_FEN:
+        raise HTTPException(400, f"FEN too long (at most {MAX_DIAGRAM_FEN} characters)")
+    board = analysis_board(variant, fen, [])  # an unknown game or a bad FEN: InvalidRequest (400)
+    text = board_svg(board, orientation=not flipped)
+    return Response(text, media_type="image/svg+xml", headers={
+        "Content-Disposition": f'attachment; filename="exochess-{board.variant.name}.svg"',
+    })

@@ -1,27 +1,57 @@
 // The analysis board: any FEN, free moves for both sides, engine evaluation and best line.
 import { postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
+import { BoardKeys, announce } from "/static/keyboard.js";
+import { Motion, moveArrows } from "/static/motion.js";
+import { moveEntry, moveSentence } from "/static/movewords.js";
+import { Sound } from "/static/sound.js";
+
+// The line in the page's address: ?variant=...&fen=<start>&moves=<move texts, space separated>.
+export function lineFromURL(search) {
+  const q = new URLSearchParams(search);
+  const moves = (q.get("moves") || "").split(" ").filter(Boolean);
+  return { moves };
+}
+
+export function lineURL(variant, fen, moves) {
+  const q = new URLSearchParams({ variant });
+  if (fen) q.set("fen", fen);
+  if (moves.length) q.set("moves", moves.join(" "));
+  return `/analysis?${q}`;
+}
 
 export class AnalysisPage {
   constructor(root, variants) {
     this.root = root;
     this.variants = variants;
     this.board = null;
-    this.moves = [];
+    // the page's address carries the start (filled in #fen by the server) and the moves
+    this.moves = lineFromURL(location.search).moves;
+    this.fromURL = this.moves.length > 0;
     this.fen = root.querySelector("#fen").value.trim() || null;
     this.variantName = root.querySelector("#variant").value;
     this.shown = null;
+    this.sound = new Sound();
+    this.sound.bindSwitch(root.querySelector("#sound"));
     root.querySelector("#variant").addEventListener("change", (e) => {
       this.variantName = e.target.value; this.fen = null; root.querySelector("#fen").value = ""; this.moves = []; this.load();
     });
     root.querySelector("#load").addEventListener("click", () => {
+      // the field shows the current position: setting it starts a new line from there
       this.fen = root.querySelector("#fen").value.trim() || null; this.moves = []; this.load();
     });
     root.querySelector("#reset").addEventListener("click", () => {
       this.fen = null; root.querySelector("#fen").value = ""; this.moves = []; this.load();
     });
     root.querySelector("#undo").addEventListener("click", () => { this.moves.pop(); this.load(); });
-    root.querySelector("#flip").addEventListener("click", () => this.board && this.board.flip());
+    root.querySelector("#flip").addEventListener("click", () => {
+      if (!this.board) return;
+      this.board.flip();
+      const link = root.querySelector("#diagram");
+      const q = new URLSearchParams(link.search);
+      if (this.board.flipped) q.set("flipped", "true"); else q.delete("flipped");
+      link.search = `?${q}`;
+    });
     root.querySelector("#engine").addEventListener("click", () => this.evaluate());
     this.load();
   }
@@ -32,13 +62,23 @@ export class AnalysisPage {
     const err = this.root.querySelector("#error");
     err.textContent = "";
     let pos;
+    const fromURL = this.fromURL;
+    this.fromURL = false;
     try {
       pos = await postJSON("/api/position", { variant: this.variantName, fen: this.fen, moves: this.moves });
     } catch (e) {
+      if (fromURL) {
+        // a link whose line does not replay: say so, and show its start position
+        this.moves = [];
+        await this.load();
+        err.textContent = `The link's moves could not be played: ${e.message}`;
+        return;
+      }
       err.textContent = e.message;
       if (this.moves.length) { this.moves.pop(); }
       return;
     }
+    const before = this.pos;
     this.pos = pos;
     const v = this.variant();
     if (!this.board || this.boardVariant !== v.name) {
@@ -51,13 +91,29 @@ export class AnalysisPage {
         fetchNext: async (prefix) => (await postJSON("/api/position",
           { variant: this.variantName, fen: this.fen, moves: this.moves, prefix })).legal,
         onError: (message) => { this.root.querySelector("#error").textContent = message; } });
+      this.motion = new Motion(this.board);
+      this.keys = new BoardKeys(this.board, v);
     }
-    this.board.setFen(pos.fen);
     const last = pos.moves[pos.moves.length - 1];
+    // one move more on the same line (made here by hand, so shown at once): sounded and announced
+    const added = before && last && before.fen === pos.fens[pos.ply - 1] && before.ply + 1 === pos.ply
+      && before.variant.name === pos.variant.name;
+    this.board.setFen(pos.fen);
     this.board.setHighlight(last ? { from: last.from, to: last.to, victims: last.victims } : null);
+    this.motion.setArrows(moveArrows(last));
     this.board.setLegal(pos.legal);
+    if (added) {
+      this.sound.play(pos.result ? "end" : (last.victims.length ? "capture" : "move"));
+      announce(this.root.querySelector("#announce"), moveSentence(v, pos.fens[pos.ply - 1], last));
+    }
     this.root.dataset.fen = pos.fen;
     this.root.dataset.ply = String(pos.ply);
+    // the address and the FEN field follow the line: the link can be shared, reloading keeps it
+    history.replaceState(null, "", lineURL(this.variantName, this.fen, this.moves));
+    this.root.querySelector("#fen").value = pos.fen;
+    const diagram = new URLSearchParams({ variant: this.variantName, fen: pos.fen });
+    if (this.board.flipped) diagram.set("flipped", "true");
+    this.root.querySelector("#diagram").href = `/analysis/diagram.svg?${diagram}`;
     const turn = pos.turn === "white" ? "White" : "Black";
     this.root.querySelector("#status").textContent = pos.result ? `${pos.result} · ${pos.reason}` : `${turn} to move · FEN: ${pos.fen}`;
     const list = this.root.querySelector("#moves");
@@ -66,8 +122,12 @@ export class AnalysisPage {
     pos.moves.forEach((m, i) => {
       const idx = i + (blackFirst ? 1 : 0);
       const span = document.createElement("span");
-      span.className = "mv";
-      span.textContent = (idx % 2 === 0 ? `${Math.floor(idx / 2) + 1}. ` : (i === 0 ? `${Math.floor(idx / 2) + 1}… ` : "")) + m.text + " ";
+      span.className = "mv" + (m.victims.length ? " capture" : "");
+      span.dataset.ply = String(i + 1);
+      span.dataset.move = m.text;
+      span.textContent = idx % 2 === 0 ? `${Math.floor(idx / 2) + 1}. ` : (i === 0 ? `${Math.floor(idx / 2) + 1}… ` : "");
+      span.appendChild(moveEntry(v, pos.fens[i], m));
+      span.appendChild(document.createTextNode(" "));
       span.addEventListener("click", () => { this.moves = this.moves.slice(0, i + 1); this.load(); });
       list.appendChild(span);
     });

@@ -137,9 +137,12 @@ export class BoardView {
     container.appendChild(this.svg);
     this.layers = {
       squares: el("g", {}, this.svg), marks: el("g", {}, this.svg),
-      pieces: el("g", {}, this.svg), coords: el("g", {}, this.svg), dots: el("g", {}, this.svg),
+      pieces: el("g", {}, this.svg), arrows: el("g", { class: "arrows" }, this.svg),
+      coords: el("g", {}, this.svg), dots: el("g", {}, this.svg),
       drag: el("g", {}, this.svg),
     };
+    // functions called after every render (arrows, keyboard focus): see motion.js, keyboard.js
+    this.renderHooks = [];
     this.svg.addEventListener("pointerdown", (e) => this._down(e));
     this.svg.addEventListener("pointermove", (e) => this._moveDrag(e));
     this.svg.addEventListener("pointerup", (e) => this._up(e));
@@ -197,14 +200,19 @@ export class BoardView {
   }
 
   render() {
-    const { squares, marks, pieces, dots, coords } = this.layers;
-    for (const g of [squares, marks, pieces, dots, coords]) g.replaceChildren();
-    for (let f = 0; f < this.width; f++) {
-      for (let r = 0; r < this.height; r++) {
-        const name = squareName(f, r);
-        const [x, y] = this._xy(name);
-        el("rect", { x, y, width: 100, height: 100, class: (f + r) % 2 === 0 ? "sq dark" : "sq light",
-          "data-square": name }, squares);
+    const { squares, marks, pieces, dots, coords, arrows } = this.layers;
+    for (const g of [marks, pieces, dots, coords, arrows]) g.replaceChildren();
+    // the squares are kept from one render to the next (a focused square keeps the focus)
+    if (this.squaresFlipped !== this.flipped) {
+      this.squaresFlipped = this.flipped;
+      squares.replaceChildren();
+      for (let f = 0; f < this.width; f++) {
+        for (let r = 0; r < this.height; r++) {
+          const name = squareName(f, r);
+          const [x, y] = this._xy(name);
+          el("rect", { x, y, width: 100, height: 100, class: (f + r) % 2 === 0 ? "sq dark" : "sq light",
+            "data-square": name }, squares);
+        }
       }
     }
     if (this.coordinates) {
@@ -245,6 +253,23 @@ export class BoardView {
         el("circle", { cx: x + 50, cy: y + 50, r: 15, class: "dest", "data-dest": sq }, dots);
       }
     }
+    for (const hook of this.renderHooks) hook(this);
+  }
+
+  // The square's top-left corner in board units (100 per square), as drawn now.
+  squareXY(square) { return this._xy(square); }
+
+  // The square as a click would take it (select, move there, fire in place, deselect): the
+  // keyboard's Enter and Space.
+  activate(sq) {
+    const dests = this._destinations();
+    if (this.sel && dests.has(sq)) { this._choose(sq); return; }
+    if (this._movable(sq)) {
+      if (!this.chain) this.sel = this.sel === sq ? null : sq;
+      this.render();
+      return;
+    }
+    if (!this.chain) { this.sel = null; this.render(); }
   }
 
   _piece(parent, sq, letter, at = null) {

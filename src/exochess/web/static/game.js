@@ -1,6 +1,11 @@
 // The game page: live board over a websocket, move list with replay, game actions.
 import { getJSON, postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
+import { Reconnector } from "/static/connection.js";
+import { BoardKeys, announce } from "/static/keyboard.js";
+import { Motion, moveArrows } from "/static/motion.js";
+import { moveEntry, moveSentence } from "/static/movewords.js";
+import { Sound } from "/static/sound.js";
 
 const SEAT_KEY = (id) => `exochess:seat:${id}`;
 const INVITE_KEY = (id) => `exochess:invite:${id}`;
@@ -48,9 +53,10 @@ export class GamePage {
     this.id = root.dataset.game;
     this.state = state;
     this.viewPly = null;
-    this.ws = null;
-    this.retry = 500;
     this.pendingRef = 0;
+    this.pending = null;      // {move, ply, ref}: a move sent and not yet seen stored
+    this.link = "connecting"; // "online" once the seat is proved; "reconnecting" after a drop
+    this.nextAnimation = null;
     // a seat this browser keeps a secret for, or else the seat the signed-in account holds
     // (the session cookie proves it: the requests carry no secret)
     this.seat = loadSeat(this.id) || (accountSeat ? { color: accountSeat, secret: null } : null);
@@ -61,6 +67,10 @@ export class GamePage {
       glyphs: glyphsFor(v.name), onMove: (text) => this.sendMove(text),
       fetchNext: (prefix) => this.fetchNext(prefix), onError: (message) => this.error(message),
     });
+    this.motion = new Motion(this.board);
+    this.keys = new BoardKeys(this.board, v);
+    this.sound = new Sound();
+    this.sound.bindSwitch(this.$("#sound"));
     if (this.seat && this.seat.color === "black") this.board.flip();
     const note = this.$("#start-note");
     if (v.starting_position_note && state.start_fen === v.starting_fen) {
@@ -98,11 +108,9 @@ export class GamePage {
 
   // Replace the saved seat only once the server has accepted the link's secret.
   useOfferedSeat() {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+    if (!this.conn.send({ type: "auth", secret: this.offeredSeat.secret, ref: "seat-link" })) {
       this.error("Not connected yet: try again in a moment.");
-      return;
     }
-    this.ws.send(JSON.stringify({ type: "auth", secret: this.offeredSeat.secret, ref: "seat-link" }));
   }
 
   closeSeatChoice() {
@@ -153,36 +161,71 @@ export class GamePage {
     });
     this.$("#analyse").addEventListener("click", (e) => {
       e.preventDefault();
-      const fen = this.state.fens[this.shownPly()];
-      location.href = `/analysis?variant=${this.state.variant.name}&fen=${encodeURIComponent(fen)}`;
+      // the whole line: the game's start and its moves up to the one shown
+      const q = new URLSearchParams({ variant: this.state.variant.name, fen: this.state.start_fen });
+      const moves = this.state.moves.slice(0, this.shownPly()).map((m) => m.text);
+      if (moves.length) q.set("moves", moves.join(" "));
+      location.href = `/analysis?${q}`;
     });
   }
 
   connect() {
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const ws = new WebSocket(`${proto}://${location.host}/ws/games/${this.id}`);
-    this.ws = ws;
-    ws.addEventListener("open", () => {
-      this.retry = 500;
-      // the seat secret goes in a message, never in a URL (kept out of access logs)
-      if (this.seat && this.seat.secret) ws.send(JSON.stringify({ type: "auth", secret: this.seat.secret }));
-      else this.root.dataset.connected = "1";
+    this.conn = new Reconnector(`${proto}://${location.host}/ws/games/${this.id}`, {
+      onOpen: () => {
+        // the seat secret goes in a message, never in a URL (kept out of access logs)
+        if (this.seat && this.seat.secret) this.conn.send({ type: "auth", secret: this.seat.secret });
+        // an account's seat is given to the connection by the server: its hello says so
+        else if (!this.seat) this.online();
+      },
+      onMessage: (msg) => this.onMessage(msg),
+      onDown: (e) => {
+        this.root.dataset.connected = "0";
+        this.link = "reconnecting";
+        // 4429: the server's cap on connections (per address or per game) was reached
+        if (e.code === 4429) this.error(`Live updates paused: ${e.reason}`);
+        this.forceBoard = true;
+        this.render();
+      },
     });
-    ws.addEventListener("message", (e) => this.onMessage(JSON.parse(e.data)));
-    ws.addEventListener("close", (e) => {
-      this.root.dataset.connected = "0";
-      // 4429: the server's cap on connections (per address or per game) was reached
-      if (e.code === 4429) this.error(`Live updates paused: ${e.reason}`);
-      if (this.ws === ws) setTimeout(() => this.connect(), this.retry);
-      this.retry = Math.min(this.retry * 2, 8000);
-    });
+    this.conn.start();
+  }
+
+  // The connection is up and this browser's seat (if any) proved: inputs come back, a message
+  // left from the time offline goes, and a move sent before a drop is settled.
+  online() {
+    const back = this.link === "reconnecting";
+    this.link = "online";
+    this.root.dataset.connected = "1";
+    if (back) this.error("");
+    const p = this.pending;
+    if (p) {
+      const s = this.state;
+      if (s.ply > p.ply) this.pending = null;  // stored before the drop: never sent twice
+      else if (s.ply === p.ply && s.status === "active" && s.turn === this.myColor()) this.sendPending();
+      else this.pending = null;
+    }
+    this.forceBoard = true;
+    this.render();
+  }
+
+  sendPending() {
+    const p = this.pending;
+    // the ply makes a repeat harmless: the server refuses a move for a ply that is over
+    this.conn.send({ type: "move", move: p.move, ply: p.ply, ref: p.ref });
   }
 
   onMessage(msg) {
     if (msg.type === "state") {
-      const wasLive = this.viewPly === null || this.viewPly >= this.state.ply;
+      const before = this.state;
+      const wasLive = this.viewPly === null || this.viewPly >= before.ply;
       this.state = msg;
+      if (this.pending && msg.ply > this.pending.ply) this.pending = null;
       if (wasLive) this.viewPly = null;
+      if (msg.id === before.id && msg.ply === before.ply + 1 && msg.fens[before.ply] === before.fens[before.ply]) {
+        this.moveArrived(msg, before.ply, wasLive);
+      }
+      if (before.status === "active" && msg.status !== "active") this.sound.play("end");
       this.render();
     } else if (msg.type === "presence") {
       // who is online changed: a small message, the rest of the state is unchanged
@@ -196,38 +239,51 @@ export class GamePage {
       this.closeSeatChoice();
       if (before !== msg.you) this.board.flip();
       this.you = msg.you;
-      this.root.dataset.connected = "1";
-      this.forceBoard = true;
-      this.render();
+      this.online();
     } else if (msg.type === "error" && msg.ref === "seat-link") {
       // the connection keeps the seat it had
       this.closeSeatChoice();
       this.error(`The link's secret does not open a seat in this game: your seat is kept (${msg.error}).`);
     } else if (msg.type === "hello") {
       this.you = msg.you;
-      if (!this.seat || msg.you === this.seat.color) this.root.dataset.connected = "1";
+      if (!this.seat || msg.you === this.seat.color) this.online();
     } else if (msg.type === "error") {
+      if (this.pending && msg.ref === this.pending.ref) this.pending = null;
       this.error(msg.error);
-      this.root.dataset.connected = "1";
       this.forceBoard = true;
       this.render();
     } else if (msg.type === "ack") {
+      if (this.pending && msg.ref === this.pending.ref) this.pending = null;
       this.error("");
     }
+  }
+
+  // A new move at `ply` (the one before it is unchanged): slide it in, sound it, say it.
+  moveArrived(s, ply, live) {
+    const move = s.moves[ply];
+    // the other side's move slides in; one's own was just made by hand and is shown at once
+    if (live && sideToMove(s.fens[ply]) !== this.myColor()) this.nextAnimation = { fen: s.fens[ply], move };
+    this.sound.play(move.victims.length ? "capture" : "move");
+    announce(this.$("#announce"), `${ply + 1}. ${moveSentence(s.variant, s.fens[ply], move)}`);
   }
 
   error(text) { this.$("#error").textContent = text || ""; }
 
   sendMove(text) {
     this.error("");
-    const body = { type: "move", move: text, ply: this.state.ply, ref: ++this.pendingRef };
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
-      this.ws.send(JSON.stringify(body));
-    } else {
+    this.pending = { move: text, ply: this.state.ply, ref: ++this.pendingRef };
+    if (this.link === "online" && this.conn.open) {
+      this.sendPending();
+    } else if (this.conn.capped) {
+      // no live connection to be had (the server's cap): the move goes by HTTP
+      this.pending = null;
       postJSON(`/api/games/${this.id}/moves`, { move: text, ply: this.state.ply, secret: this.seat && this.seat.secret })
         .then((state) => { this.state = state; this.viewPly = null; this.render(); })
         .catch((err) => { this.error(err.message); this.forceBoard = true; this.render(); });
     }
+    // otherwise the move waits for the connection to come back (see online())
+    this.forceBoard = true;
+    this.render();
   }
 
   async action(name, body) {
@@ -259,7 +315,11 @@ export class GamePage {
   shownPly() { return this.viewPly === null ? this.state.ply : this.viewPly; }
 
   show(ply) {
+    const from = this.shownPly();
     if (ply !== null) ply = Math.max(0, Math.min(ply, this.state.ply));
+    const to = ply === null ? this.state.ply : ply;
+    // one step forward is played out, as a move arriving would be
+    if (to === from + 1) this.nextAnimation = { fen: this.state.fens[from], move: this.state.moves[from] };
     this.viewPly = ply === this.state.ply ? null : ply;
     this.render();
   }
@@ -282,19 +342,28 @@ export class GamePage {
     this.root.dataset.status = s.status;
     this.root.dataset.turn = s.turn;
     const me = this.myColor();
-    const myTurn = live && s.status === "active" && me === s.turn && s.players[s.turn].kind === "human";
+    this.root.dataset.link = this.link;
+    const connected = this.link === "online";
+    // a move waiting for its answer, or a dropped connection: no input until it is settled
+    const myTurn = live && connected && !this.pending && s.status === "active" && me === s.turn
+      && s.players[s.turn].kind === "human";
     const key = `${s.id}:${ply}:${s.ply}:${s.status}:${myTurn}:${s.fens[ply]}`;
     if (key !== this.boardKey || this.forceBoard) {
       this.boardKey = key;
       this.forceBoard = false;
-      this.board.setFen(s.fens[ply]);
+      const anim = this.nextAnimation;
+      this.nextAnimation = null;
+      this.motion.cancel();
       const last = ply > 0 ? s.moves[ply - 1] : null;
+      this.board.setFen(s.fens[ply]);
       this.board.setHighlight(last ? { from: last.from, to: last.to, victims: last.victims } : null);
+      this.motion.setArrows(moveArrows(last));
       this.board.setLegal(myTurn ? s.legal : []);
       if (myTurn && s.legal_error) this.error(s.legal_error);  // a position too large to list
+      if (anim && anim.move === last) this.motion.play(anim.fen, anim.move);
     }
     this.renderMoves(ply);
-    this.renderSide(me, myTurn, live);
+    this.renderSide(me, myTurn, live, connected);
   }
 
   renderMoves(ply) {
@@ -317,7 +386,9 @@ export class GamePage {
       const span = document.createElement("span");
       span.className = "mv" + (i + 1 === ply ? " current" : "");
       span.dataset.ply = String(i + 1);
-      span.textContent = m.text;
+      span.dataset.move = m.text;
+      if (m.victims.length) span.classList.add("capture");
+      span.appendChild(moveEntry(this.state.variant, this.state.fens[i], m));
       span.addEventListener("click", () => this.show(i + 1));
       row.appendChild(span);
     });
@@ -331,15 +402,17 @@ export class GamePage {
     if (cur) cur.scrollIntoView({ block: "nearest" });
   }
 
-  renderSide(me, myTurn, live) {
+  renderSide(me, myTurn, live, connected) {
     const s = this.state;
+    this.$("#connection").hidden = this.link !== "reconnecting";
     const players = this.$("#players");
     players.replaceChildren();
     for (const color of ["white", "black"]) {
       const p = s.players[color];
       const div = document.createElement("div");
       const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})` : accountLabel(p.user) || (me === color ? "You" : (me ? "Your friend" : "Player"));
-      const on = p.kind === "engine" || s.online[color];
+      // offline, who else is there is not known: the dots go grey
+      const on = connected && (p.kind === "engine" || s.online[color]);
       div.innerHTML = `<span><span class="dot ${on ? "on" : ""}"></span>${color === "white" ? "White" : "Black"}</span><span></span>`;
       div.lastChild.textContent = who;
       players.appendChild(div);
@@ -351,7 +424,11 @@ export class GamePage {
       players.appendChild(div);
     }
     let status = "";
-    if (s.status === "active") {
+    if (this.link === "reconnecting") {
+      status = "Connection lost — reconnecting…";
+    } else if (this.pending) {
+      status = "Sending your move…";
+    } else if (s.status === "active") {
       const turn = s.turn === "white" ? "White" : "Black";
       if (!me) status = `${turn} to move — you are watching`;
       else if (myTurn) status = "Your move";
@@ -378,6 +455,10 @@ export class GamePage {
     if (active && me && s.takeback_offer === me) this.$("#status").textContent += " · takeback offered";
     if (offered) this.$("#status").textContent += " · your opponent asks to take back a move";
     this.$("#typed").hidden = !myTurn;
+    // actions that need the server wait for the connection
+    for (const id of ["#resign", "#takeback", "#accept-takeback", "#decline-takeback", "#rematch", "#typed-move"]) {
+      this.$(id).disabled = !connected;
+    }
     const rematch = this.$("#rematch");
     rematch.hidden = !me || active;
     rematch.textContent = s.rematch_id ? "Join the rematch" : "Rematch";

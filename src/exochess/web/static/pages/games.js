@@ -4,6 +4,8 @@ import { myGameIds } from "/static/game.js";
 import { pageData } from "/static/pagedata.js";
 const titles = Object.fromEntries(pageData("variants").map((v) => [v.name, v.title]));
 function who(kind, level) { return kind === "engine" ? `Computer (${level === 0 ? "random" : "level " + level})` : "Human"; }
+// "Moves" counts moves as players do (a White move and Black's answer are one), not half-moves.
+function fullMoves(ply) { return Math.ceil(ply / 2); }
 async function fill(table, url) {
   const data = await getJSON(url);
   const body = table.querySelector("tbody");
@@ -13,7 +15,7 @@ async function fill(table, url) {
     const tr = document.createElement("tr");
     tr.dataset.game = g.id;
     const when = new Date(g.updated).toLocaleString();
-    const cells = [titles[g.variant] || g.variant, when, who(g.white, g.level), who(g.black, g.level), String(g.ply),
+    const cells = [titles[g.variant] || g.variant, when, who(g.white, g.level), who(g.black, g.level), String(fullMoves(g.ply)),
       g.status === "active" ? "playing" : `${g.result} — ${g.reason || ""}`];
     for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
     const td = document.createElement("td");

@@ -7,6 +7,11 @@ const showNote = () => {
 };
 variantSelect.addEventListener("change", showNote);
 showNote();
+// the Level menu means something only against the computer
+const level = document.getElementById("level");
+const syncLevel = () => { level.disabled = form.elements.opponent.value !== "computer"; };
+for (const radio of form.querySelectorAll("input[name=opponent]")) radio.addEventListener("change", syncLevel);
+syncLevel();
 form.addEventListener("submit", async (e) => {
   e.preventDefault();
   const fd = new FormData(form);

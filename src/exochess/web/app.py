@@ -14,16 +14,19 @@ from fastapi.staticfiles import StaticFiles
 from limits import RateLimitItem
 
 from exochess.variants import all_variants
+from exochess.web.accounts import Accounts
 from exochess.web.bodylimit import BodyLimitMiddleware
 from exochess.web.deps import SiteSettings
 from exochess.web.enginepool import EnginePool
 from exochess.web.errors import install_error_handlers
 from exochess.web.hub import Hub
+from exochess.web.loginguard import LoginGuard
 from exochess.web.positions import glyphs
 from exochess.web.ratelimit import RateLimitMiddleware, rate_limits_from_env
-from exochess.web.routes import api, pages, ws
+from exochess.web.routes import accounts, api, pages, ws
 from exochess.web.security import RequestGuardMiddleware, SecurityHeadersMiddleware
 from exochess.web.service import GameService
+from exochess.web.sessions import SessionMiddleware, Sessions
 from exochess.web.storage import Storage
 
 HERE = Path(__file__).parent
@@ -52,6 +55,9 @@ def create_app(
         pool = EnginePool(engine_workers) if use_engine_pool else None
         service = GameService(storage, pool, Hub())
         app.state.service = service
+        app.state.accounts = Accounts(storage.engine)
+        app.state.sessions = Sessions(storage.engine)
+        app.state.login_guard = LoginGuard()
         if pool is not None:
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume_engine_games()
@@ -71,6 +77,7 @@ def create_app(
     # Starlette runs the last added outermost: headers on every answer, then the rate limits,
     # the body limit, and the checks of state-changing requests (which read the bounded body).
     app.add_middleware(GZipMiddleware, minimum_size=2048)
+    app.add_middleware(SessionMiddleware)  # after the guard: a refused request reads no session
     app.add_middleware(RequestGuardMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_body=MAX_BODY)
     app.add_middleware(RateLimitMiddleware, limits=limits)
@@ -78,6 +85,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(pages.router)
     app.include_router(api.router)
+    app.include_router(accounts.router)
     app.include_router(ws.router)
     install_error_handlers(app)
     return app

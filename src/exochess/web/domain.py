@@ -142,6 +142,10 @@ class TooManyEngineJobs(EngineBusy):
     """This client already has as many engine jobs queued or running as it may."""
 
 
+class TooManyAttempts(ServerBusy):
+    """The client tried too often (e.g. failed logins): its own doing, unlike a busy server."""
+
+
 class StorageUnavailable(GameServiceError):
     """The database is busy or unreachable; nothing was changed, the client may try again."""
 

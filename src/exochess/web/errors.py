@@ -30,6 +30,7 @@ from exochess.web.domain import (
     ServerBusy,
     StorageUnavailable,
     TooLarge,
+    TooManyAttempts,
     TooManyEngineJobs,
     WrongSeat,
 )
@@ -47,6 +48,7 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     IllegalMove: HTTPStatus.UNPROCESSABLE_ENTITY,
     EngineDisabled: HTTPStatus.SERVICE_UNAVAILABLE,  # and EngineFailed
     TooManyEngineJobs: HTTPStatus.TOO_MANY_REQUESTS,  # a kind of ServerBusy, but the client's own doing
+    TooManyAttempts: HTTPStatus.TOO_MANY_REQUESTS,
     StorageUnavailable: HTTPStatus.SERVICE_UNAVAILABLE,
     PositionTooLarge: HTTPStatus.UNPROCESSABLE_ENTITY,
     ServerBusy: HTTPStatus.SERVICE_UNAVAILABLE,

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from exochess.board import Board
 from exochess.pgn import write_game
-from exochess.web.domain import PlayerKind
+from exochess.web.domain import Color, PlayerKind
 from exochess.web.storage import GameRow
 
 
-def _players(row: GameRow) -> tuple[str, str]:
-    def name(kind: PlayerKind) -> str:
-        return f"Computer (level {row.level})" if kind == PlayerKind.ENGINE else "Human"
+def _players(row: GameRow, names: Mapping[Color, str | None]) -> tuple[str, str]:
+    def name(color: Color) -> str:
+        kind = row.kind_of(color)
+        if kind == PlayerKind.ENGINE:
+            return f"Computer (level {row.level})"
+        return names.get(color) or "Human"
 
-    return name(row.white), name(row.black)
+    return name(Color.WHITE), name(Color.BLACK)
 
 
-def game_pgn(row: GameRow, board: Board) -> str:
-    """The game as PGN, with the site's Event/Site/Date/players headers (and FEN if set up)."""
-    white, black = _players(row)
+def game_pgn(row: GameRow, board: Board, names: Mapping[Color, str | None] | None = None) -> str:
+    """The game as PGN, with the site's Event/Site/Date/players headers (and FEN if set up);
+    ``names``: the accounts' names of the seats they hold."""
+    white, black = _players(row, names or {})
     result = row.result or "*"
     headers = {
         "Event": "exochess game",

@@ -1,5 +1,5 @@
 """Rate limits per client address on what costs the server most: creating games, engine analyses,
-and websocket connections.
+websocket connections, and accounts.
 
 The counting is the ``limits`` library's moving window in memory (one process serves the site).
 A refused HTTP request gets a 429 ``{"error": ...}`` naming the limit, with ``Retry-After``; a
@@ -35,6 +35,7 @@ DEFAULT_LIMITS = {
     "games": "30/minute",
     "analyses": "20/minute",
     "sockets": "60/minute",
+    "signups": "10/hour",
 }
 """Per client address; generous for people, small for a script creating games in a loop."""
 
@@ -42,6 +43,7 @@ WHAT = {
     "games": "games created",
     "analyses": "engine analyses",
     "sockets": "websocket connections",
+    "signups": "accounts created",
 }
 
 
@@ -59,6 +61,8 @@ RULES = (
     _Rule("analyses", "POST", re.compile(r"/api/analyse/?")),
     _Rule("analyses", "POST", re.compile(r"/api/games/[^/]+/evaluate/?")),
     _Rule("sockets", "WS", re.compile(r"/ws/.*")),
+    # each sign-up costs an argon2 hash and a name forever
+    _Rule("signups", "POST", re.compile(r"/api/account/signup/?")),
 )
 """Which requests count against which limit (the rest are not limited here)."""
 

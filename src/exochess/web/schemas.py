@@ -92,7 +92,8 @@ class CreatedGame(BaseModel):
 class Rematch(BaseModel):
     id: str
     color: Color
-    secret: str
+    secret: str | None
+    """None when the seat was proved by the signed-in account (which holds the new seat too)."""
     url: str
 
 

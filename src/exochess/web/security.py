@@ -6,6 +6,8 @@ Both are plain ASGI middleware.  :class:`RequestGuardMiddleware` buffers the bod
 refuses it with a 4xx naming the problem, and otherwise hands the same bytes on to the app:
 
 * a foreign ``Origin`` (another site's page posting here) -> 403;
+* a request carrying the session cookie without a same-site ``Origin`` (or, lacking one,
+  ``Sec-Fetch-Site: same-origin``) -> 403 (docs/decisions/0006-csrf-origin-required.md);
 * a content type other than ``application/json`` -> 415 (HTML forms cannot send JSON, so a
   cross-site form post never reaches an action);
 * bytes that are not UTF-8, JSON nested deeper than :data:`MAX_JSON_DEPTH` (Python's parser
@@ -31,6 +33,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from exochess.web.errors import error_response
+from exochess.web.sessions import COOKIE as SESSION_COOKIE
 
 log = logging.getLogger("exochess.web")
 
@@ -183,6 +186,25 @@ def _media_type(headers: Headers) -> str:
     return headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
+SIGNED_IN_NEEDS_ORIGIN = (
+    "a signed-in request that changes something must come from this site's pages"
+    " (send the header 'Origin' naming this site)"
+)
+
+
+def _has_session_cookie(headers: Headers) -> bool:
+    return any(SESSION_COOKIE + "=" in value for value in headers.getlist("cookie"))
+
+
+def _proves_same_origin(origin: str | None, headers: Headers) -> bool:
+    """Whether a request carrying the session cookie shows it comes from this site's own pages
+    (docs/decisions/0006-csrf-origin-required.md): a same-site ``Origin``, or, from a browser
+    that sent none, ``Sec-Fetch-Site: same-origin``."""
+    if origin is not None:
+        return same_origin(origin, headers)
+    return headers.get("sec-fetch-site", "").lower() == "same-origin"
+
+
 CLOSE_POLICY = 1008
 
 
@@ -230,6 +252,9 @@ class RequestGuardMiddleware:
         origin = headers.get("origin")
         if origin is not None and not same_origin(origin, headers):
             await error_response(403, _foreign(origin))(scope, receive, send)
+            return
+        if _has_session_cookie(headers) and not _proves_same_origin(origin, headers):
+            await error_response(403, SIGNED_IN_NEEDS_ORIGIN)(scope, receive, send)
             return
         if _media_type(headers) != "application/json":
             await error_response(

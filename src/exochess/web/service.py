@@ -58,6 +58,7 @@ from exochess.web.positions import (
     reason_text,
     variant_json,
 )
+from exochess.web.ratings import PlayerInfo, apply_game_result, player_infos
 from exochess.web.storage import ConflictError, Finish, GameRow, Storage, secret_matches
 from exochess.web.storage import now as storage_now
 from exochess.web.timecontrol import NO_CLOCK, TimeControl, TimeControlKind, stored_time_control
@@ -109,10 +110,16 @@ class LiveGame:
     absent_since: dict[Color, dt.datetime | None] = field(default_factory=dict)
     """Since when each seat has had no connection (None: it has one).  Kept in memory: a seat
     counts as gone since the game was loaded until it connects."""
+    players: dict[Color, PlayerInfo | None] = field(default_factory=dict)
+    """The accounts holding the seats, as shown to everyone (loaded with the game)."""
 
-    def seat_of(self, secret: str | None) -> Color | None:
-        """The seat this secret opens, if any (its digest compared in constant time)."""
+    def seat_of(self, secret: str | None, user_id: int | None = None) -> Color | None:
+        """The seat this secret opens (its digest compared in constant time), or else the seat
+        the signed-in account ``user_id`` holds, if any."""
         if not secret:
+            for color in Color:
+                if user_id is not None and self.row.user_of(color) == user_id:
+                    return color
             return None
         for color, stored in ((Color.WHITE, self.row.white_secret), (Color.BLACK, self.row.black_secret)):
             if secret_matches(secret, stored):
@@ -209,6 +216,9 @@ class GameService:
         self, storage: Storage, pool: EnginePool | None, hub: Hub, timing: Timing | None = None
     ) -> None:
         self.storage = storage
+        # the rating update runs in the transaction that stores a game's result
+        if apply_game_result not in storage.finish_hooks:
+            storage.finish_hooks.append(apply_game_result)
         self.pool = pool
         self.hub = hub
         self.timing = timing if timing is not None else timing_from_env()
@@ -273,6 +283,7 @@ class GameService:
                 live = await self.cpu_games.run("replaying the game", self._build, row)
                 loaded = storage_now()
                 live.absent_since = {c: None if self.hub.online(game_id)[c] else loaded for c in Color}
+                await self._load_players(live)
                 self._games[game_id] = live
                 self._evict()
         await self.prepare(live)
@@ -313,6 +324,25 @@ class GameService:
             self._arm(live)
             live.state_cache = None
             live.legal_view = None
+            await self._load_players(live)
+
+    async def account_changed(self, user_id: int) -> None:
+        """Show the games in memory that ``user_id`` plays with the account as it now is (a
+        deleted account becomes "deleted player")."""
+        for live in list(self._games.values()):
+            if user_id in (live.row.white_user, live.row.black_user):
+                await self._load_players(live)
+                await self.publish(live)
+
+    async def _load_players(self, live: LiveGame) -> None:
+        """Read the names and ratings of the accounts holding the game's seats (again after a
+        rated game ends: the ratings changed)."""
+        row = live.row
+        if row.white_user is None and row.black_user is None:
+            live.players = {}
+            return
+        live.players = await self.db(player_infos, self.storage.engine, row)
+        live.state_cache = None
 
     def _resync_later(self, live: LiveGame) -> None:
         """Reload ``live`` from the database once its lock is free (after a cancelled write
@@ -387,7 +417,8 @@ class GameService:
         players = {}
         for color in Color:
             kind = live.kind_of(color)
-            players[color] = {"kind": kind, "level": row.level if kind == PlayerKind.ENGINE else None}
+            players[color] = {"kind": kind, "level": row.level if kind == PlayerKind.ENGINE else None,
+                              "user": live.players.get(color)}
         return {
             "type": "state",
             "id": row.id,
@@ -407,6 +438,7 @@ class GameService:
             "rematch_id": row.rematch_id,
             "time_control": stored_time_control(row.time_control).to_json(),
             "clock": self._clock_json(live),
+            "rated": row.rated,
             "online": self.hub.online(row.id),
             "absent_since": self._absent_json(live),
             "legal": view["actions"] if active and view else [],
@@ -542,6 +574,8 @@ class GameService:
             await self._reload(live)
             raise StalePosition(str(exc)) from exc
         self._mark_finished(live.row, values, status)
+        if live.row.rated:
+            await self._load_players(live)  # the ratings changed
         live.state_cache = None
 
     async def abort(self, game_id: str, secret: str | None) -> LiveGame:
@@ -626,8 +660,10 @@ class GameService:
     async def create(
         self, variant_name: str, opponent: Opponent | str, level: int | None,
         color: SeatChoice | str, fen: str | None, time_control: TimeControl = NO_CLOCK,
+        user_id: int | None = None,
     ) -> tuple[LiveGame, dict[Color, str], Color]:
         """A new game: (the game, the seat secrets its creator receives, the creator's colour).
+        A signed-in creator's seat belongs to their account ``user_id``.
 
         Against the computer only the creator's seat secret is returned; against a friend
         both, so that the creator can pass one on.
@@ -676,6 +712,8 @@ class GameService:
                 white=kinds[Color.WHITE], black=kinds[Color.BLACK], level=level,
                 white_secret=secrets_[Color.WHITE], black_secret=secrets_[Color.BLACK],
                 time_control=None if time_control == NO_CLOCK else time_control.text,
+                white_user=user_id if mine == Color.WHITE else None,
+                black_user=user_id if mine == Color.BLACK else None,
             )
         )
         live = await self.get(game_id)
@@ -684,27 +722,63 @@ class GameService:
             return live, {mine: secrets_[mine]}, mine
         return live, secrets_, mine
 
+    async def create_between(
+        self, variant_name: str, white_user: int | None, black_user: int | None, *,
+        rated: bool = False, time_control: TimeControl = NO_CLOCK,
+    ) -> tuple[LiveGame, dict[Color, str]]:
+        """A game between two people from their standard starting position, the lobby's entry
+        point: ``white_user``/``black_user`` are the accounts holding the seats (None:
+        anonymous).  Both seat secrets are returned (a seat link works whether or not an account
+        holds the seat).  A rated game needs two different accounts and a time control.
+        """
+        try:
+            variant = find_variant(variant_name)
+        except UnknownVariantError as exc:
+            raise InvalidRequest(str(exc)) from exc
+        if rated and (white_user is None or black_user is None or white_user == black_user):
+            raise InvalidRequest("a rated game is played between two different accounts")
+        if rated and time_control == NO_CLOCK:
+            raise InvalidRequest("a rated game needs a time control")
+        game_id = _new_id()
+        secrets_ = {c: secrets.token_urlsafe(16) for c in Color}
+        await self.db(
+            lambda: self.storage.create_game(
+                id=game_id, variant=variant.name, start_fen=variant.starting_fen,
+                white=PlayerKind.HUMAN, black=PlayerKind.HUMAN, level=None,
+                white_secret=secrets_[Color.WHITE], black_secret=secrets_[Color.BLACK],
+                time_control=None if time_control == NO_CLOCK else time_control.text,
+                white_user=white_user, black_user=black_user, rated=rated,
+            )
+        )
+        return await self.get(game_id), secrets_
+
     # --- playing -----------------------------------------------------------------------
 
-    def _seat(self, live: LiveGame, secret: str | None) -> Color:
+    def _seat(self, live: LiveGame, secret: str | None, user_id: int | None = None) -> Color:
+        """The seat ``secret`` opens, or without one the seat the signed-in ``user_id`` holds."""
         if not secret:
-            raise SecretRequired("a seat secret is required to act in this game")
+            seat = live.seat_of(None, user_id)
+            if seat is None:
+                raise SecretRequired("a seat secret is required to act in this game")
+            return seat
         seat = live.seat_of(secret)
         if seat is None:
             raise WrongSeat("wrong seat secret for this game")
         return seat
 
     async def play(
-        self, game_id: str, secret: str | None, text: str, ply: int | None, lag_ms: int = 0
+        self, game_id: str, secret: str | None, text: str, ply: int | None, lag_ms: int = 0,
+        user_id: int | None = None,
     ) -> LiveGame:
-        """Play the move ``text`` for the seat ``secret`` opens; ``ply``, if given, must be
-        current; ``lag_ms`` is the client's measured network delay (credited up to a bound)."""
+        """Play the move ``text`` for the seat ``secret`` (or the account ``user_id``) holds;
+        ``ply``, if given, must be current; ``lag_ms`` is the client's measured network delay
+        (credited up to a bound)."""
         arrived = storage_now()
         live = await self.get(game_id)
         if not text.strip():
             raise InvalidRequest("a move is required (field 'move', canonical move text)")
         async with live.lock:
-            seat = self._seat(live, secret)
+            seat = self._seat(live, secret, user_id)
             if live.kind_of(seat) != PlayerKind.HUMAN:
                 raise WrongSeat("that seat is played by the computer")
             try:
@@ -773,6 +847,8 @@ class GameService:
         live.row.takeback_offer = None
         if finish:
             self._mark_finished(live.row, finish)
+            if live.row.rated:  # the ratings changed with the result
+                await self._load_players(live)
         live.state_cache = None
 
     @staticmethod
@@ -791,11 +867,11 @@ class GameService:
             "reason": reason_text(board.variant, outcome),
         }
 
-    async def resign(self, game_id: str, secret: str | None) -> LiveGame:
-        """The seat ``secret`` opens resigns."""
+    async def resign(self, game_id: str, secret: str | None, user_id: int | None = None) -> LiveGame:
+        """The seat ``secret`` opens (or the account ``user_id`` holds) resigns."""
         live = await self.get(game_id)
         async with live.lock:
-            seat = self._seat(live, secret)
+            seat = self._seat(live, secret, user_id)
             if live.row.status != GameStatus.ACTIVE:
                 raise GameOver(f"the game is over ({live.row.reason})")
             outcome = Outcome(Termination.RESIGNATION, seat != Color.WHITE)
@@ -805,7 +881,9 @@ class GameService:
         await self.publish(live)
         return live
 
-    async def takeback(self, game_id: str, secret: str | None, action: TakebackAction | str) -> LiveGame:
+    async def takeback(
+        self, game_id: str, secret: str | None, action: TakebackAction | str, user_id: int | None = None,
+    ) -> LiveGame:
         """Offer, accept or decline taking back the offerer's last move.
 
         Against the computer an offer is granted at once.
@@ -814,7 +892,7 @@ class GameService:
         if action not in tuple(TakebackAction):
             raise InvalidRequest("action must be 'offer', 'accept' or 'decline'")
         async with live.lock:
-            seat = self._seat(live, secret)
+            seat = self._seat(live, secret, user_id)
             row = live.row
             if row.status != GameStatus.ACTIVE:
                 raise GameOver("the game is over")
@@ -879,11 +957,14 @@ class GameService:
         live.row.takeback_offer = None
         live.state_cache = None
 
-    async def rematch(self, game_id: str, secret: str | None) -> tuple[LiveGame, Color, str]:
+    async def rematch(
+        self, game_id: str, secret: str | None, user_id: int | None = None,
+    ) -> tuple[LiveGame, Color, str | None]:
         """The rematch of a finished game (created once, colours swapped): (game, your colour,
-        your secret, which is the one you hold in the finished game)."""
+        your secret, which is the one you hold in the finished game; None when the seat was
+        proved by the account, which holds the rematch's seat too)."""
         live = await self.get(game_id)
-        seat = self._seat(live, secret)
+        seat = self._seat(live, secret, user_id)
         if live.row.status == GameStatus.ACTIVE:
             raise Conflict("the game is still being played")
         async with live.lock:
@@ -899,6 +980,7 @@ class GameService:
                         # (and whoever holds a seat's secret could ask for its rematch anyway)
                         white_secret=row.black_secret, black_secret=row.white_secret,
                         time_control=row.time_control,
+                        white_user=row.black_user, black_user=row.white_user, rated=row.rated,
                     )
                 )
                 if not await self.db(self.storage.set_rematch, game_id, new_id):
@@ -912,8 +994,7 @@ class GameService:
         new_color = seat.other
         self.schedule_engine(new)
         await self.publish(live)
-        assert secret is not None  # _seat() accepted it
-        return new, new_color, secret
+        return new, new_color, secret or None
 
     # --- the computer ---------------------------------------------------------------------
 
@@ -993,7 +1074,8 @@ class GameService:
         return await self.pool.analyse(variant, start_fen, texts, movetime_ms, client)
 
     async def evaluate_game(
-        self, game_id: str, secret: str | None, movetime_ms: int, client: str | None = None
+        self, game_id: str, secret: str | None, movetime_ms: int, client: str | None = None,
+        user_id: int | None = None,
     ) -> dict[str, Any]:
         """The engine's view of a game's current position.
 
@@ -1002,9 +1084,9 @@ class GameService:
         """
         live = await self.get(game_id)
         if live.row.status == GameStatus.ACTIVE:
-            if not secret:
+            if not secret and live.seat_of(None, user_id) is None:
                 raise SecretRequired("only the players may evaluate a game in progress (seat secret)")
-            self._seat(live, secret)
+            self._seat(live, secret, user_id)
         if live.board.is_game_over():
             raise GameOver("the game is over: there is nothing to evaluate")
         row = live.row

@@ -14,15 +14,18 @@ import datetime as dt
 import hashlib
 import hmac
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypedDict
 
 from sqlalchemy import (
+    Boolean,
     Column,
     Connection,
     DateTime,
     Engine,
+    Float,
     ForeignKey,
     Integer,
     MetaData,
@@ -34,6 +37,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    false,
     func,
     insert,
     inspect,
@@ -96,6 +100,61 @@ def _enum(kind: type[StrEnum], length: int = 16) -> SAEnum:
     )
 
 
+users = Table(
+    "users",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(32), nullable=False),
+    Column("name_key", String(32), nullable=False, unique=True),
+    # The name case-folded: names are unique without regard to case.
+    Column("skeleton", String(64), nullable=False, unique=True),
+    # The name with look-alike characters mapped to one (see accounts.skeleton).
+    Column("password_hash", String(256), nullable=True),
+    # argon2id (PHC string); None once the account is deleted.
+    Column("created", DateTime, nullable=False),
+    Column("deleted", DateTime, nullable=True),
+)
+"""Accounts.  A deleted account keeps its row (games point at it, shown as "deleted player")
+and its name stays taken, so that nobody can later appear to have played its games."""
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    # The digest of the cookie's token (see :func:`hash_secret`), never the token.
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("created", DateTime, nullable=False),
+    Column("expires", DateTime, nullable=False),
+)
+
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("variant", String(32), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("rd", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("updated", DateTime, nullable=False),
+)
+"""A player's Glicko-2 rating in one game (a missing row is the starting rating)."""
+
+rating_history = Table(
+    "rating_history",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("variant", String(32), nullable=False),
+    Column("game_id", String(32), ForeignKey("games.id"), nullable=False),
+    Column("before", Float, nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("rd", Float, nullable=False),
+    Column("created", DateTime, nullable=False),
+    UniqueConstraint("game_id", "user_id", name="uq_rating_history_game_user"),
+)
+"""One row per player per rated game: the second update of a game's ratings cannot be stored."""
+
 games = Table(
     "games",
     metadata,
@@ -117,6 +176,11 @@ games = Table(
     Column("created", DateTime, nullable=False),
     Column("updated", DateTime, nullable=False),
     Column("time_control", String(16), nullable=True),
+    Column("white_user", Integer, ForeignKey("users.id"), nullable=True, index=True),
+    Column("black_user", Integer, ForeignKey("users.id"), nullable=True, index=True),
+    Column("rated", Boolean, nullable=False, server_default=false()),
+    # set in the transaction that applied the result to the ratings (exactly once)
+    Column("ratings_done", Boolean, nullable=False, server_default=false()),
 )
 
 moves = Table(
@@ -167,6 +231,11 @@ class GameRow:
     time_control: str | None
     """The text form of the game's time control (:mod:`exochess.web.timecontrol`); ``None``
     for no clock (and for every game stored before there were clocks)."""
+    white_user: int | None = None
+    """The account holding White's seat (None: anonymous, or the computer)."""
+    black_user: int | None = None
+    rated: bool = False
+    ratings_done: bool = False
     moves: list[str] = field(default_factory=list)
     stamps: list[Stamp] = field(default_factory=list)
     """The clock columns of each move (:class:`~exochess.web.clock.Stamp`), in order; for a
@@ -176,6 +245,10 @@ class GameRow:
         """Who plays ``color``."""
         return self.white if color == Color.WHITE else self.black
 
+    def user_of(self, color: Color) -> int | None:
+        """The account holding ``color``'s seat, if any."""
+        return self.white_user if color == Color.WHITE else self.black_user
+
 
 class Finish(TypedDict):
     """The columns written when a game ends."""
@@ -183,6 +256,11 @@ class Finish(TypedDict):
     result: str
     termination: str
     reason: str
+
+
+FinishHook = Callable[[Connection, str], None]
+"""Called with the open transaction and the game's id when a game ends (see
+:attr:`Storage.finish_hooks`)."""
 
 
 class ConflictError(Exception):
@@ -209,6 +287,9 @@ class Storage:
         lock before it fails.
         """
         self.url = url
+        self.finish_hooks: list[FinishHook] = []
+        """Run inside the transaction that stores a game's result (the ratings update): if one
+        raises, the result is not stored either."""
         self.is_sqlite = url.startswith("sqlite")
         kwargs: dict[str, Any] = {}
         if self.is_sqlite:
@@ -290,8 +371,10 @@ class Storage:
     def create_game(
         self, *, id: str, variant: str, start_fen: str, white: PlayerKind, black: PlayerKind,
         level: int | None, white_secret: str, black_secret: str, time_control: str | None = None,
+        white_user: int | None = None, black_user: int | None = None, rated: bool = False,
     ) -> None:
-        """Store a new game, active at ply 0.
+        """Store a new game, active at ply 0 (``white_user``/``black_user``: the accounts holding
+        the seats; ``rated``: the result changes their ratings).
 
         The seat secrets are stored hashed (a value that already is a stored digest, such as a
         seat's secret carried over to a rematch, is kept as it is).
@@ -303,6 +386,7 @@ class Storage:
                 white_secret=stored_secret(white_secret), black_secret=stored_secret(black_secret),
                 ply=0, status=GameStatus.ACTIVE, time_control=time_control,
                 created=stamp, updated=stamp,
+                white_user=white_user, black_user=black_user, rated=rated,
             ))
 
     def load_game(self, game_id: str) -> GameRow | None:
@@ -355,6 +439,8 @@ class Storage:
                 conn.execute(
                     insert(moves).values(game_id=game_id, ply=ply, text=text, created=now(), **clocks)
                 )
+                if finish:
+                    self._finished(conn, game_id)
         except IntegrityError as exc:
             raise ConflictError(f"move {ply} of game {game_id} is already stored") from exc
 
@@ -365,6 +451,11 @@ class Storage:
         aborted."""
         with self.engine.begin() as conn:
             self._guarded_update(conn, game_id, ply, status=status, takeback_offer=None, **values)
+            self._finished(conn, game_id)
+
+    def _finished(self, conn: Connection, game_id: str) -> None:
+        for hook in self.finish_hooks:
+            hook(conn, game_id)
 
     def set_takeback_offer(self, game_id: str, ply: int, color: Color | None) -> None:
         """Record (or, with None, withdraw) a takeback offer by ``color`` at ``ply``."""
@@ -423,6 +514,36 @@ class Storage:
                 games.c.time_control != "-",
             )
             return [r[0] for r in conn.execute(q)]
+
+    def user_games(self, user_id: int, limit: int, before: tuple[dt.datetime, str] | None = None,
+                   with_moves: bool = False) -> list[GameRow]:
+        """The games whose seats ``user_id`` holds, newest first (created before ``before``,
+        a (created, id) pair, to page through them); with their moves if ``with_moves``."""
+        mine = (games.c.white_user == user_id) | (games.c.black_user == user_id)
+        with self.engine.connect() as conn:
+            q = select(games).where(mine).order_by(games.c.created.desc(), games.c.id.desc()).limit(limit)
+            if before is not None:
+                at, last_id = before
+                q = q.where((games.c.created < at) | ((games.c.created == at) & (games.c.id < last_id)))
+            rows = list(conn.execute(q))
+            found: dict[str, list[str]] = {r.id: [] for r in rows}
+            if with_moves and found:
+                q_moves = select(moves.c.game_id, moves.c.text).where(moves.c.game_id.in_(list(found)))
+                for game_id, text in conn.execute(q_moves.order_by(moves.c.game_id, moves.c.ply)):
+                    found[game_id].append(text)
+        return [_row_to_game(r, found[r.id]) for r in rows]
+
+    def user_results(self, user_id: int) -> dict[str, int]:
+        """How many finished games ``user_id`` won, lost and drew (``win``/``loss``/``draw``)."""
+        counts = {"win": 0, "loss": 0, "draw": 0}
+        with self.engine.connect() as conn:
+            for seat, won in ((games.c.white_user, "1-0"), (games.c.black_user, "0-1")):
+                q = (select(games.c.result, func.count()).where(seat == user_id, games.c.result.is_not(None))
+                     .group_by(games.c.result))
+                for result, n in conn.execute(q):
+                    kind = "draw" if result == "1/2-1/2" else "win" if result == won else "loss"
+                    counts[kind] += int(n)
+        return counts
 
     def active_engine_games(self) -> list[str]:
         """Ids of unfinished games with a computer player (to resume after a restart)."""

@@ -14,6 +14,7 @@ from fastapi.templating import Jinja2Templates
 from exochess.variants import all_variants
 from exochess.web.deps import get_settings
 from exochess.web.positions import variant_json
+from exochess.web.sessions import current_user
 
 _environment = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -32,6 +33,7 @@ def render(request: Request, name: str, status_code: int = 200, **ctx: Any) -> H
     ctx.setdefault("variants", [variant_json(v) for v in all_variants()])
     ctx.setdefault("glyphs", settings.glyphs)
     ctx.setdefault("has_engine", settings.has_engine)
+    ctx.setdefault("user", current_user(request))
     return templates.TemplateResponse(request, name, ctx, status_code=status_code)
 
 

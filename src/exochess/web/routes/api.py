@@ -17,6 +17,7 @@ from exochess.web.disconnect import client_address, unless_disconnected
 from exochess.web.domain import InvalidRequest
 from exochess.web.pgnexport import game_pgn
 from exochess.web.positions import variant_json
+from exochess.web.ratings import DELETED_NAME
 from exochess.web.schemas import (
     AnalyseRequest,
     CreatedGame,
@@ -32,6 +33,7 @@ from exochess.web.schemas import (
     VariantList,
 )
 from exochess.web.service import MAX_LEVEL, GameService, LiveGame, analysis_line
+from exochess.web.sessions import current_user
 from exochess.web.timecontrol import NO_CLOCK, TimeControl
 
 router = APIRouter(prefix="/api")
@@ -40,6 +42,12 @@ MAX_LISTED = 100
 MAX_PREFIX = 64
 """Actions of a chain a legal-move request may name (an Interweave chain is far shorter)."""
 EVALUATE_MS = 1000
+
+
+def _uid(request: Request) -> int | None:
+    """The signed-in account's id: it proves the seats the account holds, without a secret."""
+    user = current_user(request)
+    return user.id if user is not None else None
 
 
 def state_reply(service: GameService, live: LiveGame) -> Response:
@@ -55,13 +63,13 @@ async def variants(settings: Settings) -> VariantList:
 
 
 @router.post("/games", status_code=201)
-async def create_game(body: NewGame, service: Service) -> CreatedGame:
+async def create_game(body: NewGame, request: Request, service: Service) -> CreatedGame:
     try:
         time_control = TimeControl.parse(body.time_control)
     except ValueError as exc:
         raise InvalidRequest(str(exc)) from exc
     live, seats, you = await service.create(
-        body.variant, body.opponent, body.level, body.color, body.fen, time_control
+        body.variant, body.opponent, body.level, body.color, body.fen, time_control, _uid(request)
     )
     base = f"/game/{live.row.id}"
     return CreatedGame(
@@ -96,13 +104,15 @@ async def game_state(game_id: str, service: Service) -> Response:
 
 
 @router.post("/games/{game_id}/moves")
-async def play(game_id: str, body: MoveRequest, service: Service) -> Response:
-    return state_reply(service, await service.play(game_id, body.secret, body.move, body.ply, body.lag_ms))
+async def play(game_id: str, body: MoveRequest, request: Request, service: Service) -> Response:
+    return state_reply(
+        service, await service.play(game_id, body.secret, body.move, body.ply, body.lag_ms, _uid(request))
+    )
 
 
 @router.post("/games/{game_id}/resign")
-async def resign(game_id: str, body: SeatAction, service: Service) -> Response:
-    return state_reply(service, await service.resign(game_id, body.secret))
+async def resign(game_id: str, body: SeatAction, request: Request, service: Service) -> Response:
+    return state_reply(service, await service.resign(game_id, body.secret, _uid(request)))
 
 
 @router.post("/games/{game_id}/abort")
@@ -118,23 +128,23 @@ async def claim(game_id: str, body: SeatAction, service: Service) -> Response:
 
 
 @router.post("/games/{game_id}/takeback")
-async def takeback(game_id: str, body: TakebackRequest, service: Service) -> Response:
-    return state_reply(service, await service.takeback(game_id, body.secret, body.action))
+async def takeback(game_id: str, body: TakebackRequest, request: Request, service: Service) -> Response:
+    return state_reply(service, await service.takeback(game_id, body.secret, body.action, _uid(request)))
 
 
 @router.post("/games/{game_id}/rematch")
-async def rematch(game_id: str, body: SeatAction, service: Service) -> Rematch:
-    new, color, secret = await service.rematch(game_id, body.secret)
-    return Rematch(
-        id=new.row.id, color=color, secret=secret, url=f"/game/{new.row.id}#seat={color}&secret={secret}"
-    )
+async def rematch(game_id: str, body: SeatAction, request: Request, service: Service) -> Rematch:
+    new, color, secret = await service.rematch(game_id, body.secret, _uid(request))
+    url = f"/game/{new.row.id}" + (f"#seat={color}&secret={secret}" if secret else "")
+    return Rematch(id=new.row.id, color=color, secret=secret, url=url)
 
 
 @router.get("/games/{game_id}/pgn")
 async def pgn(game_id: str, service: Service) -> Response:
     live = await service.get(game_id)
     # a long game's PGN is CPU work: off the loop, on a copy (the live board may move meanwhile)
-    text = await service.cpu_games.run("writing the PGN", game_pgn, live.row, live.board.copy())
+    names = {color: info["name"] or DELETED_NAME for color, info in live.players.items() if info}
+    text = await service.cpu_games.run("writing the PGN", game_pgn, live.row, live.board.copy(), names)
     return Response(
         text,
         media_type="application/x-chess-pgn",
@@ -148,7 +158,7 @@ async def evaluate(
 ) -> dict[str, Any]:
     """The engine's view of the game: for its players (``secret``) while it lasts, then for anyone."""
     secret = body.secret if body is not None else None
-    work = service.evaluate_game(game_id, secret, EVALUATE_MS, client_address(request))
+    work = service.evaluate_game(game_id, secret, EVALUATE_MS, client_address(request), _uid(request))
     return await unless_disconnected(request, work)
 
 

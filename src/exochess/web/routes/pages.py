@@ -13,6 +13,7 @@ from exochess.variants import find_variant
 from exochess.web.deps import Service
 from exochess.web.positions import variant_json
 from exochess.web.service import MAX_LEVEL, analysis_board
+from exochess.web.sessions import current_user
 from exochess.web.templating import render
 from exochess.web.timecontrol import (
     CORRESPONDENCE_DAYS,
@@ -52,8 +53,11 @@ async def new_game(request: Request, variant: str = "", fen: str = "") -> HTMLRe
 @router.get("/game/{game_id}")
 async def game_page(request: Request, service: Service, game_id: str) -> HTMLResponse:
     live = await service.get(game_id)  # an unknown id becomes the 404 page (see errors.py)
+    user = current_user(request)
+    # the seat the signed-in account holds: the page plays it without a secret in this browser
+    account_seat = live.seat_of(None, user.id) if user is not None else None
     return render(request, "game.html", title=f"{live.board.variant.title} game", game_id=game_id,
-                  state=service.state(live))
+                  state=service.state(live), account_seat=account_seat)
 
 
 @router.get("/games")

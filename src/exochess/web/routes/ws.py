@@ -31,6 +31,7 @@ from exochess.web.schemas import CLIENT_MESSAGES, Auth, Ping, WsMove
 from exochess.web.security import BadJSON, parse_json_text
 from exochess.web.service import GameService, LiveGame
 from exochess.web.storage import now as storage_now
+from exochess.web.sessions import current_user
 
 MAX_MESSAGE = 16 * 1024
 """Largest websocket message handled (characters)."""
@@ -50,6 +51,8 @@ class _Session:
     live: LiveGame
     conn: Connection
     secret: str | None
+    user_id: int | None = None
+    """The signed-in account of the connection (it proves the seats the account holds)."""
 
 
 def _error(message: str, **extra: Any) -> dict[str, Any]:
@@ -76,9 +79,14 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service) -> N
     if refusal is not None:
         await websocket.close(code=CLOSE_TOO_MANY, reason=refusal)
         return
-    session = _Session(live, hub.join(game_id, websocket, None, address), None)
+    user = current_user(websocket)
+    # the seat the signed-in account holds is this connection's without an auth message
+    seat = live.seat_of(None, user.id) if user is not None else None
+    session = _Session(live, hub.join(game_id, websocket, seat, address), None, user.id if user else None)
     try:
-        await session.conn.send(json.dumps({"type": "hello", "you": None}))
+        await session.conn.send(json.dumps({"type": "hello", "you": seat}))
+        if seat is not None:
+            await service.announce_presence(live)
         if "secret" in websocket.query_params:
             # a URL ends up in access logs: the seat is claimed with an auth message instead
             await session.conn.send(json.dumps(_error(
@@ -150,5 +158,5 @@ def _authenticate(service: GameService, session: _Session, message: Auth) -> dic
 
 async def _move(service: GameService, session: _Session, message: WsMove) -> dict[str, Any]:
     secret = message.secret if message.secret is not None else session.secret
-    await service.play(session.live.row.id, secret, message.move, message.ply, message.lag_ms)
+    await service.play(session.live.row.id, secret, message.move, message.ply, message.lag_ms, session.user_id)
     return {"type": "ack", "ref": message.ref}

@@ -20,6 +20,14 @@ export function loadSeat(id) {
   try { return JSON.parse(localStorage.getItem(SEAT_KEY(id)) || "null"); } catch { return null; }
 }
 
+// "name (1500?)", "name (1512 +12)" after a rated game, or null for a seat no account holds
+function accountLabel(user) {
+  if (!user) return null;
+  const name = user.name === null ? "deleted player" : user.name;
+  const diff = user.diff === null ? "" : ` ${user.diff >= 0 ? "+" : ""}${user.diff}`;
+  return `${name} (${user.rating}${user.provisional ? "?" : ""}${diff})`;
+}
+
 export function myGameIds() {
   const ids = [];
   for (let i = 0; i < localStorage.length; i++) {
@@ -42,7 +50,7 @@ export async function createGame(body) {
 }
 
 export class GamePage {
-  constructor(root, state) {
+  constructor(root, state, accountSeat = null) {
     this.root = root;
     this.id = root.dataset.game;
     this.state = state;
@@ -51,7 +59,9 @@ export class GamePage {
     this.pending = null;      // {move, ply, ref}: a move sent and not yet seen stored
     this.link = "connecting"; // "online" once the seat is proved; "reconnecting" after a drop
     this.nextAnimation = null;
-    this.seat = loadSeat(this.id);
+    // a seat this browser keeps a secret for, or else the seat the signed-in account holds
+    // (the session cookie proves it: the requests carry no secret)
+    this.seat = loadSeat(this.id) || (accountSeat ? { color: accountSeat, secret: null } : null);
     this.offeredSeat = this.takeSeatFromHash();
     const v = state.variant;
     this.board = new BoardView(root.querySelector("#board"), {
@@ -168,8 +178,9 @@ export class GamePage {
     this.conn = new Reconnector(`${proto}://${location.host}/ws/games/${this.id}`, {
       onOpen: () => {
         // the seat secret goes in a message, never in a URL (kept out of access logs)
-        if (this.seat) this.conn.send({ type: "auth", secret: this.seat.secret });
-        else this.online();
+        if (this.seat && this.seat.secret) this.conn.send({ type: "auth", secret: this.seat.secret });
+        // an account's seat is given to the connection by the server: its hello says so
+        else if (!this.seat) this.online();
         this.clocks.onOpen();
       },
       onMessage: (msg) => this.onMessage(msg),
@@ -408,11 +419,17 @@ export class GamePage {
     for (const color of ["white", "black"]) {
       const p = s.players[color];
       const div = document.createElement("div");
-      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})` : (me === color ? "You" : (me ? "Your friend" : "Player"));
+      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})` : accountLabel(p.user) || (me === color ? "You" : (me ? "Your friend" : "Player"));
       // offline, who else is there is not known: the dots go grey
       const on = connected && (p.kind === "engine" || s.online[color]);
       div.innerHTML = `<span><span class="dot ${on ? "on" : ""}"></span>${color === "white" ? "White" : "Black"}</span><span></span>`;
       div.lastChild.textContent = who;
+      players.appendChild(div);
+    }
+    if (s.rated) {
+      const div = document.createElement("div");
+      div.className = "rated-note";
+      div.textContent = "Rated game";
       players.appendChild(div);
     }
     let status = "";

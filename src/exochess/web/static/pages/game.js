@@ -2,4 +2,6 @@
 import { GamePage } from "/static/game.js";
 import { pageData } from "/static/pagedata.js";
 
-window.exochessGame = new GamePage(document.getElementById("game"), pageData("game-state"));
+window.exochessGame = new GamePage(
+  document.getElementById("game"), pageData("game-state"), pageData("account-seat"),
+);

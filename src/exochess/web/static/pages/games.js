@@ -44,7 +44,14 @@ async function fill(table, url, mine) {
     body.appendChild(tr);
   }
 }
-const ids = myGameIds();
+// a signed-in player's games come from the account too, whichever browser they were played on
+async function accountGameIds() {
+  const me = document.getElementById("username");
+  if (!me) return [];
+  const profile = await getJSON(`/api/users/${encodeURIComponent(me.textContent.trim())}`).catch(() => null);
+  return profile ? profile.games.map((g) => g.id) : [];
+}
+const ids = [...new Set([...myGameIds(), ...(await accountGameIds())])].slice(0, 100);
 if (ids.length) fill(document.getElementById("mine"), `/api/games?ids=${ids.join(",")}`, true);
 else document.querySelector("#mine tbody").innerHTML = "<tr><td colspan=8>No games on this browser yet.</td></tr>";
 fill(document.getElementById("recent"), "/api/games?limit=30", false);

@@ -7,10 +7,11 @@ machines and processes (engines may store them; tests may compare them).
 from __future__ import annotations
 
 import random
+from typing import Final
 
 from exochess.geometry import MAX_SIZE, STRIDE
 
-SIDE_KEY = 0x9D39247E33776D41
+SIDE_KEY: Final = 0x9D39247E33776D41
 """XORed into the hash when Black is to move."""
 
 
@@ -24,11 +25,11 @@ def _table() -> tuple[int, ...]:
     return tuple(keys)
 
 
-PIECE_KEYS: tuple[int, ...] = _table()
+PIECE_KEYS: Final[tuple[int, ...]] = _table()
 """``PIECE_KEYS[(square << 5) | (code & 31)]`` is the key of piece ``code`` on ``square``."""
 
 
-KEYS_BY_CODE: tuple[list[int], ...] = tuple(
+KEYS_BY_CODE: Final[tuple[list[int], ...]] = tuple(
     [PIECE_KEYS[(sq << 5) | (code & 31)] for sq in range(MAX_SIZE * STRIDE)] for code in range(32)
 )
 """``KEYS_BY_CODE[code][square]``: the same keys indexed by the signed code first.

@@ -24,7 +24,7 @@ look at their leap landings.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -38,15 +38,23 @@ if TYPE_CHECKING:
     from exochess.move import Move
     from exochess.rawmove import RawMove
 
-KING, QUEEN, IMMOBILIZER, PUSHME, ARCHER, SHIELD, LEAPER, SWAPPER, PAWN = range(1, 10)
-PROMOTION_TYPES = "QIUASLW"
+KING: Final = 1
+QUEEN: Final = 2
+IMMOBILIZER: Final = 3
+PUSHME: Final = 4
+ARCHER: Final = 5
+SHIELD: Final = 6
+LEAPER: Final = 7
+SWAPPER: Final = 8
+PAWN: Final = 9
+PROMOTION_TYPES: Final = "QIUASLW"
 """Types a Cannon Pawn may become (only those its side has no piece of)."""
-_PROMOTION_CODES = tuple("KQIUASLWP".index(letter) + 1 for letter in PROMOTION_TYPES)
-_NO_VICTIMS: tuple[int, ...] = ()
-_NOWHERE: frozenset[int] = frozenset()
-_OFF = 15
+_PROMOTION_CODES: Final = tuple("KQIUASLWP".index(letter) + 1 for letter in PROMOTION_TYPES)
+_NO_VICTIMS: Final[tuple[int, ...]] = ()
+_NOWHERE: Final[frozenset[int]] = frozenset()
+_OFF: Final = 15
 """A list index that is no square of the 8x8 board (the 16th file of rank 1): its entry is always 0."""
-_ENEMY: dict[int, tuple[bool, ...]] = {
+_ENEMY: Final[dict[int, tuple[bool, ...]]] = {
     side: tuple(code * side < 0 for code in (*range(10), *range(-9, 0))) for side in (1, -1)
 }
 """``_ENEMY[side][code]``: whether the piece ``code`` is an enemy of ``side`` (negative codes index

@@ -34,7 +34,7 @@ import random
 import re
 from collections.abc import Hashable, Sequence, Set
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -47,8 +47,12 @@ if TYPE_CHECKING:
     from exochess.board import Board
     from exochess.move import Move
 
-KING, SMASHER, LEAPER, REMOVER, PAWN = 1, 2, 3, 4, 5
-RESERVE_TYPES = "RNB"
+KING: Final = 1
+SMASHER: Final = 2
+LEAPER: Final = 3
+REMOVER: Final = 4
+PAWN: Final = 5
+RESERVE_TYPES: Final = "RNB"
 """Piece types a pawn may promote to, in the order of the reserve digits."""
 
 Extra = tuple[int, int]
@@ -58,9 +62,9 @@ _Act = tuple[Any, ...]
 """Internal capture action: ``(from, to, kind, victims, promotion, changes, reserve_delta, ep)``,
 a :data:`~exochess.rawmove.RawAction` (its first ``ACTION_LENGTH`` fields) and two more."""
 
-_NO_VICTIMS: tuple[int, ...] = ()
+_NO_VICTIMS: Final[tuple[int, ...]] = ()
 
-_SIZE = 8
+_SIZE: Final = 8
 
 
 # --- precomputed tables (8x8, squares numbered rank * 16 + file) ---------------
@@ -73,10 +77,10 @@ def _on(f: int, r: int) -> bool:
     return 0 <= f < _SIZE and 0 <= r < _SIZE
 
 
-SQUARES: tuple[int, ...] = tuple(_sq(f, r) for r in range(_SIZE) for f in range(_SIZE))
-_ORTH_DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-_DIAG_DIRS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
-_DOUBLE_KNIGHT = ((4, 2), (2, 4), (-2, 4), (-4, 2), (-4, -2), (-2, -4), (2, -4), (4, -2))
+SQUARES: Final[tuple[int, ...]] = tuple(_sq(f, r) for r in range(_SIZE) for f in range(_SIZE))
+_ORTH_DIRS: Final = ((1, 0), (-1, 0), (0, 1), (0, -1))
+_DIAG_DIRS: Final = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+_DOUBLE_KNIGHT: Final = ((4, 2), (2, 4), (-2, 4), (-4, 2), (-4, -2), (-2, -4), (2, -4), (4, -2))
 
 
 def _ray(s: int, dx: int, dy: int) -> tuple[int, ...]:
@@ -96,25 +100,25 @@ def _victim_key(sq: int) -> int:
 
 _T = list[Any]
 _PawnTables = tuple[_T, _T, _T, _T, int, int, int, list[bool], _T]
-DIAG_RAYS: _T = [()] * 128
+DIAG_RAYS: Final[_T] = [()] * 128
 """Non-empty diagonal rays of each square."""
-ORTH_RAYS: _T = [()] * 128
+ORTH_RAYS: Final[_T] = [()] * 128
 """Non-empty orthogonal rays of each square."""
-KING_STEPS: _T = [()] * 128
+KING_STEPS: Final[_T] = [()] * 128
 """Diagonal neighbours."""
-KING_LEAPS: _T = [()] * 128
+KING_LEAPS: Final[_T] = [()] * 128
 """(victim, landing) pairs of the King's short orthogonal leap."""
-DOUBLE_KNIGHT: _T = [()] * 128
+DOUBLE_KNIGHT: Final[_T] = [()] * 128
 """(midpoint, landing) pairs of the Leaper's double knight move."""
-ORTH_ADJ: _T = [()] * 128
+ORTH_ADJ: Final[_T] = [()] * 128
 """Orthogonal neighbours in canonical victim order (the Remover's targets)."""
-CUSTODIAN: _T = [()] * 128
+CUSTODIAN: Final[_T] = [()] * 128
 """(enemy square, friend square) pairs of a custodian capture by a pawn landing on a square."""
-DOUBLE_KNIGHT_REACH: _T = [frozenset()] * 128
+DOUBLE_KNIGHT_REACH: Final[_T] = [frozenset()] * 128
 """The midpoints of :data:`DOUBLE_KNIGHT`, where the Leaper's double knight move finds its victim."""
-CUSTODIAN_REACH: _T = [frozenset()] * 128
+CUSTODIAN_REACH: Final[_T] = [frozenset()] * 128
 """The enemy squares of :data:`CUSTODIAN`: a pawn landing there captures only if one holds an enemy."""
-VICTIM_KEY: list[int] = [0] * 128
+VICTIM_KEY: Final[list[int]] = [0] * 128
 """Sort key of the canonical victim order."""
 
 for _s in SQUARES:
@@ -175,11 +179,11 @@ def _side_tables(me: int) -> _PawnTables:
 
 
 # Indexed by the side sign: [1] White, [-1] (= [2]) Black.
-_WHITE_TABLES = _side_tables(1)
-_BLACK_TABLES = _side_tables(-1)
-PAWN_TABLES = (_WHITE_TABLES, _WHITE_TABLES, _BLACK_TABLES)
+_WHITE_TABLES: Final = _side_tables(1)
+_BLACK_TABLES: Final = _side_tables(-1)
+PAWN_TABLES: Final = (_WHITE_TABLES, _WHITE_TABLES, _BLACK_TABLES)
 
-ORTH_PAIRS: _T = [()] * 128
+ORTH_PAIRS: Final[_T] = [()] * 128
 """The orthogonal non-capturing moves of the Smasher and the Leaper: per direction, the
 (passed, arrival) pairs of the slide by two, four and six squares."""
 for _s in SQUARES:
@@ -187,7 +191,7 @@ for _s in SQUARES:
         pairs for ray in ORTH_RAYS[_s] if (pairs := tuple(zip(ray[0::2], ray[1::2], strict=False)))
     )
 
-APPROACH: _T = [()] * 128
+APPROACH: Final[_T] = [()] * 128
 """The Smasher's approach captures: per direction, the (passed, arrival, victim) triples
 of the slide by two, four and six squares."""
 for _s in SQUARES:
@@ -197,7 +201,7 @@ for _s in SQUARES:
         if (triples := tuple(zip(ray[0::2], ray[1::2], ray[2::2], strict=False)))
     )
 
-LEAPER_LINES: _T = [()] * 128
+LEAPER_LINES: Final[_T] = [()] * 128
 """The Leaper's long leap, per direction: the squares an odd number of squares away (where a
 piece may be leapt), and ``(square, landings)`` for each square of the line from the nearest
 outwards.  The first piece on the line may be leapt if it is an odd number
@@ -246,10 +250,10 @@ def _reach_tables(me: int) -> tuple[list[frozenset[int]], ...]:
     return tables
 
 
-_WHITE_REACH = _reach_tables(1)
-REACH = (_WHITE_REACH, _WHITE_REACH, _reach_tables(-1))
+_WHITE_REACH: Final = _reach_tables(1)
+REACH: Final = (_WHITE_REACH, _WHITE_REACH, _reach_tables(-1))
 """Indexed by the side sign, like :data:`PAWN_TABLES`."""
-_KINDS = (KING, SMASHER, LEAPER, REMOVER, PAWN)
+_KINDS: Final = (KING, SMASHER, LEAPER, REMOVER, PAWN)
 
 
 def _enemy_squares(board: Board, me: int) -> set[int]:
@@ -302,31 +306,31 @@ def _own_pieces(board: Board, me: int) -> list[int]:
 # the amount added to the packed reserves when the piece ``code`` (signed) is captured,
 # and subtracted when a pawn of that colour promotes to it.  Negative codes index from
 # the end.  Kings count nothing in the reserves but carry a flag bit far above them.
-RESERVE_BITS = 5
-RESERVE_MAX = (1 << RESERVE_BITS) - 1
+RESERVE_BITS: Final = 5
+RESERVE_MAX: Final = (1 << RESERVE_BITS) - 1
 """The largest reserve count (31).  A side's pieces of one type, in its reserve and on the
 board together, never change in number during a game (a capture moves one from the board
 to the reserve, a promotion back), so a FEN whose totals are at most this can never make
 a counter overflow; :meth:`Interweave.validate` refuses the others."""
-RESERVE_SHIFT = {SMASHER: 0, LEAPER: RESERVE_BITS, REMOVER: 2 * RESERVE_BITS}
-_BLACK_RESERVE_SHIFT = 3 * RESERVE_BITS
-RESERVE_UNIT: list[int] = [0] * 11
+RESERVE_SHIFT: Final = {SMASHER: 0, LEAPER: RESERVE_BITS, REMOVER: 2 * RESERVE_BITS}
+_BLACK_RESERVE_SHIFT: Final = 3 * RESERVE_BITS
+RESERVE_UNIT: Final[list[int]] = [0] * 11
 for _t, _shift in RESERVE_SHIFT.items():
     RESERVE_UNIT[_t] = 1 << _shift
     RESERVE_UNIT[-_t] = 1 << (_shift + _BLACK_RESERVE_SHIFT)
-KING_TAKEN = 1 << 32
+KING_TAKEN: Final = 1 << 32
 """Added to a reserve delta for each King an action removes, so the chain logic can see it."""
 RESERVE_UNIT[KING] = RESERVE_UNIT[-KING] = KING_TAKEN
-_LETTER_OF = {SMASHER: "R", LEAPER: "N", REMOVER: "B"}
+_LETTER_OF: Final = {SMASHER: "R", LEAPER: "N", REMOVER: "B"}
 
 # Zobrist keys of the extra state.
 _rng = random.Random(0x1E7E_A7E5)
-_EP_KEYS: dict[int, int] = {}
+_EP_KEYS: Final[dict[int, int]] = {}
 for _m in SQUARES:
     for _d in SQUARES:
         if abs((_m >> 4) - (_d >> 4)) == 1 and abs((_m & 15) - (_d & 15)) == 1:
             _EP_KEYS[(_m << 8) | _d] = _rng.getrandbits(64)
-_RESERVE_KEYS: list[list[int]] = [[0] + [_rng.getrandbits(64) for _ in range(15)] for _ in range(6)]
+_RESERVE_KEYS: Final[list[list[int]]] = [[0] + [_rng.getrandbits(64) for _ in range(15)] for _ in range(6)]
 # Counts 16 to 31 came with the two-digit reserve form: their keys come from a second
 # generator, so that the keys of the counts up to 15, and every hash seen before, stay.
 _rng_more = random.Random(0x1E7E_A7E6)

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from itertools import chain
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -60,52 +60,60 @@ if TYPE_CHECKING:
     from exochess.move import Move
     from exochess.rawmove import RawMove
 
-ADVANCER, CAPRICORN, DRAGON, FURY, GORGON, HARPY, JUMPER, MIMOTAUR, XIMAERA = range(1, 10)
+ADVANCER: Final = 1
+CAPRICORN: Final = 2
+DRAGON: Final = 3
+FURY: Final = 4
+GORGON: Final = 5
+HARPY: Final = 6
+JUMPER: Final = 7
+MIMOTAUR: Final = 8
+XIMAERA: Final = 9
 
-GAZE = 1
+GAZE: Final = 1
 """Bit of the gaze table: in the gaze of an enemy Gorgon or Fury (affects every piece)."""
-MIMOTAUR_GAZE = 2
+MIMOTAUR_GAZE: Final = 2
 """Bit of the gaze table: in the gaze of an enemy Mimotaur (affects Gorgons and Furies only)."""
 
-START_FEN = "fdcghmxjgcdf/aaaaaaaaaaaa/12/12/12/12/12/12/12/12/AAAAAAAAAAAA/FDCGHMXJGCDF w"
+START_FEN: Final = "fdcghmxjgcdf/aaaaaaaaaaaa/12/12/12/12/12/12/12/12/AAAAAAAAAAAA/FDCGHMXJGCDF w"
 
-_NO_VICTIMS: tuple[int, ...] = ()
+_NO_VICTIMS: Final[tuple[int, ...]] = ()
 
 # Which powers each type has, indexed by type code (index 0 unused).
 # Capricorn strike mode: 0 none, 1 automatic (Capricorn), 2 optional (Fury), 3 mimicry (Mimotaur).
-_CAP_MODE = (0, 0, 1, 0, 2, 0, 0, 0, 3, 0)
-_HAS_DRA = (False, False, False, True, True, False, False, False, True, False)
-_HAS_GOR = (False, False, False, False, True, True, False, False, True, False)
-_HAS_HAR = (False, False, False, False, True, False, True, False, True, False)
-_HAS_XIM = (False, False, False, False, True, False, False, False, False, True)
-_HAS_JUM = (False, False, False, False, True, False, False, True, True, False)
-_GAZE_MASK = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, GAZE, GAZE, GAZE, GAZE)
+_CAP_MODE: Final = (0, 0, 1, 0, 2, 0, 0, 0, 3, 0)
+_HAS_DRA: Final = (False, False, False, True, True, False, False, False, True, False)
+_HAS_GOR: Final = (False, False, False, False, True, True, False, False, True, False)
+_HAS_HAR: Final = (False, False, False, False, True, False, True, False, True, False)
+_HAS_XIM: Final = (False, False, False, False, True, False, False, False, False, True)
+_HAS_JUM: Final = (False, False, False, False, True, False, False, True, True, False)
+_GAZE_MASK: Final = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, GAZE, GAZE, GAZE, GAZE)
 """Gaze bits that hold a piece of each type.  Gorgons and Furies also obey the Mimotaur's gaze
 (rules R-A5; for the reading "Gorgons only", give the Fury (index 4) the mask ``GAZE``)."""
-_GAZE_BIT = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
+_GAZE_BIT: Final = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
 """Gaze bit that a piece of each type casts (0: the type does not gaze)."""
-_MIMOTAUR_MARK = MIMOTAUR_GAZE
+_MIMOTAUR_MARK: Final = MIMOTAUR_GAZE
 """Mark of a square in the gaze of an enemy Mimotaur only (see ``_cast_gaze``)."""
-_GORGON_MARK = GAZE | MIMOTAUR_GAZE
+_GORGON_MARK: Final = GAZE | MIMOTAUR_GAZE
 """Mark of a square in the gaze of an enemy Gorgon or Fury: it holds a piece of any type."""
-_HELD = tuple(tuple(bool(mark & mask) for mark in range(_GORGON_MARK + 1)) for mask in _GAZE_MASK)
+_HELD: Final = tuple(tuple(bool(mark & mask) for mark in range(_GORGON_MARK + 1)) for mask in _GAZE_MASK)
 """``_HELD[kind][mark]``: whether a square with this gaze mark holds a piece of the type.
 
 The generator tests this instead of ``mark & mask``: in CPython 3.11 a tuple lookup is a
 specialised bytecode where ``&`` is a generic call, and the test runs for every square a piece
 slides over."""
-_SLIDER_CAPTURES = tuple(
+_SLIDER_CAPTURES: Final = tuple(
     bool(_CAP_MODE[k] or _HAS_DRA[k] or _HAS_GOR[k] or _HAS_HAR[k]) for k in range(10)
 )
 """Whether the moves that start along a ray can capture for each type: a Jumper and a Ximaera
 only slide (and swap) there, so the capture generator need not walk their rays."""
 
 
-_BIT = tuple(1 << s for s in range(256))
+_BIT: Final = tuple(1 << s for s in range(256))
 """``_BIT[s]``: the bitboard of square ``s`` alone."""
 _BIT_OF = _BIT.__getitem__
 """``_BIT[s]`` as a function, for ``map`` (the bitboard of some squares at C speed)."""
-_SIDE_SETS = (slice(1, 10), slice(23, 32))
+_SIDE_SETS: Final = (slice(1, 10), slice(23, 32))
 """The entries of ``Board.piece_squares`` holding the pieces of White (index 0: codes 1 to 9)
 and of Black (index 1: codes -9 to -1, stored at ``code & 31``); a slice costs less than nine
 lookups."""

@@ -195,7 +195,7 @@ class Board:
         return self._geo
 
     def zobrist_hash(self) -> int:
-        """64-bit Zobrist hash of the position key (placement, side to move, extra state)."""
+        """62-bit Zobrist hash of the position key (placement, side to move, extra state)."""
         return self.key
 
     def repetition_count(self) -> int:
@@ -348,7 +348,7 @@ class Board:
                 where[b2].remove(s2)
             if a2:
                 where[a2].add(s2)
-            # An empty square (code 0) has key 0, and each XOR of 64-bit ints builds a new
+            # An empty square (code 0) has key 0, and each XOR of large ints builds a new
             # int: skip the two terms that are usually empty (what the origin holds after
             # the move, what the destination held before a quiet move).
             h = self.key ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]

@@ -443,6 +443,19 @@ class Searcher:
         Undo with :meth:`_unplay`.
         """
         by_code = self.by_code
+        # The fields of a raw move are typed Any: declared ints (no code when the source runs)
+        # let the compiled build index and subtract natively.
+        s1: int
+        b1: int
+        a1: int
+        s2: int
+        b2: int
+        a2: int
+        s3: int
+        b3: int
+        a3: int
+        sq: int
+        d: int
         if len(m) == 14:
             # Two change triples (a piece leaving one square for another, taking whatever
             # stood there) are most moves: unrolled, as in Board.push_raw.

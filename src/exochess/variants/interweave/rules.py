@@ -42,6 +42,7 @@ from exochess.errors import FenError
 from exochess.geometry import parse_square, square_name
 from exochess.rawmove import ACTION_LENGTH, FROM, SINGLE_VICTIM, TO, RawMove, to_move
 from exochess.variant import THREEFOLD_LOSS, Variant
+from exochess.zobrist import KEY_BITS
 
 if TYPE_CHECKING:
     from exochess.board import Board
@@ -329,13 +330,15 @@ _EP_KEYS: Final[dict[int, int]] = {}
 for _m in SQUARES:
     for _d in SQUARES:
         if abs((_m >> 4) - (_d >> 4)) == 1 and abs((_m & 15) - (_d & 15)) == 1:
-            _EP_KEYS[(_m << 8) | _d] = _rng.getrandbits(64)
-_RESERVE_KEYS: Final[list[list[int]]] = [[0] + [_rng.getrandbits(64) for _ in range(15)] for _ in range(6)]
+            _EP_KEYS[(_m << 8) | _d] = _rng.getrandbits(KEY_BITS)
+_RESERVE_KEYS: Final[list[list[int]]] = [
+    [0] + [_rng.getrandbits(KEY_BITS) for _ in range(15)] for _ in range(6)
+]
 # Counts 16 to 31 came with the two-digit reserve form: their keys come from a second
-# generator, so that the keys of the counts up to 15, and every hash seen before, stay.
+# generator, so that the keys of the counts up to 15 stay what they were.
 _rng_more = random.Random(0x1E7E_A7E6)
 for _keys in _RESERVE_KEYS:
-    _keys += [_rng_more.getrandbits(64) for _ in range(16, RESERVE_MAX + 1)]
+    _keys += [_rng_more.getrandbits(KEY_BITS) for _ in range(16, RESERVE_MAX + 1)]
 
 
 class _ExtraHashes(dict[Hashable, int]):

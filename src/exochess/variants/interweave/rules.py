@@ -99,25 +99,36 @@ def _victim_key(sq: int) -> int:
     return (sq & 15) * 16 + (sq >> 4)
 
 
-_T = list[Any]
-_PawnTables = tuple[_T, _T, _T, _T, int, int, int, list[bool], _T]
-DIAG_RAYS: Final[_T] = [()] * 128
+# Precise types of the tables, not list[Any]: the compiled build then indexes, unpacks and
+# compares their entries natively instead of through Python's generic protocols.
+_Squares = tuple[int, ...]
+_Pairs = tuple[tuple[int, int], ...]
+_Triples = tuple[tuple[int, int, int], ...]
+_Landings = tuple[tuple[int, int], ...] | None
+_Line = tuple[tuple[int, _Landings], ...]
+_PawnTables = tuple[
+    list[_Squares], list[_Pairs], list[tuple[int, int] | None], list[_Pairs], int, int, int, list[bool],
+    list[_Triples],
+]
+_NO_SQUARES: _Squares = ()
+_NO_PAIRS: _Pairs = ()
+DIAG_RAYS: Final[list[tuple[_Squares, ...]]] = [()] * 128
 """Non-empty diagonal rays of each square."""
-ORTH_RAYS: Final[_T] = [()] * 128
+ORTH_RAYS: Final[list[tuple[_Squares, ...]]] = [()] * 128
 """Non-empty orthogonal rays of each square."""
-KING_STEPS: Final[_T] = [()] * 128
+KING_STEPS: Final[list[_Squares]] = [_NO_SQUARES] * 128
 """Diagonal neighbours."""
-KING_LEAPS: Final[_T] = [()] * 128
+KING_LEAPS: Final[list[_Pairs]] = [_NO_PAIRS] * 128
 """(victim, landing) pairs of the King's short orthogonal leap."""
-DOUBLE_KNIGHT: Final[_T] = [()] * 128
+DOUBLE_KNIGHT: Final[list[_Pairs]] = [_NO_PAIRS] * 128
 """(midpoint, landing) pairs of the Leaper's double knight move."""
-ORTH_ADJ: Final[_T] = [()] * 128
+ORTH_ADJ: Final[list[_Squares]] = [_NO_SQUARES] * 128
 """Orthogonal neighbours in canonical victim order (the Remover's targets)."""
-CUSTODIAN: Final[_T] = [()] * 128
+CUSTODIAN: Final[list[_Pairs]] = [_NO_PAIRS] * 128
 """(enemy square, friend square) pairs of a custodian capture by a pawn landing on a square."""
-DOUBLE_KNIGHT_REACH: Final[_T] = [frozenset()] * 128
+DOUBLE_KNIGHT_REACH: Final[list[frozenset[int]]] = [frozenset()] * 128
 """The midpoints of :data:`DOUBLE_KNIGHT`, where the Leaper's double knight move finds its victim."""
-CUSTODIAN_REACH: Final[_T] = [frozenset()] * 128
+CUSTODIAN_REACH: Final[list[frozenset[int]]] = [frozenset()] * 128
 """The enemy squares of :data:`CUSTODIAN`: a pawn landing there captures only if one holds an enemy."""
 VICTIM_KEY: Final[list[int]] = [0] * 128
 """Sort key of the canonical victim order."""
@@ -151,10 +162,10 @@ def _side_tables(me: int) -> _PawnTables:
     the backward direction, initial rank, second-to-last rank, last rank, whether a
     square is off the promotion ranks, and the advances (steps and double steps as
     ``(passed, arrival, en-passant key)`` triples, a step passing its own arrival square)."""
-    steps: _T = [()] * 128
-    doubles: _T = [()] * 128
-    leaps: _T = [None] * 128
-    forward_custodian: _T = [()] * 128
+    steps: list[_Squares] = [_NO_SQUARES] * 128
+    doubles: list[_Pairs] = [_NO_PAIRS] * 128
+    leaps: list[tuple[int, int] | None] = [None] * 128
+    forward_custodian: list[_Pairs] = [_NO_PAIRS] * 128
     first = 1 if me > 0 else _SIZE - 2
     for s in SQUARES:
         f, r = s & 15, s >> 4
@@ -173,7 +184,7 @@ def _side_tables(me: int) -> _PawnTables:
     seventh = _SIZE - 2 if me > 0 else 1
     last = _SIZE - 1 if me > 0 else 0
     plain = [(s >> 4) not in (seventh, last) for s in range(128)]
-    advances: _T = [()] * 128
+    advances: list[_Triples] = [()] * 128
     for s in SQUARES:
         advances[s] = tuple((e, e, 0) for e in steps[s]) + tuple((m, e, (m << 8) | e) for m, e in doubles[s])
     return steps, doubles, leaps, forward_custodian, first, seventh, last, plain, advances
@@ -184,7 +195,7 @@ _WHITE_TABLES: Final = _side_tables(1)
 _BLACK_TABLES: Final = _side_tables(-1)
 PAWN_TABLES: Final = (_WHITE_TABLES, _WHITE_TABLES, _BLACK_TABLES)
 
-ORTH_PAIRS: Final[_T] = [()] * 128
+ORTH_PAIRS: Final[list[tuple[_Pairs, ...]]] = [()] * 128
 """The orthogonal non-capturing moves of the Smasher and the Leaper: per direction, the
 (passed, arrival) pairs of the slide by two, four and six squares."""
 for _s in SQUARES:
@@ -192,7 +203,7 @@ for _s in SQUARES:
         pairs for ray in ORTH_RAYS[_s] if (pairs := tuple(zip(ray[0::2], ray[1::2], strict=False)))
     )
 
-APPROACH: Final[_T] = [()] * 128
+APPROACH: Final[list[tuple[_Triples, ...]]] = [()] * 128
 """The Smasher's approach captures: per direction, the (passed, arrival, victim) triples
 of the slide by two, four and six squares."""
 for _s in SQUARES:
@@ -202,7 +213,7 @@ for _s in SQUARES:
         if (triples := tuple(zip(ray[0::2], ray[1::2], ray[2::2], strict=False)))
     )
 
-LEAPER_LINES: Final[_T] = [()] * 128
+LEAPER_LINES: Final[list[tuple[tuple[frozenset[int], _Line], ...]]] = [()] * 128
 """The Leaper's long leap, per direction: the squares an odd number of squares away (where a
 piece may be leapt), and ``(square, landings)`` for each square of the line from the nearest
 outwards.  The first piece on the line may be leapt if it is an odd number
@@ -245,8 +256,9 @@ def _reach_tables(me: int) -> tuple[list[frozenset[int]], ...]:
         ) | frozenset(m for m, _ in DOUBLE_KNIGHT[s])
         landings = [*steps[s], *(e for _, e in doubles[s])]  # custodian captures on arrival
         pawn = {a for e in landings for a, _ in CUSTODIAN[e]}
-        if leaps[s] is not None:
-            pawn.add(leaps[s][0])  # the short leap over an enemy straight ahead
+        leap = leaps[s]
+        if leap is not None:
+            pawn.add(leap[0])  # the short leap over an enemy straight ahead
         tables[PAWN][s] = frozenset(pawn)
     return tables
 
@@ -680,7 +692,6 @@ class Interweave(Variant):
         # Literal raw moves, every one a ONE_RELOCATION (14 fields, exochess.rawmove's layout): a
         # call per move would cost more than the rest of the inner loop.
         quiet: list[RawMove] = []
-        add = quiet.append
         for s in own:
             v = b[s]
             kind = v * me
@@ -689,32 +700,35 @@ class Interweave(Variant):
                     if b[m] or b[e]:
                         continue
                     if ep_key:
-                        add((s, e, "-", no_victims, None, (ep_key, reserves), None, None, s, v, 0, e, 0, v))
+                        double = (ep_key, reserves)
+                        quiet.append((s, e, "-", no_victims, None, double, None, None, s, v, 0, e, 0, v))
                     elif plain[e]:
-                        add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                        quiet.append((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
                     else:
                         self._quiet_promotions(me, s, v, e, reserves, tables, quiet_extra, quiet)
                 continue
             if kind == KING:
                 for t in KING_STEPS[s]:
                     if not b[t]:
-                        add((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
+                        quiet.append((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
                 continue
             if kind != REMOVER:  # the Smasher and the Leaper slide by two, four or six squares
                 for pairs in ORTH_PAIRS[s]:
                     for a, e in pairs:
                         if b[a] or b[e]:
                             break
-                        add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                        quiet.append((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
                 if kind == LEAPER:
                     for m, e in DOUBLE_KNIGHT[s]:
                         if not b[m] and not b[e]:
-                            add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                            quiet.append(
+                                (s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v)
+                            )
             for ray in diag_rays[s]:  # the Smasher, Leaper and Remover slide diagonally
                 for t in ray:
                     if b[t]:
                         break
-                    add((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
+                    quiet.append((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
         return quiet
 
     def _quiet_promotions(
@@ -900,7 +914,6 @@ class Interweave(Variant):
         piece looks for a further capture only when an enemy is in its reach.
         """
         turns: list[RawMove] = []
-        add = turns.append
         ep, reserves = extra
         enemy_king = -me * KING
         piece_captures = self._piece_captures
@@ -942,7 +955,7 @@ class Interweave(Variant):
                 new_ep = action[7]
                 state = extra if (new_ep == ep and after == reserves) else (new_ep, after)
                 # A raw move of one action: its fields, then its changes
-                add((action[0], e, action[2], victims, action[4], state, None, None, *changes))
+                turns.append((action[0], e, action[2], victims, action[4], state, None, None, *changes))
             if len(changes) == 9:
                 b[s3] = b3
                 b[s2] = b2

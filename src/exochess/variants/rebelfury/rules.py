@@ -45,7 +45,7 @@ Move.from_text('e1xe11')
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from itertools import chain
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
@@ -378,7 +378,6 @@ class RebelFury(Variant):
         # call per move would cost more than the rest of the inner loop.  Each is a ONE_RELOCATION (14
         # fields) unless its comment names another shape.
         moves: list[RawMove] = []
-        add = moves.append
         steps = self._steps[index]
         knights = self.geometry.knight_targets
         rays = self.geometry.rays
@@ -392,14 +391,14 @@ class RebelFury(Variant):
             v = b[s]
             if v == advancer:
                 if (quiet or advancer_reach[s] & enemies) and not advancer_held[gaze[s]]:
-                    self._advancer(b, me, s, v, steps[s], add, quiet)
+                    self._advancer(b, me, s, v, steps[s], moves, quiet)
                 continue
             kind = v * me
             held = _HELD[kind]
             if (quiet or _SLIDER_CAPTURES[kind]) and not held[gaze[s]]:
                 self._slider(b, me, s, v, kind, held, gaze, rays[s], moves, quiet, enemies)
             if _HAS_JUM[kind] and (quiet or knight_reach[s] & enemies):
-                self._leaps(b, me, s, v, kind, knights[s], add, quiet)
+                self._leaps(b, me, s, v, kind, knights[s], moves, quiet)
         return moves
 
     def _advancer(
@@ -409,7 +408,7 @@ class RebelFury(Variant):
         s: int,
         v: int,
         targets: tuple[tuple[int, tuple[int, ...], bool], ...],
-        add: Callable[[RawMove], None],
+        moves: list[RawMove],
         quiet: bool,
     ) -> None:
         """ADV: one step forward or diagonally forward to an empty square, then the side strike.
@@ -429,17 +428,17 @@ class RebelFury(Variant):
                     removed += (q, x, 0)
             if victims:
                 # A relocation and a triple per victim: RELOCATION_AND_VICTIM for one, longer for two
-                add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
+                moves.append((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
                 if zone:
-                    add((s, e, "x", victims, "J", None, None, "A", s, v, 0, e, 0, jumper, *removed))
+                    moves.append((s, e, "x", victims, "J", None, None, "A", s, v, 0, e, 0, jumper, *removed))
             elif quiet:
-                add((s, e, "-", _NO_VICTIMS, None, None, None, "A", s, v, 0, e, 0, v))
+                moves.append((s, e, "-", _NO_VICTIMS, None, None, None, "A", s, v, 0, e, 0, v))
                 if zone:
-                    add((s, e, "-", _NO_VICTIMS, "J", None, None, "A", s, v, 0, e, 0, jumper))
+                    moves.append((s, e, "-", _NO_VICTIMS, "J", None, None, "A", s, v, 0, e, 0, jumper))
 
     def _leaps(
         self, b: list[int], me: int, s: int, v: int, kind: int, targets: tuple[int, ...],
-        add: Callable[[RawMove], None], quiet: bool,
+        moves: list[RawMove], quiet: bool,
     ) -> None:
         """JUM: knight leaps, allowed even when petrified (the Mimotaur only to capture).
 
@@ -451,15 +450,15 @@ class RebelFury(Variant):
             for t in targets:
                 x = b[t]
                 if x in (prey_j, prey_f):
-                    add((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
+                    moves.append((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
             return
         for t in targets:
             x = b[t]
             if x == 0:
                 if quiet:
-                    add((s, t, "-", _NO_VICTIMS, None, None, None, "J", s, v, 0, t, 0, v))
+                    moves.append((s, t, "-", _NO_VICTIMS, None, None, None, "J", s, v, 0, t, 0, v))
             elif x * me < 0:
-                add((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
+                moves.append((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
 
     def _slider(
         self, b: list[int], me: int, s: int, v: int, kind: int, held: tuple[bool, ...],
@@ -473,14 +472,13 @@ class RebelFury(Variant):
         not built, and the rays without an enemy within reach (``enemies``: bitboard of the
         enemy squares) are not walked at all.
         """
-        add = moves.append
         fans = self._fans
         fan_reach = self._fan_reach
         # The powers of the type, with the pieces each one may act on (by signed code).
         cap, leap_over, takes_g, har, takes_h, xim = self._powers[0 if me > 0 else 1][kind]
         mimic = kind == MIMOTAUR
         if mimic:
-            self._mimic_advance(b, me, s, v, add)
+            self._mimic_advance(b, me, s, v, moves)
         no_victims = _NO_VICTIMS
         for d, zone in self._ray_reach[kind][s]:
             if not quiet and not zone & enemies:
@@ -493,7 +491,7 @@ class RebelFury(Variant):
                 if x:
                     break
                 if quiet:
-                    add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                    moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 i += 1
                 if held[gaze[t]]:
                     break
@@ -526,7 +524,7 @@ class RebelFury(Variant):
                     else:
                         # The Fury and the Mimotaur may also just slide there; without
                         # quiet moves there is no slide to replace for the Capricorn.
-                        add(strike)
+                        moves.append(strike)
                 elif cap != 3 and quiet:
                     # A strike that removes nothing is the same move as the plain slide
                     # just generated (the last one); only its power tag is added.
@@ -548,23 +546,25 @@ class RebelFury(Variant):
                     if b[t]:
                         break
                     # RELOCATION_AND_VICTIM over an enemy, ONE_RELOCATION over a friend
-                    add((s, t, kind_text, leapt, None, None, None, "D", *changes_head, t, 0, v))
+                    moves.append((s, t, kind_text, leapt, None, None, None, "D", *changes_head, t, 0, v))
                     if held[gaze[t]]:
                         break
             if takes_g[x]:
-                add((s, xsq, "x", SINGLE_VICTIM[xsq], None, None, None, "G", s, v, 0, xsq, x, v))
+                moves.append((s, xsq, "x", SINGLE_VICTIM[xsq], None, None, None, "G", s, v, 0, xsq, x, v))
             if har:
                 for ysq in ray[i + 1:]:
                     y = b[ysq]
                     if y:
                         if takes_h[y]:
-                            add((s, ysq, "x", SINGLE_VICTIM[ysq], None, None, None, "H", s, v, 0, ysq, y, v))
+                            moves.append(
+                                (s, ysq, "x", SINGLE_VICTIM[ysq], None, None, None, "H", s, v, 0, ysq, y, v)
+                            )
                         break
             if xim and quiet and x != v:
-                add((s, xsq, "~", no_victims, None, None, None, "X", s, v, x, xsq, x, v))
+                moves.append((s, xsq, "~", no_victims, None, None, None, "X", s, v, x, xsq, x, v))
 
     def _mimic_advance(
-        self, b: list[int], me: int, s: int, v: int, add: Callable[[RawMove], None]
+        self, b: list[int], me: int, s: int, v: int, moves: list[RawMove]
     ) -> None:
         """ADV mimicry: the Mimotaur steps like a friendly Advancer, taking enemy Advancers only."""
         prey_a = -me * ADVANCER
@@ -579,7 +579,7 @@ class RebelFury(Variant):
             for q in victims:
                 removed += (q, b[q], 0)
             # A relocation and a triple per victim (Shape.RELOCATION_AND_VICTIMS)
-            add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
+            moves.append((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
 
     # --- tags and explanations ------------------------------------------------
 

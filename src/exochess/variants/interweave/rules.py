@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Hashable, Sequence, Set
+from collections.abc import Hashable, Sequence
 from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
@@ -757,8 +757,8 @@ class Interweave(Variant):
         return available if rank == last else (0, *available)
 
     def _piece_captures(
-        self, b: list[int], me: int, squares: Sequence[int], reserves: int, out: list[_Act],
-        enemies: Set[int],
+        self, b: list[int], me: int, squares: tuple[int, ...] | list[int], reserves: int,
+        out: list[_Act], enemies: set[int],
     ) -> None:
         """Capturing actions of the side to move's pieces on ``squares`` (en passant aside):
         the pieces with an enemy in reach for the first action of a turn, the capturing one
@@ -919,6 +919,20 @@ class Interweave(Variant):
         piece_captures = self._piece_captures
         single = SINGLE_VICTIM
         reach = REACH[me]
+        # An action's fields are typed Any (_Act): declared ints and tuples (no code when the
+        # source runs) let the compiled build index the board and the tables natively.
+        changes: tuple[int, ...]
+        victims: tuple[int, ...]
+        s1: int
+        b1: int
+        a1: int
+        s2: int
+        b2: int
+        a2: int
+        s3: int
+        b3: int
+        a3: int
+        e: int
         for action in caps:
             # The first action is unrolled here (the same steps as _extend): most captures do
             # not continue, and those become a raw move at once; chains go on in _extend.
@@ -980,6 +994,19 @@ class Interweave(Variant):
         """Play the last action of ``actions`` on ``b`` (and take its victims out of
         ``enemies``), branch over the forced continuations, emit a turn when none is left, and
         restore both."""
+        # Declared for the compiled build, as in _chains.
+        changes: tuple[int, ...]
+        victims: tuple[int, ...]
+        s1: int
+        b1: int
+        a1: int
+        s2: int
+        b2: int
+        a2: int
+        s3: int
+        b3: int
+        a3: int
+        e: int
         action = actions[-1]
         changes = action[5]
         if len(changes) == 9:  # RELOCATION_AND_VICTIM_CHANGES, unrolled as in _chains

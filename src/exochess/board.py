@@ -196,7 +196,7 @@ class Board:
         return self._geo
 
     def zobrist_hash(self) -> int:
-        """64-bit Zobrist hash of the position key (placement, side to move, extra state)."""
+        """62-bit Zobrist hash of the position key (placement, side to move, extra state)."""
         return self.key
 
     def repetition_count(self) -> int:
@@ -275,6 +275,16 @@ class Board:
     def hash_after(self, raw: RawMove) -> int:
         """Zobrist hash of the position a raw move would produce (without playing it)."""
         keys = KEYS_BY_CODE
+        # The fields of a raw move are typed Any: these declarations (no code when the
+        # source runs) let the compiled build use native ints and list indexing on them.
+        s1: int
+        b1: int
+        a1: int
+        s2: int
+        b2: int
+        a2: int
+        s: int
+        h: int
         if len(raw) == 14:  # ONE_RELOCATION: unrolled, skipping the usually empty squares, as in push_raw
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
             h = self.key ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]
@@ -309,6 +319,20 @@ class Board:
         keys = KEYS_BY_CODE
         side = -self.side  # the side to move after this move: the enemy of the mover
         enemy_royal = side * self._royal
+        # Declared for the compiled build, as in hash_after (the fields of a raw move are Any).
+        s1: int
+        b1: int
+        a1: int
+        s2: int
+        b2: int
+        a2: int
+        s3: int
+        b3: int
+        a3: int
+        s: int
+        before: int
+        after: int
+        h: int
         # The layout of exochess.rawmove, written with literal indices and lengths here and in
         # pop_raw: a literal costs less than a global at every move played.
         if len(raw) == 14:  # ONE_RELOCATION, the common case: unrolled
@@ -325,7 +349,7 @@ class Board:
                 where[b2].remove(s2)
             if a2:
                 where[a2].add(s2)
-            # An empty square (code 0) has key 0, and each XOR of 64-bit ints builds a new
+            # An empty square (code 0) has key 0, and each XOR of large ints builds a new
             # int: skip the two terms that are usually empty (what the origin holds after
             # the move, what the destination held before a quiet move).
             h = self.key ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a2][s2]
@@ -402,6 +426,16 @@ class Board:
         """Undo the last move and return its raw record."""
         stack = self._stack
         raw = stack.pop()
+        # Declared for the compiled build, as in hash_after (the fields of a raw move are Any).
+        s1: int
+        b1: int
+        a1: int
+        s2: int
+        b2: int
+        a2: int
+        s3: int
+        b3: int
+        a3: int
         h = self.key
         self.key = self._keys.pop()  # the key of the position before the move
         if raw[3] or raw[6]:  # VICTIMS or MORE: push_raw stacked the window this capture closed

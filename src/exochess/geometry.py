@@ -16,28 +16,29 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from functools import cache
 from itertools import compress
+from typing import Final
 
-STRIDE = 16
+STRIDE: Final = 16
 """Index distance between two ranks (the numbering is 16 squares wide)."""
 
-MAX_SIZE = 16
+MAX_SIZE: Final = 16
 """Largest supported width and height."""
 
-ORTHOGONAL: tuple[tuple[int, int], ...] = ((1, 0), (-1, 0), (0, 1), (0, -1))
+ORTHOGONAL: Final[tuple[tuple[int, int], ...]] = ((1, 0), (-1, 0), (0, 1), (0, -1))
 """The four rook directions, as (file delta, rank delta)."""
 
-DIAGONAL: tuple[tuple[int, int], ...] = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+DIAGONAL: Final[tuple[tuple[int, int], ...]] = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 """The four bishop directions, as (file delta, rank delta)."""
 
-QUEEN: tuple[tuple[int, int], ...] = ORTHOGONAL + DIAGONAL
+QUEEN: Final[tuple[tuple[int, int], ...]] = ORTHOGONAL + DIAGONAL
 """All eight directions: indices 0-3 are orthogonal, 4-7 diagonal."""
 
-KNIGHT: tuple[tuple[int, int], ...] = (
+KNIGHT: Final[tuple[tuple[int, int], ...]] = (
     (1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2),
 )
 """The eight knight offsets."""
 
-OPPOSITE: tuple[int, ...] = tuple(QUEEN.index((-dx, -dy)) for dx, dy in QUEEN)
+OPPOSITE: Final[tuple[int, ...]] = tuple(QUEEN.index((-dx, -dy)) for dx, dy in QUEEN)
 """``OPPOSITE[d]`` is the index of the direction opposite to direction ``d``."""
 
 

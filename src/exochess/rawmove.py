@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from exochess.geometry import square_name, victim_order
 from exochess.move import KINDS, Action, Move
@@ -53,61 +53,61 @@ first, so the first action's triples are the leading part of ``CHANGES``.
 
 # --- fields of a raw move ---------------------------------------------------------
 
-FROM = 0
+FROM: Final = 0
 """Square the moving piece starts on."""
-TO = 1
+TO: Final = 1
 """Square where it ends its first action."""
-KIND = 2
+KIND: Final = 2
 """Separator character of the first action (see :data:`exochess.move.KINDS`)."""
-VICTIMS = 3
+VICTIMS: Final = 3
 """Canonically sorted tuple of squares of enemy pieces removed by the first action."""
-PROMOTION = 4
+PROMOTION: Final = 4
 """Upper-case type letter of a promotion in the first action, or None."""
-EXTRA = 5
+EXTRA: Final = 5
 """The variant's extra state after the move (None for games that have none)."""
-MORE = 6
+MORE: Final = 6
 """None, or a tuple of :data:`RawAction` for the further actions of a chain."""
-TAGS = 7
+TAGS: Final = 7
 """None, or a string of the power letters that can make this move (Rebel Fury)."""
-CHANGES = 8
+CHANGES: Final = 8
 """Index where the (square, before, after) triples start."""
 
 # --- fields of a raw action ---------------------------------------------------------
 # A RawAction shares its first five fields (FROM .. PROMOTION) with the raw move.
 
-ACTION_CHANGES = 5
+ACTION_CHANGES: Final = 5
 """Index of a :data:`RawAction`'s own tuple of change triples."""
-ACTION_LENGTH = 6
+ACTION_LENGTH: Final = 6
 """Number of fields of a :data:`RawAction`."""
 
 # --- change triples -------------------------------------------------------------------
 
-TRIPLE = 3
+TRIPLE: Final = 3
 """Length of one (square, before, after) change triple."""
-SQUARE = 0
+SQUARE: Final = 0
 """Offset of the square in a change triple."""
-BEFORE = 1
+BEFORE: Final = 1
 """Offset of the code the square held before the move."""
-AFTER = 2
+AFTER: Final = 2
 """Offset of the code the square holds after the move."""
 
 # --- declared lengths (what hot code unrolls) --------------------------------------------
 
-ONE_REMOVAL = CHANGES + TRIPLE
+ONE_REMOVAL: Final = CHANGES + TRIPLE
 """Length (11) of a raw move removing one piece where it stands, the actor staying put
 (Fugue's Archer shooting)."""
-ONE_RELOCATION = CHANGES + 2 * TRIPLE
+ONE_RELOCATION: Final = CHANGES + 2 * TRIPLE
 """Length (14) of a raw move of one piece from one square to another, whatever it does to
 what stood there: a plain move, a capture by replacement, a swap, mutual destruction,
 a promotion.  By far the most common length."""
-RELOCATION_AND_VICTIM = CHANGES + 3 * TRIPLE
+RELOCATION_AND_VICTIM: Final = CHANGES + 3 * TRIPLE
 """Length (17) of a relocation taking one victim elsewhere than on its destination
 (leaps, approach, withdrawal, custodian and strike captures of one piece)."""
-RELOCATION_AND_VICTIM_CHANGES = 3 * TRIPLE
+RELOCATION_AND_VICTIM_CHANGES: Final = 3 * TRIPLE
 """Length (9) of the changes of one action that relocates and takes one victim elsewhere:
 origin, victim, arrival (the commonest Interweave capturing action)."""
 
-SINGLE_VICTIM: tuple[tuple[int, ...], ...] = tuple((sq,) for sq in range(256))
+SINGLE_VICTIM: Final[tuple[tuple[int, ...], ...]] = tuple((sq,) for sq in range(256))
 """``SINGLE_VICTIM[sq]`` is the shared tuple ``(sq,)``: generators use it instead of building one."""
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from exochess.move import Move
     from exochess.rawmove import RawMove
 
-THREEFOLD_LOSS = "threefold-loss"
+THREEFOLD_LOSS: Final = "threefold-loss"
 """Repetition policy: the player whose move makes a position occur a third time loses."""
-FORBIDDEN = "forbidden"
+FORBIDDEN: Final = "forbidden"
 """Repetition policy: a move that recreates any earlier position is illegal."""
 
 

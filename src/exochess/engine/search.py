@@ -48,6 +48,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
+from typing import Final
 
 from exochess.board import Board
 from exochess.engine.evaluate import Evaluator, evaluator_for
@@ -59,26 +60,26 @@ from exochess.outcome import Termination
 from exochess.rawmove import CHANGES, FROM, KIND, MORE, PROMOTION, TO, VICTIMS, RawMove, to_move
 from exochess.variant import FORBIDDEN, THREEFOLD_LOSS
 
-MATE = 100_000
+MATE: Final = 100_000
 """Score of a won game at the root (minus the plies it takes)."""
-MAX_PLY = 96
-MATE_BOUND = MATE - 1_000
+MAX_PLY: Final = 96
+MATE_BOUND: Final = MATE - 1_000
 """Scores beyond this are wins or losses."""
-INF = MATE + 1
-CHECK_EVERY = 32
+INF: Final = MATE + 1
+CHECK_EVERY: Final = 32
 """Nodes between two looks at the clock and the stop flag."""
-FUTILITY_MARGIN = (0, 200, 400)
+FUTILITY_MARGIN: Final = (0, 200, 400)
 """Quiet moves are skipped at depth d when the static score + margin[d] cannot reach alpha."""
-EVAL_CACHE_SIZE = 200_000
+EVAL_CACHE_SIZE: Final = 200_000
 """Entries of the cache of dynamic evaluation terms (keyed by Zobrist hash)."""
-CAPTURE_CACHE_SIZE = 50_000
+CAPTURE_CACHE_SIZE: Final = 50_000
 """Positions whose capture lists are kept (keyed by Zobrist hash; cleared when full).
 
 Capture sequences transpose (a takes b then c takes d, or the other way round) and each
 iteration revisits the last one's leaves, so a third of the quiescence positions were
 generated before.  A capture list does not depend on the history (no capture can repeat
 a position), so the hash is a sufficient key."""
-FIRST_QUIESCENCE = (1, 3)
+FIRST_QUIESCENCE: Final = (1, 3)
 """Quiescence caps of the first iteration: (plies of all captures, plies in all).
 
 The first iteration is never interrupted (it gives the move when the budget is tiny),
@@ -86,13 +87,13 @@ so it must end quickly in every position: one ply of any capture, then recapture
 that square only.  The deeper iterations use the game's own caps
 (:attr:`~exochess.engine.evaluate.Evaluator.quiescence_full`, ``quiescence_max``)."""
 
-ROYAL_GAIN = 16 * 10_000
+ROYAL_GAIN: Final = 16 * 10_000
 """Ordering gains from here up take a royal piece (their order value is 20,000, times 16)."""
 
-_NORMAL = 0
-_WIN = 1
-_LOSS = 2
-_ROYAL_CAPTURE = Termination.ROYAL_CAPTURE
+_NORMAL: Final = 0
+_WIN: Final = 1
+_LOSS: Final = 2
+_ROYAL_CAPTURE: Final = Termination.ROYAL_CAPTURE
 
 
 class SearchStopped(Exception):
@@ -442,6 +443,19 @@ class Searcher:
         Undo with :meth:`_unplay`.
         """
         by_code = self.by_code
+        # The fields of a raw move are typed Any: declared ints (no code when the source runs)
+        # let the compiled build index and subtract natively.
+        s1: int
+        b1: int
+        a1: int
+        s2: int
+        b2: int
+        a2: int
+        s3: int
+        b3: int
+        a3: int
+        sq: int
+        d: int
         if len(m) == 14:
             # Two change triples (a piece leaving one square for another, taking whatever
             # stood there) are most moves: unrolled, as in Board.push_raw.

@@ -14,12 +14,12 @@ Mate scores are stored relative to the node (see :func:`to_tt` / :func:`from_tt`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-EXACT = 0
-LOWER = 1
+EXACT: Final = 0
+LOWER: Final = 1
 """The score is a lower bound (the search failed high)."""
-UPPER = 2
+UPPER: Final = 2
 """The score is an upper bound (the search failed low)."""
 
 Entry = tuple[int, int, int, Any]

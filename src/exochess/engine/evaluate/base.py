@@ -60,7 +60,7 @@ def slide_tables(size: int, rays_of: Sequence[Sequence[Sequence[int]]]) -> Slide
     return SlideTables(rays, totals, tuple(shadows))
 
 
-def slide_mobility(b: Sequence[int], squares: Sequence[int] | set[int], tables: SlideTables) -> int:
+def slide_mobility(b: list[int], squares: list[int], tables: SlideTables) -> int:
     """The empty squares the pieces on ``squares`` reach by sliding along ``tables``' rays
     (each piece counted separately: a square two pieces reach counts twice).
 

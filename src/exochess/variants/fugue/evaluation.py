@@ -6,7 +6,7 @@ Long Leaper 7, Swapper 8, Cannon Pawn 9.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -14,8 +14,16 @@ from exochess.board import Board
 from exochess.engine.evaluate.base import Evaluator, open_directions
 from exochess.variant import Variant
 
-KING, QUEEN, IMMOBILIZER, PUSHME, ARCHER, SHIELD, LEAPER, SWAPPER, PAWN = range(1, 10)
-_NOWHERE: frozenset[int] = frozenset()
+KING: Final = 1
+QUEEN: Final = 2
+IMMOBILIZER: Final = 3
+PUSHME: Final = 4
+ARCHER: Final = 5
+SHIELD: Final = 6
+LEAPER: Final = 7
+SWAPPER: Final = 8
+PAWN: Final = 9
+_NOWHERE: Final[frozenset[int]] = frozenset()
 
 
 # Match players with changed weights subclass it at run time (engine.match).

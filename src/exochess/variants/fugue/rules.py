@@ -23,8 +23,8 @@ look at their leap landings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -38,21 +38,27 @@ if TYPE_CHECKING:
     from exochess.move import Move
     from exochess.rawmove import RawMove
 
-KING, QUEEN, IMMOBILIZER, PUSHME, ARCHER, SHIELD, LEAPER, SWAPPER, PAWN = range(1, 10)
-PROMOTION_TYPES = "QIUASLW"
+KING: Final = 1
+QUEEN: Final = 2
+IMMOBILIZER: Final = 3
+PUSHME: Final = 4
+ARCHER: Final = 5
+SHIELD: Final = 6
+LEAPER: Final = 7
+SWAPPER: Final = 8
+PAWN: Final = 9
+PROMOTION_TYPES: Final = "QIUASLW"
 """Types a Cannon Pawn may become (only those its side has no piece of)."""
-_PROMOTION_CODES = tuple("KQIUASLWP".index(letter) + 1 for letter in PROMOTION_TYPES)
-_NO_VICTIMS: tuple[int, ...] = ()
-_NOWHERE: frozenset[int] = frozenset()
-_OFF = 15
+_PROMOTION_CODES: Final = tuple("KQIUASLWP".index(letter) + 1 for letter in PROMOTION_TYPES)
+_NO_VICTIMS: Final[tuple[int, ...]] = ()
+_NOWHERE: Final[frozenset[int]] = frozenset()
+_OFF: Final = 15
 """A list index that is no square of the 8x8 board (the 16th file of rank 1): its entry is always 0."""
-_ENEMY: dict[int, tuple[bool, ...]] = {
+_ENEMY: Final[dict[int, tuple[bool, ...]]] = {
     side: tuple(code * side < 0 for code in (*range(10), *range(-9, 0))) for side in (1, -1)
 }
 """``_ENEMY[side][code]``: whether the piece ``code`` is an enemy of ``side`` (negative codes index
 from the end)."""
-AddMove = Callable[[tuple[Any, ...]], None]
-"""The ``append`` of the move list a generator fills."""
 
 
 # A game defined elsewhere may start from this one (a subclass in plain Python).
@@ -197,7 +203,6 @@ class Fugue(Variant):
         # would cost more than the rest of the inner loop.  Each is a ONE_RELOCATION (14 fields)
         # unless its comment names another shape.
         moves: list[RawMove] = []
-        add = moves.append
         no_victims = _NO_VICTIMS
         victim = SINGLE_VICTIM
         pawns = where[me * PAWN]
@@ -205,11 +210,11 @@ class Fugue(Variant):
             landings = self._landings
             for s in sorted(pawns):  # (a set's order depends on its history)
                 if quiet and s not in frozen:
-                    self._pawn_steps(b, me, s, where, add)
+                    self._pawn_steps(b, me, s, where, moves)
                 # The frozen test comes last, where it is seldom reached: most landings hold no enemy.
                 for t in landings[s]:
                     if enemy[b[t]] and b[(s + t) >> 1] and t not in prot and s not in frozen:
-                        self._pawn_capture(me, s, t, b[t], where, add)  # over the mount halfway
+                        self._pawn_capture(me, s, t, b[t], where, moves)  # over the mount halfway
         v = me * KING
         for s in where[v]:
             if s in frozen:
@@ -217,9 +222,9 @@ class Fugue(Variant):
             for t in neighbours[s]:
                 if enemy[b[t]]:
                     if t not in prot:
-                        add((s, t, "x", victim[t], None, None, None, None, s, v, 0, t, b[t], v))
+                        moves.append((s, t, "x", victim[t], None, None, None, None, s, v, 0, t, b[t], v))
                 elif quiet and not b[t]:
-                    add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                    moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
         v = me * QUEEN
         for s in where[v]:
             if s in frozen:
@@ -230,9 +235,9 @@ class Fugue(Variant):
                     if x:
                         break
                     if quiet:
-                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                        moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 if enemy[x] and t not in prot:
-                    add((s, t, "x", victim[t], None, None, None, None, s, v, 0, t, x, v))
+                    moves.append((s, t, "x", victim[t], None, None, None, None, s, v, 0, t, x, v))
         v = me * PUSHME
         for s in where[v]:
             if s in frozen:
@@ -251,7 +256,7 @@ class Fugue(Variant):
                         if x:
                             break
                         # RELOCATION_AND_VICTIM: the origin, the victim behind it, the arrival
-                        add((s, t, "x", victims, None, None, None, None, s, v, 0, w, xw, 0, t, 0, v))
+                        moves.append((s, t, "x", victims, None, None, None, None, s, v, 0, w, xw, 0, t, 0, v))
                 else:
                     plain = quiet
                     for t in ray:
@@ -259,7 +264,7 @@ class Fugue(Variant):
                         if x:
                             break
                         if quiet:
-                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                            moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 if enemy[x] and t != ray[0] and t not in prot:
                     land = before[t]
                     # RELOCATION_AND_VICTIM
@@ -268,7 +273,7 @@ class Fugue(Variant):
                     if plain:
                         moves[-1] = approach  # the plain slide onto ``land``, just added, captures
                     else:
-                        add(approach)
+                        moves.append(approach)
         v = me * LEAPER
         for s in where[v]:
             if s in frozen:
@@ -280,14 +285,16 @@ class Fugue(Variant):
                     if x:
                         break
                     if quiet:
-                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                        moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 if enemy[x] and t not in prot:
                     victims = victim[t]
                     for land in after[t]:
                         if b[land]:
                             break
                         # RELOCATION_AND_VICTIM
-                        add((s, land, "x", victims, None, None, None, None, s, v, 0, t, x, 0, land, 0, v))
+                        moves.append(
+                            (s, land, "x", victims, None, None, None, None, s, v, 0, t, x, 0, land, 0, v)
+                        )
         v = me * ARCHER
         for s in where[v]:
             if s in frozen:
@@ -299,10 +306,10 @@ class Fugue(Variant):
                     if x:
                         break
                     if quiet:
-                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                        moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 if enemy[x] and t not in prot and (t in close or self._spotted(b, me, t)):
                     # ONE_REMOVAL: the Archer stays put
-                    add((s, t, "@", victim[t], None, None, None, None, t, x, 0))
+                    moves.append((s, t, "@", victim[t], None, None, None, None, t, x, 0))
         v = me * SWAPPER
         for s in where[v]:
             if s in frozen:
@@ -314,15 +321,15 @@ class Fugue(Variant):
                         x = b[t]
                         if x:
                             break
-                        add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                        moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                     # A swap captures nothing, so a protected enemy may be swapped; the enemy Swapper may not.
                     if enemy[x] and x != enemy_swapper:
                         # ONE_RELOCATION, the two pieces changing places
-                        add((s, t, "~", no_victims, None, None, None, None, s, v, x, t, x, v))
+                        moves.append((s, t, "~", no_victims, None, None, None, None, s, v, x, t, x, v))
             for t in neighbours[s]:
                 if enemy[b[t]] and t not in prot:
                     # ONE_RELOCATION, both pieces vanishing
-                    add((s, t, "*", victim[t], None, None, None, None, s, v, 0, t, b[t], 0))
+                    moves.append((s, t, "*", victim[t], None, None, None, None, s, v, 0, t, b[t], 0))
         if quiet:  # The Immobilizer and the Shield only slide; Immobilizers do not freeze each other.
             for v, stuck in ((me * IMMOBILIZER, _NOWHERE), (me * SHIELD, frozen)):
                 for s in where[v]:
@@ -332,10 +339,10 @@ class Fugue(Variant):
                         for t in ray:
                             if b[t]:
                                 break
-                            add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                            moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
         return moves
 
-    def _spotted(self, b: Sequence[int], me: int, t: int) -> bool:
+    def _spotted(self, b: list[int], me: int, t: int) -> bool:
         """Whether a friendly piece stands next to ``t`` or two squares away in line with an empty middle."""
         friend = _ENEMY[-me]
         for n, far in self._spots[t]:
@@ -347,7 +354,9 @@ class Fugue(Variant):
                 return True
         return False
 
-    def _pawn_steps(self, b: Sequence[int], me: int, s: int, where: list[set[int]], add: AddMove) -> None:
+    def _pawn_steps(
+        self, b: list[int], me: int, s: int, where: list[set[int]], moves: list[RawMove]
+    ) -> None:
         """The moves of a Cannon Pawn on ``s`` that capture nothing: a step to an empty
         neighbour, or a leap over an occupied one onto an empty square."""
         v = me * PAWN
@@ -359,18 +368,20 @@ class Fugue(Variant):
                     continue
                 t = ray[1]
             # ONE_RELOCATION
-            add((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
+            moves.append((s, t, "-", _NO_VICTIMS, None, None, None, None, s, v, 0, t, 0, v))
             if t >> 4 == last_rank:
-                self._promotions(me, where, s, v, t, 0, "-", _NO_VICTIMS, add)
+                self._promotions(me, where, s, v, t, 0, "-", _NO_VICTIMS, moves)
 
-    def _pawn_capture(self, me: int, s: int, t: int, x: int, where: list[set[int]], add: AddMove) -> None:
+    def _pawn_capture(
+        self, me: int, s: int, t: int, x: int, where: list[set[int]], moves: list[RawMove]
+    ) -> None:
         """A Cannon Pawn on ``s`` leaps onto ``t`` and captures the enemy ``x`` there (and may promote)."""
         v = me * PAWN
         victims = SINGLE_VICTIM[t]
         # ONE_RELOCATION
-        add((s, t, "x", victims, None, None, None, None, s, v, 0, t, x, v))
+        moves.append((s, t, "x", victims, None, None, None, None, s, v, 0, t, x, v))
         if t >> 4 == (self.height - 1 if me > 0 else 0):
-            self._promotions(me, where, s, v, t, x, "x", victims, add)
+            self._promotions(me, where, s, v, t, x, "x", victims, moves)
 
     def _promotions(
         self,
@@ -382,7 +393,7 @@ class Fugue(Variant):
         x: int,
         kind: str,
         victims: tuple[int, ...],
-        add: AddMove,
+        moves: list[RawMove],
     ) -> None:
         """The promoting versions of a Cannon Pawn move to the last rank: one per type the side
         no longer has (the pawn becomes that piece on ``t``).  ``where``: the board's
@@ -391,7 +402,9 @@ class Fugue(Variant):
         for code in _PROMOTION_CODES:
             if not where[me * code]:
                 # ONE_RELOCATION
-                add((s, t, kind, victims, letters[code - 1], None, None, None, s, v, 0, t, x, me * code))
+                promoted = me * code
+                letter = letters[code - 1]
+                moves.append((s, t, kind, victims, letter, None, None, None, s, v, 0, t, x, promoted))
 
     def explain_illegal(self, board: Board, move: Move) -> str | None:
         """Name the Immobilizer that freezes the moving piece, if any."""

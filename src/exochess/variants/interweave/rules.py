@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Hashable, Sequence, Set
+from collections.abc import Hashable, Sequence
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -43,13 +43,18 @@ from exochess.geometry import parse_square, square_name
 from exochess.move import Action
 from exochess.rawmove import ACTION_CHANGES, ACTION_LENGTH, FROM, SINGLE_VICTIM, TO, VICTIMS, RawMove, to_move
 from exochess.variant import THREEFOLD_LOSS, Variant
+from exochess.zobrist import KEY_BITS
 
 if TYPE_CHECKING:
     from exochess.board import Board
     from exochess.move import Move
 
-KING, SMASHER, LEAPER, REMOVER, PAWN = 1, 2, 3, 4, 5
-RESERVE_TYPES = "RNB"
+KING: Final = 1
+SMASHER: Final = 2
+LEAPER: Final = 3
+REMOVER: Final = 4
+PAWN: Final = 5
+RESERVE_TYPES: Final = "RNB"
 """Piece types a pawn may promote to, in the order of the reserve digits."""
 
 Extra = tuple[int, int]
@@ -59,9 +64,9 @@ _Act = tuple[Any, ...]
 """Internal capture action: ``(from, to, kind, victims, promotion, changes, reserve_delta, ep)``,
 a :data:`~exochess.rawmove.RawAction` (its first ``ACTION_LENGTH`` fields) and two more."""
 
-_NO_VICTIMS: tuple[int, ...] = ()
+_NO_VICTIMS: Final[tuple[int, ...]] = ()
 
-_SIZE = 8
+_SIZE: Final = 8
 
 
 # --- precomputed tables (8x8, squares numbered rank * 16 + file) ---------------
@@ -74,10 +79,10 @@ def _on(f: int, r: int) -> bool:
     return 0 <= f < _SIZE and 0 <= r < _SIZE
 
 
-SQUARES: tuple[int, ...] = tuple(_sq(f, r) for r in range(_SIZE) for f in range(_SIZE))
-_ORTH_DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-_DIAG_DIRS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
-_DOUBLE_KNIGHT = ((4, 2), (2, 4), (-2, 4), (-4, 2), (-4, -2), (-2, -4), (2, -4), (4, -2))
+SQUARES: Final[tuple[int, ...]] = tuple(_sq(f, r) for r in range(_SIZE) for f in range(_SIZE))
+_ORTH_DIRS: Final = ((1, 0), (-1, 0), (0, 1), (0, -1))
+_DIAG_DIRS: Final = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+_DOUBLE_KNIGHT: Final = ((4, 2), (2, 4), (-2, 4), (-4, 2), (-4, -2), (-2, -4), (2, -4), (4, -2))
 
 
 def _ray(s: int, dx: int, dy: int) -> tuple[int, ...]:
@@ -95,27 +100,38 @@ def _victim_key(sq: int) -> int:
     return (sq & 15) * 16 + (sq >> 4)
 
 
-_T = list[Any]
-_PawnTables = tuple[_T, _T, _T, _T, int, int, int, list[bool], _T]
-DIAG_RAYS: _T = [()] * 128
+# Precise types of the tables, not list[Any]: the compiled build then indexes, unpacks and
+# compares their entries natively instead of through Python's generic protocols.
+_Squares = tuple[int, ...]
+_Pairs = tuple[tuple[int, int], ...]
+_Triples = tuple[tuple[int, int, int], ...]
+_Landings = tuple[tuple[int, int], ...] | None
+_Line = tuple[tuple[int, _Landings], ...]
+_PawnTables = tuple[
+    list[_Squares], list[_Pairs], list[tuple[int, int] | None], list[_Pairs], int, int, int, list[bool],
+    list[_Triples],
+]
+_NO_SQUARES: _Squares = ()
+_NO_PAIRS: _Pairs = ()
+DIAG_RAYS: Final[list[tuple[_Squares, ...]]] = [()] * 128
 """Non-empty diagonal rays of each square."""
-ORTH_RAYS: _T = [()] * 128
+ORTH_RAYS: Final[list[tuple[_Squares, ...]]] = [()] * 128
 """Non-empty orthogonal rays of each square."""
-KING_STEPS: _T = [()] * 128
+KING_STEPS: Final[list[_Squares]] = [_NO_SQUARES] * 128
 """Diagonal neighbours."""
-KING_LEAPS: _T = [()] * 128
+KING_LEAPS: Final[list[_Pairs]] = [_NO_PAIRS] * 128
 """(victim, landing) pairs of the King's short orthogonal leap."""
-DOUBLE_KNIGHT: _T = [()] * 128
+DOUBLE_KNIGHT: Final[list[_Pairs]] = [_NO_PAIRS] * 128
 """(midpoint, landing) pairs of the Leaper's double knight move."""
-ORTH_ADJ: _T = [()] * 128
+ORTH_ADJ: Final[list[_Squares]] = [_NO_SQUARES] * 128
 """Orthogonal neighbours in canonical victim order (the Remover's targets)."""
-CUSTODIAN: _T = [()] * 128
+CUSTODIAN: Final[list[_Pairs]] = [_NO_PAIRS] * 128
 """(enemy square, friend square) pairs of a custodian capture by a pawn landing on a square."""
-DOUBLE_KNIGHT_REACH: _T = [frozenset()] * 128
+DOUBLE_KNIGHT_REACH: Final[list[frozenset[int]]] = [frozenset()] * 128
 """The midpoints of :data:`DOUBLE_KNIGHT`, where the Leaper's double knight move finds its victim."""
-CUSTODIAN_REACH: _T = [frozenset()] * 128
+CUSTODIAN_REACH: Final[list[frozenset[int]]] = [frozenset()] * 128
 """The enemy squares of :data:`CUSTODIAN`: a pawn landing there captures only if one holds an enemy."""
-VICTIM_KEY: list[int] = [0] * 128
+VICTIM_KEY: Final[list[int]] = [0] * 128
 """Sort key of the canonical victim order."""
 
 for _s in SQUARES:
@@ -147,10 +163,10 @@ def _side_tables(me: int) -> _PawnTables:
     the backward direction, initial rank, second-to-last rank, last rank, whether a
     square is off the promotion ranks, and the advances (steps and double steps as
     ``(passed, arrival, en-passant key)`` triples, a step passing its own arrival square)."""
-    steps: _T = [()] * 128
-    doubles: _T = [()] * 128
-    leaps: _T = [None] * 128
-    forward_custodian: _T = [()] * 128
+    steps: list[_Squares] = [_NO_SQUARES] * 128
+    doubles: list[_Pairs] = [_NO_PAIRS] * 128
+    leaps: list[tuple[int, int] | None] = [None] * 128
+    forward_custodian: list[_Pairs] = [_NO_PAIRS] * 128
     first = 1 if me > 0 else _SIZE - 2
     for s in SQUARES:
         f, r = s & 15, s >> 4
@@ -169,18 +185,18 @@ def _side_tables(me: int) -> _PawnTables:
     seventh = _SIZE - 2 if me > 0 else 1
     last = _SIZE - 1 if me > 0 else 0
     plain = [(s >> 4) not in (seventh, last) for s in range(128)]
-    advances: _T = [()] * 128
+    advances: list[_Triples] = [()] * 128
     for s in SQUARES:
         advances[s] = tuple((e, e, 0) for e in steps[s]) + tuple((m, e, (m << 8) | e) for m, e in doubles[s])
     return steps, doubles, leaps, forward_custodian, first, seventh, last, plain, advances
 
 
 # Indexed by the side sign: [1] White, [-1] (= [2]) Black.
-_WHITE_TABLES = _side_tables(1)
-_BLACK_TABLES = _side_tables(-1)
-PAWN_TABLES = (_WHITE_TABLES, _WHITE_TABLES, _BLACK_TABLES)
+_WHITE_TABLES: Final = _side_tables(1)
+_BLACK_TABLES: Final = _side_tables(-1)
+PAWN_TABLES: Final = (_WHITE_TABLES, _WHITE_TABLES, _BLACK_TABLES)
 
-ORTH_PAIRS: _T = [()] * 128
+ORTH_PAIRS: Final[list[tuple[_Pairs, ...]]] = [()] * 128
 """The orthogonal non-capturing moves of the Smasher and the Leaper: per direction, the
 (passed, arrival) pairs of the slide by two, four and six squares."""
 for _s in SQUARES:
@@ -188,7 +204,7 @@ for _s in SQUARES:
         pairs for ray in ORTH_RAYS[_s] if (pairs := tuple(zip(ray[0::2], ray[1::2], strict=False)))
     )
 
-APPROACH: _T = [()] * 128
+APPROACH: Final[list[tuple[_Triples, ...]]] = [()] * 128
 """The Smasher's approach captures: per direction, the (passed, arrival, victim) triples
 of the slide by two, four and six squares."""
 for _s in SQUARES:
@@ -198,7 +214,7 @@ for _s in SQUARES:
         if (triples := tuple(zip(ray[0::2], ray[1::2], ray[2::2], strict=False)))
     )
 
-LEAPER_LINES: _T = [()] * 128
+LEAPER_LINES: Final[list[tuple[tuple[frozenset[int], _Line], ...]]] = [()] * 128
 """The Leaper's long leap, per direction: the squares an odd number of squares away (where a
 piece may be leapt), and ``(square, landings)`` for each square of the line from the nearest
 outwards.  The first piece on the line may be leapt if it is an odd number
@@ -241,16 +257,17 @@ def _reach_tables(me: int) -> tuple[list[frozenset[int]], ...]:
         ) | frozenset(m for m, _ in DOUBLE_KNIGHT[s])
         landings = [*steps[s], *(e for _, e in doubles[s])]  # custodian captures on arrival
         pawn = {a for e in landings for a, _ in CUSTODIAN[e]}
-        if leaps[s] is not None:
-            pawn.add(leaps[s][0])  # the short leap over an enemy straight ahead
+        leap = leaps[s]
+        if leap is not None:
+            pawn.add(leap[0])  # the short leap over an enemy straight ahead
         tables[PAWN][s] = frozenset(pawn)
     return tables
 
 
-_WHITE_REACH = _reach_tables(1)
-REACH = (_WHITE_REACH, _WHITE_REACH, _reach_tables(-1))
+_WHITE_REACH: Final = _reach_tables(1)
+REACH: Final = (_WHITE_REACH, _WHITE_REACH, _reach_tables(-1))
 """Indexed by the side sign, like :data:`PAWN_TABLES`."""
-_KINDS = (KING, SMASHER, LEAPER, REMOVER, PAWN)
+_KINDS: Final = (KING, SMASHER, LEAPER, REMOVER, PAWN)
 
 
 def _enemy_squares(board: Board, me: int) -> set[int]:
@@ -303,36 +320,38 @@ def _own_pieces(board: Board, me: int) -> list[int]:
 # the amount added to the packed reserves when the piece ``code`` (signed) is captured,
 # and subtracted when a pawn of that colour promotes to it.  Negative codes index from
 # the end.  Kings count nothing in the reserves but carry a flag bit far above them.
-RESERVE_BITS = 5
-RESERVE_MAX = (1 << RESERVE_BITS) - 1
+RESERVE_BITS: Final = 5
+RESERVE_MAX: Final = (1 << RESERVE_BITS) - 1
 """The largest reserve count (31).  A side's pieces of one type, in its reserve and on the
 board together, never change in number during a game (a capture moves one from the board
 to the reserve, a promotion back), so a FEN whose totals are at most this can never make
 a counter overflow; :meth:`Interweave.validate` refuses the others."""
-RESERVE_SHIFT = {SMASHER: 0, LEAPER: RESERVE_BITS, REMOVER: 2 * RESERVE_BITS}
-_BLACK_RESERVE_SHIFT = 3 * RESERVE_BITS
-RESERVE_UNIT: list[int] = [0] * 11
+RESERVE_SHIFT: Final = {SMASHER: 0, LEAPER: RESERVE_BITS, REMOVER: 2 * RESERVE_BITS}
+_BLACK_RESERVE_SHIFT: Final = 3 * RESERVE_BITS
+RESERVE_UNIT: Final[list[int]] = [0] * 11
 for _t, _shift in RESERVE_SHIFT.items():
     RESERVE_UNIT[_t] = 1 << _shift
     RESERVE_UNIT[-_t] = 1 << (_shift + _BLACK_RESERVE_SHIFT)
-KING_TAKEN = 1 << 32
+KING_TAKEN: Final = 1 << 32
 """Added to a reserve delta for each King an action removes, so the chain logic can see it."""
 RESERVE_UNIT[KING] = RESERVE_UNIT[-KING] = KING_TAKEN
-_LETTER_OF = {SMASHER: "R", LEAPER: "N", REMOVER: "B"}
+_LETTER_OF: Final = {SMASHER: "R", LEAPER: "N", REMOVER: "B"}
 
 # Zobrist keys of the extra state.
 _rng = random.Random(0x1E7E_A7E5)
-_EP_KEYS: dict[int, int] = {}
+_EP_KEYS: Final[dict[int, int]] = {}
 for _m in SQUARES:
     for _d in SQUARES:
         if abs((_m >> 4) - (_d >> 4)) == 1 and abs((_m & 15) - (_d & 15)) == 1:
-            _EP_KEYS[(_m << 8) | _d] = _rng.getrandbits(64)
-_RESERVE_KEYS: list[list[int]] = [[0] + [_rng.getrandbits(64) for _ in range(15)] for _ in range(6)]
+            _EP_KEYS[(_m << 8) | _d] = _rng.getrandbits(KEY_BITS)
+_RESERVE_KEYS: Final[list[list[int]]] = [
+    [0] + [_rng.getrandbits(KEY_BITS) for _ in range(15)] for _ in range(6)
+]
 # Counts 16 to 31 came with the two-digit reserve form: their keys come from a second
-# generator, so that the keys of the counts up to 15, and every hash seen before, stay.
+# generator, so that the keys of the counts up to 15 stay what they were.
 _rng_more = random.Random(0x1E7E_A7E6)
 for _keys in _RESERVE_KEYS:
-    _keys += [_rng_more.getrandbits(64) for _ in range(16, RESERVE_MAX + 1)]
+    _keys += [_rng_more.getrandbits(KEY_BITS) for _ in range(16, RESERVE_MAX + 1)]
 
 
 class _ExtraHashes(dict[Hashable, int]):
@@ -690,7 +709,6 @@ class Interweave(Variant):
         # Literal raw moves, every one a ONE_RELOCATION (14 fields, exochess.rawmove's layout): a
         # call per move would cost more than the rest of the inner loop.
         quiet: list[RawMove] = []
-        add = quiet.append
         for s in own:
             v = b[s]
             kind = v * me
@@ -699,32 +717,35 @@ class Interweave(Variant):
                     if b[m] or b[e]:
                         continue
                     if ep_key:
-                        add((s, e, "-", no_victims, None, (ep_key, reserves), None, None, s, v, 0, e, 0, v))
+                        double = (ep_key, reserves)
+                        quiet.append((s, e, "-", no_victims, None, double, None, None, s, v, 0, e, 0, v))
                     elif plain[e]:
-                        add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                        quiet.append((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
                     else:
                         self._quiet_promotions(me, s, v, e, reserves, tables, quiet_extra, quiet)
                 continue
             if kind == KING:
                 for t in KING_STEPS[s]:
                     if not b[t]:
-                        add((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
+                        quiet.append((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
                 continue
             if kind != REMOVER:  # the Smasher and the Leaper slide by two, four or six squares
                 for pairs in ORTH_PAIRS[s]:
                     for a, e in pairs:
                         if b[a] or b[e]:
                             break
-                        add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                        quiet.append((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
                 if kind == LEAPER:
                     for m, e in DOUBLE_KNIGHT[s]:
                         if not b[m] and not b[e]:
-                            add((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                            quiet.append(
+                                (s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v)
+                            )
             for ray in diag_rays[s]:  # the Smasher, Leaper and Remover slide diagonally
                 for t in ray:
                     if b[t]:
                         break
-                    add((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
+                    quiet.append((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
         return quiet
 
     def _quiet_promotions(
@@ -753,8 +774,8 @@ class Interweave(Variant):
         return available if rank == last else (0, *available)
 
     def _piece_captures(
-        self, b: list[int], me: int, squares: Sequence[int], reserves: int, out: list[_Act],
-        enemies: Set[int],
+        self, b: list[int], me: int, squares: tuple[int, ...] | list[int], reserves: int,
+        out: list[_Act], enemies: set[int],
     ) -> None:
         """Capturing actions of the side to move's pieces on ``squares`` (en passant aside):
         the pieces with an enemy in reach for the first action of a turn, the capturing one
@@ -910,12 +931,25 @@ class Interweave(Variant):
         piece looks for a further capture only when an enemy is in its reach.
         """
         turns: list[RawMove] = []
-        add = turns.append
         ep, reserves = extra
         enemy_king = -me * KING
         piece_captures = self._piece_captures
         single = SINGLE_VICTIM
         reach = REACH[me]
+        # An action's fields are typed Any (_Act): declared ints and tuples (no code when the
+        # source runs) let the compiled build index the board and the tables natively.
+        changes: tuple[int, ...]
+        victims: tuple[int, ...]
+        s1: int
+        b1: int
+        a1: int
+        s2: int
+        b2: int
+        a2: int
+        s3: int
+        b3: int
+        a3: int
+        e: int
         for action in caps:
             # The first action is unrolled here (the same steps as _extend): most captures do
             # not continue, and those become a raw move at once; chains go on in _extend.
@@ -952,7 +986,7 @@ class Interweave(Variant):
                 new_ep = action[7]
                 state = extra if (new_ep == ep and after == reserves) else (new_ep, after)
                 # A raw move of one action: its fields, then its changes
-                add((action[0], e, action[2], victims, action[4], state, None, None, *changes))
+                turns.append((action[0], e, action[2], victims, action[4], state, None, None, *changes))
             if len(changes) == 9:
                 b[s3] = b3
                 b[s2] = b2
@@ -977,6 +1011,19 @@ class Interweave(Variant):
         """Play the last action of ``actions`` on ``b`` (and take its victims out of
         ``enemies``), branch over the forced continuations, emit a turn when none is left, and
         restore both."""
+        # Declared for the compiled build, as in _chains.
+        changes: tuple[int, ...]
+        victims: tuple[int, ...]
+        s1: int
+        b1: int
+        a1: int
+        s2: int
+        b2: int
+        a2: int
+        s3: int
+        b3: int
+        a3: int
+        e: int
         action = actions[-1]
         changes = action[5]
         if len(changes) == 9:  # RELOCATION_AND_VICTIM_CHANGES, unrolled as in _chains

@@ -7,7 +7,7 @@ loses), Gorgon G, Harpy H, Jumper J, Mimotaur M, Ximaera X.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -16,9 +16,9 @@ from exochess.engine.evaluate.base import Evaluator, open_directions, slide_tabl
 from exochess.engine.levels import LEVELS, Level
 from exochess.variant import Variant
 
-GORGON_GAZE = 1
+GORGON_GAZE: Final = 1
 """Kind of gazer: a Gorgon or a Fury (petrifies every enemy piece it sees)."""
-MIMOTAUR_GAZE = 2
+MIMOTAUR_GAZE: Final = 2
 """Kind of gazer: a Mimotaur (petrifies enemy Gorgons and Furies only, counts no cells)."""
 
 

@@ -45,9 +45,9 @@ Move.from_text('e1xe11')
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from itertools import chain
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -60,52 +60,60 @@ if TYPE_CHECKING:
     from exochess.move import Move
     from exochess.rawmove import RawMove
 
-ADVANCER, CAPRICORN, DRAGON, FURY, GORGON, HARPY, JUMPER, MIMOTAUR, XIMAERA = range(1, 10)
+ADVANCER: Final = 1
+CAPRICORN: Final = 2
+DRAGON: Final = 3
+FURY: Final = 4
+GORGON: Final = 5
+HARPY: Final = 6
+JUMPER: Final = 7
+MIMOTAUR: Final = 8
+XIMAERA: Final = 9
 
-GAZE = 1
+GAZE: Final = 1
 """Bit of the gaze table: in the gaze of an enemy Gorgon or Fury (affects every piece)."""
-MIMOTAUR_GAZE = 2
+MIMOTAUR_GAZE: Final = 2
 """Bit of the gaze table: in the gaze of an enemy Mimotaur (affects Gorgons and Furies only)."""
 
-START_FEN = "fdcghmxjgcdf/aaaaaaaaaaaa/12/12/12/12/12/12/12/12/AAAAAAAAAAAA/FDCGHMXJGCDF w"
+START_FEN: Final = "fdcghmxjgcdf/aaaaaaaaaaaa/12/12/12/12/12/12/12/12/AAAAAAAAAAAA/FDCGHMXJGCDF w"
 
-_NO_VICTIMS: tuple[int, ...] = ()
+_NO_VICTIMS: Final[tuple[int, ...]] = ()
 
 # Which powers each type has, indexed by type code (index 0 unused).
 # Capricorn strike mode: 0 none, 1 automatic (Capricorn), 2 optional (Fury), 3 mimicry (Mimotaur).
-_CAP_MODE = (0, 0, 1, 0, 2, 0, 0, 0, 3, 0)
-_HAS_DRA = (False, False, False, True, True, False, False, False, True, False)
-_HAS_GOR = (False, False, False, False, True, True, False, False, True, False)
-_HAS_HAR = (False, False, False, False, True, False, True, False, True, False)
-_HAS_XIM = (False, False, False, False, True, False, False, False, False, True)
-_HAS_JUM = (False, False, False, False, True, False, False, True, True, False)
-_GAZE_MASK = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, GAZE, GAZE, GAZE, GAZE)
+_CAP_MODE: Final = (0, 0, 1, 0, 2, 0, 0, 0, 3, 0)
+_HAS_DRA: Final = (False, False, False, True, True, False, False, False, True, False)
+_HAS_GOR: Final = (False, False, False, False, True, True, False, False, True, False)
+_HAS_HAR: Final = (False, False, False, False, True, False, True, False, True, False)
+_HAS_XIM: Final = (False, False, False, False, True, False, False, False, False, True)
+_HAS_JUM: Final = (False, False, False, False, True, False, False, True, True, False)
+_GAZE_MASK: Final = (0, GAZE, GAZE, GAZE, GAZE | MIMOTAUR_GAZE, GAZE | MIMOTAUR_GAZE, GAZE, GAZE, GAZE, GAZE)
 """Gaze bits that hold a piece of each type.  Gorgons and Furies also obey the Mimotaur's gaze
 (rules R-A5; for the reading "Gorgons only", give the Fury (index 4) the mask ``GAZE``)."""
-_GAZE_BIT = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
+_GAZE_BIT: Final = (0, 0, 0, 0, GAZE, GAZE, 0, 0, MIMOTAUR_GAZE, 0)
 """Gaze bit that a piece of each type casts (0: the type does not gaze)."""
-_MIMOTAUR_MARK = MIMOTAUR_GAZE
+_MIMOTAUR_MARK: Final = MIMOTAUR_GAZE
 """Mark of a square in the gaze of an enemy Mimotaur only (see ``_cast_gaze``)."""
-_GORGON_MARK = GAZE | MIMOTAUR_GAZE
+_GORGON_MARK: Final = GAZE | MIMOTAUR_GAZE
 """Mark of a square in the gaze of an enemy Gorgon or Fury: it holds a piece of any type."""
-_HELD = tuple(tuple(bool(mark & mask) for mark in range(_GORGON_MARK + 1)) for mask in _GAZE_MASK)
+_HELD: Final = tuple(tuple(bool(mark & mask) for mark in range(_GORGON_MARK + 1)) for mask in _GAZE_MASK)
 """``_HELD[kind][mark]``: whether a square with this gaze mark holds a piece of the type.
 
 The generator tests this instead of ``mark & mask``: in CPython 3.11 a tuple lookup is a
 specialised bytecode where ``&`` is a generic call, and the test runs for every square a piece
 slides over."""
-_SLIDER_CAPTURES = tuple(
+_SLIDER_CAPTURES: Final = tuple(
     bool(_CAP_MODE[k] or _HAS_DRA[k] or _HAS_GOR[k] or _HAS_HAR[k]) for k in range(10)
 )
 """Whether the moves that start along a ray can capture for each type: a Jumper and a Ximaera
 only slide (and swap) there, so the capture generator need not walk their rays."""
 
 
-_BIT = tuple(1 << s for s in range(256))
+_BIT: Final = tuple(1 << s for s in range(256))
 """``_BIT[s]``: the bitboard of square ``s`` alone."""
 _BIT_OF = _BIT.__getitem__
 """``_BIT[s]`` as a function, for ``map`` (the bitboard of some squares at C speed)."""
-_SIDE_SETS = (slice(1, 10), slice(23, 32))
+_SIDE_SETS: Final = (slice(1, 10), slice(23, 32))
 """The entries of ``Board.piece_squares`` holding the pieces of White (index 0: codes 1 to 9)
 and of Black (index 1: codes -9 to -1, stored at ``code & 31``); a slice costs less than nine
 lookups."""
@@ -388,7 +396,6 @@ class RebelFury(Variant):
         # call per move would cost more than the rest of the inner loop.  Each is a ONE_RELOCATION (14
         # fields) unless its comment names another shape.
         moves: list[RawMove] = []
-        add = moves.append
         steps = self._steps[index]
         knights = self.geometry.knight_targets
         rays = self.geometry.rays
@@ -402,14 +409,14 @@ class RebelFury(Variant):
             v = b[s]
             if v == advancer:
                 if (quiet or advancer_reach[s] & enemies) and not advancer_held[gaze[s]]:
-                    self._advancer(b, me, s, v, steps[s], add, quiet)
+                    self._advancer(b, me, s, v, steps[s], moves, quiet)
                 continue
             kind = v * me
             held = _HELD[kind]
             if (quiet or _SLIDER_CAPTURES[kind]) and not held[gaze[s]]:
                 self._slider(b, me, s, v, kind, held, gaze, rays[s], moves, quiet, enemies)
             if _HAS_JUM[kind] and (quiet or knight_reach[s] & enemies):
-                self._leaps(b, me, s, v, kind, knights[s], add, quiet)
+                self._leaps(b, me, s, v, kind, knights[s], moves, quiet)
         return moves
 
     def _advancer(
@@ -419,7 +426,7 @@ class RebelFury(Variant):
         s: int,
         v: int,
         targets: tuple[tuple[int, tuple[int, ...], bool], ...],
-        add: Callable[[RawMove], None],
+        moves: list[RawMove],
         quiet: bool,
     ) -> None:
         """ADV: one step forward or diagonally forward to an empty square, then the side strike.
@@ -439,17 +446,17 @@ class RebelFury(Variant):
                     removed += (q, x, 0)
             if victims:
                 # A relocation and a triple per victim: RELOCATION_AND_VICTIM for one, longer for two
-                add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
+                moves.append((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
                 if zone:
-                    add((s, e, "x", victims, "J", None, None, "A", s, v, 0, e, 0, jumper, *removed))
+                    moves.append((s, e, "x", victims, "J", None, None, "A", s, v, 0, e, 0, jumper, *removed))
             elif quiet:
-                add((s, e, "-", _NO_VICTIMS, None, None, None, "A", s, v, 0, e, 0, v))
+                moves.append((s, e, "-", _NO_VICTIMS, None, None, None, "A", s, v, 0, e, 0, v))
                 if zone:
-                    add((s, e, "-", _NO_VICTIMS, "J", None, None, "A", s, v, 0, e, 0, jumper))
+                    moves.append((s, e, "-", _NO_VICTIMS, "J", None, None, "A", s, v, 0, e, 0, jumper))
 
     def _leaps(
         self, b: list[int], me: int, s: int, v: int, kind: int, targets: tuple[int, ...],
-        add: Callable[[RawMove], None], quiet: bool,
+        moves: list[RawMove], quiet: bool,
     ) -> None:
         """JUM: knight leaps, allowed even when petrified (the Mimotaur only to capture).
 
@@ -461,15 +468,15 @@ class RebelFury(Variant):
             for t in targets:
                 x = b[t]
                 if x in (prey_j, prey_f):
-                    add((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
+                    moves.append((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
             return
         for t in targets:
             x = b[t]
             if x == 0:
                 if quiet:
-                    add((s, t, "-", _NO_VICTIMS, None, None, None, "J", s, v, 0, t, 0, v))
+                    moves.append((s, t, "-", _NO_VICTIMS, None, None, None, "J", s, v, 0, t, 0, v))
             elif x * me < 0:
-                add((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
+                moves.append((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
 
     def _slider(
         self, b: list[int], me: int, s: int, v: int, kind: int, held: tuple[bool, ...],
@@ -483,14 +490,13 @@ class RebelFury(Variant):
         not built, and the rays without an enemy within reach (``enemies``: bitboard of the
         enemy squares) are not walked at all.
         """
-        add = moves.append
         fans = self._fans
         fan_reach = self._fan_reach
         # The powers of the type, with the pieces each one may act on (by signed code).
         cap, leap_over, takes_g, har, takes_h, xim = self._powers[0 if me > 0 else 1][kind]
         mimic = kind == MIMOTAUR
         if mimic:
-            self._mimic_advance(b, me, s, v, add)
+            self._mimic_advance(b, me, s, v, moves)
         no_victims = _NO_VICTIMS
         for d, zone in self._ray_reach[kind][s]:
             if not quiet and not zone & enemies:
@@ -503,7 +509,7 @@ class RebelFury(Variant):
                 if x:
                     break
                 if quiet:
-                    add((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
+                    moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 i += 1
                 if held[gaze[t]]:
                     break
@@ -536,7 +542,7 @@ class RebelFury(Variant):
                     else:
                         # The Fury and the Mimotaur may also just slide there; without
                         # quiet moves there is no slide to replace for the Capricorn.
-                        add(strike)
+                        moves.append(strike)
                 elif cap != 3 and quiet:
                     # A strike that removes nothing is the same move as the plain slide
                     # just generated (the last one); only its power tag is added.
@@ -558,23 +564,25 @@ class RebelFury(Variant):
                     if b[t]:
                         break
                     # RELOCATION_AND_VICTIM over an enemy, ONE_RELOCATION over a friend
-                    add((s, t, kind_text, leapt, None, None, None, "D", *changes_head, t, 0, v))
+                    moves.append((s, t, kind_text, leapt, None, None, None, "D", *changes_head, t, 0, v))
                     if held[gaze[t]]:
                         break
             if takes_g[x]:
-                add((s, xsq, "x", SINGLE_VICTIM[xsq], None, None, None, "G", s, v, 0, xsq, x, v))
+                moves.append((s, xsq, "x", SINGLE_VICTIM[xsq], None, None, None, "G", s, v, 0, xsq, x, v))
             if har:
                 for ysq in ray[i + 1:]:
                     y = b[ysq]
                     if y:
                         if takes_h[y]:
-                            add((s, ysq, "x", SINGLE_VICTIM[ysq], None, None, None, "H", s, v, 0, ysq, y, v))
+                            moves.append(
+                                (s, ysq, "x", SINGLE_VICTIM[ysq], None, None, None, "H", s, v, 0, ysq, y, v)
+                            )
                         break
             if xim and quiet and x != v:
-                add((s, xsq, "~", no_victims, None, None, None, "X", s, v, x, xsq, x, v))
+                moves.append((s, xsq, "~", no_victims, None, None, None, "X", s, v, x, xsq, x, v))
 
     def _mimic_advance(
-        self, b: list[int], me: int, s: int, v: int, add: Callable[[RawMove], None]
+        self, b: list[int], me: int, s: int, v: int, moves: list[RawMove]
     ) -> None:
         """ADV mimicry: the Mimotaur steps like a friendly Advancer, taking enemy Advancers only."""
         prey_a = -me * ADVANCER
@@ -589,7 +597,7 @@ class RebelFury(Variant):
             for q in victims:
                 removed += (q, b[q], 0)
             # A relocation and a triple per victim (Shape.RELOCATION_AND_VICTIMS)
-            add((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
+            moves.append((s, e, "x", victims, None, None, None, "A", s, v, 0, e, 0, v, *removed))
 
     # --- tags and explanations ------------------------------------------------
 

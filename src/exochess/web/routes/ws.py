@@ -30,8 +30,8 @@ from exochess.web.hub import Connection
 from exochess.web.schemas import CLIENT_MESSAGES, Auth, Ping, WsMove
 from exochess.web.security import BadJSON, parse_json_text
 from exochess.web.service import GameService, LiveGame
-from exochess.web.storage import now as storage_now
 from exochess.web.sessions import current_user
+from exochess.web.storage import now as storage_now
 
 MAX_MESSAGE = 16 * 1024
 """Largest websocket message handled (characters)."""
@@ -158,5 +158,7 @@ def _authenticate(service: GameService, session: _Session, message: Auth) -> dic
 
 async def _move(service: GameService, session: _Session, message: WsMove) -> dict[str, Any]:
     secret = message.secret if message.secret is not None else session.secret
-    await service.play(session.live.row.id, secret, message.move, message.ply, message.lag_ms, session.user_id)
+    await service.play(
+        session.live.row.id, secret, message.move, message.ply, message.lag_ms, session.user_id
+    )
     return {"type": "ack", "ref": message.ref}

@@ -15,13 +15,16 @@ from limits import RateLimitItem
 
 from exochess.variants import all_variants
 from exochess.web.bodylimit import BodyLimitMiddleware
+from exochess.web.chat import Chat
 from exochess.web.deps import SiteSettings
 from exochess.web.enginepool import EnginePool
 from exochess.web.errors import install_error_handlers
 from exochess.web.hub import Hub
+from exochess.web.lobby import Lobby
 from exochess.web.positions import glyphs
 from exochess.web.ratelimit import RateLimitMiddleware, rate_limits_from_env
 from exochess.web.routes import api, pages, ws
+from exochess.web.routes import lobby as lobby_routes
 from exochess.web.security import RequestGuardMiddleware, SecurityHeadersMiddleware
 from exochess.web.service import GameService
 from exochess.web.storage import Storage
@@ -52,12 +55,16 @@ def create_app(
         pool = EnginePool(engine_workers) if use_engine_pool else None
         service = GameService(storage, pool, Hub())
         app.state.service = service
+        app.state.lobby = lobby = Lobby(service)
+        app.state.chat = Chat(service)
+        await lobby.start()
         if pool is not None:
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume_engine_games()
         try:
             yield
         finally:
+            lobby.close()
             service.close()
             if pool is not None:
                 pool.shutdown()
@@ -78,5 +85,6 @@ def create_app(
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(ws.router)
+    app.include_router(lobby_routes.router)
     install_error_handlers(app)
     return app

@@ -4,19 +4,32 @@ from __future__ import annotations
 
 from exochess.board import Board
 from exochess.pgn import write_game
-from exochess.web.domain import PlayerKind
-from exochess.web.storage import GameRow
+from exochess.web.domain import Color, PlayerKind
+from exochess.web.storage import ChatRow, GameRow
 
 
 def _players(row: GameRow) -> tuple[str, str]:
-    def name(kind: PlayerKind) -> str:
-        return f"Computer (level {row.level})" if kind == PlayerKind.ENGINE else "Human"
+    def name(color: Color) -> str:
+        if row.kind_of(color) == PlayerKind.ENGINE:
+            return f"Computer (level {row.level})"
+        return row.name_of(color) or "Human"
 
-    return name(row.white), name(row.black)
+    return name(Color.WHITE), name(Color.BLACK)
 
 
-def game_pgn(row: GameRow, board: Board) -> str:
-    """The game as PGN, with the site's Event/Site/Date/players headers (and FEN if set up)."""
+def pgn_comments(rows: list[ChatRow], plies: int) -> dict[int, str]:
+    """The chat as PGN comments: each line after the move it followed (a line written at a ply
+    since taken back goes after the last move)."""
+    comments: dict[int, list[str]] = {}
+    for row in rows:
+        who = row.name or row.color.capitalize()
+        comments.setdefault(min(row.ply, plies), []).append(f"[{who}] {row.text}")
+    return {ply: " ".join(lines) for ply, lines in comments.items()}
+
+
+def game_pgn(row: GameRow, board: Board, chat: list[ChatRow] | None = None) -> str:
+    """The game as PGN, with the site's Event/Site/Date/players headers (and FEN if set up);
+    with ``chat``, those lines as comments after the moves they followed."""
     white, black = _players(row)
     result = row.result or "*"
     headers = {
@@ -34,4 +47,5 @@ def game_pgn(row: GameRow, board: Board) -> str:
         headers["FEN"] = row.start_fen
     if row.termination:
         headers["Termination"] = row.termination
-    return write_game(board, headers=headers, result=result)
+    comments = pgn_comments(chat, len(board.move_stack)) if chat else None
+    return write_game(board, headers=headers, result=result, comments=comments)

@@ -44,6 +44,8 @@ export class GamePage {
     this.retry = 500;
     this.pendingRef = 0;
     this.seat = loadSeat(this.id);
+    // other parts of the page (the chat) see each message first; true means "mine alone"
+    this.listeners = [];
     this.offeredSeat = this.takeSeatFromHash();
     const v = state.variant;
     this.board = new BoardView(root.querySelector("#board"), {
@@ -169,6 +171,7 @@ export class GamePage {
   }
 
   onMessage(msg) {
+    if (this.listeners.some((listener) => listener(msg))) return;
     if (msg.type === "state") {
       const wasLive = this.viewPly === null || this.viewPly >= this.state.ply;
       this.state = msg;
@@ -328,7 +331,8 @@ export class GamePage {
     for (const color of ["white", "black"]) {
       const p = s.players[color];
       const div = document.createElement("div");
-      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})` : (me === color ? "You" : (me ? "Your friend" : "Player"));
+      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})`
+        : p.name ? (me === color ? `${p.name} (you)` : p.name) : (me === color ? "You" : (me ? "Your friend" : "Player"));
       const on = p.kind === "engine" || s.online[color];
       div.innerHTML = `<span><span class="dot ${on ? "on" : ""}"></span>${color === "white" ? "White" : "Black"}</span><span></span>`;
       div.lastChild.textContent = who;

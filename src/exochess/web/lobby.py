@@ -78,6 +78,8 @@ DEBOUNCE_S = 0.05
 """Changes closer together than this make one lobby update."""
 GRACE_S = 10.0
 """Default time a real-time challenge outlives its poster's last lobby socket."""
+ACTIONS = (2.0, 10)
+"""Lobby actions (post, accept, cancel) per client address: per second, and at once."""
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
@@ -86,6 +88,15 @@ def _env_float(name: str, default: float) -> float:
         return float(os.environ.get(name, default))
     except ValueError:
         return default
+
+
+def _actions_limit(text: str) -> tuple[float, int]:
+    """``$EXOCHESS_LOBBY_ACTIONS``, ``"<per second>/<burst>"`` (default :data:`ACTIONS`)."""
+    rate, _, burst = text.partition("/")
+    try:
+        return max(float(rate), 0.01), max(int(burst), 1)
+    except ValueError:
+        return ACTIONS
 
 
 def clean_name(value: object) -> str:
@@ -150,7 +161,8 @@ class Lobby:
         self.service = service
         self.hub = service.hub
         self.grace_s = grace_s if grace_s is not None else _env_float("EXOCHESS_LOBBY_GRACE_S", GRACE_S)
-        self.actions = Throttle(rate=1.0, burst=6)
+        rate, burst = _actions_limit(os.environ.get("EXOCHESS_LOBBY_ACTIONS", ""))
+        self.actions = Throttle(rate=rate, burst=burst)
         """Posts, accepts and cancels per client address."""
         self._present: Counter[str] = Counter()
         """Open lobby sockets per player key (this process's)."""
@@ -318,10 +330,16 @@ class Lobby:
     # --- the lobby's view ---------------------------------------------------------------------
 
     async def snapshot_text(self) -> str:
-        """The lobby's open challenges and live games, as the ``lobby`` message's JSON text."""
+        """The lobby's open challenges and live games, as the ``lobby`` message's JSON text
+        (the one last sent to the watchers: a newer one follows it when a change is pending)."""
         if self._snapshot is None:
             self._snapshot = await self._build()
         return self._snapshot
+
+    async def current_text(self) -> str:
+        """Like :meth:`snapshot_text`, read from the database now (for the API's answers,
+        which must show the caller's own change at once)."""
+        return await self._build()
 
     async def _build(self) -> str:
         storage = self.service.storage

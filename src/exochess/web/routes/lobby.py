@@ -64,12 +64,12 @@ async def lobby_page(request: Request) -> HTMLResponse:
 @router.get("/api/lobby")
 async def lobby_view(lobby: LobbyDep) -> Response:
     """The open challenges and the live games (the lobby websocket's ``lobby`` message)."""
-    return Response(await lobby.snapshot_text(), media_type="application/json")
+    return Response(await lobby.current_text(), media_type="application/json")
 
 
 @router.get("/api/challenges")
 async def list_challenges(lobby: LobbyDep) -> ChallengeList:
-    return ChallengeList(challenges=json.loads(await lobby.snapshot_text())["challenges"])
+    return ChallengeList(challenges=json.loads(await lobby.current_text())["challenges"])
 
 
 @router.post("/api/challenges", status_code=201)

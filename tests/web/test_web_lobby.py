@@ -16,7 +16,7 @@ import httpx
 import pytest
 import websockets
 
-from tests.web.serverproc import Server
+from tests.web.serverproc import Server, run_async
 
 GRACE_S = "1"
 
@@ -121,7 +121,7 @@ def test_two_clients_meet_through_the_lobby(lobby_server: Server) -> None:
                 await recv_until(w, "ack")
                 assert (await recv_until(b, "state", lambda m: m["ply"] == 1))["moves"][0]["text"] == "d2-c3"
 
-    asyncio.run(run())
+    run_async(run)
 
 
 def test_a_challenge_is_accepted_once_and_never_by_its_poster(lobby_server: Server) -> None:
@@ -151,7 +151,7 @@ def test_a_challenge_is_accepted_once_and_never_by_its_poster(lobby_server: Serv
             assert challenge["game"] == winner["game"] and challenge["poster_color"] != winner["color"]
             assert cid not in {c["id"] for c in (await ac.get("/api/challenges")).json()["challenges"]}
 
-    asyncio.run(run())
+    run_async(run)
     # the database holds one game for the challenge, not ten
     con = sqlite3.connect(lobby_server.db_path)
     game = con.execute("SELECT game_id FROM challenges WHERE status = 'accepted' AND time_control = '5d'").fetchall()
@@ -228,7 +228,7 @@ def test_real_time_challenge_leaves_with_its_poster(lobby_server: Server) -> Non
         return realtime, lasting
 
     with httpx.Client(base_url=lobby_server.url) as client:
-        realtime, lasting = asyncio.run(post_and_leave(reload=True))
+        realtime, lasting = run_async(lambda: post_and_leave(reload=True))
         # the socket of the reload closed too: now the real-time one goes, the correspondence one stays
         wait_for(lambda: realtime not in listed(client))
         assert lasting in listed(client)
@@ -253,7 +253,7 @@ def test_lobby_socket_errors_and_floods(lobby_server: Server) -> None:
             err = await recv_until(ws, "error")
             assert err["status"] == 429 and "slow down" in err["error"]
 
-    asyncio.run(run())
+    run_async(run)
 
 
 def test_correspondence_challenge_survives_a_restart(tmp_path: Path) -> None:
@@ -282,6 +282,6 @@ def test_correspondence_challenge_survives_a_restart(tmp_path: Path) -> None:
                 await ws.send(json.dumps({"type": "auth", "secret": lasting["secret"]}))
                 return (await recv_until(ws, "hello", lambda m: m["you"] is not None))["you"]  # type: ignore[no-any-return]
 
-        assert asyncio.run(seat()) == "white"
+        assert run_async(seat) == "white"
     finally:
         server.stop()

@@ -5,7 +5,7 @@ Protocol (JSON text frames).  The server sends ``hello`` (``you``: the proved se
 ``presence`` (``online``: which seats have a connection) when that changes, ``ack`` for a stored
 move, ``pong``, and ``error`` (``error``: the message, ``status``: the HTTP code the API would
 answer, when there is one), and ``chat`` (``lines``: chat lines, oldest first; ``history``:
-true for the lines sent on connecting, after the first state).  The client sends ``ping``,
+true for the lines sent on connecting, after the first state, when there are any).  The client sends ``ping``,
 ``auth`` (``secret``), ``move`` (``move``, optional ``ply`` and ``secret``) and ``chat``
 (``text``: a line, from a connection that proved its seat; spectators only read); each may
 carry a ``ref`` that the reply echoes.
@@ -89,7 +89,8 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
         # the newcomer alone gets the state; the others' view has not changed
         await session.conn.send(service.state_text(live))
         lines = await chat.history(game_id)
-        await session.conn.send(json.dumps({"type": "chat", "lines": lines, "history": True}))
+        if lines:  # a game without chat costs its watchers no extra message
+            await session.conn.send(json.dumps({"type": "chat", "lines": lines, "history": True}))
         while True:
             raw = await websocket.receive_text()
             before = hub.online(game_id)

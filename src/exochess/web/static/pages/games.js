@@ -3,7 +3,7 @@ import { getJSON } from "/static/api.js";
 import { myGameIds } from "/static/game.js";
 import { pageData } from "/static/pagedata.js";
 const titles = Object.fromEntries(pageData("variants").map((v) => [v.name, v.title]));
-function who(kind, level) { return kind === "engine" ? `Computer (${level === 0 ? "random" : "level " + level})` : "Human"; }
+function who(kind, level, name) { return kind === "engine" ? `Computer (${level === 0 ? "random" : "level " + level})` : (name || "Human"); }
 async function fill(table, url) {
   const data = await getJSON(url);
   const body = table.querySelector("tbody");
@@ -13,7 +13,7 @@ async function fill(table, url) {
     const tr = document.createElement("tr");
     tr.dataset.game = g.id;
     const when = new Date(g.updated).toLocaleString();
-    const cells = [titles[g.variant] || g.variant, when, who(g.white, g.level), who(g.black, g.level), String(g.ply),
+    const cells = [titles[g.variant] || g.variant, when, who(g.white, g.level, g.white_name), who(g.black, g.level, g.black_name), String(g.ply),
       g.status === "active" ? "playing" : `${g.result} — ${g.reason || ""}`];
     for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
     const td = document.createElement("td");

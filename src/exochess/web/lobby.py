@@ -74,7 +74,7 @@ LIVE_WINDOW = dt.timedelta(hours=1)
 """A real-time game is listed while it changed within this time (correspondence ones always)."""
 REFRESH_S = 30.0
 """How often the live games are listed again while anyone watches the lobby."""
-DEBOUNCE_S = 0.05
+DEBOUNCE_S = 0.01
 """Changes closer together than this make one lobby update."""
 GRACE_S = 10.0
 """Default time a real-time challenge outlives its poster's last lobby socket."""

@@ -2,7 +2,7 @@
 time, first engine reply at level 4, and a level-1 reply while 20 clients flood the engine with
 analyses.  Starts its own server on 127.0.0.1 with a temp SQLite file.
 
-    python bench/web.py [--games 200] [--moves 10] [--engine-only]
+    python bench/web.py [--games 200] [--moves 10] [--engine-only] [--lobby-only] [--watchers 500]
     python bench/web.py --attack [--seconds 60] [--games 200]
     python bench/web.py --clocks [--games 200] [--moves 10]
 
@@ -166,6 +166,54 @@ async def join_cost(server: Server, watchers: int) -> tuple[int, int]:
                 size += len(frame)
     await asyncio.gather(*(s.close() for s in socks))
     return frames, size
+
+
+async def lobby_fanout(server: Server, watchers: int, posts: int) -> list[float]:
+    """Seconds from posting a challenge (the request sent) until each of ``watchers`` lobby
+    sockets has the lobby view listing it; ``posts`` challenges, one after the other (each
+    cancelled once everyone saw it)."""
+    url = server.url.replace("http", "ws") + "/ws/lobby"
+    socks: list[Any] = []
+    for _ in range(0, watchers, 50):
+        socks += await asyncio.gather(*(websockets.connect(url, max_queue=None, open_timeout=300)
+                                        for _ in range(50)))
+    socks = socks[:watchers]
+    for sock in socks:  # the view each gets on connecting
+        assert json.loads(await sock.recv())["type"] == "lobby"
+    seen: dict[str, list[float]] = {}
+
+    async def watch(sock: Any) -> None:
+        known: set[str] = set()
+        async for frame in sock:
+            msg = json.loads(frame)
+            if msg["type"] != "lobby":
+                continue
+            now = time.perf_counter()
+            for c in msg["challenges"]:
+                if c["id"] not in known:
+                    known.add(c["id"])
+                    seen.setdefault(c["id"], []).append(now)
+
+    readers = [asyncio.create_task(watch(s)) for s in socks]
+    delays: list[float] = []
+    player = "bench" + "x" * 20
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as ac:
+        for i in range(posts):
+            t0 = time.perf_counter()
+            body = {"variant": "fugue", "time_control": "1d", "color": "random", "name": f"Bench {i}"}
+            res = await ac.post("/api/challenges", json={**body, "player": player})
+            cid = res.json()["challenge"]["id"]
+            deadline = time.perf_counter() + 30
+            while len(seen.get(cid, [])) < watchers and time.perf_counter() < deadline:
+                await asyncio.sleep(0.01)
+            delays += [t - t0 for t in seen.get(cid, [])]
+            delays += [float("inf")] * (watchers - len(seen.get(cid, [])))
+            await ac.post(f"/api/challenges/{cid}/cancel", json={"player": player})
+            await asyncio.sleep(0.2)
+    for task in readers:
+        task.cancel()
+    await asyncio.gather(*(s.close() for s in socks))
+    return delays
 
 
 def page_load(server: Server, gid: str) -> tuple[float, float | None]:
@@ -641,6 +689,11 @@ async def clock_agreement(server: Server, games: int, moves: int) -> None:
         print(f"  {label}: p50 {pct(values, 50):.1f} ms   p99 {pct(values, 99):.1f} ms"
               f"   max {max(values):.1f} ms")
 
+def lobby_report(server: Server, watchers: int, posts: int = 20) -> None:
+    ms = [x * 1000 for x in asyncio.run(lobby_fanout(server, watchers, posts))]
+    print(f"lobby update (a challenge posted) reaching {watchers} lobby sockets, {posts} posts: "
+          f"p50 {pct(ms, 50):.1f} ms   p99 {pct(ms, 99):.1f} ms   max {max(ms):.1f} ms (target p99 < 100 ms)")
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
@@ -648,6 +701,8 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=10)
     ap.add_argument("--engine-only", action="store_true", help="only the engine-under-load figures")
     ap.add_argument("--watchers", type=int, default=500, help="spectators for the join-cost figure")
+    ap.add_argument("--lobby-only", action="store_true",
+                    help="only the lobby fan-out figure (a challenge reaching --watchers lobby sockets)")
     ap.add_argument("--attack", action="store_true", help="the attack mode of issue 17 (see above)")
     ap.add_argument("--clocks", action="store_true",
                     help="the clock-agreement figure of issue 20 (see above)")
@@ -668,8 +723,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         # every bench client comes from 127.0.0.1: lift the per-address websocket cap
         server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,
-                        env={"EXOCHESS_WS_PER_ADDRESS": str(max(2 * args.games, args.watchers) + 10)}).start()
+                        env={"EXOCHESS_WS_PER_ADDRESS": str(max(2 * args.games, args.watchers) + 10),
+                             "EXOCHESS_LOBBY_ACTIONS": "100/100"}).start()
         try:
+            if args.lobby_only:
+                lobby_report(server, args.watchers)
+                return
             if args.engine_only:
                 engine_report(server)
                 return
@@ -693,6 +752,7 @@ def main() -> None:
             frames, size = asyncio.run(join_cost(server, args.watchers))
             print(f"one player joining a game watched by {args.watchers}: {frames} messages, "
                   f"{size / 1000:.1f} kB sent to the watchers in all")
+            lobby_report(server, args.watchers)
             reply = first_engine_reply(server, 4)
             if reply is None:
                 print("first engine reply at level 4: n/a (the engine is not installed)")

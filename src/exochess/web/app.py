@@ -16,14 +16,17 @@ from limits import RateLimitItem
 from exochess.variants import all_variants
 from exochess.web.accounts import Accounts
 from exochess.web.bodylimit import BodyLimitMiddleware
+from exochess.web.chat import Chat
 from exochess.web.deps import SiteSettings
 from exochess.web.enginepool import EnginePool
 from exochess.web.errors import install_error_handlers
 from exochess.web.hub import Hub
+from exochess.web.lobby import Lobby
 from exochess.web.loginguard import LoginGuard
 from exochess.web.positions import glyphs
 from exochess.web.ratelimit import RateLimitMiddleware, rate_limits_from_env
 from exochess.web.routes import accounts, api, pages, ws
+from exochess.web.routes import lobby as lobby_routes
 from exochess.web.security import RequestGuardMiddleware, SecurityHeadersMiddleware
 from exochess.web.service import GameService
 from exochess.web.sessions import SessionMiddleware, Sessions
@@ -58,6 +61,9 @@ def create_app(
         app.state.accounts = Accounts(storage.engine)
         app.state.sessions = Sessions(storage.engine)
         app.state.login_guard = LoginGuard()
+        app.state.lobby = lobby = Lobby(service)
+        app.state.chat = Chat(service)
+        await lobby.start()
         if pool is not None:
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume_engine_games()
@@ -65,6 +71,7 @@ def create_app(
         try:
             yield
         finally:
+            lobby.close()
             service.close()
             if pool is not None:
                 pool.shutdown()
@@ -87,5 +94,6 @@ def create_app(
     app.include_router(api.router)
     app.include_router(accounts.router)
     app.include_router(ws.router)
+    app.include_router(lobby_routes.router)
     install_error_handlers(app)
     return app

@@ -1,4 +1,5 @@
-"""What the routes share, as FastAPI dependencies: the game service and the site's settings."""
+"""What the routes share, as FastAPI dependencies: the game service, the lobby, the chat and the
+site's settings."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Annotated, cast
 from fastapi import Depends
 from starlette.requests import HTTPConnection
 
+from exochess.web.chat import Chat
+from exochess.web.lobby import Lobby
 from exochess.web.service import GameService
 
 
@@ -25,9 +28,19 @@ def get_service(conn: HTTPConnection) -> GameService:
     return cast(GameService, conn.app.state.service)
 
 
+def get_lobby(conn: HTTPConnection) -> Lobby:
+    return cast(Lobby, conn.app.state.lobby)
+
+
+def get_chat(conn: HTTPConnection) -> Chat:
+    return cast(Chat, conn.app.state.chat)
+
+
 def get_settings(conn: HTTPConnection) -> SiteSettings:
     return cast(SiteSettings, conn.app.state.settings)
 
 
 Service = Annotated[GameService, Depends(get_service)]
 Settings = Annotated[SiteSettings, Depends(get_settings)]
+LobbyDep = Annotated[Lobby, Depends(get_lobby)]
+ChatDep = Annotated[Chat, Depends(get_chat)]

@@ -65,6 +65,13 @@ class TakebackAction(StrEnum):
     DECLINE = "decline"
 
 
+class ChallengeStatus(StrEnum):
+    """Whether a lobby challenge waits for an opponent (cancelled ones are deleted)."""
+
+    OPEN = "open"
+    ACCEPTED = "accepted"
+
+
 class GameServiceError(Exception):
     """A request the game service refuses; the message is written for the player."""
 
@@ -93,6 +100,15 @@ class GameNotFound(GameServiceError):
         self.game_id = game_id
 
 
+class ChallengeNotFound(GameNotFound):
+    """No lobby challenge has this id (or it was cancelled or expired)."""
+
+    def __init__(self, challenge_id: str) -> None:
+        message = f"unknown challenge id {challenge_id!r} (cancelled, expired or never posted)"
+        GameServiceError.__init__(self, message)
+        self.game_id = challenge_id
+
+
 class Conflict(GameServiceError):
     """The request does not fit the game's current state."""
 
@@ -111,6 +127,10 @@ class StalePosition(Conflict):
 
 class IllegalMove(GameServiceError):
     """Well-formed move text that is not legal in the position."""
+
+
+class TooFast(GameServiceError):
+    """The client sends more than its share (chat lines, lobby messages): it should slow down."""
 
 
 class TooLarge(GameServiceError):

@@ -29,6 +29,7 @@ from exochess.web.domain import (
     SecretRequired,
     ServerBusy,
     StorageUnavailable,
+    TooFast,
     TooLarge,
     TooManyAttempts,
     TooManyEngineJobs,
@@ -45,6 +46,7 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     GameNotFound: HTTPStatus.NOT_FOUND,
     Conflict: HTTPStatus.CONFLICT,  # and its kinds: GameOver, NotYourTurn, StalePosition
     TooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+    TooFast: HTTPStatus.TOO_MANY_REQUESTS,
     IllegalMove: HTTPStatus.UNPROCESSABLE_ENTITY,
     EngineDisabled: HTTPStatus.SERVICE_UNAVAILABLE,  # and EngineFailed
     TooManyEngineJobs: HTTPStatus.TOO_MANY_REQUESTS,  # a kind of ServerBusy, but the client's own doing

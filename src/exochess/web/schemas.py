@@ -33,6 +33,26 @@ class NewGame(BaseModel):
     """``"-"`` (no clock), ``"3+2"`` (minutes + increment seconds) or ``"3d"`` (days per move)."""
 
 
+class NewChallenge(BaseModel):
+    """``POST /api/challenges``: a challenge for the lobby."""
+
+    variant: StrictStr
+    time_control: StrictStr = "-"
+    color: SeatChoice = SeatChoice.RANDOM
+    """The poster's colour."""
+    name: StrictStr
+    """The poster's display name."""
+    player: StrictStr
+    """The poster's player token (random, kept by the browser; see ``web/lobby.py``)."""
+
+
+class ChallengeAnswer(BaseModel):
+    """``POST /api/challenges/{id}/accept`` (``name`` required) and ``.../cancel``."""
+
+    player: StrictStr
+    name: StrictStr | None = None
+
+
 class SeatAction(BaseModel):
     """A request made from a seat: resign, rematch (and the base of the others)."""
 
@@ -97,6 +117,28 @@ class Rematch(BaseModel):
     url: str
 
 
+class PostedChallenge(BaseModel):
+    """The reply to posting a challenge: the challenge, and the poster's seat secret of the
+    game it will become (keep it: it is not sent again)."""
+
+    challenge: dict[str, Any]
+    secret: str
+
+
+class AcceptedChallenge(BaseModel):
+    """The reply to accepting a challenge: the new game, the acceptor's colour and secret."""
+
+    game: str
+    color: Color
+    secret: str
+    url: str
+    """The game page (without the secret: the page is given it through the browser's storage)."""
+
+
+class ChallengeList(BaseModel):
+    challenges: list[dict[str, Any]]
+
+
 class GameSummary(BaseModel):
     """One line of the games list."""
 
@@ -115,6 +157,8 @@ class GameSummary(BaseModel):
     """The side to move."""
     deadline: int | None
     """While a timed game is played: when its side to move runs out of time (ms since 1970)."""
+    white_name: str | None = None
+    black_name: str | None = None
     updated: str
     """ISO 8601 in UTC, with a ``Z``."""
 
@@ -157,5 +201,52 @@ class WsMove(BaseModel):
     ref: Any = None
 
 
-CLIENT_MESSAGES: dict[str, type[Ping | Auth | WsMove]] = {"ping": Ping, "auth": Auth, "move": WsMove}
+class WsChat(BaseModel):
+    """A chat line from a player (the connection must have proved a seat)."""
+
+    type: Literal["chat"]
+    text: StrictStr
+    ref: Any = None
+
+
+CLIENT_MESSAGES: dict[str, type[Ping | Auth | WsMove | WsChat]] = {
+    "ping": Ping, "auth": Auth, "move": WsMove, "chat": WsChat,
+}
 """The model of each websocket message ``type``."""
+
+
+# --- lobby websocket messages (client to server) -----------------------------------------------
+
+
+class LobbyHello(BaseModel):
+    """Say which player this lobby socket is (its real-time challenges live while it is open)."""
+
+    type: Literal["hello"]
+    player: StrictStr
+    ref: Any = None
+
+
+class LobbyPost(NewChallenge):
+    type: Literal["post"]
+    ref: Any = None
+
+
+class LobbyAccept(BaseModel):
+    type: Literal["accept"]
+    id: StrictStr
+    name: StrictStr
+    player: StrictStr
+    ref: Any = None
+
+
+class LobbyCancel(BaseModel):
+    type: Literal["cancel"]
+    id: StrictStr
+    player: StrictStr
+    ref: Any = None
+
+
+LOBBY_MESSAGES: dict[str, type[Ping | LobbyHello | LobbyPost | LobbyAccept | LobbyCancel]] = {
+    "ping": Ping, "hello": LobbyHello, "post": LobbyPost, "accept": LobbyAccept, "cancel": LobbyCancel,
+}
+"""The model of each lobby websocket message ``type``."""

@@ -11,7 +11,7 @@ import os
 import secrets
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -235,6 +235,8 @@ class GameService:
         self.cpu_games = CpuWork("game views", workers=2, max_jobs=256, timeout_s=20.0)
         self.cpu_free = CpuWork("position views", workers=1, max_jobs=4, timeout_s=15.0, processes=True)
         self.closed = False
+        self.listeners: list[Callable[[LiveGame], None]] = []
+        """Told of every published change and every new game (the lobby's list of live games)."""
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a storage call in the database thread; a busy or unreachable database (the
@@ -417,8 +419,10 @@ class GameService:
         players = {}
         for color in Color:
             kind = live.kind_of(color)
-            players[color] = {"kind": kind, "level": row.level if kind == PlayerKind.ENGINE else None,
-                              "user": live.players.get(color)}
+            players[color] = {
+                "kind": kind, "level": row.level if kind == PlayerKind.ENGINE else None,
+                "name": row.name_of(color), "user": live.players.get(color),
+            }
         return {
             "type": "state",
             "id": row.id,
@@ -471,6 +475,8 @@ class GameService:
         self._arm(live)
         await self.prepare(live)
         await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True)
+        for listener in self.listeners:
+            listener(live)
 
     async def announce_presence(self, live: LiveGame) -> None:
         """Tell the watchers which seats are online and since when the others are gone (a
@@ -661,12 +667,15 @@ class GameService:
         self, variant_name: str, opponent: Opponent | str, level: int | None,
         color: SeatChoice | str, fen: str | None, time_control: TimeControl = NO_CLOCK,
         user_id: int | None = None,
+        *, names: Mapping[Color, str] | None = None, seat_secrets: Mapping[Color, str] | None = None,
     ) -> tuple[LiveGame, dict[Color, str], Color]:
         """A new game: (the game, the seat secrets its creator receives, the creator's colour).
         A signed-in creator's seat belongs to their account ``user_id``.
 
         Against the computer only the creator's seat secret is returned; against a friend
-        both, so that the creator can pass one on.
+        both, so that the creator can pass one on.  ``names`` are the players' display names;
+        ``seat_secrets`` are secrets (or stored digests) handed out before the game existed,
+        such as the one a lobby challenge's poster received.
         """
         try:
             variant = find_variant(variant_name)
@@ -705,7 +714,8 @@ class GameService:
             level = None
         game_id = _new_id()
         kinds = {c: PlayerKind.ENGINE if computer and c != mine else PlayerKind.HUMAN for c in Color}
-        secrets_ = {c: secrets.token_urlsafe(16) for c in Color}
+        secrets_ = {c: secrets.token_urlsafe(16) for c in Color} | dict(seat_secrets or {})
+        names = names or {}
         await self.db(
             lambda: self.storage.create_game(
                 id=game_id, variant=variant.name, start_fen=board.starting_fen,
@@ -714,10 +724,13 @@ class GameService:
                 time_control=None if time_control == NO_CLOCK else time_control.text,
                 white_user=user_id if mine == Color.WHITE else None,
                 black_user=user_id if mine == Color.BLACK else None,
+                white_name=names.get(Color.WHITE), black_name=names.get(Color.BLACK),
             )
         )
         live = await self.get(game_id)
         self.schedule_engine(live)
+        for listener in self.listeners:
+            listener(live)
         if computer:
             return live, {mine: secrets_[mine]}, mine
         return live, secrets_, mine
@@ -981,6 +994,7 @@ class GameService:
                         white_secret=row.black_secret, black_secret=row.white_secret,
                         time_control=row.time_control,
                         white_user=row.black_user, black_user=row.white_user, rated=row.rated,
+                        white_name=row.black_name, black_name=row.white_name,
                     )
                 )
                 if not await self.db(self.storage.set_rematch, game_id, new_id):

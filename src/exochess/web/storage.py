@@ -51,10 +51,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import CreateColumn
 
 from exochess.web.clock import Stamp
-from exochess.web.domain import Color, GameStatus, PlayerKind
+from exochess.web.domain import ChallengeStatus, Color, GameStatus, PlayerKind, SeatChoice
 
 log = logging.getLogger("exochess.web")
 metadata = MetaData()
+NAME_LENGTH = 40
+"""Room for a display name (the lobby accepts up to 24 characters; an account's may differ)."""
 
 SECRET_PREFIX = "sha256:"
 """Marks a stored seat secret as a digest (a plain token from ``secrets.token_urlsafe`` never
@@ -181,6 +183,9 @@ games = Table(
     Column("rated", Boolean, nullable=False, server_default=false()),
     # set in the transaction that applied the result to the ratings (exactly once)
     Column("ratings_done", Boolean, nullable=False, server_default=false()),
+    # the players' display names (a guest's chosen name now, an account's username later)
+    Column("white_name", String(NAME_LENGTH), nullable=True),
+    Column("black_name", String(NAME_LENGTH), nullable=True),
 )
 
 moves = Table(
@@ -197,6 +202,41 @@ moves = Table(
     Column("black_ms", Integer, nullable=True),
     Column("at", DateTime, nullable=True),
     UniqueConstraint("game_id", "ply", name="uq_moves_game_ply"),
+)
+
+
+challenges = Table(
+    "challenges",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("variant", String(32), nullable=False),
+    Column("time_control", String(16), nullable=False),
+    # The poster's colour as asked for: white, black or random (drawn when accepted).
+    Column("color", _enum(SeatChoice, 8), nullable=False),
+    Column("poster_name", String(NAME_LENGTH), nullable=False),
+    # The digest of the poster's player token (what an account id replaces later).
+    Column("poster_key", String(64), nullable=False, index=True),
+    # The digest of the seat secret the poster received when posting.
+    Column("poster_secret", String(64), nullable=False),
+    # The poster's client address while the challenge is open (for the cap per address).
+    Column("poster_address", String(64), nullable=True),
+    Column("status", _enum(ChallengeStatus, 16), nullable=False),
+    Column("game_id", String(32), nullable=True),
+    Column("poster_color", _enum(Color, 8), nullable=True),
+    Column("created", DateTime, nullable=False),
+)
+
+chat = Table(
+    "chat",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("game_id", String(32), ForeignKey("games.id"), nullable=False, index=True),
+    # The game's ply when the line was written (where it goes in the PGN).
+    Column("ply", Integer, nullable=False),
+    Column("color", _enum(Color, 8), nullable=False),
+    Column("name", String(NAME_LENGTH), nullable=True),
+    Column("text", Text, nullable=False),
+    Column("created", DateTime, nullable=False),
 )
 
 
@@ -236,6 +276,9 @@ class GameRow:
     black_user: int | None = None
     rated: bool = False
     ratings_done: bool = False
+    white_name: str | None = None
+    """White's display name; ``None`` when none was given (and for games made before names)."""
+    black_name: str | None = None
     moves: list[str] = field(default_factory=list)
     stamps: list[Stamp] = field(default_factory=list)
     """The clock columns of each move (:class:`~exochess.web.clock.Stamp`), in order; for a
@@ -248,6 +291,41 @@ class GameRow:
     def user_of(self, color: Color) -> int | None:
         """The account holding ``color``'s seat, if any."""
         return self.white_user if color == Color.WHITE else self.black_user
+
+    def name_of(self, color: Color) -> str | None:
+        """The display name of ``color``'s player, if one was given."""
+        return self.white_name if color == Color.WHITE else self.black_name
+
+
+@dataclass
+class ChallengeRow:
+    """A stored challenge: one field per column of ``challenges``."""
+
+    id: str
+    variant: str
+    time_control: str
+    color: SeatChoice
+    poster_name: str
+    poster_key: str
+    poster_secret: str
+    poster_address: str | None
+    status: ChallengeStatus
+    game_id: str | None
+    poster_color: Color | None
+    created: dt.datetime
+
+
+@dataclass
+class ChatRow:
+    """A stored chat line."""
+
+    id: int
+    game_id: str
+    ply: int
+    color: Color
+    name: str | None
+    text: str
+    created: dt.datetime
 
 
 class Finish(TypedDict):
@@ -265,6 +343,10 @@ FinishHook = Callable[[Connection, str], None]
 
 class ConflictError(Exception):
     """The game changed under us (another move was stored first)."""
+
+
+class ChallengeLimitError(Exception):
+    """A poster (or their address) already has as many open challenges as allowed."""
 
 
 def _row_to_game(row: Row[Any], move_texts: list[str], stamps: list[Stamp] | None = None) -> GameRow:
@@ -372,6 +454,7 @@ class Storage:
         self, *, id: str, variant: str, start_fen: str, white: PlayerKind, black: PlayerKind,
         level: int | None, white_secret: str, black_secret: str, time_control: str | None = None,
         white_user: int | None = None, black_user: int | None = None, rated: bool = False,
+        white_name: str | None = None, black_name: str | None = None,
     ) -> None:
         """Store a new game, active at ply 0 (``white_user``/``black_user``: the accounts holding
         the seats; ``rated``: the result changes their ratings).
@@ -387,6 +470,7 @@ class Storage:
                 ply=0, status=GameStatus.ACTIVE, time_control=time_control,
                 created=stamp, updated=stamp,
                 white_user=white_user, black_user=black_user, rated=rated,
+                white_name=white_name, black_name=black_name,
             ))
 
     def load_game(self, game_id: str) -> GameRow | None:
@@ -557,3 +641,132 @@ class Storage:
     def count_games(self) -> int:
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(games)).scalar_one())
+
+    def live_games(self, since: dt.datetime, limit: int) -> list[GameRow]:
+        """Active games between two people, changed since ``since`` (or correspondence ones),
+        the most recently changed first: the lobby's games to watch."""
+        with self.engine.connect() as conn:
+            q = (
+                select(games)
+                .where(
+                    games.c.status == GameStatus.ACTIVE,
+                    games.c.white == PlayerKind.HUMAN,
+                    games.c.black == PlayerKind.HUMAN,
+                    or_(games.c.updated >= since, games.c.time_control.like("%d")),
+                )
+                .order_by(games.c.updated.desc())
+                .limit(limit)
+            )
+            return [_row_to_game(r, []) for r in conn.execute(q)]
+
+    # --- challenges ----------------------------------------------------------------------
+
+    def add_challenge(self, row: ChallengeRow, *, per_key: int, per_address: int) -> None:
+        """Store an open challenge unless its poster already has ``per_key`` open ones (or their
+        address ``per_address``): :class:`ChallengeLimitError` then, nothing stored.
+
+        Counted and inserted in one transaction (SQLite's writes are serialised; on another
+        database two racing posts may both pass, which at worst lets one extra through).
+        """
+        with self.engine.begin() as conn:
+            open_ = challenges.c.status == ChallengeStatus.OPEN
+            mine = conn.execute(
+                select(func.count()).select_from(challenges)
+                .where(open_, challenges.c.poster_key == row.poster_key)
+            ).scalar_one()
+            if mine >= per_key:
+                raise ChallengeLimitError(f"you already have {mine} open challenges (at most {per_key})")
+            if row.poster_address is not None:
+                here = conn.execute(
+                    select(func.count()).select_from(challenges)
+                    .where(open_, challenges.c.poster_address == row.poster_address)
+                ).scalar_one()
+                if here >= per_address:
+                    raise ChallengeLimitError(
+                        f"{here} challenges are already open from your address (at most {per_address})"
+                    )
+            conn.execute(insert(challenges).values(**row.__dict__))
+
+    def load_challenge(self, challenge_id: str) -> ChallengeRow | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(challenges).where(challenges.c.id == challenge_id)).first()
+        return None if row is None else ChallengeRow(**row._mapping)
+
+    def open_challenges(self, limit: int) -> list[ChallengeRow]:
+        """The open challenges, oldest first."""
+        with self.engine.connect() as conn:
+            q = (
+                select(challenges)
+                .where(challenges.c.status == ChallengeStatus.OPEN)
+                .order_by(challenges.c.created, challenges.c.id)
+                .limit(limit)
+            )
+            return [ChallengeRow(**r._mapping) for r in conn.execute(q)]
+
+    def take_challenge(self, challenge_id: str, poster_color: Color) -> bool:
+        """Mark an open challenge accepted: True for exactly one caller (the update is guarded
+        by the open status, so of two acceptors racing, even in two processes, one wins)."""
+        with self.engine.begin() as conn:
+            res = conn.execute(
+                update(challenges)
+                .where(challenges.c.id == challenge_id, challenges.c.status == ChallengeStatus.OPEN)
+                .values(status=ChallengeStatus.ACCEPTED, poster_color=poster_color, poster_address=None)
+            )
+            return res.rowcount == 1
+
+    def set_challenge_game(self, challenge_id: str, game_id: str) -> None:
+        """Record the game an accepted challenge became."""
+        with self.engine.begin() as conn:
+            conn.execute(update(challenges).where(challenges.c.id == challenge_id).values(game_id=game_id))
+
+    def reopen_challenge(self, challenge_id: str) -> None:
+        """Undo :meth:`take_challenge` (the game could not be created)."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(challenges)
+                .where(challenges.c.id == challenge_id, challenges.c.status == ChallengeStatus.ACCEPTED,
+                       challenges.c.game_id.is_(None))
+                .values(status=ChallengeStatus.OPEN, poster_color=None)
+            )
+
+    def remove_challenges(self, ids: list[str], poster_key: str | None = None) -> list[str]:
+        """Delete the open challenges among ``ids`` (those of ``poster_key`` only, if given);
+        returns the ids deleted."""
+        if not ids:
+            return []
+        with self.engine.begin() as conn:
+            where = [challenges.c.id.in_(ids), challenges.c.status == ChallengeStatus.OPEN]
+            if poster_key is not None:
+                where.append(challenges.c.poster_key == poster_key)
+            found = [r[0] for r in conn.execute(select(challenges.c.id).where(*where))]
+            if found:
+                conn.execute(delete(challenges).where(challenges.c.id.in_(found), *where[1:]))
+            return found
+
+    def open_realtime_challenges(self) -> list[ChallengeRow]:
+        """Open challenges with a real-time clock or none (all but correspondence ones)."""
+        with self.engine.connect() as conn:
+            q = select(challenges).where(
+                challenges.c.status == ChallengeStatus.OPEN, challenges.c.time_control.not_like("%d")
+            )
+            return [ChallengeRow(**r._mapping) for r in conn.execute(q)]
+
+    # --- chat ----------------------------------------------------------------------------
+
+    def add_chat(self, game_id: str, ply: int, color: Color, name: str | None, text: str) -> ChatRow:
+        """Store a chat line of a game; returns it with its id and time."""
+        stamp = now()
+        with self.engine.begin() as conn:
+            res = conn.execute(insert(chat).values(
+                game_id=game_id, ply=ply, color=color, name=name, text=text, created=stamp,
+            ))
+            line_id = res.inserted_primary_key[0] if res.inserted_primary_key else 0
+        return ChatRow(int(line_id), game_id, ply, color, name, text, stamp)
+
+    def chat_lines(self, game_id: str, limit: int) -> list[ChatRow]:
+        """The last ``limit`` chat lines of a game, in the order they were written."""
+        with self.engine.connect() as conn:
+            q = select(chat).where(chat.c.game_id == game_id).order_by(chat.c.id.desc()).limit(limit)
+            rows = [ChatRow(**r._mapping) for r in conn.execute(q)]
+        rows.reverse()
+        return rows

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 
 from exochess.variants import all_variants
-from exochess.web.deps import Service, Settings
+from exochess.web.deps import ChatDep, Service, Settings
 from exochess.web.disconnect import client_address, unless_disconnected
 from exochess.web.domain import InvalidRequest
 from exochess.web.pgnexport import game_pgn
@@ -93,6 +93,7 @@ async def list_games(service: Service, ids: str | None = None, limit: int = 30) 
             id=r.id, variant=r.variant, white=r.white, black=r.black, level=r.level, ply=r.ply,
             status=r.status, result=r.result, reason=r.reason,
             time_control=r.time_control or NO_CLOCK.text, turn=turn, deadline=deadline,
+            white_name=r.white_name, black_name=r.black_name,
             updated=r.updated.isoformat() + "Z",
         ))
     return GameList(games=games)
@@ -140,11 +141,17 @@ async def rematch(game_id: str, body: SeatAction, request: Request, service: Ser
 
 
 @router.get("/games/{game_id}/pgn")
-async def pgn(game_id: str, service: Service) -> Response:
+async def pgn(
+    game_id: str, service: Service, chat: ChatDep, with_chat: Annotated[bool, Query(alias="chat")] = False
+) -> Response:
+    """The game as PGN; with ``?chat=1``, its chat lines as comments."""
     live = await service.get(game_id)
+    lines = await chat.all_lines(game_id) if with_chat else None
     # a long game's PGN is CPU work: off the loop, on a copy (the live board may move meanwhile)
     names = {color: info["name"] or DELETED_NAME for color, info in live.players.items() if info}
-    text = await service.cpu_games.run("writing the PGN", game_pgn, live.row, live.board.copy(), names)
+    text = await service.cpu_games.run(
+        "writing the PGN", game_pgn, live.row, live.board.copy(), names, lines
+    )
     return Response(
         text,
         media_type="application/x-chess-pgn",

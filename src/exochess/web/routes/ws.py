@@ -4,10 +4,13 @@ Protocol (JSON text frames).  The server sends ``hello`` (``you``: the proved se
 ``state`` (the same object as ``GET /api/games/{id}``) on connecting and after every change,
 ``presence`` (``online``: which seats have a connection, ``absent_since``: since when each
 unconnected seat has been gone, ms since 1970) when that changes, ``ack`` for a stored move,
-``pong`` (with ``now``, the server's time in ms since 1970, for the clocks), and ``error``
-(``error``: the message, ``status``: the HTTP code the API would answer, when there is one).
-The client sends ``ping``, ``auth`` (``secret``) and ``move`` (``move``, optional ``ply``,
-``secret`` and ``lag_ms``); each may carry a ``ref`` that the reply echoes.
+``pong`` (with ``now``, the server's time in ms since 1970, for the clocks), ``error``
+(``error``: the message, ``status``: the HTTP code the API would answer, when there is one),
+and ``chat`` (``lines``: chat lines, oldest first; ``history``: true for the lines sent on
+connecting, after the first state, when there are any).  The client sends ``ping``, ``auth``
+(``secret``), ``move`` (``move``, optional ``ply``, ``secret`` and ``lag_ms``) and ``chat``
+(``text``: a line, from a connection that proved its seat; spectators only read); each may
+carry a ``ref`` that the reply echoes.
 Secrets never travel in the URL (it ends up in access logs).  A connection beyond the caps
 of :class:`~exochess.web.hub.Hub` is closed with code 4429 and the reason.
 """
@@ -16,18 +19,20 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from exochess.web.chat import Chat
 from exochess.web.clock import epoch_ms
-from exochess.web.deps import Service
-from exochess.web.domain import GameNotFound, GameServiceError, WrongSeat
+from exochess.web.deps import ChatDep, Service
+from exochess.web.domain import GameNotFound, GameServiceError, SecretRequired, WrongSeat
 from exochess.web.errors import status_of, validation_message
 from exochess.web.hub import Connection
-from exochess.web.schemas import CLIENT_MESSAGES, Auth, Ping, WsMove
+from exochess.web.schemas import CLIENT_MESSAGES, Auth, Ping, WsChat, WsMove
 from exochess.web.security import BadJSON, parse_json_text
 from exochess.web.service import GameService, LiveGame
 from exochess.web.sessions import current_user
@@ -40,6 +45,7 @@ CLOSE_TOO_MANY = 4429
 """Close code when a cap on connections (per game or per client address) is reached."""
 
 log = logging.getLogger("exochess.web")
+M = TypeVar("M", bound=BaseModel)
 
 router = APIRouter()
 
@@ -61,7 +67,7 @@ def _error(message: str, **extra: Any) -> dict[str, Any]:
 
 
 @router.websocket("/ws/games/{game_id}")
-async def game_socket(websocket: WebSocket, game_id: str, service: Service) -> None:
+async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat: ChatDep) -> None:
     await websocket.accept()
     hub = service.hub
     address = websocket.client.host if websocket.client is not None else ""
@@ -94,10 +100,13 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service) -> N
             )))
         # the newcomer alone gets the state; the others' view has not changed
         await session.conn.send(service.state_text(live))
+        lines = await chat.history(game_id)
+        if lines:  # a game without chat costs its watchers no extra message
+            await session.conn.send(json.dumps({"type": "chat", "lines": lines, "history": True}))
         while True:
             raw = await websocket.receive_text()
             before = hub.online(game_id)
-            reply = await _handle(service, session, raw)
+            reply = await _handle(service, chat, session, raw)
             if reply is not None:
                 await session.conn.send(json.dumps(reply))
             if hub.online(game_id) != before:  # a seat was claimed
@@ -114,8 +123,8 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service) -> N
                 log.debug("presence after leave failed", exc_info=True)
 
 
-async def _handle(service: GameService, session: _Session, raw: str) -> dict[str, Any] | None:
-    """The reply to one client message."""
+def read_message(raw: str, models: Mapping[str, type[M]]) -> M | dict[str, Any]:
+    """The client message ``raw`` as the model its ``type`` names, or the error to answer."""
     if len(raw) > MAX_MESSAGE:
         return _error(f"message too large (over {MAX_MESSAGE} bytes)")
     try:
@@ -128,22 +137,39 @@ async def _handle(service: GameService, session: _Session, raw: str) -> dict[str
         return _error("a message must be a JSON object")
     ref = data.get("ref")
     kind = data.get("type")
-    model = CLIENT_MESSAGES.get(kind) if isinstance(kind, str) else None
+    model = models.get(kind) if isinstance(kind, str) else None
     if model is None:
         return _error(f"unknown message type {kind!r}", ref=ref)
     try:
-        message = model.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         return _error(validation_message(exc.errors()), status=400, ref=ref)
+
+
+async def _handle(service: GameService, chat: Chat, session: _Session, raw: str) -> dict[str, Any] | None:
+    """The reply to one client message."""
+    message = read_message(raw, CLIENT_MESSAGES)
+    if isinstance(message, dict):
+        return message
     try:
         if isinstance(message, Ping):
             # the server's time lets the client count the clocks down in the server's time
             return {"type": "pong", "ref": ref, "now": epoch_ms(storage_now())}
         if isinstance(message, Auth):
             return _authenticate(service, session, message)
+        if isinstance(message, WsChat):
+            return await _chat(chat, session, message)
         return await _move(service, session, message)
     except GameServiceError as exc:
-        return _error(exc.message, status=status_of(exc), ref=ref)
+        return _error(exc.message, status=status_of(exc), ref=message.ref)
+
+
+async def _chat(chat: Chat, session: _Session, message: WsChat) -> dict[str, Any]:
+    seat = session.conn.seat
+    if seat is None:
+        raise SecretRequired("spectators read the players' chat but cannot write in it")
+    line = await chat.say(session.live, seat, message.text)
+    return {"type": "ack", "ref": message.ref, "chat": line["id"]}
 
 
 def _authenticate(service: GameService, session: _Session, message: Auth) -> dict[str, Any]:

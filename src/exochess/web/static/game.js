@@ -62,6 +62,8 @@ export class GamePage {
     // a seat this browser keeps a secret for, or else the seat the signed-in account holds
     // (the session cookie proves it: the requests carry no secret)
     this.seat = loadSeat(this.id) || (accountSeat ? { color: accountSeat, secret: null } : null);
+    // other parts of the page (the chat) see each message first; true means "mine alone"
+    this.listeners = [];
     this.offeredSeat = this.takeSeatFromHash();
     const v = state.variant;
     this.board = new BoardView(root.querySelector("#board"), {
@@ -222,6 +224,7 @@ export class GamePage {
 
   onMessage(msg) {
     this.clocks.onMessage(msg);
+    if (this.listeners.some((listener) => listener(msg))) return;
     if (msg.type === "state") {
       const before = this.state;
       const wasLive = this.viewPly === null || this.viewPly >= before.ply;
@@ -419,7 +422,10 @@ export class GamePage {
     for (const color of ["white", "black"]) {
       const p = s.players[color];
       const div = document.createElement("div");
-      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})` : accountLabel(p.user) || (me === color ? "You" : (me ? "Your friend" : "Player"));
+      // an account's name (with its rating) first, then the display name the player chose
+      const name = accountLabel(p.user) || p.name;
+      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})`
+        : name ? (me === color ? `${name} (you)` : name) : (me === color ? "You" : (me ? "Your opponent" : "Player"));
       // offline, who else is there is not known: the dots go grey
       const on = connected && (p.kind === "engine" || s.online[color]);
       div.innerHTML = `<span><span class="dot ${on ? "on" : ""}"></span>${color === "white" ? "White" : "Black"}</span><span></span>`;

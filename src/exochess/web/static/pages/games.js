@@ -5,7 +5,7 @@ import { formatDuration } from "/static/clock.js";
 import { loadSeat, myGameIds } from "/static/game.js";
 import { pageData } from "/static/pagedata.js";
 const titles = Object.fromEntries(pageData("variants").map((v) => [v.name, v.title]));
-function who(kind, level) { return kind === "engine" ? `Computer (${level === 0 ? "random" : "level " + level})` : "Human"; }
+function who(kind, level, name) { return kind === "engine" ? `Computer (${level === 0 ? "random" : "level " + level})` : (name || "Human"); }
 // "Moves" counts moves as players do (a White move and Black's answer are one), not half-moves.
 function fullMoves(ply) { return Math.ceil(ply / 2); }
 function clockText(g) {
@@ -36,7 +36,7 @@ async function fill(table, url, mine) {
     if (turn) tr.classList.add("your-turn");
     const when = new Date(g.updated).toLocaleString();
     const result = g.status === "active" ? (turn ? "your turn" : "playing") : g.status === "aborted" ? "aborted" : `${g.result} — ${g.reason || ""}`;
-    const cells = [titles[g.variant] || g.variant, when, who(g.white, g.level), who(g.black, g.level), String(fullMoves(g.ply)), clockText(g), result];
+    const cells = [titles[g.variant] || g.variant, when, who(g.white, g.level, g.white_name), who(g.black, g.level, g.black_name), String(fullMoves(g.ply)), clockText(g), result];
     for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
     const td = document.createElement("td");
     td.innerHTML = `<a href="/game/${g.id}">${g.status === "active" ? "open" : "replay"}</a> · <a href="/api/games/${g.id}/pgn" download>PGN</a>`;

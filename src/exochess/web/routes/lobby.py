@@ -1,0 +1,182 @@
+"""The lobby: its page, the challenge API under ``/api/challenges`` and the websocket ``/ws/lobby``.
+
+Lobby websocket protocol (JSON text frames).  The server sends ``lobby`` (``challenges`` and
+``games``, the whole view, as ``GET /api/lobby``) on connecting and whenever it changes, and
+``accepted`` (``challenge``, ``game``, ``poster_color``) when a challenge becomes a game.  The
+client sends ``hello`` (``player``: its token; the player's real-time challenges live while one
+of its sockets is open), ``post`` (the fields of ``POST /api/challenges``), ``accept`` (``id``,
+``name``, ``player``), ``cancel`` (``id``, ``player``) and ``ping``; the replies are ``hello``,
+``posted`` (``challenge``, ``secret``), ``start`` (``game``, ``color``, ``secret``, ``url``),
+``cancelled`` (``id``), ``pong`` or ``error`` (``error``, ``status``), each echoing the ``ref``
+of the message.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import HTMLResponse, Response
+
+from exochess.web.deps import LobbyDep
+from exochess.web.disconnect import client_address
+from exochess.web.domain import GameServiceError, InvalidRequest, TooFast
+from exochess.web.errors import status_of
+from exochess.web.lobby import LOBBY_ROOM, Lobby, player_key
+from exochess.web.routes.ws import CLOSE_TOO_MANY, read_message
+from exochess.web.schemas import (
+    LOBBY_MESSAGES,
+    AcceptedChallenge,
+    ChallengeAnswer,
+    ChallengeList,
+    LobbyAccept,
+    LobbyCancel,
+    LobbyHello,
+    LobbyPost,
+    NewChallenge,
+    Ping,
+    PostedChallenge,
+)
+from exochess.web.templating import render
+from exochess.web.throttle import Throttle
+from exochess.web.timecontrol import CORRESPONDENCE_DAYS, REALTIME_PRESETS
+
+log = logging.getLogger("exochess.web")
+router = APIRouter()
+
+SOCKET_RATE = 4.0
+SOCKET_BURST = 12
+"""Messages a lobby socket may send a second, and at once."""
+
+
+def _game_url(game_id: str) -> str:
+    return f"/game/{game_id}"
+
+
+@router.get("/lobby", response_class=HTMLResponse)
+async def lobby_page(request: Request) -> HTMLResponse:
+    return render(request, "lobby.html", title="Lobby", presets=REALTIME_PRESETS, days=CORRESPONDENCE_DAYS)
+
+
+@router.get("/api/lobby")
+async def lobby_view(lobby: LobbyDep) -> Response:
+    """The open challenges and the live games (the lobby websocket's ``lobby`` message)."""
+    return Response(await lobby.current_text(), media_type="application/json")
+
+
+@router.get("/api/challenges")
+async def list_challenges(lobby: LobbyDep) -> ChallengeList:
+    return ChallengeList(challenges=json.loads(await lobby.current_text())["challenges"])
+
+
+@router.post("/api/challenges", status_code=201)
+async def post_challenge(body: NewChallenge, request: Request, lobby: LobbyDep) -> PostedChallenge:
+    challenge, secret = await lobby.post(
+        variant=body.variant, time_control=body.time_control, color=body.color, name=body.name,
+        player=body.player, address=client_address(request) or "",
+    )
+    return PostedChallenge(challenge=challenge, secret=secret)
+
+
+@router.get("/api/challenges/{challenge_id}")
+async def get_challenge(challenge_id: str, lobby: LobbyDep) -> dict[str, Any]:
+    """One challenge: open, or accepted (then ``game`` and ``poster_color`` say where to play)."""
+    return await lobby.challenge(challenge_id)
+
+
+@router.post("/api/challenges/{challenge_id}/accept")
+async def accept_challenge(
+    challenge_id: str, body: ChallengeAnswer, request: Request, lobby: LobbyDep
+) -> AcceptedChallenge:
+    if body.name is None:
+        raise InvalidRequest("a display name is required (field 'name')")
+    game, color, secret = await lobby.accept(
+        challenge_id, name=body.name, player=body.player, address=client_address(request) or ""
+    )
+    return AcceptedChallenge(game=game, color=color, secret=secret, url=_game_url(game))
+
+
+@router.post("/api/challenges/{challenge_id}/cancel")
+async def cancel_challenge(
+    challenge_id: str, body: ChallengeAnswer, request: Request, lobby: LobbyDep
+) -> dict[str, Any]:
+    await lobby.cancel(challenge_id, player=body.player, address=client_address(request) or "")
+    return {"cancelled": challenge_id}
+
+
+@dataclass
+class _LobbySession:
+    key: str | None = None
+    """The player key this socket said hello with."""
+
+
+@router.websocket("/ws/lobby")
+async def lobby_socket(websocket: WebSocket, lobby: LobbyDep) -> None:
+    await websocket.accept()
+    hub = lobby.hub
+    address = websocket.client.host if websocket.client is not None else ""
+    refusal = hub.refusal(LOBBY_ROOM, address)
+    if refusal is not None:
+        await websocket.close(code=CLOSE_TOO_MANY, reason=refusal)
+        return
+    conn = hub.join(LOBBY_ROOM, websocket, None, address)
+    session = _LobbySession()
+    throttle = Throttle(SOCKET_RATE, SOCKET_BURST)
+    try:
+        await conn.send(await lobby.snapshot_text())
+        while True:
+            raw = await websocket.receive_text()
+            if not throttle.allow(0):
+                error = TooFast("too many messages: slow down")
+                await conn.send(json.dumps(
+                    {"type": "error", "error": error.message, "status": status_of(error)}
+                ))
+                continue
+            reply = await _handle(lobby, session, raw, address)
+            await conn.send(json.dumps(reply))
+    except WebSocketDisconnect:
+        pass
+    except Exception:  # a binary frame, a closed transport...: drop this connection only
+        log.debug("lobby websocket closed on error", exc_info=True)
+    finally:
+        hub.leave(LOBBY_ROOM, websocket)
+        if session.key is not None and not lobby.service.closed:
+            lobby.detach(session.key)
+
+
+async def _handle(lobby: Lobby, session: _LobbySession, raw: str, address: str) -> dict[str, Any]:
+    message = read_message(raw, LOBBY_MESSAGES)
+    if isinstance(message, dict):
+        return message
+    ref = message.ref
+    try:
+        if isinstance(message, Ping):
+            return {"type": "pong", "ref": ref}
+        if isinstance(message, LobbyHello):
+            key = player_key(message.player)
+            if key != session.key:
+                lobby.attach(key)
+                if session.key is not None:
+                    lobby.detach(session.key)
+                session.key = key
+            return {"type": "hello", "ref": ref}
+        if isinstance(message, LobbyPost):
+            challenge, secret = await lobby.post(
+                variant=message.variant, time_control=message.time_control, color=message.color,
+                name=message.name, player=message.player, address=address,
+            )
+            return {"type": "posted", "challenge": challenge, "secret": secret, "ref": ref}
+        if isinstance(message, LobbyAccept):
+            game, color, secret = await lobby.accept(
+                message.id, name=message.name, player=message.player, address=address
+            )
+            return {"type": "start", "game": game, "color": color, "secret": secret, "url": _game_url(game),
+                    "ref": ref}
+        assert isinstance(message, LobbyCancel)
+        await lobby.cancel(message.id, player=message.player, address=address)
+        return {"type": "cancelled", "id": message.id, "ref": ref}
+    except GameServiceError as exc:
+        return {"type": "error", "error": exc.message, "status": status_of(exc), "ref": ref}

@@ -1,0 +1,221 @@
+// The lobby page: open challenges and live games over the lobby websocket; post, accept, cancel.
+import { getJSON } from "/static/api.js";
+import { saveSeat } from "/static/game.js";
+import { player, setPlayerName } from "/static/player.js";
+
+// A challenge this browser posted: its seat secret is kept until the challenge becomes a game.
+const MINE = (id) => `exochess:challenge:${id}`;
+
+function loadMine(id) {
+  try { return JSON.parse(localStorage.getItem(MINE(id)) || "null"); } catch { return null; }
+}
+
+function myChallengeIds() {
+  const ids = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const k = localStorage.key(i);
+    if (k && k.startsWith("exochess:challenge:")) ids.push(k.slice("exochess:challenge:".length));
+  }
+  return ids;
+}
+
+export class LobbyPage {
+  constructor(root, variants, texts) {
+    this.root = root;
+    this.texts = texts;
+    this.titles = Object.fromEntries(variants.map((v) => [v.name, v.title]));
+    this.me = player();
+    this.ws = null;
+    this.retry = 500;
+    this.view = { challenges: [], games: [] };
+    this.$("#name").value = this.me.name;
+    this.bind();
+    this.connect();
+    this.checkOldChallenges();
+  }
+
+  $(sel) { return this.root.querySelector(sel); }
+
+  bind() {
+    this.$("#name-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const name = this.$("#name").value.trim().replace(/\s+/g, " ");
+      if (!name) { this.$("#name").value = this.me.name; return; }
+      this.me = setPlayerName(name.slice(0, 24));
+      this.$("#name").value = this.me.name;
+      this.status(this.texts.name_saved);
+    });
+    const time = this.$("#post-time");
+    time.addEventListener("change", () => { this.$("#custom-time").hidden = time.value !== "custom"; });
+    this.$("#post").addEventListener("submit", (e) => { e.preventDefault(); this.post(); });
+  }
+
+  connect() {
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${proto}://${location.host}/ws/lobby`);
+    this.ws = ws;
+    this.status(this.texts.connecting);
+    ws.addEventListener("open", () => {
+      this.retry = 500;
+      // says which player this is: its real-time challenges stay while the page is open
+      ws.send(JSON.stringify({ type: "hello", player: this.me.token, ref: "hello" }));
+    });
+    ws.addEventListener("message", (e) => this.onMessage(JSON.parse(e.data)));
+    ws.addEventListener("close", (e) => {
+      this.root.dataset.connected = "0";
+      this.status(e.code === 4429 ? e.reason : this.texts.offline);
+      if (this.ws === ws) setTimeout(() => this.connect(), this.retry);
+      this.retry = Math.min(this.retry * 2, 8000);
+    });
+  }
+
+  send(message) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) { this.error(this.texts.not_connected); return; }
+    this.error("");
+    this.ws.send(JSON.stringify(message));
+  }
+
+  onMessage(msg) {
+    if (msg.type === "lobby") {
+      this.view = msg;
+      this.render();
+    } else if (msg.type === "hello") {
+      this.root.dataset.connected = "1";
+      this.status("");
+    } else if (msg.type === "posted") {
+      localStorage.setItem(MINE(msg.challenge.id), JSON.stringify({ secret: msg.secret }));
+      this.render();
+    } else if (msg.type === "start") {
+      // this browser accepted: its seat secret goes to storage, never into the URL
+      saveSeat(msg.game, msg.color, msg.secret);
+      location.href = msg.url;
+    } else if (msg.type === "accepted") {
+      const mine = loadMine(msg.challenge);
+      if (mine) {
+        saveSeat(msg.game, msg.poster_color, mine.secret);
+        localStorage.removeItem(MINE(msg.challenge));
+        location.href = `/game/${msg.game}`;
+      }
+    } else if (msg.type === "cancelled") {
+      localStorage.removeItem(MINE(msg.id));
+      this.render();
+    } else if (msg.type === "error") {
+      this.error(msg.error);
+    }
+  }
+
+  // Correspondence challenges posted on an earlier visit: accepted meanwhile, or gone.
+  async checkOldChallenges() {
+    for (const id of myChallengeIds()) {
+      const mine = loadMine(id);
+      try {
+        const c = await getJSON(`/api/challenges/${encodeURIComponent(id)}`);
+        if (c.status === "accepted" && c.game && mine) {
+          saveSeat(c.game, c.poster_color, mine.secret);
+          localStorage.removeItem(MINE(id));
+          this.notice(c.game);
+        }
+      } catch {
+        localStorage.removeItem(MINE(id));  // cancelled or expired
+      }
+    }
+  }
+
+  notice(gameId) {
+    const p = document.createElement("p");
+    p.className = "note";
+    p.append(`${this.texts.accepted} `);
+    const a = document.createElement("a");
+    a.href = `/game/${gameId}`;
+    a.textContent = this.texts.open_game;
+    p.append(a);
+    this.$(".lobby-lists").prepend(p);
+  }
+
+  post() {
+    const form = new FormData(this.$("#post"));
+    let tc = String(form.get("time_control"));
+    if (tc === "custom") tc = `${this.$("#custom-minutes").value || 0}+${this.$("#custom-increment").value || 0}`;
+    this.send({
+      type: "post", ref: "post", variant: form.get("variant"), time_control: tc, color: form.get("color"),
+      name: this.me.name, player: this.me.token,
+    });
+  }
+
+  accept(id) { this.send({ type: "accept", ref: "accept", id, name: this.me.name, player: this.me.token }); }
+
+  cancel(id) { this.send({ type: "cancel", ref: "cancel", id, player: this.me.token }); }
+
+  error(text) { this.$("#lobby-error").textContent = text || ""; }
+
+  status(text) { this.$("#lobby-status").textContent = text || ""; }
+
+  cell(tr, text, className) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (className) td.className = className;
+    tr.appendChild(td);
+    return td;
+  }
+
+  render() {
+    const t = this.texts;
+    const body = this.$("#challenges tbody");
+    body.replaceChildren();
+    for (const c of this.view.challenges) {
+      const mine = Boolean(loadMine(c.id));
+      const tr = document.createElement("tr");
+      tr.dataset.challenge = c.id;
+      if (mine) tr.className = "mine";
+      // a signed-in player's name and rating take these two cells once accounts exist
+      this.cell(tr, c.player.name || t.anonymous, "who");
+      this.cell(tr, c.player.rating === null ? "—" : String(c.player.rating), "rating");
+      this.cell(tr, this.titles[c.variant] || c.variant);
+      this.cell(tr, c.time_control.kind === "none" ? t.unlimited : c.time_control.label);
+      const colour = this.cell(tr, t[c.color] || c.color);
+      const disc = document.createElement("span");
+      disc.className = `disc ${c.color}`;
+      colour.prepend(disc);
+      this.cell(tr, c.rated ? t.rated : t.casual, "mode");
+      const td = document.createElement("td");
+      const button = document.createElement("button");
+      button.type = "button";
+      if (mine) {
+        button.textContent = t.cancel;
+        button.className = "cancel";
+        button.addEventListener("click", () => this.cancel(c.id));
+        const note = document.createElement("small");
+        note.className = "muted";
+        note.textContent = ` ${t.yours}`;
+        td.append(button, note);
+      } else {
+        button.textContent = t.accept;
+        button.className = "primary accept";
+        button.addEventListener("click", () => this.accept(c.id));
+        td.append(button);
+      }
+      tr.appendChild(td);
+      body.appendChild(tr);
+    }
+    this.$("#no-challenges").hidden = this.view.challenges.length > 0;
+    const games = this.$("#live tbody");
+    games.replaceChildren();
+    for (const g of this.view.games) {
+      const tr = document.createElement("tr");
+      tr.dataset.game = g.id;
+      this.cell(tr, g.white.name || t.anonymous);
+      this.cell(tr, g.black.name || t.anonymous);
+      this.cell(tr, this.titles[g.variant] || g.variant);
+      this.cell(tr, g.time_control.kind === "none" ? t.unlimited : g.time_control.label);
+      const td = document.createElement("td");
+      const a = document.createElement("a");
+      a.href = `/game/${g.id}`;
+      a.className = "watch";
+      a.textContent = t.watch;
+      td.appendChild(a);
+      tr.appendChild(td);
+      games.appendChild(tr);
+    }
+    this.$("#no-games").hidden = this.view.games.length > 0;
+  }
+}

@@ -1,0 +1,5 @@
+// The lobby page.
+import { LobbyPage } from "/static/lobby.js";
+import { pageData } from "/static/pagedata.js";
+
+window.exochessLobby = new LobbyPage(document.getElementById("lobby"), pageData("variants"), pageData("lobby-texts"));

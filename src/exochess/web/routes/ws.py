@@ -154,7 +154,7 @@ async def _handle(service: GameService, chat: Chat, session: _Session, raw: str)
     try:
         if isinstance(message, Ping):
             # the server's time lets the client count the clocks down in the server's time
-            return {"type": "pong", "ref": ref, "now": epoch_ms(storage_now())}
+            return {"type": "pong", "ref": message.ref, "now": epoch_ms(storage_now())}
         if isinstance(message, Auth):
             return _authenticate(service, session, message)
         if isinstance(message, WsChat):

@@ -44,9 +44,11 @@ export class ChatBox {
     const input = this.$("#chat-input");
     const text = input.value.trim();
     if (!text) return;
-    const ws = this.page.ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN) { this.$("#chat-error").textContent = this.texts.not_connected; return; }
-    ws.send(JSON.stringify({ type: "chat", text, ref: REF }));
+    // the page's connection (static/connection.js) says whether the line could be sent
+    if (!this.page.conn || !this.page.conn.send({ type: "chat", text, ref: REF })) {
+      this.$("#chat-error").textContent = this.texts.not_connected;
+      return;
+    }
     input.value = "";
   }
 

@@ -33,6 +33,7 @@ from exochess.web.domain import (
     TooManyEngineJobs,
     WrongSeat,
 )
+from exochess.web.i18n import N_
 from exochess.web.templating import error_page
 
 log = logging.getLogger("exochess.web")
@@ -113,7 +114,7 @@ def install_error_handlers(app: FastAPI) -> None:
             return error_response(exc.status_code, str(exc.detail))
         # the router's own 404 carries only the status phrase; a page's carries its reason
         generic = exc.detail == HTTPStatus.NOT_FOUND.phrase
-        message = "This page does not exist." if generic else str(exc.detail)
+        message = N_("This page does not exist.") if generic else str(exc.detail)
         return error_page(request, exc.status_code, message)
 
     @app.exception_handler(RequestValidationError)

@@ -1,6 +1,7 @@
 // The analysis board: any FEN, free moves for both sides, engine evaluation and best line.
 import { postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
+import { t } from "/static/i18n.js";
 
 export class AnalysisPage {
   constructor(root, variants) {
@@ -58,8 +59,9 @@ export class AnalysisPage {
     this.board.setLegal(pos.legal);
     this.root.dataset.fen = pos.fen;
     this.root.dataset.ply = String(pos.ply);
-    const turn = pos.turn === "white" ? "White" : "Black";
-    this.root.querySelector("#status").textContent = pos.result ? `${pos.result} · ${pos.reason}` : `${turn} to move · FEN: ${pos.fen}`;
+    const turn = pos.turn === "white" ? t("White") : t("Black");
+    this.root.querySelector("#status").textContent = pos.result ? `${pos.result} · ${t(pos.reason)}`
+      : t("{side} to move · FEN: {fen}", { side: turn, fen: pos.fen });
     const list = this.root.querySelector("#moves");
     list.replaceChildren();
     const blackFirst = sideToMove(pos.start_fen) === "black";
@@ -76,7 +78,7 @@ export class AnalysisPage {
 
   async evaluate() {
     const out = this.root.querySelector("#eval");
-    out.textContent = "Thinking…";
+    out.textContent = t("Thinking…");
     try {
       const a = await postJSON("/api/analyse", { variant: this.variantName, fen: this.fen, moves: this.moves, movetime_ms: 1500 });
       out.textContent = describeAnalysis(a);

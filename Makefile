@@ -75,13 +75,13 @@ LOCALE := src/exochess/web/locale
 LANGS := fr es
 POT := build/messages.pot
 EXTRACT = $(BIN)/pybabel -q extract -F babel.cfg -k _ -k t -k gettext -k ngettext:1,2 -k N_ -k tr:2 \
-	--add-comments=Translators: --sort-by-file --no-wrap --project=exochess -o $(POT) src
+	--add-comments=Translators: --add-location=file --sort-by-file --no-wrap --project=exochess -o $(POT) src
 
 messages: $(DEV_STAMP)
 	mkdir -p build
 	$(EXTRACT)
 	for l in $(LANGS); do \
-		$(BIN)/pybabel -q update --init-missing --ignore-obsolete --no-wrap -i $(POT) -d $(LOCALE) -l $$l \
+		$(BIN)/pybabel -q update --init-missing --ignore-obsolete --ignore-pot-creation-date --no-wrap -i $(POT) -d $(LOCALE) -l $$l \
 			|| exit 1; \
 		$(BIN)/pybabel compile --statistics -i $(LOCALE)/$$l/LC_MESSAGES/messages.po -o build/$$l.mo -l $$l \
 			|| exit 1; \
@@ -91,7 +91,7 @@ messages-check: $(DEV_STAMP)
 	mkdir -p build
 	$(EXTRACT)
 	for l in $(LANGS); do \
-		$(BIN)/pybabel -q update --check --ignore-obsolete --no-wrap -i $(POT) -d $(LOCALE) -l $$l || exit 1; \
+		$(BIN)/pybabel -q update --check --ignore-obsolete --ignore-pot-creation-date --no-wrap -i $(POT) -d $(LOCALE) -l $$l || exit 1; \
 	done
 
 # Installs the git hook that runs ruff and mypy before each commit (.pre-commit-config.yaml).

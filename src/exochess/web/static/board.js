@@ -266,9 +266,9 @@ export class BoardView {
     }
     el("circle", { cx: 50, cy: 50, r: 38, class: "disc" }, g);
     if (type === this.royal) el("circle", { cx: 50, cy: 50, r: 31, class: "ring" }, g);
-    const t = el("text", { x: 50, y: 51, class: "glyph", "text-anchor": "middle",
+    const letterText = el("text", { x: 50, y: 51, class: "glyph", "text-anchor": "middle",
       "dominant-baseline": "central" }, g);
-    t.textContent = type;
+    letterText.textContent = type;
     return g;
   }
 

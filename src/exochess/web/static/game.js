@@ -322,7 +322,12 @@ export class GamePage {
       list.appendChild(empty);
     }
     const cur = list.querySelector(".current");
-    if (cur) cur.scrollIntoView({ block: "nearest" });
+    // scroll the list only: scrollIntoView would also scroll the page (on a phone, away from the board)
+    if (cur) {
+      const box = list.getBoundingClientRect(), at = cur.getBoundingClientRect();
+      if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
+      else if (at.top < box.top) list.scrollTop -= box.top - at.top;
+    }
   }
 
   renderSide(me, myTurn, live) {

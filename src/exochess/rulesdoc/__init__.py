@@ -156,8 +156,8 @@ def translated_page(variant_name: str | Variant, lang: str) -> str | None:
     """The file name of a game's rules page in ``lang`` (``rules.fr.md`` beside ``rules.md``),
     or None when the game has no page in that language.
 
-    >>> translated_page("fugue", "de") is None
-    True
+    >>> translated_page("fugue", "fr"), translated_page("fugue", "de")
+    ('rules.fr.md', None)
     """
     variant = resolve_variant(variant_name)
     if variant.rules_page is None or not lang.isalpha():

@@ -141,14 +141,14 @@ def test_switching_language_in_the_header_is_remembered(browser: Any, server: Se
         # the choice outlives the page, over the browser's French preference
         page.click("header.top a[href='/rules/interweave']")
         page.wait_for_selector("html[lang='es']")
-        assert page.locator("h1").inner_text() == "Interweave — reglas"
+        assert page.locator("main > h1").inner_text() == "Interweave — reglas"
         assert page.locator(".rules-body").get_attribute("lang") == "es"
         assert page.locator("#rules-fallback").count() == 0
         assert "Objetivo" in page.locator(".rules-body h2").first.inner_text()
         page.click("header.top .langs a[data-lang='en']")
         page.wait_for_selector("html[lang='en']")
         assert page.url.endswith("/rules/interweave")
-        assert page.locator("h1").inner_text() == "Interweave — rules"
+        assert page.locator("main > h1").inner_text() == "Interweave — rules"
     finally:
         ctx.close()
 
@@ -194,4 +194,4 @@ def test_the_language_switch_only_goes_back_to_this_site(client: httpx.Client) -
         res = client.get("/lang/fr", params={"next": hostile}, follow_redirects=False)
         assert res.headers["location"] == "/", hostile
     missing = client.get("/lang/xx", headers={"Accept-Language": "fr"})
-    assert missing.status_code == 404 and "Ce site n'a pas cette langue." in missing.text
+    assert missing.status_code == 404 and "Ce site n&#39;a pas cette langue." in missing.text

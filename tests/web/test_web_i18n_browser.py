@@ -195,3 +195,26 @@ def test_the_language_switch_only_goes_back_to_this_site(client: httpx.Client) -
         assert res.headers["location"] == "/", hostile
     missing = client.get("/lang/xx", headers={"Accept-Language": "fr"})
     assert missing.status_code == 404 and "Ce site n&#39;a pas cette langue." in missing.text
+
+
+def test_server_messages_come_in_the_page_language(browser: Any, server: Server, client: httpx.Client) -> None:
+    data = create(client, variant="interweave", opponent="friend", color="white")
+    gid, white = data["id"], data["seats"]["white"]["secret"]
+    res = client.post(f"/api/games/{gid}/takeback", json={"action": "accept", "secret": white},
+                      headers={"Accept-Language": "es"})
+    assert res.status_code == 409 and res.json()["error"] == "no hay ninguna petición de deshacer que aceptar"
+    res = client.post(f"/api/games/{gid}/moves", json={"move": "b7-a6", "secret": data["seats"]["black"]["secret"]},
+                      headers={"Accept-Language": "fr"})
+    assert res.json()["error"] == "ce n'est pas votre tour : trait aux Blancs"
+    res = client.get("/api/games/nope", headers={"Cookie": "lang=fr"})
+    assert res.status_code == 404 and res.json()["error"] == "identifiant de partie inconnu 'nope'"
+    # a spectator asks for an evaluation: the refusal shows on the page, in French
+    ctx = context(browser, server, "fr", DESKTOP)
+    try:
+        page = ctx.new_page()
+        settle(page, f"/game/{gid}")
+        page.click("#evaluate")
+        page.wait_for_selector("#eval:has-text('seuls les joueurs')")
+        assert page.locator("#eval").inner_text() == "seuls les joueurs peuvent évaluer une partie en cours (secret de place)"
+    finally:
+        ctx.close()

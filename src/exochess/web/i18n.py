@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gettext
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -30,6 +30,8 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
 from starlette.requests import HTTPConnection
+
+from exochess.web.domain import N_ as N_  # the marker lives with the errors that use it most
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DEFAULT_LANGUAGE = "en"
@@ -107,9 +109,21 @@ def js_messages(lang: str) -> dict[str, str]:
     return out
 
 
-def N_(message: str) -> str:
-    """Marks an English text for extraction where it is translated later (by whoever shows it)."""
-    return message
+def localized(template: str, params: Mapping[str, object], lang: str) -> str:
+    """A server message in ``lang``: its English ``template`` translated, then its ``{name}``
+    fields filled, each text field translated too when the catalogue has it (e.g. why a game
+    ended).  Texts from the library (an illegal move's explanation) stay English.
+
+    >>> localized("the game is over ({reason})", {"reason": "White wins: Black resigned"}, "fr")
+    'la partie est terminée (Les Blancs gagnent : les Noirs ont abandonné)'
+    """
+    tr = translations(lang).gettext
+    fields = {name: tr(value) if isinstance(value, str) and value else value
+              for name, value in params.items()}
+    try:
+        return tr(template).format(**fields) if fields else tr(template)
+    except (KeyError, IndexError, ValueError):  # a translation with broken fields: the English text
+        return template.format(**params) if params else template
 
 
 def gettext_for(lang: str, message: str) -> str:

@@ -24,6 +24,7 @@ from exochess.web.deps import Service
 from exochess.web.domain import GameNotFound, GameServiceError, WrongSeat
 from exochess.web.errors import status_of, validation_message
 from exochess.web.hub import Connection
+from exochess.web.i18n import N_, localized, request_language
 from exochess.web.schemas import CLIENT_MESSAGES, Auth, Ping, WsMove
 from exochess.web.security import BadJSON, parse_json_text
 from exochess.web.service import GameService, LiveGame
@@ -46,6 +47,8 @@ class _Session:
     live: LiveGame
     conn: Connection
     secret: str | None
+    lang: str = "en"
+    """The page's language (cookie or Accept-Language of the upgrade request), for error texts."""
 
 
 def _error(message: str, **extra: Any) -> dict[str, Any]:
@@ -65,14 +68,15 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service) -> N
     try:
         live = await service.get(game_id)
     except GameNotFound as exc:
-        await websocket.send_text(json.dumps(_error(exc.message)))
+        message = localized(exc.template, exc.params, request_language(websocket))
+        await websocket.send_text(json.dumps(_error(message)))
         await websocket.close(code=CLOSE_UNKNOWN_GAME)
         return
     refusal = hub.refusal(game_id, address)  # again: others may have joined during the load
     if refusal is not None:
         await websocket.close(code=CLOSE_TOO_MANY, reason=refusal)
         return
-    session = _Session(live, hub.join(game_id, websocket, None, address), None)
+    session = _Session(live, hub.join(game_id, websocket, None, address), None, request_language(websocket))
     try:
         await session.conn.send(json.dumps({"type": "hello", "you": None}))
         if "secret" in websocket.query_params:
@@ -130,14 +134,14 @@ async def _handle(service: GameService, session: _Session, raw: str) -> dict[str
             return _authenticate(service, session, message)
         return await _move(service, session, message)
     except GameServiceError as exc:
-        return _error(exc.message, status=status_of(exc), ref=ref)
+        return _error(localized(exc.template, exc.params, session.lang), status=status_of(exc), ref=ref)
 
 
 def _authenticate(service: GameService, session: _Session, message: Auth) -> dict[str, Any]:
     secret = message.secret
     seat = session.live.seat_of(secret) if isinstance(secret, str) else None
     if seat is None:
-        raise WrongSeat("wrong seat secret for this game")
+        raise WrongSeat(N_("wrong seat secret for this game"))
     session.secret = secret
     service.hub.set_seat(session.live.row.id, session.conn, seat)
     return {"type": "hello", "you": seat, "ref": message.ref}

@@ -15,7 +15,8 @@ COMPILED := build/compiled
 WHEELS := build/wheels
 EXPECT_BUILD := $(if $(shell command -v cc),compiled,pure)
 
-.PHONY: run test lint typecheck unit unit-compiled compiled bench ladder chromium pre-commit clean
+.PHONY: run test lint typecheck unit unit-compiled compiled bench ladder chromium pre-commit clean \
+	messages messages-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +66,33 @@ unit-compiled: $(DEV_STAMP) compiled chromium
 		$(BIN)/pytest -p no:cacheprovider tests README.md
 
 test: lint typecheck unit unit-compiled
+
+# The site's message catalogues (docs/translating.md): extract every text (templates, Python,
+# scripts' t("..."), the games' words) into the template, merge it into each language's .po,
+# and compile each one to check it (the site compiles the .po files in memory when it starts,
+# so no .mo file is kept).  messages-check fails when the .po files are out of date.
+LOCALE := src/exochess/web/locale
+LANGS := fr es
+POT := build/messages.pot
+EXTRACT = $(BIN)/pybabel -q extract -F babel.cfg -k _ -k t -k gettext -k ngettext:1,2 -k N_ -k tr:2 \
+	--add-comments=Translators: --add-location=file --sort-by-file --no-wrap --project=exochess -o $(POT) src
+
+messages: $(DEV_STAMP)
+	mkdir -p build
+	$(EXTRACT)
+	for l in $(LANGS); do \
+		$(BIN)/pybabel -q update --init-missing --ignore-obsolete --ignore-pot-creation-date --no-wrap -i $(POT) -d $(LOCALE) -l $$l \
+			|| exit 1; \
+		$(BIN)/pybabel compile --statistics -i $(LOCALE)/$$l/LC_MESSAGES/messages.po -o build/$$l.mo -l $$l \
+			|| exit 1; \
+	done
+
+messages-check: $(DEV_STAMP)
+	mkdir -p build
+	$(EXTRACT)
+	for l in $(LANGS); do \
+		$(BIN)/pybabel -q update --check --ignore-obsolete --ignore-pot-creation-date --no-wrap -i $(POT) -d $(LOCALE) -l $$l || exit 1; \
+	done
 
 # Installs the git hook that runs ruff and mypy before each commit (.pre-commit-config.yaml).
 pre-commit: $(DEV_STAMP)

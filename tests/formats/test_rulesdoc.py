@@ -281,6 +281,57 @@ def test_a_missing_rules_page_file_is_a_clear_error() -> None:
 def test_bad_diagram_is_reported_with_its_number(monkeypatch: pytest.MonkeyPatch) -> None:
     import exochess.rulesdoc as rd
 
-    monkeypatch.setattr(rd, "source", lambda name: "# X\n\n```diagram\nfen: 9/8 w\n```\n")
+    monkeypatch.setattr(rd, "source", lambda name, lang="en": "# X\n\n```diagram\nfen: 9/8 w\n```\n")
     with pytest.raises(RulesDocError, match="diagram 1"):
         rd.render_html("fugue")
+
+
+# --- the pages in other languages -----------------------------------------------------------
+
+TRANSLATIONS = ("fr", "es")
+
+
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+@pytest.mark.parametrize("game", GAMES)
+def test_translated_pages_show_the_same_diagrams(game: str, lang: str) -> None:
+    """A translated page is the English page in other words: the same diagrams in the same
+    order, only their captions translated."""
+    from exochess.rulesdoc import page_language
+
+    assert page_language(game, lang) == lang
+    english, translated = diagrams(game), diagrams(game, lang)
+    assert len(translated) == len(english)
+    for ours, theirs in zip(translated, english, strict=True):
+        assert ours == Diagram(**{**theirs.__dict__, "caption": ours.caption}), theirs.caption
+        assert ours.caption and ours.caption != theirs.caption
+        assert ours.meta == theirs.meta
+    page = render_html(game, lang)
+    assert page.count("<figure") == len(english)
+    # the same sections: a heading for each English heading
+    assert source(game, lang).count("\n## ") == source(game).count("\n## ")
+    assert source(game, lang).count("\n### ") == source(game).count("\n### ")
+
+
+def test_a_language_without_a_page_falls_back_to_english() -> None:
+    from exochess.rulesdoc import page_language
+
+    assert page_language("fugue", "de") == "en" and source("fugue", "de") == source("fugue")
+    assert page_language("fugue", "../fugue/rules") == "en"
+
+
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+@pytest.mark.parametrize("game", GAMES)
+def test_translated_pages_are_in_our_own_words(game: str, lang: str) -> None:
+    """The translations are made from our English pages, not from the seed texts (one of which
+    is French): no run of 9 words is shared with any seed text."""
+    shared = shared_dir()
+    if shared is None:
+        pytest.skip("shared texts not available")
+    corpus = "\n".join(p.read_text(encoding="utf-8") for p in (shared / "seeds").glob("*.txt"))
+    n = 9
+    theirs = re.findall(r"[\w']+", corpus.lower())
+    grams = {tuple(theirs[i:i + n]) for i in range(len(theirs) - n + 1)}
+    prose = re.sub(r"```.*?```", " ", source(game, lang), flags=re.S)
+    ours = re.findall(r"[\w']+", prose.lower())
+    shared_runs = [" ".join(ours[i:i + n]) for i in range(len(ours) - n + 1) if tuple(ours[i:i + n]) in grams]
+    assert not shared_runs, shared_runs[:5]

@@ -152,17 +152,45 @@ def available() -> list[str]:
     return [variant.name for variant in all_variants()]
 
 
-def source(variant_name: str | Variant) -> str:
-    """The Markdown text of a game's rules page: its own file, or one made from its attributes."""
+def translated_page(variant_name: str | Variant, lang: str) -> str | None:
+    """The file name of a game's rules page in ``lang`` (``rules.fr.md`` beside ``rules.md``),
+    or None when the game has no page in that language.
+
+    >>> translated_page("fugue", "fr"), translated_page("fugue", "de")
+    ('rules.fr.md', None)
+    """
+    variant = resolve_variant(variant_name)
+    if variant.rules_page is None or not lang.isalpha():
+        return None
+    stem, dot, suffix = variant.rules_page.rpartition(".")
+    name = f"{stem}.{lang}.{suffix}" if dot else f"{variant.rules_page}.{lang}"
+    package = type(variant).__module__.rpartition(".")[0]
+    try:
+        return name if resources.files(package).joinpath(name).is_file() else None
+    except ModuleNotFoundError:
+        return None
+
+
+def page_language(variant_name: str | Variant, lang: str) -> str:
+    """The language a game's rules page is shown in when ``lang`` is asked for: ``lang`` when
+    the page is written in it, else English (the language of ``rules.md``)."""
+    return lang if lang != "en" and translated_page(variant_name, lang) else "en"
+
+
+def source(variant_name: str | Variant, lang: str = "en") -> str:
+    """The Markdown text of a game's rules page in ``lang`` (English when that language has no
+    page): its own file, or one made from its attributes."""
     variant = resolve_variant(variant_name)
     if variant.rules_page is None:
         return generated_page(variant)
+    page = translated_page(variant, lang) if lang != "en" else None
+    page = page or variant.rules_page
     package = type(variant).__module__.rpartition(".")[0]
     try:
-        return resources.files(package).joinpath(variant.rules_page).read_text(encoding="utf-8")
+        return resources.files(package).joinpath(page).read_text(encoding="utf-8")
     except (FileNotFoundError, ModuleNotFoundError) as exc:
         raise RulesDocError(
-            f"{variant.name}: rules page {variant.rules_page!r} not found beside {type(variant).__module__}"
+            f"{variant.name}: rules page {page!r} not found beside {type(variant).__module__}"
         ) from exc
 
 
@@ -184,11 +212,11 @@ def generated_page(variant: Variant) -> str:
     return "\n".join(lines) + "\n"
 
 
-def diagrams(variant_name: str | Variant) -> list[Diagram]:
-    """Every diagram of a game's rules page, in page order."""
+def diagrams(variant_name: str | Variant, lang: str = "en") -> list[Diagram]:
+    """Every diagram of a game's rules page (in ``lang``), in page order."""
     name = canonical_name(variant_name)
     found: list[Diagram] = []
-    lines = source(name).splitlines()
+    lines = source(name, lang).splitlines()
     i = 0
     while i < len(lines):
         if lines[i].strip() == "```diagram":
@@ -214,8 +242,9 @@ def _figure(diagram: Diagram) -> str:
     return f"<figure{attrs}>\n{picture}{caption}</figure>"
 
 
-def render_html(variant_name: str | Variant) -> str:
-    """A game's rules page as an HTML fragment (``<article>``) with inline SVG diagrams.
+def render_html(variant_name: str | Variant, lang: str = "en") -> str:
+    """A game's rules page as an HTML fragment (``<article>``) with inline SVG diagrams, in
+    ``lang`` when the game has a page in that language (see :func:`page_language`).
 
     The game may be given by name, title, alias or :class:`~exochess.variant.Variant`.
 
@@ -230,13 +259,13 @@ def render_html(variant_name: str | Variant) -> str:
         try:
             return _figure(parse_diagram(body, name))
         except (ExochessError, ValueError) as exc:
-            raise RulesDocError(f"{name}.md, diagram {counter[0]}: {exc}") from exc
+            raise RulesDocError(f"{name} ({lang}), diagram {counter[0]}: {exc}") from exc
 
-    body = render(source(name), directives={"diagram": diagram_directive}, id_prefix=name)
+    body = render(source(name, lang), directives={"diagram": diagram_directive}, id_prefix=name)
     return f'<article class="rules rules-{name}">\n{body}</article>\n'
 
 
 __all__ = [
     "Diagram", "RulesDocError", "available", "canonical_name", "diagrams", "generated_page",
-    "parse_diagram", "render_html", "source",
+    "page_language", "parse_diagram", "render_html", "source", "translated_page",
 ]

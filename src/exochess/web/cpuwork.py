@@ -33,7 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from types import FrameType
 from typing import Any, TypeVar
 
-from exochess.web.domain import PositionTooLarge, ServerBusy
+from exochess.web.domain import N_, PositionTooLarge, ServerBusy
 
 T = TypeVar("T")
 
@@ -108,7 +108,7 @@ class CpuWork:
         For a process pool, ``fn``, ``args`` and the result must be picklable (plain data).
         """
         if self._jobs >= self.max_jobs:
-            raise ServerBusy(f"the server is busy ({self.name}); try again in a moment")
+            raise ServerBusy(N_("the server is busy ({what}); try again in a moment"), what=self.name)
         self._jobs += 1
         try:
             if self.processes:

@@ -72,12 +72,28 @@ class ChallengeStatus(StrEnum):
     ACCEPTED = "accepted"
 
 
-class GameServiceError(Exception):
-    """A request the game service refuses; the message is written for the player."""
+def N_(message: str) -> str:
+    """Marks an English text for the message catalogues (``make messages`` finds it) where it
+    is translated later, by whoever shows it to a player (see :mod:`exochess.web.i18n`)."""
+    return message
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+
+class GameServiceError(Exception):
+    """A request the game service refuses; the message is written for the player.
+
+    ``message`` is English with ``{name}`` fields filled from ``params``: the site shows it
+    in the player's language by translating that text and then filling the fields
+    (:func:`exochess.web.i18n.localized`).
+
+    >>> GameOver("the game is over ({reason})", reason="Black resigned").message
+    'the game is over (Black resigned)'
+    """
+
+    def __init__(self, message: str, **params: object) -> None:
+        self.template = message
+        self.params = params
+        self.message = message.format(**params) if params else message
+        super().__init__(self.message)
 
 
 class InvalidRequest(GameServiceError):
@@ -96,7 +112,7 @@ class GameNotFound(GameServiceError):
     """No game has this id."""
 
     def __init__(self, game_id: str) -> None:
-        super().__init__(f"unknown game id {game_id!r}")
+        super().__init__(N_("unknown game id {game_id}"), game_id=repr(game_id))
         self.game_id = game_id
 
 
@@ -149,8 +165,8 @@ class ServerBusy(GameServiceError):
     """Too much work of this kind is already waiting: the client should try again after
     ``retry_after`` seconds."""
 
-    def __init__(self, message: str, retry_after: int = 1) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, retry_after: int = 1, **params: object) -> None:
+        super().__init__(message, **params)
         self.retry_after = retry_after
 
 

@@ -52,7 +52,7 @@ from exochess.engine import Limits, Searcher, analyse, best_move
 from exochess.engine.levels import DEFAULT_MOVETIME_MS
 from exochess.engine.levels import level as engine_level
 from exochess.variants import all_variants
-from exochess.web.domain import Color, EngineBusy, EngineFailed, TooManyEngineJobs
+from exochess.web.domain import N_, Color, EngineBusy, EngineFailed, TooManyEngineJobs
 
 log = logging.getLogger("exochess.web")
 
@@ -425,15 +425,16 @@ class EnginePool:
             if client is not None and self._by_client[client] >= self.per_client:
                 self._counts["refused"] += 1
                 raise TooManyEngineJobs(
-                    f"too many engine analyses from your address at once (at most {self.per_client}); "
-                    "wait for one to finish",
-                    retry_after=max(1, math.ceil(self.analysis_cap_ms / 1000)),
+                    N_("too many engine analyses from your address at once (at most {count}); "
+                       "wait for one to finish"),
+                    retry_after=max(1, math.ceil(self.analysis_cap_ms / 1000)), count=self.per_client,
                 )
             free = self._running[ANALYSIS] < self._analysis_slots and self._queued[ANALYSIS] == 0
             if not free and self._queued[ANALYSIS] >= self.queue_limit:
                 self._counts["refused"] += 1
                 retry = self._retry_after()
-                raise EngineBusy(f"the engine is busy: try again in {retry} s", retry_after=retry)
+                raise EngineBusy(N_("the engine is busy: try again in {seconds} s"), retry_after=retry,
+                                 seconds=retry)
         loop = asyncio.get_running_loop()
         job = _Job(kind, fn, args, budget_s, client, loop.create_future(), next(self._seq))
         if client is not None:

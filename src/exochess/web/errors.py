@@ -35,6 +35,7 @@ from exochess.web.domain import (
     TooManyEngineJobs,
     WrongSeat,
 )
+from exochess.web.i18n import N_, localized, request_language
 from exochess.web.templating import error_page
 
 log = logging.getLogger("exochess.web")
@@ -100,11 +101,12 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(GameServiceError)
     async def _service_error(request: Request, exc: GameServiceError) -> Response:
         status = status_of(exc)
+        message = localized(exc.template, exc.params, request_language(request))
         if not _is_api(request) and status == HTTPStatus.NOT_FOUND:
-            return error_page(request, status, exc.message)
+            return error_page(request, status, message)
         # a busy server (engine queue, CPU pools) says when to come back (RFC 9110 Retry-After, in seconds)
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, ServerBusy) else None
-        return error_response(status, exc.message, headers)
+        return error_response(status, message, headers)
 
     @app.exception_handler(ClientGone)
     async def _client_gone(_request: Request, _exc: ClientGone) -> Response:
@@ -117,7 +119,7 @@ def install_error_handlers(app: FastAPI) -> None:
             return error_response(exc.status_code, str(exc.detail))
         # the router's own 404 carries only the status phrase; a page's carries its reason
         generic = exc.detail == HTTPStatus.NOT_FOUND.phrase
-        message = "This page does not exist." if generic else str(exc.detail)
+        message = N_("This page does not exist.") if generic else str(exc.detail)
         return error_page(request, exc.status_code, message)
 
     @app.exception_handler(RequestValidationError)

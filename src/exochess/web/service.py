@@ -25,6 +25,7 @@ from exochess.variants import find_variant
 from exochess.web.clock import Clock, Expiry, Stamp, Timing, epoch_ms, ms_between
 from exochess.web.cpuwork import CpuWork
 from exochess.web.domain import (
+    N_,
     Color,
     Conflict,
     EngineDisabled,
@@ -154,18 +155,19 @@ def _new_id() -> str:
 def analysis_board(variant: str, fen: str | None, moves: list[str]) -> Board:
     """A free position for the analysis board: ``moves`` played from ``fen`` (or the start)."""
     if len(moves) > MAX_ANALYSIS_MOVES:
-        raise TooLarge(f"at most {MAX_ANALYSIS_MOVES} moves")
+        raise TooLarge(N_("at most {count} moves"), count=MAX_ANALYSIS_MOVES)
     try:
         board = Board(variant, fen=fen.strip() if fen and fen.strip() else None)
     except UnknownVariantError as exc:
         raise InvalidRequest(str(exc)) from exc
     except FenError as exc:
-        raise InvalidRequest(f"bad FEN: {exc}") from exc
+        raise InvalidRequest(N_("bad FEN: {reason}"), reason=str(exc)) from exc
     for i, text in enumerate(moves):
         try:
             board.push_text(text)
         except ExochessError as exc:  # unreadable or illegal: either way this line cannot be played
-            raise IllegalMove(f"move {i + 1} ({text}): {exc}") from exc
+            raise IllegalMove(N_("move {number} ({move}): {reason}"), number=i + 1, move=text,
+                              reason=str(exc)) from exc
     return board
 
 
@@ -177,9 +179,9 @@ def tree_after(board: Board, prefix: list[str]) -> dict[str, Any]:
     except PositionTooLargeError as exc:
         raise PositionTooLarge(str(exc)) from exc
     except ExochessError as exc:
-        raise InvalidRequest(f"bad action in prefix: {exc}") from exc
+        raise InvalidRequest(N_("bad action in prefix: {reason}"), reason=str(exc)) from exc
     if prefix and not view["count"]:
-        raise IllegalMove(f"no legal move starts with {','.join(prefix)}")
+        raise IllegalMove(N_("no legal move starts with {actions}"), actions=",".join(prefix))
     return view
 
 
@@ -189,7 +191,7 @@ def analysis_position(variant: str, fen: str | None, moves: list[str], prefix: l
     board = analysis_board(variant, fen, moves)
     if board.is_game_over():
         if prefix:
-            raise GameOver("the game is over in this position")
+            raise GameOver(N_("the game is over in this position"))
         return json.dumps(position_json(board))
     tree_after(board, prefix)  # checks the prefix (the tree is built again below, from the cache)
     return json.dumps(position_json(board, prefix))
@@ -200,7 +202,7 @@ def analysis_line(variant: str, fen: str | None, moves: list[str]) -> tuple[str,
     not over (CPU work: run it in a worker; raises the service's errors)."""
     board = analysis_board(variant, fen, moves)
     if board.is_game_over():
-        raise GameOver("the game is over in this position")
+        raise GameOver(N_("the game is over in this position"))
     return board.variant.name, board.starting_fen, [str(m) for m in board.move_stack]
 
 
@@ -246,7 +248,7 @@ class GameService:
             return await loop.run_in_executor(self._db, lambda: fn(*args))
         except OperationalError as exc:
             log.warning("database unavailable: %s", exc.orig)
-            raise StorageUnavailable("the database is busy or unreachable; try again") from exc
+            raise StorageUnavailable(N_("the database is busy or unreachable; try again")) from exc
 
     def close(self) -> None:
         self.closed = True
@@ -395,9 +397,10 @@ class GameService:
     async def legal_after(self, live: LiveGame, ply: int, prefix: list[str]) -> dict[str, Any]:
         """The legal-move tree after the first actions ``prefix`` of the move at ``ply``."""
         if live.row.status != GameStatus.ACTIVE:
-            raise GameOver(f"the game is over ({live.row.reason})")
+            raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
         if ply != live.board.ply():
-            raise StalePosition(f"stale position: the game is at ply {live.board.ply()}, not {ply}")
+            raise StalePosition(N_("stale position: the game is at ply {now}, not {ply}"),
+                                now=live.board.ply(), ply=ply)
         return await self.cpu_games.run("listing its legal moves", tree_after, live.board.copy(), prefix)
 
     async def analysis_position(
@@ -684,7 +687,7 @@ class GameService:
         try:
             board = Board(variant, fen=fen.strip() if fen and fen.strip() else None)
         except FenError as exc:
-            raise InvalidRequest(f"bad FEN: {exc}") from exc
+            raise InvalidRequest(N_("bad FEN: {reason}"), reason=str(exc)) from exc
         if fen and fen.strip():
             # a set-up position may have any number of legal moves: count them off the loop
             count = await self.cpu_free.run("listing its legal moves", start_moves, variant.name, fen.strip())
@@ -694,11 +697,11 @@ class GameService:
                     f" (a game may start from a position with at most {MAX_START_MOVES:,})"
                 )
         if board.is_game_over():
-            raise InvalidRequest("the game is already over in that position")
+            raise InvalidRequest(N_("the game is already over in that position"))
         if opponent not in tuple(Opponent):
-            raise InvalidRequest("opponent must be 'computer' or 'friend'")
+            raise InvalidRequest(N_("opponent must be 'computer' or 'friend'"))
         if color not in tuple(SeatChoice):
-            raise InvalidRequest("color must be 'white', 'black' or 'random'")
+            raise InvalidRequest(N_("color must be 'white', 'black' or 'random'"))
         mine = secrets.choice(list(Color)) if color == SeatChoice.RANDOM else Color(color)
         computer = opponent == Opponent.COMPUTER
         if computer:
@@ -707,9 +710,10 @@ class GameService:
                 or isinstance(level, bool)
                 or not RANDOM_LEVEL <= level <= MAX_LEVEL
             ):
-                raise InvalidRequest(f"level must be an integer from {RANDOM_LEVEL} to {MAX_LEVEL}")
+                raise InvalidRequest(N_("level must be an integer from {low} to {high}"),
+                                     low=RANDOM_LEVEL, high=MAX_LEVEL)
             if self.pool is None:
-                raise EngineDisabled("computer games are disabled on this server")
+                raise EngineDisabled(N_("computer games are disabled on this server"))
         else:
             level = None
         game_id = _new_id()
@@ -772,11 +776,11 @@ class GameService:
         if not secret:
             seat = live.seat_of(None, user_id)
             if seat is None:
-                raise SecretRequired("a seat secret is required to act in this game")
+                raise SecretRequired(N_("a seat secret is required to act in this game"))
             return seat
         seat = live.seat_of(secret)
         if seat is None:
-            raise WrongSeat("wrong seat secret for this game")
+            raise WrongSeat(N_("wrong seat secret for this game"))
         return seat
 
     async def play(
@@ -789,11 +793,11 @@ class GameService:
         arrived = storage_now()
         live = await self.get(game_id)
         if not text.strip():
-            raise InvalidRequest("a move is required (field 'move', canonical move text)")
+            raise InvalidRequest(N_("a move is required (field 'move', canonical move text)"))
         async with live.lock:
             seat = self._seat(live, secret, user_id)
             if live.kind_of(seat) != PlayerKind.HUMAN:
-                raise WrongSeat("that seat is played by the computer")
+                raise WrongSeat(N_("that seat is played by the computer"))
             try:
                 await self._play_locked(live, seat, text, ply, arrived, lag_ms)
             except TimeRanOut:
@@ -819,11 +823,12 @@ class GameService:
         if live.row.status == GameStatus.ACTIVE and await self._expire_locked(live, arrived):
             raise TimeRanOut(f"the game is over ({live.row.reason})")
         if live.row.status != GameStatus.ACTIVE:
-            raise GameOver(f"the game is over ({live.row.reason})")
+            raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
         if seat != live.to_move():
-            raise NotYourTurn(f"it is not your turn: {live.to_move().capitalize()} is to move")
+            raise NotYourTurn(N_("it is not your turn: {side} is to move"), side=live.to_move().capitalize())
         if ply is not None and ply != board.ply():
-            raise StalePosition(f"stale position: the game is at ply {board.ply()}, not {ply}")
+            raise StalePosition(N_("stale position: the game is at ply {now}, not {ply}"),
+                                now=board.ply(), ply=ply)
         try:
             move = board.parse_move(text)
         except IllegalMoveError as exc:
@@ -847,7 +852,7 @@ class GameService:
             await self.db(self.storage.add_move, live.row.id, current, str(move), finish, stamp)
         except ConflictError as exc:
             await self._reload(live)
-            raise StalePosition(f"move not stored: {exc}") from exc
+            raise StalePosition(N_("move not stored: {reason}"), reason=str(exc)) from exc
         except asyncio.CancelledError:
             # the write may still complete in its thread: reload once it is over
             self._resync_later(live)
@@ -886,7 +891,7 @@ class GameService:
         async with live.lock:
             seat = self._seat(live, secret, user_id)
             if live.row.status != GameStatus.ACTIVE:
-                raise GameOver(f"the game is over ({live.row.reason})")
+                raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
             outcome = Outcome(Termination.RESIGNATION, seat != Color.WHITE)
             values = self._finish_values(live.board, outcome)
             await self._finish_locked(live, values, GameStatus.FINISHED)
@@ -903,20 +908,20 @@ class GameService:
         """
         live = await self.get(game_id)
         if action not in tuple(TakebackAction):
-            raise InvalidRequest("action must be 'offer', 'accept' or 'decline'")
+            raise InvalidRequest(N_("action must be 'offer', 'accept' or 'decline'"))
         async with live.lock:
             seat = self._seat(live, secret, user_id)
             row = live.row
             if row.status != GameStatus.ACTIVE:
-                raise GameOver("the game is over")
+                raise GameOver(N_("the game is over"))
             if row.time_control not in (None, "-"):
                 # a takeback would hand back clock time (or a correspondence deadline)
-                raise Conflict("no takebacks in a game with a clock")
+                raise Conflict(N_("no takebacks in a game with a clock"))
             other = seat.other
             ply = live.board.ply()
             if action == TakebackAction.OFFER:
                 if self._takeback_target(live, seat) is None:
-                    raise Conflict("you have no move to take back")
+                    raise Conflict(N_("you have no move to take back"))
                 if live.kind_of(other) == PlayerKind.ENGINE:
                     await self._take_back_locked(live, seat)
                 else:
@@ -925,11 +930,11 @@ class GameService:
                     live.state_cache = None
             elif action == TakebackAction.ACCEPT:
                 if row.takeback_offer != other:
-                    raise Conflict("there is no takeback offer to accept")
+                    raise Conflict(N_("there is no takeback offer to accept"))
                 await self._take_back_locked(live, other)
             else:
                 if row.takeback_offer != other:
-                    raise Conflict("there is no takeback offer to decline")
+                    raise Conflict(N_("there is no takeback offer to decline"))
                 await self._db_conflict(self.storage.set_takeback_offer, game_id, ply, None)
                 row.takeback_offer = None
                 live.state_cache = None
@@ -957,7 +962,7 @@ class GameService:
     async def _take_back_locked(self, live: LiveGame, seat: Color) -> None:
         target = self._takeback_target(live, seat)
         if target is None:
-            raise Conflict("there is no move to take back")
+            raise Conflict(N_("there is no move to take back"))
         self._cancel_engine(live.row.id)
         await self._db_conflict(self.storage.take_back, live.row.id, live.board.ply(), target)
         while live.board.ply() > target:
@@ -979,7 +984,7 @@ class GameService:
         live = await self.get(game_id)
         seat = self._seat(live, secret, user_id)
         if live.row.status == GameStatus.ACTIVE:
-            raise Conflict("the game is still being played")
+            raise Conflict(N_("the game is still being played"))
         async with live.lock:
             if live.row.rematch_id is None:
                 row = live.row
@@ -1084,7 +1089,7 @@ class GameService:
         """The engine's view of the position after ``texts``, searched for ``movetime_ms``
         (at most the pool's cap), counted against ``client``'s share of the engine."""
         if self.pool is None:
-            raise EngineDisabled("the engine is disabled on this server")
+            raise EngineDisabled(N_("the engine is disabled on this server"))
         return await self.pool.analyse(variant, start_fen, texts, movetime_ms, client)
 
     async def evaluate_game(
@@ -1099,10 +1104,10 @@ class GameService:
         live = await self.get(game_id)
         if live.row.status == GameStatus.ACTIVE:
             if not secret and live.seat_of(None, user_id) is None:
-                raise SecretRequired("only the players may evaluate a game in progress (seat secret)")
+                raise SecretRequired(N_("only the players may evaluate a game in progress (seat secret)"))
             self._seat(live, secret, user_id)
         if live.board.is_game_over():
-            raise GameOver("the game is over: there is nothing to evaluate")
+            raise GameOver(N_("the game is over: there is nothing to evaluate"))
         row = live.row
         return await self.evaluate(row.variant, row.start_fen, list(row.moves), movetime_ms, client)
 

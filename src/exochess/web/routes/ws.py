@@ -32,6 +32,7 @@ from exochess.web.deps import ChatDep, Service
 from exochess.web.domain import GameNotFound, GameServiceError, SecretRequired, WrongSeat
 from exochess.web.errors import status_of, validation_message
 from exochess.web.hub import Connection
+from exochess.web.i18n import N_, localized, request_language
 from exochess.web.schemas import CLIENT_MESSAGES, Auth, Ping, WsChat, WsMove
 from exochess.web.security import BadJSON, parse_json_text
 from exochess.web.service import GameService, LiveGame
@@ -59,6 +60,8 @@ class _Session:
     secret: str | None
     user_id: int | None = None
     """The signed-in account of the connection (it proves the seats the account holds)."""
+    lang: str = "en"
+    """The page's language (cookie or Accept-Language of the upgrade request), for error texts."""
 
 
 def _error(message: str, **extra: Any) -> dict[str, Any]:
@@ -78,7 +81,8 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
     try:
         live = await service.get(game_id)
     except GameNotFound as exc:
-        await websocket.send_text(json.dumps(_error(exc.message)))
+        message = localized(exc.template, exc.params, request_language(websocket))
+        await websocket.send_text(json.dumps(_error(message)))
         await websocket.close(code=CLOSE_UNKNOWN_GAME)
         return
     refusal = hub.refusal(game_id, address)  # again: others may have joined during the load
@@ -88,7 +92,10 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
     user = current_user(websocket)
     # the seat the signed-in account holds is this connection's without an auth message
     seat = live.seat_of(None, user.id) if user is not None else None
-    session = _Session(live, hub.join(game_id, websocket, seat, address), None, user.id if user else None)
+    session = _Session(
+        live, hub.join(game_id, websocket, seat, address), None, user.id if user else None,
+        request_language(websocket),
+    )
     try:
         await session.conn.send(json.dumps({"type": "hello", "you": seat}))
         if seat is not None:
@@ -161,13 +168,13 @@ async def _handle(service: GameService, chat: Chat, session: _Session, raw: str)
             return await _chat(chat, session, message)
         return await _move(service, session, message)
     except GameServiceError as exc:
-        return _error(exc.message, status=status_of(exc), ref=message.ref)
+        return _error(localized(exc.template, exc.params, session.lang), status=status_of(exc), ref=message.ref)
 
 
 async def _chat(chat: Chat, session: _Session, message: WsChat) -> dict[str, Any]:
     seat = session.conn.seat
     if seat is None:
-        raise SecretRequired("spectators read the players' chat but cannot write in it")
+        raise SecretRequired(N_("spectators read the players' chat but cannot write in it"))
     line = await chat.say(session.live, seat, message.text)
     return {"type": "ack", "ref": message.ref, "chat": line["id"]}
 
@@ -176,7 +183,7 @@ def _authenticate(service: GameService, session: _Session, message: Auth) -> dic
     secret = message.secret
     seat = session.live.seat_of(secret) if isinstance(secret, str) else None
     if seat is None:
-        raise WrongSeat("wrong seat secret for this game")
+        raise WrongSeat(N_("wrong seat secret for this game"))
     session.secret = secret
     service.hub.set_seat(session.live.row.id, session.conn, seat)
     return {"type": "hello", "you": seat, "ref": message.ref}

@@ -1,7 +1,9 @@
 // The analysis board: any FEN, free moves for both sides, engine evaluation and best line.
 import { postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
+import { t } from "/static/i18n.js";
 import { BoardKeys, announce } from "/static/keyboard.js";
+import { BoardExtras } from "/static/legend.js";
 import { Motion, moveArrows } from "/static/motion.js";
 import { moveEntry, moveSentence } from "/static/movewords.js";
 import { Sound } from "/static/sound.js";
@@ -19,7 +21,6 @@ export function lineURL(variant, fen, moves) {
   if (moves.length) q.set("moves", moves.join(" "));
   return `/analysis?${q}`;
 }
-import { BoardExtras } from "/static/legend.js";
 
 export class AnalysisPage {
   constructor(root, variants) {
@@ -120,8 +121,9 @@ export class AnalysisPage {
     const diagram = new URLSearchParams({ variant: this.variantName, fen: pos.fen });
     if (this.board.flipped) diagram.set("flipped", "true");
     this.root.querySelector("#diagram").href = `/analysis/diagram.svg?${diagram}`;
-    const turn = pos.turn === "white" ? "White" : "Black";
-    this.root.querySelector("#status").textContent = pos.result ? `${pos.result} · ${pos.reason}` : `${turn} to move · FEN: ${pos.fen}`;
+    const turn = pos.turn === "white" ? t("White") : t("Black");
+    this.root.querySelector("#status").textContent = pos.result ? `${pos.result} · ${t(pos.reason)}`
+      : t("{side} to move · FEN: {fen}", { side: turn, fen: pos.fen });
     const list = this.root.querySelector("#moves");
     list.replaceChildren();
     const blackFirst = sideToMove(pos.start_fen) === "black";
@@ -142,7 +144,7 @@ export class AnalysisPage {
 
   async evaluate() {
     const out = this.root.querySelector("#eval");
-    out.textContent = "Thinking…";
+    out.textContent = t("Thinking…");
     try {
       const a = await postJSON("/api/analyse", { variant: this.variantName, fen: this.fen, moves: this.moves, movetime_ms: 1500 });
       out.textContent = describeAnalysis(a);

@@ -1,5 +1,7 @@
 // The one way the pages call the JSON API: a JSON body in, the JSON reply out; a failed
 // request throws an Error carrying the server's message ({"error": ...}) or the HTTP status.
+import { t } from "/static/i18n.js";
+
 export async function api(method, url, body) {
   const init = { method };
   // the server accepts only JSON for anything that is not a GET (a cross-site form cannot send it)
@@ -9,7 +11,7 @@ export async function api(method, url, body) {
   }
   const res = await fetch(url, init);
   const data = await res.json().catch(() => null);
-  if (!res.ok) throw new Error((data && data.error) || `HTTP ${res.status}`);
+  if (!res.ok) throw new Error((data && data.error) || t("The server answered with HTTP status {status}.", { status: res.status }));
   return data;
 }
 

@@ -2,6 +2,8 @@
 // legal destinations, highlights, and step-by-step input of special moves and chains.
 // Squares are named like "e4"; pieces are FEN letters (upper case White, lower case Black).
 
+import { t } from "/static/i18n.js";
+
 const SVGNS = "http://www.w3.org/2000/svg";
 
 export function squareName(file, rank) {
@@ -45,16 +47,17 @@ export function describeAction(action, pieceNames) {
   const parts = [];
   const list = (squares) => squares.join(", ");
   switch (action.kind) {
-    case "~": parts.push(`Swap with the piece on ${action.to}`); break;
-    case "*": parts.push(`Mutual destruction with ${action.to} (both removed)`); break;
-    case "@": parts.push(`Shoot ${list(action.victims)}`); break;
+    case "~": parts.push(t("Swap with the piece on {square}", { square: action.to })); break;
+    case "*": parts.push(t("Mutual destruction with {square} (both removed)", { square: action.to })); break;
+    case "@": parts.push(t("Shoot {squares}", { squares: list(action.victims) })); break;
     case "x": parts.push(action.victims.length === 1 && action.victims[0] === action.to
-      ? `Capture on ${action.to}` : `Move to ${action.to}, capturing ${list(action.victims)}`); break;
-    default: parts.push(`Move to ${action.to}`);
+      ? t("Capture on {square}", { square: action.to })
+      : t("Move to {square}, capturing {squares}", { square: action.to, squares: list(action.victims) })); break;
+    default: parts.push(t("Move to {square}", { square: action.to }));
   }
   if (action.promotion) {
     const name = (pieceNames && pieceNames[action.promotion]) || action.promotion;
-    parts.push(`promote to ${name}`);
+    parts.push(t("promote to {piece}", { piece: name }));
   }
   return parts.join(", ");
 }
@@ -86,7 +89,7 @@ export function choose(title, options) {
     const cancel = document.createElement("button");
     cancel.type = "button";
     cancel.className = "choice cancel";
-    cancel.textContent = "Cancel";
+    cancel.textContent = t("Cancel");
     cancel.addEventListener("click", () => finish(null));
     box.appendChild(cancel);
     back.appendChild(box);
@@ -137,7 +140,7 @@ export class BoardView {
       viewBox: `0 0 ${this.width * 100} ${this.height * 100}`,
       class: "board",
       role: "img",
-      "aria-label": `${this.width}x${this.height} board`,
+      "aria-label": t("{width}×{height} board", { width: this.width, height: this.height }),
     });
     container.appendChild(this.svg);
     this.layers = {
@@ -296,7 +299,9 @@ export class BoardView {
     const title = el("title", {}, g);
     // the name, and on the board (not while dragging) what holds the piece
     const held = at ? [] : this._marksOn(sq).map((m) => sentence(m.reason));
-    title.textContent = [`${white ? "White" : "Black"} ${this.pieceNames[type] || type}`, ...held].join("\n");
+    const piece = this.pieceNames[type] || type;
+    const name = white ? t("White {piece}", { piece }) : t("Black {piece}", { piece });
+    title.textContent = [name, ...held].join("\n");
     if (this.glyphs && this.glyphs[letter]) {
       const inner = el("g", { class: "glyph-art" }, g);
       inner.innerHTML = this.glyphs[letter];
@@ -304,9 +309,9 @@ export class BoardView {
     }
     el("circle", { cx: 50, cy: 50, r: 38, class: "disc" }, g);
     if (type === this.royal) el("circle", { cx: 50, cy: 50, r: 31, class: "ring" }, g);
-    const t = el("text", { x: 50, y: 51, class: "glyph", "text-anchor": "middle",
+    const letterText = el("text", { x: 50, y: 51, class: "glyph", "text-anchor": "middle",
       "dominant-baseline": "central" }, g);
-    t.textContent = type;
+    letterText.textContent = type;
     return g;
   }
 
@@ -446,7 +451,7 @@ export class BoardView {
     let action = cands[0];
     if (cands.length > 1) {
       const options = cands.map((a) => ({ value: a.text, label: describeAction(a, this.pieceNames) }));
-      const chosen = await choose(`Which move from ${from} to ${dest}?`, options);
+      const chosen = await choose(t("Which move from {from} to {to}?", { from, to: dest }), options);
       if (chosen === null) { this.render(); return; }
       action = cands.find((a) => a.text === chosen);
     }
@@ -494,17 +499,17 @@ export class BoardView {
     }
     bar.replaceChildren();
     const info = document.createElement("span");
-    info.textContent = `Chain so far: ${this.chain.done.join(", ")} — continue capturing from ${this.chain.at}`;
+    info.textContent = t("Chain so far: {moves} — continue capturing from {square}", { moves: this.chain.done.join(", "), square: this.chain.at });
     bar.appendChild(info);
     if (this.chain.complete) {
       const end = document.createElement("button");
-      end.type = "button"; end.textContent = "End turn here"; end.className = "end-turn";
+      end.type = "button"; end.textContent = t("End turn here"); end.className = "end-turn";
       const text = this.chain.complete;
       end.addEventListener("click", () => this._submit(text));
       bar.appendChild(end);
     }
     const cancel = document.createElement("button");
-    cancel.type = "button"; cancel.textContent = "Cancel"; cancel.className = "cancel-chain";
+    cancel.type = "button"; cancel.textContent = t("Cancel"); cancel.className = "cancel-chain";
     cancel.addEventListener("click", () => this.cancelInput());
     bar.appendChild(cancel);
   }
@@ -527,17 +532,18 @@ export const BADGE_PATHS = {
 
 // Engine analysis in words, from White's point of view (the engine scores for the side to move).
 export function describeAnalysis(a) {
-  const stm = a.side_to_move === "black" ? "Black" : "White";
-  const other = stm === "White" ? "Black" : "White";
   let score;
   if (a.mate !== null && a.mate !== undefined) {
     const moves = Math.max(1, Math.ceil(Math.abs(a.mate) / 2));
-    score = `${a.mate > 0 ? stm : other} wins by force in ${moves} move${moves === 1 ? "" : "s"}`;
+    const whiteWins = (a.mate > 0) === (a.side_to_move !== "black");
+    if (moves === 1) score = whiteWins ? t("White wins by force in 1 move") : t("Black wins by force in 1 move");
+    else score = whiteWins ? t("White wins by force in {n} moves", { n: moves }) : t("Black wins by force in {n} moves", { n: moves });
   } else {
     const white = a.side_to_move === "black" ? -a.score_cp : a.score_cp;
-    score = `${white >= 0 ? "+" : ""}${(white / 100).toFixed(2)} (plus favours White)`;
+    score = t("{score} (plus favours White)", { score: `${white >= 0 ? "+" : ""}${(white / 100).toFixed(2)}` });
   }
-  return `Evaluation: ${score}\nDepth ${a.depth}, ${a.nodes} nodes\nBest line: ${a.pv.join(" ")}`;
+  return [t("Evaluation: {score}", { score }), t("Depth {depth}, {nodes} nodes", { depth: a.depth, nodes: a.nodes }),
+    t("Best line: {moves}", { moves: a.pv.join(" ") })].join("\n");
 }
 
 // A small static board for lists and the home page.

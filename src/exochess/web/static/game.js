@@ -3,11 +3,15 @@ import { getJSON, postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
 import { ClockView } from "/static/clock.js";
 import { Reconnector } from "/static/connection.js";
+import { t } from "/static/i18n.js";
 import { BoardKeys, announce } from "/static/keyboard.js";
+import { BoardExtras } from "/static/legend.js";
 import { Motion, moveArrows } from "/static/motion.js";
 import { moveEntry, moveSentence } from "/static/movewords.js";
 import { Sound } from "/static/sound.js";
-import { BoardExtras } from "/static/legend.js";
+
+// A side's name in the page's language.
+export const colorName = (color) => (color === "white" ? t("White") : t("Black"));
 
 const SEAT_KEY = (id) => `exochess:seat:${id}`;
 const INVITE_KEY = (id) => `exochess:invite:${id}`;
@@ -107,15 +111,15 @@ export class GamePage {
   askSeat() {
     const box = this.$("#seat-choice");
     this.$("#seat-choice-text").textContent =
-      `This link carries another seat secret (${this.offeredSeat.color}) than the one this browser ` +
-      `keeps for this game (${this.seat.color}). Use the link's seat instead of yours?`;
+      t("This link carries another seat secret ({link}) than the one this browser keeps for this game ({mine}). Use the link's seat instead of yours?",
+        { link: colorName(this.offeredSeat.color), mine: colorName(this.seat.color) });
     box.hidden = false;
   }
 
   // Replace the saved seat only once the server has accepted the link's secret.
   useOfferedSeat() {
     if (!this.conn.send({ type: "auth", secret: this.offeredSeat.secret, ref: "seat-link" })) {
-      this.error("Not connected yet: try again in a moment.");
+      this.error(t("Not connected yet: try again in a moment."));
     }
   }
 
@@ -145,11 +149,11 @@ export class GamePage {
     resign.addEventListener("click", async () => {
       if (resign.dataset.confirm !== "1") {
         resign.dataset.confirm = "1";
-        resign.textContent = "Really resign?";
-        setTimeout(() => { resign.dataset.confirm = ""; resign.textContent = "Resign"; }, 4000);
+        resign.textContent = t("Really resign?");
+        setTimeout(() => { resign.dataset.confirm = ""; resign.textContent = t("Resign"); }, 4000);
         return;
       }
-      resign.dataset.confirm = ""; resign.textContent = "Resign";
+      resign.dataset.confirm = ""; resign.textContent = t("Resign");
       await this.action("resign", {});
     });
     this.$("#takeback").addEventListener("click", () => this.action("takeback", { action: "offer" }));
@@ -190,7 +194,7 @@ export class GamePage {
         this.root.dataset.connected = "0";
         this.link = "reconnecting";
         // 4429: the server's cap on connections (per address or per game) was reached
-        if (e.code === 4429) this.error(`Live updates paused: ${e.reason}`);
+        if (e.code === 4429) this.error(t("Live updates paused: {reason}", { reason: e.reason }));
         this.forceBoard = true;
         this.render();
       },
@@ -252,7 +256,7 @@ export class GamePage {
     } else if (msg.type === "error" && msg.ref === "seat-link") {
       // the connection keeps the seat it had
       this.closeSeatChoice();
-      this.error(`The link's secret does not open a seat in this game: your seat is kept (${msg.error}).`);
+      this.error(t("The link's secret does not open a seat in this game: your seat is kept ({reason}).", { reason: msg.error }));
     } else if (msg.type === "hello") {
       this.you = msg.you;
       if (!this.seat || msg.you === this.seat.color) this.online();
@@ -313,7 +317,7 @@ export class GamePage {
 
   async evaluate() {
     const out = this.$("#eval");
-    out.textContent = "Thinking…";
+    out.textContent = t("Thinking…");
     try {
       // while the game lasts only its players may ask (the server checks the seat secret)
       const a = await postJSON(`/api/games/${this.id}/evaluate`, { secret: this.seat && this.seat.secret });
@@ -407,11 +411,16 @@ export class GamePage {
     if (!this.state.moves.length) {
       const empty = document.createElement("div");
       empty.className = "empty";
-      empty.textContent = "No moves yet.";
+      empty.textContent = t("No moves yet.");
       list.appendChild(empty);
     }
     const cur = list.querySelector(".current");
-    if (cur) cur.scrollIntoView({ block: "nearest" });
+    // scroll the list only: scrollIntoView would also scroll the page (on a phone, away from the board)
+    if (cur) {
+      const box = list.getBoundingClientRect(), at = cur.getBoundingClientRect();
+      if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
+      else if (at.top < box.top) list.scrollTop -= box.top - at.top;
+    }
   }
 
   renderSide(me, myTurn, live, connected) {
@@ -424,11 +433,12 @@ export class GamePage {
       const div = document.createElement("div");
       // an account's name (with its rating) first, then the display name the player chose
       const name = accountLabel(p.user) || p.name;
-      const who = p.kind === "engine" ? `Computer (level ${p.level}${p.level === 0 ? ", random" : ""})`
-        : name ? (me === color ? `${name} (you)` : name) : (me === color ? "You" : (me ? "Your opponent" : "Player"));
+      const who = p.kind === "engine" ? (p.level === 0 ? t("Computer (level 0, random)") : t("Computer (level {level})", { level: p.level }))
+        : name ? (me === color ? t("{name} (you)", { name }) : name) : (me === color ? t("You") : (me ? t("Your opponent") : t("Player")));
       // offline, who else is there is not known: the dots go grey
       const on = connected && (p.kind === "engine" || s.online[color]);
-      div.innerHTML = `<span><span class="dot ${on ? "on" : ""}"></span>${color === "white" ? "White" : "Black"}</span><span></span>`;
+      div.innerHTML = `<span><span class="dot ${on ? "on" : ""}"></span></span><span></span>`;
+      div.firstChild.append(colorName(color));
       div.lastChild.textContent = who;
       players.appendChild(div);
     }
@@ -440,22 +450,22 @@ export class GamePage {
     }
     let status = "";
     if (this.link === "reconnecting") {
-      status = "Connection lost — reconnecting…";
+      status = t("Connection lost — reconnecting…");
     } else if (this.pending) {
-      status = "Sending your move…";
+      status = t("Sending your move…");
     } else if (s.status === "active") {
-      const turn = s.turn === "white" ? "White" : "Black";
-      if (!me) status = `${turn} to move — you are watching`;
-      else if (myTurn) status = "Your move";
-      else if (s.players[s.turn].kind === "engine") status = "The computer is thinking…";
-      else if (!s.online[s.turn]) status = `${turn} to move — waiting for your friend to join`;
-      else status = `${turn} to move — waiting for your opponent`;
-      if (!live) status += ` (showing move ${this.shownPly()} of ${s.ply})`;
+      const turn = colorName(s.turn);
+      if (!me) status = t("{side} to move — you are watching", { side: turn });
+      else if (myTurn) status = t("Your move");
+      else if (s.players[s.turn].kind === "engine") status = t("The computer is thinking…");
+      else if (!s.online[s.turn]) status = t("{side} to move — waiting for your opponent to join", { side: turn });
+      else status = t("{side} to move — waiting for your opponent", { side: turn });
+      if (!live) status += " " + t("(showing move {ply} of {plies})", { ply: this.shownPly(), plies: s.ply });
     } else {
-      status = s.status === "aborted" ? "Game aborted" : `Game over (${s.result})`;
+      status = s.status === "aborted" ? t("Game aborted") : t("Game over ({result})", { result: s.result });
     }
     this.$("#status").textContent = status;
-    this.$("#banner").textContent = s.status === "finished" ? `${s.result} · ${s.reason}` : (s.status === "aborted" ? s.reason : "");
+    this.$("#banner").textContent = s.status === "finished" ? `${s.result} · ${t(s.reason)}` : (s.status === "aborted" ? t(s.reason) : "");
     const invite = localStorage.getItem(INVITE_KEY(this.id));
     const opponent = me === "white" ? "black" : "white";
     const showInvite = Boolean(invite && me && s.status === "active" && !s.online[opponent]);
@@ -467,8 +477,8 @@ export class GamePage {
     const offered = active && me && s.takeback_offer && s.takeback_offer !== me;
     this.$("#accept-takeback").hidden = !offered;
     this.$("#decline-takeback").hidden = !offered;
-    if (active && me && s.takeback_offer === me) this.$("#status").textContent += " · takeback offered";
-    if (offered) this.$("#status").textContent += " · your opponent asks to take back a move";
+    if (active && me && s.takeback_offer === me) this.$("#status").textContent += " · " + t("takeback offered");
+    if (offered) this.$("#status").textContent += " · " + t("your opponent asks to take back a move");
     this.$("#typed").hidden = !myTurn;
     // actions that need the server wait for the connection
     for (const id of ["#resign", "#takeback", "#accept-takeback", "#decline-takeback", "#rematch", "#typed-move"]) {
@@ -476,6 +486,6 @@ export class GamePage {
     }
     const rematch = this.$("#rematch");
     rematch.hidden = !me || active;
-    rematch.textContent = s.rematch_id ? "Join the rematch" : "Rematch";
+    rematch.textContent = s.rematch_id ? t("Join the rematch") : t("Rematch");
   }
 }

@@ -2,16 +2,21 @@
 // first) and the most recent ones.
 import { getJSON } from "/static/api.js";
 import { formatDuration } from "/static/clock.js";
-import { loadSeat, myGameIds } from "/static/game.js";
+import { colorName, loadSeat, myGameIds } from "/static/game.js";
+import { pageLanguage, t } from "/static/i18n.js";
 import { pageData } from "/static/pagedata.js";
 const titles = Object.fromEntries(pageData("variants").map((v) => [v.name, v.title]));
-function who(kind, level, name) { return kind === "engine" ? `Computer (${level === 0 ? "random" : "level " + level})` : (name || "Human"); }
+function who(kind, level, name) {
+  if (kind !== "engine") return name || t("Human");
+  return level === 0 ? t("Computer (random)") : t("Computer (level {level})", { level });
+}
 // "Moves" counts moves as players do (a White move and Black's answer are one), not half-moves.
 function fullMoves(ply) { return Math.ceil(ply / 2); }
 function clockText(g) {
-  const tc = g.time_control === "-" ? "unlimited" : g.time_control.endsWith("d") ? `${g.time_control.slice(0, -1)} d/move` : g.time_control;
+  const tc = g.time_control === "-" ? t("unlimited")
+    : g.time_control.endsWith("d") ? t("{days} d/move", { days: g.time_control.slice(0, -1) }) : g.time_control;
   if (g.status !== "active" || g.deadline === null) return tc;
-  return `${tc} · ${g.turn === "white" ? "White" : "Black"}: ${formatDuration(g.deadline - Date.now())} left`;
+  return `${tc} · ` + t("{side}: {time} left", { side: colorName(g.turn), time: formatDuration(g.deadline - Date.now()) });
 }
 function yourTurn(g) {
   const seat = loadSeat(g.id);
@@ -24,22 +29,44 @@ function ordered(games, mine) {
   turn.sort((a, b) => (a.deadline ?? Infinity) - (b.deadline ?? Infinity));
   return [...turn, ...games.filter((g) => !yourTurn(g))];
 }
+function emptyRow(body, text) {
+  const tr = document.createElement("tr");
+  const td = document.createElement("td");
+  td.colSpan = 8;
+  td.textContent = text;
+  tr.appendChild(td);
+  body.replaceChildren(tr);
+}
 async function fill(table, url, mine) {
   const data = await getJSON(url);
   const body = table.querySelector("tbody");
   body.replaceChildren();
-  if (!data.games.length) { body.innerHTML = "<tr><td colspan=8>No games yet.</td></tr>"; return; }
+  if (!data.games.length) { emptyRow(body, t("No games yet.")); return; }
+  // each cell carries its column's name: on a phone the rows become cards that show it
+  const labels = [...table.querySelectorAll("thead th")].map((th) => th.textContent);
   for (const g of ordered(data.games, mine)) {
     const tr = document.createElement("tr");
     tr.dataset.game = g.id;
     const turn = mine && yourTurn(g);
     if (turn) tr.classList.add("your-turn");
-    const when = new Date(g.updated).toLocaleString();
-    const result = g.status === "active" ? (turn ? "your turn" : "playing") : g.status === "aborted" ? "aborted" : `${g.result} — ${g.reason || ""}`;
-    const cells = [titles[g.variant] || g.variant, when, who(g.white, g.level, g.white_name), who(g.black, g.level, g.black_name), String(fullMoves(g.ply)), clockText(g), result];
-    for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
+    const when = new Date(g.updated).toLocaleString(pageLanguage());
+    const result = g.status === "active" ? (turn ? t("your turn") : t("playing"))
+      : g.status === "aborted" ? t("aborted") : `${g.result} — ${g.reason ? t(g.reason) : ""}`;
+    const cells = [titles[g.variant] || g.variant, when, who(g.white, g.level, g.white_name), who(g.black, g.level, g.black_name),
+      String(fullMoves(g.ply)), clockText(g), result];
+    cells.forEach((c, i) => {
+      const td = document.createElement("td"); td.textContent = c; td.dataset.label = labels[i]; tr.appendChild(td);
+    });
     const td = document.createElement("td");
-    td.innerHTML = `<a href="/game/${g.id}">${g.status === "active" ? "open" : "replay"}</a> · <a href="/api/games/${g.id}/pgn" download>PGN</a>`;
+    td.className = "links";
+    const open = document.createElement("a");
+    open.href = `/game/${g.id}`;
+    open.textContent = g.status === "active" ? t("open") : t("replay");
+    const pgn = document.createElement("a");
+    pgn.href = `/api/games/${g.id}/pgn`;
+    pgn.setAttribute("download", "");
+    pgn.textContent = "PGN";
+    td.append(open, " · ", pgn);
     tr.appendChild(td);
     body.appendChild(tr);
   }
@@ -53,5 +80,5 @@ async function accountGameIds() {
 }
 const ids = [...new Set([...myGameIds(), ...(await accountGameIds())])].slice(0, 100);
 if (ids.length) fill(document.getElementById("mine"), `/api/games?ids=${ids.join(",")}`, true);
-else document.querySelector("#mine tbody").innerHTML = "<tr><td colspan=8>No games on this browser yet.</td></tr>";
+else emptyRow(document.querySelector("#mine tbody"), t("No games on this browser yet."));
 fill(document.getElementById("recent"), "/api/games?limit=30", false);

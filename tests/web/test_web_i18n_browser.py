@@ -1,0 +1,220 @@
+"""The site in French and Spanish, and on a phone: Playwright driving Debian's Chromium against
+a real server.  Set EXOCHESS_SHOTS=/some/dir to keep a screenshot of every page in every language
+on a phone and on a desktop."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from exochess.variants import all_variants
+from tests.web.serverproc import Server, create
+from tests.web.test_web_browser import shot
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+LANGS = ("en", "fr", "es")
+VARIANTS = [v.name for v in all_variants()]
+
+
+def context(browser: Any, server: Server, lang: str, viewport: dict[str, int]) -> Any:
+    phone = viewport["width"] < 600
+    return browser.new_context(viewport=viewport, base_url=server.url, locale=lang,
+                               is_mobile=phone, has_touch=phone)
+
+
+@pytest.fixture(scope="module")
+def games(server: Server) -> Iterator[dict[str, dict[str, Any]]]:
+    """A friend game per variant with one move played, and its seats (the game pages show
+    every control to a player)."""
+    out: dict[str, dict[str, Any]] = {}
+    with httpx.Client(base_url=server.url, timeout=30.0) as c:
+        for name in VARIANTS:
+            data = create(c, variant=name, opponent="friend", color="white")
+            legal = c.get(f"/api/games/{data['id']}").json()["legal"]
+            first = next(node for node in legal if node["end"])
+            white = data["seats"]["white"]["secret"]
+            assert c.post(f"/api/games/{data['id']}/moves", json={"move": first["text"], "secret": white}).status_code == 200
+            out[name] = data
+    yield out
+
+
+def pages(games: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
+    """Every page of the site: (name, URL)."""
+    found = [("home", "/"), ("new", "/new"), ("games", "/games"), ("missing", "/no-such-page")]
+    for name in VARIANTS:
+        found += [(f"rules-{name}", f"/rules/{name}"), (f"analysis-{name}", f"/analysis?variant={name}"),
+                  (f"game-{name}", games[name]["seats"]["black"]["url"])]
+    return found
+
+
+def settle(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    if "/game/" in url or "/analysis" in url:
+        page.wait_for_selector("#board svg.board .piece", state="attached")
+    if "/game/" in url:
+        page.wait_for_selector("#game[data-connected='1']")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_page_fits_a_phone_in_every_language(browser: Any, server: Server, games: Any, lang: str) -> None:
+    errors: list[str] = []
+    for viewport, suffix in ((PHONE, "phone"), (DESKTOP, "desktop")):
+        ctx = context(browser, server, lang, viewport)
+        try:
+            page = ctx.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            for name, url in pages(games):
+                settle(page, url)
+                assert page.locator("html").get_attribute("lang") == lang, (name, lang)
+                width = page.evaluate("document.documentElement.scrollWidth")
+                assert width <= viewport["width"], f"{name} ({lang}, {suffix}) is {width} px wide"
+                shot(page, f"{lang}-{suffix}-{name}")
+            assert not errors, errors
+        finally:
+            ctx.close()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_board_fills_a_phone_with_legible_coordinates(browser: Any, server: Server, games: Any,
+                                                         variant: str) -> None:
+    ctx = context(browser, server, "en", PHONE)
+    try:
+        page = ctx.new_page()
+        for url in (games[variant]["seats"]["white"]["url"], f"/analysis?variant={variant}"):
+            settle(page, url)
+            board = page.locator("#board svg.board").bounding_box()
+            assert board is not None and board["width"] >= PHONE["width"] - 2, (url, board)
+            # the on-screen size of the coordinates: their font size in board units, scaled
+            smallest = page.evaluate("""() => {
+                const svg = document.querySelector('#board svg.board');
+                const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+                return Math.min(...[...svg.querySelectorAll('.coord')].map(
+                    (t) => parseFloat(getComputedStyle(t).fontSize) * scale));
+            }""")
+            assert smallest >= 10, (url, smallest)
+    finally:
+        ctx.close()
+
+
+def test_accept_takeback_is_in_reach_on_a_phone(browser: Any, server: Server) -> None:
+    with httpx.Client(base_url=server.url, timeout=30.0) as c:
+        data = create(c, variant="rebelfury", opponent="friend", color="white")
+        gid, white = data["id"], data["seats"]["white"]["secret"]
+        legal = c.get(f"/api/games/{gid}").json()["legal"]
+        move = next(node for node in legal if node["end"])["text"]
+        assert c.post(f"/api/games/{gid}/moves", json={"move": move, "secret": white}).status_code == 200
+        ctx = context(browser, server, "fr", PHONE)
+        try:
+            page = ctx.new_page()
+            settle(page, data["seats"]["black"]["url"])
+            res = c.post(f"/api/games/{gid}/takeback", json={"action": "offer", "secret": white})
+            assert res.status_code == 200, res.text
+            button = page.locator("#accept-takeback")
+            button.wait_for(state="visible")
+            assert button.inner_text() == "Accepter la reprise"
+            assert page.evaluate("window.scrollY") == 0
+            box = button.bounding_box()
+            assert box is not None and box["y"] + box["height"] <= PHONE["height"], box
+            shot(page, "fr-phone-takeback-offer")
+            button.tap()
+            page.wait_for_selector("#game[data-ply='0']")
+        finally:
+            ctx.close()
+
+
+def test_switching_language_in_the_header_is_remembered(browser: Any, server: Server) -> None:
+    ctx = context(browser, server, "fr", DESKTOP)
+    try:
+        page = ctx.new_page()
+        settle(page, "/")
+        assert page.locator("h1").inner_text() == "Trois variantes d'échecs de la famille Ultima"
+        assert page.locator("header.top .langs a[aria-current]").inner_text() == "FR"
+        page.click("header.top .langs a[data-lang='es']")
+        page.wait_for_selector("html[lang='es']")
+        assert page.url.rstrip("/") == server.url
+        assert page.locator("h1").inner_text() == "Tres variantes de ajedrez de la familia Ultima"
+        # the choice outlives the page, over the browser's French preference
+        page.click("header.top a[href='/rules/interweave']")
+        page.wait_for_selector("html[lang='es']")
+        assert page.locator("main > h1").inner_text() == "Interweave — reglas"
+        assert page.locator(".rules-body").get_attribute("lang") == "es"
+        assert page.locator("#rules-fallback").count() == 0
+        assert "Objetivo" in page.locator(".rules-body h2").first.inner_text()
+        page.click("header.top .langs a[data-lang='en']")
+        page.wait_for_selector("html[lang='en']")
+        assert page.url.endswith("/rules/interweave")
+        assert page.locator("main > h1").inner_text() == "Interweave — rules"
+    finally:
+        ctx.close()
+
+
+def test_a_french_game_page_speaks_french_from_its_scripts(browser: Any, server: Server) -> None:
+    with httpx.Client(base_url=server.url, timeout=30.0) as c:
+        data = create(c, variant="fugue", opponent="friend", color="white")
+    ctx = context(browser, server, "fr", DESKTOP)
+    try:
+        page = ctx.new_page()
+        settle(page, data["seats"]["white"]["url"])
+        assert page.locator("#status").inner_text() == "À vous de jouer"
+        assert page.locator("#moves").inner_text() == "Aucun coup pour l'instant."
+        assert page.locator("#players").inner_text().splitlines()[0].startswith("Blancs")
+        assert page.locator('#board g.piece[data-square="e1"] title').text_content() == "Roi blanc"
+        assert page.title() == "Partie de Fugue · exochess"
+        # resigning (two clicks) and the end of the game, in words the server stored in English
+        page.click("#resign")
+        assert page.locator("#resign").inner_text() == "Vraiment abandonner ?"
+        page.click("#resign")
+        page.wait_for_selector("#game[data-status='finished']")
+        assert page.locator("#banner").inner_text() == "0-1 · Les Noirs gagnent : les Blancs ont abandonné"
+        assert page.locator("#status").inner_text() == "Partie terminée (0-1)"
+    finally:
+        ctx.close()
+
+
+def test_a_spanish_rules_page_and_the_english_fallback(client: httpx.Client) -> None:
+    for name in VARIANTS:
+        es = client.get(f"/rules/{name}", headers={"Accept-Language": "es"})
+        assert es.status_code == 200 and '<html lang="es">' in es.text
+        assert 'class="rules-body" lang="es"' in es.text and "rules-fallback" not in es.text
+        assert es.headers["content-language"] == "es" and "Accept-Language" in es.headers["vary"]
+    de = client.get("/rules/fugue", headers={"Accept-Language": "de"})
+    assert '<html lang="en">' in de.text and 'class="rules-body" lang="en"' in de.text
+
+
+def test_the_language_switch_only_goes_back_to_this_site(client: httpx.Client) -> None:
+    res = client.get("/lang/es", params={"next": "/games?x=1"}, follow_redirects=False)
+    assert res.status_code == 303 and res.headers["location"] == "/games?x=1"
+    assert "lang=es" in res.headers["set-cookie"]
+    for hostile in ("//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"):
+        res = client.get("/lang/fr", params={"next": hostile}, follow_redirects=False)
+        assert res.headers["location"] == "/", hostile
+    missing = client.get("/lang/xx", headers={"Accept-Language": "fr"})
+    assert missing.status_code == 404 and "Ce site n&#39;a pas cette langue." in missing.text
+
+
+def test_server_messages_come_in_the_page_language(browser: Any, server: Server, client: httpx.Client) -> None:
+    data = create(client, variant="interweave", opponent="friend", color="white")
+    gid, white = data["id"], data["seats"]["white"]["secret"]
+    res = client.post(f"/api/games/{gid}/takeback", json={"action": "accept", "secret": white},
+                      headers={"Accept-Language": "es"})
+    assert res.status_code == 409 and res.json()["error"] == "no hay ninguna petición de deshacer que aceptar"
+    res = client.post(f"/api/games/{gid}/moves", json={"move": "b7-a6", "secret": data["seats"]["black"]["secret"]},
+                      headers={"Accept-Language": "fr"})
+    assert res.json()["error"] == "ce n'est pas votre tour : trait aux Blancs"
+    res = client.get("/api/games/nope", headers={"Cookie": "lang=fr"})
+    assert res.status_code == 404 and res.json()["error"] == "identifiant de partie inconnu 'nope'"
+    # a spectator asks for an evaluation: the refusal shows on the page, in French
+    ctx = context(browser, server, "fr", DESKTOP)
+    try:
+        page = ctx.new_page()
+        settle(page, f"/game/{gid}")
+        page.click("#evaluate")
+        page.wait_for_selector("#eval:has-text('seuls les joueurs')")
+        assert page.locator("#eval").inner_text() == "seuls les joueurs peuvent évaluer une partie en cours (secret de place)"
+    finally:
+        ctx.close()

@@ -168,7 +168,8 @@ async def _handle(service: GameService, chat: Chat, session: _Session, raw: str)
             return await _chat(chat, session, message)
         return await _move(service, session, message)
     except GameServiceError as exc:
-        return _error(localized(exc.template, exc.params, session.lang), status=status_of(exc), ref=message.ref)
+        text = localized(exc.template, exc.params, session.lang)
+        return _error(text, status=status_of(exc), ref=message.ref)
 
 
 async def _chat(chat: Chat, session: _Session, message: WsChat) -> dict[str, Any]:

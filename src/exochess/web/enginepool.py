@@ -45,7 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any
+from typing import Any, Protocol
 
 from exochess.board import Board
 from exochess.engine import Limits, Searcher, analyse, best_move
@@ -279,6 +279,27 @@ class PoolStats:
     killed: int
 
 
+class EngineBackend(Protocol):
+    """What the game service asks of the engine: this module's :class:`EnginePool` (one
+    process, the default) or :class:`exochess.web.jobs.JobQueue` (Redis mode)."""
+
+    async def warm(self) -> None: ...
+
+    async def admit(self) -> None:
+        """Raise :class:`EngineBusy` if no new computer game should start now."""
+
+    async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
+                   *, game_id: str = "") -> str | None:
+        """The computer's move for the caller to store, or None when the backend stores it."""
+
+    async def analyse(self, variant: str, start_fen: str, texts: list[str], movetime_ms: int,
+                      client: str | None = None) -> dict[str, Any]: ...
+
+    def stats(self) -> PoolStats: ...
+
+    def shutdown(self) -> None: ...
+
+
 class EnginePool:
     """Worker processes for the computer's moves and for analyses (see the module docstring).
 
@@ -327,7 +348,11 @@ class EnginePool:
         """Wait until every worker has started and imported the engine."""
         await self._ready_event.wait()
 
-    async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int) -> str:
+    async def admit(self) -> None:
+        """A computer game may always start: its moves queue by priority (analyses are bounded)."""
+
+    async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
+                   *, game_id: str = "") -> str:
         """The computer's move at ``level``; cancelling the awaiting task stops the search."""
         budget = 0.0 if level <= RANDOM_LEVEL else DEFAULT_MOVETIME_MS.get(level, 3000) / 1000
         result: str = await self._submit(

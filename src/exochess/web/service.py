@@ -20,6 +20,7 @@ from exochess.board import Board
 from exochess.errors import ExochessError, FenError, IllegalMoveError, UnknownVariantError
 from exochess.outcome import Outcome, Termination
 from exochess.variants import find_variant
+from exochess.web import metrics
 from exochess.web.cpuwork import CpuWork
 from exochess.web.domain import (
     Color,
@@ -43,7 +44,7 @@ from exochess.web.domain import (
     TooLarge,
     WrongSeat,
 )
-from exochess.web.enginepool import RANDOM_LEVEL, EnginePool
+from exochess.web.enginepool import RANDOM_LEVEL, EngineBackend
 from exochess.web.hub import Hub
 from exochess.web.positions import (
     PositionTooLargeError,
@@ -84,6 +85,8 @@ class LiveGame:
     legal_view: tuple[LegalKey, dict[str, Any]] | None = None
     """The legal-move tree of the current position, computed off the event loop."""
     legal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    stale: bool = False
+    """Another process changed the stored game (Redis mode): read it again before use."""
 
     def seat_of(self, secret: str | None) -> Color | None:
         """The seat this secret opens, if any (its digest compared in constant time)."""
@@ -166,7 +169,7 @@ def start_moves(variant: str, fen: str) -> int:
 class GameService:
     """Creates, loads and plays games; raises the errors of :mod:`exochess.web.domain`."""
 
-    def __init__(self, storage: Storage, pool: EnginePool | None, hub: Hub) -> None:
+    def __init__(self, storage: Storage, pool: EngineBackend | None, hub: Hub) -> None:
         self.storage = storage
         self.pool = pool
         self.hub = hub
@@ -206,6 +209,8 @@ class GameService:
         live = self._games.get(game_id)
         if live is not None:
             self._games.move_to_end(game_id)
+            if live.stale:
+                await self._refresh(live)
             await self.prepare(live)
             return live
         if not isinstance(game_id, str) or not game_id.isascii() or len(game_id) > 32:
@@ -260,6 +265,39 @@ class GameService:
             live.row, live.board, live.fens = fresh.row, fresh.board, fresh.fens
             live.state_cache = None
             live.legal_view = None
+
+    async def _refresh(self, live: LiveGame) -> None:
+        """Read a game another process changed again (cleared first: a change announced during
+        the read marks it stale again)."""
+        async with live.lock:
+            if live.stale:
+                live.stale = False
+                await self._reload(live)
+
+    async def on_remote_change(self, game_id: str, changed: bool, delivered: bool) -> None:
+        """An envelope about ``game_id`` from another process (Redis mode): forget what is
+        cached; if the change came without a state (an engine worker stored a move), send the
+        watchers here the state read again."""
+        live = self._games.get(game_id)
+        if live is None:
+            return
+        live.state_cache = None  # at least the presence in it changed
+        if not changed:
+            return
+        live.stale = True
+        if not delivered and self.hub.watchers(game_id):
+            with contextlib.suppress(GameServiceError):
+                await self._refresh(live)
+                await self.prepare(live)
+                await self.hub.deliver(game_id, self.state_text(live), coalesce=True)
+        if not live.stale:
+            self.schedule_engine(live)
+
+    async def resync_all(self) -> None:
+        """Changes may have been missed (the Redis subscription was lost): every cached game is
+        stale, and the watched ones are sent their state again."""
+        for game_id in list(self._games):
+            await self.on_remote_change(game_id, True, False)
 
     def _resync_later(self, live: LiveGame) -> None:
         """Reload ``live`` from the database once its lock is free (after a cancelled write
@@ -367,7 +405,7 @@ class GameService:
         """Send the game's new state to its watchers."""
         live.state_cache = None
         await self.prepare(live)
-        await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True)
+        await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True, changed=True)
 
     async def announce_presence(self, live: LiveGame) -> None:
         """Tell the watchers which seats are online (a small message, not the whole state)."""
@@ -423,6 +461,7 @@ class GameService:
                 raise InvalidRequest(f"level must be an integer from {RANDOM_LEVEL} to {MAX_LEVEL}")
             if self.pool is None:
                 raise EngineDisabled("computer games are disabled on this server")
+            await self.pool.admit()
         else:
             level = None
         game_id = _new_id()
@@ -499,6 +538,7 @@ class GameService:
             # the write may still complete in its thread: reload once it is over
             self._resync_later(live)
             raise
+        metrics.MOVES.labels("player" if live.kind_of(seat) == PlayerKind.HUMAN else "engine").inc()
         board.push(move)
         live.fens.append(fen_after)
         live.row.moves.append(str(move))
@@ -672,7 +712,11 @@ class GameService:
             row = live.row
             ply = live.board.ply()
             seed = zlib.crc32(f"{row.id}:{ply}".encode())
-            text = await self.pool.move(row.variant, row.start_fen, list(row.moves), row.level or 0, seed)
+            text = await self.pool.move(
+                row.variant, row.start_fen, list(row.moves), row.level or 0, seed, game_id=row.id
+            )
+            if text is None:
+                return  # queued: a worker stores the move and announces it (Redis mode)
             async with live.lock:
                 if live.board.ply() != ply or live.row.status != GameStatus.ACTIVE:
                     return

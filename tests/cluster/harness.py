@@ -4,6 +4,7 @@ real ``exochess worker`` processes, all on 127.0.0.1."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -12,6 +13,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -26,7 +28,7 @@ class Worker:
                  job_timeout: float = 5.0) -> None:
         self.log_path = root / f"{name}.log"
         self.args = [sys.executable, "-m", "exochess.cli.main", "worker", "--redis-url", redis_url,
-                     "--database-url", database_url, "--job-timeout", str(job_timeout)]
+                     "--database-url", database_url, "--job-timeout", str(job_timeout), "--nice", "10"]
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Worker:
@@ -134,3 +136,91 @@ def wait_ready(url: str, timeout: float = 60.0) -> None:
             last = str(exc)
         time.sleep(0.1)
     raise TimeoutError(f"{url} not ready after {timeout:.0f} s: {last}")
+
+
+class RoundRobinProxy:
+    """A TCP proxy on 127.0.0.1 handing each new connection to the next of ``ports`` in turn:
+    one address for a test, whose connections (an HTTP client's, a websocket's, a browser's)
+    land on different server processes.  Runs its own event loop in a thread."""
+
+    def __init__(self, ports: list[int]) -> None:
+        from tests.web.serverproc import free_port
+
+        self.ports = ports
+        self.port = free_port()
+        self._next = 0
+        self._loop: Any = None
+        self._thread: Any = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _pipe(self, reader: Any, writer: Any) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except (OSError, asyncio.CancelledError):
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _handle(self, reader: Any, writer: Any) -> None:
+        for _ in range(len(self.ports)):  # a dead backend is skipped, as a load balancer does
+            port = self.ports[self._next % len(self.ports)]
+            self._next += 1
+            try:
+                up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                continue
+            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+            return
+        writer.close()
+
+    def start(self) -> RoundRobinProxy:
+        import threading
+
+        ready = threading.Event()
+
+        def run() -> None:
+            self._loop = asyncio.new_event_loop()
+            server = self._loop.run_until_complete(
+                asyncio.start_server(self._handle, "127.0.0.1", self.port)
+            )
+            ready.set()
+            try:
+                self._loop.run_forever()
+            finally:
+                server.close()
+
+        self._thread = threading.Thread(target=run, daemon=True, name="round-robin-proxy")
+        self._thread.start()
+        ready.wait(10)
+        return self
+
+    def stop(self) -> None:
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+
+
+class ClusterSite:
+    """What the web tests' ``server`` fixture yields in cluster mode (``$EXOCHESS_TEST_CLUSTER``):
+    the suite's one address, behind which two servers and an engine worker run on PostgreSQL
+    and Redis."""
+
+    def __init__(self) -> None:
+        self.services = Services().start()
+        self.cluster = Cluster(self.services, servers=2, workers=1).start()
+        self.proxy = RoundRobinProxy([s.port for s in self.cluster.servers]).start()
+        self.url = self.proxy.url
+
+    def log_text(self) -> str:
+        return "\n".join(s.log_text() for s in self.cluster.servers)
+
+    def stop(self) -> None:
+        self.proxy.stop()
+        self.cluster.stop()
+        self.services.stop()

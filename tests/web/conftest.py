@@ -19,6 +19,15 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    if os.environ.get("EXOCHESS_TEST_CLUSTER"):
+        # .ci/run's second pass: two servers and an engine worker on PostgreSQL + Redis, behind
+        # a proxy that spreads the tests' connections over both servers (tests/cluster/harness.py)
+        from tests.cluster.harness import ClusterSite
+
+        site = ClusterSite()
+        yield site  # type: ignore[misc]
+        site.stop()
+        return
     # EXOCHESS_TEST_DATABASE_URL=postgresql+psycopg://... runs the shared server on another database
     url = os.environ.get("EXOCHESS_TEST_DATABASE_URL") or None
     srv = Server(tmp_path_factory.mktemp("web") / "site.sqlite", database_url=url).start()

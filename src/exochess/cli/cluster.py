@@ -35,6 +35,9 @@ def register(sub: Any) -> None:
                         help="seconds a job may run; a dead worker's job is retried this + 10 s later")
     worker.add_argument("--metrics-port", type=int, default=0,
                         help="serve Prometheus metrics on this port (default: none)")
+    worker.add_argument("--nice", type=int, default=0,
+                        help="lower the worker's CPU priority by this much (servers sharing the "
+                             "machine then come first; default 0)")
     worker.add_argument("--log-level", default="info")
     worker.add_argument("--log-format", choices=("text", "json"), default="text")
     worker.set_defaults(handler=run_worker)
@@ -76,6 +79,9 @@ def run_worker(args: argparse.Namespace) -> int:
         return _error("worker", f"the cluster extra is not installed ({exc}); "
                                 "run: pip install 'exochess[web,cluster]'")
     import logging.config
+
+    if args.nice > 0:
+        os.nice(args.nice)
 
     logging.config.dictConfig(logging_config(args.log_level, args.log_format))
     if args.metrics_port:
@@ -138,8 +144,9 @@ def run_cluster(args: argparse.Namespace) -> int:
             if i == 0:
                 wait_port(port, timeout=60)
         for i in range(args.workers):
+            # niced: on a machine shared with the servers, the players' moves come first
             spawn(f"worker-{i + 1}", _python_command("worker", "--log-level", args.log_level,
-                                                     "--log-format", "json"))
+                                                     "--log-format", "json", "--nice", "10"))
         for i in range(args.servers):
             wait_port(args.port + i, timeout=60)
             print(f"  server      http://127.0.0.1:{args.port + i}/", flush=True)

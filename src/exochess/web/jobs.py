@@ -1,6 +1,6 @@
 """Engine work on a Redis job queue (arq): the servers queue jobs, ``exochess worker`` runs them.
 
-The choice of arq is explained in docs/decisions/0012-engine-jobs-on-arq.md.
+The choice of arq is explained in docs/decisions/0006-engine-jobs-on-arq.md.
 
 A computer move is a job carrying the position (variant, starting FEN, move texts), the
 level, the seed and the time budget.  The worker that runs it stores the move itself, with

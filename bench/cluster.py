@@ -179,7 +179,8 @@ async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.E
 
 
 def run_site(services: Services, servers: int, workers: int, fn: Any) -> Any:
-    site = Cluster(services, servers=servers, workers=workers).start()
+    # workers niced as `exochess cluster` starts them: on one machine the players come first
+    site = Cluster(services, servers=servers, workers=workers, worker_nice=10).start()
     try:
         return asyncio.run(fn([s.url for s in site.servers]))
     finally:

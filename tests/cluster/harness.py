@@ -25,10 +25,10 @@ class Worker:
     """One ``exochess worker`` process (its own process group, killed with it)."""
 
     def __init__(self, root: Path, redis_url: str, database_url: str, name: str,
-                 job_timeout: float = 5.0) -> None:
+                 job_timeout: float = 5.0, nice: int = 0) -> None:
         self.log_path = root / f"{name}.log"
         self.args = [sys.executable, "-m", "exochess.cli.main", "worker", "--redis-url", redis_url,
-                     "--database-url", database_url, "--job-timeout", str(job_timeout), "--nice", "10"]
+                     "--database-url", database_url, "--job-timeout", str(job_timeout), "--nice", str(nice)]
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Worker:
@@ -93,7 +93,7 @@ class Cluster:
     """``servers`` server processes and ``workers`` engine workers on ``services``."""
 
     def __init__(self, services: Services, servers: int = 2, workers: int = 1,
-                 log_level: str = "warning") -> None:
+                 log_level: str = "warning", worker_nice: int = 0) -> None:
         self.services = services
         self.root = Path(tempfile.mkdtemp(prefix="site-", dir=services.root))
         env = {"EXOCHESS_REDIS_URL": services.redis.url}
@@ -103,7 +103,8 @@ class Cluster:
             for i in range(servers)
         ]
         self.workers = [
-            Worker(self.root, services.redis.url, services.postgres.url, f"worker{i}") for i in range(workers)
+            Worker(self.root, services.redis.url, services.postgres.url, f"worker{i}", nice=worker_nice)
+            for i in range(workers)
         ]
 
     def start(self) -> Cluster:

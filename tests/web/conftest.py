@@ -17,6 +17,16 @@ CHROMIUM_ARGS = [
 ]
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In cluster mode keep the tests of the shared ``server`` (the others start single-process
+    servers of their own, which the first pass of .ci/run already ran)."""
+    if not os.environ.get("EXOCHESS_TEST_CLUSTER"):
+        return
+    keep = [item for item in items if "server" in getattr(item, "fixturenames", ())]
+    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+    items[:] = keep
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     if os.environ.get("EXOCHESS_TEST_CLUSTER"):

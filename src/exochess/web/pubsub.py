@@ -17,9 +17,10 @@ An envelope is a JSON object with short keys:
 - ``s``: instead of a message, the origin's count of connections per seat of the game
   ``k`` (``[white, black]``), so that presence is shared across processes.
 
-Ordering: Redis delivers one publisher's messages in order; between publishers the order
-of stored changes is the database's (the guarded update of :mod:`exochess.web.storage`), and
-receivers re-read the game from the database rather than trust any order of envelopes.
+Ordering: Redis delivers one publisher's envelopes in order.  Between publishers the order of
+stored changes is the database's (the guarded update of :mod:`exochess.web.storage`); a
+receiver forwards a state as it comes (so it is fast) and marks its own copy of the game stale,
+so whatever it answers or stores next is read from the database, never from an envelope.
 """
 
 from __future__ import annotations

@@ -93,10 +93,10 @@ class Cluster:
     """``servers`` server processes and ``workers`` engine workers on ``services``."""
 
     def __init__(self, services: Services, servers: int = 2, workers: int = 1,
-                 log_level: str = "warning", worker_nice: int = 0) -> None:
+                 log_level: str = "warning", worker_nice: int = 0, env: dict[str, str] | None = None) -> None:
         self.services = services
         self.root = Path(tempfile.mkdtemp(prefix="site-", dir=services.root))
-        env = {"EXOCHESS_REDIS_URL": services.redis.url}
+        env = {"EXOCHESS_REDIS_URL": services.redis.url, **(env or {})}
         self.servers = [
             Server(self.root / f"server{i}.sqlite", database_url=services.postgres.url, env=env,
                    log_level=log_level)

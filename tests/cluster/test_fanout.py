@@ -142,3 +142,27 @@ def test_health_readiness_and_metrics(cluster: Cluster) -> None:
     metrics = httpx.get(a + "/metrics").text
     for name in ("exochess_http_requests_total", "exochess_websocket_clients", "exochess_engine_queue_depth"):
         assert name in metrics
+
+
+def test_a_full_engine_queue_refuses_new_computer_games(services: Services) -> None:
+    # no worker: the jobs stay queued; a queue of its own (Redis database 1)
+    redis_url = services.redis.url.rsplit("/", 1)[0] + "/1"
+    site = Cluster(services, servers=1, workers=0,
+                   env={"EXOCHESS_ENGINE_QUEUE_LIMIT": "2", "EXOCHESS_REDIS_URL": redis_url}).start()
+    try:
+        url = site.servers[0].url
+        for _ in range(2):  # the computer opens each: one job each
+            new_game(url, opponent="computer", level=1, color="black")
+        deadline = time.monotonic() + 30
+        while True:
+            res = httpx.post(url + "/api/games", json={"variant": "fugue", "opponent": "computer",
+                                                       "level": 1, "color": "black"}, timeout=30)
+            if res.status_code != 201 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)  # the jobs are queued just after the games are created
+        assert res.status_code == 503, res.text
+        assert "the computer is busy" in res.json()["error"] and res.headers["Retry-After"] == "30"
+        # games against a friend are never refused for the engine's sake
+        assert new_game(url, opponent="friend")["id"]
+    finally:
+        site.stop()

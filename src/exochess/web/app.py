@@ -78,7 +78,8 @@ def create_app(
             bus = RedisBus(shared)
             hub.attach(bus)
             if use_engine_pool:
-                pool = queue = JobQueue(shared)
+                limit = os.environ.get("EXOCHESS_ENGINE_QUEUE_LIMIT", "")
+                pool = queue = JobQueue(shared, **({"limit": int(limit)} if limit.isdigit() else {}))
         elif use_engine_pool:
             pool = EnginePool(engine_workers)
         service = GameService(storage, pool, hub)

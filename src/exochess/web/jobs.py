@@ -68,7 +68,8 @@ log = logging.getLogger("exochess.web")
 
 QUEUE_NAME = "exochess:engine"
 QUEUE_LIMIT = 200
-"""Jobs that may wait in the queue; beyond it new computer games and analyses are refused."""
+"""Jobs that may wait in the queue; beyond it new computer games and analyses are refused
+(``$EXOCHESS_ENGINE_QUEUE_LIMIT`` sets another bound)."""
 JOB_TIMEOUT_S = 60.0
 """Longest run of one job in a worker (a level-8 move thinks 3 s, an analysis at most 5 s)."""
 RESULT_POLL_S = 0.05

@@ -270,7 +270,7 @@ class GameService:
         """Read a game another process changed again (cleared first: a change announced during
         the read marks it stale again)."""
         async with live.lock:
-            if live.stale:
+            while live.stale:
                 live.stale = False
                 await self._reload(live)
 

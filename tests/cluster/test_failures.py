@@ -17,8 +17,8 @@ from tests.cluster.harness import Cluster, Worker, wait_ready
 from tests.web.serverproc import run_async
 
 GAMES = 4
-PLIES = 12
-"""Plies each game of the load plays (about a third of them before the kill)."""
+PLIES = 40
+"""Plies each game of the load plays (the kill comes after the first acknowledged move)."""
 
 
 class Player:
@@ -57,9 +57,13 @@ class Player:
                     elif msg["type"] == "ack":
                         break
                     elif msg["type"] == "error":
-                        raise AssertionError(msg)
-                self.acked.append((ply, text))
-                started.set()
+                        # a server that missed a change (its announcer died) refuses the move as
+                        # stale and sends the stored state: play on from it
+                        assert msg.get("status") == 409, msg
+                        break
+                if msg["type"] == "ack":
+                    self.acked.append((ply, text))
+                    started.set()
                 state = newer or await recv_until(ws, "state", lambda m, p=ply: m["ply"] > p, timeout=10)
             except (websockets.ConnectionClosed, OSError, TimeoutError):
                 # server gone: the move may or may not be stored (no ack): the state says
@@ -80,9 +84,8 @@ def test_a_server_killed_under_load(own_cluster: Cluster) -> None:
         started = asyncio.Event()
         tasks = [asyncio.create_task(p.play(started)) for p in players]
         await asyncio.wait_for(started.wait(), 30)
-        await asyncio.sleep(0.5)
         a.kill()  # SIGKILL: no shutdown code runs
-        await asyncio.wait_for(asyncio.gather(*tasks), 120)
+        await asyncio.wait_for(asyncio.gather(*tasks), 240)
 
     run_async(run)
     assert any(p.reconnects for p in players), "no client was on the killed server"

@@ -9,7 +9,7 @@ import logging
 import secrets
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -299,6 +299,11 @@ class GameService:
         for game_id in list(self._games):
             await self.on_remote_change(game_id, True, False)
 
+    def _in_background(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
     def _resync_later(self, live: LiveGame) -> None:
         """Reload ``live`` from the database once its lock is free (after a cancelled write
         whose outcome is unknown)."""
@@ -533,6 +538,9 @@ class GameService:
             await self.db(self.storage.add_move, live.row.id, current, str(move), finish)
         except ConflictError as exc:
             await self._reload(live)
+            # the watchers may hold the state this process had (another one stored a move and
+            # died before announcing it): send them the stored one
+            self._in_background(self.publish(live))
             raise StalePosition(f"move not stored: {exc}") from exc
         except asyncio.CancelledError:
             # the write may still complete in its thread: reload once it is over

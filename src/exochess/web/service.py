@@ -258,10 +258,27 @@ class GameService:
         board.is_game_over()  # lists the current moves here, off the loop (the board keeps them)
         return LiveGame(row=row, board=board, fens=fens)
 
+    @staticmethod
+    def _extend(board: Board, fens: list[str], row: GameRow) -> LiveGame:
+        """``board`` (at ``len(fens) - 1`` plies of ``row``) brought to the end of ``row``'s moves."""
+        for text in row.moves[board.ply() :]:
+            board.push_text(text)
+            fens.append(board.fen())
+        board.is_game_over()  # lists the current moves here, off the loop (as _build does)
+        return LiveGame(row=row, board=board, fens=fens)
+
     async def _reload(self, live: LiveGame) -> None:
         row = await self.db(self.storage.load_game, live.row.id)
         if row is not None:
-            fresh = await self.cpu_games.run("replaying the game", self._build, row)
+            known = live.row.moves
+            if row.start_fen == live.row.start_fen and row.moves[: len(known)] == known:
+                # moves were only added (another process played them): play those on a copy
+                # rather than replay the whole game
+                fresh = await self.cpu_games.run(
+                    "replaying the game", self._extend, live.board.copy(), list(live.fens), row
+                )
+            else:
+                fresh = await self.cpu_games.run("replaying the game", self._build, row)
             live.row, live.board, live.fens = fresh.row, fresh.board, fresh.fens
             live.state_cache = None
             live.legal_view = None

@@ -176,6 +176,8 @@ class GameService:
         self._db = ThreadPoolExecutor(max_workers=1 if storage.is_sqlite else 8, thread_name_prefix="db")
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
+        self._changed_while_loading: set[str] = set()
+        """Games another process changed while this one was reading them (Redis mode)."""
         self._engine_tasks: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[None]] = set()
         # CPU-heavy work off the event loop: live games' views and replays in one pool, free
@@ -227,6 +229,9 @@ class GameService:
                         del self._loading[game_id]
                     raise GameNotFound(game_id)
                 live = await self.cpu_games.run("replaying the game", self._build, row)
+                if game_id in self._changed_while_loading:
+                    self._changed_while_loading.discard(game_id)
+                    live.stale = True  # the row may have been read before that change
                 self._games[game_id] = live
                 self._evict()
         await self.prepare(live)
@@ -297,6 +302,9 @@ class GameService:
         watchers here the state read again."""
         live = self._games.get(game_id)
         if live is None:
+            loading = self._loading.get(game_id)
+            if changed and loading is not None and loading.locked():
+                self._changed_while_loading.add(game_id)
             return
         live.state_cache = None  # at least the presence in it changed
         if not changed:

@@ -15,7 +15,7 @@ COMPILED := build/compiled
 WHEELS := build/wheels
 EXPECT_BUILD := $(if $(shell command -v cc),compiled,pure)
 
-.PHONY: run test lint typecheck unit unit-compiled compiled bench ladder chromium pre-commit clean \
+.PHONY: run cluster test lint typecheck unit unit-compiled compiled bench ladder chromium pre-commit clean \
 	messages messages-check
 
 $(BIN)/python:
@@ -49,6 +49,25 @@ compiled: $(COMPILED)/.built
 
 run: $(WEB_STAMP) compiled
 	PYTHONPATH=$(COMPILED) $(BIN)/exochess serve --port $(PORT)
+
+# The site in Redis mode on this machine (docs/deploy.md): PostgreSQL and Redis from Debian's
+# packages (installed when missing), SERVERS servers from port PORT on, WORKERS engine workers.
+SERVERS ?= 2
+WORKERS ?= 1
+CLUSTER_DIR ?=
+CLUSTER_STAMP := $(VENV)/.installed-cluster
+
+$(CLUSTER_STAMP): pyproject.toml $(WEB_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[web,cluster]'
+	touch $@
+
+cluster: $(CLUSTER_STAMP) compiled
+	@if ! command -v redis-server >/dev/null || ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then \
+		echo "make cluster: installing Debian's postgresql and redis-server with apt-get (needs root)"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql redis-server; \
+	fi
+	PYTHONPATH=$(COMPILED) $(BIN)/exochess cluster --servers $(SERVERS) --workers $(WORKERS) \
+		--port $(PORT) $(if $(CLUSTER_DIR),--dir $(CLUSTER_DIR))
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests bench

@@ -17,8 +17,27 @@ CHROMIUM_ARGS = [
 ]
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In cluster mode keep the tests of the shared ``server`` (the others start single-process
+    servers of their own, which the first pass of .ci/run already ran)."""
+    if not os.environ.get("EXOCHESS_TEST_CLUSTER"):
+        return
+    keep = [item for item in items if "server" in getattr(item, "fixturenames", ())]
+    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+    items[:] = keep
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    if os.environ.get("EXOCHESS_TEST_CLUSTER"):
+        # .ci/run's second pass: two servers and an engine worker on PostgreSQL + Redis, behind
+        # a proxy that spreads the tests' connections over both servers (tests/cluster/harness.py)
+        from tests.cluster.harness import ClusterSite
+
+        site = ClusterSite()
+        yield site  # type: ignore[misc]
+        site.stop()
+        return
     # EXOCHESS_TEST_DATABASE_URL=postgresql+psycopg://... runs the shared server on another database
     url = os.environ.get("EXOCHESS_TEST_DATABASE_URL") or None
     srv = Server(tmp_path_factory.mktemp("web") / "site.sqlite", database_url=url).start()

@@ -1,5 +1,9 @@
 """``exochess serve``: run the web site with uvicorn (SQLite ./exochess.sqlite by default).
 
+With ``--redis-url`` (or ``$EXOCHESS_REDIS_URL``) the server runs in Redis mode: it shares
+its changes with the other server processes and leaves engine work to ``exochess worker``
+processes; ``--workers N`` then starts N processes on the one port (uvicorn's worker model).
+
 Registered in :mod:`exochess.cli.main` through :func:`register`; also runnable
 as ``python -m exochess.cli.serve``.
 """
@@ -22,6 +26,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--engine-workers", type=int, default=2, help="engine processes (default 2)")
     parser.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
+    parser.add_argument("--log-format", choices=("text", "json"), default="text",
+                        help="log lines as text or as one JSON object each (default text)")
+    parser.add_argument("--redis-url", default=None,
+                        help="Redis for many processes (default: $EXOCHESS_REDIS_URL; none: one process)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes on this port (Redis mode only; default 1)")
 
 
 def register(sub: Any) -> None:
@@ -43,24 +53,50 @@ def run(args: argparse.Namespace) -> int:
         print(f"exochess serve: error: the web extra is not installed ({exc}); "
               "run: pip install 'exochess[web]'", file=sys.stderr)
         return 2
-    from uvicorn.config import LOGGING_CONFIG
-
+    from exochess.web.logs import logging_config
     from exochess.web.ratelimit import RateLimitSettingError
 
     url = args.database_url or os.environ.get("EXOCHESS_DATABASE_URL") or "sqlite:///exochess.sqlite"
+    redis = args.redis_url or os.environ.get("EXOCHESS_REDIS_URL") or None
+    if args.workers < 1:
+        print("exochess serve: error: --workers must be at least 1", file=sys.stderr)
+        return 2
+    if args.workers > 1 and redis is None:
+        # without Redis each process would only see its own moves and websockets
+        print("exochess serve: error: --workers above 1 needs Redis (--redis-url or "
+              "$EXOCHESS_REDIS_URL), so that the processes share their changes", file=sys.stderr)
+        return 2
+    if redis is not None:
+        try:
+            import arq  # noqa: F401
+            import redis as _redis  # noqa: F401
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            print(f"exochess serve: error: Redis mode needs the cluster extra ({exc}); "
+                  "run: pip install 'exochess[cluster]'", file=sys.stderr)
+            return 2
+    # uvicorn's worker processes import the app by name and read these
+    os.environ["EXOCHESS_DATABASE_URL"] = url
+    os.environ["EXOCHESS_ENGINE_WORKERS"] = str(args.engine_workers)
+    if redis is not None:
+        os.environ["EXOCHESS_REDIS_URL"] = redis
     try:
-        app = create_app(url, engine_workers=args.engine_workers)
+        app = create_app(url, engine_workers=args.engine_workers, redis=redis)
     except RateLimitSettingError as exc:
         print(f"exochess serve: error: {exc}", file=sys.stderr)
         return 2
-    # the site's own messages ("exochess.web") go where uvicorn's go, at the same level
-    log_config = {**LOGGING_CONFIG, "loggers": {
-        **LOGGING_CONFIG["loggers"],
-        "exochess": {"handlers": ["default"], "level": args.log_level.upper(), "propagate": False},
-    }}
-    print(f"exochess: serving on http://{args.host}:{args.port}/ (database {url})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=1 << 16,
-                log_config=log_config)
+    mode = f", Redis {redis}, {args.workers} process(es)" if redis else ""
+    print(f"exochess: serving on http://{args.host}:{args.port}/ (database {url}{mode})", flush=True)
+    options: dict[str, Any] = {
+        "host": args.host, "port": args.port, "log_level": args.log_level, "ws_max_size": 1 << 16,
+        "log_config": logging_config(args.log_level, args.log_format),
+        # on SIGTERM: requests in flight finish (their moves are stored), websockets are closed
+        # with 1012 "service restart", which the game page answers by reconnecting
+        "timeout_graceful_shutdown": 10,
+    }
+    if args.workers > 1:
+        uvicorn.run("exochess.web.app:create_app_from_env", factory=True, workers=args.workers, **options)
+    else:
+        uvicorn.run(app, **options)
     return 0
 
 

@@ -18,11 +18,13 @@ from exochess.web.accounts import Accounts
 from exochess.web.bodylimit import BodyLimitMiddleware
 from exochess.web.chat import Chat
 from exochess.web.deps import SiteSettings
-from exochess.web.enginepool import EnginePool
+from exochess.web.enginepool import EngineBackend, EnginePool
 from exochess.web.errors import install_error_handlers
+from exochess.web.health import router as health_router
 from exochess.web.hub import Hub
 from exochess.web.lobby import Lobby
 from exochess.web.loginguard import LoginGuard
+from exochess.web.logs import RequestIdMiddleware
 from exochess.web.positions import glyphs
 from exochess.web.ratelimit import RateLimitMiddleware, rate_limits_from_env
 from exochess.web.routes import accounts, api, pages, ws
@@ -43,20 +45,50 @@ def database_url() -> str:
     return os.environ.get("EXOCHESS_DATABASE_URL", DEFAULT_DB)
 
 
+def redis_url() -> str | None:
+    """Redis mode's server (``$EXOCHESS_REDIS_URL``), or None: one process on its own."""
+    return os.environ.get("EXOCHESS_REDIS_URL") or None
+
+
+def create_app_from_env() -> FastAPI:
+    """The app as ``exochess serve --workers N`` starts it in each worker process (uvicorn
+    imports it by name): everything from the environment."""
+    workers = os.environ.get("EXOCHESS_ENGINE_WORKERS", "2")
+    return create_app(engine_workers=int(workers) if workers.isdigit() else 2)
+
+
 def create_app(
     database: str | None = None, *, engine_workers: int = 2, use_engine_pool: bool = True,
-    rate_limits: Mapping[str, RateLimitItem] | None = None,
+    rate_limits: Mapping[str, RateLimitItem] | None = None, redis: str | None = None,
 ) -> FastAPI:
     """Build the site.  ``database`` is an SQLAlchemy URL (default: env or ./exochess.sqlite);
-    ``rate_limits`` per client address (default: ``$EXOCHESS_RATE_LIMITS``, see ``ratelimit.py``)."""
+    ``rate_limits`` per client address (default: ``$EXOCHESS_RATE_LIMITS``, see ``ratelimit.py``);
+    ``redis`` a Redis URL (default: ``$EXOCHESS_REDIS_URL``) for Redis mode: changes fan out to
+    the other server processes and engine work goes to ``exochess worker`` processes."""
     url = database or database_url()
     limits = rate_limits_from_env() if rate_limits is None else rate_limits
+    shared = redis or redis_url()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # imported here: the redis and arq packages are needed in Redis mode only
         storage = Storage(url)
-        pool = EnginePool(engine_workers) if use_engine_pool else None
-        service = GameService(storage, pool, Hub())
+        hub = Hub()
+        bus = None
+        pool: EngineBackend | None = None
+        queue = None
+        if shared is not None:
+            from exochess.web.jobs import JobQueue
+            from exochess.web.pubsub import RedisBus
+
+            bus = RedisBus(shared)
+            hub.attach(bus)
+            if use_engine_pool:
+                limit = os.environ.get("EXOCHESS_ENGINE_QUEUE_LIMIT", "")
+                pool = queue = JobQueue(shared, **({"limit": int(limit)} if limit.isdigit() else {}))
+        elif use_engine_pool:
+            pool = EnginePool(engine_workers)
+        service = GameService(storage, pool, hub)
         app.state.service = service
         app.state.accounts = Accounts(storage.engine)
         app.state.sessions = Sessions(storage.engine)
@@ -64,6 +96,12 @@ def create_app(
         app.state.lobby = lobby = Lobby(service)
         app.state.chat = Chat(service)
         await lobby.start()
+        app.state.bus = bus
+        if bus is not None:
+            hub.on_remote = service.on_remote_change
+            bus.on_message = hub.receive
+            bus.on_resync = service.resync_all
+            bus.start()
         if pool is not None:
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume_engine_games()
@@ -75,6 +113,11 @@ def create_app(
             service.close()
             if pool is not None:
                 pool.shutdown()
+            await hub.close()
+            if queue is not None:
+                await queue.aclose()
+            if bus is not None:
+                await bus.close()
             storage.close()
 
     app = FastAPI(title="exochess", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
@@ -89,11 +132,13 @@ def create_app(
     app.add_middleware(BodyLimitMiddleware, max_body=MAX_BODY)
     app.add_middleware(RateLimitMiddleware, limits=limits)
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(RequestIdMiddleware)  # outermost: it times and counts every answer
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(accounts.router)
     app.include_router(ws.router)
     app.include_router(lobby_routes.router)
+    app.include_router(health_router)
     install_error_handlers(app)
     return app

@@ -45,7 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any
+from typing import Any, Protocol
 
 from exochess.board import Board
 from exochess.engine import Limits, Searcher, analyse, best_move
@@ -303,6 +303,28 @@ class PoolStats:
     killed: int
 
 
+class EngineBackend(Protocol):
+    """What the game service asks of the engine: this module's :class:`EnginePool` (one
+    process, the default) or :class:`exochess.web.jobs.JobQueue` (Redis mode)."""
+
+    async def warm(self) -> None: ...
+
+    async def admit(self) -> None:
+        """Raise :class:`EngineBusy` if no new computer game should start now."""
+
+    async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
+                   clock: EngineClock | None = None, *, game_id: str = "") -> str | None:
+        """The computer's move (searched on ``clock`` in a game with one) for the caller to
+        store, or None when the backend stores it."""
+
+    async def analyse(self, variant: str, start_fen: str, texts: list[str], movetime_ms: int,
+                      client: str | None = None) -> dict[str, Any]: ...
+
+    def stats(self) -> PoolStats: ...
+
+    def shutdown(self) -> None: ...
+
+
 class EnginePool:
     """Worker processes for the computer's moves and for analyses (see the module docstring).
 
@@ -351,9 +373,12 @@ class EnginePool:
         """Wait until every worker has started and imported the engine."""
         await self._ready_event.wait()
 
+    async def admit(self) -> None:
+        """A computer game may always start: its moves queue by priority (analyses are bounded)."""
+
     async def move(
         self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
-        clock: EngineClock | None = None,
+        clock: EngineClock | None = None, *, game_id: str = "",
     ) -> str:
         """The computer's move at ``level`` (on ``clock``, if the game has one); cancelling the
         awaiting task stops the search."""

@@ -9,7 +9,12 @@ message per write it can take, not one per change.
 
 The hub also counts connections per game and per client address and refuses a
 new one beyond :attr:`Hub.per_game` or :attr:`Hub.per_address` (defaults from
-``$EXOCHESS_WS_PER_GAME`` and ``$EXOCHESS_WS_PER_ADDRESS``).
+``$EXOCHESS_WS_PER_GAME`` and ``$EXOCHESS_WS_PER_ADDRESS``; these caps are per process).
+
+Across processes (Redis mode, see :mod:`exochess.web.pubsub`) the interface stays
+``broadcast(key, message)``: with a bus attached, what one process broadcasts also reaches the
+connections of every other process, and each process's seat counts are shared so that
+:meth:`Hub.online` tells the presence of the whole site.
 """
 
 from __future__ import annotations
@@ -17,9 +22,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from collections import Counter
-from typing import Final, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, Protocol
 
+from exochess.web import metrics
 from exochess.web.domain import Color
 
 QUEUE_LIMIT = 64
@@ -27,6 +35,18 @@ PER_GAME = 1000
 """Default cap on the websockets watching one game."""
 PER_ADDRESS = 64
 """Default cap on the websockets open from one client address (all games together)."""
+SEATS_REFRESH_S = 10.0
+"""How often a process repeats its seat counts to the others (Redis mode)."""
+SEATS_TTL_S = 3 * SEATS_REFRESH_S
+"""Seat counts of a process not heard of for this long are forgotten (it died)."""
+
+
+class Bus(Protocol):
+    """What the hub needs of a transport between processes (:class:`~exochess.web.pubsub.RedisBus`)."""
+
+    origin: str
+
+    async def publish(self, envelope: dict[str, Any]) -> bool: ...
 
 
 class Socket(Protocol):
@@ -116,6 +136,34 @@ class Hub:
         self._rooms: dict[str, dict[Socket, Connection]] = {}
         self._seats: dict[str, Counter[Color]] = {}
         self._addresses: Counter[str] = Counter()
+        self.bus: Bus | None = None
+        self.on_remote: Callable[[str, bool, bool], Awaitable[None]] | None = None
+        """Called for each envelope from another process: (key, the stored game changed, its
+        message was delivered here); the game service invalidates its cache with it."""
+        self._remote: dict[str, dict[str, tuple[float, int, int]]] = {}
+        """Seat counts of the other processes: key -> origin -> (when heard, white, black)."""
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def attach(self, bus: Bus) -> None:
+        """Share broadcasts and presence with the other processes through ``bus`` (in the loop)."""
+        self.bus = bus
+        self._spawn(self._refresh_seats())
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _refresh_seats(self) -> None:
+        while True:
+            await asyncio.sleep(SEATS_REFRESH_S)
+            for game_id in list(self._seats):
+                await self._publish_seats(game_id)
+
+    async def _publish_seats(self, game_id: str) -> None:
+        if self.bus is not None:
+            seats = self._seats.get(game_id) or Counter()
+            await self.bus.publish({"k": game_id, "s": [seats[Color.WHITE], seats[Color.BLACK]]})
 
     def refusal(self, game_id: str, address: str) -> str | None:
         """Why a new connection from ``address`` to ``game_id`` is refused (None: it is welcome)."""
@@ -127,6 +175,7 @@ class Hub:
 
     def join(self, game_id: str, socket: Socket, seat: Color | None, address: str = "") -> Connection:
         conn = Connection(socket, None, address)
+        metrics.WEBSOCKETS.inc()
         self._rooms.setdefault(game_id, {})[socket] = conn
         self._seats.setdefault(game_id, Counter())
         self._addresses[address] += 1
@@ -137,11 +186,15 @@ class Hub:
         """Give ``conn`` the seat it proved; True if the game's presence changed."""
         before = self.online(game_id)
         seats = self._seats[game_id]
+        if conn.seat == seat:
+            return False
         if conn.seat is not None:
             seats[conn.seat] -= 1
         conn.seat = seat
         if seat is not None:
             seats[seat] += 1
+        if self.bus is not None:
+            self._spawn(self._publish_seats(game_id))
         return self.online(game_id) != before
 
     def leave(self, game_id: str, socket: Socket) -> bool:
@@ -153,6 +206,7 @@ class Hub:
         if conn is None:
             return False
         conn.stop()
+        metrics.WEBSOCKETS.dec()
         changed = self.set_seat(game_id, conn, None)
         self._addresses[conn.address] -= 1
         if self._addresses[conn.address] <= 0:
@@ -163,15 +217,61 @@ class Hub:
         return changed
 
     def online(self, game_id: str) -> dict[Color, bool]:
-        """Whether each seat has at least one connection."""
+        """Whether each seat has at least one connection (in any process)."""
         seats = self._seats.get(game_id)
-        return {color: bool(seats and seats[color] > 0) for color in Color}
+        here = {color: bool(seats and seats[color] > 0) for color in Color}
+        remote = self._remote.get(game_id)
+        if remote:
+            fresh = time.monotonic() - SEATS_TTL_S
+            for heard, white, black in remote.values():
+                if heard >= fresh:
+                    here[Color.WHITE] = here[Color.WHITE] or white > 0
+                    here[Color.BLACK] = here[Color.BLACK] or black > 0
+        return here
 
     def watchers(self, game_id: str) -> int:
         return len(self._rooms.get(game_id, {}))
 
-    async def broadcast(self, game_id: str, message: str, *, coalesce: bool = False) -> None:
-        """Send ``message`` to every connection of the game (``coalesce``: it is a whole state)."""
+    async def broadcast(
+        self, game_id: str, message: str, *, coalesce: bool = False, changed: bool = False
+    ) -> None:
+        """Send ``message`` to every connection of the game (``coalesce``: it is a whole state),
+        in this process and, with a bus, in the others (``changed``: the stored game changed,
+        their caches of it are stale)."""
+        await self.deliver(game_id, message, coalesce=coalesce)
+        if self.bus is not None:
+            await self.bus.publish({"k": game_id, "m": message, "c": coalesce, "ch": changed})
+
+    async def receive(self, envelope: dict[str, Any]) -> None:
+        """Handle an envelope from another process (the bus calls this)."""
+        key = envelope.get("k")
+        if not isinstance(key, str):
+            return
+        seats = envelope.get("s")
+        if isinstance(seats, list) and len(seats) == 2:
+            origin = str(envelope.get("o"))
+            before = self.online(key)
+            if any(seats):
+                self._remote.setdefault(key, {})[origin] = (time.monotonic(), int(seats[0]), int(seats[1]))
+            else:
+                self._remote.get(key, {}).pop(origin, None)
+                if not self._remote.get(key, True):
+                    del self._remote[key]
+            if self.online(key) != before and self.on_remote is not None:
+                await self.on_remote(key, False, False)
+            return
+        message = envelope.get("m")
+        if isinstance(message, str):
+            await self.deliver(key, message, coalesce=bool(envelope.get("c")))
+        if self.on_remote is not None:
+            await self.on_remote(key, bool(envelope.get("ch")), isinstance(message, str))
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def deliver(self, game_id: str, message: str, *, coalesce: bool = False) -> None:
+        """Send ``message`` to the connections of this process only."""
         for socket, conn in list(self._rooms.get(game_id, {}).items()):
             if not conn.push(message, coalesce=coalesce):
                 self.leave(game_id, socket)

@@ -7,11 +7,10 @@ import contextlib
 import datetime as dt
 import json
 import logging
-import os
 import secrets
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -22,7 +21,8 @@ from exochess.board import Board
 from exochess.errors import ExochessError, FenError, IllegalMoveError, UnknownVariantError
 from exochess.outcome import Outcome, Termination
 from exochess.variants import find_variant
-from exochess.web.clock import Clock, Expiry, Stamp, Timing, epoch_ms, ms_between
+from exochess.web import metrics
+from exochess.web.clock import Clock, Expiry, Stamp, Timing, epoch_ms, ms_between, timing_from_env
 from exochess.web.cpuwork import CpuWork
 from exochess.web.domain import (
     N_,
@@ -47,7 +47,7 @@ from exochess.web.domain import (
     TooLarge,
     WrongSeat,
 )
-from exochess.web.enginepool import RANDOM_LEVEL, EngineClock, EnginePool
+from exochess.web.enginepool import RANDOM_LEVEL, EngineBackend, EngineClock
 from exochess.web.hub import Hub
 from exochess.web.positions import (
     PositionTooLargeError,
@@ -85,17 +85,6 @@ ABORTED = "aborted"
 """Terminations the site itself decides (the rules' own are :class:`Termination`'s)."""
 
 
-def timing_from_env() -> Timing:
-    """The rules' durations, shortened by ``$EXOCHESS_TEST_TIMING`` (tests only): a number of
-    milliseconds that replaces the first-move limit, the absence limits and the length of a
-    correspondence day alike."""
-    value = os.environ.get("EXOCHESS_TEST_TIMING", "")
-    if not value.isascii() or not value.isdigit() or int(value) <= 0:
-        return Timing()
-    ms = int(value)
-    return Timing(first_move_ms=ms, day_ms=ms, absence_fast_ms=ms, absence_slow_ms=ms)
-
-
 @dataclass
 class LiveGame:
     """A game in memory: its stored row, the board after its moves, and the FEN after each ply."""
@@ -113,6 +102,8 @@ class LiveGame:
     counts as gone since the game was loaded until it connects."""
     players: dict[Color, PlayerInfo | None] = field(default_factory=dict)
     """The accounts holding the seats, as shown to everyone (loaded with the game)."""
+    stale: bool = False
+    """Another process changed the stored game (Redis mode): read it again before use."""
 
     def seat_of(self, secret: str | None, user_id: int | None = None) -> Color | None:
         """The seat this secret opens (its digest compared in constant time), or else the seat
@@ -215,7 +206,7 @@ class GameService:
     """Creates, loads and plays games; raises the errors of :mod:`exochess.web.domain`."""
 
     def __init__(
-        self, storage: Storage, pool: EnginePool | None, hub: Hub, timing: Timing | None = None
+        self, storage: Storage, pool: EngineBackend | None, hub: Hub, timing: Timing | None = None
     ) -> None:
         self.storage = storage
         # the rating update runs in the transaction that stores a game's result
@@ -229,6 +220,8 @@ class GameService:
         self._db = ThreadPoolExecutor(max_workers=1 if storage.is_sqlite else 8, thread_name_prefix="db")
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
+        self._changed_while_loading: set[str] = set()
+        """Games another process changed while this one was reading them (Redis mode)."""
         self._engine_tasks: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[None]] = set()
         # CPU-heavy work off the event loop: live games' views and replays in one pool, free
@@ -268,6 +261,8 @@ class GameService:
         live = self._games.get(game_id)
         if live is not None:
             self._games.move_to_end(game_id)
+            if live.stale:
+                await self._refresh(live)
             await self.prepare(live)
             await self.judge_time(live)
             return live
@@ -288,6 +283,9 @@ class GameService:
                 loaded = storage_now()
                 live.absent_since = {c: None if self.hub.online(game_id)[c] else loaded for c in Color}
                 await self._load_players(live)
+                if game_id in self._changed_while_loading:
+                    self._changed_while_loading.discard(game_id)
+                    live.stale = True  # the row may have been read before that change
                 self._games[game_id] = live
                 self._evict()
         await self.prepare(live)
@@ -320,10 +318,27 @@ class GameService:
         board.is_game_over()  # lists the current moves here, off the loop (the board keeps them)
         return LiveGame(row=row, board=board, fens=fens)
 
+    @staticmethod
+    def _extend(board: Board, fens: list[str], row: GameRow) -> LiveGame:
+        """``board`` (at ``len(fens) - 1`` plies of ``row``) brought to the end of ``row``'s moves."""
+        for text in row.moves[board.ply() :]:
+            board.push_text(text)
+            fens.append(board.fen())
+        board.is_game_over()  # lists the current moves here, off the loop (as _build does)
+        return LiveGame(row=row, board=board, fens=fens)
+
     async def _reload(self, live: LiveGame) -> None:
         row = await self.db(self.storage.load_game, live.row.id)
         if row is not None:
-            fresh = await self.cpu_games.run("replaying the game", self._build, row)
+            known = live.row.moves
+            if row.start_fen == live.row.start_fen and row.moves[: len(known)] == known:
+                # moves were only added (another process played them): play those on a copy
+                # rather than replay the whole game
+                fresh = await self.cpu_games.run(
+                    "replaying the game", self._extend, live.board.copy(), list(live.fens), row
+                )
+            else:
+                fresh = await self.cpu_games.run("replaying the game", self._build, row)
             live.row, live.board, live.fens = fresh.row, fresh.board, fresh.fens
             self._arm(live)
             live.state_cache = None
@@ -347,6 +362,47 @@ class GameService:
             return
         live.players = await self.db(player_infos, self.storage.engine, row)
         live.state_cache = None
+
+    async def _refresh(self, live: LiveGame) -> None:
+        """Read a game another process changed again (cleared first: a change announced during
+        the read marks it stale again)."""
+        async with live.lock:
+            while live.stale:
+                live.stale = False
+                await self._reload(live)
+
+    async def on_remote_change(self, game_id: str, changed: bool, delivered: bool) -> None:
+        """An envelope about ``game_id`` from another process (Redis mode): forget what is
+        cached; if the change came without a state (an engine worker stored a move), send the
+        watchers here the state read again."""
+        live = self._games.get(game_id)
+        if live is None:
+            loading = self._loading.get(game_id)
+            if changed and loading is not None and loading.locked():
+                self._changed_while_loading.add(game_id)
+            return
+        live.state_cache = None  # at least the presence in it changed
+        if not changed:
+            return
+        live.stale = True
+        if not delivered and self.hub.watchers(game_id):
+            with contextlib.suppress(GameServiceError):
+                await self._refresh(live)
+                await self.prepare(live)
+                await self.hub.deliver(game_id, self.state_text(live), coalesce=True)
+        if not live.stale:
+            self.schedule_engine(live)
+
+    async def resync_all(self) -> None:
+        """Changes may have been missed (the Redis subscription was lost): every cached game is
+        stale, and the watched ones are sent their state again."""
+        for game_id in list(self._games):
+            await self.on_remote_change(game_id, True, False)
+
+    def _in_background(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _resync_later(self, live: LiveGame) -> None:
         """Reload ``live`` from the database once its lock is free (after a cancelled write
@@ -477,7 +533,7 @@ class GameService:
         live.state_cache = None
         self._arm(live)
         await self.prepare(live)
-        await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True)
+        await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True, changed=True)
         for listener in self.listeners:
             listener(live)
 
@@ -714,6 +770,7 @@ class GameService:
                                      low=RANDOM_LEVEL, high=MAX_LEVEL)
             if self.pool is None:
                 raise EngineDisabled(N_("computer games are disabled on this server"))
+            await self.pool.admit()
         else:
             level = None
         game_id = _new_id()
@@ -852,11 +909,15 @@ class GameService:
             await self.db(self.storage.add_move, live.row.id, current, str(move), finish, stamp)
         except ConflictError as exc:
             await self._reload(live)
+            # the watchers may hold the state this process had (another one stored a move and
+            # died before announcing it): send them the stored one
+            self._in_background(self.publish(live))
             raise StalePosition(N_("move not stored: {reason}"), reason=str(exc)) from exc
         except asyncio.CancelledError:
             # the write may still complete in its thread: reload once it is over
             self._resync_later(live)
             raise
+        metrics.MOVES.labels("player" if live.kind_of(seat) == PlayerKind.HUMAN else "engine").inc()
         board.push(move)
         live.fens.append(fen_after)
         live.row.moves.append(str(move))
@@ -1048,8 +1109,10 @@ class GameService:
                     clock.control.increment_ms, clock.control.increment_ms,
                 )
             text = await self.pool.move(
-                row.variant, row.start_fen, list(row.moves), row.level or 0, seed, budget
+                row.variant, row.start_fen, list(row.moves), row.level or 0, seed, budget, game_id=row.id
             )
+            if text is None:
+                return  # queued: a worker stores the move and announces it (Redis mode)
             async with live.lock:
                 if live.board.ply() != ply or live.row.status != GameStatus.ACTIVE:
                     return

@@ -105,8 +105,10 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
             await session.conn.send(json.dumps(_error(
                 'seat secrets are not accepted in the URL: send {"type": "auth", "secret": ...}'
             )))
-        # the newcomer alone gets the state; the others' view has not changed
-        await session.conn.send(service.state_text(live))
+        # the newcomer alone gets the state; the others' view has not changed.  Read after
+        # joining: a change another server process announced before the join reached nobody
+        # here, but marked the game stale, and get() reads it again
+        await session.conn.send(service.state_text(await service.get(game_id)))
         lines = await chat.history(game_id)
         if lines:  # a game without chat costs its watchers no extra message
             await session.conn.send(json.dumps({"type": "chat", "lines": lines, "history": True}))

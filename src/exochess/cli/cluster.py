@@ -1,0 +1,180 @@
+"""``exochess worker`` (engine jobs from the Redis queue) and ``exochess cluster`` (the whole site
+on one machine: PostgreSQL, Redis, N servers and M engine workers; Ctrl-C stops them all).
+
+docs/deploy.md shows the same roles on several machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from exochess.cli.localservices import MissingProgram, PostgresServer, RedisServer, wait_port
+
+
+def register(sub: Any) -> None:
+    """Add the ``worker`` and ``cluster`` subcommands (called by :mod:`exochess.cli.main`)."""
+    worker: argparse.ArgumentParser = sub.add_parser(
+        "worker", help="run engine jobs from the Redis queue (Redis mode)",
+        description="Take the computer's moves and analyses from the Redis job queue, store the "
+                    "moves in the database and announce them to the servers.",
+    )
+    worker.add_argument("--redis-url", default=None, help="Redis (default: $EXOCHESS_REDIS_URL)")
+    worker.add_argument("--database-url", default=None,
+                        help="SQLAlchemy URL (default: $EXOCHESS_DATABASE_URL)")
+    worker.add_argument("--jobs", type=int, default=1, help="jobs at once (one per core; default 1)")
+    worker.add_argument("--job-timeout", type=float, default=60.0,
+                        help="seconds a job may run; a dead worker's job is retried this + 10 s later")
+    worker.add_argument("--metrics-port", type=int, default=0,
+                        help="serve Prometheus metrics on this port (default: none)")
+    worker.add_argument("--nice", type=int, default=0,
+                        help="lower the worker's CPU priority by this much (servers sharing the "
+                             "machine then come first; default 0)")
+    worker.add_argument("--log-level", default="info")
+    worker.add_argument("--log-format", choices=("text", "json"), default="text")
+    worker.set_defaults(handler=run_worker)
+
+    cluster: argparse.ArgumentParser = sub.add_parser(
+        "cluster", help="run PostgreSQL, Redis, N servers and M engine workers on this machine",
+        description=__doc__,
+    )
+    cluster.add_argument("--servers", type=int, default=2, help="server processes (default 2)")
+    cluster.add_argument("--workers", type=int, default=1, help="engine worker processes (default 1)")
+    cluster.add_argument("--port", type=int, default=8000,
+                         help="port of the first server; the others take the next ones (default 8000)")
+    cluster.add_argument("--dir", default=None,
+                         help="directory for the database and logs (default: a temporary one, removed)")
+    cluster.add_argument("--log-level", default="info")
+    cluster.set_defaults(handler=run_cluster)
+
+
+def _error(command: str, message: str) -> int:
+    print(f"exochess {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    """Run an arq worker until SIGINT or SIGTERM (a job in progress goes back to the queue)."""
+    redis = args.redis_url or os.environ.get("EXOCHESS_REDIS_URL")
+    database = args.database_url or os.environ.get("EXOCHESS_DATABASE_URL")
+    if not redis or not database:
+        return _error("worker", "needs --redis-url and --database-url (or $EXOCHESS_REDIS_URL and "
+                                "$EXOCHESS_DATABASE_URL): the ones the servers use")
+    if args.jobs < 1 or args.job_timeout <= 0:
+        return _error("worker", "--jobs and --job-timeout must be positive")
+    try:
+        from prometheus_client import start_http_server
+
+        from exochess.web.jobs import make_worker
+        from exochess.web.logs import logging_config
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        return _error("worker", f"the cluster extra is not installed ({exc}); "
+                                "run: pip install 'exochess[web,cluster]'")
+    import logging.config
+
+    if args.nice > 0:
+        os.nice(args.nice)
+
+    logging.config.dictConfig(logging_config(args.log_level, args.log_format))
+    if args.metrics_port:
+        start_http_server(args.metrics_port, addr="127.0.0.1")
+    print(f"exochess: engine worker on {redis} ({args.jobs} job(s) at once)", flush=True)
+    make_worker(redis, database, jobs=args.jobs, job_timeout_s=args.job_timeout).run()
+    return 0
+
+
+def _python_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "exochess.cli.main", *args]
+
+
+def run_cluster(args: argparse.Namespace) -> int:
+    """Start everything, wait for Ctrl-C (or SIGTERM, or a child's death), stop everything."""
+    if args.servers < 1 or args.workers < 0:
+        return _error("cluster", "--servers must be at least 1 and --workers at least 0")
+    made = args.dir is None
+    root = Path(tempfile.mkdtemp(prefix="exochess-cluster-") if made else args.dir).resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    if made:
+        root.chmod(0o755)  # PostgreSQL runs as user postgres when we are root: it must get in
+    children: list[tuple[str, subprocess.Popen[bytes]]] = []
+    try:
+        redis = RedisServer(root / "redis")
+        postgres = PostgresServer(root / "postgres")
+    except MissingProgram as exc:
+        return _error("cluster", str(exc))
+    stopping = False
+
+    def stop(_signum: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        print(f"exochess cluster: in {root}", flush=True)
+        redis.start()
+        print(f"  redis       {redis.url}", flush=True)
+        postgres.init().start()
+        print(f"  postgresql  {postgres.url}", flush=True)
+        env = {**os.environ, "EXOCHESS_REDIS_URL": redis.url, "EXOCHESS_DATABASE_URL": postgres.url}
+        logs = root / "logs"
+        logs.mkdir(exist_ok=True)
+
+        def spawn(name: str, command: list[str]) -> None:
+            log = open(logs / f"{name}.log", "ab")  # noqa: SIM115 - the child's for its lifetime
+            # a session of its own: Ctrl-C reaches this command only, which stops the children
+            # in order (servers first, so that they finish the moves they are storing)
+            proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+            children.append((name, proc))
+
+        # the first server makes the tables before the others start
+        for i in range(args.servers):
+            port = args.port + i
+            spawn(f"server-{port}", _python_command(
+                "serve", "--port", str(port), "--log-level", args.log_level, "--log-format", "json"))
+            if i == 0:
+                wait_port(port, timeout=60)
+        for i in range(args.workers):
+            # niced: on a machine shared with the servers, the players' moves come first
+            spawn(f"worker-{i + 1}", _python_command("worker", "--log-level", args.log_level,
+                                                     "--log-format", "json", "--nice", "10"))
+        for i in range(args.servers):
+            wait_port(args.port + i, timeout=60)
+            print(f"  server      http://127.0.0.1:{args.port + i}/", flush=True)
+        print(f"  {args.workers} engine worker(s); logs in {logs}; Ctrl-C stops everything", flush=True)
+        while not stopping:
+            dead = [(name, proc.returncode) for name, proc in children if proc.poll() is not None]
+            if dead:
+                print(f"exochess cluster: {dead[0][0]} exited with status {dead[0][1]}; stopping",
+                      file=sys.stderr)
+                return 1
+            time.sleep(0.2)
+        return 0
+    except (subprocess.CalledProcessError, TimeoutError, OSError) as exc:
+        return _error("cluster", f"could not start: {exc}")
+    finally:
+        print("exochess cluster: stopping", flush=True)
+        for _name, proc in children:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+        for _name, proc in children:
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+        postgres.stop()
+        redis.stop()
+        if made:
+            import shutil
+
+            shutil.rmtree(root, ignore_errors=True)

@@ -1,0 +1,161 @@
+"""Redis pub/sub between server processes: every stored change, sent to every server.
+
+Without Redis a server is alone and its :class:`~exochess.web.hub.Hub` delivers to its own
+websockets only.  With ``$EXOCHESS_REDIS_URL`` each hub also hands what it broadcasts to a
+:class:`RedisBus`, which publishes it on one channel as a small JSON *envelope*; every other
+process receives the envelope, delivers its message to its own websockets, and drops what its
+cache knew about the key (a game changed elsewhere is read again from the database).
+
+An envelope is a JSON object with short keys:
+
+- ``o``: the origin (a random id per process; a process ignores its own envelopes);
+- ``k``: the hub key (a game id, or a channel such as ``"lobby"``);
+- ``m``: the message text for the websockets, or null (an engine worker stored a move and has
+  no state to send: each server reads the game again and sends its own);
+- ``c``: the message is a whole state (coalesced per connection, see the hub);
+- ``ch``: the stored game changed (caches of the key are invalidated);
+- ``s``: instead of a message, the origin's count of connections per seat of the game
+  ``k`` (``[white, black]``), so that presence is shared across processes.
+
+Ordering: Redis delivers one publisher's envelopes in order.  Between publishers the order of
+stored changes is the database's (the guarded update of :mod:`exochess.web.storage`); a
+receiver forwards a state as it comes (so it is fast) and marks its own copy of the game stale,
+so whatever it answers or stores next is read from the database, never from an envelope.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from exochess.web import metrics
+
+log = logging.getLogger("exochess.web")
+
+CHANNEL = "exochess:changes"
+"""The one pub/sub channel all processes of a site share."""
+RETRY_MAX_S = 2.0
+"""Longest wait between two attempts to subscribe again after Redis went away."""
+
+Envelope = dict[str, Any]
+
+
+def connect(url: str) -> aioredis.Redis:
+    """A Redis client for commands (publish, queue), failing fast while Redis is down: a
+    server must answer its clients, not wait for a lost connection."""
+    client: aioredis.Redis = aioredis.Redis.from_url(
+        url, socket_connect_timeout=1.0, socket_timeout=2.0, retry_on_timeout=False,
+    )
+    return client
+
+
+class RedisBus:
+    """Publishes envelopes and, once :meth:`start` ed, hands every foreign one to ``on_message``.
+
+    The subscription reconnects by itself after Redis restarts; ``on_resync`` is then called,
+    since changes published while it was away were missed.
+    """
+
+    def __init__(self, url: str, origin: str | None = None) -> None:
+        self.url = url
+        self.origin = origin or secrets.token_hex(6)
+        self.redis = connect(url)
+        self.on_message: Callable[[Envelope], Awaitable[None]] | None = None
+        self.on_resync: Callable[[], Awaitable[None]] | None = None
+        self.subscribed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    async def publish(self, envelope: Envelope) -> bool:
+        """Send ``envelope`` to the other processes; False (logged, counted) if Redis is down.
+
+        A lost envelope is not retried: what it said is stored, and the other processes'
+        clients get it with the next change or when they reconnect.
+        """
+        data = json.dumps({**envelope, "o": self.origin}, separators=(",", ":"))
+        try:
+            await self.redis.publish(CHANNEL, data)
+        except (RedisError, OSError) as exc:
+            metrics.ERRORS.labels("redis").inc()
+            log.warning("redis publish failed: %s", exc)
+            return False
+        return True
+
+    async def ping(self) -> bool:
+        """Whether Redis answers now."""
+        try:
+            return bool(await self.redis.ping())
+        except (RedisError, OSError):
+            return False
+
+    def start(self) -> None:
+        """Start listening (in the running event loop)."""
+        self._task = asyncio.create_task(self._listen(), name="redis-bus")
+
+    async def _listen(self) -> None:
+        delay = 0.1
+        first = True
+        while not self._closed:
+            # a client of its own without a read timeout: a quiet channel is not an error
+            client: aioredis.Redis = aioredis.Redis.from_url(
+                self.url, socket_connect_timeout=1.0, health_check_interval=10
+            )
+            try:
+                async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
+                    await pubsub.subscribe(CHANNEL)
+                    self.subscribed.set()
+                    delay = 0.1
+                    if not first:
+                        log.info("redis subscription restored")
+                        if self.on_resync is not None:
+                            await self.on_resync()
+                    first = False
+                    async for message in pubsub.listen():
+                        await self._handle(message)
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as exc:
+                if self.subscribed.is_set():
+                    log.warning("redis subscription lost: %s", exc)
+                    metrics.ERRORS.labels("redis").inc()
+                self.subscribed.clear()
+                first = False
+            finally:
+                with contextlib.suppress(Exception):
+                    await client.aclose()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_MAX_S)
+
+    async def _handle(self, message: dict[str, Any]) -> None:
+        if message.get("type") != "message":
+            return
+        try:
+            envelope = json.loads(message["data"])
+        except (ValueError, TypeError):
+            log.warning("unreadable envelope on %s", CHANNEL)
+            return
+        if not isinstance(envelope, dict) or envelope.get("o") == self.origin:
+            return
+        if self.on_message is None:
+            return
+        try:
+            await self.on_message(envelope)
+        except Exception:  # one bad envelope must not end the subscription
+            log.exception("envelope handling failed")
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()

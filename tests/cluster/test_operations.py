@@ -1,0 +1,104 @@
+"""Operations of issue 18 that need no cluster: shutdown, logs, the commands' clear refusals,
+``serve --workers``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+import websockets
+
+from tests.cluster.common import new_game, recv_until, ws_url
+from tests.cluster.harness import Cluster, Services, wait_ready
+from tests.web.serverproc import Server, free_port, run_async
+
+
+def exochess(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "exochess.cli.main", *args], capture_output=True,
+                          text=True, timeout=60, env={**os.environ, **(env or {})})
+
+
+def test_commands_refuse_what_cannot_work() -> None:
+    res = exochess("serve", "--workers", "2", "--port", str(free_port()), env={"EXOCHESS_REDIS_URL": ""})
+    assert res.returncode == 2 and "--workers above 1 needs Redis" in res.stderr
+    assert "Traceback" not in res.stderr
+    res = exochess("worker", env={"EXOCHESS_REDIS_URL": "", "EXOCHESS_DATABASE_URL": ""})
+    assert res.returncode == 2 and "needs --redis-url and --database-url" in res.stderr
+    res = exochess("cluster", "--servers", "0")
+    assert res.returncode == 2 and "--servers must be at least 1" in res.stderr
+
+
+def test_shutdown_closes_websockets_with_a_reconnect_hint(tmp_path: Path) -> None:
+    server = Server(tmp_path / "site.sqlite", log_level="info",
+                    env={"EXOCHESS_REDIS_URL": ""}).start()
+    try:
+        gid = new_game(server.url, opponent="friend")["id"]
+
+        async def run() -> int | None:
+            ws = await websockets.connect(ws_url(server.url, gid))
+            await recv_until(ws, "state")
+            assert server.proc is not None
+            server.proc.send_signal(signal.SIGTERM)
+            with pytest.raises(websockets.ConnectionClosed):
+                while True:
+                    await ws.recv()
+            return ws.close_code
+
+        assert run_async(run) == 1012  # "service restart": the game page reconnects
+        # a clean stop (uvicorn ends by the signal it handled, after the shutdown ran)
+        assert server.proc is not None and server.proc.wait(20) in (0, -signal.SIGTERM)
+        assert "Traceback" not in server.log_text()
+    finally:
+        server.stop()
+
+
+def test_json_logs_carry_the_request_id(tmp_path: Path) -> None:
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "exochess.cli.main", "serve", "--port", str(port), "--database-url",
+             f"sqlite:///{tmp_path / 'site.sqlite'}", "--engine-workers", "1", "--log-format", "json"],
+            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "EXOCHESS_REDIS_URL": ""},
+            start_new_session=True,
+        )
+    try:
+        wait_ready(f"http://127.0.0.1:{port}")
+        res = httpx.get(f"http://127.0.0.1:{port}/api/games/nosuchgame", headers={"X-Request-ID": "abc-123"})
+        assert res.status_code == 404 and res.headers["X-Request-ID"] == "abc-123"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(20)
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    access = [entry for entry in lines if entry.get("request_id") == "abc-123"]
+    assert access and access[0]["status"] == 404 and access[0]["path"] == "/api/games/nosuchgame"
+
+
+def test_serve_workers_runs_processes_on_one_port(services: Services) -> None:
+    site = Cluster(services, servers=0, workers=0)
+    port = free_port()
+    log = site.root / "serve-workers.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "exochess.cli.main", "serve", "--port", str(port), "--workers", "2",
+             "--database-url", services.postgres.url, "--redis-url", services.redis.url],
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_ready(url)
+        game = new_game(url, opponent="friend")
+        # the processes answer in turn; each one reads the same game from the database
+        pids = {httpx.get(f"{url}/api/games/{game['id']}", headers={"Connection": "close"}).status_code
+                for _ in range(6)}
+        assert pids == {200}
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)
+    assert "Started parent process" in log.read_text()

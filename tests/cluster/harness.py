@@ -217,6 +217,8 @@ class ClusterSite:
         self.cluster = Cluster(self.services, servers=2, workers=1).start()
         self.proxy = RoundRobinProxy([s.port for s in self.cluster.servers]).start()
         self.url = self.proxy.url
+        self.database_url = self.services.postgres.url
+        """The database every server shares (tests read it directly, as from a single server)."""
 
     def log_text(self) -> str:
         return "\n".join(s.log_text() for s in self.cluster.servers)

@@ -57,6 +57,9 @@ class Chat:
     async def say(self, live: LiveGame, seat: Color, text: object) -> dict[str, Any]:
         """Store the line ``text`` of the player of ``seat`` and send it to the game's watchers."""
         line = clean_line(text)
+        # the game as stored now: another server process may have stored a move since this
+        # connection's copy was read (the line is placed after the last move)
+        live = await self.service.get(live.row.id)
         if not self.throttle.allow((live.row.id, seat)):
             raise TooFast(f"chat: at most {BURST} lines at once and {LINES_PER_S:g} a second; wait a moment")
         row = await self.service.db(

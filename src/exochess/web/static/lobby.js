@@ -50,6 +50,9 @@ export class LobbyPage {
     this.ws = null;
     this.retry = 500;
     this.view = { challenges: [], games: [] };
+    const heads = (sel) => [...root.querySelectorAll(`${sel} thead th`)].map((th) => th.textContent.trim());
+    this.challengeHeads = heads("#challenges");
+    this.liveHeads = heads("#live");
     if (!account) this.$("#name").value = this.me.name;
     this.bind();
     this.connect();
@@ -191,10 +194,14 @@ export class LobbyPage {
 
   status(text) { this.$("#lobby-status").textContent = text || ""; }
 
+  // A cell, labelled with its column's heading (a phone shows each row as a card of labelled values).
   cell(tr, text, className) {
     const td = document.createElement("td");
     td.textContent = text;
     if (className) td.className = className;
+    const heads = tr.dataset.game ? this.liveHeads : this.challengeHeads;
+    const label = heads[tr.children.length];
+    if (label) td.dataset.label = label;
     tr.appendChild(td);
     return td;
   }
@@ -231,10 +238,12 @@ export class LobbyPage {
       this.cell(tr, ratingText(c.player) || "—", "rating");
       this.cell(tr, this.titles[c.variant] || c.variant);
       this.cell(tr, c.time_control.kind === "none" ? tx.unlimited : c.time_control.label);
-      const colour = this.cell(tr, tx[c.color] || c.color);
+      const colour = this.cell(tr, "");
       const disc = document.createElement("span");
       disc.className = `disc ${c.color}`;
-      colour.prepend(disc);
+      const side = document.createElement("span");
+      side.append(disc, tx[c.color] || c.color);
+      colour.append(side);
       this.cell(tr, c.rated ? tx.rated : tx.casual, c.rated ? "mode rated" : "mode");
       const td = document.createElement("td");
       const button = document.createElement("button");
@@ -268,14 +277,16 @@ export class LobbyPage {
       const tr = document.createElement("tr");
       tr.dataset.game = g.id;
       for (const p of [g.white, g.black]) {
-        const td = this.cell(tr, p.name || tx.anonymous, "who");
+        const who = document.createElement("span");
+        who.textContent = p.name || tx.anonymous;
         const rating = ratingText(p);
         if (rating) {
           const small = document.createElement("small");
           small.className = "seat-rating";
           small.textContent = ` ${rating}`;
-          td.append(small);
+          who.append(small);
         }
+        this.cell(tr, "", "who").append(who);
       }
       this.cell(tr, this.titles[g.variant] || g.variant);
       this.cell(tr, `${g.time_control.kind === "none" ? tx.unlimited : g.time_control.label}${g.rated ? ` · ${tx.rated}` : ""}`);

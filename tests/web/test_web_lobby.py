@@ -80,7 +80,7 @@ def test_two_clients_meet_through_the_lobby(lobby_server: Server) -> None:
             posted = await recv_until(poster, "posted")
             cid, poster_secret = posted["challenge"]["id"], posted["secret"]
             assert posted["ref"] == "p" and posted["challenge"]["player"] == {
-                "name": "Alice Archer", "rating": None, "account": None}
+                "name": "Alice Archer", "rating": None, "provisional": None, "account": None}
             # the watcher sees it without asking; nothing secret is listed
             view = await recv_until(watcher, "lobby", lambda m: any(c["id"] == cid for c in m["challenges"]))
             entry = next(c for c in view["challenges"] if c["id"] == cid)

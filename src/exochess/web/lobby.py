@@ -1,8 +1,13 @@
 """The lobby: open challenges that anyone may accept, and the live games to watch.
 
 A challenge is posted with a game, a time control and a colour (white, black or random) by a
-*player*: a browser identified by a random token it keeps (``player``; its digest is stored,
-and an account's id takes its place later) and shown under a display name.  The poster receives
+*player*: a signed-in account, shown under its username with its rating in that game, or a
+guest's browser, identified by a random token it keeps (``player``; its digest is stored) and
+shown under a display name of its choosing.  The stored *poster key* is the digest of either
+(:func:`account_key`, :func:`player_key`): it decides whose challenges are whose, and which
+lobby sockets keep a real-time challenge alive.  A signed-in player's seats in the game belong
+to their account; a rated challenge is posted and accepted only by accounts (two different
+ones) and needs a time control.  The poster receives
 the seat secret of the game-to-be when posting, so that a correspondence challenge accepted
 while its poster is away still leaves them their seat; the acceptor receives theirs when
 accepting.  Accepting is one guarded update of the stored challenge: of two acceptors, exactly
@@ -34,6 +39,7 @@ from typing import Any
 
 from exochess.errors import UnknownVariantError
 from exochess.variants import find_variant
+from exochess.web.accounts import User
 from exochess.web.domain import (
     ChallengeNotFound,
     ChallengeStatus,
@@ -42,11 +48,12 @@ from exochess.web.domain import (
     GameServiceError,
     GameStatus,
     InvalidRequest,
-    Opponent,
     PlayerKind,
     SeatChoice,
+    SecretRequired,
     TooFast,
 )
+from exochess.web.ratings import START_RATING, PlayerInfo, ratings_of
 from exochess.web.service import GameService, LiveGame
 from exochess.web.storage import (
     ChallengeLimitError,
@@ -56,7 +63,7 @@ from exochess.web.storage import (
     now,
 )
 from exochess.web.throttle import Throttle
-from exochess.web.timecontrol import TimeControl, TimeControlKind, stored_time_control
+from exochess.web.timecontrol import NO_CLOCK, TimeControl, TimeControlKind, stored_time_control
 
 log = logging.getLogger("exochess.web")
 
@@ -120,21 +127,44 @@ def player_key(token: object) -> str:
     return hash_secret(token)
 
 
+def account_key(user_id: int) -> str:
+    """The stored poster key of an account (never equal to a player token's: it has a ``:``)."""
+    return hash_secret(f"account:{user_id}")
+
+
+def poster_key(user: User | None, player: object) -> str:
+    """Whose challenges these are: the signed-in account, else the guest's player token."""
+    return account_key(user.id) if user is not None else player_key(player)
+
+
 def is_lasting(time_control: str) -> bool:
     """Whether a challenge with this time control stays when its poster leaves (correspondence)."""
     return stored_time_control(time_control).kind == TimeControlKind.CORRESPONDENCE
 
 
-def challenge_json(row: ChallengeRow) -> dict[str, Any]:
+Infos = dict[tuple[int, str], PlayerInfo]
+"""The accounts' names and ratings a lobby view shows, by (account, game)."""
+
+
+def _player_json(name: str | None, user_id: int | None, variant: str, infos: Infos) -> dict[str, Any]:
+    """A seat or a poster as the lobby shows it: a guest has a name only; an account its
+    username (``account``; None once deleted) and its rating in the game."""
+    info = infos.get((user_id, variant)) if user_id is not None else None
+    if info is None:
+        return {"name": name, "rating": None, "provisional": None, "account": None}
+    return {"name": info["name"] or name, "rating": info["rating"], "provisional": info["provisional"],
+            "account": info["name"]}
+
+
+def challenge_json(row: ChallengeRow, infos: Infos | None = None) -> dict[str, Any]:
     """A challenge as the lobby lists it (never its poster's key, secret or address)."""
     return {
         "id": row.id,
         "variant": row.variant,
         "time_control": stored_time_control(row.time_control).to_json(),
         "color": row.color,
-        # the player as an account will fill it: a name now, a rating once there are ratings
-        "player": {"name": row.poster_name, "rating": None, "account": None},
-        "rated": False,
+        "player": _player_json(row.poster_name, row.poster_user, row.variant, infos or {}),
+        "rated": row.rated,
         "status": row.status,
         "game": row.game_id,
         "poster_color": row.poster_color,
@@ -142,16 +172,27 @@ def challenge_json(row: ChallengeRow) -> dict[str, Any]:
     }
 
 
-def live_game_json(row: GameRow) -> dict[str, Any]:
+def live_game_json(row: GameRow, infos: Infos | None = None) -> dict[str, Any]:
     """A game to watch, as the lobby lists it."""
     return {
         "id": row.id,
         "variant": row.variant,
         "time_control": stored_time_control(row.time_control).to_json(),
-        "white": {"name": row.white_name, "rating": None},
-        "black": {"name": row.black_name, "rating": None},
+        "white": _player_json(row.white_name, row.white_user, row.variant, infos or {}),
+        "black": _player_json(row.black_name, row.black_user, row.variant, infos or {}),
+        "rated": row.rated,
         "updated": row.updated.isoformat() + "Z",
     }
+
+
+def in_rating_range(challenge: dict[str, Any], mine: dict[str, int], spread: int) -> bool:
+    """Whether a listed challenge's poster is rated within ``spread`` points of ``mine`` (the
+    viewer's rating per game, the starting rating where they have none).  A guest's challenge
+    has no rating and is left out, as on lichess.  ``static/lobby.js`` filters the same way."""
+    rating = challenge["player"]["rating"]
+    if rating is None:
+        return False
+    return abs(int(rating) - mine.get(challenge["variant"], round(START_RATING))) <= spread
 
 
 class Lobby:
@@ -197,10 +238,15 @@ class Lobby:
 
     async def post(
         self, *, variant: str, time_control: str, color: str, name: object, player: object, address: str = "",
+        user: User | None = None, rated: bool = False,
     ) -> tuple[dict[str, Any], str]:
-        """Post a challenge: (the challenge as listed, the poster's seat secret for its game)."""
-        key = player_key(player)
-        shown = clean_name(name)
+        """Post a challenge: (the challenge as listed, the poster's seat secret for its game).
+        A signed-in ``user`` posts under their username (``name`` and ``player`` are then not
+        needed); only they may post a ``rated`` one, and only with a time control."""
+        key = poster_key(user, player)
+        shown = user.name if user is not None else clean_name(name)
+        if rated and user is None:
+            raise SecretRequired("sign in to post a rated challenge: rated games are played between accounts")
         try:
             game = find_variant(variant)
         except UnknownVariantError as exc:
@@ -211,6 +257,8 @@ class Lobby:
             raise InvalidRequest(str(exc)) from exc
         if color not in tuple(SeatChoice):
             raise InvalidRequest("color must be 'white', 'black' or 'random'")
+        if rated and control == NO_CLOCK:
+            raise InvalidRequest("a rated challenge needs a time control (real time or correspondence)")
         self._throttle(address)
         secret = secrets.token_urlsafe(16)
         row = ChallengeRow(
@@ -218,6 +266,7 @@ class Lobby:
             variant=game.name, time_control=control.text, color=SeatChoice(color), poster_name=shown,
             poster_key=key, poster_secret=hash_secret(secret), poster_address=address or None,
             status=ChallengeStatus.OPEN, game_id=None, poster_color=None, created=now(),
+            poster_user=user.id if user is not None else None, rated=bool(rated),
         )
         try:
             await self.service.db(
@@ -228,11 +277,12 @@ class Lobby:
         if not is_lasting(row.time_control) and not self._present[key]:
             self._expire_later(key)  # posted without the lobby open: it goes unless they come
         self.changed()
-        return challenge_json(row), secret
+        return challenge_json(row, await self._infos([row], [])), secret
 
     async def challenge(self, challenge_id: str) -> dict[str, Any]:
         """One challenge, open or accepted (an accepted one names its game)."""
-        return challenge_json(await self._load(challenge_id))
+        row = await self._load(challenge_id)
+        return challenge_json(row, await self._infos([row], []))
 
     async def _load(self, challenge_id: str) -> ChallengeRow:
         if not isinstance(challenge_id, str) or not challenge_id.isascii() or len(challenge_id) > 32:
@@ -243,24 +293,32 @@ class Lobby:
         return row
 
     async def accept(
-        self, challenge_id: str, *, name: object, player: object, address: str = ""
+        self, challenge_id: str, *, name: object, player: object, address: str = "", user: User | None = None,
     ) -> tuple[str, Color, str]:
-        """Accept a challenge: (the new game's id, the acceptor's colour, their seat secret)."""
-        key = player_key(player)
-        shown = clean_name(name)
+        """Accept a challenge: (the new game's id, the acceptor's colour, their seat secret).
+        A signed-in ``user`` plays under their username, their seat belonging to the account;
+        only they may accept a rated challenge (not their own, from any browser)."""
+        key = poster_key(user, player)
+        shown = user.name if user is not None else clean_name(name)
         self._throttle(address)
         row = await self._load(challenge_id)
-        if row.poster_key == key:
+        if row.poster_key == key or (user is not None and row.poster_user == user.id):
             raise Conflict("you cannot accept your own challenge")
         if row.status != ChallengeStatus.OPEN:
             raise Conflict("this challenge has already been accepted")
+        if row.rated and user is None:
+            raise SecretRequired(
+                "sign in to accept a rated challenge: rated games are played between accounts"
+            )
         poster = secrets.choice(list(Color)) if row.color == SeatChoice.RANDOM else Color(row.color)
         storage = self.service.storage
         if not await self.service.db(storage.take_challenge, row.id, poster):
             raise Conflict("this challenge has just been accepted by someone else")
+        users = {poster: row.poster_user, poster.other: user.id if user is not None else None}
         try:
-            live, seat_secrets, _ = await self.service.create(
-                row.variant, Opponent.FRIEND, None, poster, None, TimeControl.parse(row.time_control),
+            live, seat_secrets = await self.service.create_between(
+                row.variant, users[Color.WHITE], users[Color.BLACK], rated=row.rated,
+                time_control=TimeControl.parse(row.time_control),
                 names={poster: row.poster_name, poster.other: shown},
                 seat_secrets={poster: row.poster_secret},
             )
@@ -275,9 +333,11 @@ class Lobby:
         self.changed()
         return live.row.id, poster.other, seat_secrets[poster.other]
 
-    async def cancel(self, challenge_id: str, *, player: object, address: str = "") -> None:
-        """Withdraw an open challenge of one's own."""
-        key = player_key(player)
+    async def cancel(
+        self, challenge_id: str, *, player: object, address: str = "", user: User | None = None,
+    ) -> None:
+        """Withdraw an open challenge of one's own (a signed-in poster's, from any browser)."""
+        key = poster_key(user, player)
         self._throttle(address)
         row = await self._load(challenge_id)
         if row.poster_key != key:
@@ -346,11 +406,20 @@ class Lobby:
         rows = await self.service.db(storage.open_challenges, LISTED_CHALLENGES)
         games = await self.service.db(storage.live_games, now() - LIVE_WINDOW, LISTED_GAMES)
         self._listed = {g.id for g in games}
+        infos = await self._infos(rows, games)
         return json.dumps({
             "type": "lobby",
-            "challenges": [challenge_json(r) for r in rows],
-            "games": [live_game_json(g) for g in games],
+            "challenges": [challenge_json(r, infos) for r in rows],
+            "games": [live_game_json(g, infos) for g in games],
         })
+
+    async def _infos(self, rows: list[ChallengeRow], games: list[GameRow]) -> Infos:
+        """The names and ratings of the accounts among these challenges' posters and games' seats."""
+        seats = {(r.poster_user, r.variant) for r in rows if r.poster_user is not None}
+        seats |= {(u, g.variant) for g in games for u in (g.white_user, g.black_user) if u is not None}
+        if not seats:
+            return {}
+        return await self.service.db(ratings_of, self.service.storage.engine, seats)
 
     def changed(self) -> None:
         """Something the lobby shows changed: build its view again (changes close together

@@ -245,6 +245,26 @@ def players_by_id(engine: Engine, user_ids: set[int], variant: str) -> dict[int,
         return {user_id: player_info(conn, user_id, variant) for user_id in user_ids}
 
 
+def ratings_of(engine: Engine, seats: set[tuple[int, str]]) -> dict[tuple[int, str], PlayerInfo]:
+    """:class:`PlayerInfo` of several (account, game) pairs in two queries, whatever their
+    number (the lobby lists up to a hundred challenges and twenty games at every change)."""
+    if not seats:
+        return {}
+    ids = {user_id for user_id, _ in seats}
+    with engine.connect() as conn:
+        names = {r.id: None if r.deleted is not None else r.name for r in conn.execute(
+            select(users.c.id, users.c.name, users.c.deleted).where(users.c.id.in_(ids)))}
+        stored = {(r.user_id, r.variant): Rating(r.rating, r.rd, r.volatility) for r in conn.execute(
+            select(ratings.c.user_id, ratings.c.variant, ratings.c.rating, ratings.c.rd, ratings.c.volatility)
+            .where(ratings.c.user_id.in_(ids)))}
+    out: dict[tuple[int, str], PlayerInfo] = {}
+    for seat in seats:
+        rating = stored.get(seat, Rating())
+        out[seat] = {"name": names.get(seat[0]), "rating": round(rating.rating),
+                     "provisional": rating.provisional, "diff": None}
+    return out
+
+
 def player_infos(engine: Engine, row: GameRow) -> dict[Color, PlayerInfo | None]:
     """The :class:`PlayerInfo` of each seat of a game (None: no account holds it)."""
     with engine.connect() as conn:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StrictInt, StrictStr
+from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 
 from exochess.web.domain import Color, GameStatus, Opponent, PlayerKind, SeatChoice, TakebackAction
 from exochess.web.enginepool import RANDOM_LEVEL
@@ -40,16 +40,19 @@ class NewChallenge(BaseModel):
     time_control: StrictStr = "-"
     color: SeatChoice = SeatChoice.RANDOM
     """The poster's colour."""
-    name: StrictStr
-    """The poster's display name."""
-    player: StrictStr
-    """The poster's player token (random, kept by the browser; see ``web/lobby.py``)."""
+    name: StrictStr | None = None
+    """The poster's display name (a guest's; a signed-in poster plays under their username)."""
+    player: StrictStr | None = None
+    """The poster's player token (random, kept by the browser; see ``web/lobby.py``); a
+    signed-in poster's account takes its place."""
+    rated: StrictBool = False
+    """A rated challenge: only a signed-in poster with a time control may post one."""
 
 
 class ChallengeAnswer(BaseModel):
     """``POST /api/challenges/{id}/accept`` (``name`` required) and ``.../cancel``."""
 
-    player: StrictStr
+    player: StrictStr | None = None
     name: StrictStr | None = None
 
 
@@ -222,7 +225,7 @@ class LobbyHello(BaseModel):
     """Say which player this lobby socket is (its real-time challenges live while it is open)."""
 
     type: Literal["hello"]
-    player: StrictStr
+    player: StrictStr | None = None
     ref: Any = None
 
 
@@ -234,15 +237,15 @@ class LobbyPost(NewChallenge):
 class LobbyAccept(BaseModel):
     type: Literal["accept"]
     id: StrictStr
-    name: StrictStr
-    player: StrictStr
+    name: StrictStr | None = None
+    player: StrictStr | None = None
     ref: Any = None
 
 
 class LobbyCancel(BaseModel):
     type: Literal["cancel"]
     id: StrictStr
-    player: StrictStr
+    player: StrictStr | None = None
     ref: Any = None
 
 

@@ -799,11 +799,13 @@ class GameService:
     async def create_between(
         self, variant_name: str, white_user: int | None, black_user: int | None, *,
         rated: bool = False, time_control: TimeControl = NO_CLOCK,
+        names: Mapping[Color, str] | None = None, seat_secrets: Mapping[Color, str] | None = None,
     ) -> tuple[LiveGame, dict[Color, str]]:
         """A game between two people from their standard starting position, the lobby's entry
         point: ``white_user``/``black_user`` are the accounts holding the seats (None:
         anonymous).  Both seat secrets are returned (a seat link works whether or not an account
         holds the seat).  A rated game needs two different accounts and a time control.
+        ``names`` and ``seat_secrets`` are as for :meth:`create`.
         """
         try:
             variant = find_variant(variant_name)
@@ -814,7 +816,8 @@ class GameService:
         if rated and time_control == NO_CLOCK:
             raise InvalidRequest("a rated game needs a time control")
         game_id = _new_id()
-        secrets_ = {c: secrets.token_urlsafe(16) for c in Color}
+        secrets_ = {c: secrets.token_urlsafe(16) for c in Color} | dict(seat_secrets or {})
+        names = names or {}
         await self.db(
             lambda: self.storage.create_game(
                 id=game_id, variant=variant.name, start_fen=variant.starting_fen,
@@ -822,9 +825,13 @@ class GameService:
                 white_secret=secrets_[Color.WHITE], black_secret=secrets_[Color.BLACK],
                 time_control=None if time_control == NO_CLOCK else time_control.text,
                 white_user=white_user, black_user=black_user, rated=rated,
+                white_name=names.get(Color.WHITE), black_name=names.get(Color.BLACK),
             )
         )
-        return await self.get(game_id), secrets_
+        live = await self.get(game_id)
+        for listener in self.listeners:
+            listener(live)
+        return live, secrets_
 
     # --- playing -----------------------------------------------------------------------
 

@@ -224,6 +224,9 @@ challenges = Table(
     Column("game_id", String(32), nullable=True),
     Column("poster_color", _enum(Color, 8), nullable=True),
     Column("created", DateTime, nullable=False),
+    # The poster's account (None: a guest); a rated challenge has one, and so does its acceptor.
+    Column("poster_user", Integer, ForeignKey("users.id"), nullable=True),
+    Column("rated", Boolean, nullable=False, server_default=false()),
 )
 
 chat = Table(
@@ -313,6 +316,9 @@ class ChallengeRow:
     game_id: str | None
     poster_color: Color | None
     created: dt.datetime
+    poster_user: int | None = None
+    """The poster's account, if they were signed in."""
+    rated: bool = False
 
 
 @dataclass

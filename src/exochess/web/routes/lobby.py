@@ -9,6 +9,9 @@ of its sockets is open), ``post`` (the fields of ``POST /api/challenges``), ``ac
 ``posted`` (``challenge``, ``secret``), ``start`` (``game``, ``color``, ``secret``, ``url``),
 ``cancelled`` (``id``), ``pong`` or ``error`` (``error``, ``status``), each echoing the ``ref``
 of the message.
+
+A socket opened with a session cookie acts as its account throughout (``name`` and ``player``
+are then not needed): the session is read once, when the socket opens.
 """
 
 from __future__ import annotations
@@ -16,16 +19,20 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from anyio import to_thread
+from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse, Response
 
+from exochess.variants import all_variants
+from exochess.web.accounts import User
 from exochess.web.deps import LobbyDep
 from exochess.web.disconnect import client_address
-from exochess.web.domain import GameServiceError, InvalidRequest, TooFast
+from exochess.web.domain import GameServiceError, InvalidRequest, SecretRequired, TooFast
 from exochess.web.errors import status_of
-from exochess.web.lobby import LOBBY_ROOM, Lobby, player_key
+from exochess.web.lobby import LOBBY_ROOM, Lobby, in_rating_range, poster_key
+from exochess.web.ratings import load_rating
 from exochess.web.routes.ws import CLOSE_TOO_MANY, read_message
 from exochess.web.schemas import (
     LOBBY_MESSAGES,
@@ -40,6 +47,7 @@ from exochess.web.schemas import (
     Ping,
     PostedChallenge,
 )
+from exochess.web.sessions import current_user
 from exochess.web.templating import render
 from exochess.web.throttle import Throttle
 from exochess.web.timecontrol import CORRESPONDENCE_DAYS, REALTIME_PRESETS
@@ -50,15 +58,37 @@ router = APIRouter()
 SOCKET_RATE = 4.0
 SOCKET_BURST = 12
 """Messages a lobby socket may send a second, and at once."""
+MAX_RANGE = 3000
+"""The widest rating range a filter may ask for (beyond it every rating is in)."""
 
 
 def _game_url(game_id: str) -> str:
     return f"/game/{game_id}"
 
 
+async def my_ratings(lobby: Lobby, user: User | None) -> dict[str, dict[str, Any]]:
+    """The signed-in player's rating in each game (the starting one where they have none):
+    the lobby's rating-range filter centres on it."""
+    if user is None:
+        return {}
+    engine = lobby.service.storage.engine
+
+    def read() -> dict[str, dict[str, Any]]:
+        with engine.connect() as conn:
+            out = {}
+            for v in all_variants():
+                r = load_rating(conn, user.id, v.name)
+                out[v.name] = {"rating": round(r.rating), "provisional": r.provisional}
+            return out
+
+    return await to_thread.run_sync(read)
+
+
 @router.get("/lobby", response_class=HTMLResponse)
-async def lobby_page(request: Request) -> HTMLResponse:
-    return render(request, "lobby.html", title="Lobby", presets=REALTIME_PRESETS, days=CORRESPONDENCE_DAYS)
+async def lobby_page(request: Request, lobby: LobbyDep) -> HTMLResponse:
+    me = current_user(request)
+    return render(request, "lobby.html", title="Lobby", presets=REALTIME_PRESETS, days=CORRESPONDENCE_DAYS,
+                  my_ratings=await my_ratings(lobby, me))
 
 
 @router.get("/api/lobby")
@@ -68,15 +98,29 @@ async def lobby_view(lobby: LobbyDep) -> Response:
 
 
 @router.get("/api/challenges")
-async def list_challenges(lobby: LobbyDep) -> ChallengeList:
-    return ChallengeList(challenges=json.loads(await lobby.current_text())["challenges"])
+async def list_challenges(
+    request: Request, lobby: LobbyDep,
+    rating_range: Annotated[int | None, Query(ge=0, le=MAX_RANGE)] = None,
+) -> ChallengeList:
+    """The open challenges; with ``rating_range`` (signed in only), those whose poster is rated
+    within that many points of the caller's rating in the challenge's game, and the caller's own."""
+    challenges = json.loads(await lobby.current_text())["challenges"]
+    if rating_range is not None:
+        me = current_user(request)
+        if me is None:
+            raise SecretRequired("sign in to filter challenges by rating: a guest has no rating")
+        mine = {v: r["rating"] for v, r in (await my_ratings(lobby, me)).items()}
+        challenges = [c for c in challenges
+                      if c["player"]["account"] == me.name or in_rating_range(c, mine, rating_range)]
+    return ChallengeList(challenges=challenges)
 
 
 @router.post("/api/challenges", status_code=201)
 async def post_challenge(body: NewChallenge, request: Request, lobby: LobbyDep) -> PostedChallenge:
     challenge, secret = await lobby.post(
         variant=body.variant, time_control=body.time_control, color=body.color, name=body.name,
-        player=body.player, address=client_address(request) or "",
+        player=body.player, address=client_address(request) or "", user=current_user(request),
+        rated=body.rated,
     )
     return PostedChallenge(challenge=challenge, secret=secret)
 
@@ -91,10 +135,11 @@ async def get_challenge(challenge_id: str, lobby: LobbyDep) -> dict[str, Any]:
 async def accept_challenge(
     challenge_id: str, body: ChallengeAnswer, request: Request, lobby: LobbyDep
 ) -> AcceptedChallenge:
-    if body.name is None:
+    user = current_user(request)
+    if body.name is None and user is None:
         raise InvalidRequest("a display name is required (field 'name')")
     game, color, secret = await lobby.accept(
-        challenge_id, name=body.name, player=body.player, address=client_address(request) or ""
+        challenge_id, name=body.name, player=body.player, address=client_address(request) or "", user=user,
     )
     return AcceptedChallenge(game=game, color=color, secret=secret, url=_game_url(game))
 
@@ -103,14 +148,18 @@ async def accept_challenge(
 async def cancel_challenge(
     challenge_id: str, body: ChallengeAnswer, request: Request, lobby: LobbyDep
 ) -> dict[str, Any]:
-    await lobby.cancel(challenge_id, player=body.player, address=client_address(request) or "")
+    await lobby.cancel(
+        challenge_id, player=body.player, address=client_address(request) or "", user=current_user(request)
+    )
     return {"cancelled": challenge_id}
 
 
 @dataclass
 class _LobbySession:
+    user: User | None = None
+    """The signed-in account of the socket (read when it opened)."""
     key: str | None = None
-    """The player key this socket said hello with."""
+    """The poster key this socket said hello with."""
 
 
 @router.websocket("/ws/lobby")
@@ -123,7 +172,7 @@ async def lobby_socket(websocket: WebSocket, lobby: LobbyDep) -> None:
         await websocket.close(code=CLOSE_TOO_MANY, reason=refusal)
         return
     conn = hub.join(LOBBY_ROOM, websocket, None, address)
-    session = _LobbySession()
+    session = _LobbySession(user=current_user(websocket))
     throttle = Throttle(SOCKET_RATE, SOCKET_BURST)
     try:
         await conn.send(await lobby.snapshot_text())
@@ -156,7 +205,7 @@ async def _handle(lobby: Lobby, session: _LobbySession, raw: str, address: str) 
         if isinstance(message, Ping):
             return {"type": "pong", "ref": ref}
         if isinstance(message, LobbyHello):
-            key = player_key(message.player)
+            key = poster_key(session.user, message.player)
             if key != session.key:
                 lobby.attach(key)
                 if session.key is not None:
@@ -166,17 +215,18 @@ async def _handle(lobby: Lobby, session: _LobbySession, raw: str, address: str) 
         if isinstance(message, LobbyPost):
             challenge, secret = await lobby.post(
                 variant=message.variant, time_control=message.time_control, color=message.color,
-                name=message.name, player=message.player, address=address,
+                name=message.name, player=message.player, address=address, user=session.user,
+                rated=message.rated,
             )
             return {"type": "posted", "challenge": challenge, "secret": secret, "ref": ref}
         if isinstance(message, LobbyAccept):
             game, color, secret = await lobby.accept(
-                message.id, name=message.name, player=message.player, address=address
+                message.id, name=message.name, player=message.player, address=address, user=session.user,
             )
             return {"type": "start", "game": game, "color": color, "secret": secret, "url": _game_url(game),
                     "ref": ref}
         assert isinstance(message, LobbyCancel)
-        await lobby.cancel(message.id, player=message.player, address=address)
+        await lobby.cancel(message.id, player=message.player, address=address, user=session.user)
         return {"type": "cancelled", "id": message.id, "ref": ref}
     except GameServiceError as exc:
         return {"type": "error", "error": exc.message, "status": status_of(exc), "ref": ref}

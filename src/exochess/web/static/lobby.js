@@ -1,6 +1,7 @@
 // The lobby page: open challenges and live games over the lobby websocket; post, accept, cancel.
 import { getJSON } from "/static/api.js";
 import { saveSeat } from "/static/game.js";
+import { t } from "/static/i18n.js";
 import { player, setPlayerName } from "/static/player.js";
 
 // A challenge this browser posted: its seat secret is kept until the challenge becomes a game.
@@ -8,6 +9,24 @@ const MINE = (id) => `exochess:challenge:${id}`;
 
 function loadMine(id) {
   try { return JSON.parse(localStorage.getItem(MINE(id)) || "null"); } catch { return null; }
+}
+
+// The rating range the lobby's challenges are filtered by ("" for any), kept in the browser.
+const RANGE = "exochess:lobby:range";
+
+// Whether a challenge's poster is rated within `spread` of the viewer's rating in its game (as
+// in_rating_range in web/lobby.py): a guest's challenge has no rating and is left out.
+export function inRatingRange(challenge, myRatings, spread) {
+  const rating = challenge.player.rating;
+  if (rating === null || rating === undefined) return false;
+  const mine = myRatings[challenge.variant] ? myRatings[challenge.variant].rating : 1500;
+  return Math.abs(rating - mine) <= spread;
+}
+
+// "1500?" while a rating is provisional, as on lichess.
+export function ratingText(p) {
+  if (!p || p.rating === null || p.rating === undefined) return "";
+  return `${p.rating}${p.provisional ? "?" : ""}`;
 }
 
 function myChallengeIds() {
@@ -20,15 +39,21 @@ function myChallengeIds() {
 }
 
 export class LobbyPage {
-  constructor(root, variants, texts) {
+  constructor(root, variants, texts, account = null) {
     this.root = root;
     this.texts = texts;
     this.titles = Object.fromEntries(variants.map((v) => [v.name, v.title]));
+    // a guest plays under a browser token and a chosen name; a signed-in player as their account
     this.me = player();
+    this.account = account;
+    this.accountChallenges = new Set();  // ids of the account's own challenges seen listed
     this.ws = null;
     this.retry = 500;
     this.view = { challenges: [], games: [] };
-    this.$("#name").value = this.me.name;
+    const heads = (sel) => [...root.querySelectorAll(`${sel} thead th`)].map((th) => th.textContent.trim());
+    this.challengeHeads = heads("#challenges");
+    this.liveHeads = heads("#live");
+    if (!account) this.$("#name").value = this.me.name;
     this.bind();
     this.connect();
     this.checkOldChallenges();
@@ -37,7 +62,7 @@ export class LobbyPage {
   $(sel) { return this.root.querySelector(sel); }
 
   bind() {
-    this.$("#name-form").addEventListener("submit", (e) => {
+    this.$("#name-form")?.addEventListener("submit", (e) => {
       e.preventDefault();
       const name = this.$("#name").value.trim().replace(/\s+/g, " ");
       if (!name) { this.$("#name").value = this.me.name; return; }
@@ -46,7 +71,23 @@ export class LobbyPage {
       this.status(this.texts.name_saved);
     });
     const time = this.$("#post-time");
-    time.addEventListener("change", () => { this.$("#custom-time").hidden = time.value !== "custom"; });
+    const rated = this.$("#post-rated");
+    time.addEventListener("change", () => {
+      this.$("#custom-time").hidden = time.value !== "custom";
+      // a rated game needs a clock
+      if (this.account) {
+        rated.disabled = time.value === "-";
+        if (rated.disabled) rated.checked = false;
+      }
+    });
+    const range = this.$("#rating-range");
+    if (this.account) {
+      range.value = localStorage.getItem(RANGE) || "";
+      range.addEventListener("change", () => {
+        localStorage.setItem(RANGE, range.value);
+        this.render();
+      });
+    }
     this.$("#post").addEventListener("submit", (e) => { e.preventDefault(); this.post(); });
   }
 
@@ -95,6 +136,9 @@ export class LobbyPage {
         saveSeat(msg.game, msg.poster_color, mine.secret);
         localStorage.removeItem(MINE(msg.challenge));
         location.href = `/game/${msg.game}`;
+      } else if (this.accountChallenges.has(msg.challenge)) {
+        // posted from another browser of this account: the account holds the seat
+        location.href = `/game/${msg.game}`;
       }
     } else if (msg.type === "cancelled") {
       localStorage.removeItem(MINE(msg.id));
@@ -138,7 +182,7 @@ export class LobbyPage {
     if (tc === "custom") tc = `${this.$("#custom-minutes").value || 0}+${this.$("#custom-increment").value || 0}`;
     this.send({
       type: "post", ref: "post", variant: form.get("variant"), time_control: tc, color: form.get("color"),
-      name: this.me.name, player: this.me.token,
+      name: this.me.name, player: this.me.token, rated: Boolean(this.account && form.get("rated")),
     });
   }
 
@@ -150,47 +194,75 @@ export class LobbyPage {
 
   status(text) { this.$("#lobby-status").textContent = text || ""; }
 
+  // A cell, labelled with its column's heading (a phone shows each row as a card of labelled values).
   cell(tr, text, className) {
     const td = document.createElement("td");
     td.textContent = text;
     if (className) td.className = className;
+    const heads = tr.dataset.game ? this.liveHeads : this.challengeHeads;
+    const label = heads[tr.children.length];
+    if (label) td.dataset.label = label;
     tr.appendChild(td);
     return td;
   }
 
+  isMine(c) {
+    const byAccount = Boolean(this.account && c.player.account === this.account.name);
+    if (byAccount) this.accountChallenges.add(c.id);
+    return byAccount || Boolean(loadMine(c.id));
+  }
+
   render() {
-    const t = this.texts;
+    const tx = this.texts;
     const body = this.$("#challenges tbody");
     body.replaceChildren();
+    const range = this.account ? this.$("#rating-range").value : "";
+    let hidden = 0;
     for (const c of this.view.challenges) {
-      const mine = Boolean(loadMine(c.id));
+      const mine = this.isMine(c);
+      if (!mine && range && !inRatingRange(c, this.account.ratings, Number(range))) {
+        hidden += 1;
+        continue;
+      }
       const tr = document.createElement("tr");
       tr.dataset.challenge = c.id;
       if (mine) tr.className = "mine";
-      // a signed-in player's name and rating take these two cells once accounts exist
-      this.cell(tr, c.player.name || t.anonymous, "who");
-      this.cell(tr, c.player.rating === null ? "—" : String(c.player.rating), "rating");
+      const who = this.cell(tr, c.player.name || tx.anonymous, "who");
+      if (c.player.account) {
+        // an account's name links to its profile
+        const a = document.createElement("a");
+        a.href = `/@/${encodeURIComponent(c.player.account)}`;
+        a.textContent = c.player.name;
+        who.replaceChildren(a);
+      }
+      this.cell(tr, ratingText(c.player) || "—", "rating");
       this.cell(tr, this.titles[c.variant] || c.variant);
-      this.cell(tr, c.time_control.kind === "none" ? t.unlimited : c.time_control.label);
-      const colour = this.cell(tr, t[c.color] || c.color);
+      this.cell(tr, c.time_control.kind === "none" ? tx.unlimited : c.time_control.label);
+      const colour = this.cell(tr, "");
       const disc = document.createElement("span");
       disc.className = `disc ${c.color}`;
-      colour.prepend(disc);
-      this.cell(tr, c.rated ? t.rated : t.casual, "mode");
+      const side = document.createElement("span");
+      side.append(disc, tx[c.color] || c.color);
+      colour.append(side);
+      this.cell(tr, c.rated ? tx.rated : tx.casual, c.rated ? "mode rated" : "mode");
       const td = document.createElement("td");
       const button = document.createElement("button");
       button.type = "button";
       if (mine) {
-        button.textContent = t.cancel;
+        button.textContent = tx.cancel;
         button.className = "cancel";
         button.addEventListener("click", () => this.cancel(c.id));
         const note = document.createElement("small");
         note.className = "muted";
-        note.textContent = ` ${t.yours}`;
+        note.textContent = ` ${tx.yours}`;
         td.append(button, note);
       } else {
-        button.textContent = t.accept;
+        button.textContent = tx.accept;
         button.className = "primary accept";
+        if (c.rated && !this.account) {
+          button.disabled = true;
+          button.title = t("Sign in to accept a rated challenge");
+        }
         button.addEventListener("click", () => this.accept(c.id));
         td.append(button);
       }
@@ -198,20 +270,31 @@ export class LobbyPage {
       body.appendChild(tr);
     }
     this.$("#no-challenges").hidden = this.view.challenges.length > 0;
+    this.$("#filtered-note").hidden = hidden === 0;
     const games = this.$("#live tbody");
     games.replaceChildren();
     for (const g of this.view.games) {
       const tr = document.createElement("tr");
       tr.dataset.game = g.id;
-      this.cell(tr, g.white.name || t.anonymous);
-      this.cell(tr, g.black.name || t.anonymous);
+      for (const p of [g.white, g.black]) {
+        const who = document.createElement("span");
+        who.textContent = p.name || tx.anonymous;
+        const rating = ratingText(p);
+        if (rating) {
+          const small = document.createElement("small");
+          small.className = "seat-rating";
+          small.textContent = ` ${rating}`;
+          who.append(small);
+        }
+        this.cell(tr, "", "who").append(who);
+      }
       this.cell(tr, this.titles[g.variant] || g.variant);
-      this.cell(tr, g.time_control.kind === "none" ? t.unlimited : g.time_control.label);
+      this.cell(tr, `${g.time_control.kind === "none" ? tx.unlimited : g.time_control.label}${g.rated ? ` · ${tx.rated}` : ""}`);
       const td = document.createElement("td");
       const a = document.createElement("a");
       a.href = `/game/${g.id}`;
       a.className = "watch";
-      a.textContent = t.watch;
+      a.textContent = tx.watch;
       td.appendChild(a);
       tr.appendChild(td);
       games.appendChild(tr);

@@ -2,4 +2,5 @@
 import { LobbyPage } from "/static/lobby.js";
 import { pageData } from "/static/pagedata.js";
 
-window.exochessLobby = new LobbyPage(document.getElementById("lobby"), pageData("variants"), pageData("lobby-texts"));
+window.exochessLobby = new LobbyPage(document.getElementById("lobby"), pageData("variants"), pageData("lobby-texts"),
+  pageData("lobby-me"));

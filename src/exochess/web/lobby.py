@@ -35,6 +35,7 @@ from typing import Any
 from exochess.errors import UnknownVariantError
 from exochess.variants import find_variant
 from exochess.web.domain import (
+    N_,
     ChallengeNotFound,
     ChallengeStatus,
     Color,
@@ -102,21 +103,21 @@ def _actions_limit(text: str) -> tuple[float, int]:
 def clean_name(value: object) -> str:
     """A display name as stored: spaces collapsed, 1 to :data:`MAX_NAME` printable characters."""
     if not isinstance(value, str):
-        raise InvalidRequest("name must be a text")
+        raise InvalidRequest(N_("name must be a text"))
     name = " ".join(value.split())
     if not name:
-        raise InvalidRequest("a display name is required")
+        raise InvalidRequest(N_("a display name is required"))
     if len(name) > MAX_NAME:
-        raise InvalidRequest(f"a display name has at most {MAX_NAME} characters")
+        raise InvalidRequest(N_("a display name has at most {count} characters"), count=MAX_NAME)
     if not name.isprintable() or any(unicodedata.category(c) in ("Cf", "Co", "Cs") for c in name):
-        raise InvalidRequest("a display name may not contain control or invisible characters")
+        raise InvalidRequest(N_("a display name may not contain control or invisible characters"))
     return name
 
 
 def player_key(token: object) -> str:
     """The stored form of a player token (16 to 64 characters of ``A-Z a-z 0-9 _ -``)."""
     if not isinstance(token, str) or not _TOKEN.fullmatch(token):
-        raise InvalidRequest("player must be a random token of 16 to 64 letters, digits, '-' or '_'")
+        raise InvalidRequest(N_("player must be a random token of 16 to 64 letters, digits, '-' or '_'"))
     return hash_secret(token)
 
 
@@ -193,7 +194,7 @@ class Lobby:
 
     def _throttle(self, address: str) -> None:
         if not self.actions.allow(address):
-            raise TooFast("too many lobby actions: wait a moment and try again")
+            raise TooFast(N_("too many lobby actions: wait a moment and try again"))
 
     async def post(
         self, *, variant: str, time_control: str, color: str, name: object, player: object, address: str = "",
@@ -210,7 +211,7 @@ class Lobby:
         except ValueError as exc:
             raise InvalidRequest(str(exc)) from exc
         if color not in tuple(SeatChoice):
-            raise InvalidRequest("color must be 'white', 'black' or 'random'")
+            raise InvalidRequest(N_("color must be 'white', 'black' or 'random'"))
         self._throttle(address)
         secret = secrets.token_urlsafe(16)
         row = ChallengeRow(
@@ -224,7 +225,7 @@ class Lobby:
                 lambda: self.service.storage.add_challenge(row, per_key=PER_PLAYER, per_address=PER_ADDRESS)
             )
         except ChallengeLimitError as exc:
-            raise Conflict(f"{exc}: cancel one first") from exc
+            raise Conflict(exc.template, **exc.params) from exc
         if not is_lasting(row.time_control) and not self._present[key]:
             self._expire_later(key)  # posted without the lobby open: it goes unless they come
         self.changed()
@@ -251,13 +252,13 @@ class Lobby:
         self._throttle(address)
         row = await self._load(challenge_id)
         if row.poster_key == key:
-            raise Conflict("you cannot accept your own challenge")
+            raise Conflict(N_("you cannot accept your own challenge"))
         if row.status != ChallengeStatus.OPEN:
-            raise Conflict("this challenge has already been accepted")
+            raise Conflict(N_("this challenge has already been accepted"))
         poster = secrets.choice(list(Color)) if row.color == SeatChoice.RANDOM else Color(row.color)
         storage = self.service.storage
         if not await self.service.db(storage.take_challenge, row.id, poster):
-            raise Conflict("this challenge has just been accepted by someone else")
+            raise Conflict(N_("this challenge has just been accepted by someone else"))
         try:
             live, seat_secrets, _ = await self.service.create(
                 row.variant, Opponent.FRIEND, None, poster, None, TimeControl.parse(row.time_control),
@@ -281,12 +282,12 @@ class Lobby:
         self._throttle(address)
         row = await self._load(challenge_id)
         if row.poster_key != key:
-            raise Conflict("only its poster may cancel a challenge")
+            raise Conflict(N_("only its poster may cancel a challenge"))
         if row.status != ChallengeStatus.OPEN:
-            raise Conflict("this challenge has already been accepted")
+            raise Conflict(N_("this challenge has already been accepted"))
         removed = await self.service.db(self.service.storage.remove_challenges, [row.id], key)
         if not removed:
-            raise Conflict("this challenge has just been accepted")
+            raise Conflict(N_("this challenge has just been accepted"))
         self.changed()
 
     # --- presence of the posters ---------------------------------------------------------

@@ -593,9 +593,10 @@ class GameService:
         async with live.lock:
             seat = self._seat(live, secret)
             if live.row.status != GameStatus.ACTIVE:
-                raise GameOver(f"the game is over ({live.row.reason})")
+                raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
             if live.board.ply() >= 2:
-                raise Conflict("both sides have moved: the game can no longer be aborted (resign instead)")
+                raise Conflict(
+                    N_("both sides have moved: the game can no longer be aborted (resign instead)"))
             values: Finish = {
                 "result": "*", "termination": ABORTED, "reason": f"aborted by {seat.capitalize()}",
             }
@@ -612,24 +613,24 @@ class GameService:
             seat = self._seat(live, secret)
             row = live.row
             if row.status != GameStatus.ACTIVE:
-                raise GameOver(f"the game is over ({row.reason})")
+                raise GameOver(N_("the game is over ({reason})"), reason=row.reason or "")
             control = live.time_control
             if control.kind != TimeControlKind.REALTIME:
-                raise Conflict("a win can only be claimed in a real-time game")
+                raise Conflict(N_("a win can only be claimed in a real-time game"))
             if live.board.ply() < 2:
-                raise Conflict("the game has not started yet: abort it instead")
+                raise Conflict(N_("the game has not started yet: abort it instead"))
             other = seat.other
             if live.kind_of(other) != PlayerKind.HUMAN:
-                raise Conflict("the computer never leaves")
+                raise Conflict(N_("the computer never leaves"))
             gone = live.absent_since.get(other)
             if self.hub.online(game_id)[other] or gone is None:
-                raise Conflict("your opponent is connected")
+                raise Conflict(N_("your opponent is connected"))
             waited = ms_between(gone, storage_now())
             limit = self.timing.absence_ms(control)
             if waited < limit:
                 raise Conflict(
-                    f"too early: your opponent left {waited / 1000:.0f} s ago;"
-                    f" you may claim after {limit / 1000:.0f} s"
+                    N_("too early: your opponent left {waited} s ago; you may claim after {limit} s"),
+                    waited=f"{waited / 1000:.0f}", limit=f"{limit / 1000:.0f}",
                 )
             values: Finish = {
                 "result": "1-0" if seat == Color.WHITE else "0-1", "termination": ABANDONED,
@@ -753,9 +754,9 @@ class GameService:
         except UnknownVariantError as exc:
             raise InvalidRequest(str(exc)) from exc
         if rated and (white_user is None or black_user is None or white_user == black_user):
-            raise InvalidRequest("a rated game is played between two different accounts")
+            raise InvalidRequest(N_("a rated game is played between two different accounts"))
         if rated and time_control == NO_CLOCK:
-            raise InvalidRequest("a rated game needs a time control")
+            raise InvalidRequest(N_("a rated game needs a time control"))
         game_id = _new_id()
         secrets_ = {c: secrets.token_urlsafe(16) for c in Color}
         await self.db(
@@ -807,7 +808,7 @@ class GameService:
         await self.publish(live)
         if ended:
             self._cancel_engine(game_id)
-            raise GameOver(f"the game is over ({live.row.reason})")
+            raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
         self.schedule_engine(live)
         return live
 
@@ -821,7 +822,7 @@ class GameService:
         board = live.board
         arrived = arrived or storage_now()
         if live.row.status == GameStatus.ACTIVE and await self._expire_locked(live, arrived):
-            raise TimeRanOut(f"the game is over ({live.row.reason})")
+            raise TimeRanOut(N_("the game is over ({reason})"), reason=live.row.reason or "")
         if live.row.status != GameStatus.ACTIVE:
             raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
         if seat != live.to_move():

@@ -23,9 +23,11 @@ from fastapi.responses import HTMLResponse, Response
 
 from exochess.web.deps import LobbyDep
 from exochess.web.disconnect import client_address
-from exochess.web.domain import GameServiceError, InvalidRequest, TooFast
+from exochess.web.domain import N_, GameServiceError, InvalidRequest, TooFast
 from exochess.web.errors import status_of
+from exochess.web.i18n import localized, request_language
 from exochess.web.lobby import LOBBY_ROOM, Lobby, player_key
+from exochess.web.routes.pages import tr
 from exochess.web.routes.ws import CLOSE_TOO_MANY, read_message
 from exochess.web.schemas import (
     LOBBY_MESSAGES,
@@ -58,7 +60,8 @@ def _game_url(game_id: str) -> str:
 
 @router.get("/lobby", response_class=HTMLResponse)
 async def lobby_page(request: Request) -> HTMLResponse:
-    return render(request, "lobby.html", title="Lobby", presets=REALTIME_PRESETS, days=CORRESPONDENCE_DAYS)
+    return render(request, "lobby.html", title=tr(request, "Lobby"), presets=REALTIME_PRESETS,
+                  days=CORRESPONDENCE_DAYS)
 
 
 @router.get("/api/lobby")
@@ -92,7 +95,7 @@ async def accept_challenge(
     challenge_id: str, body: ChallengeAnswer, request: Request, lobby: LobbyDep
 ) -> AcceptedChallenge:
     if body.name is None:
-        raise InvalidRequest("a display name is required (field 'name')")
+        raise InvalidRequest(N_("a display name is required (field 'name')"))
     game, color, secret = await lobby.accept(
         challenge_id, name=body.name, player=body.player, address=client_address(request) or ""
     )
@@ -111,6 +114,8 @@ async def cancel_challenge(
 class _LobbySession:
     key: str | None = None
     """The player key this socket said hello with."""
+    lang: str = "en"
+    """The language its errors are answered in (the page's: cookie or Accept-Language)."""
 
 
 @router.websocket("/ws/lobby")
@@ -123,16 +128,17 @@ async def lobby_socket(websocket: WebSocket, lobby: LobbyDep) -> None:
         await websocket.close(code=CLOSE_TOO_MANY, reason=refusal)
         return
     conn = hub.join(LOBBY_ROOM, websocket, None, address)
-    session = _LobbySession()
+    session = _LobbySession(lang=request_language(websocket))
     throttle = Throttle(SOCKET_RATE, SOCKET_BURST)
     try:
         await conn.send(await lobby.snapshot_text())
         while True:
             raw = await websocket.receive_text()
             if not throttle.allow(0):
-                error = TooFast("too many messages: slow down")
+                error = TooFast(N_("too many messages: slow down"))
                 await conn.send(json.dumps(
-                    {"type": "error", "error": error.message, "status": status_of(error)}
+                    {"type": "error", "error": localized(error.template, error.params, session.lang),
+                     "status": status_of(error)}
                 ))
                 continue
             reply = await _handle(lobby, session, raw, address)
@@ -179,4 +185,5 @@ async def _handle(lobby: Lobby, session: _LobbySession, raw: str, address: str) 
         await lobby.cancel(message.id, player=message.player, address=address)
         return {"type": "cancelled", "id": message.id, "ref": ref}
     except GameServiceError as exc:
-        return {"type": "error", "error": exc.message, "status": status_of(exc), "ref": ref}
+        error = localized(exc.template, exc.params, session.lang)
+        return {"type": "error", "error": error, "status": status_of(exc), "ref": ref}

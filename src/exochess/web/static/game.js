@@ -27,7 +27,7 @@ export function loadSeat(id) {
 // "name (1500?)", "name (1512 +12)" after a rated game, or null for a seat no account holds
 function accountLabel(user) {
   if (!user) return null;
-  const name = user.name === null ? "deleted player" : user.name;
+  const name = user.name === null ? t("deleted player") : user.name;
   const diff = user.diff === null ? "" : ` ${user.diff >= 0 ? "+" : ""}${user.diff}`;
   return `${name} (${user.rating}${user.provisional ? "?" : ""}${diff})`;
 }
@@ -445,7 +445,7 @@ export class GamePage {
     if (s.rated) {
       const div = document.createElement("div");
       div.className = "rated-note";
-      div.textContent = "Rated game";
+      div.textContent = t("Rated game");
       players.appendChild(div);
     }
     let status = "";

@@ -141,14 +141,19 @@ def extract_variant_texts(
 ) -> Iterator[tuple[int, str | None, str, list[str]]]:
     """A Babel extractor (named in babel.cfg) for the games' words that the site shows: each
     registered game's description, starting-position note and piece names, and every way a
-    game can end (:func:`~exochess.web.positions.reason_text`, stored with each finished game).
+    game can end (:func:`~exochess.web.positions.reason_text` and the server's own endings,
+    :data:`~exochess.web.positions.SERVER_ENDINGS`, stored with each finished game).
     These texts live in the library, which stays English; the site translates them with these
     message ids."""
     # read when extracting only: the registry and the outcome words
     from exochess.outcome import Outcome, Termination
     from exochess.variants import all_variants
-    from exochess.web.positions import reason_text
+    from exochess.web.domain import Color
+    from exochess.web.positions import SERVER_ENDINGS, reason_text
 
+    for ending in SERVER_ENDINGS:
+        for side in Color:
+            yield 1, None, ending(side), [f"{SCRIPTS_COMMENT} why a game ended"]
     for variant in all_variants():
         for termination in Termination:
             for winner in (True, False):

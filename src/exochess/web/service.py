@@ -51,10 +51,14 @@ from exochess.web.enginepool import RANDOM_LEVEL, EngineClock, EnginePool
 from exochess.web.hub import Hub
 from exochess.web.positions import (
     PositionTooLargeError,
+    aborted_by_text,
     captured_json,
     game_view,
+    left_game_text,
     legal_tree,
+    lost_on_time_text,
     move_json,
+    no_first_move_text,
     position_json,
     reason_text,
     variant_json,
@@ -564,13 +568,13 @@ class GameService:
         if expiry == Expiry.ABORT:
             values: Finish = {
                 "result": "*", "termination": ABORTED,
-                "reason": f"aborted: {loser.capitalize()} did not make a first move in time",
+                "reason": no_first_move_text(loser),
             }
             status = GameStatus.ABORTED
         else:
             values = {
                 "result": "0-1" if loser == Color.WHITE else "1-0", "termination": TIME_FORFEIT,
-                "reason": f"{loser.other.capitalize()} wins on time",
+                "reason": lost_on_time_text(loser),
             }
             status = GameStatus.FINISHED
         await self._finish_locked(live, values, status)
@@ -598,7 +602,7 @@ class GameService:
                 raise Conflict(
                     N_("both sides have moved: the game can no longer be aborted (resign instead)"))
             values: Finish = {
-                "result": "*", "termination": ABORTED, "reason": f"aborted by {seat.capitalize()}",
+                "result": "*", "termination": ABORTED, "reason": aborted_by_text(seat),
             }
             await self._finish_locked(live, values, GameStatus.ABORTED)
         self._cancel_engine(game_id)
@@ -634,7 +638,7 @@ class GameService:
                 )
             values: Finish = {
                 "result": "1-0" if seat == Color.WHITE else "0-1", "termination": ABANDONED,
-                "reason": f"{seat.capitalize()} wins: {other.capitalize()} left the game",
+                "reason": left_game_text(other),
             }
             await self._finish_locked(live, values, GameStatus.FINISHED)
         await self.publish(live)

@@ -4,20 +4,29 @@ on a phone and on a desktop."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+import websockets
 
 from exochess.variants import all_variants
-from tests.web.serverproc import Server, create
+from exochess.web.sessions import COOKIE
+from tests.web.serverproc import Server, create, run_async
 from tests.web.test_web_browser import shot
+from tests.web.test_web_chat import lobby_game, seat
+from tests.web.test_web_lobby import recv_until
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 LANGS = ("en", "fr", "es")
 VARIANTS = [v.name for v in all_variants()]
+ACCOUNT = "Lucia"
+PASSWORD = "seven-pawns-in-a-row"
+# a chat line with a long unbroken word: it must wrap, not widen the page
+LONG_LINE = "Bonne chance ! " + "Ajedrez" * 12
 
 
 def context(browser: Any, server: Server, lang: str, viewport: dict[str, int]) -> Any:
@@ -42,13 +51,50 @@ def games(server: Server) -> Iterator[dict[str, dict[str, Any]]]:
     yield out
 
 
-def pages(games: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
-    """Every page of the site: (name, URL)."""
-    found = [("home", "/"), ("new", "/new"), ("games", "/games"), ("missing", "/no-such-page")]
+@pytest.fixture(scope="module")
+def lobby(server: Server) -> dict[str, str]:
+    """A real-time game made in the lobby (clocks running: both sides have moved) with two chat
+    lines, its White seat claimed by the account ACCOUNT; and that account's session cookie."""
+    game, white, black = lobby_game(server)
+    url = server.url.replace("http", "ws") + f"/ws/games/{game}"
+
+    async def talk() -> None:
+        async with await seat(url, white) as w, await seat(url, black) as b:
+            for sock, text in ((w, LONG_LINE), (b, "¡Suerte!")):
+                await sock.send(json.dumps({"type": "chat", "text": text, "ref": "hi"}))
+                await recv_until(sock, "ack")
+
+    run_async(talk)
+    with httpx.Client(base_url=server.url, timeout=30.0) as c:
+        for secret in (white, black):
+            legal = c.get(f"/api/games/{game}").json()["legal"]
+            move = next(node for node in legal if node["end"])["text"]
+            assert c.post(f"/api/games/{game}/moves", json={"move": move, "secret": secret}).status_code == 200
+        res = c.post("/api/account/signup", json={"name": ACCOUNT, "password": PASSWORD,
+                                                  "claim": [{"game": game, "secret": white}]})
+        assert res.status_code == 201, res.text
+        cookie = res.cookies[COOKIE]
+    return {"game": game, "black": f"/game/{game}#seat=black&secret={black}", "cookie": cookie}
+
+
+def sign_in(ctx: Any, server: Server, lobby: dict[str, str]) -> None:
+    ctx.add_cookies([{"name": COOKIE, "value": lobby["cookie"], "url": server.url}])
+
+
+def pages(games: dict[str, dict[str, Any]], lobby: dict[str, str]) -> list[tuple[str, str]]:
+    """Every page of the site seen signed out: (name, URL)."""
+    found = [("home", "/"), ("new", "/new"), ("games", "/games"), ("missing", "/no-such-page"),
+             ("lobby", "/lobby"), ("signup", "/signup"), ("login", "/login"), ("leaderboard", "/leaderboard"),
+             ("profile", f"/@/{ACCOUNT}"), ("game-clock-chat", lobby["black"])]
     for name in VARIANTS:
         found += [(f"rules-{name}", f"/rules/{name}"), (f"analysis-{name}", f"/analysis?variant={name}"),
                   (f"game-{name}", games[name]["seats"]["black"]["url"])]
     return found
+
+
+SIGNED_IN_PAGES = [("account", "/account"), ("home-signed-in", "/"), ("lobby-signed-in", "/lobby"),
+                   ("games-signed-in", "/games")]
+"""The pages that change for a signed-in player (the header's account menu, the account page)."""
 
 
 def settle(page: Any, url: str) -> None:
@@ -58,17 +104,24 @@ def settle(page: Any, url: str) -> None:
         page.wait_for_selector("#board svg.board .piece", state="attached")
     if "/game/" in url:
         page.wait_for_selector("#game[data-connected='1']")
+    if url == "/lobby":
+        page.wait_for_selector("#lobby[data-connected='1']")
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_page_fits_a_phone_in_every_language(browser: Any, server: Server, games: Any, lang: str) -> None:
+def test_every_page_fits_a_phone_in_every_language(browser: Any, server: Server, games: Any, lobby: Any,
+                                                    lang: str) -> None:
     errors: list[str] = []
     for viewport, suffix in ((PHONE, "phone"), (DESKTOP, "desktop")):
         ctx = context(browser, server, lang, viewport)
         try:
             page = ctx.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
-            for name, url in pages(games):
+            visits = [(name, url, False) for name, url in pages(games, lobby)]
+            visits += [(name, url, True) for name, url in SIGNED_IN_PAGES]
+            for index, (name, url, signed_in) in enumerate(visits):
+                if signed_in and not visits[index - 1][2]:
+                    sign_in(ctx, server, lobby)
                 settle(page, url)
                 assert page.locator("html").get_attribute("lang") == lang, (name, lang)
                 width = page.evaluate("document.documentElement.scrollWidth")

@@ -10,7 +10,6 @@ from typing import Any
 
 import httpx
 import pytest
-import websockets
 
 from exochess.variants import all_variants
 from exochess.web.sessions import COOKIE

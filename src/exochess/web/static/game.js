@@ -130,6 +130,13 @@ export class GamePage {
 
   $(sel) { return this.root.querySelector(sel); }
 
+  // A state from the server keeps the game's words (piece names, legend) of the page's first
+  // state, which the server wrote in the page's language; the live states carry them in English.
+  withPageWords(state) {
+    const words = this.state && this.state.variant;
+    return words && state.variant && state.variant.name === words.name ? { ...state, variant: words } : state;
+  }
+
   bind() {
     this.$("#flip").addEventListener("click", () => this.board.flip());
     this.$("#first").addEventListener("click", () => this.show(0));
@@ -232,7 +239,7 @@ export class GamePage {
     if (msg.type === "state") {
       const before = this.state;
       const wasLive = this.viewPly === null || this.viewPly >= before.ply;
-      this.state = msg;
+      this.state = this.withPageWords(msg);
       if (this.pending && msg.ply > this.pending.ply) this.pending = null;
       if (wasLive) this.viewPly = null;
       if (msg.id === before.id && msg.ply === before.ply + 1 && msg.fens[before.ply] === before.fens[before.ply]) {
@@ -291,7 +298,7 @@ export class GamePage {
       // no live connection to be had (the server's cap): the move goes by HTTP
       this.pending = null;
       postJSON(`/api/games/${this.id}/moves`, { move: text, ply: this.state.ply, secret: this.seat && this.seat.secret })
-        .then((state) => { this.state = state; this.viewPly = null; this.render(); })
+        .then((state) => { this.state = this.withPageWords(state); this.viewPly = null; this.render(); })
         .catch((err) => { this.error(err.message); this.forceBoard = true; this.render(); });
     }
     // otherwise the move waits for the connection to come back (see online())
@@ -303,7 +310,7 @@ export class GamePage {
     this.error("");
     try {
       const state = await postJSON(`/api/games/${this.id}/${name}`, { ...body, secret: this.seat && this.seat.secret });
-      if (state.type === "state" && state.ply >= this.state.ply - 2) { this.state = state; this.viewPly = null; this.render(); }
+      if (state.type === "state" && state.ply >= this.state.ply - 2) { this.state = this.withPageWords(state); this.viewPly = null; this.render(); }
     } catch (err) { this.error(err.message); }
   }
 

@@ -256,6 +256,8 @@ def _game_line(
         "id": row.id, "variant": titles.get(row.variant, row.variant), "color": color,
         "opponent": _seat_name(row, color.other, names), "result": row.result, "outcome": outcome,
         "opponent_profile": names.get(row.user_of(color.other) or 0) is not None,
+        # the computer's level, for the page to word "Computer (level n)" in its language
+        "opponent_level": row.level if row.kind_of(color.other) == PlayerKind.ENGINE else None,
         "rated": row.rated, "created": row.created.isoformat() + "Z", "moves": row.ply,
     }
 

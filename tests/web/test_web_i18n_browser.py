@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+import websockets
 
 from exochess.variants import all_variants
 from exochess.web.sessions import COOKIE
@@ -270,3 +271,74 @@ def test_server_messages_come_in_the_page_language(browser: Any, server: Server,
         assert page.locator("#eval").inner_text() == "seuls les joueurs peuvent évaluer une partie en cours (secret de place)"
     finally:
         ctx.close()
+
+
+# what each new page says in French and Spanish (a few words each, from the catalogues)
+NEW_PAGE_WORDS = {
+    "fr": {"lobby": "Salon", "signup": "Créer un compte", "leaderboard": "Classement", "white": "Blancs",
+           "black": "Noirs", "mute": "Masquer l'adversaire", "king": "Avance d'une case dans tous les sens",
+           "password": "le mot de passe ne doit pas contenir le nom d'utilisateur",
+           "login": "nom d'utilisateur ou mot de passe incorrect", "nobody": "aucun joueur ne s'appelle 'nobody'",
+           "challenge": "identifiant de défi inconnu 'nope' (annulé, expiré ou jamais publié)",
+           "account": "Changer de mot de passe"},
+    "es": {"lobby": "Sala", "signup": "Registrarse", "leaderboard": "Clasificación", "white": "Blancas",
+           "black": "Negras", "mute": "Silenciar al rival", "king": "Avanza una casilla en cualquier dirección",
+           "password": "la contraseña no debe contener el nombre de usuario",
+           "login": "nombre de usuario o contraseña incorrectos", "nobody": "ningún jugador se llama 'nobody'",
+           "challenge": "identificador de desafío desconocido 'nope' (cancelado, caducado o nunca publicado)",
+           "account": "Cambiar la contraseña"},
+}
+
+
+@pytest.mark.parametrize("lang", ["fr", "es"])
+def test_the_lobby_accounts_and_a_clock_game_speak_the_page_language(browser: Any, server: Server, lobby: Any,
+                                                                   lang: str) -> None:
+    words = NEW_PAGE_WORDS[lang]
+    ctx = context(browser, server, lang, PHONE)
+    try:
+        page = ctx.new_page()
+        settle(page, "/lobby")
+        assert page.locator("main h1").inner_text() == words["lobby"]
+        assert page.title() == f"{words['lobby']} · exochess"
+        # the server's refusals come in the page's language, over HTTP and on the lobby's socket
+        settle(page, "/signup")
+        assert page.locator("main h1").inner_text() == words["signup"]
+        page.fill("#name", "marta")
+        page.fill("#password", "marta-plays-well")
+        page.click("#submit")
+        page.wait_for_selector(f"#error:has-text(\"{words['password']}\")")
+        settle(page, "/login")
+        page.fill("#name", ACCOUNT)
+        page.fill("#password", "not-the-password")
+        page.click("#submit")
+        page.wait_for_selector(f"#error:has-text(\"{words['login']}\")")
+        settle(page, "/leaderboard")
+        assert page.locator("main h1").inner_text() == words["leaderboard"]
+        settle(page, f"/@/{ACCOUNT}")
+        assert page.locator("#profile-games tbody td").nth(1).inner_text() == words["white"]
+        missing = page.goto("/@/nobody")
+        assert missing is not None and missing.status == 404
+        assert words["nobody"] in page.locator("main").inner_text()
+        # a game with clocks and chat: the clocks' names, the chat's button, the legend's words
+        settle(page, lobby["black"])
+        assert page.locator("#clocks .clock.top .clock-name").inner_text() == words["white"]
+        assert page.locator("#clocks .clock.bottom .clock-name").inner_text() == words["black"]
+        assert page.locator("#chat-mute").inner_text() == words["mute"]
+        assert words["king"] in page.locator("#legend-list li").first.inner_text()
+        sign_in(ctx, server, lobby)
+        settle(page, "/account")
+        assert page.locator("main h2").first.inner_text() == words["account"]
+    finally:
+        ctx.close()
+    cookie = {"Cookie": f"lang={lang}"}
+    res = httpx.post(f"{server.url}/api/challenges/nope/accept", headers=cookie,
+                     json={"player": "p" * 20, "name": "Ana"})
+    assert res.status_code == 404 and res.json()["error"] == words["challenge"]
+
+    async def on_the_socket() -> None:
+        url = server.url.replace("http", "ws") + "/ws/lobby"
+        async with websockets.connect(url, additional_headers=cookie) as ws:
+            await ws.send(json.dumps({"type": "accept", "id": "nope", "name": "Ana", "player": "p" * 20, "ref": "a"}))
+            assert (await recv_until(ws, "error"))["error"] == words["challenge"]
+
+    run_async(on_the_socket)

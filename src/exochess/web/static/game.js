@@ -480,7 +480,8 @@ export class GamePage {
     if (invite) this.$("#invite-link").value = invite;
     const active = s.status === "active";
     this.$("#resign").hidden = !me || !active;
-    this.$("#takeback").hidden = !me || !active || s.takeback_offer === me || s.time_control.kind !== "none";
+    // while an offer is pending, either side's, the answer buttons take the offer button's place
+    this.$("#takeback").hidden = !me || !active || Boolean(s.takeback_offer) || s.time_control.kind !== "none";
     const offered = active && me && s.takeback_offer && s.takeback_offer !== me;
     this.$("#accept-takeback").hidden = !offered;
     this.$("#decline-takeback").hidden = !offered;

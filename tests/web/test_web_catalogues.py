@@ -116,4 +116,8 @@ def test_scripts_get_their_texts_and_the_game_endings() -> None:
     assert fr["Your move"] == translations("fr").gettext("Your move") != "Your move"
     assert "Black wins: Black resigned" not in fr and "White wins: Black resigned" in fr
     assert "New game" not in fr  # a template's text stays out of the scripts' catalogue
+    # the clocks', keyboard's and move words' texts, and the endings the server words itself
+    assert fr["{side} has {time} for this move."] == "Les {side} ont {time} pour ce coup."
+    assert js_messages("es")["{square}, empty"] == "{square}, vacía"
+    assert fr["White wins on time"] == "Les Blancs gagnent au temps" and "aborted by Black" in fr
     assert js_messages("en") == {}

@@ -17,7 +17,7 @@ from exochess.web.i18n import LANGUAGES, LOCALE_DIR, js_messages, pick_language,
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "src/exochess/web/templates"
 TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
-PLACEHOLDER = re.compile(r"\{\w+\}|%\(\w+\)s")
+PLACEHOLDER = re.compile(r"\{\w+\}|%\(\w+\)[sd]")
 # words that are the same in every language: the site's name and two file formats
 UNTRANSLATED_WORDS = {"exochess", "FEN", "PGN"}
 
@@ -32,9 +32,14 @@ def test_every_message_has_a_translation_with_the_same_placeholders(lang: str) -
     messages = [m for m in catalogue(lang) if m.id]
     assert len(messages) > 100
     for m in messages:
-        assert isinstance(m.string, str) and m.string.strip(), f"{lang}: no translation for {m.id!r}"
         assert not m.fuzzy, f"{lang}: fuzzy translation of {m.id!r}"
-        assert sorted(PLACEHOLDER.findall(m.id)) == sorted(PLACEHOLDER.findall(m.string)), (lang, m.id, m.string)
+        # a plural entry (ngettext) has a singular and a plural id, and a translation per form
+        ids = [m.id] if isinstance(m.id, str) else list(m.id)
+        forms = [m.string] if isinstance(m.string, str) else list(m.string)
+        assert forms and all(f.strip() for f in forms), f"{lang}: no translation for {m.id!r}"
+        for i, form in enumerate(forms):
+            source = ids[min(i, len(ids) - 1)]
+            assert sorted(PLACEHOLDER.findall(source)) == sorted(PLACEHOLDER.findall(form)), (lang, m.id, form)
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
@@ -111,4 +116,8 @@ def test_scripts_get_their_texts_and_the_game_endings() -> None:
     assert fr["Your move"] == translations("fr").gettext("Your move") != "Your move"
     assert "Black wins: Black resigned" not in fr and "White wins: Black resigned" in fr
     assert "New game" not in fr  # a template's text stays out of the scripts' catalogue
+    # the clocks', keyboard's and move words' texts, and the endings the server words itself
+    assert fr["{side} has {time} for this move."] == "Les {side} ont {time} pour ce coup."
+    assert js_messages("es")["{square}, empty"] == "{square}, vacía"
+    assert fr["White wins on time"] == "Les Blancs gagnent au temps" and "aborted by Black" in fr
     assert js_messages("en") == {}

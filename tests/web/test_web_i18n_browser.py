@@ -4,20 +4,29 @@ on a phone and on a desktop."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+import websockets
 
 from exochess.variants import all_variants
-from tests.web.serverproc import Server, create
+from exochess.web.sessions import COOKIE
+from tests.web.serverproc import Server, create, run_async
 from tests.web.test_web_browser import shot
+from tests.web.test_web_chat import lobby_game, seat
+from tests.web.test_web_lobby import recv_until
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 LANGS = ("en", "fr", "es")
 VARIANTS = [v.name for v in all_variants()]
+ACCOUNT = "Lucia"
+PASSWORD = "seven-pawns-in-a-row"
+# a chat line with a long unbroken word: it must wrap, not widen the page
+LONG_LINE = "Bonne chance ! " + "Ajedrez" * 12
 
 
 def context(browser: Any, server: Server, lang: str, viewport: dict[str, int]) -> Any:
@@ -42,13 +51,50 @@ def games(server: Server) -> Iterator[dict[str, dict[str, Any]]]:
     yield out
 
 
-def pages(games: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
-    """Every page of the site: (name, URL)."""
-    found = [("home", "/"), ("new", "/new"), ("games", "/games"), ("missing", "/no-such-page")]
+@pytest.fixture(scope="module")
+def lobby(server: Server) -> dict[str, str]:
+    """A real-time game made in the lobby (clocks running: both sides have moved) with two chat
+    lines, its White seat claimed by the account ACCOUNT; and that account's session cookie."""
+    game, white, black = lobby_game(server)
+    url = server.url.replace("http", "ws") + f"/ws/games/{game}"
+
+    async def talk() -> None:
+        async with await seat(url, white) as w, await seat(url, black) as b:
+            for sock, text in ((w, LONG_LINE), (b, "¡Suerte!")):
+                await sock.send(json.dumps({"type": "chat", "text": text, "ref": "hi"}))
+                await recv_until(sock, "ack")
+
+    run_async(talk)
+    with httpx.Client(base_url=server.url, timeout=30.0) as c:
+        for secret in (white, black):
+            legal = c.get(f"/api/games/{game}").json()["legal"]
+            move = next(node for node in legal if node["end"])["text"]
+            assert c.post(f"/api/games/{game}/moves", json={"move": move, "secret": secret}).status_code == 200
+        res = c.post("/api/account/signup", json={"name": ACCOUNT, "password": PASSWORD,
+                                                  "claim": [{"game": game, "secret": white}]})
+        assert res.status_code == 201, res.text
+        cookie = res.cookies[COOKIE]
+    return {"game": game, "black": f"/game/{game}#seat=black&secret={black}", "cookie": cookie}
+
+
+def sign_in(ctx: Any, server: Server, lobby: dict[str, str]) -> None:
+    ctx.add_cookies([{"name": COOKIE, "value": lobby["cookie"], "url": server.url}])
+
+
+def pages(games: dict[str, dict[str, Any]], lobby: dict[str, str]) -> list[tuple[str, str]]:
+    """Every page of the site seen signed out: (name, URL)."""
+    found = [("home", "/"), ("new", "/new"), ("games", "/games"), ("missing", "/no-such-page"),
+             ("lobby", "/lobby"), ("signup", "/signup"), ("login", "/login"), ("leaderboard", "/leaderboard"),
+             ("profile", f"/@/{ACCOUNT}"), ("game-clock-chat", lobby["black"])]
     for name in VARIANTS:
         found += [(f"rules-{name}", f"/rules/{name}"), (f"analysis-{name}", f"/analysis?variant={name}"),
                   (f"game-{name}", games[name]["seats"]["black"]["url"])]
     return found
+
+
+SIGNED_IN_PAGES = [("account", "/account"), ("home-signed-in", "/"), ("lobby-signed-in", "/lobby"),
+                   ("games-signed-in", "/games")]
+"""The pages that change for a signed-in player (the header's account menu, the account page)."""
 
 
 def settle(page: Any, url: str) -> None:
@@ -58,17 +104,24 @@ def settle(page: Any, url: str) -> None:
         page.wait_for_selector("#board svg.board .piece", state="attached")
     if "/game/" in url:
         page.wait_for_selector("#game[data-connected='1']")
+    if url == "/lobby":
+        page.wait_for_selector("#lobby[data-connected='1']")
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_page_fits_a_phone_in_every_language(browser: Any, server: Server, games: Any, lang: str) -> None:
+def test_every_page_fits_a_phone_in_every_language(browser: Any, server: Server, games: Any, lobby: Any,
+                                                    lang: str) -> None:
     errors: list[str] = []
     for viewport, suffix in ((PHONE, "phone"), (DESKTOP, "desktop")):
         ctx = context(browser, server, lang, viewport)
         try:
             page = ctx.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
-            for name, url in pages(games):
+            visits = [(name, url, False) for name, url in pages(games, lobby)]
+            visits += [(name, url, True) for name, url in SIGNED_IN_PAGES]
+            for index, (name, url, signed_in) in enumerate(visits):
+                if signed_in and not visits[index - 1][2]:
+                    sign_in(ctx, server, lobby)
                 settle(page, url)
                 assert page.locator("html").get_attribute("lang") == lang, (name, lang)
                 width = page.evaluate("document.documentElement.scrollWidth")
@@ -118,9 +171,9 @@ def test_accept_takeback_is_in_reach_on_a_phone(browser: Any, server: Server) ->
             button.wait_for(state="visible")
             assert button.inner_text() == "Accepter la reprise"
             assert page.evaluate("window.scrollY") == 0
+            shot(page, "fr-phone-takeback-offer")
             box = button.bounding_box()
             assert box is not None and box["y"] + box["height"] <= PHONE["height"], box
-            shot(page, "fr-phone-takeback-offer")
             button.tap()
             page.wait_for_selector("#game[data-ply='0']")
         finally:
@@ -163,9 +216,8 @@ def test_a_french_game_page_speaks_french_from_its_scripts(browser: Any, server:
         assert page.locator("#status").inner_text() == "À vous de jouer"
         assert page.locator("#moves").inner_text() == "Aucun coup pour l'instant."
         assert page.locator("#players").inner_text().splitlines()[0].startswith("Blancs")
-        # the first line names the piece; the lines after it (what holds it) come from the library
-        title = page.locator('#board g.piece[data-square="e1"] title').text_content() or ""
-        assert title.splitlines()[0] == "Roi blanc"
+        # the piece's name, then what the rules say of it now (the library's words, in English)
+        assert page.locator('#board g.piece[data-square="e1"] title').text_content().splitlines()[0] == "Roi blanc"
         assert page.title() == "Partie de Fugue · exochess"
         # resigning (two clicks) and the end of the game, in words the server stored in English
         page.click("#resign")
@@ -220,3 +272,74 @@ def test_server_messages_come_in_the_page_language(browser: Any, server: Server,
         assert page.locator("#eval").inner_text() == "seuls les joueurs peuvent évaluer une partie en cours (secret de place)"
     finally:
         ctx.close()
+
+
+# what each new page says in French and Spanish (a few words each, from the catalogues)
+NEW_PAGE_WORDS = {
+    "fr": {"lobby": "Salon", "signup": "Créer un compte", "leaderboard": "Classement", "white": "Blancs",
+           "black": "Noirs", "mute": "Masquer l'adversaire", "king": "Avance d'une case dans tous les sens",
+           "password": "le mot de passe ne doit pas contenir le nom d'utilisateur",
+           "login": "nom d'utilisateur ou mot de passe incorrect", "nobody": "aucun joueur ne s'appelle 'nobody'",
+           "challenge": "identifiant de défi inconnu 'nope' (annulé, expiré ou jamais publié)",
+           "account": "Changer de mot de passe"},
+    "es": {"lobby": "Sala", "signup": "Registrarse", "leaderboard": "Clasificación", "white": "Blancas",
+           "black": "Negras", "mute": "Silenciar al rival", "king": "Avanza una casilla en cualquier dirección",
+           "password": "la contraseña no debe contener el nombre de usuario",
+           "login": "nombre de usuario o contraseña incorrectos", "nobody": "ningún jugador se llama 'nobody'",
+           "challenge": "identificador de desafío desconocido 'nope' (cancelado, caducado o nunca publicado)",
+           "account": "Cambiar la contraseña"},
+}
+
+
+@pytest.mark.parametrize("lang", ["fr", "es"])
+def test_the_lobby_accounts_and_a_clock_game_speak_the_page_language(browser: Any, server: Server, lobby: Any,
+                                                                   lang: str) -> None:
+    words = NEW_PAGE_WORDS[lang]
+    ctx = context(browser, server, lang, PHONE)
+    try:
+        page = ctx.new_page()
+        settle(page, "/lobby")
+        assert page.locator("main h1").inner_text() == words["lobby"]
+        assert page.title() == f"{words['lobby']} · exochess"
+        # the server's refusals come in the page's language, over HTTP and on the lobby's socket
+        settle(page, "/signup")
+        assert page.locator("main h1").inner_text() == words["signup"]
+        page.fill("#name", "marta")
+        page.fill("#password", "marta-plays-well")
+        page.click("#submit")
+        page.wait_for_selector(f"#error:has-text(\"{words['password']}\")")
+        settle(page, "/login")
+        page.fill("#name", ACCOUNT)
+        page.fill("#password", "not-the-password")
+        page.click("#submit")
+        page.wait_for_selector(f"#error:has-text(\"{words['login']}\")")
+        settle(page, "/leaderboard")
+        assert page.locator("main h1").inner_text() == words["leaderboard"]
+        settle(page, f"/@/{ACCOUNT}")
+        assert page.locator("#profile-games tbody td").nth(1).inner_text() == words["white"]
+        missing = page.goto("/@/nobody")
+        assert missing is not None and missing.status == 404
+        assert words["nobody"] in page.locator("main").inner_text()
+        # a game with clocks and chat: the clocks' names, the chat's button, the legend's words
+        settle(page, lobby["black"])
+        assert page.locator("#clocks .clock.top .clock-name").inner_text() == words["white"]
+        assert page.locator("#clocks .clock.bottom .clock-name").inner_text() == words["black"]
+        assert page.locator("#chat-mute").inner_text() == words["mute"]
+        assert words["king"] in page.locator("#legend-list li").first.inner_text()
+        sign_in(ctx, server, lobby)
+        settle(page, "/account")
+        assert page.locator("main h2").first.inner_text() == words["account"]
+    finally:
+        ctx.close()
+    cookie = {"Cookie": f"lang={lang}"}
+    res = httpx.post(f"{server.url}/api/challenges/nope/accept", headers=cookie,
+                     json={"player": "p" * 20, "name": "Ana"})
+    assert res.status_code == 404 and res.json()["error"] == words["challenge"]
+
+    async def on_the_socket() -> None:
+        url = server.url.replace("http", "ws") + "/ws/lobby"
+        async with websockets.connect(url, additional_headers=cookie) as ws:
+            await ws.send(json.dumps({"type": "accept", "id": "nope", "name": "Ana", "player": "p" * 20, "ref": "a"}))
+            assert (await recv_until(ws, "error"))["error"] == words["challenge"]
+
+    run_async(on_the_socket)

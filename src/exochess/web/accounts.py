@@ -26,7 +26,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy.exc import IntegrityError
 
-from exochess.web.domain import Color, Conflict, InvalidRequest, SecretRequired
+from exochess.web.domain import N_, Color, Conflict, InvalidRequest, SecretRequired
 from exochess.web.storage import games, now, secret_matches, sessions, users
 
 MIN_NAME = 3
@@ -63,13 +63,13 @@ class BadCredentials(SecretRequired):
 def normalize_name(text: str) -> str:
     """The name as it will be stored (NFKC, trimmed), or :class:`AccountError` naming the rule."""
     if not isinstance(text, str):
-        raise AccountError("the username must be text")
+        raise AccountError(N_("the username must be text"))
     name = unicodedata.normalize("NFKC", text).strip()
     if not MIN_NAME <= len(name) <= MAX_NAME:
-        raise AccountError(f"a username has {MIN_NAME} to {MAX_NAME} characters")
+        raise AccountError(N_("a username has {low} to {high} characters"), low=MIN_NAME, high=MAX_NAME)
     if not _NAME.fullmatch(name):
         raise AccountError(
-            "a username is made of letters a-z, digits, '_' and '-', and starts with a letter or digit"
+            N_("a username is made of letters a-z, digits, '_' and '-', and starts with a letter or digit")
         )
     return name
 
@@ -89,11 +89,12 @@ def skeleton(name: str) -> str:
 def check_password(password: str, name: str) -> None:
     """Raise :class:`AccountError` if ``password`` may not be used by ``name``."""
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise AccountError(f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+        raise AccountError(N_("a password has {low} to {high} characters"),
+                           low=MIN_PASSWORD, high=MAX_PASSWORD)
     if name.lower() in password.lower():
-        raise AccountError("the password must not contain the username")
+        raise AccountError(N_("the password must not contain the username"))
     if len(set(password)) < 4:
-        raise AccountError("the password needs at least four different characters")
+        raise AccountError(N_("the password needs at least four different characters"))
 
 
 _hasher = PasswordHasher()
@@ -155,7 +156,7 @@ class Accounts:
         check_password(password, name)
         key, skel = name.lower(), skeleton(name)
         if skel in {skeleton(r) for r in RESERVED}:
-            raise NameTaken(f"the name {name!r} is reserved")
+            raise NameTaken(N_("the name {name} is reserved"), name=repr(name))
         password_hash = hash_password(password)
         with self.engine.begin() as conn:
             self._check_free(conn, name, key, skel)
@@ -164,7 +165,7 @@ class Accounts:
                     name=name, name_key=key, skeleton=skel, password_hash=password_hash, created=now(),
                 )).inserted_primary_key
             except IntegrityError:  # another sign-up took it between the check and the insert
-                raise NameTaken(f"the name {name!r} is already taken") from None
+                raise NameTaken(N_("the name {name} is already taken"), name=repr(name)) from None
         assert user_id is not None
         user = User(int(user_id[0]), name)
         self.notify(AccountEvent.SIGNED_UP, user)
@@ -179,8 +180,9 @@ class Accounts:
         if row is None:
             return
         if row.name_key == key:
-            raise NameTaken(f"the name {name!r} is already taken")
-        raise NameTaken(f"the name {name!r} looks too much like an existing name ({row.name})")
+            raise NameTaken(N_("the name {name} is already taken"), name=repr(name))
+        raise NameTaken(N_("the name {name} looks too much like an existing name ({other})"),
+                        name=repr(name), other=row.name)
 
     def authenticate(self, name_text: str, password: str) -> User:
         """The account whose name and password these are, or :class:`BadCredentials`."""
@@ -197,11 +199,11 @@ class Accounts:
                 ).first()
         if row is None or row.password_hash is None:
             verify_password(_DUMMY_HASH, password if isinstance(password, str) else "")
-            raise BadCredentials("wrong username or password")
+            raise BadCredentials(N_("wrong username or password"))
         if not isinstance(password, str) or len(password) > MAX_PASSWORD:
-            raise BadCredentials("wrong username or password")
+            raise BadCredentials(N_("wrong username or password"))
         if not verify_password(row.password_hash, password):
-            raise BadCredentials("wrong username or password")
+            raise BadCredentials(N_("wrong username or password"))
         if _hasher.check_needs_rehash(row.password_hash):
             with self.engine.begin() as conn:
                 conn.execute(update(users).where(users.c.id == row.id)

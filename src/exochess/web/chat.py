@@ -13,7 +13,7 @@ import json
 import unicodedata
 from typing import Any
 
-from exochess.web.domain import Color, InvalidRequest, TooFast
+from exochess.web.domain import N_, Color, InvalidRequest, TooFast
 from exochess.web.service import GameService, LiveGame
 from exochess.web.storage import ChatRow
 from exochess.web.throttle import Throttle
@@ -28,14 +28,15 @@ HISTORY = 200
 def clean_line(value: object) -> str:
     """A chat line as stored: white space collapsed, 1 to :data:`MAX_CHARS` printable characters."""
     if not isinstance(value, str):
-        raise InvalidRequest("a chat line must be a text")
+        raise InvalidRequest(N_("a chat line must be a text"))
     text = " ".join(value.split())
     if not text:
-        raise InvalidRequest("a chat line cannot be empty")
+        raise InvalidRequest(N_("a chat line cannot be empty"))
     if len(text) > MAX_CHARS:
-        raise InvalidRequest(f"a chat line has at most {MAX_CHARS} characters ({len(text)} given)")
+        raise InvalidRequest(N_("a chat line has at most {count} characters ({given} given)"),
+                             count=MAX_CHARS, given=len(text))
     if any(unicodedata.category(c) in ("Cc", "Cs", "Co") for c in text):
-        raise InvalidRequest("a chat line may not contain control characters")
+        raise InvalidRequest(N_("a chat line may not contain control characters"))
     return text
 
 
@@ -61,7 +62,8 @@ class Chat:
         # connection's copy was read (the line is placed after the last move)
         live = await self.service.get(live.row.id)
         if not self.throttle.allow((live.row.id, seat)):
-            raise TooFast(f"chat: at most {BURST} lines at once and {LINES_PER_S:g} a second; wait a moment")
+            raise TooFast(N_("chat: at most {burst} lines at once and {rate} a second; wait a moment"),
+                          burst=BURST, rate=f"{LINES_PER_S:g}")
         row = await self.service.db(
             self.service.storage.add_chat, live.row.id, live.board.ply(), seat, live.row.name_of(seat), line
         )

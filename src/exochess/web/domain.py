@@ -120,9 +120,19 @@ class ChallengeNotFound(GameNotFound):
     """No lobby challenge has this id (or it was cancelled or expired)."""
 
     def __init__(self, challenge_id: str) -> None:
-        message = f"unknown challenge id {challenge_id!r} (cancelled, expired or never posted)"
-        GameServiceError.__init__(self, message)
+        GameServiceError.__init__(
+            self, N_("unknown challenge id {challenge_id} (cancelled, expired or never posted)"),
+            challenge_id=repr(challenge_id),
+        )
         self.game_id = challenge_id
+
+
+class PlayerNotFound(GameNotFound):
+    """No account has this name (or it was deleted)."""
+
+    def __init__(self, name: str) -> None:
+        GameServiceError.__init__(self, N_("no player is called {name}"), name=repr(name))
+        self.game_id = name
 
 
 class Conflict(GameServiceError):

@@ -140,15 +140,21 @@ def extract_variant_texts(
     fileobj: object, keywords: object, comment_tags: object, options: object
 ) -> Iterator[tuple[int, str | None, str, list[str]]]:
     """A Babel extractor (named in babel.cfg) for the games' words that the site shows: each
-    registered game's description, starting-position note and piece names, and every way a
-    game can end (:func:`~exochess.web.positions.reason_text`, stored with each finished game).
+    registered game's description, starting-position note, piece names and what each piece
+    does, and every way a game can end (:func:`~exochess.web.positions.reason_text` and the
+    server's own endings, :data:`~exochess.web.positions.SERVER_ENDINGS`, stored with each
+    finished game).
     These texts live in the library, which stays English; the site translates them with these
     message ids."""
     # read when extracting only: the registry and the outcome words
     from exochess.outcome import Outcome, Termination
     from exochess.variants import all_variants
-    from exochess.web.positions import reason_text
+    from exochess.web.domain import Color
+    from exochess.web.positions import SERVER_ENDINGS, reason_text
 
+    for ending in SERVER_ENDINGS:
+        for side in Color:
+            yield 1, None, ending(side), [f"{SCRIPTS_COMMENT} why a game ended"]
     for variant in all_variants():
         for termination in Termination:
             for winner in (True, False):
@@ -160,3 +166,6 @@ def extract_variant_texts(
                 yield 1, None, words, [f"{where} game description"]
         for letter, name in variant.piece_names.items():
             yield 1, None, name, [f"{where} piece {letter}"]
+        for letter, words in variant.piece_descriptions.items():
+            if words:
+                yield 1, None, words, [f"{where} what piece {letter} does (the board's legend)"]

@@ -41,6 +41,7 @@ from exochess.errors import UnknownVariantError
 from exochess.variants import find_variant
 from exochess.web.accounts import User
 from exochess.web.domain import (
+    N_,
     ChallengeNotFound,
     ChallengeStatus,
     Color,
@@ -109,21 +110,21 @@ def _actions_limit(text: str) -> tuple[float, int]:
 def clean_name(value: object) -> str:
     """A display name as stored: spaces collapsed, 1 to :data:`MAX_NAME` printable characters."""
     if not isinstance(value, str):
-        raise InvalidRequest("name must be a text")
+        raise InvalidRequest(N_("name must be a text"))
     name = " ".join(value.split())
     if not name:
-        raise InvalidRequest("a display name is required")
+        raise InvalidRequest(N_("a display name is required"))
     if len(name) > MAX_NAME:
-        raise InvalidRequest(f"a display name has at most {MAX_NAME} characters")
+        raise InvalidRequest(N_("a display name has at most {count} characters"), count=MAX_NAME)
     if not name.isprintable() or any(unicodedata.category(c) in ("Cf", "Co", "Cs") for c in name):
-        raise InvalidRequest("a display name may not contain control or invisible characters")
+        raise InvalidRequest(N_("a display name may not contain control or invisible characters"))
     return name
 
 
 def player_key(token: object) -> str:
     """The stored form of a player token (16 to 64 characters of ``A-Z a-z 0-9 _ -``)."""
     if not isinstance(token, str) or not _TOKEN.fullmatch(token):
-        raise InvalidRequest("player must be a random token of 16 to 64 letters, digits, '-' or '_'")
+        raise InvalidRequest(N_("player must be a random token of 16 to 64 letters, digits, '-' or '_'"))
     return hash_secret(token)
 
 
@@ -234,7 +235,7 @@ class Lobby:
 
     def _throttle(self, address: str) -> None:
         if not self.actions.allow(address):
-            raise TooFast("too many lobby actions: wait a moment and try again")
+            raise TooFast(N_("too many lobby actions: wait a moment and try again"))
 
     async def post(
         self, *, variant: str, time_control: str, color: str, name: object, player: object, address: str = "",
@@ -246,7 +247,9 @@ class Lobby:
         key = poster_key(user, player)
         shown = user.name if user is not None else clean_name(name)
         if rated and user is None:
-            raise SecretRequired("sign in to post a rated challenge: rated games are played between accounts")
+            raise SecretRequired(
+                N_("sign in to post a rated challenge: rated games are played between accounts")
+            )
         try:
             game = find_variant(variant)
         except UnknownVariantError as exc:
@@ -256,9 +259,9 @@ class Lobby:
         except ValueError as exc:
             raise InvalidRequest(str(exc)) from exc
         if color not in tuple(SeatChoice):
-            raise InvalidRequest("color must be 'white', 'black' or 'random'")
+            raise InvalidRequest(N_("color must be 'white', 'black' or 'random'"))
         if rated and control == NO_CLOCK:
-            raise InvalidRequest("a rated challenge needs a time control (real time or correspondence)")
+            raise InvalidRequest(N_("a rated challenge needs a time control (real time or correspondence)"))
         self._throttle(address)
         secret = secrets.token_urlsafe(16)
         row = ChallengeRow(
@@ -273,7 +276,7 @@ class Lobby:
                 lambda: self.service.storage.add_challenge(row, per_key=PER_PLAYER, per_address=PER_ADDRESS)
             )
         except ChallengeLimitError as exc:
-            raise Conflict(f"{exc}: cancel one first") from exc
+            raise Conflict(exc.template, **exc.params) from exc
         if not is_lasting(row.time_control) and not self._present[key]:
             self._expire_later(key)  # posted without the lobby open: it goes unless they come
         self.changed()
@@ -303,17 +306,17 @@ class Lobby:
         self._throttle(address)
         row = await self._load(challenge_id)
         if row.poster_key == key or (user is not None and row.poster_user == user.id):
-            raise Conflict("you cannot accept your own challenge")
+            raise Conflict(N_("you cannot accept your own challenge"))
         if row.status != ChallengeStatus.OPEN:
-            raise Conflict("this challenge has already been accepted")
+            raise Conflict(N_("this challenge has already been accepted"))
         if row.rated and user is None:
             raise SecretRequired(
-                "sign in to accept a rated challenge: rated games are played between accounts"
+                N_("sign in to accept a rated challenge: rated games are played between accounts")
             )
         poster = secrets.choice(list(Color)) if row.color == SeatChoice.RANDOM else Color(row.color)
         storage = self.service.storage
         if not await self.service.db(storage.take_challenge, row.id, poster):
-            raise Conflict("this challenge has just been accepted by someone else")
+            raise Conflict(N_("this challenge has just been accepted by someone else"))
         users = {poster: row.poster_user, poster.other: user.id if user is not None else None}
         try:
             live, seat_secrets = await self.service.create_between(
@@ -341,12 +344,12 @@ class Lobby:
         self._throttle(address)
         row = await self._load(challenge_id)
         if row.poster_key != key:
-            raise Conflict("only its poster may cancel a challenge")
+            raise Conflict(N_("only its poster may cancel a challenge"))
         if row.status != ChallengeStatus.OPEN:
-            raise Conflict("this challenge has already been accepted")
+            raise Conflict(N_("this challenge has already been accepted"))
         removed = await self.service.db(self.service.storage.remove_challenges, [row.id], key)
         if not removed:
-            raise Conflict("this challenge has just been accepted")
+            raise Conflict(N_("this challenge has just been accepted"))
         self.changed()
 
     # --- presence of the posters ---------------------------------------------------------

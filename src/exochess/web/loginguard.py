@@ -16,7 +16,7 @@ from limits import RateLimitItem, parse_many
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
-from exochess.web.domain import TooManyAttempts
+from exochess.web.domain import N_, TooManyAttempts
 from exochess.web.ratelimit import client_key
 
 PER_ACCOUNT = "5/minute;20/hour"
@@ -46,8 +46,11 @@ class LoginGuard:
             if not self.limiter.test(item, kind, key):
                 reset = self.limiter.get_window_stats(item, kind, key).reset_time
                 wait = max(1, math.ceil(reset - time.time()))
-                who = "this account" if kind == "login-account" else "your address"
-                raise TooManyLogins(f"too many failed logins for {who}; try again in {wait} s", wait)
+                if kind == "login-account":
+                    message = N_("too many failed logins for this account; try again in {wait} s")
+                else:
+                    message = N_("too many failed logins from your address; try again in {wait} s")
+                raise TooManyLogins(message, wait, wait=wait)
 
     def failed(self, account: str, address: str | None) -> None:
         """Count a failed login."""

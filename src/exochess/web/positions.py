@@ -24,6 +24,7 @@ from exochess.rawmove import (
 )
 from exochess.svg import piece_svg
 from exochess.variant import Variant
+from exochess.web.domain import Color
 
 
 def color_name(white: bool) -> str:
@@ -193,6 +194,33 @@ def reason_text(variant: Variant, outcome: Outcome) -> str:
     if outcome.termination is Termination.NO_LEGAL_MOVES:
         return f"{winner} wins: {loser} has no legal move"
     return f"{winner} wins: {loser} resigned"
+
+
+# Why a game ended when the server, not the rules, ended it (clocks, an abort, a player who
+# left).  Stored in English with the game like reason_text's words; the site translates them
+# with these texts as message ids (extract_variant_texts lists every one).
+def aborted_by_text(side: Color) -> str:
+    """A player called the game off before both sides had moved."""
+    return f"aborted by {side.capitalize()}"
+
+
+def no_first_move_text(side: Color) -> str:
+    """``side`` did not make its first move in time: the game is aborted."""
+    return f"aborted: {side.capitalize()} did not make a first move in time"
+
+
+def lost_on_time_text(loser: Color) -> str:
+    """``loser``'s clock ran out."""
+    return f"{loser.other.capitalize()} wins on time"
+
+
+def left_game_text(loser: Color) -> str:
+    """``loser`` stayed away past the absence limit and the other side claimed the win."""
+    return f"{loser.other.capitalize()} wins: {loser.capitalize()} left the game"
+
+
+SERVER_ENDINGS = (aborted_by_text, no_first_move_text, lost_on_time_text, left_game_text)
+"""Every way the server words an ending, each taking a side."""
 
 
 def glyphs(variant: Variant) -> dict[str, str]:

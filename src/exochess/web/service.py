@@ -51,10 +51,14 @@ from exochess.web.enginepool import RANDOM_LEVEL, EngineBackend, EngineClock
 from exochess.web.hub import Hub
 from exochess.web.positions import (
     PositionTooLargeError,
+    aborted_by_text,
     captured_json,
     game_view,
+    left_game_text,
     legal_tree,
+    lost_on_time_text,
     move_json,
+    no_first_move_text,
     position_json,
     reason_text,
     variant_json,
@@ -620,13 +624,13 @@ class GameService:
         if expiry == Expiry.ABORT:
             values: Finish = {
                 "result": "*", "termination": ABORTED,
-                "reason": f"aborted: {loser.capitalize()} did not make a first move in time",
+                "reason": no_first_move_text(loser),
             }
             status = GameStatus.ABORTED
         else:
             values = {
                 "result": "0-1" if loser == Color.WHITE else "1-0", "termination": TIME_FORFEIT,
-                "reason": f"{loser.other.capitalize()} wins on time",
+                "reason": lost_on_time_text(loser),
             }
             status = GameStatus.FINISHED
         await self._finish_locked(live, values, status)
@@ -649,11 +653,12 @@ class GameService:
         async with live.lock:
             seat = self._seat(live, secret)
             if live.row.status != GameStatus.ACTIVE:
-                raise GameOver(f"the game is over ({live.row.reason})")
+                raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
             if live.board.ply() >= 2:
-                raise Conflict("both sides have moved: the game can no longer be aborted (resign instead)")
+                raise Conflict(
+                    N_("both sides have moved: the game can no longer be aborted (resign instead)"))
             values: Finish = {
-                "result": "*", "termination": ABORTED, "reason": f"aborted by {seat.capitalize()}",
+                "result": "*", "termination": ABORTED, "reason": aborted_by_text(seat),
             }
             await self._finish_locked(live, values, GameStatus.ABORTED)
         self._cancel_engine(game_id)
@@ -668,28 +673,28 @@ class GameService:
             seat = self._seat(live, secret)
             row = live.row
             if row.status != GameStatus.ACTIVE:
-                raise GameOver(f"the game is over ({row.reason})")
+                raise GameOver(N_("the game is over ({reason})"), reason=row.reason or "")
             control = live.time_control
             if control.kind != TimeControlKind.REALTIME:
-                raise Conflict("a win can only be claimed in a real-time game")
+                raise Conflict(N_("a win can only be claimed in a real-time game"))
             if live.board.ply() < 2:
-                raise Conflict("the game has not started yet: abort it instead")
+                raise Conflict(N_("the game has not started yet: abort it instead"))
             other = seat.other
             if live.kind_of(other) != PlayerKind.HUMAN:
-                raise Conflict("the computer never leaves")
+                raise Conflict(N_("the computer never leaves"))
             gone = live.absent_since.get(other)
             if self.hub.online(game_id)[other] or gone is None:
-                raise Conflict("your opponent is connected")
+                raise Conflict(N_("your opponent is connected"))
             waited = ms_between(gone, storage_now())
             limit = self.timing.absence_ms(control)
             if waited < limit:
                 raise Conflict(
-                    f"too early: your opponent left {waited / 1000:.0f} s ago;"
-                    f" you may claim after {limit / 1000:.0f} s"
+                    N_("too early: your opponent left {waited} s ago; you may claim after {limit} s"),
+                    waited=f"{waited / 1000:.0f}", limit=f"{limit / 1000:.0f}",
                 )
             values: Finish = {
                 "result": "1-0" if seat == Color.WHITE else "0-1", "termination": ABANDONED,
-                "reason": f"{seat.capitalize()} wins: {other.capitalize()} left the game",
+                "reason": left_game_text(other),
             }
             await self._finish_locked(live, values, GameStatus.FINISHED)
         await self.publish(live)
@@ -812,9 +817,9 @@ class GameService:
         except UnknownVariantError as exc:
             raise InvalidRequest(str(exc)) from exc
         if rated and (white_user is None or black_user is None or white_user == black_user):
-            raise InvalidRequest("a rated game is played between two different accounts")
+            raise InvalidRequest(N_("a rated game is played between two different accounts"))
         if rated and time_control == NO_CLOCK:
-            raise InvalidRequest("a rated game needs a time control")
+            raise InvalidRequest(N_("a rated game needs a time control"))
         game_id = _new_id()
         secrets_ = {c: secrets.token_urlsafe(16) for c in Color} | dict(seat_secrets or {})
         names = names or {}
@@ -871,7 +876,7 @@ class GameService:
         await self.publish(live)
         if ended:
             self._cancel_engine(game_id)
-            raise GameOver(f"the game is over ({live.row.reason})")
+            raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
         self.schedule_engine(live)
         return live
 
@@ -885,7 +890,7 @@ class GameService:
         board = live.board
         arrived = arrived or storage_now()
         if live.row.status == GameStatus.ACTIVE and await self._expire_locked(live, arrived):
-            raise TimeRanOut(f"the game is over ({live.row.reason})")
+            raise TimeRanOut(N_("the game is over ({reason})"), reason=live.row.reason or "")
         if live.row.status != GameStatus.ACTIVE:
             raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
         if seat != live.to_move():

@@ -51,7 +51,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import CreateColumn
 
 from exochess.web.clock import Stamp
-from exochess.web.domain import ChallengeStatus, Color, GameStatus, PlayerKind, SeatChoice
+from exochess.web.domain import N_, ChallengeStatus, Color, GameStatus, PlayerKind, SeatChoice
 
 log = logging.getLogger("exochess.web")
 metadata = MetaData()
@@ -352,7 +352,14 @@ class ConflictError(Exception):
 
 
 class ChallengeLimitError(Exception):
-    """A poster (or their address) already has as many open challenges as allowed."""
+    """A poster (or their address) already has as many open challenges as allowed: an English
+    ``template`` with ``{fields}`` from ``params``, so the lobby can answer it in the player's
+    language."""
+
+    def __init__(self, template: str, **params: object) -> None:
+        super().__init__(template.format(**params))
+        self.template = template
+        self.params = params
 
 
 def _row_to_game(row: Row[Any], move_texts: list[str], stamps: list[Stamp] | None = None) -> GameRow:
@@ -681,7 +688,10 @@ class Storage:
                 .where(open_, challenges.c.poster_key == row.poster_key)
             ).scalar_one()
             if mine >= per_key:
-                raise ChallengeLimitError(f"you already have {mine} open challenges (at most {per_key})")
+                raise ChallengeLimitError(
+                    N_("you already have {count} open challenges (at most {limit}): cancel one first"),
+                    count=mine, limit=per_key,
+                )
             if row.poster_address is not None:
                 here = conn.execute(
                     select(func.count()).select_from(challenges)
@@ -689,7 +699,9 @@ class Storage:
                 ).scalar_one()
                 if here >= per_address:
                     raise ChallengeLimitError(
-                        f"{here} challenges are already open from your address (at most {per_address})"
+                        N_("{count} challenges are already open from your address (at most {limit}):"
+                           " cancel one first"),
+                        count=here, limit=per_address,
                     )
             conn.execute(insert(challenges).values(**row.__dict__))
 

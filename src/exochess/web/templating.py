@@ -44,7 +44,7 @@ templates = Jinja2Templates(env=_environment)
 
 
 def translated_variant(v: dict[str, Any], lang: str) -> dict[str, Any]:
-    """A game's page data with its words (description, note, piece names) in ``lang``; the
+    """A game's page data with its words (description, note, piece names and legend) in ``lang``; the
     English texts are the message ids (extracted from the registry, see babel.cfg)."""
     tr = translations(lang).gettext
     out = dict(v)
@@ -52,6 +52,10 @@ def translated_variant(v: dict[str, Any], lang: str) -> dict[str, Any]:
         if out.get(key):
             out[key] = tr(out[key])
     out["piece_names"] = {letter: tr(name) for letter, name in v["piece_names"].items()}
+    # the legend beside the board: each piece's name and what it does
+    out["pieces"] = [{**p, "name": tr(p["name"]),
+                      "description": tr(p["description"]) if p["description"] else ""}
+                     for p in v.get("pieces", [])]
     return out
 
 

@@ -21,10 +21,11 @@ from exochess.variants import all_variants, find_variant
 from exochess.web.accounts import MAX_NAME, MAX_PASSWORD, Accounts, BadCredentials, User
 from exochess.web.deps import Service
 from exochess.web.disconnect import client_address
-from exochess.web.domain import Color, PlayerKind
+from exochess.web.domain import N_, Color, PlayerKind, PlayerNotFound
 from exochess.web.loginguard import LoginGuard
 from exochess.web.pgnexport import game_pgn
 from exochess.web.ratings import DELETED_NAME, history_chart, leaderboard, user_ratings
+from exochess.web.routes.pages import tr
 from exochess.web.sessions import (
     COOKIE,
     Sessions,
@@ -76,7 +77,7 @@ def signed_in(request: Request) -> User:
     """The signed-in account, or a 401."""
     user = current_user(request)
     if user is None:
-        raise BadCredentials("you are not signed in (or your session has expired)")
+        raise BadCredentials(N_("you are not signed in (or your session has expired)"))
     return user
 
 
@@ -179,7 +180,7 @@ async def change_password(
         await to_thread.run_sync(accounts.change_password, user, body.old, body.new, limiter=work)
     except BadCredentials:
         guard.failed(user.name, address)
-        raise BadCredentials("the current password is wrong") from None
+        raise BadCredentials(N_("the current password is wrong")) from None
     return await _start_session(request, sessions, accounts, user, [], 200)
 
 
@@ -195,7 +196,7 @@ async def delete_account(
         await to_thread.run_sync(accounts.delete, user, body.password, limiter=work)
     except BadCredentials:
         guard.failed(user.name, address)
-        raise BadCredentials("the password is wrong") from None
+        raise BadCredentials(N_("the password is wrong")) from None
     await service.account_changed(user.id)
     response = Response(status_code=204)
     clear_session_cookie(response, request)
@@ -205,7 +206,7 @@ async def delete_account(
 async def _profile(service: Service, accounts: Accounts, name: str) -> dict[str, Any]:
     user = await to_thread.run_sync(accounts.by_name, name)
     if user is None:
-        raise HTTPException(404, f"no player is called {name[:40]!r}")
+        raise PlayerNotFound(name[:40])
     engine = service.storage.engine
     lines = await to_thread.run_sync(user_ratings, engine, user.id)
     results = await service.db(service.storage.user_results, user.id)
@@ -255,6 +256,8 @@ def _game_line(
         "id": row.id, "variant": titles.get(row.variant, row.variant), "color": color,
         "opponent": _seat_name(row, color.other, names), "result": row.result, "outcome": outcome,
         "opponent_profile": names.get(row.user_of(color.other) or 0) is not None,
+        # the computer's level, for the page to word "Computer (level n)" in its language
+        "opponent_level": row.level if row.kind_of(color.other) == PlayerKind.ENGINE else None,
         "rated": row.rated, "created": row.created.isoformat() + "Z", "moves": row.ply,
     }
 
@@ -276,7 +279,7 @@ async def profile_pgn(name: str, service: Service, accounts: AccountsDep) -> Str
     """All of a player's games as one PGN file, streamed a batch of games at a time."""
     user = await to_thread.run_sync(accounts.by_name, name)
     if user is None:
-        raise HTTPException(404, f"no player is called {name[:40]!r}")
+        raise PlayerNotFound(name[:40])
     storage = service.storage
 
     def games_text() -> Iterator[str]:
@@ -336,21 +339,21 @@ def _home() -> Response:
 async def signup_page(request: Request) -> Response:
     if current_user(request) is not None:  # already signed in
         return _home()
-    return render(request, "signup.html", title="Sign up", max_name=MAX_NAME)
+    return render(request, "signup.html", title=tr(request, "Sign up"), max_name=MAX_NAME)
 
 
 @router.get("/login", response_class=HTMLResponse)
 async def login_page(request: Request) -> Response:
     if current_user(request) is not None:
         return _home()
-    return render(request, "login.html", title="Log in")
+    return render(request, "login.html", title=tr(request, "Log in"))
 
 
 @router.get("/account", response_class=HTMLResponse)
 async def account_page(request: Request) -> Response:
     if current_user(request) is None:
         return Response(status_code=303, headers={"Location": "/login"})
-    return render(request, "account.html", title="Account")
+    return render(request, "account.html", title=tr(request, "Account"))
 
 
 @router.get("/@/{name}", response_class=HTMLResponse)
@@ -361,7 +364,8 @@ async def profile_page(request: Request, name: str, service: Service, accounts: 
 
 @router.get("/leaderboard", response_class=HTMLResponse)
 async def leaderboard_page(request: Request, service: Service) -> HTMLResponse:
-    return render(request, "leaderboard.html", title="Leaderboard", boards=await _leaderboards(service, None))
+    boards = await _leaderboards(service, None)
+    return render(request, "leaderboard.html", title=tr(request, "Leaderboard"), boards=boards)
 
 
 __all__ = ["COOKIE", "router"]

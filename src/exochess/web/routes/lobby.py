@@ -29,10 +29,12 @@ from exochess.variants import all_variants
 from exochess.web.accounts import User
 from exochess.web.deps import LobbyDep
 from exochess.web.disconnect import client_address
-from exochess.web.domain import GameServiceError, InvalidRequest, SecretRequired, TooFast
+from exochess.web.domain import N_, GameServiceError, InvalidRequest, SecretRequired, TooFast
 from exochess.web.errors import status_of
+from exochess.web.i18n import localized, request_language
 from exochess.web.lobby import LOBBY_ROOM, Lobby, in_rating_range, poster_key
 from exochess.web.ratings import load_rating
+from exochess.web.routes.pages import tr
 from exochess.web.routes.ws import CLOSE_TOO_MANY, read_message
 from exochess.web.schemas import (
     LOBBY_MESSAGES,
@@ -87,8 +89,8 @@ async def my_ratings(lobby: Lobby, user: User | None) -> dict[str, dict[str, Any
 @router.get("/lobby", response_class=HTMLResponse)
 async def lobby_page(request: Request, lobby: LobbyDep) -> HTMLResponse:
     me = current_user(request)
-    return render(request, "lobby.html", title="Lobby", presets=REALTIME_PRESETS, days=CORRESPONDENCE_DAYS,
-                  my_ratings=await my_ratings(lobby, me))
+    return render(request, "lobby.html", title=tr(request, "Lobby"), presets=REALTIME_PRESETS,
+                  days=CORRESPONDENCE_DAYS, my_ratings=await my_ratings(lobby, me))
 
 
 @router.get("/api/lobby")
@@ -108,7 +110,7 @@ async def list_challenges(
     if rating_range is not None:
         me = current_user(request)
         if me is None:
-            raise SecretRequired("sign in to filter challenges by rating: a guest has no rating")
+            raise SecretRequired(N_("sign in to filter challenges by rating: a guest has no rating"))
         mine = {v: r["rating"] for v, r in (await my_ratings(lobby, me)).items()}
         challenges = [c for c in challenges
                       if c["player"]["account"] == me.name or in_rating_range(c, mine, rating_range)]
@@ -137,7 +139,7 @@ async def accept_challenge(
 ) -> AcceptedChallenge:
     user = current_user(request)
     if body.name is None and user is None:
-        raise InvalidRequest("a display name is required (field 'name')")
+        raise InvalidRequest(N_("a display name is required (field 'name')"))
     game, color, secret = await lobby.accept(
         challenge_id, name=body.name, player=body.player, address=client_address(request) or "", user=user,
     )
@@ -160,6 +162,8 @@ class _LobbySession:
     """The signed-in account of the socket (read when it opened)."""
     key: str | None = None
     """The poster key this socket said hello with."""
+    lang: str = "en"
+    """The language its errors are answered in (the page's: cookie or Accept-Language)."""
 
 
 @router.websocket("/ws/lobby")
@@ -172,16 +176,17 @@ async def lobby_socket(websocket: WebSocket, lobby: LobbyDep) -> None:
         await websocket.close(code=CLOSE_TOO_MANY, reason=refusal)
         return
     conn = hub.join(LOBBY_ROOM, websocket, None, address)
-    session = _LobbySession(user=current_user(websocket))
+    session = _LobbySession(user=current_user(websocket), lang=request_language(websocket))
     throttle = Throttle(SOCKET_RATE, SOCKET_BURST)
     try:
         await conn.send(await lobby.snapshot_text())
         while True:
             raw = await websocket.receive_text()
             if not throttle.allow(0):
-                error = TooFast("too many messages: slow down")
+                error = TooFast(N_("too many messages: slow down"))
                 await conn.send(json.dumps(
-                    {"type": "error", "error": error.message, "status": status_of(error)}
+                    {"type": "error", "error": localized(error.template, error.params, session.lang),
+                     "status": status_of(error)}
                 ))
                 continue
             reply = await _handle(lobby, session, raw, address)
@@ -229,4 +234,5 @@ async def _handle(lobby: Lobby, session: _LobbySession, raw: str, address: str) 
         await lobby.cancel(message.id, player=message.player, address=address, user=session.user)
         return {"type": "cancelled", "id": message.id, "ref": ref}
     except GameServiceError as exc:
-        return {"type": "error", "error": exc.message, "status": status_of(exc), "ref": ref}
+        error = localized(exc.template, exc.params, session.lang)
+        return {"type": "error", "error": error, "status": status_of(exc), "ref": ref}

@@ -73,7 +73,7 @@ export class AnalysisPage {
         // a link whose line does not replay: say so, and show its start position
         this.moves = [];
         await this.load();
-        err.textContent = `The link's moves could not be played: ${e.message}`;
+        err.textContent = t("The link's moves could not be played: {reason}", { reason: e.message });
         return;
       }
       err.textContent = e.message;

@@ -1,4 +1,5 @@
 // The game page's clocks, abort and claim buttons, low-time sound and turn notifications.
+import { t } from "/static/i18n.js";
 import { soundOn } from "/static/sound.js";
 //
 // The clocks are the server's (docs/web.md, "Clocks"): each state carries both times as they
@@ -12,13 +13,13 @@ const PING_EVERY_MS = 5000;
 const SAMPLES = 6;
 
 const other = (color) => (color === "white" ? "black" : "white");
-const title = (color) => (color === "white" ? "White" : "Black");
+const title = (color) => (color === "white" ? t("White") : t("Black"));
 
 // m:ss, with tenths under ten seconds and hours over one (like lichess).
 export function formatClock(ms) {
-  const t = Math.max(0, ms);
-  if (t < RED_MS) return `0:0${Math.floor(t / 1000)}.${Math.floor((t % 1000) / 100)}`;
-  const s = Math.floor(t / 1000);
+  const left = Math.max(0, ms);
+  if (left < RED_MS) return `0:0${Math.floor(left / 1000)}.${Math.floor((left % 1000) / 100)}`;
+  const s = Math.floor(left / 1000);
   const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = String(s % 60).padStart(2, "0");
   return h ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
 }
@@ -27,7 +28,8 @@ export function formatClock(ms) {
 export function formatDuration(ms) {
   const min = Math.max(0, Math.floor(ms / 60_000));
   const d = Math.floor(min / 1440), h = Math.floor((min % 1440) / 60), m = min % 60;
-  if (d) return `${d} day${d > 1 ? "s" : ""}${h ? ` ${h} h` : ""}`;
+  const days = d > 1 ? t("{count} days", { count: d }) : t("1 day");
+  if (d) return h ? `${days} ${h} h` : days;
   if (h) return `${h} h${m ? ` ${m} min` : ""}`;
   if (min) return `${m} min`;
   return `${Math.max(0, Math.ceil(ms / 1000))} s`;
@@ -137,10 +139,12 @@ export class ClockView {
     }
     const note = this.$("#clock-note");
     if (s.status === "active" && c.expiry === "abort" && c.deadline) {
-      const mover = s.players[c.to_move].kind === "engine" ? "The computer" : title(c.to_move);
-      note.textContent = `${mover} must make a first move within ${formatDuration(c.deadline - now)}, or the game is aborted.`;
+      const time = formatDuration(c.deadline - now);
+      note.textContent = s.players[c.to_move].kind === "engine"
+        ? t("The computer must make a first move within {time}, or the game is aborted.", { time })
+        : t("{side} must make a first move within {time}, or the game is aborted.", { side: title(c.to_move), time });
     } else if (s.status === "active" && correspondence) {
-      note.textContent = `${title(c.to_move)} has ${formatDuration(c.deadline - now)} for this move.`;
+      note.textContent = t("{side} has {time} for this move.", { side: title(c.to_move), time: formatDuration(c.deadline - now) });
     } else note.textContent = "";
     this.lowTime(s, now);
     this.claim(s, now);
@@ -179,8 +183,8 @@ export class ClockView {
     button.hidden = false;
     button.disabled = wait > 0;
     info.textContent = wait > 0
-      ? `Your opponent left the game. You can claim the win in ${Math.ceil(wait / 1000)} s.`
-      : "Your opponent left the game. You can claim the win.";
+      ? t("Your opponent left the game. You can claim the win in {seconds} s.", { seconds: Math.ceil(wait / 1000) })
+      : t("Your opponent left the game. You can claim the win.");
   }
 
   // A browser notification when it becomes your turn while the tab is in the background (opt-in).
@@ -191,7 +195,9 @@ export class ClockView {
     this.turnKey = mine ? key : (this.turnKey === null ? "" : this.turnKey);
     if (!fresh || !document.hidden || !this.$("#notify-turn").checked) return;
     if (!window.Notification || Notification.permission !== "granted") return;
-    const last = state.moves.length ? ` (${state.moves[state.moves.length - 1].text})` : "";
-    new Notification("exochess: your move", { body: `Your opponent has moved${last}.`, tag: state.id });
+    const body = state.moves.length
+      ? t("Your opponent has moved ({move}).", { move: state.moves[state.moves.length - 1].text })
+      : t("Your opponent has moved.");
+    new Notification(t("exochess: your move"), { body, tag: state.id });
   }
 }

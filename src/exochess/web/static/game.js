@@ -27,7 +27,7 @@ export function loadSeat(id) {
 // "name (1500?)", "name (1512 +12)" after a rated game, or null for a seat no account holds
 function accountLabel(user) {
   if (!user) return null;
-  const name = user.name === null ? "deleted player" : user.name;
+  const name = user.name === null ? t("deleted player") : user.name;
   const diff = user.diff === null ? "" : ` ${user.diff >= 0 ? "+" : ""}${user.diff}`;
   return `${name} (${user.rating}${user.provisional ? "?" : ""}${diff})`;
 }
@@ -129,6 +129,13 @@ export class GamePage {
   }
 
   $(sel) { return this.root.querySelector(sel); }
+
+  // A state from the server keeps the game's words (piece names, legend) of the page's first
+  // state, which the server wrote in the page's language; the live states carry them in English.
+  withPageWords(state) {
+    const words = this.state && this.state.variant;
+    return words && state.variant && state.variant.name === words.name ? { ...state, variant: words } : state;
+  }
 
   bind() {
     this.$("#flip").addEventListener("click", () => this.board.flip());
@@ -232,7 +239,7 @@ export class GamePage {
     if (msg.type === "state") {
       const before = this.state;
       const wasLive = this.viewPly === null || this.viewPly >= before.ply;
-      this.state = msg;
+      this.state = this.withPageWords(msg);
       if (this.pending && msg.ply > this.pending.ply) this.pending = null;
       if (wasLive) this.viewPly = null;
       if (msg.id === before.id && msg.ply === before.ply + 1 && msg.fens[before.ply] === before.fens[before.ply]) {
@@ -291,7 +298,7 @@ export class GamePage {
       // no live connection to be had (the server's cap): the move goes by HTTP
       this.pending = null;
       postJSON(`/api/games/${this.id}/moves`, { move: text, ply: this.state.ply, secret: this.seat && this.seat.secret })
-        .then((state) => { this.state = state; this.viewPly = null; this.render(); })
+        .then((state) => { this.state = this.withPageWords(state); this.viewPly = null; this.render(); })
         .catch((err) => { this.error(err.message); this.forceBoard = true; this.render(); });
     }
     // otherwise the move waits for the connection to come back (see online())
@@ -303,7 +310,7 @@ export class GamePage {
     this.error("");
     try {
       const state = await postJSON(`/api/games/${this.id}/${name}`, { ...body, secret: this.seat && this.seat.secret });
-      if (state.type === "state" && state.ply >= this.state.ply - 2) { this.state = state; this.viewPly = null; this.render(); }
+      if (state.type === "state" && state.ply >= this.state.ply - 2) { this.state = this.withPageWords(state); this.viewPly = null; this.render(); }
     } catch (err) { this.error(err.message); }
   }
 
@@ -445,7 +452,7 @@ export class GamePage {
     if (s.rated) {
       const div = document.createElement("div");
       div.className = "rated-note";
-      div.textContent = "Rated game";
+      div.textContent = t("Rated game");
       players.appendChild(div);
     }
     let status = "";
@@ -473,7 +480,8 @@ export class GamePage {
     if (invite) this.$("#invite-link").value = invite;
     const active = s.status === "active";
     this.$("#resign").hidden = !me || !active;
-    this.$("#takeback").hidden = !me || !active || s.takeback_offer === me || s.time_control.kind !== "none";
+    // while an offer is pending, either side's, the answer buttons take the offer button's place
+    this.$("#takeback").hidden = !me || !active || Boolean(s.takeback_offer) || s.time_control.kind !== "none";
     const offered = active && me && s.takeback_offer && s.takeback_offer !== me;
     this.$("#accept-takeback").hidden = !offered;
     this.$("#decline-takeback").hidden = !offered;

@@ -3,6 +3,7 @@
 // keys move between squares as they are drawn (flipped or not), Enter or Space acts as a click
 // (select, move, continue a chain, fire a piece in place). Moves are announced in a live region.
 import { squareName, parseSquare } from "/static/board.js";
+import { t } from "/static/i18n.js";
 import { squareLabel } from "/static/movewords.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -15,8 +16,8 @@ export class BoardKeys {
     this.focused = false;
     const svg = board.svg;
     svg.setAttribute("role", "group");
-    svg.setAttribute("aria-label", `${variant.title || ""} board, ${board.width} by ${board.height}: ` +
-      "arrow keys move between squares, Enter or Space selects and moves".trim());
+    svg.setAttribute("aria-label", t("{game} board, {width} by {height}: arrow keys move between squares, Enter or Space selects and moves",
+      { game: variant.title || "", width: board.width, height: board.height }).trim());
     this.ring = document.createElementNS(SVGNS, "rect");
     this.ring.setAttribute("class", "kbd-cursor");
     this.ring.setAttribute("width", "100");
@@ -50,8 +51,10 @@ export class BoardKeys {
     for (const rect of b.layers.squares.children) {
       const sq = rect.dataset.square;
       let text = squareLabel(this.variant, sq, pieces.get(sq));
-      if (b.sel === sq) text += ", selected";
-      if (dests.has(sq)) text += dests.get(sq) || pieces.has(sq) ? ", capture here" : ", move here";
+      if (b.sel === sq) text = t("{square}, selected", { square: text });
+      if (dests.has(sq)) {
+        text = dests.get(sq) || pieces.has(sq) ? t("{square}, capture here", { square: text }) : t("{square}, move here", { square: text });
+      }
       rect.setAttribute("role", "button");
       rect.setAttribute("aria-label", text);
       rect.setAttribute("tabindex", sq === home ? "0" : "-1");

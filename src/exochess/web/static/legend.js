@@ -2,6 +2,7 @@
 // legend (glyph, name, one line of what it does: the game's own data), the captured pieces and
 // the Interweave reserves.  Used by the game page and the analysis board.
 import { BADGE_PATHS, glyphsFor } from "/static/board.js";
+import { pieceWords } from "/static/movewords.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
 const NOTES_KEY = "exochess:rule-marks";
@@ -22,9 +23,8 @@ export function pieceIcon(variant, letter, className = "piece-icon") {
   svg.setAttribute("class", className);
   const glyphs = glyphsFor(variant.name);
   const type = letter.toUpperCase();
-  const name = (variant.piece_names && variant.piece_names[type]) || type;
   const title = document.createElementNS(SVGNS, "title");
-  title.textContent = `${letter === type ? "White" : "Black"} ${name}`;
+  title.textContent = pieceWords(variant, letter);
   svg.appendChild(title);
   if (glyphs && glyphs[letter]) {
     const g = document.createElementNS(SVGNS, "g");

@@ -1,17 +1,24 @@
 // Moves and squares in words, for the move list, the screen-reader announcements and the
 // keyboard's square names. The piece letters and names are the Variant's (variant_json).
 import { parsePlacement } from "/static/board.js";
+import { t } from "/static/i18n.js";
 
-export function colorWord(letter) { return letter === letter.toUpperCase() ? "White" : "Black"; }
+export function colorWord(letter) { return letter === letter.toUpperCase() ? t("White") : t("Black"); }
 
 export function pieceName(variant, letter) {
   const type = letter.toUpperCase();
   return (variant.piece_names && variant.piece_names[type]) || type;
 }
 
+// "White Archer": the piece on a square, by its side and name (in the page's language).
+export function pieceWords(variant, letter) {
+  const piece = pieceName(variant, letter);
+  return letter === letter.toUpperCase() ? t("White {piece}", { piece }) : t("Black {piece}", { piece });
+}
+
 // "e4, White Archer" / "e4, empty".
 export function squareLabel(variant, square, letter) {
-  return letter ? `${square}, ${colorWord(letter)} ${pieceName(variant, letter)}` : `${square}, empty`;
+  return letter ? t("{square}, {piece}", { square, piece: pieceWords(variant, letter) }) : t("{square}, empty", { square });
 }
 
 // The letter of the piece that makes `move` in the position `fenBefore` (null if unknown).
@@ -36,7 +43,7 @@ export function moveEntry(variant, fenBefore, move) {
   if (taken) {
     const cap = document.createElement("span");
     cap.className = "cap";
-    cap.title = taken === 1 ? "captures a piece" : `captures ${taken} pieces`;
+    cap.title = taken === 1 ? t("captures a piece") : t("captures {count} pieces", { count: taken });
     cap.textContent = taken === 1 ? "×" : `×${taken}`;
     frag.appendChild(cap);
   }
@@ -46,16 +53,19 @@ export function moveEntry(variant, fenBefore, move) {
 // A whole move in a sentence: "White Archer e1 shoots e3, capturing e3".
 export function moveSentence(variant, fenBefore, move) {
   const letter = moverLetter(variant, fenBefore, move);
-  const who = letter ? `${colorWord(letter)} ${pieceName(variant, letter)}` : "";
+  const who = letter ? pieceWords(variant, letter) : "";
   const steps = (move.actions && move.actions.length ? move.actions : [move]).map((a) => {
     let words;
-    if (a.kind === "~") words = `${a.from} swaps with ${a.to}`;
-    else if (a.kind === "*") words = `${a.from} destroys itself with ${a.to}`;
-    else if (a.kind === "@") words = a.from === a.to ? `${a.from} fires in place` : `${a.from} shoots ${a.to}`;
-    else words = `${a.from} to ${a.to}`;
-    if (a.victims && a.victims.length && a.kind !== "*") words += `, capturing ${a.victims.join(", ")}`;
-    if (a.promotion) words += `, promotes to ${pieceName(variant, a.promotion)}`;
+    const squares = { from: a.from, to: a.to };
+    if (a.kind === "~") words = t("{from} swaps with {to}", squares);
+    else if (a.kind === "*") words = t("{from} destroys itself with {to}", squares);
+    else if (a.kind === "@") words = a.from === a.to ? t("{from} fires in place", squares) : t("{from} shoots {to}", squares);
+    else words = t("{from} to {to}", squares);
+    if (a.victims && a.victims.length && a.kind !== "*") {
+      words = t("{action}, capturing {squares}", { action: words, squares: a.victims.join(", ") });
+    }
+    if (a.promotion) words = t("{action}, promotes to {piece}", { action: words, piece: pieceName(variant, a.promotion) });
     return words;
   });
-  return `${who} ${steps.join("; then ")}`.trim();
+  return `${who} ${steps.join(t("; then "))}`.trim();
 }

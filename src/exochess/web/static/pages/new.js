@@ -1,5 +1,6 @@
 // The new-game form.
 import { createGame } from "/static/game.js";
+import { t } from "/static/i18n.js";
 const form = document.getElementById("newgame");
 const variantSelect = document.getElementById("variant");
 const showNote = () => {
@@ -28,7 +29,8 @@ function showTimeControl() {
   const tc = timeControl();
   for (const b of document.querySelectorAll("#tc-presets button")) b.classList.toggle("chosen", b.dataset.tc === tc);
   document.getElementById("tc-summary").textContent =
-    kind === "none" ? "No clock." : kind === "correspondence" ? `Each move within ${tc.slice(0, -1)} day(s).` : `Clock: ${tc}.`;
+    kind === "none" ? t("No clock.") : kind === "correspondence" ? t("Each move within {days} day(s).", { days: tc.slice(0, -1) })
+      : t("Clock: {tc}.", { tc });
 }
 for (const b of document.querySelectorAll("#tc-presets button")) {
   b.addEventListener("click", () => {

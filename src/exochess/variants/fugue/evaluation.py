@@ -13,16 +13,18 @@ from mypy_extensions import mypyc_attr
 from exochess.board import Board
 from exochess.engine.evaluate.base import Evaluator, open_directions
 from exochess.variant import Variant
+from exochess.variants.fugue.rules import (
+    ARCHER,
+    IMMOBILIZER,
+    KING,
+    LEAPER,
+    PAWN,
+    PUSHME,
+    QUEEN,
+    SHIELD,
+    SWAPPER,
+)
 
-KING: Final = 1
-QUEEN: Final = 2
-IMMOBILIZER: Final = 3
-PUSHME: Final = 4
-ARCHER: Final = 5
-SHIELD: Final = 6
-LEAPER: Final = 7
-SWAPPER: Final = 8
-PAWN: Final = 9
 _NOWHERE: Final[frozenset[int]] = frozenset()
 
 

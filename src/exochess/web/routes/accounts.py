@@ -7,8 +7,8 @@ logged; the session token travels only in its cookie.  Argon2 hashing runs in a 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Annotated, Any, cast
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, TypeVar, cast
 
 from anyio import CapacityLimiter, to_thread
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -38,6 +38,7 @@ from exochess.web.storage import GameRow
 from exochess.web.templating import render
 
 router = APIRouter()
+T = TypeVar("T")
 
 PASSWORD_WORKERS = 2
 """Password hashes computed at once: each argon2id hash takes 64 MiB and tens of milliseconds of
@@ -136,19 +137,34 @@ async def signup(
     return await _start_session(request, sessions, accounts, user, body.claim, 201)
 
 
+async def _password_checked(
+    request: Request, guard: LoginGuard, work: CapacityLimiter, name: str, wrong: str | None,
+    check: Callable[..., T], *args: Any,
+) -> T:
+    """``check(*args)``, an operation that verifies a password, run in a thread (at most
+    ``work`` at once: each hash takes 64 MiB) behind the login guard of ``name`` and the
+    client's address: refused while either is slowed; a wrong password counts as a failure and
+    is answered with ``wrong`` (or the check's own message)."""
+    address = client_address(request)
+    guard.check(name, address)
+    try:
+        return await to_thread.run_sync(check, *args, limiter=work)
+    except BadCredentials:
+        guard.failed(name, address)
+        if wrong is None:
+            raise
+        raise BadCredentials(wrong) from None
+
+
 @router.post("/api/account/login")
 async def login(
     body: Credentials, request: Request, accounts: AccountsDep, sessions: SessionsDep, guard: GuardDep,
     work: PasswordWork,
 ) -> Response:
     """Sign in (slowed after failures, per account and per address)."""
-    address = client_address(request)
-    guard.check(body.name, address)
-    try:
-        user = await to_thread.run_sync(accounts.authenticate, body.name, body.password, limiter=work)
-    except BadCredentials:
-        guard.failed(body.name, address)
-        raise
+    user = await _password_checked(
+        request, guard, work, body.name, None, accounts.authenticate, body.name, body.password
+    )
     return await _start_session(request, sessions, accounts, user, body.claim, 200)
 
 
@@ -174,13 +190,10 @@ async def change_password(
     guard: GuardDep, work: PasswordWork,
 ) -> Response:
     """Change the password: every session of the account ends, this browser gets a new one."""
-    address = client_address(request)
-    guard.check(user.name, address)
-    try:
-        await to_thread.run_sync(accounts.change_password, user, body.old, body.new, limiter=work)
-    except BadCredentials:
-        guard.failed(user.name, address)
-        raise BadCredentials(N_("the current password is wrong")) from None
+    await _password_checked(
+        request, guard, work, user.name, N_("the current password is wrong"),
+        accounts.change_password, user, body.old, body.new,
+    )
     return await _start_session(request, sessions, accounts, user, [], 200)
 
 
@@ -190,13 +203,9 @@ async def delete_account(
     service: Service, work: PasswordWork,
 ) -> Response:
     """Close the account (its games stay, under "deleted player")."""
-    address = client_address(request)
-    guard.check(user.name, address)
-    try:
-        await to_thread.run_sync(accounts.delete, user, body.password, limiter=work)
-    except BadCredentials:
-        guard.failed(user.name, address)
-        raise BadCredentials(N_("the password is wrong")) from None
+    await _password_checked(
+        request, guard, work, user.name, N_("the password is wrong"), accounts.delete, user, body.password
+    )
     await service.account_changed(user.id)
     response = Response(status_code=204)
     clear_session_cookie(response, request)

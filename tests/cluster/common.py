@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from typing import Any
@@ -11,6 +10,7 @@ import httpx
 import websockets
 
 from tests.web.legaltree import whole_moves
+from tests.web.serverproc import recv_until as web_recv_until
 
 
 def ws_url(base: str, game_id: str) -> str:
@@ -18,14 +18,8 @@ def ws_url(base: str, game_id: str) -> str:
 
 
 async def recv_until(ws: Any, kind: str, pred: Any = None, timeout: float = 20.0) -> dict[str, Any]:
-    """The next message of type ``kind`` (matching ``pred``) that ``ws`` receives."""
-    async def loop() -> dict[str, Any]:
-        while True:
-            msg = json.loads(await ws.recv())
-            if msg["type"] == kind and (pred is None or pred(msg)):
-                return msg  # type: ignore[no-any-return]
-
-    return await asyncio.wait_for(loop(), timeout)
+    """:func:`tests.web.serverproc.recv_until` with a longer wait (messages cross processes)."""
+    return await web_recv_until(ws, kind, pred, timeout)
 
 
 async def seated(url: str, secret: str | None) -> Any:

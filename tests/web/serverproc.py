@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -128,3 +130,15 @@ def run_async(factory: Any) -> Any:
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+async def recv_until(ws: Any, kind: str, pred: Any = None, timeout: float = 10.0) -> dict[str, Any]:
+    """The next message of type ``kind`` (matching ``pred``) that the websocket ``ws`` receives,
+    within ``timeout`` seconds."""
+    async def loop() -> dict[str, Any]:
+        while True:
+            msg = json.loads(await ws.recv())
+            if msg["type"] == kind and (pred is None or pred(msg)):
+                return msg  # type: ignore[no-any-return]
+
+    return await asyncio.wait_for(loop(), timeout)

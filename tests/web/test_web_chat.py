@@ -9,8 +9,7 @@ from typing import Any
 import httpx
 import websockets
 
-from tests.web.serverproc import Server, run_async
-from tests.web.test_web_lobby import recv_until
+from tests.web.serverproc import Server, recv_until, run_async
 
 
 def lobby_game(server: Server) -> tuple[str, str, str]:

@@ -14,10 +14,9 @@ import websockets
 
 from exochess.variants import all_variants
 from exochess.web.sessions import COOKIE
-from tests.web.serverproc import Server, create, run_async
+from tests.web.serverproc import Server, create, recv_until, run_async
 from tests.web.test_web_browser import shot
 from tests.web.test_web_chat import lobby_game, seat
-from tests.web.test_web_lobby import recv_until
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}

@@ -16,7 +16,7 @@ import httpx
 import pytest
 import websockets
 
-from tests.web.serverproc import Server, run_async
+from tests.web.serverproc import Server, recv_until, run_async
 
 GRACE_S = "1"
 
@@ -35,16 +35,6 @@ def token() -> str:
 
 def ws_url(server: Server, path: str) -> str:
     return server.url.replace("http", "ws") + path
-
-
-async def recv_until(ws: Any, kind: str, pred: Any = None, timeout: float = 10.0) -> dict[str, Any]:
-    async def loop() -> dict[str, Any]:
-        while True:
-            msg = json.loads(await ws.recv())
-            if msg["type"] == kind and (pred is None or pred(msg)):
-                return msg  # type: ignore[no-any-return]
-
-    return await asyncio.wait_for(loop(), timeout)
 
 
 def post(client: httpx.Client, who: str, **body: Any) -> httpx.Response:

@@ -18,9 +18,9 @@ from sqlalchemy import insert
 from exochess.web.accounts import Accounts
 from exochess.web.ratings import Rating, rated_pair
 from exochess.web.storage import Storage, now, ratings
-from tests.web.serverproc import Server, run_async
+from tests.web.serverproc import Server, recv_until, run_async
 from tests.web.test_web_accounts import fresh_name, signed_client
-from tests.web.test_web_lobby import recv_until, token, ws_url
+from tests.web.test_web_lobby import token, ws_url
 
 PASSWORD = "a long password"
 

@@ -12,17 +12,7 @@ import httpx
 import websockets
 
 from tests.web.legaltree import whole_moves
-from tests.web.serverproc import Server, run_async
-
-
-async def recv_until(ws: Any, kind: str, pred: Any = None, timeout: float = 10.0) -> dict[str, Any]:
-    async def loop() -> dict[str, Any]:
-        while True:
-            msg = json.loads(await ws.recv())
-            if msg["type"] == kind and (pred is None or pred(msg)):
-                return msg  # type: ignore[no-any-return]
-
-    return await asyncio.wait_for(loop(), timeout)
+from tests.web.serverproc import Server, recv_until, run_async
 
 
 async def seated(url: str, secret: str) -> Any:

@@ -14,7 +14,7 @@ import unicodedata
 from typing import Any
 
 from exochess.web.domain import N_, Color, InvalidRequest, TooFast
-from exochess.web.service import GameService, LiveGame
+from exochess.web.service import GameService
 from exochess.web.storage import ChatRow
 from exochess.web.throttle import Throttle
 
@@ -55,12 +55,14 @@ class Chat:
         self.service = service
         self.throttle = Throttle(rate=LINES_PER_S, burst=BURST)
 
-    async def say(self, live: LiveGame, seat: Color, text: object) -> dict[str, Any]:
-        """Store the line ``text`` of the player of ``seat`` and send it to the game's watchers."""
+    async def say(self, game_id: str, seat: Color, text: object) -> dict[str, Any]:
+        """Store the line ``text`` of the player of ``seat`` and send it to the game's watchers.
+
+        The line is placed after the game's last stored move: the game is read through the
+        service, which reloads it if another server process has stored a move since.
+        """
         line = clean_line(text)
-        # the game as stored now: another server process may have stored a move since this
-        # connection's copy was read (the line is placed after the last move)
-        live = await self.service.get(live.row.id)
+        live = await self.service.get(game_id)
         if not self.throttle.allow((live.row.id, seat)):
             raise TooFast(N_("chat: at most {burst} lines at once and {rate} a second; wait a moment"),
                           burst=BURST, rate=f"{LINES_PER_S:g}")

@@ -178,7 +178,7 @@ async def _chat(chat: Chat, session: _Session, message: WsChat) -> dict[str, Any
     seat = session.conn.seat
     if seat is None:
         raise SecretRequired(N_("spectators read the players' chat but cannot write in it"))
-    line = await chat.say(session.live, seat, message.text)
+    line = await chat.say(session.live.row.id, seat, message.text)
     return {"type": "ack", "ref": message.ref, "chat": line["id"]}
 
 

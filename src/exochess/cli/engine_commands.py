@@ -11,8 +11,21 @@ from typing import TextIO
 from exochess.cli.common import CliError, add_variant, add_variant_and_fen, board_from_args, positive_int
 from exochess.engine import Analysis, Searcher
 from exochess.engine.limits import Limits
-from exochess.engine.match import MatchResult, parse_player, run_match
+from exochess.engine.match import (
+    MatchResult,
+    PlayerConfig,
+    SprtStatus,
+    check_player,
+    default_jobs,
+    parse_player,
+    run_match,
+    run_sprt,
+)
+from exochess.engine.sprt import Sprt
 from exochess.variants import find_variant
+
+SPRT_MAX_GAMES = 20_000
+"""Games after which a sequential test stops without a verdict unless ``--games`` says otherwise."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,17 +38,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     budget.add_argument("--nodes", type=positive_int, help="search this many nodes")
     p.set_defaults(handler=cmd_analyse)
 
-    p = sub.add_parser("match", help="engine against engine, with a score table and Elo difference")
+    p = sub.add_parser(
+        "match", help="engine against engine, with a score table and Elo difference, or a sequential test"
+    )
     add_variant(p)
     p.add_argument(
-        "--a", required=True, metavar="LEVEL_OR_CONFIG", help="player A: a level 1-8 or key=value,..."
+        "--a", required=True, metavar="PLAYER",
+        help="player A: a level 1-8, key=value,... or cmd:COMMAND (an external engine, see docs/engine.md)",
     )
-    p.add_argument("--b", required=True, metavar="LEVEL_OR_CONFIG", help="player B")
-    p.add_argument("--games", type=positive_int, default=10, help="number of games (default 10)")
+    p.add_argument("--b", required=True, metavar="PLAYER", help="player B (same forms)")
+    p.add_argument(
+        "--games", type=positive_int,
+        help=f"number of games (default 10); with --sprt the cap (default {SPRT_MAX_GAMES})",
+    )
     p.add_argument("--movetime", type=positive_int, metavar="MS", help="time per move of a level-8 player")
     p.add_argument("--seed", type=int, default=1, help="seed of the random openings (default 1)")
     p.add_argument("--opening-plies", type=int, default=4, help="random plies before the engines play")
-    p.add_argument("--jobs", type=positive_int, default=1, help="games played in parallel (default 1)")
+    p.add_argument(
+        "--jobs", type=positive_int, default=default_jobs(),
+        help="games played at once, each in its own process (default: the number of cores, %(default)s)",
+    )
+    p.add_argument(
+        "--sprt", metavar="ELO0,ELO1",
+        help="play pairs until a sequential test accepts A - B <= ELO0 (H0) or >= ELO1 (H1), logistic Elo",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate (default 0.05)")
+    p.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate (default 0.05)")
     p.add_argument("--pgn", metavar="FILE", help="also write every game's moves to FILE (one line per game)")
     p.set_defaults(handler=cmd_match)
 
@@ -107,15 +135,82 @@ def cmd_match(args: argparse.Namespace) -> int:
     b = parse_player(args.b)
     if args.opening_plies < 0:
         raise CliError("--opening-plies must be 0 or more")
-    update = _progress(sys.stderr, args.games)
-    result = run_match(
-        variant, a, b, args.games, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
-        jobs=args.jobs, progress=update,
-    )
-    n = len(result.games)
-    elo, lo, hi = result.elo()
+    test = Sprt.parse(args.sprt, args.alpha, args.beta) if args.sprt is not None else None
+    if test is None and (args.alpha != 0.05 or args.beta != 0.05):
+        raise CliError("--alpha and --beta belong to a sequential test: give --sprt ELO0,ELO1 too")
+    for player in (a, b):
+        check_player(variant, player)  # a wrong engine command fails now, not in game 1
     movetime = f"movetime {args.movetime} ms" if args.movetime else "level default times"
-    print(f"match {variant}: {n} games, {movetime}, {args.opening_plies} random opening plies")
+    if test is None:
+        games = args.games or 10
+        result = run_match(
+            variant, a, b, games, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
+            jobs=args.jobs, progress=_progress(sys.stderr, games),
+        )
+        plies = args.opening_plies
+        print(f"match {variant}: {len(result.games)} games, {movetime}, {plies} random opening plies")
+    else:
+        cap = args.games or SPRT_MAX_GAMES
+        lower, upper = test.bounds
+        print(
+            f"SPRT {variant}: A - B <= {test.elo0:g} (H0) against >= {test.elo1:g} (H1) in logistic Elo, "
+            f"alpha {test.alpha:g}, beta {test.beta:g}, LLR bounds [{lower:.2f}, {upper:.2f}], "
+            f"at most {cap} games, {movetime}, {args.jobs} at once"
+        )
+        sys.stdout.flush()
+        result, status = run_sprt(
+            variant, a, b, test, cap, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
+            jobs=args.jobs, progress=_sprt_line,
+        )
+        print(_verdict(test, status, cap))
+    _print_table(result, a, b)
+    if args.pgn:
+        with open(args.pgn, "w", encoding="utf-8") as fh:
+            for i, g in enumerate(result.games, start=1):
+                white = "A" if g.white == "a" else "B"
+                fh.write(f"game {i} white={white} result={g.score:g} ({g.reason}): {' '.join(g.moves)}\n")
+    return 0
+
+
+def format_elo_error(elo: tuple[float, float, float]) -> str:
+    """``+123 ± 45`` (half the 95% interval), or the open side when a side has scored everything."""
+    value, lo, hi = elo
+    if math.isinf(value):  # one side scored everything: no spread to measure
+        return format_elo(value)
+    if math.isinf(lo) or math.isinf(hi):
+        return f"{format_elo(value)} (95% {format_elo(lo)} .. {format_elo(hi)})"
+    return f"{format_elo(value)} ± {(hi - lo) / 2:.0f}"
+
+
+def _sprt_line(status: SprtStatus) -> None:
+    lower, upper = status.bounds
+    counts = "-".join(str(c) for c in status.counts)
+    print(
+        f"pairs {status.pairs:>5}  pentanomial {counts:<17} Elo {format_elo_error(status.elo):<20} "
+        f"LLR {status.llr:6.2f} [{lower:.2f}, {upper:.2f}]",
+        flush=True,
+    )
+
+
+def _verdict(test: Sprt, status: SprtStatus, cap: int) -> str:
+    if status.verdict == "H1":
+        return (
+            f"SPRT verdict: H1 accepted after {status.pairs} pairs: A - B >= {test.elo1:g} Elo "
+            f"rather than <= {test.elo0:g} (LLR {status.llr:.2f} >= {status.bounds[1]:.2f})"
+        )
+    if status.verdict == "H0":
+        return (
+            f"SPRT verdict: H0 accepted after {status.pairs} pairs: A - B <= {test.elo0:g} Elo "
+            f"rather than >= {test.elo1:g} (LLR {status.llr:.2f} <= {status.bounds[0]:.2f})"
+        )
+    return f"SPRT verdict: none after {status.pairs} pairs, the cap of {cap} games (LLR {status.llr:.2f})"
+
+
+def _print_table(result: MatchResult, a: PlayerConfig, b: PlayerConfig) -> None:
+    n = len(result.games)
+    if n == 0:
+        return
+    elo, lo, hi = result.elo()
     print(f"{'player':<8} {'config':<28} {'wins':>5} {'losses':>6} {'draws':>5} {'score':>7}")
     print(f"{'A':<8} {a.label:<28} {result.wins:>5} {result.losses:>6} {result.draws:>5} "
           f"{100 * result.score / n:>6.1f}%")
@@ -129,12 +224,6 @@ def cmd_match(args: argparse.Namespace) -> int:
     plies = sorted(g.plies for g in result.games)
     print(f"game length: median {plies[n // 2]} plies; endings: "
           + ", ".join(f"{r} {c}" for r, c in _count(g.reason for g in result.games)))
-    if args.pgn:
-        with open(args.pgn, "w", encoding="utf-8") as fh:
-            for i, g in enumerate(result.games, start=1):
-                white = "A" if g.white == "a" else "B"
-                fh.write(f"game {i} white={white} result={g.score:g} ({g.reason}): {' '.join(g.moves)}\n")
-    return 0
 
 
 def _count(items: Iterable[str]) -> list[tuple[str, int]]:

@@ -13,6 +13,12 @@ mobility (0 turns the term off); a single upper-case letter overrides that
 piece's material value in the evaluation (used to fit values by self-play,
 ``docs/engine.md``).
 
+A player may also be another program speaking the engine protocol, such as a
+frozen build of this one: ``cmd:/path/to/exochess engine`` (the rest of the
+text is the command line, split as a shell would), optionally after settings
+that the engine is told: ``level=5,nodes=20000,cmd:...`` (``level``,
+``movetime``, ``nodes``, ``depth``).
+
 Games are played in pairs from the same random opening (a few random plies),
 each player having White once, so the opening's bias cancels out.  The games
 have no draw rule; a game still going after :data:`MAX_PLIES` plies is
@@ -23,16 +29,22 @@ anything closer is a draw.
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 import random
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+import shlex
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from exochess.board import Board
 from exochess.engine.evaluate import Evaluator, evaluator_for
+from exochess.engine.external import ExternalEngine, ExternalEngineError
 from exochess.engine.levels import level as get_level
 from exochess.engine.limits import Limits
 from exochess.engine.search import Searcher, SearchOptions
+from exochess.engine.sprt import Sprt, elo_estimate, pentanomial
 from exochess.errors import ExochessError
 from exochess.rawmove import to_move
 from exochess.variant import resolve_variant
@@ -62,6 +74,8 @@ class PlayerConfig:
     values: tuple[tuple[str, int], ...] = field(default=())
     mobility: int | None = None
     """Centipawns per square of mobility in the evaluation (None: the game's own weight)."""
+    command: tuple[str, ...] = ()
+    """An external engine's command line (empty: this engine, in the match's own process)."""
 
     def options(self, variant: str | None = None) -> SearchOptions:
         """The search options of this player in the game ``variant`` (whose table of levels applies)."""
@@ -102,6 +116,9 @@ def parse_player(text: str) -> PlayerConfig:
         raise MatchConfigError("empty player description")
     if text.isdigit():
         return PlayerConfig(label=f"level {int(text)}", level=_level(text))
+    settings, marker, command_text = text.partition("cmd:")
+    if marker:
+        return _parse_command_player(text, settings, command_text)
     fields: dict[str, object] = {}
     values: list[tuple[str, int]] = []
     for part in text.split(","):
@@ -122,11 +139,54 @@ def parse_player(text: str) -> PlayerConfig:
             else:
                 raise MatchConfigError(
                     f"unknown player setting {key!r} (level, depth, noise, movetime, nodes, quiescence, "
-                    "pruning, mobility, or a piece letter)"
+                    "pruning, mobility, a piece letter, or cmd:COMMAND)"
                 )
+        except MatchConfigError:
+            raise
         except ValueError:
             raise MatchConfigError(f"{key} needs a number, got {value!r}") from None
     return PlayerConfig(label=text, values=tuple(values), **fields)  # type: ignore[arg-type]
+
+
+_COMMAND_SETTINGS = {"level": "level", "movetime": "movetime_ms", "nodes": "nodes", "depth": "depth"}
+"""What a match can tell an external engine: its level option and the budget of each ``go``."""
+
+
+def _parse_command_player(text: str, settings: str, command_text: str) -> PlayerConfig:
+    try:
+        command = tuple(shlex.split(command_text))
+    except ValueError as exc:
+        raise MatchConfigError(f"cannot read the engine command {command_text!r}: {exc}") from None
+    if not command:
+        raise MatchConfigError("cmd: needs the engine's command line, like cmd:/path/to/exochess engine")
+    settings = settings.strip()
+    if settings and not settings.endswith(","):
+        raise MatchConfigError(f"settings before cmd: end with a comma (nodes=5000,cmd:...), not {text!r}")
+    fields: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in settings.split(","))):
+        key, _, value = (s.strip() for s in part.partition("="))
+        if key not in _COMMAND_SETTINGS:
+            raise MatchConfigError(
+                f"an external engine takes only level, movetime, nodes and depth before cmd:, not {key!r}"
+            )
+        try:
+            number = int(value)
+        except ValueError:
+            raise MatchConfigError(f"{key} needs a number, got {value!r}") from None
+        if number <= 0:
+            raise MatchConfigError(f"{key} must be positive, got {number}")
+        fields[_COMMAND_SETTINGS[key]] = _level(value) if key == "level" else number
+    return PlayerConfig(label=text, command=command, **fields)  # type: ignore[arg-type]
+
+
+def check_player(variant: str, player: PlayerConfig) -> None:
+    """Start an external player's engine once and set it up for ``variant`` (raises a clear error).
+
+    Called before a match so that a wrong command fails at once, not in the first game.
+    """
+    if player.command:
+        with ExternalEngine(player.command, resolve_variant(variant).name, player.level):
+            pass
 
 
 def _level(text: str) -> int:
@@ -182,17 +242,25 @@ def play_game(
     for text in opening:
         board.push_text(text)
     players = {True: white, False: black}
-    searchers = {turn: Searcher(player.evaluator(board)) for turn, player in players.items()}
-    while board.ply() < max_plies:
-        outcome = board.outcome()
-        if outcome is not None:
-            score = 1.0 if outcome.winner else 0.0
-            return score, board.ply(), outcome.termination.value, [str(m) for m in board.move_stack]
-        p = players[board.turn]
-        result = searchers[board.turn].search(
-            board, p.limits(movetime_ms, name), options=p.options(name), seed=seed * 1000 + board.ply()
-        )
-        board.push(result.best)
+    engines: list[ExternalEngine] = []
+    try:
+        movers = {}
+        for turn, player in players.items():
+            if player.command:
+                engines.append(ExternalEngine(player.command, name, player.level))
+                movers[turn] = _external_mover(engines[-1], player, movetime_ms, name)
+            else:
+                searcher = Searcher(player.evaluator(board))
+                movers[turn] = _searcher_mover(searcher, player, movetime_ms, name, seed)
+        while board.ply() < max_plies:
+            outcome = board.outcome()
+            if outcome is not None:
+                score = 1.0 if outcome.winner else 0.0
+                return score, board.ply(), outcome.termination.value, [str(m) for m in board.move_stack]
+            movers[board.turn](board)
+    finally:
+        for engine in engines:
+            engine.close()
     outcome = board.outcome()
     if outcome is not None:
         return 1.0 if outcome.winner else 0.0, board.ply(), outcome.termination.value, [
@@ -206,6 +274,40 @@ def play_game(
     if white_view <= -ADJUDICATION_CP:
         return 0.0, board.ply(), "adjudicated", moves
     return 0.5, board.ply(), "move limit", moves
+
+
+def _searcher_mover(
+    searcher: Searcher, player: PlayerConfig, movetime_ms: int | None, variant: str, seed: int
+) -> Callable[[Board], None]:
+    """Plays this engine's move for ``player`` on the board."""
+
+    def move(board: Board) -> None:
+        result = searcher.search(
+            board, player.limits(movetime_ms, variant), options=player.options(variant),
+            seed=seed * 1000 + board.ply(),
+        )
+        board.push(result.best)
+
+    return move
+
+
+def _external_mover(
+    engine: ExternalEngine, player: PlayerConfig, movetime_ms: int | None, variant: str
+) -> Callable[[Board], None]:
+    """Plays the external engine's move on the board (an illegal answer raises a clear error)."""
+    limits = player.limits(movetime_ms, variant)
+
+    def move(board: Board) -> None:
+        answer = engine.best_move(
+            [str(m) for m in board.move_stack], movetime_ms=limits.movetime_ms, nodes=limits.nodes,
+            depth=player.depth,
+        )
+        try:
+            board.push_text(answer)
+        except ExochessError as exc:
+            raise ExternalEngineError(f"engine {engine.name!r} played {answer!r}: {exc}") from None
+
+    return move
 
 
 @dataclass(frozen=True)
@@ -257,6 +359,15 @@ class MatchResult:
     def elo(self) -> tuple[float, float, float]:
         """(Elo difference A - B, low, high) of the 95% interval; infinities when a side scored 100%."""
         return elo_interval([self.a_score(g) for g in self.games])
+
+    def pair_scores(self) -> list[float]:
+        """A's points in each complete pair of games (0, 0.5, 1, 1.5 or 2), in pair order."""
+        scores = [self.a_score(g) for g in self.games]
+        return [scores[i] + scores[i + 1] for i in range(0, len(scores) - 1, 2)]
+
+    def pentanomial(self) -> tuple[int, int, int, int, int]:
+        """How many pairs A scored 0, 0.5, 1, 1.5 and 2 points in."""
+        return pentanomial(self.pair_scores())
 
 
 def elo_from_score(s: float) -> float:
@@ -310,6 +421,47 @@ def game_specs(
         yield _GameSpec(i, variant, i % 2 == 0, a, b, tuple(opening), movetime_ms, seed * 100_003 + i)
 
 
+def default_jobs() -> int:
+    """Games played at once by default: one per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on every platform
+        return max(1, os.cpu_count() or 1)
+
+
+def _play_in_order(specs: Iterable[_GameSpec], jobs: int) -> Iterator[GameResult]:
+    """Play the games and yield their results in the order of ``specs``, whatever order they end in.
+
+    With ``jobs`` > 1 each game runs in a fresh process of its own (nothing of one game's
+    tables or caches reaches the next), at most ``2 * jobs`` games are queued ahead, and
+    closing the iterator early (an SPRT verdict) cancels the queued games and waits only
+    for the ``jobs`` running ones.  ``jobs`` = 1 plays in this process, one game after
+    another.
+    """
+    if jobs <= 1:
+        for spec in specs:
+            yield _play_spec(spec)
+        return
+    # "spawn": fork is not allowed with max_tasks_per_child, and a clean start is what we want.
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1)
+    pending: deque[Future[GameResult]] = deque()
+    queue = iter(specs)
+    try:
+        for spec in queue:
+            pending.append(pool.submit(_play_spec, spec))
+            if len(pending) >= 2 * jobs:
+                break
+        while pending:
+            game = pending.popleft().result()
+            following = next(queue, None)
+            if following is not None:
+                pending.append(pool.submit(_play_spec, following))
+            yield game
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def run_match(
     variant: str,
     a: PlayerConfig,
@@ -324,16 +476,68 @@ def run_match(
 ) -> MatchResult:
     """Play ``games`` games between A and B and return the totals."""
     result = MatchResult()
-    specs = list(game_specs(variant, a, b, games, movetime_ms, seed, opening_plies))
-    if jobs <= 1:
-        for spec in specs:
-            result.games.append(_play_spec(spec))
-            if progress is not None:
-                progress(result)
-        return result
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for game in pool.map(_play_spec, specs):
-            result.games.append(game)
-            if progress is not None:
-                progress(result)
+    for game in _play_in_order(game_specs(variant, a, b, games, movetime_ms, seed, opening_plies), jobs):
+        result.games.append(game)
+        if progress is not None:
+            progress(result)
     return result
+
+
+@dataclass(frozen=True)
+class SprtStatus:
+    """Where a sequential test stands after a pair of games."""
+
+    pairs: int
+    counts: tuple[int, int, int, int, int]
+    """Pairs in which A scored 0, 0.5, 1, 1.5, 2 points."""
+    llr: float
+    bounds: tuple[float, float]
+    elo: tuple[float, float, float]
+    """(estimate, low, high) of the 95% interval, logistic Elo A - B."""
+    verdict: str | None
+    """``"H1"``, ``"H0"``, or None while the test goes on (and when the cap stopped it)."""
+
+
+def sprt_status(result: MatchResult, test: Sprt) -> SprtStatus:
+    """The test's state for the complete pairs of ``result``."""
+    counts = result.pentanomial()
+    return SprtStatus(
+        sum(counts), counts, test.llr(counts), test.bounds, elo_estimate(counts), test.verdict(counts)
+    )
+
+
+def run_sprt(
+    variant: str,
+    a: PlayerConfig,
+    b: PlayerConfig,
+    test: Sprt,
+    max_games: int,
+    movetime_ms: int | None = None,
+    *,
+    seed: int = 1,
+    opening_plies: int = 4,
+    jobs: int = 1,
+    progress: Callable[[SprtStatus], None] | None = None,
+) -> tuple[MatchResult, SprtStatus]:
+    """Play pairs until the test accepts H0 or H1, or ``max_games`` (rounded up to pairs) are played.
+
+    Pairs are judged in their order whatever order their games end in, so a run with node
+    budgets gives the same games, the same counts and the same verdict for any ``jobs``.
+    """
+    pairs = (max_games + 1) // 2
+    result = MatchResult()
+    status = sprt_status(result, test)
+    games = _play_in_order(game_specs(variant, a, b, 2 * pairs, movetime_ms, seed, opening_plies), jobs)
+    try:
+        for game in games:
+            result.games.append(game)
+            if len(result.games) % 2:
+                continue
+            status = sprt_status(result, test)
+            if progress is not None:
+                progress(status)
+            if status.verdict is not None:
+                break
+    finally:
+        games.close()  # type: ignore[attr-defined]
+    return result, status

@@ -59,3 +59,10 @@ def test_bad_arguments_are_clear_errors(args: tuple[str, ...], message: str) -> 
     assert "Traceback" not in result.stderr
     assert message in result.stderr
     assert not result.stdout  # nothing was played
+
+
+def test_plain_match_also_reports_the_pairs() -> None:
+    result = run("fugue", "--a", "level=2,nodes=100", "--b", "level=1,nodes=50", "--games", "2")
+    assert result.returncode == 0, result.stderr
+    last = result.stdout.splitlines()[-1]
+    assert last.startswith("pairs: 1, pentanomial ") and "Elo A - B from the pairs" in last

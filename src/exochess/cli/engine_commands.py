@@ -21,7 +21,7 @@ from exochess.engine.match import (
     run_match,
     run_sprt,
 )
-from exochess.engine.sprt import Sprt
+from exochess.engine.sprt import Sprt, elo_estimate
 from exochess.variants import find_variant
 
 SPRT_MAX_GAMES = 20_000
@@ -149,6 +149,12 @@ def cmd_match(args: argparse.Namespace) -> int:
         )
         plies = args.opening_plies
         print(f"match {variant}: {len(result.games)} games, {movetime}, {plies} random opening plies")
+        _print_table(result, a, b)
+        counts = result.pentanomial()
+        if sum(counts) > 0:
+            # The pairs' own spread: the honest interval when openings favour one colour.
+            print(f"pairs: {sum(counts)}, pentanomial {'-'.join(map(str, counts))}, "
+                  f"Elo A - B from the pairs {format_elo_error(elo_estimate(counts))}")
     else:
         cap = args.games or SPRT_MAX_GAMES
         lower, upper = test.bounds
@@ -163,7 +169,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             jobs=args.jobs, progress=_sprt_line,
         )
         print(_verdict(test, status, cap))
-    _print_table(result, a, b)
+        _print_table(result, a, b)
     if args.pgn:
         with open(args.pgn, "w", encoding="utf-8") as fh:
             for i, g in enumerate(result.games, start=1):

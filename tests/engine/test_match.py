@@ -115,3 +115,9 @@ def test_a_tiny_sprt_accepts_h1_for_level_8_against_level_1() -> None:
     assert seen == list(range(1, status.pairs + 1))  # one progress report per pair
     assert status.pairs <= 12 and len(result.games) == 2 * status.pairs
     assert sum(status.counts) == status.pairs and status.counts[4] >= status.pairs - 2
+
+
+def test_an_engine_error_in_a_game_process_reaches_the_caller(tmp_path: Path) -> None:
+    broken = parse_player("cmd:" + fake_engine(tmp_path, "e2-e9"))
+    with pytest.raises(ExternalEngineError, match="played 'e2-e9'"):
+        run_match("fugue", parse_player("level=1,nodes=50"), broken, 2, jobs=2)

@@ -29,13 +29,10 @@ anything closer is a draw.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 import random
 import shlex
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from exochess.board import Board
@@ -43,6 +40,7 @@ from exochess.engine.evaluate import Evaluator, evaluator_for
 from exochess.engine.external import ExternalEngine, ExternalEngineError
 from exochess.engine.levels import level as get_level
 from exochess.engine.limits import Limits
+from exochess.engine.parallel import map_in_processes
 from exochess.engine.search import Searcher, SearchOptions
 from exochess.engine.sprt import Sprt, elo_estimate, pentanomial
 from exochess.errors import ExochessError
@@ -429,37 +427,19 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _play_in_order(specs: Iterable[_GameSpec], jobs: int) -> Iterator[GameResult]:
+def _play_in_order(specs: Iterable[_GameSpec], jobs: int) -> Generator[GameResult, None, None]:
     """Play the games and yield their results in the order of ``specs``, whatever order they end in.
 
-    With ``jobs`` > 1 each game runs in a fresh process of its own (nothing of one game's
-    tables or caches reaches the next), at most ``2 * jobs`` games are queued ahead, and
-    closing the iterator early (an SPRT verdict) cancels the queued games and waits only
-    for the ``jobs`` running ones.  ``jobs`` = 1 plays in this process, one game after
-    another.
+    With ``jobs`` > 1 each game runs in a fresh process of its own
+    (:func:`~exochess.engine.parallel.map_in_processes`); closing the iterator early (an
+    SPRT verdict) stops the games still running.  ``jobs`` = 1 plays in this process, one
+    game after another.
     """
     if jobs <= 1:
         for spec in specs:
             yield _play_spec(spec)
         return
-    # "spawn": fork is not allowed with max_tasks_per_child, and a clean start is what we want.
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1)
-    pending: deque[Future[GameResult]] = deque()
-    queue = iter(specs)
-    try:
-        for spec in queue:
-            pending.append(pool.submit(_play_spec, spec))
-            if len(pending) >= 2 * jobs:
-                break
-        while pending:
-            game = pending.popleft().result()
-            following = next(queue, None)
-            if following is not None:
-                pending.append(pool.submit(_play_spec, following))
-            yield game
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    yield from map_in_processes(_play_spec, specs, jobs)
 
 
 def run_match(
@@ -539,5 +519,5 @@ def run_sprt(
             if status.verdict is not None:
                 break
     finally:
-        games.close()  # type: ignore[attr-defined]
+        games.close()
     return result, status

@@ -62,8 +62,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--sprt", metavar="ELO0,ELO1",
         help="play pairs until a sequential test accepts A - B <= ELO0 (H0) or >= ELO1 (H1), logistic Elo",
     )
-    p.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate (default 0.05)")
-    p.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate (default 0.05)")
+    p.add_argument("--alpha", type=float, help="SPRT false-positive rate (default 0.05)")
+    p.add_argument("--beta", type=float, help="SPRT false-negative rate (default 0.05)")
     p.add_argument("--pgn", metavar="FILE", help="also write every game's moves to FILE (one line per game)")
     p.set_defaults(handler=cmd_match)
 
@@ -135,9 +135,13 @@ def cmd_match(args: argparse.Namespace) -> int:
     b = parse_player(args.b)
     if args.opening_plies < 0:
         raise CliError("--opening-plies must be 0 or more")
-    test = Sprt.parse(args.sprt, args.alpha, args.beta) if args.sprt is not None else None
-    if test is None and (args.alpha != 0.05 or args.beta != 0.05):
+    if args.sprt is None and (args.alpha is not None or args.beta is not None):
         raise CliError("--alpha and --beta belong to a sequential test: give --sprt ELO0,ELO1 too")
+    test = None
+    if args.sprt is not None:
+        alpha = 0.05 if args.alpha is None else args.alpha
+        beta = 0.05 if args.beta is None else args.beta
+        test = Sprt.parse(args.sprt, alpha, beta)
     for player in (a, b):
         check_player(variant, player)  # a wrong engine command fails now, not in game 1
     movetime = f"movetime {args.movetime} ms" if args.movetime else "level default times"

@@ -221,10 +221,11 @@ def _print_table(result: MatchResult, a: PlayerConfig, b: PlayerConfig) -> None:
     if n == 0:
         return
     elo, lo, hi = result.elo()
-    print(f"{'player':<8} {'config':<28} {'wins':>5} {'losses':>6} {'draws':>5} {'score':>7}")
-    print(f"{'A':<8} {a.label:<28} {result.wins:>5} {result.losses:>6} {result.draws:>5} "
+    w = max(28, len(a.label), len(b.label))  # an engine's command line can be long
+    print(f"{'player':<8} {'config':<{w}} {'wins':>5} {'losses':>6} {'draws':>5} {'score':>7}")
+    print(f"{'A':<8} {a.label:<{w}} {result.wins:>5} {result.losses:>6} {result.draws:>5} "
           f"{100 * result.score / n:>6.1f}%")
-    print(f"{'B':<8} {b.label:<28} {result.losses:>5} {result.wins:>6} {result.draws:>5} "
+    print(f"{'B':<8} {b.label:<{w}} {result.losses:>5} {result.wins:>6} {result.draws:>5} "
           f"{100 * (n - result.score) / n:>6.1f}%")
     if math.isinf(elo):
         bound = lo if elo > 0 else hi

@@ -21,7 +21,8 @@ creation, websocket joins and leaves, unknown game ids); it prints the humans' m
 round-trip percentiles, the attacker's answers by status, and whether any acknowledged move
 is missing from the stored games.  The humans connect from their own loopback addresses
 (127.0.1.x, 127.0.2.x), the attacker from 127.0.0.1, so per-address limits apply as they
-would on the Internet; 429 and 503 answers are counted, not errors.
+would on the Internet (the server runs with the site's default rate limits, ``--limits off``
+to measure without them); 429 and 503 answers are counted, not errors.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "web"))
 from serverproc import Server
+
+from exochess.web.ratelimit import DEFAULT_LIMITS
 
 
 def pct(values: list[float], p: float) -> float:
@@ -707,14 +710,24 @@ def main() -> None:
     ap.add_argument("--clocks", action="store_true",
                     help="the clock-agreement figure of issue 20 (see above)")
     ap.add_argument("--seconds", type=float, default=60.0, help="length of the attack")
+    ap.add_argument("--limits", default=None,
+                    help="--attack: the server's $EXOCHESS_RATE_LIMITS (default: the site's own "
+                         "limits; 'off' to measure the attack without them)")
     ap.add_argument("--only", default=",".join(KINDS),
                     help=f"attack kinds, comma-separated (default all: {','.join(KINDS)})")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average before the run "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if args.attack:
+        # the test servers turn the per-address limits off (tests/web/serverproc.py): here they
+        # are the site's own, so that they apply to the attacker (127.0.0.1) as they would on
+        # the Internet; the humans, one address per seat, stay far below them
+        limits = args.limits if args.limits is not None else ";".join(
+            f"{kind}={rate}" for kind, rate in DEFAULT_LIMITS.items())
+        print(f"per-address rate limits: {limits}")
         with tempfile.TemporaryDirectory() as tmp:
-            server = Server(Path(tmp) / "bench.sqlite", engine_workers=2).start()
+            server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,
+                            env={"EXOCHESS_RATE_LIMITS": limits}).start()
             try:
                 asyncio.run(attack(server, args.games, args.seconds, args.only.split(",")))
             finally:

@@ -75,3 +75,33 @@ def test_a_move_past_the_time_bound_is_refused_and_the_game_goes_on(
             svc.storage.close()
 
     run_async(run)
+
+
+def test_the_move_path_statements_keep_the_optimistic_check(tmp_path: Path) -> None:
+    """``add_move`` runs statements built once (the move path's Python time halved): the ply
+    guard still refuses a second writer of a ply and a move in a finished game, and the clock
+    columns are stored."""
+    import datetime as dt
+
+    from exochess.web.clock import Stamp
+    from exochess.web.domain import PlayerKind
+    from exochess.web.storage import ConflictError, Finish
+
+    storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
+    try:
+        storage.create_game(id="g", variant="fugue", start_fen="x w", white=PlayerKind.HUMAN,
+                            black=PlayerKind.HUMAN, level=None, white_secret="a", black_secret="b")
+        at = dt.datetime(2026, 11, 25, 12, 0, 0)
+        storage.add_move("g", 0, "d2-d3", None, Stamp(60_000, 59_000, at))
+        with pytest.raises(ConflictError):
+            storage.add_move("g", 0, "e2-e3", None)
+        finish: Finish = {"result": "1-0", "termination": "resignation", "reason": "test"}
+        storage.add_move("g", 1, "d7-d6", finish)
+        with pytest.raises(ConflictError):
+            storage.add_move("g", 2, "e2-e3", None)
+        row = storage.load_game("g")
+        assert row is not None and row.moves == ["d2-d3", "d7-d6"] and row.ply == 2
+        assert row.status == "finished" and row.result == "1-0"
+        assert (row.stamps[0].white_ms, row.stamps[0].black_ms, row.stamps[0].at) == (60_000, 59_000, at)
+    finally:
+        storage.close()

@@ -257,6 +257,14 @@ _INSERT_MOVE = insert(moves)
 """A move's row; its values are passed at execution (the statement is built and compiled once)."""
 
 
+_CHAT_LINES = (
+    select(chat).where(chat.c.game_id == bindparam("of_game"))
+    .order_by(chat.c.id.desc()).limit(bindparam("at_most", type_=Integer))
+)
+"""A game's last chat lines, built once: every websocket join reads them (a flood of joins
+queues these reads in the database thread, ahead of the moves)."""
+
+
 def now() -> dt.datetime:
     """The current UTC time without tzinfo (portable across databases)."""
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
@@ -802,7 +810,7 @@ class Storage:
     def chat_lines(self, game_id: str, limit: int) -> list[ChatRow]:
         """The last ``limit`` chat lines of a game, in the order they were written."""
         with self.engine.connect() as conn:
-            q = select(chat).where(chat.c.game_id == game_id).order_by(chat.c.id.desc()).limit(limit)
-            rows = [ChatRow(**r._mapping) for r in conn.execute(q)]
+            params = {"of_game": game_id, "at_most": limit}
+            rows = [ChatRow(**r._mapping) for r in conn.execute(_CHAT_LINES, params)]
         rows.reverse()
         return rows

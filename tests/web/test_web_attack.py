@@ -105,3 +105,42 @@ def test_the_move_path_statements_keep_the_optimistic_check(tmp_path: Path) -> N
         assert (row.stamps[0].white_ms, row.stamps[0].black_ms, row.stamps[0].at) == (60_000, 59_000, at)
     finally:
         storage.close()
+
+
+def test_the_computer_tries_again_when_the_move_pool_is_busy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer's move is read in the same bounded pool as the players': refused there as
+    busy (503), it is not lost but tried again, as after a busy database."""
+    import asyncio
+
+    from exochess.web.domain import ServerBusy
+    from exochess.web.enginepool import EnginePool
+
+    monkeypatch.setattr(service_module, "ENGINE_RETRY_S", 0.05)
+    real = service_module.played
+    refused: list[str] = []
+
+    def busy_once(board: Any, text: str) -> Any:
+        if not refused:
+            refused.append(text)
+            raise ServerBusy("the server is busy (game views); try again in a moment")
+        return real(board, text)
+
+    async def run() -> None:
+        pool = EnginePool(1)
+        svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), pool, Hub())
+        try:
+            monkeypatch.setattr(service_module, "played", busy_once)
+            live, _seats, _you = await svc.create("fugue", "computer", 0, "black", None)
+            for _ in range(1200):  # the computer (level 0: a random move) has moved, once
+                if live.board.ply() == 1:
+                    break
+                await asyncio.sleep(0.05)
+            assert refused and live.board.ply() == 1 and len(live.row.moves) == 1
+        finally:
+            svc.close()
+            pool.shutdown()
+            svc.storage.close()
+
+    run_async(run)

@@ -41,6 +41,7 @@ from exochess.web.domain import (
     PositionTooLarge,
     SeatChoice,
     SecretRequired,
+    ServerBusy,
     StalePosition,
     StorageUnavailable,
     TakebackAction,
@@ -1140,9 +1141,10 @@ class GameService:
             raise
         except TimeRanOut:
             pass  # the computer's time ran out: the game is over, and published below
-        except StorageUnavailable:
-            # not stored, nothing changed: the computer tries again a little later
-            log.warning("engine move in game %s not stored (database busy); retrying", live.row.id)
+        except (StorageUnavailable, ServerBusy):
+            # not stored, nothing changed (the database, or the pool that reads moves, was
+            # busy): the computer tries again a little later
+            log.warning("engine move in game %s not stored (server busy); retrying", live.row.id)
             asyncio.get_running_loop().call_later(ENGINE_RETRY_S, self.schedule_engine, live)
             return
         except GameServiceError as exc:

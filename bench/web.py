@@ -3,7 +3,7 @@ time, first engine reply at level 4, and a level-1 reply while 20 clients flood 
 analyses.  Starts its own server on 127.0.0.1 with a temp SQLite file.
 
     python bench/web.py [--games 200] [--moves 10] [--engine-only] [--lobby-only] [--watchers 500]
-    python bench/web.py --attack [--seconds 60] [--games 200]
+    python bench/web.py --attack [--seconds 60] [--games 200] [--only KINDS] [--phases] [--limits off]
     python bench/web.py --clocks [--games 200] [--moves 10]
 
 ``--clocks`` (issue 20): 200 games on a 10+5 clock play paced moves (every 2-6 s) over websockets, each
@@ -21,7 +21,8 @@ creation, websocket joins and leaves, unknown game ids); it prints the humans' m
 round-trip percentiles, the attacker's answers by status, and whether any acknowledged move
 is missing from the stored games.  The humans connect from their own loopback addresses
 (127.0.1.x, 127.0.2.x), the attacker from 127.0.0.1, so per-address limits apply as they
-would on the Internet; 429 and 503 answers are counted, not errors.
+would on the Internet (the server runs with the site's default rate limits, ``--limits off``
+to measure without them); 429 and 503 answers are counted, not errors.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "web"))
 from serverproc import Server
+
+from exochess.web.ratelimit import DEFAULT_LIMITS
 
 
 def pct(values: list[float], p: float) -> float:
@@ -546,7 +549,34 @@ def run_attacker(url: str, gids: list[str], seconds: float, only: list[str], out
     out.put(attacker.counts)
 
 
-async def attack(server: Server, games: int, seconds: float, only: list[str]) -> None:
+def server_cpu_s(server: Server) -> float:
+    """CPU seconds the server's own process has used (its event loop and threads; the engine's
+    and the position workers' processes are not counted): unlike a latency, this hardly
+    depends on what else the machine runs."""
+    assert server.proc is not None
+    fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def attack(server: Server, games: int, seconds: float, only: list[str], phases: bool = False) -> None:
+    """The humans play for ``seconds`` while the attacker sends every kind in ``only`` at once;
+    with ``phases``, one kind after the other (``seconds`` each, the humans playing throughout),
+    each with the server process's CPU time: what one request of each kind costs, compared
+    within one server run."""
+    if phases:
+        humans = await start_humans(server, games)
+        print("kind: humans' round trip; server CPU in the phase; attacker's answers")
+        for kind in only:
+            await attack_phase(server, humans, seconds, [kind], brief=True)
+        await stop_humans(server, humans)
+        return
+    humans = await start_humans(server, games)
+    print(f"attacking for {seconds:g} s")
+    await attack_phase(server, humans, seconds, only, brief=False)
+    await stop_humans(server, humans)
+
+
+async def start_humans(server: Server, games: int) -> list[Human]:
     humans = []
     print(f"creating {games} human games (each from its own address)...")
     for i in range(games):
@@ -556,7 +586,12 @@ async def attack(server: Server, games: int, seconds: float, only: list[str]) ->
         humans.append(Human(i, d["id"], {c: s["secret"] for c, s in d["seats"].items()}))
     gate = asyncio.Semaphore(16)
     await asyncio.gather(*(h.connect(server.url.replace("http", "ws"), gate) for h in humans))
-    print(f"{2 * games} websockets open; attacking for {seconds:g} s")
+    print(f"{2 * games} websockets open")
+    return humans
+
+
+async def attack_phase(server: Server, humans: list[Human], seconds: float, only: list[str],
+                       brief: bool) -> None:
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     proc = ctx.Process(target=run_attacker, args=(server.url, [h.gid for h in humans], seconds, only, out))
@@ -564,12 +599,34 @@ async def attack(server: Server, games: int, seconds: float, only: list[str]) ->
     until = time.monotonic() + seconds
     lat: list[float] = []
     errors: dict[str, int] = {}
+    cpu0 = server_cpu_s(server)
     async with httpx.AsyncClient(base_url=server.url, timeout=60) as hc:
         t0 = time.perf_counter()
         await asyncio.gather(*(h.play(hc, until, lat, errors) for h in humans))
         wall = time.perf_counter() - t0
-        for h in humans:
-            await h.close()
+        cpu = server_cpu_s(server) - cpu0
+    if brief:
+        counts = await asyncio.to_thread(out.get)
+        proc.join()
+        ms = [x * 1000 for x in lat] or [float("nan")]
+        answers = "; ".join(f"{k}: " + ", ".join(f"{s} x{v}" for s, v in sorted(by.items()))
+                            for k, by in counts.items())
+        print(f"  {only[0]}: {len(lat)} moves, p50 {pct(ms, 50):.1f} ms, p99 {pct(ms, 99):.1f} ms; "
+              f"server CPU {cpu:.1f} s in {wall:.0f} s; {answers or 'no requests'}"
+              + (f"; refused moves {errors}" if errors else ""))
+        return
+    await report_attack(server, humans, lat, errors, wall, cpu, out, proc)
+
+
+async def stop_humans(server: Server, humans: list[Human]) -> None:
+    for h in humans:
+        await h.close()
+
+
+async def report_attack(server: Server, humans: list[Human], lat: list[float], errors: dict[str, int],
+                        wall: float, cpu: float, out: Any, proc: Any) -> None:
+    games = len(humans)
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as hc:
         lost = 0
         checked = 0
         for h in humans:
@@ -585,6 +642,7 @@ async def attack(server: Server, games: int, seconds: float, only: list[str]) ->
         print(f"  p50 {pct(ms, 50):.1f} ms   p90 {pct(ms, 90):.1f} ms   p99 {pct(ms, 99):.1f} ms   "
               f"max {max(ms):.1f} ms")
     print(f"  refused human moves: {sum(errors.values())} {errors if errors else ''}")
+    print(f"server process CPU during the attack: {cpu:.1f} s in {wall:.0f} s")
     print(f"acknowledged moves missing from the stored games: {lost} of {checked}")
     counts = await asyncio.to_thread(out.get)  # the attacker's last requests may still be out
     proc.join()
@@ -707,16 +765,30 @@ def main() -> None:
     ap.add_argument("--clocks", action="store_true",
                     help="the clock-agreement figure of issue 20 (see above)")
     ap.add_argument("--seconds", type=float, default=60.0, help="length of the attack")
+    ap.add_argument("--phases", action="store_true",
+                    help="--attack: the kinds of --only one after the other in one server run "
+                         "(--seconds each), with the server's CPU time in each ('none' for a phase "
+                         "without attacker)")
+    ap.add_argument("--limits", default=None,
+                    help="--attack: the server's $EXOCHESS_RATE_LIMITS (default: the site's own "
+                         "limits; 'off' to measure the attack without them)")
     ap.add_argument("--only", default=",".join(KINDS),
                     help=f"attack kinds, comma-separated (default all: {','.join(KINDS)})")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average before the run "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if args.attack:
+        # the test servers turn the per-address limits off (tests/web/serverproc.py): here they
+        # are the site's own, so that they apply to the attacker (127.0.0.1) as they would on
+        # the Internet; the humans, one address per seat, stay far below them
+        limits = args.limits if args.limits is not None else ";".join(
+            f"{kind}={rate}" for kind, rate in DEFAULT_LIMITS.items())
+        print(f"per-address rate limits: {limits}")
         with tempfile.TemporaryDirectory() as tmp:
-            server = Server(Path(tmp) / "bench.sqlite", engine_workers=2).start()
+            server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,
+                            env={"EXOCHESS_RATE_LIMITS": limits}).start()
             try:
-                asyncio.run(attack(server, args.games, args.seconds, args.only.split(",")))
+                asyncio.run(attack(server, args.games, args.seconds, args.only.split(","), args.phases))
             finally:
                 server.stop()
         return

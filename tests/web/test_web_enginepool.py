@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from exochess import Board
 from exochess.engine import Searcher
 from exochess.web import enginepool
+from exochess.web.cpuwork import WORKER_NICENESS
 from exochess.web.domain import EngineBusy, EngineFailed, TooManyEngineJobs
 from exochess.web.enginepool import MOVE, EnginePool
 from tests.web.serverproc import run_async
@@ -178,3 +180,15 @@ def test_the_express_worker_serves_quick_moves_while_the_others_are_busy() -> No
 
     # the level-8 search (3 s) holds the one general worker; the analysis waits for it
     assert run(scenario, workers=1) == ["level 1", "level 8", "analysis"]
+
+
+def test_engine_workers_run_below_the_servers_priority() -> None:
+    """A search takes a core for seconds: the workers are niced, so that on a busy machine the
+    event loop (every live game's moves) is scheduled first (issue 17: game-creation floods)."""
+
+    async def scenario(pool: EnginePool) -> None:
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+        niceness = {os.getpriority(os.PRIO_PROCESS, pid) for pid in pids(pool) if pid is not None}
+        assert niceness == {min(19, own + WORKER_NICENESS)}
+
+    run(scenario, workers=1)

@@ -44,7 +44,10 @@ WORKER_NICENESS = 10
 machine the operating system then serves the event loop (live games) first."""
 
 
-def _lower_priority() -> None:
+def lower_priority() -> None:
+    """Lower the calling process's scheduling priority by :data:`WORKER_NICENESS` (for worker
+    processes: the engine's and the free positions'), so that on a busy machine the operating
+    system serves the event loop, which answers every live game, first."""
     with contextlib.suppress(OSError):  # if not permitted, the worker keeps the server's priority
         os.nice(WORKER_NICENESS)
 
@@ -93,7 +96,7 @@ class CpuWork:
             ctx = multiprocessing.get_context("spawn")
             return ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=ctx, max_tasks_per_child=TASKS_PER_PROCESS,
-                initializer=_lower_priority,
+                initializer=lower_priority,
             )
         return ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix=self.name)
 

@@ -52,6 +52,7 @@ from exochess.engine import Limits, Searcher, analyse, best_move
 from exochess.engine.levels import DEFAULT_MOVETIME_MS
 from exochess.engine.levels import level as engine_level
 from exochess.variants import all_variants
+from exochess.web.cpuwork import lower_priority
 from exochess.web.domain import N_, Color, EngineBusy, EngineFailed, TooManyEngineJobs
 
 log = logging.getLogger("exochess.web")
@@ -195,6 +196,9 @@ def _worker_main(conn: Connection, stops: Connection) -> None:
     # Ctrl-C in a terminal reaches the whole process group: the server stops its workers itself
     # (and a worker whose server is gone reads EOF and ends), so a search is not cut by a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # a search takes a whole core for seconds: below the server's priority, so that on a busy
+    # machine the live games' moves (the event loop) are served first (issue 17's attack)
+    lower_priority()
     current = _Current()
     threading.Thread(target=_stop_watch, args=(current, stops), daemon=True).start()
     _prepare()

@@ -41,6 +41,7 @@ from exochess.web.domain import (
     PositionTooLarge,
     SeatChoice,
     SecretRequired,
+    ServerBusy,
     StalePosition,
     StorageUnavailable,
     TakebackAction,
@@ -199,6 +200,20 @@ def analysis_line(variant: str, fen: str | None, moves: list[str]) -> tuple[str,
     if board.is_game_over():
         raise GameOver(N_("the game is over in this position"))
     return board.variant.name, board.starting_fen, [str(m) for m in board.move_stack]
+
+
+def played(board: Board, text: str) -> tuple[Board, Finish | None]:
+    """``board`` after the move ``text``, and the result columns if that move ends the game
+    (CPU work: run it off the event loop, on a board of the caller's own)."""
+    try:
+        move = board.parse_move(text)
+    except IllegalMoveError as exc:
+        raise IllegalMove(str(exc)) from exc
+    except ExochessError as exc:
+        raise InvalidRequest(str(exc)) from exc
+    board.push(move)
+    outcome = board.outcome()  # lists the legal moves after it here, off the loop
+    return board, GameService.finish_values(board, outcome) if outcome else None
 
 
 def start_moves(variant: str, fen: str) -> int:
@@ -898,23 +913,15 @@ class GameService:
         if ply is not None and ply != board.ply():
             raise StalePosition(N_("stale position: the game is at ply {now}, not {ply}"),
                                 now=board.ply(), ply=ply)
-        try:
-            move = board.parse_move(text)
-        except IllegalMoveError as exc:
-            raise IllegalMove(str(exc)) from exc
-        except ExochessError as exc:
-            raise InvalidRequest(str(exc)) from exc
         current = board.ply()
-        # Play the move only to learn whether it ends the game and the FEN after it, then take
-        # it back: the in-memory game (which a GET may read and cache during the commit) must
-        # never be ahead of the database.
-        board.push(move)
-        try:
-            outcome = board.outcome()
-            finish = self._finish_values(board, outcome) if outcome else None
-            fen_after = board.fen()
-        finally:
-            board.pop()
+        # Reading the move and judging the position after it list legal moves, which a
+        # set-up position or one reached mid-game may have by the ten thousand: off the loop,
+        # with the pool's time bound, on a copy.  The copy becomes the game's board once the
+        # move is stored: the in-memory game (which a GET may read and cache during the
+        # commit) is never ahead of the database.
+        after, finish = await self.cpu_games.run("reading the move", played, board.copy(), text)
+        move = after.peek()
+        fen_after = after.fen()
         clock = live.clock(self.timing)
         stamp = clock.after_move(arrived, lag_ms) if clock is not None else Stamp(None, None, arrived)
         try:
@@ -930,7 +937,7 @@ class GameService:
             self._resync_later(live)
             raise
         metrics.MOVES.labels("player" if live.kind_of(seat) == PlayerKind.HUMAN else "engine").inc()
-        board.push(move)
+        live.board = after
         live.fens.append(fen_after)
         live.row.moves.append(str(move))
         live.row.stamps.append(stamp)
@@ -951,7 +958,8 @@ class GameService:
         row.takeback_offer = None
 
     @staticmethod
-    def _finish_values(board: Board, outcome: Outcome) -> Finish:
+    def finish_values(board: Board, outcome: Outcome) -> Finish:
+        """The result columns stored for a game that ended with ``outcome`` on ``board``."""
         return {
             "result": outcome.result(),
             "termination": outcome.termination.value,
@@ -966,7 +974,7 @@ class GameService:
             if live.row.status != GameStatus.ACTIVE:
                 raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
             outcome = Outcome(Termination.RESIGNATION, seat != Color.WHITE)
-            values = self._finish_values(live.board, outcome)
+            values = self.finish_values(live.board, outcome)
             await self._finish_locked(live, values, GameStatus.FINISHED)
         self._cancel_engine(game_id)
         await self.publish(live)
@@ -1133,9 +1141,10 @@ class GameService:
             raise
         except TimeRanOut:
             pass  # the computer's time ran out: the game is over, and published below
-        except StorageUnavailable:
-            # not stored, nothing changed: the computer tries again a little later
-            log.warning("engine move in game %s not stored (database busy); retrying", live.row.id)
+        except (StorageUnavailable, ServerBusy):
+            # not stored, nothing changed (the database, or the pool that reads moves, was
+            # busy): the computer tries again a little later
+            log.warning("engine move in game %s not stored (server busy); retrying", live.row.id)
             asyncio.get_running_loop().call_later(ENGINE_RETRY_S, self.schedule_engine, live)
             return
         except GameServiceError as exc:

@@ -112,15 +112,18 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else float("nan")
 
 
-PLY = re.compile(r'"ply": (\d+), "turn": ')
-"""A state's own ply (the key that comes just before ``turn``; moves have no ``turn``)."""
+HEAD = re.compile(r'"ply": (\d+), "turn": "(\w+)", "status": "(\w+)"')
+"""A state's ply, side to move and status (in this order in every state, and nowhere else:
+moves have no ``turn``), read without parsing the state."""
+LEGAL, LEGAL_END = '"legal": ', ', "legal_count": '
 
 
 class Sock:
     """A websocket whose reader keeps the latest state (and drains everything else).
 
-    A state is parsed only when the player needs its legal moves (:meth:`wait_ply` with
-    ``parse``): the side that just moved only waits for the ply, read from the text."""
+    A state is never parsed whole: its ply, turn and status are read from the text, and only
+    its list of legal moves is parsed, when the player is to move (:meth:`wait_ply` with
+    ``parse``); the history (all FENs and moves) grows with the game and is never read."""
 
     def __init__(self, ws: Any) -> None:
         self.ws = ws
@@ -141,7 +144,7 @@ class Sock:
         try:
             async for raw in self.ws:
                 if raw.startswith('{"type": "state"') or raw.startswith('{"type":"state"'):
-                    found = PLY.search(raw)
+                    found = HEAD.search(raw)
                     self.raw, self.ply = raw, int(found.group(1)) if found else -1
                     self.changed.set()
                 elif raw.startswith('{"type": "error"'):
@@ -153,8 +156,8 @@ class Sock:
 
     async def wait_ply(self, ply: int, timeout: float = 60, mover: Sock | None = None,
                        parse: bool = True) -> dict[str, Any]:
-        """The state at ``ply`` or later (an empty dict without ``parse``); an error on this
-        socket or on ``mover``'s is raised."""
+        """The state at ``ply`` or later as its ``ply``, ``turn``, ``status`` and ``legal``
+        (an empty dict without ``parse``); an error on this socket or on ``mover``'s is raised."""
         deadline = time.monotonic() + timeout
         while self.ply < ply:
             if self.errors or (mover is not None and mover.errors):
@@ -166,8 +169,12 @@ class Sock:
                 await asyncio.wait_for(self.changed.wait(), 1.0)
         if not parse or self.raw is None:
             return {}
-        state: dict[str, Any] = json.loads(self.raw)
-        return state
+        raw = self.raw
+        head = HEAD.search(raw)
+        assert head is not None, raw[:200]
+        start = raw.index(LEGAL) + len(LEGAL)
+        return {"ply": int(head.group(1)), "turn": head.group(2), "status": head.group(3),
+                "legal": json.loads(raw[start:raw.index(LEGAL_END, start)])}
 
     async def close(self) -> None:
         await self.ws.close()

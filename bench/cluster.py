@@ -21,6 +21,9 @@ generator is kept cheap, and its share is measured rather than guessed:
   server processes, PostgreSQL, Redis, the load generator, from /proc), which tells which one
   is the limit; on a loaded machine that figure moves far less than moves per second do.
 
+The clients offer per-message compression, as browsers do, so the servers compress each state
+once per socket; ``--no-deflate`` measures without it (what that costs the servers).
+
 Run:
 
     .venv/bin/python bench/cluster.py            # the issue's sizes
@@ -134,8 +137,8 @@ class Sock:
         self.task = asyncio.create_task(self._read())
 
     @classmethod
-    async def open(cls, url: str, secret: str | None = None) -> Sock:
-        ws = await websockets.connect(url, open_timeout=120, max_queue=None, max_size=None)
+    async def open(cls, url: str, secret: str | None = None, deflate: bool = True) -> Sock:
+        ws = await connect(url, deflate)
         if secret is not None:
             await ws.send(json.dumps({"type": "auth", "secret": secret}))
         return cls(ws)
@@ -207,13 +210,20 @@ async def open_all(factories: list[Any], gate: int = 32) -> list[Sock]:
     return list(await asyncio.gather(*(one(f) for f in factories)))
 
 
-async def _drain(urls: list[str], stop: Any, opened: Any, received: Any) -> None:
+async def connect(url: str, deflate: bool) -> Any:
+    """A websocket to ``url``; ``deflate``: offer per-message compression, as browsers do (the
+    server then compresses every message once per socket)."""
+    return await websockets.connect(url, open_timeout=120, max_queue=None, max_size=None,
+                                    compression="deflate" if deflate else None)
+
+
+async def _drain(urls: list[str], stop: Any, opened: Any, received: Any, deflate: bool) -> None:
     """Open the watchers' websockets and read them until ``stop`` is set, without parsing."""
     sem = asyncio.Semaphore(32)
 
     async def one(url: str) -> Any:
         async with sem:
-            return await websockets.connect(url, open_timeout=120, max_queue=None, max_size=None)
+            return await connect(url, deflate)
 
     sockets = await asyncio.gather(*(one(u) for u in urls))
     with opened.get_lock():
@@ -236,15 +246,15 @@ async def _drain(urls: list[str], stop: Any, opened: Any, received: Any) -> None
         received.value += count
 
 
-def watcher_process(urls: list[str], stop: Any, opened: Any, received: Any) -> None:
+def watcher_process(urls: list[str], stop: Any, opened: Any, received: Any, deflate: bool) -> None:
     """A process of watchers (see the module's text: the load generator's cheap part)."""
-    asyncio.run(_drain(urls, stop, opened, received))
+    asyncio.run(_drain(urls, stop, opened, received, deflate))
 
 
 class Watchers:
     """``len(urls)`` watching websockets spread over ``procs`` processes of their own."""
 
-    def __init__(self, urls: list[str], procs: int) -> None:
+    def __init__(self, urls: list[str], procs: int, deflate: bool) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.stop_event = ctx.Event()
         self.opened = ctx.Value("i", 0)
@@ -252,7 +262,7 @@ class Watchers:
         self.wanted = len(urls)
         chunks = [urls[i::procs] for i in range(procs)] if urls else []
         self.procs = [ctx.Process(target=watcher_process, daemon=True,
-                                  args=(chunk, self.stop_event, self.opened, self.received))
+                                  args=(chunk, self.stop_event, self.opened, self.received, deflate))
                       for chunk in chunks if chunk]
 
     async def start(self) -> None:
@@ -279,11 +289,12 @@ class Watchers:
 class Site:
     """What a measurement gets: the servers' addresses, and a CPU meter for the site."""
 
-    def __init__(self, services: Services, cluster: Cluster, watcher_procs: int) -> None:
+    def __init__(self, services: Services, cluster: Cluster, watcher_procs: int, deflate: bool) -> None:
         self.services = services
         self.cluster = cluster
         self.urls = [s.url for s in cluster.servers]
         self.watcher_procs = watcher_procs
+        self.deflate = deflate
 
     def meter(self, helpers: list[int]) -> CpuMeter:
         return CpuMeter(self.services, self.cluster, helpers)
@@ -308,9 +319,9 @@ async def human_load(site: Site, games: int, watchers: int, seconds: float,
         gid = game["id"]
         for k, color in enumerate(("white", "black")):
             url = f"{ws_base(urls[(i + k) % len(urls)])}/ws/games/{gid}"
-            factories.append(lambda u=url, s=game["seats"][color]["secret"]: Sock.open(u, s))
+            factories.append(lambda u=url, s=game["seats"][color]["secret"]: Sock.open(u, s, site.deflate))
     watching = Watchers([f"{ws_base(urls[j % len(urls)])}/ws/games/{created[j % games]['id']}"
-                         for j in range(watchers)], max(1, site.watcher_procs))
+                         for j in range(watchers)], max(1, site.watcher_procs), site.deflate)
     await watching.start()
     socks = await open_all(factories)
     players = [(socks[2 * i], socks[2 * i + 1]) for i in range(games)]
@@ -382,7 +393,7 @@ def run_site(services: Services, args: argparse.Namespace, servers: int, workers
     cluster = Cluster(services, servers=servers, workers=workers, worker_nice=10,
                       env={"EXOCHESS_WS_PER_ADDRESS": "100000"}).start()
     try:
-        return asyncio.run(fn(Site(services, cluster, args.watcher_procs)))
+        return asyncio.run(fn(Site(services, cluster, args.watcher_procs, not args.no_deflate)))
     finally:
         cluster.stop()
 
@@ -446,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", default="123", help="which targets to measure (default 123)")
     parser.add_argument("--watcher-procs", type=int, default=2,
                         help="processes the watching websockets of target 1 are spread over")
+    parser.add_argument("--no-deflate", action="store_true",
+                        help="clients offer no per-message compression (browsers do: the default)")
     args = parser.parse_args(argv)
     if args.quick:
         args.clients, args.games, args.seconds = 400, 40, 10.0

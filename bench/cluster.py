@@ -394,6 +394,11 @@ def run_site(services: Services, args: argparse.Namespace, servers: int, workers
                       env={"EXOCHESS_WS_PER_ADDRESS": "100000"}).start()
     try:
         return asyncio.run(fn(Site(services, cluster, args.watcher_procs, not args.no_deflate)))
+    except Exception:
+        for i, server in enumerate(cluster.servers):  # what the servers said, before it is deleted
+            lines = [line for line in server.log_text().splitlines() if "WARNING" in line or "ERROR" in line]
+            print(f"server {i}: {len(lines)} warnings and errors; the last ones:", *lines[-10:], sep="\n  ")
+        raise
     finally:
         cluster.stop()
 

@@ -588,8 +588,9 @@ class GameService:
         self._arm(live)
         await self.prepare(live)
         # the note holds only if the game is still just after that move (no other change
-        # came between the lock's release and now)
-        fits = note is not None and live.board.ply() == note.ply + 1
+        # came between the lock's release and now; a takeback and another move would leave
+        # the same ply in another position)
+        fits = note is not None and live.board.ply() == note.ply + 1 and live.fens[-1] == note.fen
         await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True, changed=True,
                                  note=note.to_json() if note is not None and fits else None)
         for listener in self.listeners:

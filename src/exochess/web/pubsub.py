@@ -3,8 +3,9 @@
 Without Redis a server is alone and its :class:`~exochess.web.hub.Hub` delivers to its own
 websockets only.  With ``$EXOCHESS_REDIS_URL`` each hub also hands what it broadcasts to a
 :class:`RedisBus`, which publishes it on one channel as a small JSON *envelope*; every other
-process receives the envelope, delivers its message to its own websockets, and drops what its
-cache knew about the key (a game changed elsewhere is read again from the database).
+process receives the envelope, delivers its message to its own websockets, and brings its
+cached copy of the game up to date: from the move note when the change is one move that follows
+on, otherwise by reading the game again from the database.
 
 An envelope is a JSON object with short keys:
 

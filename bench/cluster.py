@@ -10,7 +10,21 @@ from Debian's packages, server processes, engine workers), all on 127.0.0.1.
    Target: at most 20 ms more.
 
 On a 2-core machine the load generator, the database, Redis, the servers and the engine
-workers share the cores: ratios matter more than totals (the issue says so).  Run:
+workers share the cores: ratios matter more than totals (the issue says so).  So the load
+generator is kept cheap, and its share is measured rather than guessed:
+
+- the players' sockets parse a state only to read its ply and legal moves; the watchers' sockets
+  (most of the 2,000 of target 1) never parse what they receive, they only count it, and they
+  run in ``--watcher-procs`` processes of their own so that the players' loop is not slowed by
+  1,800 readers;
+- each measurement prints the CPU time each role used per stored move (``cpu ms/move``: the
+  server processes, PostgreSQL, Redis, the load generator, from /proc), which tells which one
+  is the limit; on a loaded machine that figure moves far less than moves per second do.
+
+The clients offer per-message compression, as browsers do, so the servers compress each state
+once per socket; ``--no-deflate`` measures without it (what that costs the servers).
+
+Run:
 
     .venv/bin/python bench/cluster.py            # the issue's sizes
     .venv/bin/python bench/cluster.py --quick    # smaller, about a minute
@@ -22,7 +36,10 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
+import os
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -35,25 +52,93 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.cluster.harness import Cluster, Services
 from tests.web.legaltree import whole_moves
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_of(pid: int) -> float:
+    """User + system CPU seconds of one process (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def _children(pid: int) -> list[int]:
+    """``pid`` and its descendants (PostgreSQL's backends, a server's process pools)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                todo.extend(int(c) for c in task.read_text().split())
+    return found
+
+
+class CpuMeter:
+    """CPU seconds used by each role of the site (servers, PostgreSQL, Redis, engine workers,
+    load generator) between :meth:`start` and :meth:`stop`, read from /proc."""
+
+    def __init__(self, services: Services, site: Cluster, helpers: list[int]) -> None:
+        postmaster = int((services.postgres.data / "postmaster.pid").read_text().split()[0])
+        redis = services.redis.proc.pid if services.redis.proc is not None else 0
+        self.roots = {
+            "servers": [s.proc.pid for s in site.servers if s.proc is not None],
+            "postgres": [postmaster],
+            "redis": [redis],
+            "workers": [w.proc.pid for w in site.workers if w.proc is not None],
+            "loadgen": [os.getpid(), *helpers],
+        }
+        self.before: dict[str, float] = {}
+
+    def _read(self) -> dict[str, float]:
+        return {role: sum(_cpu_of(p) for root in roots for p in _children(root))
+                for role, roots in self.roots.items()}
+
+    def start(self) -> None:
+        self.before = self._read()
+
+    def stop(self) -> dict[str, float]:
+        after = self._read()
+        return {role: after[role] - self.before[role] for role in after}
+
+
+def cpu_text(used: dict[str, float], moves: int) -> str:
+    """``cpu ms/move: servers 3.1, postgres 0.9, ...`` (roles that used nothing left out)."""
+    parts = [f"{role} {used[role] * 1000 / max(1, moves):.1f}" for role in used if used[role] > 0.005]
+    return "cpu ms/move: " + ", ".join(parts)
+
 
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else float("nan")
 
 
+HEAD = re.compile(r'"ply": (\d+), "turn": "(\w+)", "status": "(\w+)"')
+"""A state's ply, side to move and status (in this order in every state, and nowhere else:
+moves have no ``turn``), read without parsing the state."""
+LEGAL, LEGAL_END = '"legal": ', ', "legal_count": '
+
+
 class Sock:
-    """A websocket whose reader keeps the latest state (and drains everything else)."""
+    """A websocket whose reader keeps the latest state (and drains everything else).
+
+    A state is never parsed whole: its ply, turn and status are read from the text, and only
+    its list of legal moves is parsed, when the player is to move (:meth:`wait_ply` with
+    ``parse``); the history (all FENs and moves) grows with the game and is never read."""
 
     def __init__(self, ws: Any) -> None:
         self.ws = ws
-        self.state: dict[str, Any] | None = None
+        self.raw: str | None = None
+        self.ply = -1
         self.errors: list[str] = []
         self.changed = asyncio.Event()
         self.task = asyncio.create_task(self._read())
 
     @classmethod
-    async def open(cls, url: str, secret: str | None = None) -> Sock:
-        ws = await websockets.connect(url, open_timeout=120, max_queue=None, max_size=None)
+    async def open(cls, url: str, secret: str | None = None, deflate: bool = True) -> Sock:
+        ws = await connect(url, deflate)
         if secret is not None:
             await ws.send(json.dumps({"type": "auth", "secret": secret}))
         return cls(ws)
@@ -62,7 +147,8 @@ class Sock:
         try:
             async for raw in self.ws:
                 if raw.startswith('{"type": "state"') or raw.startswith('{"type":"state"'):
-                    self.state = json.loads(raw)
+                    found = HEAD.search(raw)
+                    self.raw, self.ply = raw, int(found.group(1)) if found else -1
                     self.changed.set()
                 elif raw.startswith('{"type": "error"'):
                     self.errors.append(json.loads(raw)["error"])
@@ -71,10 +157,12 @@ class Sock:
             self.errors.append(f"closed: {exc}")
         self.changed.set()
 
-    async def wait_ply(self, ply: int, timeout: float = 60, mover: Sock | None = None) -> dict[str, Any]:
-        """The state at ``ply`` or later; an error on this socket or on ``mover``'s is raised."""
+    async def wait_ply(self, ply: int, timeout: float = 60, mover: Sock | None = None,
+                       parse: bool = True) -> dict[str, Any]:
+        """The state at ``ply`` or later as its ``ply``, ``turn``, ``status`` and ``legal``
+        (an empty dict without ``parse``); an error on this socket or on ``mover``'s is raised."""
         deadline = time.monotonic() + timeout
-        while self.state is None or self.state["ply"] < ply:
+        while self.ply < ply:
             if self.errors or (mover is not None and mover.errors):
                 raise RuntimeError(f"websocket: {self.errors or mover.errors if mover else ''}")
             if time.monotonic() > deadline:
@@ -82,7 +170,14 @@ class Sock:
             self.changed.clear()
             with contextlib.suppress(TimeoutError):  # a second's wait, then look at the mover again
                 await asyncio.wait_for(self.changed.wait(), 1.0)
-        return self.state
+        if not parse or self.raw is None:
+            return {}
+        raw = self.raw
+        head = HEAD.search(raw)
+        assert head is not None, raw[:200]
+        start = raw.index(LEGAL) + len(LEGAL)
+        return {"ply": int(head.group(1)), "turn": head.group(2), "status": head.group(3),
+                "legal": json.loads(raw[start:raw.index(LEGAL_END, start)])}
 
     async def close(self) -> None:
         await self.ws.close()
@@ -115,25 +210,125 @@ async def open_all(factories: list[Any], gate: int = 32) -> list[Sock]:
     return list(await asyncio.gather(*(one(f) for f in factories)))
 
 
-async def human_load(urls: list[str], games: int, watchers: int, seconds: float,
-                     think: tuple[float, float]) -> tuple[list[float], int, int]:
-    """Friend games whose two players sit on different servers, plus watchers; returns (round
-    trips, moves stored, sockets)."""
+async def connect(url: str, deflate: bool) -> Any:
+    """A websocket to ``url``; ``deflate``: offer per-message compression, as browsers do (the
+    server then compresses every message once per socket)."""
+    return await websockets.connect(url, open_timeout=120, max_queue=None, max_size=None,
+                                    compression="deflate" if deflate else None)
+
+
+async def _drain(urls: list[str], stop: Any, opened: Any, received: Any, deflate: bool) -> None:
+    """Open the watchers' websockets and read them until ``stop`` is set, without parsing."""
+    sem = asyncio.Semaphore(32)
+
+    async def one(url: str) -> Any:
+        async with sem:
+            return await connect(url, deflate)
+
+    sockets = await asyncio.gather(*(one(u) for u in urls))
+    with opened.get_lock():
+        opened.value += len(sockets)
+    count = 0
+
+    async def read(ws: Any) -> None:
+        nonlocal count
+        with contextlib.suppress(websockets.ConnectionClosed):
+            async for _raw in ws:
+                count += 1
+
+    readers = [asyncio.create_task(read(ws)) for ws in sockets]
+    while not stop.is_set():
+        await asyncio.sleep(0.2)
+    for task in readers:
+        task.cancel()
+    await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+    with received.get_lock():
+        received.value += count
+
+
+def watcher_process(urls: list[str], stop: Any, opened: Any, received: Any, deflate: bool) -> None:
+    """A process of watchers (see the module's text: the load generator's cheap part)."""
+    asyncio.run(_drain(urls, stop, opened, received, deflate))
+
+
+class Watchers:
+    """``len(urls)`` watching websockets spread over ``procs`` processes of their own."""
+
+    def __init__(self, urls: list[str], procs: int, deflate: bool) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.stop_event = ctx.Event()
+        self.opened = ctx.Value("i", 0)
+        self.received = ctx.Value("i", 0)
+        self.wanted = len(urls)
+        chunks = [urls[i::procs] for i in range(procs)] if urls else []
+        self.procs = [ctx.Process(target=watcher_process, daemon=True,
+                                  args=(chunk, self.stop_event, self.opened, self.received, deflate))
+                      for chunk in chunks if chunk]
+
+    async def start(self) -> None:
+        for proc in self.procs:
+            proc.start()
+        deadline = time.monotonic() + 300
+        while self.opened.value < self.wanted:
+            if time.monotonic() > deadline or not all(p.is_alive() for p in self.procs):
+                raise RuntimeError(f"only {self.opened.value} of {self.wanted} watchers connected")
+            await asyncio.sleep(0.1)
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.procs if p.pid is not None]
+
+    async def stop(self) -> int:
+        """Close them all; the messages they received."""
+        self.stop_event.set()
+        for proc in self.procs:
+            await asyncio.to_thread(proc.join, 60)
+        return int(self.received.value)
+
+
+class Site:
+    """What a measurement gets: the servers' addresses, and a CPU meter for the site."""
+
+    def __init__(self, services: Services, cluster: Cluster, watcher_procs: int, deflate: bool) -> None:
+        self.services = services
+        self.cluster = cluster
+        self.urls = [s.url for s in cluster.servers]
+        self.watcher_procs = watcher_procs
+        self.deflate = deflate
+
+    def meter(self, helpers: list[int]) -> CpuMeter:
+        return CpuMeter(self.services, self.cluster, helpers)
+
+
+class Load:
+    """The outcome of :func:`human_load`."""
+
+    def __init__(self, lat: list[float], moves: int, sockets: int, cpu: dict[str, float],
+                 watched: int) -> None:
+        self.lat, self.moves, self.sockets, self.cpu, self.watched = lat, moves, sockets, cpu, watched
+
+
+async def human_load(site: Site, games: int, watchers: int, seconds: float,
+                     think: tuple[float, float]) -> Load:
+    """Friend games whose two players sit on different servers, plus watchers (in processes of
+    their own); the round trips, moves stored, sockets and CPU used per role."""
+    urls = site.urls
     created = await create_games(urls, games)
     factories: list[Any] = []
     for i, game in enumerate(created):
         gid = game["id"]
         for k, color in enumerate(("white", "black")):
             url = f"{ws_base(urls[(i + k) % len(urls)])}/ws/games/{gid}"
-            factories.append(lambda u=url, s=game["seats"][color]["secret"]: Sock.open(u, s))
-    for j in range(watchers):
-        gid = created[j % games]["id"]
-        url = f"{ws_base(urls[j % len(urls)])}/ws/games/{gid}"
-        factories.append(lambda u=url: Sock.open(u))
+            factories.append(lambda u=url, s=game["seats"][color]["secret"]: Sock.open(u, s, site.deflate))
+    watching = Watchers([f"{ws_base(urls[j % len(urls)])}/ws/games/{created[j % games]['id']}"
+                         for j in range(watchers)], max(1, site.watcher_procs), site.deflate)
+    await watching.start()
     socks = await open_all(factories)
     players = [(socks[2 * i], socks[2 * i + 1]) for i in range(games)]
     lat: list[float] = []
     moves = 0
+    meter = site.meter(watching.pids)
+    meter.start()
     until = time.monotonic() + seconds
 
     async def play(white: Sock, black: Sock, rng: random.Random) -> None:
@@ -151,11 +346,13 @@ async def human_load(urls: list[str], games: int, watchers: int, seconds: float,
             state = await other.wait_ply(ply + 1, mover=mover)
             lat.append(time.perf_counter() - sent)
             moves += 1
-            await mover.wait_ply(ply + 1)
+            await mover.wait_ply(ply + 1, parse=False)
 
     await asyncio.gather(*(play(w, b, random.Random(i)) for i, (w, b) in enumerate(players)))
+    cpu = meter.stop()
+    watched = await watching.stop()
     await asyncio.gather(*(s.close() for s in socks))
-    return lat, moves, len(socks)
+    return Load(lat, moves, len(socks) + watchers, cpu, watched)
 
 
 async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.Event) -> int:
@@ -190,15 +387,20 @@ async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.E
     return seen
 
 
-def run_site(services: Services, servers: int, workers: int, fn: Any) -> Any:
+def run_site(services: Services, args: argparse.Namespace, servers: int, workers: int, fn: Any) -> Any:
     # workers niced as `exochess cluster` starts them: on one machine the players come first;
     # every client comes from 127.0.0.1, so the per-address cap on websockets is lifted
-    site = Cluster(services, servers=servers, workers=workers, worker_nice=10,
-                   env={"EXOCHESS_WS_PER_ADDRESS": "100000"}).start()
+    cluster = Cluster(services, servers=servers, workers=workers, worker_nice=10,
+                      env={"EXOCHESS_WS_PER_ADDRESS": "100000"}).start()
     try:
-        return asyncio.run(fn([s.url for s in site.servers]))
+        return asyncio.run(fn(Site(services, cluster, args.watcher_procs, not args.no_deflate)))
+    except Exception:
+        for i, server in enumerate(cluster.servers):  # what the servers said, before it is deleted
+            lines = [line for line in server.log_text().splitlines() if "WARNING" in line or "ERROR" in line]
+            print(f"server {i}: {len(lines)} warnings and errors; the last ones:", *lines[-10:], sep="\n  ")
+        raise
     finally:
-        site.stop()
+        cluster.stop()
 
 
 THINK = (1.0, 3.0)
@@ -207,20 +409,23 @@ THINK = (1.0, 3.0)
 
 def target_1(services: Services, args: argparse.Namespace) -> None:
     watchers = max(0, args.clients - 2 * args.games)
-    lat, moves, socks = run_site(services, 2, 1, lambda urls: human_load(
-        urls, args.games, watchers, args.seconds, THINK))
-    print(f"1. {socks} websockets on 2 servers, {args.games} games: {moves} moves, round trip "
-          f"p50 {pct(lat, 50) * 1000:.0f} ms, p99 {pct(lat, 99) * 1000:.0f} ms (target p99 < 100 ms)",
-          flush=True)
+    load: Load = run_site(services, args, 2, 1, lambda site: human_load(
+        site, args.games, watchers, args.seconds, THINK))
+    print(f"1. {load.sockets} websockets on 2 servers, {args.games} games: {load.moves} moves, round trip "
+          f"p50 {pct(load.lat, 50) * 1000:.0f} ms, p99 {pct(load.lat, 99) * 1000:.0f} ms "
+          f"(target p99 < 100 ms); watchers received {load.watched} states; "
+          f"{cpu_text(load.cpu, load.moves)}", flush=True)
 
 
 def target_2(services: Services, args: argparse.Namespace) -> None:
     games = args.games  # enough games at once that the servers, not the round trips, set the pace
     rates = {}
     for servers in (1, 2):
-        _lat, moves, _ = run_site(services, servers, 0, lambda urls: human_load(
-            urls, games, 0, args.seconds, (0.0, 0.0)))
-        rates[servers] = moves / args.seconds
+        load: Load = run_site(services, args, servers, 0, lambda site: human_load(
+            site, games, 0, args.seconds, (0.0, 0.0)))
+        rates[servers] = load.moves / args.seconds
+        print(f"   {servers} process(es): {rates[servers]:.0f} moves/s, round trip p50 "
+              f"{pct(load.lat, 50) * 1000:.0f} ms; {cpu_text(load.cpu, load.moves)}", flush=True)
     print(f"2. moves stored per second, {games} games moving at once: 1 process "
           f"{rates[1]:.0f}/s, 2 processes {rates[2]:.0f}/s, ratio {rates[2] / rates[1]:.2f} "
           "(target >= 1.6)", flush=True)
@@ -229,18 +434,18 @@ def target_2(services: Services, args: argparse.Namespace) -> None:
 def target_3(services: Services, args: argparse.Namespace) -> None:
     games = max(10, args.games // 4)
 
-    async def with_engine(urls: list[str], computer: int) -> tuple[list[float], int]:
+    async def with_engine(site: Site, computer: int) -> tuple[list[float], int]:
         stop = asyncio.Event()
-        engine = asyncio.create_task(computer_load(urls, computer, 8, stop)) if computer else None
+        engine = asyncio.create_task(computer_load(site.urls, computer, 8, stop)) if computer else None
         if engine is not None:
             await asyncio.sleep(2.0)  # the workers are busy before the humans start
-        lat, _moves, _ = await human_load(urls, games, 0, args.seconds, THINK)
+        load = await human_load(site, games, 0, args.seconds, THINK)
         stop.set()
         seen = await engine if engine is not None else 0
-        return lat, seen
+        return load.lat, seen
 
-    base, _ = run_site(services, 2, 2, lambda urls: with_engine(urls, 0))
-    loaded, engine_moves = run_site(services, 2, 2, lambda urls: with_engine(urls, 20))
+    base, _ = run_site(services, args, 2, 2, lambda site: with_engine(site, 0))
+    loaded, engine_moves = run_site(services, args, 2, 2, lambda site: with_engine(site, 20))
     print(f"3. human round trip p99 ({games} games): {pct(base, 99) * 1000:.0f} ms alone, "
           f"{pct(loaded, 99) * 1000:.0f} ms beside 20 level-8 computer games ({engine_moves} engine "
           f"moves), +{(pct(loaded, 99) - pct(base, 99)) * 1000:.0f} ms (target <= +20 ms)", flush=True)
@@ -255,6 +460,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200, help="live games of target 1")
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each measurement")
     parser.add_argument("--targets", default="123", help="which targets to measure (default 123)")
+    parser.add_argument("--watcher-procs", type=int, default=2,
+                        help="processes the watching websockets of target 1 are spread over")
+    parser.add_argument("--no-deflate", action="store_true",
+                        help="clients offer no per-message compression (browsers do: the default)")
     args = parser.parse_args(argv)
     if args.quick:
         args.clients, args.games, args.seconds = 400, 40, 10.0

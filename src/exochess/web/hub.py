@@ -137,9 +137,10 @@ class Hub:
         self._seats: dict[str, Counter[Color]] = {}
         self._addresses: Counter[str] = Counter()
         self.bus: Bus | None = None
-        self.on_remote: Callable[[str, bool, bool], Awaitable[None]] | None = None
+        self.on_remote: Callable[[str, bool, bool, Any], Awaitable[None]] | None = None
         """Called for each envelope from another process: (key, the stored game changed, its
-        message was delivered here); the game service invalidates its cache with it."""
+        message was delivered here, the envelope's move note or None); the game service
+        updates or invalidates its cache with it."""
         self._remote: dict[str, dict[str, tuple[float, int, int]]] = {}
         """Seat counts of the other processes: key -> origin -> (when heard, white, black)."""
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -233,14 +234,19 @@ class Hub:
         return len(self._rooms.get(game_id, {}))
 
     async def broadcast(
-        self, game_id: str, message: str, *, coalesce: bool = False, changed: bool = False
+        self, game_id: str, message: str, *, coalesce: bool = False, changed: bool = False,
+        note: dict[str, Any] | None = None,
     ) -> None:
         """Send ``message`` to every connection of the game (``coalesce``: it is a whole state),
         in this process and, with a bus, in the others (``changed``: the stored game changed,
-        their caches of it are stale)."""
+        their caches of it are stale, unless ``note`` (a move note, see
+        :mod:`exochess.web.pubsub`) lets them bring their copy up to date)."""
         await self.deliver(game_id, message, coalesce=coalesce)
         if self.bus is not None:
-            await self.bus.publish({"k": game_id, "m": message, "c": coalesce, "ch": changed})
+            envelope = {"k": game_id, "m": message, "c": coalesce, "ch": changed}
+            if note is not None:
+                envelope["a"] = note
+            await self.bus.publish(envelope)
 
     async def receive(self, envelope: dict[str, Any]) -> None:
         """Handle an envelope from another process (the bus calls this)."""
@@ -258,13 +264,13 @@ class Hub:
                 if not self._remote.get(key, True):
                     del self._remote[key]
             if self.online(key) != before and self.on_remote is not None:
-                await self.on_remote(key, False, False)
+                await self.on_remote(key, False, False, None)
             return
         message = envelope.get("m")
         if isinstance(message, str):
             await self.deliver(key, message, coalesce=bool(envelope.get("c")))
         if self.on_remote is not None:
-            await self.on_remote(key, bool(envelope.get("ch")), isinstance(message, str))
+            await self.on_remote(key, bool(envelope.get("ch")), isinstance(message, str), envelope.get("a"))
 
     async def close(self) -> None:
         for task in list(self._tasks):

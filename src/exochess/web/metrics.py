@@ -34,6 +34,11 @@ WEBSOCKETS = Gauge(
     "exochess_websocket_clients", "Websocket connections open on this process", multiprocess_mode="livesum"
 )
 MOVES = Counter("exochess_moves_stored_total", "Moves stored (players' and the computer's)", ["by"])
+REMOTE_MOVES = Counter(
+    "exochess_remote_moves_total",
+    "Moves stored by another process (Redis mode): played on the cached game from the message, "
+    "or the game read again from the database", ["how"],
+)
 QUEUE_DEPTH = Gauge(
     "exochess_engine_queue_depth", "Engine jobs waiting in the queue (Redis mode)", multiprocess_mode="max"
 )

@@ -3,8 +3,9 @@
 Without Redis a server is alone and its :class:`~exochess.web.hub.Hub` delivers to its own
 websockets only.  With ``$EXOCHESS_REDIS_URL`` each hub also hands what it broadcasts to a
 :class:`RedisBus`, which publishes it on one channel as a small JSON *envelope*; every other
-process receives the envelope, delivers its message to its own websockets, and drops what its
-cache knew about the key (a game changed elsewhere is read again from the database).
+process receives the envelope, delivers its message to its own websockets, and brings its
+cached copy of the game up to date: from the move note when the change is one move that follows
+on, otherwise by reading the game again from the database.
 
 An envelope is a JSON object with short keys:
 
@@ -14,13 +15,19 @@ An envelope is a JSON object with short keys:
   no state to send: each server reads the game again and sends its own);
 - ``c``: the message is a whole state (coalesced per connection, see the hub);
 - ``ch``: the stored game changed (caches of the key are invalidated);
+- ``a``: with ``ch``, when the change is exactly one move added to the game: that move as a
+  :class:`~exochess.web.movenote.MoveNote`, so that the other processes play it on their copy
+  of the game instead of reading the game again from the database;
 - ``s``: instead of a message, the origin's count of connections per seat of the game
   ``k`` (``[white, black]``), so that presence is shared across processes.
 
 Ordering: Redis delivers one publisher's envelopes in order.  Between publishers the order of
 stored changes is the database's (the guarded update of :mod:`exochess.web.storage`); a
-receiver forwards a state as it comes (so it is fast) and marks its own copy of the game stale,
-so whatever it answers or stores next is read from the database, never from an envelope.
+receiver forwards a state as it comes (so it is fast).  A move note is played on the receiver's
+copy only when it follows that copy's last ply and the position after it is the note's FEN;
+otherwise (a ply missed, the copy busy, any other change) the copy is marked stale and read
+again from the database before it is used.  Moves are still stored only through the guarded
+update, so a copy that is behind can make a move fail, never store one twice.
 """
 
 from __future__ import annotations

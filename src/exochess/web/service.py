@@ -50,6 +50,7 @@ from exochess.web.domain import (
 )
 from exochess.web.enginepool import RANDOM_LEVEL, EngineBackend, EngineClock
 from exochess.web.hub import Hub
+from exochess.web.movenote import MoveNote
 from exochess.web.positions import (
     PositionTooLargeError,
     aborted_by_text,
@@ -275,14 +276,20 @@ class GameService:
 
     # --- loading -----------------------------------------------------------------------
 
-    async def get(self, game_id: str) -> LiveGame:
-        """The game ``game_id``, its time judged first (a deadline passed ends it here)."""
+    async def get(self, game_id: str, *, view: bool = True) -> LiveGame:
+        """The game ``game_id``, its time judged first (a deadline passed ends it here).
+
+        With ``view`` (the default) its legal-move view is ready too; a move does without it
+        (it is checked on the board), so that a process computes the views of the positions it
+        publishes only, not also those of the moves it hears of from the others.
+        """
         live = self._games.get(game_id)
         if live is not None:
             self._games.move_to_end(game_id)
             if live.stale:
                 await self._refresh(live)
-            await self.prepare(live)
+            if view:
+                await self.prepare(live)
             await self.judge_time(live)
             return live
         if not isinstance(game_id, str) or not game_id.isascii() or len(game_id) > 32:
@@ -307,7 +314,8 @@ class GameService:
                     live.stale = True  # the row may have been read before that change
                 self._games[game_id] = live
                 self._evict()
-        await self.prepare(live)
+        if view:
+            await self.prepare(live)
         await self.judge_time(live)
         return live
 
@@ -390,10 +398,13 @@ class GameService:
                 live.stale = False
                 await self._reload(live)
 
-    async def on_remote_change(self, game_id: str, changed: bool, delivered: bool) -> None:
-        """An envelope about ``game_id`` from another process (Redis mode): forget what is
-        cached; if the change came without a state (an engine worker stored a move), send the
-        watchers here the state read again."""
+    async def on_remote_change(
+        self, game_id: str, changed: bool, delivered: bool, note: object = None
+    ) -> None:
+        """An envelope about ``game_id`` from another process (Redis mode): play its move
+        ``note`` on the cached game if it follows on, or else forget what is cached; if the
+        change came without a state (an engine worker stored a move), send the watchers here
+        the state read again."""
         live = self._games.get(game_id)
         if live is None:
             loading = self._loading.get(game_id)
@@ -403,6 +414,16 @@ class GameService:
         live.state_cache = None  # at least the presence in it changed
         if not changed:
             return
+        if self._apply_note(live, MoveNote.from_json(note)):
+            metrics.REMOTE_MOVES.labels("applied").inc()
+            self._arm(live)
+            if not delivered and self.hub.watchers(game_id):
+                await self.prepare(live)
+                await self.hub.deliver(game_id, self.state_text(live), coalesce=True)
+            self.schedule_engine(live)
+            return
+        if note is not None:
+            metrics.REMOTE_MOVES.labels("reloaded").inc()
         live.stale = True
         if not delivered and self.hub.watchers(game_id):
             with contextlib.suppress(GameServiceError):
@@ -411,6 +432,33 @@ class GameService:
                 await self.hub.deliver(game_id, self.state_text(live), coalesce=True)
         if not live.stale:
             self.schedule_engine(live)
+
+    def _apply_note(self, live: LiveGame, note: MoveNote | None) -> bool:
+        """Play another process's stored move on the cached game; False (nothing changed) when
+        the copy cannot take it: no note, a ply missed or the copy already stale, the copy in
+        use (its lock held: a move or a reload is under way), or a move or position that does
+        not match.  Synchronous, so that no other task sees the copy half changed."""
+        if note is None or live.stale or live.lock.locked():
+            return False
+        row, board = live.row, live.board
+        if row.status != GameStatus.ACTIVE or note.ply != board.ply() or note.ply != len(row.moves):
+            return False
+        try:
+            move = board.parse_move(note.move)
+        except ExochessError:
+            return False
+        board.push(move)
+        if board.fen() != note.fen:
+            board.pop()
+            return False
+        live.fens.append(note.fen)
+        row.moves.append(note.move)
+        row.stamps.append(note.stamp)
+        row.ply = note.ply + 1
+        row.updated = note.stamp.at
+        row.takeback_offer = None
+        live.state_cache = None
+        return True
 
     async def resync_all(self) -> None:
         """Changes may have been missed (the Redis subscription was lost): every cached game is
@@ -547,12 +595,19 @@ class GameService:
             live.state_cache = json.dumps(self.state(live))
         return live.state_cache
 
-    async def publish(self, live: LiveGame) -> None:
-        """Send the game's new state to its watchers."""
+    async def publish(self, live: LiveGame, note: MoveNote | None = None) -> None:
+        """Send the game's new state to its watchers (here and, in Redis mode, in the other
+        processes: ``note`` is the one move that made it, which they play on their copies;
+        without one they read the game again)."""
         live.state_cache = None
         self._arm(live)
         await self.prepare(live)
-        await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True, changed=True)
+        # the note holds only if the game is still just after that move (no other change
+        # came between the lock's release and now; a takeback and another move would leave
+        # the same ply in another position)
+        fits = note is not None and live.board.ply() == note.ply + 1 and live.fens[-1] == note.fen
+        await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True, changed=True,
+                                 note=note.to_json() if note is not None and fits else None)
         for listener in self.listeners:
             listener(live)
 
@@ -875,20 +930,21 @@ class GameService:
         ``ply``, if given, must be current; ``lag_ms`` is the client's measured network delay
         (credited up to a bound)."""
         arrived = storage_now()
-        live = await self.get(game_id)
+        live = await self.get(game_id, view=False)
         if not text.strip():
             raise InvalidRequest(N_("a move is required (field 'move', canonical move text)"))
+        note: MoveNote | None = None
         async with live.lock:
             seat = self._seat(live, secret, user_id)
             if live.kind_of(seat) != PlayerKind.HUMAN:
                 raise WrongSeat(N_("that seat is played by the computer"))
             try:
-                await self._play_locked(live, seat, text, ply, arrived, lag_ms)
+                note = await self._play_locked(live, seat, text, ply, arrived, lag_ms)
             except TimeRanOut:
                 ended = True  # the time ran out before the move arrived: the game ended now
             else:
                 ended = False
-        await self.publish(live)
+        await self.publish(live, note)
         if ended:
             self._cancel_engine(game_id)
             raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
@@ -898,10 +954,13 @@ class GameService:
     async def _play_locked(
         self, live: LiveGame, seat: Color, text: str, ply: int | None,
         arrived: dt.datetime | None = None, lag_ms: int = 0,
-    ) -> None:
+    ) -> MoveNote | None:
         """Play and store a move arriving at ``arrived`` (default now).  If the side to move's
         time was out by then, the game ends instead (aborted or lost on time): raises
-        :class:`TimeRanOut`, and the caller publishes the ended game."""
+        :class:`TimeRanOut`, and the caller publishes the ended game.
+
+        Returns the move as the other processes can play it on their copies (None when it
+        ended the game: they read a finished game again, with its result and ratings)."""
         board = live.board
         arrived = arrived or storage_now()
         if live.row.status == GameStatus.ACTIVE and await self._expire_locked(live, arrived):
@@ -943,11 +1002,13 @@ class GameService:
         live.row.stamps.append(stamp)
         live.row.ply = current + 1
         live.row.takeback_offer = None
+        live.state_cache = None
         if finish:
             self._mark_finished(live.row, finish)
             if live.row.rated:  # the ratings changed with the result
                 await self._load_players(live)
-        live.state_cache = None
+            return None
+        return MoveNote(current, str(move), fen_after, stamp)
 
     @staticmethod
     def _mark_finished(row: GameRow, values: Finish, status: GameStatus = GameStatus.FINISHED) -> None:

@@ -77,8 +77,9 @@ def create_app(
         bus = None
         pool: EngineBackend | None = None
         queue = None
+        sweep = None
         if shared is not None:
-            from exochess.web.jobs import JobQueue
+            from exochess.web.jobs import EngineSweep, JobQueue
             from exochess.web.pubsub import RedisBus
 
             bus = RedisBus(shared)
@@ -106,9 +107,14 @@ def create_app(
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume_engine_games()
         await service.watch_clocks()
+        if queue is not None and shared is not None:
+            sweep = EngineSweep(shared, storage, service.resume_engine_game)
+            sweep.start()
         try:
             yield
         finally:
+            if sweep is not None:
+                await sweep.close()
             lobby.close()
             service.close()
             if pool is not None:

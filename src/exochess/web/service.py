@@ -1158,6 +1158,13 @@ class GameService:
             except Exception:
                 log.exception("cannot resume game %s", game_id)
 
+    async def resume_engine_game(self, game_id: str) -> None:
+        """Queue the computer's move in ``game_id`` if it waits for one (the engine sweep of
+        Redis mode: the server that stored the player's move may have died before queueing
+        it); the game is read again first, since that change was never announced."""
+        await self.on_remote_change(game_id, True, False)
+        self.schedule_engine(await self.get(game_id))
+
     async def evaluate(
         self, variant: str, start_fen: str, texts: list[str], movetime_ms: int, client: str | None = None
     ) -> dict[str, Any]:

@@ -80,10 +80,13 @@ def create_app(
         sweep = None
         if shared is not None:
             from exochess.web.jobs import EngineSweep, JobQueue
+            from exochess.web.presence import SharedCounts
             from exochess.web.pubsub import RedisBus
 
             bus = RedisBus(shared)
-            hub.attach(bus)
+            counts = SharedCounts(bus.redis, bus.origin)
+            counts.start()
+            hub.attach(bus, counts)
             if use_engine_pool:
                 limit = os.environ.get("EXOCHESS_ENGINE_QUEUE_LIMIT", "")
                 pool = queue = JobQueue(shared, **({"limit": int(limit)} if limit.isdigit() else {}))
@@ -100,6 +103,7 @@ def create_app(
         app.state.bus = bus
         if bus is not None:
             hub.on_remote = service.on_remote_change
+            hub.on_presence = service.remote_presence
             bus.on_message = hub.receive
             bus.on_resync = service.resync_all
             bus.start()
@@ -120,6 +124,8 @@ def create_app(
             if pool is not None:
                 pool.shutdown()
             await hub.close()
+            if hub.counts is not None:
+                await hub.counts.close()
             if queue is not None:
                 await queue.aclose()
             if bus is not None:

@@ -544,6 +544,10 @@ class GameService:
     async def announce_presence(self, live: LiveGame) -> None:
         """Tell the watchers which seats are online and since when the others are gone (a
         small message, not the whole state)."""
+        await self.hub.broadcast(live.row.id, self._presence_update(live))
+
+    def _presence_update(self, live: LiveGame) -> str:
+        """Start or stop the seats' absence clocks from the site's presence; the message."""
         live.state_cache = None  # the state's "online" changed too
         online = self.hub.online(live.row.id)
         moment = storage_now()
@@ -552,8 +556,18 @@ class GameService:
                 live.absent_since[color] = None
             elif live.absent_since.get(color) is None:
                 live.absent_since[color] = moment
-        message = {"type": "presence", "online": online, "absent_since": self._absent_json(live)}
-        await self.hub.broadcast(live.row.id, json.dumps(message))
+        return json.dumps({"type": "presence", "online": online, "absent_since": self._absent_json(live)})
+
+    async def remote_presence(self, game_id: str, expired: bool) -> None:
+        """Seats held on another server came or went (Redis mode): the absence clocks here
+        follow, so that a claim through this server counts the same absence.  When that server
+        died (``expired``) nobody announces it: this server tells its own watchers."""
+        live = self._games.get(game_id)
+        if live is None:
+            return
+        message = self._presence_update(live)
+        if expired:
+            await self.hub.deliver(game_id, message)
 
     # --- time -----------------------------------------------------------------------------
 

@@ -102,3 +102,52 @@ def test_serve_workers_runs_processes_on_one_port(services: Services) -> None:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(30)
     assert "Started parent process" in log.read_text()
+
+
+def test_a_server_stopped_in_the_cluster_hands_its_players_over(own_cluster: Cluster) -> None:
+    """SIGTERM to one of two servers while a player's move is on its way: the websocket closes
+    with 1012 (the page reconnects), a move it acknowledged is stored and reached the other
+    server's watchers, and the game goes on through the other server."""
+    import random
+
+    from tests.cluster.common import a_move, game_state, seated
+
+    a, b = own_cluster.servers
+    game = new_game(a.url, opponent="friend")
+    gid, seats = game["id"], {c: s["secret"] for c, s in game["seats"].items()}
+    state = game_state(a.url, gid)
+    move = a_move(state, random.Random(7))
+
+    async def run() -> tuple[int | None, bool]:
+        watcher = await seated(ws_url(b.url, gid), None)
+        await recv_until(watcher, "state")
+        player = await seated(ws_url(a.url, gid), seats["white"])
+        await recv_until(player, "hello", lambda m: m["you"] == "white")
+        await player.send(json.dumps({"type": "move", "move": move, "ply": 0, "ref": 1}))
+        assert a.proc is not None
+        a.proc.send_signal(signal.SIGTERM)
+        acked = False
+        with pytest.raises(websockets.ConnectionClosed):
+            while True:
+                message = json.loads(await player.recv())
+                acked = acked or message["type"] == "ack"
+        if acked:  # what was acknowledged reached the other server's watchers
+            await recv_until(watcher, "state", lambda m: m["ply"] == 1)
+        await watcher.close()
+        return player.close_code, acked
+
+    code, acked = run_async(run)
+    assert code == 1012
+    assert a.proc is not None and a.proc.wait(30) in (0, -signal.SIGTERM)
+    assert "Traceback" not in a.log_text()
+    after = game_state(b.url, gid)
+    assert after["ply"] in ((1,) if acked else (0, 1))
+    if after["ply"] == 1:
+        assert after["moves"][0]["text"] == move
+    # the player reconnects to the other server and plays on
+    ply = after["ply"]
+    color = "white" if ply == 0 else "black"
+    res = httpx.post(f"{b.url}/api/games/{gid}/moves", timeout=30, json={
+        "secret": seats[color], "move": a_move(after, random.Random(8)), "ply": ply})
+    assert res.status_code == 200, res.text
+    assert game_state(b.url, gid)["ply"] == ply + 1

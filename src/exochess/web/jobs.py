@@ -308,8 +308,11 @@ class EngineSweep:
         loop = asyncio.get_running_loop()
         before = storage_now() - dt.timedelta(seconds=self.after_s)
         rows = await loop.run_in_executor(None, self.storage.idle_engine_games, before)
+        # jobs stay in the queue's sorted set until finished, and the queue is bounded: one read
+        queued = {member.decode().rsplit(":", 1)[0]
+                  for member in await self._redis.zrange(QUEUE_NAME, 0, -1)}
         waiting = [gid for gid, variant, fen, ply, white, black in rows
-                   if engine_to_move(variant, fen, ply, white, black)]
+                   if f"move:{gid}:{ply}" not in queued and engine_to_move(variant, fen, ply, white, black)]
         for game_id in waiting:
             try:
                 await self.resume(game_id)

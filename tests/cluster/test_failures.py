@@ -190,3 +190,44 @@ def test_postgresql_restarted(own_cluster: Cluster) -> None:
     assert res.status_code == 200, res.text
     after = game_state(a.url, gid)
     assert after["ply"] == 2 and after["moves"][0]["text"] == first  # nothing acknowledged was lost
+
+
+def test_a_computer_move_nobody_queued_is_swept_up(services: Any) -> None:
+    """A server that dies between storing a player's move and queueing the computer's reply
+    (simulated: the move is stored straight into the database, nothing queued, nothing
+    announced): a surviving server's sweep queues the reply, which is stored once."""
+    from exochess.web.clock import Stamp
+    from exochess.web.storage import Storage
+    from exochess.web.storage import now as storage_now
+
+    site = Cluster(services, servers=2, workers=1, env={
+        "EXOCHESS_ENGINE_SWEEP_S": "0.5", "EXOCHESS_ENGINE_SWEEP_AFTER_S": "1"}).start()
+    try:
+        a, b = site.servers
+        game = new_game(a.url, opponent="computer", level=1, color="white")
+        gid = game["id"]
+        state = game_state(b.url, gid)  # both servers hold the game now, at ply 0
+        assert game_state(a.url, gid)["ply"] == 0
+        move = a_move(state, random.Random(11))
+
+        async def run() -> dict[str, Any]:
+            watcher = await seated(ws_url(b.url, gid), None)
+            await recv_until(watcher, "state")
+            storage = Storage(services.postgres.url)
+            try:
+                storage.add_move(gid, 0, move, None, Stamp(None, None, storage_now()))
+            finally:
+                storage.close()
+            # the watcher on the server that knew nothing of the move gets the reply
+            reply = await recv_until(watcher, "state", lambda m: m["ply"] == 2, timeout=30)
+            await watcher.close()
+            return reply
+
+        reply = run_async(run)
+        assert reply["moves"][0]["text"] == move
+        time.sleep(1.5)  # further rounds of the sweep find nothing to do
+        for server in (a, b):
+            after = game_state(server.url, gid)
+            assert after["ply"] == 2 and len(after["moves"]) == 2
+    finally:
+        site.stop()

@@ -102,3 +102,108 @@ def test_serve_workers_runs_processes_on_one_port(services: Services) -> None:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(30)
     assert "Started parent process" in log.read_text()
+
+
+def test_a_server_stopped_in_the_cluster_hands_its_players_over(own_cluster: Cluster) -> None:
+    """SIGTERM to one of two servers while a player's move is on its way: the websocket closes
+    with 1012 (the page reconnects), a move it acknowledged is stored and reached the other
+    server's watchers, and the game goes on through the other server."""
+    import random
+
+    from tests.cluster.common import a_move, game_state, seated
+
+    a, b = own_cluster.servers
+    game = new_game(a.url, opponent="friend")
+    gid, seats = game["id"], {c: s["secret"] for c, s in game["seats"].items()}
+    state = game_state(a.url, gid)
+    move = a_move(state, random.Random(7))
+
+    async def run() -> tuple[int | None, bool]:
+        watcher = await seated(ws_url(b.url, gid), None)
+        await recv_until(watcher, "state")
+        player = await seated(ws_url(a.url, gid), seats["white"])
+        await recv_until(player, "hello", lambda m: m["you"] == "white")
+        await player.send(json.dumps({"type": "move", "move": move, "ply": 0, "ref": 1}))
+        assert a.proc is not None
+        a.proc.send_signal(signal.SIGTERM)
+        acked = False
+        with pytest.raises(websockets.ConnectionClosed):
+            while True:
+                message = json.loads(await player.recv())
+                acked = acked or message["type"] == "ack"
+        if acked:  # what was acknowledged reached the other server's watchers
+            await recv_until(watcher, "state", lambda m: m["ply"] == 1)
+        await watcher.close()
+        return player.close_code, acked
+
+    code, acked = run_async(run)
+    assert code == 1012
+    assert a.proc is not None and a.proc.wait(30) in (0, -signal.SIGTERM)
+    assert "Traceback" not in a.log_text()
+    after = game_state(b.url, gid)
+    assert after["ply"] in ((1,) if acked else (0, 1))
+    if after["ply"] == 1:
+        assert after["moves"][0]["text"] == move
+    # the player reconnects to the other server and plays on
+    ply = after["ply"]
+    color = "white" if ply == 0 else "black"
+    res = httpx.post(f"{b.url}/api/games/{gid}/moves", timeout=30, json={
+        "secret": seats[color], "move": a_move(after, random.Random(8)), "ply": ply})
+    assert res.status_code == 200, res.text
+    assert game_state(b.url, gid)["ply"] == ply + 1
+
+
+def test_the_cluster_command_starts_and_stops_everything(tmp_path: Path) -> None:
+    """``exochess cluster`` (what ``make cluster`` runs): PostgreSQL, Redis, two servers and a
+    worker come up, a computer game gets its move, and SIGINT (Ctrl-C) stops all of them."""
+    import re
+    import socket
+    import time
+
+    from tests.cluster.harness import missing_programs
+
+    why = missing_programs()
+    if why is not None:
+        pytest.skip(why)
+    if os.geteuid() == 0:  # pytest's temporary directories are closed to PostgreSQL's user
+        res = exochess("cluster", "--dir", str(tmp_path / "refused"))
+        assert res.returncode == 2 and "cannot pass through" in res.stderr and "Traceback" not in res.stderr
+    port = free_port()
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="exochess-cluster-cmd-"))
+    out = tmp_path / "cluster.out"
+    with open(out, "wb") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "exochess.cli.main", "cluster", "--servers", "2", "--workers", "1",
+             "--port", str(port), "--dir", str(root), "--log-level", "warning"],
+            stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 120
+        while "Ctrl-C stops everything" not in out.read_text():
+            assert proc.poll() is None, out.read_text()
+            assert time.monotonic() < deadline, out.read_text()
+            time.sleep(0.2)
+        urls = [f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port + 1}"]
+        for url in urls:
+            wait_ready(url)
+        game = new_game(urls[0], opponent="computer", level=1, color="black")
+        deadline = time.monotonic() + 60
+        while httpx.get(f"{urls[1]}/api/games/{game['id']}", timeout=30).json()["ply"] == 0:
+            assert time.monotonic() < deadline, "the worker never answered"
+            time.sleep(0.2)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(90)
+    text = out.read_text()
+    assert code == 0 and "Traceback" not in text, text
+    redis_port = int(re.search(r"redis\s+redis://127\.0\.0\.1:(\d+)/", text).group(1))  # type: ignore[union-attr]
+    for stopped in (port, port + 1, redis_port):  # nothing listens any more
+        with pytest.raises(OSError), socket.create_connection(("127.0.0.1", stopped), timeout=2):
+            pass
+    assert not (root / "postgres" / "data" / "postmaster.pid").exists()
+    assert (root / "logs" / f"server-{port}.log").exists() and (root / "logs" / "worker-1.log").exists()
+    import shutil
+
+    shutil.rmtree(root, ignore_errors=True)

@@ -91,6 +91,15 @@ def run_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unreachable_by_others(path: Path) -> Path | None:
+    """The first directory on the way to ``path`` that other users cannot pass through (None if
+    they can): PostgreSQL, started as user postgres by root, must reach its data directory."""
+    for folder in [*reversed(path.parents), path]:
+        if folder.exists() and not folder.stat().st_mode & 0o001:
+            return folder
+    return None
+
+
 def _python_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "exochess.cli.main", *args]
 
@@ -101,8 +110,12 @@ def run_cluster(args: argparse.Namespace) -> int:
         return _error("cluster", "--servers must be at least 1 and --workers at least 0")
     made = args.dir is None
     root = Path(tempfile.mkdtemp(prefix="exochess-cluster-") if made else args.dir).resolve()
+    if os.geteuid() == 0 and (closed := _unreachable_by_others(root)) is not None and closed != root:
+        return _error("cluster", f"PostgreSQL runs as user postgres and cannot pass through {closed}:"
+                                 " choose a --dir outside it (e.g. under /srv or /var/lib),"
+                                 f" or chmod o+x {closed}")
     root.mkdir(parents=True, exist_ok=True)
-    if made:
+    if made or os.geteuid() == 0:
         root.chmod(0o755)  # PostgreSQL runs as user postgres when we are root: it must get in
     children: list[tuple[str, subprocess.Popen[bytes]]] = []
     try:

@@ -94,7 +94,11 @@ def run(args: argparse.Namespace) -> int:
         "timeout_graceful_shutdown": 10,
     }
     if args.workers > 1:
-        uvicorn.run("exochess.web.app:create_app_from_env", factory=True, workers=args.workers, **options)
+        # uvicorn kills a worker that has not answered its health check within 5 s by default:
+        # on a busy machine, starting one (imports, database, Redis) takes longer, and the
+        # workers were killed and started again forever
+        uvicorn.run("exochess.web.app:create_app_from_env", factory=True, workers=args.workers,
+                    timeout_worker_healthcheck=60, **options)
     else:
         uvicorn.run(app, **options)
     return 0

@@ -77,12 +77,16 @@ def create_app(
         bus = None
         pool: EngineBackend | None = None
         queue = None
+        sweep = None
         if shared is not None:
-            from exochess.web.jobs import JobQueue
+            from exochess.web.jobs import EngineSweep, JobQueue
+            from exochess.web.presence import SharedCounts
             from exochess.web.pubsub import RedisBus
 
             bus = RedisBus(shared)
-            hub.attach(bus)
+            counts = SharedCounts(bus.redis, bus.origin)
+            counts.start()
+            hub.attach(bus, counts)
             if use_engine_pool:
                 limit = os.environ.get("EXOCHESS_ENGINE_QUEUE_LIMIT", "")
                 pool = queue = JobQueue(shared, **({"limit": int(limit)} if limit.isdigit() else {}))
@@ -99,6 +103,7 @@ def create_app(
         app.state.bus = bus
         if bus is not None:
             hub.on_remote = service.on_remote_change
+            hub.on_presence = service.remote_presence
             bus.on_message = hub.receive
             bus.on_resync = service.resync_all
             bus.start()
@@ -106,14 +111,21 @@ def create_app(
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume_engine_games()
         await service.watch_clocks()
+        if queue is not None and shared is not None:
+            sweep = EngineSweep(shared, storage, service.resume_engine_game)
+            sweep.start()
         try:
             yield
         finally:
+            if sweep is not None:
+                await sweep.close()
             lobby.close()
             service.close()
             if pool is not None:
                 pool.shutdown()
             await hub.close()
+            if hub.counts is not None:
+                await hub.counts.close()
             if queue is not None:
                 await queue.aclose()
             if bus is not None:

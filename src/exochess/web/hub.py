@@ -9,18 +9,24 @@ message per write it can take, not one per change.
 
 The hub also counts connections per game and per client address and refuses a
 new one beyond :attr:`Hub.per_game` or :attr:`Hub.per_address` (defaults from
-``$EXOCHESS_WS_PER_GAME`` and ``$EXOCHESS_WS_PER_ADDRESS``; these caps are per process).
+``$EXOCHESS_WS_PER_GAME`` and ``$EXOCHESS_WS_PER_ADDRESS``).  Alone, a process counts its own
+connections; in Redis mode the caps hold for the whole site (:meth:`Hub.refusal_anywhere` adds
+the other processes' counts, shared through :class:`~exochess.web.presence.SharedCounts`).
 
 Across processes (Redis mode, see :mod:`exochess.web.pubsub`) the interface stays
 ``broadcast(key, message)``: with a bus attached, what one process broadcasts also reaches the
 connections of every other process, and each process's seat counts are shared so that
-:meth:`Hub.online` tells the presence of the whole site.
+:meth:`Hub.online` tells the presence of the whole site.  Seat counts are repeated every
+:data:`SEATS_REFRESH_S`; those of a process not heard of for :data:`SEATS_TTL_S` (it died) are
+dropped, and :attr:`Hub.on_presence` tells the game service, which starts the absence clock of
+the seats that went with it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import time
 from collections import Counter
@@ -29,6 +35,7 @@ from typing import Any, Final, Protocol
 
 from exochess.web import metrics
 from exochess.web.domain import Color
+from exochess.web.presence import SharedCounts, refresh_from_env
 
 QUEUE_LIMIT = 64
 PER_GAME = 1000
@@ -36,9 +43,13 @@ PER_GAME = 1000
 PER_ADDRESS = 64
 """Default cap on the websockets open from one client address (all games together)."""
 SEATS_REFRESH_S = 10.0
-"""How often a process repeats its seat counts to the others (Redis mode)."""
+"""How often a process repeats its seat counts to the others (Redis mode; the shared counts'
+``$EXOCHESS_PRESENCE_REFRESH_S`` sets another period)."""
 SEATS_TTL_S = 3 * SEATS_REFRESH_S
 """Seat counts of a process not heard of for this long are forgotten (it died)."""
+ADDRESS_COUNT = "ws-address"
+GAME_COUNT = "ws-game"
+"""Kinds of :class:`~exochess.web.presence.SharedCounts` the caps read."""
 
 
 class Bus(Protocol):
@@ -141,13 +152,24 @@ class Hub:
         """Called for each envelope from another process: (key, the stored game changed, its
         message was delivered here, the envelope's move note or None); the game service
         updates or invalidates its cache with it."""
+        self.on_presence: Callable[[str, bool], Awaitable[None]] | None = None
+        """Called when a game's presence changed because another process's seats came or went
+        (not for this process's own joins and leaves, which the websocket route handles):
+        (key, the process died: its seat counts expired, and nobody else announces it)."""
         self._remote: dict[str, dict[str, tuple[float, int, int]]] = {}
         """Seat counts of the other processes: key -> origin -> (when heard, white, black)."""
+        self.counts: SharedCounts | None = None
+        self.seats_refresh_s = SEATS_REFRESH_S
+        self.seats_ttl_s = SEATS_TTL_S
         self._tasks: set[asyncio.Task[Any]] = set()
 
-    def attach(self, bus: Bus) -> None:
-        """Share broadcasts and presence with the other processes through ``bus`` (in the loop)."""
+    def attach(self, bus: Bus, counts: SharedCounts | None = None) -> None:
+        """Share broadcasts and presence with the other processes through ``bus``, and the
+        connection counts (for the caps) through ``counts`` (in the loop)."""
         self.bus = bus
+        self.counts = counts
+        self.seats_refresh_s = refresh_from_env()
+        self.seats_ttl_s = 3 * self.seats_refresh_s
         self._spawn(self._refresh_seats())
 
     def _spawn(self, coro: Any) -> None:
@@ -157,22 +179,58 @@ class Hub:
 
     async def _refresh_seats(self) -> None:
         while True:
-            await asyncio.sleep(SEATS_REFRESH_S)
+            await asyncio.sleep(self.seats_refresh_s)
             for game_id in list(self._seats):
                 await self._publish_seats(game_id)
+            await self._forget_silent()
+
+    async def _forget_silent(self) -> None:
+        """Drop the seat counts of the processes not heard of for the TTL (they died)."""
+        stale = time.monotonic() - self.seats_ttl_s
+        for key in list(self._remote):
+            # as announced so far: online() has already stopped counting the silent ones
+            before = self._online_since(key, -math.inf)
+            origins = self._remote[key]
+            for origin, (heard, _white, _black) in list(origins.items()):
+                if heard < stale:
+                    del origins[origin]
+            if not origins:
+                del self._remote[key]
+            if self.online(key) != before and self.on_presence is not None:
+                await self.on_presence(key, True)
 
     async def _publish_seats(self, game_id: str) -> None:
         if self.bus is not None:
             seats = self._seats.get(game_id) or Counter()
             await self.bus.publish({"k": game_id, "s": [seats[Color.WHITE], seats[Color.BLACK]]})
 
-    def refusal(self, game_id: str, address: str) -> str | None:
-        """Why a new connection from ``address`` to ``game_id`` is refused (None: it is welcome)."""
-        if self._addresses[address] >= self.per_address:
+    def refusal(self, game_id: str, address: str, *, elsewhere: tuple[int, int] = (0, 0)) -> str | None:
+        """Why a new connection from ``address`` to ``game_id`` is refused (None: it is welcome),
+        counting this process's connections and ``elsewhere``'s (the other processes' from the
+        address, to the game)."""
+        if self._addresses[address] + elsewhere[0] >= self.per_address:
             return f"too many connections from your address (at most {self.per_address})"
-        if len(self._rooms.get(game_id, ())) >= self.per_game:
+        if len(self._rooms.get(game_id, ())) + elsewhere[1] >= self.per_game:
             return f"too many connections to this game (at most {self.per_game})"
         return None
+
+    async def refusal_anywhere(self, game_id: str, address: str) -> str | None:
+        """:meth:`refusal` for the whole site: in Redis mode the other processes' connections
+        count too (if Redis does not answer, this process's alone)."""
+        if self.counts is None:
+            return self.refusal(game_id, address)
+        local = self.refusal(game_id, address)
+        if local is not None:
+            return local  # no need to ask Redis
+        from_address, to_game = await asyncio.gather(
+            self.counts.others(ADDRESS_COUNT, address), self.counts.others(GAME_COUNT, game_id)
+        )
+        return self.refusal(game_id, address, elsewhere=(from_address, to_game))
+
+    def _count(self, game_id: str, address: str) -> None:
+        if self.counts is not None:
+            self.counts.set(ADDRESS_COUNT, address, self._addresses.get(address, 0))
+            self.counts.set(GAME_COUNT, game_id, len(self._rooms.get(game_id, ())))
 
     def join(self, game_id: str, socket: Socket, seat: Color | None, address: str = "") -> Connection:
         conn = Connection(socket, None, address)
@@ -180,6 +238,7 @@ class Hub:
         self._rooms.setdefault(game_id, {})[socket] = conn
         self._seats.setdefault(game_id, Counter())
         self._addresses[address] += 1
+        self._count(game_id, address)
         self.set_seat(game_id, conn, seat)
         return conn
 
@@ -215,15 +274,19 @@ class Hub:
         if not room:
             del self._rooms[game_id]
             del self._seats[game_id]
+        self._count(game_id, conn.address)
         return changed
 
     def online(self, game_id: str) -> dict[Color, bool]:
         """Whether each seat has at least one connection (in any process)."""
+        return self._online_since(game_id, time.monotonic() - self.seats_ttl_s)
+
+    def _online_since(self, game_id: str, fresh: float) -> dict[Color, bool]:
+        """:meth:`online`, counting the other processes heard of since ``fresh``."""
         seats = self._seats.get(game_id)
         here = {color: bool(seats and seats[color] > 0) for color in Color}
         remote = self._remote.get(game_id)
         if remote:
-            fresh = time.monotonic() - SEATS_TTL_S
             for heard, white, black in remote.values():
                 if heard >= fresh:
                     here[Color.WHITE] = here[Color.WHITE] or white > 0
@@ -263,8 +326,11 @@ class Hub:
                 self._remote.get(key, {}).pop(origin, None)
                 if not self._remote.get(key, True):
                     del self._remote[key]
-            if self.online(key) != before and self.on_remote is not None:
-                await self.on_remote(key, False, False, None)
+            if self.online(key) != before:
+                if self.on_remote is not None:
+                    await self.on_remote(key, False, False, None)
+                if self.on_presence is not None:
+                    await self.on_presence(key, False)
             return
         message = envelope.get("m")
         if isinstance(message, str):

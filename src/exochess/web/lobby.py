@@ -16,7 +16,9 @@ one wins.
 A real-time challenge (and one without a clock) lives while its poster has the lobby open: when
 the last lobby socket of its poster closes, it is removed after :attr:`Lobby.grace_s` (time
 to reload the page).  A correspondence challenge stays until it is accepted or cancelled, and
-survives restarts.
+survives restarts.  In Redis mode the poster's lobby sockets are counted on every server
+(:class:`~exochess.web.presence.SharedCounts`): a challenge stays while its poster has the lobby
+open on any of them, and goes once a server that died stopped counting (its counts expire).
 
 The lobby's view (:meth:`Lobby.snapshot_text`) is broadcast through the :class:`Hub` under the
 key :data:`LOBBY_ROOM`, whole and coalesced, like a game's state; an accepted challenge is
@@ -86,6 +88,8 @@ DEBOUNCE_S = 0.01
 """Changes closer together than this make one lobby update."""
 GRACE_S = 10.0
 """Default time a real-time challenge outlives its poster's last lobby socket."""
+POSTER_COUNT = "lobby-poster"
+"""The kind of shared count of a poster's lobby sockets (Redis mode)."""
 ACTIONS = (2.0, 10)
 """Lobby actions (post, accept, cancel) per client address: per second, and at once."""
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
@@ -223,6 +227,8 @@ class Lobby:
         for key in {r.poster_key for r in rows}:
             self._expire_later(key)
         self._refresher = asyncio.create_task(self._refresh())
+        if self.hub.counts is not None:
+            self._spawn(self._watch_posters(self.hub.counts.refresh_s))
 
     def close(self) -> None:
         for handle in self._expiry.values():
@@ -357,6 +363,7 @@ class Lobby:
     def attach(self, key: str) -> None:
         """A lobby socket of the player ``key`` is open: their challenges stay."""
         self._present[key] += 1
+        self._share(key)
         handle = self._expiry.pop(key, None)
         if handle is not None:
             handle.cancel()
@@ -368,6 +375,27 @@ class Lobby:
         if self._present[key] <= 0:
             del self._present[key]
             self._expire_later(key)
+        self._share(key)
+
+    def _share(self, key: str) -> None:
+        if self.hub.counts is not None:
+            self.hub.counts.set(POSTER_COUNT, key, self._present[key])
+
+    async def _watch_posters(self, every_s: float) -> None:
+        """Redis mode: the challenges of posters present nowhere (their server died with their
+        lobby socket, which no server here saw close) go after the grace time too."""
+        while True:
+            await asyncio.sleep(every_s)
+            with contextlib.suppress(GameServiceError):
+                rows = await self.service.db(self.service.storage.open_realtime_challenges)
+                for key in {r.poster_key for r in rows} - set(self._expiry):
+                    if not await self._present_anywhere(key):
+                        self._expire_later(key)
+
+    async def _present_anywhere(self, key: str) -> bool:
+        if self._present[key]:
+            return True
+        return self.hub.counts is not None and await self.hub.counts.others(POSTER_COUNT, key) > 0
 
     def _expire_later(self, key: str) -> None:
         if key in self._expiry:
@@ -377,8 +405,8 @@ class Lobby:
 
     async def _expire(self, key: str) -> None:
         self._expiry.pop(key, None)
-        if self._present[key] or self.service.closed:
-            return
+        if self.service.closed or await self._present_anywhere(key):
+            return  # present on some server: that one starts the grace time when they leave
         storage = self.service.storage
         rows = await self.service.db(storage.open_realtime_challenges)
         ids = [r.id for r in rows if r.poster_key == key]

@@ -614,6 +614,10 @@ class GameService:
     async def announce_presence(self, live: LiveGame) -> None:
         """Tell the watchers which seats are online and since when the others are gone (a
         small message, not the whole state)."""
+        await self.hub.broadcast(live.row.id, self._presence_update(live))
+
+    def _presence_update(self, live: LiveGame) -> str:
+        """Start or stop the seats' absence clocks from the site's presence; the message."""
         live.state_cache = None  # the state's "online" changed too
         online = self.hub.online(live.row.id)
         moment = storage_now()
@@ -622,8 +626,18 @@ class GameService:
                 live.absent_since[color] = None
             elif live.absent_since.get(color) is None:
                 live.absent_since[color] = moment
-        message = {"type": "presence", "online": online, "absent_since": self._absent_json(live)}
-        await self.hub.broadcast(live.row.id, json.dumps(message))
+        return json.dumps({"type": "presence", "online": online, "absent_since": self._absent_json(live)})
+
+    async def remote_presence(self, game_id: str, expired: bool) -> None:
+        """Seats held on another server came or went (Redis mode): the absence clocks here
+        follow, so that a claim through this server counts the same absence.  When that server
+        died (``expired``) nobody announces it: this server tells its own watchers."""
+        live = self._games.get(game_id)
+        if live is None:
+            return
+        message = self._presence_update(live)
+        if expired:
+            await self.hub.deliver(game_id, message)
 
     # --- time -----------------------------------------------------------------------------
 
@@ -1227,6 +1241,13 @@ class GameService:
                 self.schedule_engine(await self.get(game_id))
             except Exception:
                 log.exception("cannot resume game %s", game_id)
+
+    async def resume_engine_game(self, game_id: str) -> None:
+        """Queue the computer's move in ``game_id`` if it waits for one (the engine sweep of
+        Redis mode: the server that stored the player's move may have died before queueing
+        it); the game is read again first, since that change was never announced."""
+        await self.on_remote_change(game_id, True, False)
+        self.schedule_engine(await self.get(game_id))
 
     async def evaluate(
         self, variant: str, start_fen: str, texts: list[str], movetime_ms: int, client: str | None = None

@@ -677,6 +677,21 @@ class Storage:
             )
             return [r[0] for r in conn.execute(q)]
 
+    def idle_engine_games(
+        self, before: dt.datetime
+    ) -> list[tuple[str, str, str, int, PlayerKind, PlayerKind]]:
+        """Unfinished games with a computer player unchanged since ``before``, as (id, variant,
+        start FEN, ply, white, black): where the computer may wait for a move nobody queued."""
+        with self.engine.connect() as conn:
+            q = select(games.c.id, games.c.variant, games.c.start_fen, games.c.ply, games.c.white,
+                       games.c.black).where(
+                games.c.status == GameStatus.ACTIVE,
+                (games.c.white == PlayerKind.ENGINE) | (games.c.black == PlayerKind.ENGINE),
+                games.c.updated < before,
+            )
+            rows = conn.execute(q)
+            return [(r[0], r[1], r[2], int(r[3]), PlayerKind(r[4]), PlayerKind(r[5])) for r in rows]
+
     def count_games(self) -> int:
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(games)).scalar_one())

@@ -171,7 +171,7 @@ async def lobby_socket(websocket: WebSocket, lobby: LobbyDep) -> None:
     await websocket.accept()
     hub = lobby.hub
     address = websocket.client.host if websocket.client is not None else ""
-    refusal = hub.refusal(LOBBY_ROOM, address)
+    refusal = await hub.refusal_anywhere(LOBBY_ROOM, address)
     if refusal is not None:
         await websocket.close(code=CLOSE_TOO_MANY, reason=refusal)
         return

@@ -74,7 +74,7 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
     await websocket.accept()
     hub = service.hub
     address = websocket.client.host if websocket.client is not None else ""
-    refusal = hub.refusal(game_id, address)  # checked first: it costs no database read
+    refusal = await hub.refusal_anywhere(game_id, address)  # first: it costs no database read
     if refusal is not None:
         await websocket.close(code=CLOSE_TOO_MANY, reason=refusal)
         return

@@ -213,7 +213,17 @@ def watch_lobby(url: str, count: int, pipe: Any) -> None:
     asyncio.run(_watch_lobby(url, count, pipe))
 
 
-def lobby_fanout(server: Server, watchers: int, posts: int, procs: int) -> list[float]:
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time the process ``pid`` has used (all its threads), from /proc (Linux;
+    None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def lobby_fanout(server: Server, watchers: int, posts: int, procs: int) -> tuple[list[float], float | None]:
     """Seconds from posting a challenge (the request sent) until each of ``watchers`` lobby
     sockets has the lobby view listing it; ``posts`` challenges, one after the other (each
     cancelled once everyone saw it), after one post that warms the server up and is not counted.
@@ -221,7 +231,10 @@ def lobby_fanout(server: Server, watchers: int, posts: int, procs: int) -> list[
     The watchers are spread over ``procs`` processes: reading 500 sockets costs a client about
     as much CPU as writing them costs the server, so one client process would measure its own
     queue as much as the server.  Every process stamps arrivals with ``time.monotonic()``,
-    one clock for the whole machine on Linux (CLOCK_MONOTONIC)."""
+    one clock for the whole machine on Linux (CLOCK_MONOTONIC).
+
+    Also returns the server's CPU time per lobby update (each post and each cancel is one):
+    unlike the delays, it hardly moves with the machine's load."""
     import multiprocessing.connection as mpc
 
     url = server.url.replace("http", "ws") + "/ws/lobby"
@@ -248,20 +261,25 @@ def lobby_fanout(server: Server, watchers: int, posts: int, procs: int) -> list[
             waiting = set(pipes)
             deadline = time.monotonic() + 30
             while waiting and time.monotonic() < deadline:
-                for pipe in mpc.wait(list(waiting), timeout=deadline - time.monotonic()):
-                    got, times = pipe.recv()  # type: ignore[union-attr]
+                for ready in mpc.wait(list(waiting), timeout=deadline - time.monotonic()):
+                    assert isinstance(ready, mpc.Connection)
+                    got, times = ready.recv()
                     assert got == cid
                     arrivals += times
-                    waiting.discard(pipe)
+                    waiting.discard(ready)
             if i > 0:
                 delays += [t - t0 for t in arrivals] + [float("inf")] * (watchers - len(arrivals))
             client.post(f"/api/challenges/{cid}/cancel", json={"player": player})
             time.sleep(0.2)
+            if i == 0:
+                cpu_start = cpu_seconds(server.proc.pid) if server.proc is not None else None
+    cpu_end = cpu_seconds(server.proc.pid) if server.proc is not None else None
+    per_update = None if cpu_start is None or cpu_end is None else (cpu_end - cpu_start) / (2 * posts)
     for pipe in pipes:
         pipe.send("stop")
     for child in children:
         child.join(timeout=30)
-    return delays
+    return delays, per_update
 
 
 def page_load(server: Server, gid: str) -> tuple[float, float | None]:
@@ -738,10 +756,14 @@ async def clock_agreement(server: Server, games: int, moves: int) -> None:
               f"   max {max(values):.1f} ms")
 
 def lobby_report(server: Server, watchers: int, procs: int, posts: int = 20) -> None:
-    ms = [x * 1000 for x in lobby_fanout(server, watchers, posts, procs)]
+    delays, cpu = lobby_fanout(server, watchers, posts, procs)
+    ms = [x * 1000 for x in delays]
     print(f"lobby update (a challenge posted) reaching {watchers} lobby sockets ({procs} client processes), "
           f"{posts} posts: p50 {pct(ms, 50):.1f} ms   p99 {pct(ms, 99):.1f} ms   max {max(ms):.1f} ms "
           f"(target p99 < 100 ms)")
+    if cpu is not None:
+        print(f"  server CPU per lobby update (the post or cancel, the view built, {watchers} sends): "
+              f"{cpu * 1000:.1f} ms")
 
 
 def main() -> None:

@@ -8,10 +8,12 @@ analyses.  Starts its own server on 127.0.0.1 with a temp SQLite file.
     python bench/web.py --lobby-only [--watchers 500] [--lobby-procs 4]
 
 ``--lobby-only`` (issue 20): ``--watchers`` sockets watch the lobby, spread over ``--lobby-procs``
-client processes (one process reading 500 sockets spends about as much CPU as the server
-writing them, and would time its own backlog); 20 challenges are posted one after the other, and
-for each the time from sending the post to each socket's receiving a view that lists it is
-kept.  A first post warms the server up and is not counted.
+client processes; 20 challenges are posted one after the other, and for each the time from
+sending the post to each socket's receiving a view that lists it is kept (a first post warms the
+server up and is not counted), with the server's CPU time per lobby update.  One process reading
+500 sockets spends more CPU than the server writing them (about 25 against 20 ms an update), so
+alone it times its own backlog; several processes avoid that where they have cores of their own
+(on a 2-core machine they share the one the server leaves, and the figure is the machine's).
 
 ``--clocks`` (issue 20): 200 games on a 10+5 clock play paced moves (every 2-6 s) over websockets, each
 client estimating the server's time from its pings as the game page does (the least-delayed

@@ -397,7 +397,11 @@ class Lobby:
 
     async def snapshot_text(self) -> str:
         """The lobby's open challenges and live games, as the ``lobby`` message's JSON text
-        (the one last sent to the watchers: a newer one follows it when a change is pending)."""
+        (the one last sent to the watchers: a newer one follows it when a change is pending).
+        With other server processes (a bus), read anew: their changes reach this process's
+        watchers as their views, and never this cache."""
+        if self.hub.bus is not None:
+            return await self._build()
         if self._snapshot is None:
             self._snapshot = await self._build()
         return self._snapshot

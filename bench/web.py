@@ -182,7 +182,9 @@ async def _watch_lobby(url: str, count: int, pipe: Any) -> None:
     then, for each challenge, send (id, the arrival times) once every socket has seen it."""
     socks: list[Any] = []
     for _ in range(0, count, 50):
-        socks += await asyncio.gather(*(websockets.connect(url, max_queue=None, open_timeout=300)
+        # no keepalive pings: a client stalled by a loaded machine must not be dropped for it
+        socks += await asyncio.gather(*(websockets.connect(url, max_queue=None, open_timeout=300,
+                                                           ping_interval=None)
                                         for _ in range(min(50, count - len(socks)))))
     for sock in socks:  # the view each gets on connecting
         assert json.loads(await sock.recv())["type"] == "lobby"
@@ -249,8 +251,14 @@ def lobby_fanout(server: Server, watchers: int, posts: int, procs: int) -> tuple
         child.start()
         pipes.append(mine)
         children.append(child)
+    def receive(pipe: Any) -> Any:
+        try:
+            return pipe.recv()
+        except EOFError:
+            raise SystemExit("a lobby watcher process failed: see its error above") from None
+
     for pipe in pipes:
-        assert pipe.recv() == "ready"
+        assert receive(pipe) == "ready"
     delays: list[float] = []
     player = "bench" + "x" * 20
     with httpx.Client(base_url=server.url, timeout=60) as client:
@@ -265,7 +273,7 @@ def lobby_fanout(server: Server, watchers: int, posts: int, procs: int) -> tuple
             while waiting and time.monotonic() < deadline:
                 for ready in mpc.wait(list(waiting), timeout=deadline - time.monotonic()):
                     assert isinstance(ready, mpc.Connection)
-                    got, times = ready.recv()
+                    got, times = receive(ready)
                     assert got == cid
                     arrivals += times
                     waiting.discard(ready)

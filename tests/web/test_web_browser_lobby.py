@@ -56,6 +56,11 @@ def play(page: Any, move: str, ply: int) -> None:
     page.wait_for_selector(f'#game[data-ply="{ply}"]')
 
 
+def clock_ms(page: Any, color: str) -> int:
+    """What the clock of ``color`` shows, in ms (the page writes it on ``#clocks``)."""
+    return int(page.get_attribute("#clocks", f"data-{color}-ms"))
+
+
 def test_two_strangers_meet_in_the_lobby_and_play_while_a_third_watches(people: Any) -> None:
     alice, bob, carol = people(), people(), people()
     alice.goto("/lobby")
@@ -99,11 +104,21 @@ def test_two_strangers_meet_in_the_lobby_and_play_while_a_third_watches(people: 
     carol.wait_for_url(f"**/game/{game}")
     carol.wait_for_selector("#game[data-connected='1']")
 
+    # 3+2: no clock runs before both first moves; then White's runs down on every screen
+    for page in (alice, bob):
+        page.wait_for_selector("#clocks:visible")
+        assert page.inner_text(".clock.bottom .clock-time") == "3:00"
     play(alice, "d2-d3", 1)
     play(bob, "e7-e6", 2)
     for page in (alice, bob, carol):
         page.wait_for_selector('#game[data-ply="2"]')
+        page.wait_for_selector("#clocks[data-running='white']")
     assert "e7-e6" in carol.inner_text("#moves")
+    for page in (alice, bob):
+        first = clock_ms(page, "white")
+        page.wait_for_timeout(600)
+        assert clock_ms(page, "white") < first <= 180_000  # ticking, counted on each screen
+        assert clock_ms(page, "black") == 180_000  # the first moves are not timed: Black still has 3:00
 
     # chat: between the players, read by the spectator, shown as text
     alice.fill("#chat-input", '<b>hi</b> <img src=x onerror="alert(1)"> good luck')
@@ -127,3 +142,13 @@ def test_two_strangers_meet_in_the_lobby_and_play_while_a_third_watches(people: 
     shot(alice, "game-chat-desktop")
     phone_shot(alice, "game-chat-phone")
     shot(carol, "game-chat-spectator")
+
+    # afterwards both find the game in their lists, under the names they met with
+    alice.click("#resign")
+    alice.click("#resign")  # "Really resign?"
+    for page in (alice, bob):
+        page.wait_for_selector("#game[data-status='finished']")
+        page.goto("/games")
+        row = page.wait_for_selector(f'#mine tr[data-game="{game}"]')
+        text = row.inner_text()
+        assert "Alice" in text and "Bob" in text and "3+2" in text and "0-1" in text

@@ -67,3 +67,50 @@ def test_presence_changes_and_caps() -> None:
         assert hub.watchers("g") == 0
 
     run_async(run)
+
+
+class FastSocket:
+    """A socket that takes every message at once; remembers how it was closed."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.closed: tuple[int, str | None] | None = None
+
+    async def send_text(self, data: str) -> None:
+        self.sent.append(data)
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.closed = (code, reason)
+
+
+class StuckSocket(SlowSocket):
+    """A slow socket never let through (a client that stopped reading); remembers its closing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed: tuple[int, str | None] | None = None
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.closed = (code, reason)
+
+
+def test_a_stuck_watcher_delays_nobody_and_is_dropped_when_too_far_behind() -> None:
+    async def run() -> tuple[list[FastSocket], StuckSocket, bool]:
+        hub = Hub(per_game=10, per_address=10)
+        fast = [FastSocket() for _ in range(3)]
+        stuck = StuckSocket()
+        hub.join("lobby", stuck, None, "1.2.3.4")
+        for sock in fast:
+            hub.join("lobby", sock, None, "1.2.3.4")
+        for n in range(100):  # each message once through every writer before the next
+            await hub.broadcast("lobby", f"m{n}")
+            await asyncio.sleep(0)
+        for _ in range(10):
+            await asyncio.sleep(0)
+        return fast, stuck, hub.watchers("lobby") == len(fast)
+
+    fast, stuck, only_fast_left = run_async(run)
+    for sock in fast:
+        assert sock.sent == [f"m{n}" for n in range(100)]
+    # its queue (64 messages) overflowed: it was dropped, and told why
+    assert stuck.sent == [] and only_fast_left and stuck.closed == (1013, "too slow")

@@ -16,6 +16,7 @@ import httpx
 import pytest
 import websockets
 
+from exochess.board import Board
 from tests.web.serverproc import Server, recv_until, run_async
 
 GRACE_S = "1"
@@ -23,7 +24,8 @@ GRACE_S = "1"
 
 @pytest.fixture(scope="module")
 def lobby_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    env = {"EXOCHESS_LOBBY_GRACE_S": GRACE_S, "EXOCHESS_LOBBY_ACTIONS": "50/200"}
+    # tiny clocks: "0.05+0" (3 seconds) is a time control, so a game can be played out to a flag
+    env = {"EXOCHESS_LOBBY_GRACE_S": GRACE_S, "EXOCHESS_LOBBY_ACTIONS": "50/200", "EXOCHESS_TEST_TINY_CLOCKS": "1"}
     srv = Server(tmp_path_factory.mktemp("lobby") / "lobby.sqlite", env=env).start()
     yield srv
     srv.stop()
@@ -275,3 +277,71 @@ def test_correspondence_challenge_survives_a_restart(tmp_path: Path) -> None:
         assert run_async(seat) == "white"
     finally:
         server.stop()
+
+
+def test_watchers_see_every_change_of_a_burst(lobby_server: Server) -> None:
+    """Challenges posted and cancelled all at once: the watcher's last view has them all, then
+    none (a change that lands while the view is being built is sent in a view after it)."""
+    players = [token() for _ in range(8)]  # under the cap of open challenges per address
+
+    async def run() -> None:
+        async with websockets.connect(ws_url(lobby_server, "/ws/lobby")) as watcher, \
+                httpx.AsyncClient(base_url=lobby_server.url) as ac:
+            await recv_until(watcher, "lobby")
+            body = {"variant": "fugue", "time_control": "5d", "color": "random", "name": "Burst"}
+            answers = await asyncio.gather(*(ac.post("/api/challenges", json={**body, "player": p})
+                                             for p in players))
+            assert all(res.status_code == 201 for res in answers)
+            ids = {res.json()["challenge"]["id"] for res in answers}
+            await recv_until(watcher, "lobby", lambda m: ids <= {c["id"] for c in m["challenges"]})
+            cancels = await asyncio.gather(*(ac.post(f"/api/challenges/{cid}/cancel", json={"player": p})
+                                             for cid, p in zip([r.json()["challenge"]["id"] for r in answers],
+                                                               players, strict=True)))
+            assert all(res.status_code == 200 for res in cancels)
+            await recv_until(watcher, "lobby", lambda m: not ids & {c["id"] for c in m["challenges"]})
+
+    run_async(run)
+
+
+def test_strangers_meet_and_the_one_who_leaves_loses_on_time(lobby_server: Server) -> None:
+    """Two guests meet through the lobby on a 3-second clock, play, and both go away: the
+    server alone flags Black, who was to move (read from its database, asked nothing)."""
+    with httpx.Client(base_url=lobby_server.url) as client:
+        posted = post(client, token(), time_control="0.05+0", name="Ann").json()
+        res = client.post(f"/api/challenges/{posted['challenge']['id']}/accept",
+                          json={"player": token(), "name": "Ben"})
+        assert res.status_code == 200, res.text
+        start = res.json()
+    game = start["game"]
+    secrets_by_color = {"white": posted["secret"], "black": start["secret"]}
+    url = ws_url(lobby_server, f"/ws/games/{game}")
+
+    async def play_three_moves() -> dict[str, Any]:
+        async with websockets.connect(url) as w, websockets.connect(url) as b:
+            socks = {"white": w, "black": b}
+            for color, sock in socks.items():
+                await sock.send(json.dumps({"type": "auth", "secret": secrets_by_color[color]}))
+                await recv_until(sock, "hello", lambda m: m["you"] is not None)
+            async with httpx.AsyncClient(base_url=lobby_server.url) as ac:
+                state = (await ac.get(f"/api/games/{game}")).json()
+            for ply in range(3):
+                mover = socks[state["turn"]]
+                move = sorted(str(m) for m in Board("fugue", fen=state["fen"]).legal_moves)[0]
+                await mover.send(json.dumps({"type": "move", "move": move, "ply": ply, "ref": ply}))
+                state = await recv_until(mover, "state", lambda m, p=ply: m["ply"] == p + 1)
+            return state
+
+    state = run_async(play_three_moves)
+    assert state["clock"]["running"] == "black" and state["clock"]["black_ms"] == 3000
+
+    def stored() -> tuple[str, str | None, str | None]:
+        with sqlite3.connect(lobby_server.db_path) as db:
+            row = db.execute("SELECT status, result, termination FROM games WHERE id = ?", (game,)).fetchone()
+        return row[0], row[1], row[2]
+
+    wait_for(lambda: stored()[0] == "finished", timeout=30.0)
+    assert stored() == ("finished", "1-0", "time forfeit")
+    with httpx.Client(base_url=lobby_server.url) as client:
+        final = client.get(f"/api/games/{game}").json()
+        assert final["reason"] == "White wins on time"
+        assert (final["players"]["white"]["name"], final["players"]["black"]["name"]) == ("Ann", "Ben")

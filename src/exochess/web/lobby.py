@@ -84,8 +84,9 @@ LIVE_WINDOW = dt.timedelta(hours=1)
 """A real-time game is listed while it changed within this time (correspondence ones always)."""
 REFRESH_S = 30.0
 """How often the live games are listed again while anyone watches the lobby."""
-DEBOUNCE_S = 0.01
-"""Changes closer together than this make one lobby update."""
+MIN_INTERVAL_S = 0.01
+"""Lobby updates are at least this far apart (a burst of changes makes one more update, not one
+each); the first change after a quiet spell goes out at once."""
 GRACE_S = 10.0
 """Default time a real-time challenge outlives its poster's last lobby socket."""
 POSTER_COUNT = "lobby-poster"
@@ -216,6 +217,8 @@ class Lobby:
         self._listed: set[str] = set()
         self._snapshot: str | None = None
         self._update: asyncio.Task[None] | None = None
+        self._dirty = False
+        """A change came after the view being built (or sent) was read: build it again."""
         self._refresher: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         service.listeners.append(self._game_changed)
@@ -422,7 +425,11 @@ class Lobby:
 
     async def snapshot_text(self) -> str:
         """The lobby's open challenges and live games, as the ``lobby`` message's JSON text
-        (the one last sent to the watchers: a newer one follows it when a change is pending)."""
+        (the one last sent to the watchers: a newer one follows it when a change is pending).
+        With other server processes (a bus), read anew: their changes reach this process's
+        watchers as their views, and never this cache."""
+        if self.hub.bus is not None:
+            return await self._build()
         if self._snapshot is None:
             self._snapshot = await self._build()
         return self._snapshot
@@ -453,22 +460,32 @@ class Lobby:
         return await self.service.db(ratings_of, self.service.storage.engine, seats)
 
     def changed(self) -> None:
-        """Something the lobby shows changed: build its view again (changes close together
-        make one update) and send it to every watcher if it differs."""
+        """Something the lobby shows changed: build its view again and send it to every
+        watcher if it differs.  The first change goes out at once; changes that come while a
+        view is being built make one more build after it (never a lost one: that build may
+        have read the database before them), at most one per :data:`MIN_INTERVAL_S`."""
+        self._dirty = True
         if self._update is None or self._update.done():
-            self._update = asyncio.create_task(self._send_update())
+            self._update = asyncio.create_task(self._send_updates())
 
-    async def _send_update(self) -> None:
-        await asyncio.sleep(DEBOUNCE_S)
-        try:
-            text = await self._build()
-        except GameServiceError as exc:
-            log.warning("lobby update failed: %s", exc.message)
-            self._snapshot = None
-            return
-        if text != self._snapshot:
-            self._snapshot = text
-            await self.hub.broadcast(LOBBY_ROOM, text, coalesce=True)
+    async def _send_updates(self) -> None:
+        loop = asyncio.get_running_loop()
+        started = -MIN_INTERVAL_S
+        while self._dirty:
+            wait = started + MIN_INTERVAL_S - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._dirty = False
+            started = loop.time()
+            try:
+                text = await self._build()
+            except GameServiceError as exc:
+                log.warning("lobby update failed: %s", exc.message)
+                self._snapshot = None
+                return
+            if text != self._snapshot:
+                self._snapshot = text
+                await self.hub.broadcast(LOBBY_ROOM, text, coalesce=True)
 
     async def _refresh(self) -> None:
         # real-time games leave the list when they fall out of the window, not by an event

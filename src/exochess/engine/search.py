@@ -97,7 +97,12 @@ RAZOR_MARGIN: Final = (0, 250, 400, 600)
 """With ``razoring``, a node at depth d whose static score + margin[d] cannot reach alpha is
 judged by quiescence, and cut if that agrees."""
 ZUGZWANG_VALUE: Final = 200
-"""A side with no piece worth this much (pawns, royals aside) never tries a null move."""
+"""Pieces worth less than this (pawns) do not count against zugzwang."""
+NULL_MIN_PIECES: Final = 2
+"""A side with fewer pieces worth ZUGZWANG_VALUE (royals aside) never tries a null move.
+
+One was not enough: a Rebel Fury side with a Fury and a petrified Gorgon must move its Fury
+into a capture (tests/engine/test_engine.py, FORCED_WINS), and passing would have saved it."""
 
 ROYAL_GAIN: Final = 16 * 10_000
 """Ordering gains from here up take a royal piece (their order value is 20,000, times 16)."""
@@ -887,9 +892,16 @@ class Searcher:
         return best
 
     def _has_pieces(self) -> bool:
-        """Whether the side to move has a piece besides pawns and royals (no zugzwang then)."""
+        """Whether the side to move has :data:`NULL_MIN_PIECES` pieces besides pawns and royals.
+
+        With fewer, zugzwang (every move loses, passing would not) is too likely: stalemate
+        loses in all three games, and frozen or petrified pieces cannot move at all.
+        """
         where = self.board.piece_squares
-        return any(where[code] for code in self.big_pieces[self.board.side])
+        n = 0
+        for code in self.big_pieces[self.board.side]:
+            n += len(where[code])
+        return n >= NULL_MIN_PIECES
 
     def _null_search(self, depth: int, beta: int, ply: int) -> int:
         """The score (side to move's view) of passing here, searched shallower on a null window.

@@ -764,6 +764,25 @@ class Board:
             other._cache = self.raw_moves()
         return other
 
+    def push_null(self) -> None:
+        """Hand the turn to the other side without moving: the engine's null move.
+
+        No game allows passing; this exists for the search's null-move pruning only, which
+        undoes it with :meth:`pop_null` before anything else is played or asked.  The extra
+        state (en passant rights, reserves) is left as it is, so the search uses it only in
+        games without one (``extra is None``).  The position is not added to the history.
+        """
+        self._keys.append(self.key)
+        self.key ^= SIDE_KEY
+        self.side = -self.side
+        self._cache = self._index = None
+
+    def pop_null(self) -> None:
+        """Undo :meth:`push_null`."""
+        self.key = self._keys.pop()
+        self.side = -self.side
+        self._cache = self._index = None
+
     def __str__(self) -> str:
         from exochess.text import render
 

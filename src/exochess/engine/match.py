@@ -7,7 +7,8 @@ separated by commas::
 
 ``level`` picks the base level (default 8); ``depth``, ``noise``,
 ``quiescence``, ``pruning`` override its search options; ``movetime`` (ms) and
-``nodes`` fix the budget of every move (otherwise the level's share of the
+``nodes`` fix the budget of every move; ``aspiration``, ``null_move``, ``razoring``,
+``lmr`` and ``royal_extension`` (0 or 1) switch those search features (otherwise the level's share of the
 match move time); ``mobility`` sets the evaluation's centipawns per square of
 mobility (0 turns the term off); a single upper-case letter overrides that
 piece's material value in the evaluation (used to fit values by self-play,
@@ -53,6 +54,10 @@ ADJUDICATION_CP = 200
 """At the move limit the side ahead by this much in the static evaluation wins; otherwise a draw."""
 
 
+SEARCH_SWITCHES = ("aspiration", "null_move", "razoring", "lmr", "royal_extension")
+"""Player settings that switch a search feature (fields of :class:`SearchOptions`)."""
+
+
 class MatchConfigError(ExochessError):
     """A player description that cannot be understood."""
 
@@ -74,6 +79,8 @@ class PlayerConfig:
     """Centipawns per square of mobility in the evaluation (None: the game's own weight)."""
     command: tuple[str, ...] = ()
     """An external engine's command line (empty: this engine, in the match's own process)."""
+    switches: tuple[tuple[str, bool], ...] = field(default=())
+    """Search features turned on or off (:data:`SEARCH_SWITCHES`), for A/B matches."""
 
     def options(self, variant: str | None = None) -> SearchOptions:
         """The search options of this player in the game ``variant`` (whose table of levels applies)."""
@@ -86,6 +93,8 @@ class PlayerConfig:
             opts = replace(opts, quiescence=self.quiescence)
         if self.pruning is not None:
             opts = replace(opts, pruning=self.pruning)
+        if self.switches:
+            opts = replace(opts, **dict(self.switches))
         return opts
 
     def limits(self, match_movetime_ms: int | None, variant: str | None = None) -> Limits:
@@ -119,6 +128,7 @@ def parse_player(text: str) -> PlayerConfig:
         return _parse_command_player(text, settings, command_text)
     fields: dict[str, object] = {}
     values: list[tuple[str, int]] = []
+    switches: list[tuple[str, bool]] = []
     for part in text.split(","):
         if "=" not in part:
             raise MatchConfigError(f"expected key=value in player description, got {part!r}")
@@ -134,16 +144,18 @@ def parse_player(text: str) -> PlayerConfig:
                 fields["movetime_ms"] = int(value)
             elif key in ("quiescence", "pruning"):
                 fields[key] = value.lower() in ("1", "yes", "true", "on")
+            elif key in SEARCH_SWITCHES:
+                switches.append((key, value.lower() in ("1", "yes", "true", "on")))
             else:
                 raise MatchConfigError(
                     f"unknown player setting {key!r} (level, depth, noise, movetime, nodes, quiescence, "
-                    "pruning, mobility, a piece letter, or cmd:COMMAND)"
+                    f"pruning, mobility, {', '.join(SEARCH_SWITCHES)}, a piece letter, or cmd:COMMAND)"
                 )
         except MatchConfigError:
             raise
         except ValueError:
             raise MatchConfigError(f"{key} needs a number, got {value!r}") from None
-    return PlayerConfig(label=text, values=tuple(values), **fields)  # type: ignore[arg-type]
+    return PlayerConfig(label=text, values=tuple(values), switches=tuple(switches), **fields)  # type: ignore[arg-type]
 
 
 _COMMAND_SETTINGS = {"level": "level", "movetime": "movetime_ms", "nodes": "nodes", "depth": "depth"}

@@ -3,7 +3,9 @@
 Negamax with iterative deepening, principal variation search, a transposition
 table keyed by the board's Zobrist hash, move ordering (TT move, captures by
 victim value, killers, history), late move reductions, futility pruning near the
-leaves and a quiescence search over capturing moves.
+leaves and a quiescence search over capturing moves.  Aspiration windows, null-move
+pruning, razoring and a royal-threat extension are written behind :class:`SearchOptions`
+switches, off by default: none won its match (docs/engine.md, "Search features").
 
 Moves are generated in stages, lazily: the table move is played before anything
 is generated, then the captures come from the game's capture generator
@@ -87,6 +89,23 @@ so it must end quickly in every position: one ply of any capture, then recapture
 that square only.  The deeper iterations use the game's own caps
 (:attr:`~exochess.engine.evaluate.Evaluator.quiescence_full`, ``quiescence_max``)."""
 
+ASPIRATION_DEPTH: Final = 4
+"""First iteration searched in a window around the previous one's score (with ``aspiration``)."""
+ASPIRATION_WINDOW: Final = 50
+"""Half-width of that window (cp); a score outside it is searched again with the window open."""
+NULL_REDUCTION: Final = 2
+"""Plies the null-move search saves (one more from depth 6 on)."""
+RAZOR_MARGIN: Final = (0, 250, 400, 600)
+"""With ``razoring``, a node at depth d whose static score + margin[d] cannot reach alpha is
+judged by quiescence, and cut if that agrees."""
+ZUGZWANG_VALUE: Final = 200
+"""Pieces worth less than this (pawns) do not count against zugzwang."""
+NULL_MIN_PIECES: Final = 2
+"""A side with fewer pieces worth ZUGZWANG_VALUE (royals aside) never tries a null move.
+
+One was not enough: a Rebel Fury side with a Fury and a petrified Gorgon must move its Fury
+into a capture (tests/engine/test_engine.py, FORCED_WINS), and passing would have saved it."""
+
 ROYAL_GAIN: Final = 16 * 10_000
 """Ordering gains from here up take a royal piece (their order value is 20,000, times 16)."""
 
@@ -138,7 +157,17 @@ class SearchOptions:
     """Each root move gets a fixed random bonus in [-noise, +noise] (seeded); 0 = none."""
     quiescence: bool = True
     pruning: bool = True
-    """Futility pruning, reverse futility and late move reductions."""
+    """Futility pruning and late move reductions (and the switches below marked "pruning")."""
+    aspiration: bool = False
+    """Search each iteration from depth :data:`ASPIRATION_DEPTH` in a window around the last score."""
+    null_move: bool = False
+    """Null-move pruning (with ``pruning``), in the games that allow it (see :meth:`Searcher._setup`)."""
+    razoring: bool = False
+    """Razoring near the leaves (with ``pruning``): a node far below alpha is judged by quiescence."""
+    lmr: bool = True
+    """Late move reductions (with ``pruning``)."""
+    royal_extension: bool = False
+    """Extend by a ply a move that threatens to capture a royal piece (games that allow null moves)."""
 
 
 class Searcher:
@@ -153,12 +182,12 @@ class Searcher:
     # many attributes outgrows CPython's shared-key dicts (about 30 keys), after which
     # every attribute access is a dict lookup instead of an indexed load.
     __slots__ = (
-        "_capture_cache", "_deadline", "_eval_cache", "_evaluator", "_next_check", "_node_limit",
-        "_partial", "_protected", "_pv", "_q_full", "_q_max", "_root_pv", "_score_stack",
-        "_seldepth", "_start", "_stop", "board", "by_code", "compulsory", "delta_margin", "ev",
-        "forbid_repetition", "history", "killers", "lazy_margin",
-        "nodes", "options", "order_value", "promo_value", "pruning", "quiescence", "royal",
-        "royal_min", "score", "tempo", "threefold", "tt", "value_of",
+        "_capture_cache", "_deadline", "_eval_cache", "_evaluator", "_ext_limit", "_last_null",
+        "_next_check", "_node_limit", "_partial", "_protected", "_pv", "_q_full", "_q_max", "_root_pv",
+        "_score_stack", "_seldepth", "_start", "_stop", "big_pieces", "board", "by_code", "compulsory",
+        "delta_margin", "ev", "extend", "forbid_repetition", "history", "killers", "lazy_margin", "lmr",
+        "nodes", "null_ok", "options", "order_value", "promo_value", "pruning", "quiescence", "razor",
+        "royal", "royal_min", "score", "tempo", "threefold", "tt", "value_of",
     )
     _q_full: int
     """Quiescence plies that try every capture (then recaptures only)."""
@@ -266,14 +295,19 @@ class Searcher:
             if not protected and self._node_limit is not None:
                 # The protected iteration looked past the node budget: stop at it exactly now.
                 self._next_check = min(self._next_check, self._node_limit)
+            self._ext_limit = 2 * depth  # royal threat extensions stop at twice the nominal depth
             try:
-                best_i, best_score = self._root(depth, root_moves, order, scores, bonus, noise > 0)
+                windowed = self.options.aspiration and depth >= ASPIRATION_DEPTH and noise == 0
+                if windowed and result is not None and abs(result.score_cp) < MATE_BOUND:
+                    best_i, best_score = self._aspiration(depth, root_moves, order, scores, result)
+                else:
+                    best_i, best_score = self._root(depth, root_moves, order, scores, bonus, noise > 0)
             except SearchStopped:
                 while self._score_stack:  # unwind the moves the interrupted search had made
                     self._unplay()
                 if self._partial is not None and result is not None:
                     i, s = self._partial
-                    if i != order[0] and s > -INF:
+                    if root_moves[i] != result.raw_pv[0] and s > -INF:
                         # A move beat the previous best at the unfinished depth: trust it.
                         result = self._analysis(result.depth, s, root_moves[i], [root_moves[i]])
                 break
@@ -379,6 +413,26 @@ class Searcher:
         self._q_max = ev.quiescence_max
         self._protected = False
         self.pruning = options.pruning
+        # A null move hands the turn over without moving.  Where captures are compulsory
+        # (Interweave) passing is far from the worst option (a side is often forced into a
+        # losing capture: zugzwang is the normal case there), and a game with extra state
+        # (Interweave's en passant rights) would need it reset; so null moves and the royal
+        # threat test that plays one are used only in games with neither.
+        null_allowed = board.extra is None and not variant.captures_compulsory
+        self.null_ok = options.pruning and options.null_move and null_allowed
+        self.extend = options.royal_extension and null_allowed and royal != 0
+        self.razor = options.pruning and options.razoring
+        self.lmr = options.pruning and options.lmr
+        self._last_null = False
+        self._ext_limit = 0
+        # The codes (as piece_squares indices) of each side's pieces that are neither royal
+        # nor pawn-like: a side with none of them may be in zugzwang, so it never passes.
+        # Indexed by the side's sign (+1 White, -1 Black, which is the last entry).
+        white_big = tuple(
+            code for code in variant.letters
+            if code > 0 and code != royal and ev.value_of[code & 31] >= ZUGZWANG_VALUE
+        )
+        self.big_pieces = [(), white_big, tuple(-code & 31 for code in white_big)]
         self.nodes = 0
         self._seldepth: int = 0
         self._pv: list[list[RawMove]] = [[] for _ in range(MAX_PLY + 2)]
@@ -386,6 +440,35 @@ class Searcher:
         self._partial: tuple[int, int] | None = None
         self._root_pv: list[RawMove] = []
         self._score_stack: list[int] = []
+
+    def _aspiration(
+        self, depth: int, moves: list[RawMove], order: list[int], scores: list[int], last: Analysis
+    ) -> tuple[int, int]:
+        """The root search in a window around the last iteration's score, widened on a miss.
+
+        A score outside the window is only a bound, so that side of the window is opened and
+        the depth searched again.  A move that failed high is already known to beat the last
+        iteration's choice: if the budget ends during the search again, the stopped search
+        takes it (as ``_partial``).
+        """
+        bonus = [0] * len(moves)
+        alpha = max(-INF, last.score_cp - ASPIRATION_WINDOW)
+        beta = min(INF, last.score_cp + ASPIRATION_WINDOW)
+        fail_high: tuple[int, int] | None = None
+        try:
+            while True:
+                best_i, best_score = self._root(depth, moves, order, scores, bonus, False, alpha, beta)
+                if best_score <= alpha:
+                    alpha = -INF
+                elif best_score >= beta:
+                    fail_high = best_i, best_score
+                    beta = INF
+                else:
+                    return best_i, best_score
+        except SearchStopped:
+            if self._partial is None and fail_high is not None:
+                self._partial = fail_high
+            raise
 
     def _root(
         self,
@@ -395,10 +478,15 @@ class Searcher:
         scores: list[int],
         bonus: list[int],
         exact_all: bool,
+        alpha: int = -INF,
+        beta: int = INF,
     ) -> tuple[int, int]:
-        """Search every root move to ``depth``; reorder ``order`` best first."""
-        alpha = -INF
-        beta = INF
+        """Search every root move to ``depth`` in the window (alpha, beta); reorder ``order`` best first.
+
+        A score at or above ``beta`` ends the pass at once (the caller searches again); a
+        result at or below ``alpha`` is an upper bound.
+        """
+        window = alpha, beta
         best_i = order[0]
         best_total = -INF
         best_score = -INF
@@ -411,8 +499,10 @@ class Searcher:
             elif state == _LOSS:
                 score = -(MATE - 1)
             else:
-                if exact_all or n == 0:
-                    score = -self._negamax(depth - 1, -INF, -alpha if not exact_all else INF, 1, True)
+                if exact_all:
+                    score = -self._negamax(depth - 1, -INF, INF, 1, True)
+                elif n == 0:
+                    score = -self._negamax(depth - 1, -beta, -alpha, 1, True)
                 else:
                     score = -self._negamax(depth - 1, -alpha - 1, -alpha, 1, False)
                     if score > alpha:
@@ -420,19 +510,32 @@ class Searcher:
             self._unplay()
             scores[i] = score
             total = score + bonus[i] if abs(score) < MATE_BOUND else score
-            if total > best_total:
+            # A later move that failed low on the null window is only bounded: it takes over
+            # only by beating alpha (which, without a window, is the best score so far).
+            if total > best_total and (exact_all or n == 0 or score > alpha):
                 best_total = total
                 best_i = i
                 best_score = score
-                self._partial = (i, score)
+                if n == 0 and score <= window[0] and window[0] > -INF:
+                    self._partial = None  # only a bound: keep the last iteration's move
+                else:
+                    self._partial = (i, score)
                 self._root_pv = [m, *self._pv[1]] if state == _NORMAL else [m]
             if not exact_all and score > alpha:
                 alpha = score
+                if score >= beta:
+                    break  # an aspiration window missed above: the caller opens it
         order.sort(key=lambda i: scores[i] + (bonus[i] if abs(scores[i]) < MATE_BOUND else 0), reverse=True)
         order.remove(best_i)
         order.insert(0, best_i)
         key = self.board.zobrist_hash()
-        self.tt.put(key, (depth, to_tt(best_score, 0, MATE_BOUND), EXACT, moves[best_i]))
+        if best_score >= window[1]:
+            flag = LOWER
+        elif best_score <= window[0] and window[0] > -INF:
+            flag = UPPER
+        else:
+            flag = EXACT
+        self.tt.put(key, (depth, to_tt(best_score, 0, MATE_BOUND), flag, moves[best_i]))
         return best_i, best_score
 
     # --- making moves --------------------------------------------------------------------
@@ -672,6 +775,9 @@ class Searcher:
 
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> int:
         board = self.board
+        after_null = self._last_null  # this node answers a null move: it may not pass in turn
+        if after_null:
+            self._last_null = False
         if ply >= MAX_PLY:
             return self._static(alpha, beta)
         if pv_node:
@@ -698,11 +804,26 @@ class Searcher:
             return self._static(alpha, beta)
         prune = self.pruning and not pv_node
         futile = False
-        if prune and depth <= 2 and alpha > -MATE_BOUND and beta < MATE_BOUND:
-            # No "reverse futility" (return the static score when it beats beta): like null-move
-            # pruning it assumes the side to move could pass, and in these games the usual threat
-            # is a capture of the royal piece, which no static score sees.
-            futile = self._static(alpha, beta) + FUTILITY_MARGIN[depth] <= alpha
+        if prune and alpha > -MATE_BOUND and beta < MATE_BOUND:
+            # No "reverse futility" (return the static score when it beats beta): it assumes
+            # the side to move could pass without loss, and in these games the usual threat is
+            # a capture of the royal piece, which no static score sees.  The null move below
+            # tests that assumption by a search instead.
+            static = INF
+            if depth <= 2 or (depth <= 3 and self.razor):
+                static = self._static(alpha, beta)
+                if self.razor and static + RAZOR_MARGIN[depth] <= alpha:
+                    score = self._quiesce(alpha, alpha + 1, ply, 0, -1) if self.quiescence else static
+                    if score <= alpha:
+                        return score
+                futile = depth <= 2 and static + FUTILITY_MARGIN[depth] <= alpha
+            if self.null_ok and depth >= 2 and not after_null and self._has_pieces():
+                if static == INF:
+                    static = self._static(alpha, beta)
+                if static >= beta:
+                    score = self._null_search(depth, beta, ply)
+                    if score >= beta:
+                        return beta if score >= MATE_BOUND else score
         best = -INF
         best_move: RawMove | None = None
         original_alpha = alpha
@@ -720,17 +841,23 @@ class Searcher:
                 score = MATE - ply - 1
             elif state == _LOSS:
                 score = -(MATE - ply - 1)
-            elif searched == 0:
-                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
             else:
-                reduction = 0
-                if prune and depth >= 3 and searched >= 3 and not capture:
-                    reduction = 1 if searched < 10 or depth < 5 else 2
-                score = -self._negamax(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
-                if reduction and score > alpha:
-                    score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, False)
-                if pv_node and alpha < score < beta:
-                    score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, True)
+                new_depth = depth - 1
+                extended = self.extend and ply < self._ext_limit and self._threatens_royal()
+                if extended:
+                    new_depth = depth
+                if searched == 0:
+                    score = -self._negamax(new_depth, -beta, -alpha, ply + 1, pv_node)
+                else:
+                    reduction = 0
+                    if self.lmr and not pv_node and depth >= 3 and searched >= 3 and not capture \
+                            and not extended:
+                        reduction = 1 if searched < 10 or depth < 5 else 2
+                    score = -self._negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, False)
+                    if reduction and score > alpha:
+                        score = -self._negamax(new_depth, -alpha - 1, -alpha, ply + 1, False)
+                    if pv_node and alpha < score < beta:
+                        score = -self._negamax(new_depth, -beta, -alpha, ply + 1, True)
             self.board.pop_raw()  # _unplay, inline
             self.score = self._score_stack.pop()
             searched += 1
@@ -765,6 +892,50 @@ class Searcher:
         else:
             tt.put(key, (depth, stored, flag, best_move))
         return best
+
+    def _has_pieces(self) -> bool:
+        """Whether the side to move has :data:`NULL_MIN_PIECES` pieces besides pawns and royals.
+
+        With fewer, zugzwang (every move loses, passing would not) is too likely: stalemate
+        loses in all three games, and frozen or petrified pieces cannot move at all.
+        """
+        where = self.board.piece_squares
+        n = 0
+        for code in self.big_pieces[self.board.side]:
+            n += len(where[code])
+        return n >= NULL_MIN_PIECES
+
+    def _null_search(self, depth: int, beta: int, ply: int) -> int:
+        """The score (side to move's view) of passing here, searched shallower on a null window.
+
+        At or above ``beta`` even after passing, the node is cut: a real move would do at
+        least as well unless the position is a zugzwang, which :meth:`_has_pieces` and the
+        game's rules (:meth:`_setup`) try to exclude.  A royal piece under attack makes the
+        reply capture it, so the null move fails low there by itself.
+        """
+        board = self.board
+        r = NULL_REDUCTION + 1 if depth >= 6 else NULL_REDUCTION
+        mark = len(self._score_stack)
+        board.push_null()
+        self._last_null = True
+        try:
+            score = -self._negamax(depth - 1 - r, -beta, -beta + 1, ply + 1, False)
+        except SearchStopped:
+            # The moves played above the null move must be undone before it.
+            while len(self._score_stack) > mark:
+                self._unplay()
+            board.pop_null()
+            raise
+        board.pop_null()
+        return score
+
+    def _threatens_royal(self) -> bool:
+        """Whether the side that has just moved could now capture a royal piece, if it moved again."""
+        board = self.board
+        board.push_null()
+        captures = self._captures(board.key)
+        board.pop_null()
+        return bool(captures) and captures[0][0] >= ROYAL_GAIN
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qply: int, target: int) -> int:
         """Captures only, from a stand pat, until the position is quiet or the caps are reached.

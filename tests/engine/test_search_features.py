@@ -1,0 +1,155 @@
+"""The search features behind switches (issue 15, item 3): aspiration windows, null-move
+pruning, razoring, late move reductions and the royal-threat extension.
+
+Each switch must leave the search sound (forced wins found, legal moves, a board restored
+even when the budget stops it in the middle of a null move), and the null move must be used
+only in the games whose rules allow it.  Strength is measured by matches, not here
+(docs/engine.md gives the commands and results).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from exochess import Board
+from exochess.engine import Limits, Searcher, SearchOptions
+from exochess.engine.match import parse_player
+from exochess.engine.search import ROYAL_GAIN
+from exochess.errors import ExochessError
+from tests.engine.test_engine import FORCED_WINS, VARIANTS
+from tests.helpers import random_walk
+
+SWITCHES = ["aspiration", "null_move", "razoring", "lmr", "royal_extension"]
+ALL_ON = SearchOptions(aspiration=True, null_move=True, razoring=True, lmr=True, royal_extension=True)
+
+
+def flipped(board: Board) -> Board:
+    """The same squares with the other side to move, built from the FEN (independent of push_null)."""
+    fields = board.fen().split(" ")
+    fields[1] = "b" if fields[1] == "w" else "w"
+    return Board(board.variant, fen=" ".join(fields))
+
+
+@pytest.mark.parametrize("switch", SWITCHES)
+@pytest.mark.parametrize(("variant", "fen", "plies"), FORCED_WINS)
+def test_each_switch_still_finds_the_forced_wins(switch: str, variant: str, fen: str, plies: int) -> None:
+    board = Board(variant, fen=fen)
+    on = not getattr(SearchOptions(), switch)  # the switch turned the other way from the default
+    options = replace(SearchOptions(), **{switch: on})
+    result = Searcher().search(board, Limits(depth=plies), options=options)
+    assert result.mate == plies, (switch, on)
+
+
+@pytest.mark.parametrize("variant", ["fugue", "rebelfury"])
+def test_push_null_hands_the_turn_over_and_pop_null_restores(variant: str) -> None:
+    board = random_walk(variant, random.Random(5), 12)
+    fen, key, moves = board.fen(), board.key, list(board.raw_moves())
+    other = flipped(board)
+    board.push_null()
+    assert board.key == other.key == other.zobrist_hash()
+    assert sorted(board.raw_moves()) == sorted(other.raw_moves())
+    board.pop_null()
+    assert (board.fen(), board.key, list(board.raw_moves())) == (fen, key, moves)
+
+
+def test_null_moves_only_where_the_rules_allow_them() -> None:
+    # Interweave: captures are compulsory (zugzwang is the normal case) and the extra state
+    # holds en passant rights, so neither the null move nor the threat test that plays one is used.
+    for variant, allowed in (("fugue", True), ("rebelfury", True), ("interweave", False)):
+        searcher = Searcher()
+        searcher.search(Board(variant), Limits(depth=1), options=ALL_ON)
+        assert searcher.null_ok is allowed and searcher.extend is allowed, variant
+        searcher.search(Board(variant), Limits(depth=1), options=replace(ALL_ON, pruning=False))
+        assert not searcher.null_ok, variant  # a pruning switch: off with pruning
+
+
+def test_a_side_with_fewer_than_two_pieces_never_passes() -> None:
+    # Zugzwang: stalemate loses and frozen pieces cannot move, so a side with a King, pawns
+    # and one piece may have to move into a loss where passing would hold.
+    searcher = Searcher()
+    for fen, black, white in (
+        ("k7/8/8/8/8/8/p7/3IK1Q1 b", False, True),  # Black: King and a Cannon Pawn
+        ("k7/8/8/8/8/8/q7/3IK1Q1 b", False, True),  # Black: King and a Queen
+        ("k7/8/8/8/8/8/qs6/4K1Q1 b", True, False),  # Black: Queen and Swapper; White: a Queen
+    ):
+        searcher.search(Board("fugue", fen=fen), Limits(depth=1), options=ALL_ON)
+        assert searcher._has_pieces() is black, fen  # Black to move at the root of the private copy
+        searcher.board.push_null()
+        assert searcher._has_pieces() is white, fen
+        searcher.board.pop_null()
+
+
+@pytest.mark.parametrize("variant", ["fugue", "rebelfury"])
+def test_royal_threat_test_agrees_with_the_flipped_position(variant: str) -> None:
+    # After each move, the mover "threatens" exactly when, moving again, it has a capture
+    # that takes a royal piece: checked against boards built from the FEN with the turn flipped.
+    rng = random.Random(3)
+    seen = {True: 0, False: 0}
+    for walk in range(12):
+        board = random_walk(variant, rng, 6 + 3 * walk)
+        if board.is_game_over():
+            continue
+        searcher = Searcher()
+        searcher.search(board, Limits(depth=1), options=ALL_ON)
+        b = searcher.board
+        royal = b.variant.royal_code
+        for m in list(b.raw_moves())[:40]:
+            b.push_raw(m)
+            if b.decided is None:
+                other = flipped(b)
+                victims = [sq for c in other.raw_captures() for sq in c[3]]
+                victims += [sq for c in other.raw_captures() for a in c[6] or () for sq in a[3]]
+                expected = any(abs(other.squares[sq]) == royal for sq in victims)
+                assert searcher._threatens_royal() is expected
+                seen[expected] += 1
+            b.pop_raw()
+    assert seen[True] and seen[False]  # both answers were exercised
+    assert ROYAL_GAIN > 0
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_search_stopped_anywhere_leaves_the_board_restored(variant: str) -> None:
+    # Node budgets stop the search at many different places, some inside a null-move search:
+    # the private board must be back at the root with a consistent key and running score.
+    board = random_walk(variant, random.Random(21), 14)
+    budgets = (150, 400, 900, 1700) if variant == "rebelfury" else (300, 1100, 2500, 5200)
+    for nodes in budgets:
+        searcher = Searcher()
+        result = searcher.search(board, Limits(nodes=nodes), options=ALL_ON)
+        assert result.best in board.legal_moves
+        b = searcher.board
+        assert b.fen() == board.fen()
+        assert b.key == b.zobrist_hash() == Board(board.variant, fen=board.fen()).zobrist_hash()
+        assert searcher.score == searcher.ev.static(b)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_switched_searches_are_deterministic(variant: str) -> None:
+    board = random_walk(variant, random.Random(8), 10)
+    nodes = 800 if variant == "rebelfury" else 4000
+    first = Searcher().search(board, Limits(nodes=nodes), options=ALL_ON)
+    again = Searcher().search(board, Limits(nodes=nodes), options=ALL_ON)
+    assert (first.best, first.score_cp, first.nodes, first.depth) == (
+        again.best, again.score_cp, again.nodes, again.depth
+    )
+
+
+def test_aspiration_gives_the_full_window_score_at_a_fixed_depth() -> None:
+    # A window that misses is opened and the depth searched again, so the score at a fixed
+    # depth is a true minimax score of the (pruned) tree, as without the window.
+    board = random_walk("fugue", random.Random(2), 8)
+    plain = Searcher().search(board, Limits(depth=5), options=SearchOptions(aspiration=False))
+    windowed = Searcher().search(board, Limits(depth=5), options=SearchOptions(aspiration=True))
+    assert windowed.depth == plain.depth == 5
+    assert abs(windowed.score_cp - plain.score_cp) <= 60
+
+
+def test_match_players_take_the_switches() -> None:
+    p = parse_player("level=8,null_move=1,aspiration=0,razoring=yes")
+    opts = p.options("fugue")
+    assert (opts.null_move, opts.aspiration, opts.razoring) == (True, False, True)
+    with pytest.raises(ExochessError):
+        parse_player("level=8,nullmove=1")

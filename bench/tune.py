@@ -127,6 +127,8 @@ class Layout:
     letters: tuple[str, ...]
     squares: int
     """Folded squares per letter (own ranks x half the files)."""
+    weights: tuple[str, ...]
+    """The evaluator's linear weights (:attr:`Evaluator.TUNABLE`), after the tables."""
 
     def value(self, i: int) -> int:
         return i
@@ -134,15 +136,18 @@ class Layout:
     def cell(self, i: int, k: int) -> int:
         return len(self.letters) + i * self.squares + k
 
+    def weight(self, i: int) -> int:
+        return len(self.letters) * (1 + self.squares) + i
+
     @property
     def size(self) -> int:
-        return len(self.letters) * (1 + self.squares)
+        return len(self.letters) * (1 + self.squares) + len(self.weights)
 
 
 def layout_of(variant: str) -> Layout:
     v = resolve_variant(variant)
     geo = v.geometry
-    return Layout(tuple(v.piece_letters), geo.height * ((geo.width + 1) // 2))
+    return Layout(tuple(v.piece_letters), geo.height * ((geo.width + 1) // 2), evaluator_class(v).TUNABLE)
 
 
 def current_tables(evaluator: Evaluator) -> Tables:
@@ -151,7 +156,9 @@ def current_tables(evaluator: Evaluator) -> Tables:
     geo = v.geometry
     values = {**v.piece_values, **type(evaluator).values}
     lay = layout_of(v.name)
-    out: Tables = {"values": {}, "placement": {}}
+    out: Tables = {"values": {}, "placement": {}, "weights": {}}
+    for name in lay.weights:
+        out["weights"][name] = getattr(evaluator, name)
     for letter in lay.letters:
         default = 0 if letter == v.royal else evaluator.default_value
         out["values"][letter] = values.get(letter, default)
@@ -168,14 +175,18 @@ def to_vector(tables: Tables, lay: Layout) -> list[float]:
         theta[lay.value(i)] = float(tables["values"][letter])
         for k, x in enumerate(tables["placement"][letter]):
             theta[lay.cell(i, k)] = float(x)
+    for i, name in enumerate(lay.weights):
+        theta[lay.weight(i)] = float(tables["weights"][name])
     return theta
 
 
 def from_vector(theta: Sequence[float], lay: Layout) -> Tables:
-    out: Tables = {"values": {}, "placement": {}}
+    out: Tables = {"values": {}, "placement": {}, "weights": {}}
     for i, letter in enumerate(lay.letters):
         out["values"][letter] = round(theta[lay.value(i)])
         out["placement"][letter] = [round(theta[lay.cell(i, k)]) for k in range(lay.squares)]
+    for i, name in enumerate(lay.weights):
+        out["weights"][name] = max(0, round(theta[lay.weight(i)]))
     return out
 
 
@@ -183,8 +194,23 @@ Sample = tuple[list[tuple[int, int]], float, float, int]
 """(sparse features as (index, count), fixed offset in cp, result, game)."""
 
 
-def features(board: Board, evaluator: Evaluator, lay: Layout) -> tuple[list[tuple[int, int]], float]:
-    """The position's parameter counts (White +1, Black -1) and the rest of its White-view score."""
+def nudged(evaluator: Evaluator, lay: Layout) -> list[Evaluator]:
+    """Per weight of the layout, the evaluator with that weight one higher."""
+    cls = type(evaluator)
+    return [
+        type(f"Nudged{cls.__name__}", (cls,), {name: getattr(evaluator, name) + 1})(evaluator.variant)
+        for name in lay.weights
+    ]
+
+
+def features(
+    board: Board, evaluator: Evaluator, lay: Layout, nudges: Sequence[Evaluator] = ()
+) -> tuple[list[tuple[int, int]], float]:
+    """The position's parameter counts (White +1, Black -1) and the rest of its White-view score.
+
+    A weight's feature is what one more unit of it adds to the dynamic term (exact for the
+    weights that multiply a count, a close approximation where the term rounds); the offset
+    keeps the evaluation exact at the current weights."""
     geo = board.geometry
     index = {letter: i for i, letter in enumerate(lay.letters)}
     counts: dict[int, int] = {}
@@ -198,17 +224,24 @@ def features(board: Board, evaluator: Evaluator, lay: Layout) -> tuple[list[tupl
         sign = 1 if white else -1
         for j in (lay.value(i), lay.cell(i, placement_index(geo, sq, white))):
             counts[j] = counts.get(j, 0) + sign
-    offset = evaluator.dynamic(board) + board.side * evaluator.tempo
+    dynamic = evaluator.dynamic(board)
+    offset = dynamic + board.side * evaluator.tempo
+    for i, other in enumerate(nudges):
+        n = other.dynamic(board) - dynamic
+        if n:
+            counts[lay.weight(i)] = n
+            offset -= n * getattr(evaluator, lay.weights[i])
     return [(j, n) for j, n in counts.items() if n], float(offset)
 
 
 def load(path: Path, variant: str, evaluator: Evaluator, lay: Layout) -> list[Sample]:
     samples: list[Sample] = []
+    nudges = nudged(evaluator, lay)
     with path.open() as f:
         for line in f:
             row = json.loads(line)
             board = Board(variant, fen=row["fen"])
-            x, offset = features(board, evaluator, lay)
+            x, offset = features(board, evaluator, lay, nudges)
             samples.append((x, offset, float(row["result"]), int(row["game"])))
     return samples
 
@@ -330,6 +363,8 @@ def tune(args: argparse.Namespace) -> int:
     print(f"tuned (epoch {epoch}): MSE train {after_train:.5f}, held-out {after_held:.5f}")
     for letter in lay.letters:
         print(f"  {letter}: {start['values'][letter]} -> {tuned['values'][letter]}")
+    for name in lay.weights:
+        print(f"  {name}: {start['weights'][name]} -> {tuned['weights'][name]}")
     tuned["meta"] = {
         "data": args.data, "positions": len(samples), "k": k, "epoch": epoch,
         "mse_held_before": before_held, "mse_held_after": after_held, "l2": args.l2,
@@ -362,7 +397,8 @@ def evaluator_with(variant: str, tables: Tables | None) -> Evaluator:
     if tables is None:
         return cls(v)
     placement = {letter: tuple(cells) for letter, cells in tables["placement"].items()}
-    custom = type(f"Tabled{cls.__name__}", (cls,), {"values": dict(tables["values"]), "PLACEMENT": placement})
+    changed = {"values": dict(tables["values"]), "PLACEMENT": placement, **tables.get("weights", {})}
+    custom = type(f"Tabled{cls.__name__}", (cls,), changed)
     result: Evaluator = custom(v)
     return result
 
@@ -450,7 +486,13 @@ def write(args: argparse.Namespace) -> int:
     pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
     if not pattern.search(text):
         raise SystemExit(f"{path}: no tables block to replace")
-    path.write_text(pattern.sub(lambda _: source_block(variant, tables, args.note), text))
+    text = pattern.sub(lambda _: source_block(variant, tables, args.note), text)
+    for name, value in tables.get("weights", {}).items():
+        # The weights stay where they are documented: only the number changes.
+        text, n = re.subn(rf"^(    {name}: ClassVar\[int\] = )-?\d+$", rf"\g<1>{value}", text, flags=re.M)
+        if n != 1:
+            raise SystemExit(f"{path}: no single line setting {name}")
+    path.write_text(text)
     print(f"{path}: tables written")
     return 0
 

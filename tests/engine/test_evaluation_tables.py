@@ -61,12 +61,16 @@ def test_tuner_model_is_the_evaluation(variant: str, tune: ModuleType) -> None:
     ev = evaluator_for(board.variant)
     lay = tune.layout_of(variant)
     theta = tune.to_vector(tune.current_tables(ev), lay)
+    nudges = tune.nudged(ev, lay)
     rng = random.Random(3)
+    weighed = 0
     for _ in range(8):
         board = random_walk(variant, rng, rng.randint(4, 30))
-        x, offset = tune.features(board, ev, lay)
+        x, offset = tune.features(board, ev, lay, nudges)
         model = offset + sum(theta[j] * n for j, n in x)
         assert model == board.side * ev.evaluate(board)  # White's view, tempo included
+        weighed += any(j >= lay.weight(0) for j, _ in x)
+    assert weighed  # the dynamic weights have features in some of these positions
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -86,6 +90,8 @@ def test_written_tables_read_back(variant: str, tune: ModuleType) -> None:
     for letter, value in tables["values"].items():
         code = ev.variant.codes[letter]
         assert tabled.value_of[code & 31] == value
+    for name, value in tables["weights"].items():
+        assert getattr(tabled, name) == value
 
 
 def test_tuner_recovers_a_planted_value(tune: ModuleType) -> None:

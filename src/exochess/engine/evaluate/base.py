@@ -143,6 +143,9 @@ class Evaluator:
     MOBILITY: ClassVar[int] = 0
     """Centipawns per empty square a side's sliding pieces can reach (0: the game's
     evaluator counts no mobility)."""
+    TUNABLE: ClassVar[tuple[str, ...]] = ()
+    """The names of the integer weights of :meth:`dynamic` that multiply a count (so that
+    ``bench/tune.py`` can fit them with the tables as a linear model)."""
     PLACEMENT: ClassVar[dict[str, tuple[int, ...]]] = {}
     """Piece letter -> placement bonus (cp) per square, seen from the piece's owner: rank by
     rank from its first rank, each rank's files from the edge to the centre (see

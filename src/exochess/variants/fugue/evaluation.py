@@ -133,6 +133,9 @@ class FugueEvaluator(Evaluator):
         ),
     }
     # --- end of tables ---
+    TUNABLE: ClassVar[tuple[str, ...]] = (
+        "FROZEN_KING", "COVER_KING", "OPEN_RAY", "LINE_THREAT", "SWAPPER_NEXT_TO_KING",
+    )
     lazy_margin: ClassVar[int] = 300
 
     FROZEN_SHARE: ClassVar[int] = 3

@@ -97,6 +97,7 @@ class InterweaveEvaluator(Evaluator):
         ),
     }
     # --- end of tables ---
+    TUNABLE: ClassVar[tuple[str, ...]] = ("KING_ATTACKER", "COLOUR_IMBALANCE", "MOBILITY")
     lazy_margin: ClassVar[int] = 200
     # Measured: |dynamic| over 400 random positions has median 34, 99th percentile 138, maximum
     # 176.  A margin of 150 cost 9% fewer instructions per node but a larger tree to the same

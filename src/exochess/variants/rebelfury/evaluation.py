@@ -176,6 +176,7 @@ class RebelFuryEvaluator(Evaluator):
         ),
     }
     # --- end of tables ---
+    TUNABLE: ClassVar[tuple[str, ...]] = ("LAST_FURY", "GAZE_CELL")
     lazy_margin: ClassVar[int] = 300
 
     LAST_FURY: ClassVar[int] = 400

@@ -293,10 +293,12 @@ def descend(
     rate: float,
     l2: float,
     frozen: set[int],
+    weights: int = 0,
     log: bool = True,
 ) -> tuple[list[float], float, int]:
-    """Adam on the training MSE plus ``l2`` * mean squared change from ``theta0`` (per parameter);
-    returns the parameters of the epoch with the lowest held-out error, that error, and the epoch."""
+    """Adam on the training MSE plus ``l2`` * mean squared change from ``theta0`` (per parameter;
+    the last ``weights`` parameters are the dynamic weights, moved with a finer step).  Returns
+    the parameters of the epoch with the lowest held-out error, that error, and the epoch."""
     theta = list(theta0)
     n = len(theta)
     m1 = [0.0] * n
@@ -304,6 +306,9 @@ def descend(
     beta1, beta2, eps = 0.9, 0.999, 1e-12
     best, best_err, best_epoch = list(theta), mse(held, theta, k), 0
     inv = 1.0 / len(train)
+    # The dynamic weights are small numbers (a few cp a unit, each unit counted many times):
+    # they move by a tenth of the tables' step.
+    step = [0.1 if j >= len(theta) - weights else 1.0 for j in range(n)]
     for epoch in range(1, epochs + 1):
         grad = [0.0] * n
         for x, offset, y, _ in train:
@@ -319,7 +324,7 @@ def descend(
             m2[j] = beta2 * m2[j] + (1 - beta2) * gj * gj
             mhat = m1[j] / (1 - beta1**epoch)
             vhat = m2[j] / (1 - beta2**epoch)
-            theta[j] -= rate * mhat / (math.sqrt(vhat) + eps)
+            theta[j] -= rate * step[j] * mhat / (math.sqrt(vhat) + eps)
         if epoch % 10 == 0 or epoch == epochs:
             err = mse(held, theta, k)
             if err < best_err:
@@ -354,8 +359,16 @@ def tune(args: argparse.Namespace) -> int:
     v = resolve_variant(variant)
     royal = [i for i, letter in enumerate(lay.letters) if letter == v.royal and start["values"][letter] == 0]
     frozen = {lay.value(i) for i in royal}
+    groups = set(args.fit.split(","))
+    if "values" not in groups:
+        frozen |= {lay.value(i) for i in range(len(lay.letters))}
+    if "placement" not in groups:
+        frozen |= {lay.cell(i, k) for i in range(len(lay.letters)) for k in range(lay.squares)}
+    if "weights" not in groups:
+        frozen |= {lay.weight(i) for i in range(len(lay.weights))}
     theta, _, epoch = descend(
-        train, held, theta0, k, epochs=args.epochs, rate=args.rate, l2=args.l2, frozen=frozen
+        train, held, theta0, k, epochs=args.epochs, rate=args.rate, l2=args.l2, frozen=frozen,
+        weights=len(lay.weights),
     )
     tuned = from_vector(theta, lay)
     rounded = to_vector(tuned, lay)
@@ -367,7 +380,7 @@ def tune(args: argparse.Namespace) -> int:
         print(f"  {name}: {start['weights'][name]} -> {tuned['weights'][name]}")
     tuned["meta"] = {
         "data": args.data, "positions": len(samples), "k": k, "epoch": epoch,
-        "mse_held_before": before_held, "mse_held_after": after_held, "l2": args.l2,
+        "mse_held_before": before_held, "mse_held_after": after_held, "l2": args.l2, "fit": args.fit,
     }
     out = Path(args.out)
     out.write_text(json.dumps(tuned, indent=1) + "\n")
@@ -515,6 +528,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rate", type=float, default=2.0, help="Adam step in centipawns")
     p.add_argument("--l2", type=float, default=1e-6, help="pull towards the current values")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--fit", default="values,placement,weights", help="the groups of numbers to fit")
     p.add_argument("--out", required=True)
     p.set_defaults(run=tune)
     p = sub.add_parser("match", help="tables against tables, level 8")

@@ -294,11 +294,13 @@ def descend(
     l2: float,
     frozen: set[int],
     weights: int = 0,
+    last: bool = False,
     log: bool = True,
 ) -> tuple[list[float], float, int]:
     """Adam on the training MSE plus ``l2`` * mean squared change from ``theta0`` (per parameter;
     the last ``weights`` parameters are the dynamic weights, moved with a finer step).  Returns
-    the parameters of the epoch with the lowest held-out error, that error, and the epoch."""
+    the parameters of the epoch with the lowest held-out error (``last``: of the last epoch),
+    that error, and the epoch."""
     theta = list(theta0)
     n = len(theta)
     m1 = [0.0] * n
@@ -327,7 +329,7 @@ def descend(
             theta[j] -= rate * step[j] * mhat / (math.sqrt(vhat) + eps)
         if epoch % 10 == 0 or epoch == epochs:
             err = mse(held, theta, k)
-            if err < best_err:
+            if err < best_err or (last and epoch == epochs):
                 best, best_err, best_epoch = list(theta), err, epoch
             if log:
                 status = f"epoch {epoch}: train {mse(train, theta, k):.5f} held-out {err:.5f}"
@@ -368,7 +370,7 @@ def tune(args: argparse.Namespace) -> int:
         frozen |= {lay.weight(i) for i in range(len(lay.weights))}
     theta, _, epoch = descend(
         train, held, theta0, k, epochs=args.epochs, rate=args.rate, l2=args.l2, frozen=frozen,
-        weights=len(lay.weights),
+        weights=len(lay.weights), last=args.last,
     )
     tuned = from_vector(theta, lay)
     rounded = to_vector(tuned, lay)
@@ -528,6 +530,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rate", type=float, default=2.0, help="Adam step in centipawns")
     p.add_argument("--l2", type=float, default=1e-6, help="pull towards the current values")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--last", action="store_true", help="keep the last epoch, not the best held-out one")
     p.add_argument("--fit", default="values,placement,weights", help="the groups of numbers to fit")
     p.add_argument("--out", required=True)
     p.set_defaults(run=tune)

@@ -293,12 +293,13 @@ def descend(
     rate: float,
     l2: float,
     frozen: set[int],
+    l2_cells: Sequence[float] = (),
     weights: int = 0,
     last: bool = False,
     log: bool = True,
 ) -> tuple[list[float], float, int]:
-    """Adam on the training MSE plus ``l2`` * mean squared change from ``theta0`` (per parameter;
-    the last ``weights`` parameters are the dynamic weights, moved with a finer step).  Returns
+    """Adam on the training MSE plus ``l2`` (``l2_cells[j]`` if given) * mean squared change
+    from ``theta0`` (per parameter; the last ``weights`` parameters are the dynamic weights, moved with a finer step).  Returns
     the parameters of the epoch with the lowest held-out error (``last``: of the last epoch),
     that error, and the epoch."""
     theta = list(theta0)
@@ -321,7 +322,7 @@ def descend(
         for j in range(n):
             if j in frozen:
                 continue
-            gj = grad[j] + 2.0 * l2 * (theta[j] - theta0[j]) / n
+            gj = grad[j] + 2.0 * (l2_cells[j] if l2_cells else l2) * (theta[j] - theta0[j]) / n
             m1[j] = beta1 * m1[j] + (1 - beta1) * gj
             m2[j] = beta2 * m2[j] + (1 - beta2) * gj * gj
             mhat = m1[j] / (1 - beta1**epoch)
@@ -368,9 +369,13 @@ def tune(args: argparse.Namespace) -> int:
         frozen |= {lay.cell(i, k) for i in range(len(lay.letters)) for k in range(lay.squares)}
     if "weights" not in groups:
         frozen |= {lay.weight(i) for i in range(len(lay.weights))}
+    # A placement cell is seen in few positions: it may get a stronger pull than the rest.
+    cells = {lay.cell(i, k) for i in range(len(lay.letters)) for k in range(lay.squares)}
+    l2_placement = args.l2 if args.l2_placement is None else args.l2_placement
+    pull = [l2_placement if j in cells else args.l2 for j in range(lay.size)]
     theta, _, epoch = descend(
         train, held, theta0, k, epochs=args.epochs, rate=args.rate, l2=args.l2, frozen=frozen,
-        weights=len(lay.weights), last=args.last,
+        weights=len(lay.weights), last=args.last, l2_cells=pull,
     )
     tuned = from_vector(theta, lay)
     rounded = to_vector(tuned, lay)
@@ -382,7 +387,8 @@ def tune(args: argparse.Namespace) -> int:
         print(f"  {name}: {start['weights'][name]} -> {tuned['weights'][name]}")
     tuned["meta"] = {
         "data": args.data, "positions": len(samples), "k": k, "epoch": epoch,
-        "mse_held_before": before_held, "mse_held_after": after_held, "l2": args.l2, "fit": args.fit,
+        "mse_held_before": before_held, "mse_held_after": after_held, "l2": args.l2,
+        "l2_placement": l2_placement, "fit": args.fit,
     }
     out = Path(args.out)
     out.write_text(json.dumps(tuned, indent=1) + "\n")
@@ -529,6 +535,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--epochs", type=int, default=300)
     p.add_argument("--rate", type=float, default=2.0, help="Adam step in centipawns")
     p.add_argument("--l2", type=float, default=1e-6, help="pull towards the current values")
+    p.add_argument("--l2-placement", type=float, help="pull of the placement cells (default: --l2)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--last", action="store_true", help="keep the last epoch, not the best held-out one")
     p.add_argument("--fit", default="values,placement,weights", help="the groups of numbers to fit")

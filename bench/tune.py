@@ -299,9 +299,9 @@ def descend(
     log: bool = True,
 ) -> tuple[list[float], float, int]:
     """Adam on the training MSE plus ``l2`` (``l2_cells[j]`` if given) * mean squared change
-    from ``theta0`` (per parameter; the last ``weights`` parameters are the dynamic weights, moved with a finer step).  Returns
-    the parameters of the epoch with the lowest held-out error (``last``: of the last epoch),
-    that error, and the epoch."""
+    from ``theta0`` (per parameter; the last ``weights`` parameters are the dynamic weights,
+    moved with a finer step).  Returns the parameters of the epoch with the lowest held-out
+    error (``last``: of the last epoch), that error, and the epoch."""
     theta = list(theta0)
     n = len(theta)
     m1 = [0.0] * n

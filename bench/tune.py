@@ -106,7 +106,9 @@ def generate(args: argparse.Namespace) -> int:
     with out.open("w") as f, ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for i, game in enumerate(pool.map(play, tasks), 1):
             for fen, result in game:
-                f.write(json.dumps({"fen": fen, "result": result, "game": i}) + "\n")
+                # Game numbers stay unique across seeds, so that files of several runs can be joined.
+                game_id = args.seed * 1_000_000 + i
+                f.write(json.dumps({"fen": fen, "result": result, "game": game_id}) + "\n")
             positions += len(game)
             decided += bool(game)
             if i % 10 == 0:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 from mypy_extensions import mypyc_attr
 
 from exochess.board import Board
+from exochess.geometry import Geometry
 from exochess.variant import Variant
 
 if TYPE_CHECKING:
@@ -100,6 +101,22 @@ def open_directions(
     return n
 
 
+def placement_index(geo: Geometry, sq: int, white: bool) -> int:
+    """Index of square ``sq`` in a placement table (:attr:`Evaluator.PLACEMENT`): ranks counted
+    from the owner's side, files folded onto the left half (``a`` and ``h`` share a cell), so a
+    table is symmetric left to right and between the colours by construction.
+
+    >>> from exochess.geometry import geometry
+    >>> g = geometry(8, 8)
+    >>> placement_index(g, 0, True), placement_index(g, 7, True), placement_index(g, 7 * 16 + 1, False)
+    (0, 0, 1)
+    """
+    f, r = sq & 15, sq >> 4
+    own_rank = r if white else geo.height - 1 - r
+    half = (geo.width + 1) // 2
+    return own_rank * half + min(f, geo.width - 1 - f)
+
+
 # Evaluations of games outside the compiled build subclass it in plain Python.
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Evaluator:
@@ -126,6 +143,14 @@ class Evaluator:
     MOBILITY: ClassVar[int] = 0
     """Centipawns per empty square a side's sliding pieces can reach (0: the game's
     evaluator counts no mobility)."""
+    TUNABLE: ClassVar[tuple[str, ...]] = ()
+    """The names of the integer weights of :meth:`dynamic` that multiply a count (so that
+    ``bench/tune.py`` can fit them with the tables as a linear model)."""
+    PLACEMENT: ClassVar[dict[str, tuple[int, ...]]] = {}
+    """Piece letter -> placement bonus (cp) per square, seen from the piece's owner: rank by
+    rank from its first rank, each rank's files from the edge to the centre (see
+    :func:`placement_index`).  A letter left out gets :meth:`placement`'s centralisation.
+    The games' tables are fitted to self-play results by ``bench/tune.py``."""
 
     variant: Variant
     table: list[int]
@@ -156,10 +181,14 @@ class Evaluator:
     def placement(self, letter: str, sq: int, white: bool) -> int:
         """Bonus (cp) of a piece of type ``letter`` and colour ``white`` standing on ``sq``.
 
-        The default rewards the centre a little (every piece of these games moves
-        in several directions, so central squares give more moves).
+        A letter of :attr:`PLACEMENT` reads its table; any other gets a little reward for the
+        centre (every piece of these games moves in several directions, so central squares
+        give more moves).
         """
         geo = self.variant.geometry
+        cells = self.PLACEMENT.get(letter)
+        if cells is not None:
+            return cells[placement_index(geo, sq, white)]
         f, r = sq & 15, sq >> 4
         cf = abs(2 * f - (geo.width - 1))
         cr = abs(2 * r - (geo.height - 1))

@@ -33,9 +33,109 @@ _NOWHERE: Final[frozenset[int]] = frozenset()
 class FugueEvaluator(Evaluator):
     """Material, placement, frozen pieces, shield cover and king exposure."""
 
+    # --- tables (bench/tune.py writes this block) ---
+    # Hand-set values and placement (the tuned ones lost or were not measured: docs/engine.md).
+    # Placement rows: the owner's first rank first, files from the edge to the centre
+    # (mirrored for the other half of the board: base.placement_index).
     values: ClassVar[dict[str, int]] = {
         "K": 0, "Q": 850, "I": 700, "U": 500, "A": 600, "S": 400, "L": 600, "W": 450, "P": 120,
     }
+    PLACEMENT: ClassVar[dict[str, tuple[int, ...]]] = {
+        "K": (
+               0,    0,    0,    0,
+             -10,  -10,  -10,  -10,
+             -25,  -25,  -25,  -25,
+             -40,  -40,  -40,  -40,
+             -50,  -50,  -50,  -50,
+             -50,  -50,  -50,  -50,
+             -50,  -50,  -50,  -50,
+             -50,  -50,  -50,  -50,
+        ),
+        "Q": (
+               0,    4,    8,   12,
+               4,    8,   12,   14,
+               8,   12,   14,   18,
+              12,   14,   18,   22,
+              12,   14,   18,   22,
+               8,   12,   14,   18,
+               4,    8,   12,   14,
+               0,    4,    8,   12,
+        ),
+        "I": (
+               0,    4,    8,   12,
+               4,    8,   12,   14,
+               8,   12,   14,   18,
+              12,   14,   18,   22,
+              12,   14,   18,   22,
+               8,   12,   14,   18,
+               4,    8,   12,   14,
+               0,    4,    8,   12,
+        ),
+        "U": (
+               0,    2,    4,    6,
+               2,    4,    6,    7,
+               4,    6,    7,    9,
+               6,    7,    9,   11,
+               6,    7,    9,   11,
+               4,    6,    7,    9,
+               2,    4,    6,    7,
+               0,    2,    4,    6,
+        ),
+        "A": (
+               0,    2,    4,    6,
+               2,    4,    6,    7,
+               4,    6,    7,    9,
+               6,    7,    9,   11,
+               6,    7,    9,   11,
+               4,    6,    7,    9,
+               2,    4,    6,    7,
+               0,    2,    4,    6,
+        ),
+        "S": (
+               0,    2,    4,    6,
+               2,    4,    6,    7,
+               4,    6,    7,    9,
+               6,    7,    9,   11,
+               6,    7,    9,   11,
+               4,    6,    7,    9,
+               2,    4,    6,    7,
+               0,    2,    4,    6,
+        ),
+        "L": (
+               0,    2,    4,    6,
+               2,    4,    6,    7,
+               4,    6,    7,    9,
+               6,    7,    9,   11,
+               6,    7,    9,   11,
+               4,    6,    7,    9,
+               2,    4,    6,    7,
+               0,    2,    4,    6,
+        ),
+        "W": (
+               0,    2,    4,    6,
+               2,    4,    6,    7,
+               4,    6,    7,    9,
+               6,    7,    9,   11,
+               6,    7,    9,   11,
+               4,    6,    7,    9,
+               2,    4,    6,    7,
+               0,    2,    4,    6,
+        ),
+        "P": (
+               0,    1,    2,    3,
+               5,    6,    7,    7,
+              10,   11,   11,   12,
+              15,   15,   16,   17,
+              19,   19,   20,   21,
+              22,   23,   23,   24,
+              25,   26,   27,   27,
+              28,   29,   30,   31,
+        ),
+    }
+    # --- end of tables ---
+    TUNABLE: ClassVar[tuple[str, ...]] = (
+        "FROZEN_KING", "COVER_KING", "OPEN_RAY", "LINE_THREAT", "SWAPPER_NEXT_TO_KING",
+    )
     lazy_margin: ClassVar[int] = 300
 
     FROZEN_SHARE: ClassVar[int] = 3
@@ -119,19 +219,6 @@ class FugueEvaluator(Evaluator):
             (-SHIELD, self._cover_by[-1]),
         )
         """(centre piece, table of its neighbours' score changes)."""
-
-    def placement(self, letter: str, sq: int, white: bool) -> int:
-        rank = sq >> 4
-        own_rank = rank if white else 7 - rank
-        if letter == "K":
-            # The King is safest at home, behind its pieces, away from open lines.
-            return (0, -10, -25, -40, -50, -50, -50, -50)[own_rank]
-        if letter == "P":
-            # Cannon Pawns promote (to a lost type) and leap further when advanced.
-            return 4 * own_rank + super().placement(letter, sq, white) // 2
-        if letter in "IQ":
-            return super().placement(letter, sq, white) * 2
-        return super().placement(letter, sq, white)
 
     def dynamic(self, board: Board) -> int:
         b = board.squares

@@ -37,7 +37,67 @@ class InterweaveEvaluator(Evaluator):
     """Noise hardly weakens an Interweave player, so from level 3 each level searches a ply deeper
     (depths 2-6 for levels 3-7; 40 cp of noise at level 3 for variety; level 7 with 3/4 of the time)."""
 
-    values: ClassVar[dict[str, int]] = {"K": 0, "R": 450, "N": 550, "B": 400, "P": 110}
+    # --- tables (bench/tune.py writes this block) ---
+    # Hand-set values and placement (the tuned ones lost or were not measured: docs/engine.md).
+    # Placement rows: the owner's first rank first, files from the edge to the centre
+    # (mirrored for the other half of the board: base.placement_index).
+    values: ClassVar[dict[str, int]] = {
+        "K": 0, "R": 450, "N": 550, "B": 400, "P": 110,
+    }
+    PLACEMENT: ClassVar[dict[str, tuple[int, ...]]] = {
+        "K": (
+               0,    0,    0,    0,
+              -5,   -5,   -5,   -5,
+             -15,  -15,  -15,  -15,
+             -25,  -25,  -25,  -25,
+             -35,  -35,  -35,  -35,
+             -40,  -40,  -40,  -40,
+             -40,  -40,  -40,  -40,
+             -40,  -40,  -40,  -40,
+        ),
+        "R": (
+               0,    2,    4,    6,
+               2,    4,    6,    7,
+               4,    6,    7,    9,
+               6,    7,    9,   11,
+               6,    7,    9,   11,
+               4,    6,    7,    9,
+               2,    4,    6,    7,
+               0,    2,    4,    6,
+        ),
+        "N": (
+               0,    2,    4,    6,
+               2,    4,    6,    7,
+               4,    6,    7,    9,
+               6,    7,    9,   11,
+               6,    7,    9,   11,
+               4,    6,    7,    9,
+               2,    4,    6,    7,
+               0,    2,    4,    6,
+        ),
+        "B": (
+               0,    2,    4,    6,
+               2,    4,    6,    7,
+               4,    6,    7,    9,
+               6,    7,    9,   11,
+               6,    7,    9,   11,
+               4,    6,    7,    9,
+               2,    4,    6,    7,
+               0,    2,    4,    6,
+        ),
+        "P": (
+               0,    0,    0,    0,
+               0,    0,    0,    0,
+               5,    5,    5,    5,
+              12,   12,   12,   12,
+              22,   22,   22,   22,
+              36,   36,   36,   36,
+              60,   60,   60,   60,
+               0,    0,    0,    0,
+        ),
+    }
+    # --- end of tables ---
+    TUNABLE: ClassVar[tuple[str, ...]] = ("KING_ATTACKER", "COLOUR_IMBALANCE", "MOBILITY")
     lazy_margin: ClassVar[int] = 200
     # Measured: |dynamic| over 400 random positions has median 34, 99th percentile 138, maximum
     # 176.  A margin of 150 cost 9% fewer instructions per node but a larger tree to the same
@@ -69,15 +129,6 @@ class InterweaveEvaluator(Evaluator):
         """``_zone[sq]``: squares of the other colour within two squares (where a King's attackers stand)."""
         self._diagonals = slide_tables(geo.size, [rays[4:] for rays in geo.rays])
         """The diagonal rays (``geometry.QUEEN`` lists the four orthogonal directions first)."""
-
-    def placement(self, letter: str, sq: int, white: bool) -> int:
-        rank = sq >> 4
-        own_rank = rank if white else self.variant.height - 1 - rank
-        if letter == "K":
-            return (0, -5, -15, -25, -35, -40, -40, -40)[min(own_rank, 7)]
-        if letter == "P":
-            return (0, 0, 5, 12, 22, 36, 60, 0)[min(own_rank, 7)]
-        return super().placement(letter, sq, white)
 
     def dynamic(self, board: Board) -> int:
         b = board.squares

@@ -40,9 +40,143 @@ class RebelFuryEvaluator(Evaluator):
     """A ply is worth so much here that levels 2-4 all look one ply deep with 800, 400 and 40 cp
     of noise, level 5 searches two plies with 60 cp and no pruning, and 6-8 are the default."""
 
+    # --- tables (bench/tune.py writes this block) ---
+    # Hand-set values and placement (the tuned ones lost or were not measured: docs/engine.md).
+    # Placement rows: the owner's first rank first, files from the edge to the centre
+    # (mirrored for the other half of the board: base.placement_index).
     values: ClassVar[dict[str, int]] = {
         "A": 100, "C": 450, "D": 500, "F": 1400, "G": 550, "H": 400, "J": 350, "M": 400, "X": 300,
     }
+    PLACEMENT: ClassVar[dict[str, tuple[int, ...]]] = {
+        "A": (
+               0,    0,    1,    1,    1,    2,
+               3,    4,    4,    4,    5,    5,
+               7,    7,    7,    8,    8,    8,
+              10,   10,   11,   11,   11,   12,
+              13,   14,   14,   14,   15,   15,
+              17,   17,   17,   18,   18,   18,
+              20,   20,   20,   21,   21,   21,
+              22,   23,   23,   23,   24,   24,
+              25,   25,   26,   26,   26,   27,
+              28,   28,   28,   29,   29,   29,
+              30,   31,   31,   31,   32,   32,
+              33,   33,   34,   34,   34,   35,
+        ),
+        "C": (
+               0,    2,    3,    4,    5,    6,
+               2,    3,    4,    5,    6,    7,
+               3,    4,    5,    6,    7,    8,
+               4,    5,    6,    7,    8,    9,
+               5,    6,    7,    8,    9,   10,
+               6,    7,    8,    9,   10,   11,
+               6,    7,    8,    9,   10,   11,
+               5,    6,    7,    8,    9,   10,
+               4,    5,    6,    7,    8,    9,
+               3,    4,    5,    6,    7,    8,
+               2,    3,    4,    5,    6,    7,
+               0,    2,    3,    4,    5,    6,
+        ),
+        "D": (
+               0,    2,    3,    4,    5,    6,
+               2,    3,    4,    5,    6,    7,
+               3,    4,    5,    6,    7,    8,
+               4,    5,    6,    7,    8,    9,
+               5,    6,    7,    8,    9,   10,
+               6,    7,    8,    9,   10,   11,
+               6,    7,    8,    9,   10,   11,
+               5,    6,    7,    8,    9,   10,
+               4,    5,    6,    7,    8,    9,
+               3,    4,    5,    6,    7,    8,
+               2,    3,    4,    5,    6,    7,
+               0,    2,    3,    4,    5,    6,
+        ),
+        "F": (
+               0,    0,    0,    0,    0,    0,
+              -2,   -2,   -2,   -2,   -2,   -2,
+              -4,   -4,   -4,   -4,   -4,   -4,
+              -6,   -6,   -6,   -6,   -6,   -6,
+              -8,   -8,   -8,   -8,   -8,   -8,
+             -10,  -10,  -10,  -10,  -10,  -10,
+             -12,  -12,  -12,  -12,  -12,  -12,
+             -14,  -14,  -14,  -14,  -14,  -14,
+             -16,  -16,  -16,  -16,  -16,  -16,
+             -18,  -18,  -18,  -18,  -18,  -18,
+             -20,  -20,  -20,  -20,  -20,  -20,
+             -22,  -22,  -22,  -22,  -22,  -22,
+        ),
+        "G": (
+               0,    2,    3,    4,    5,    6,
+               2,    3,    4,    5,    6,    7,
+               3,    4,    5,    6,    7,    8,
+               4,    5,    6,    7,    8,    9,
+               5,    6,    7,    8,    9,   10,
+               6,    7,    8,    9,   10,   11,
+               6,    7,    8,    9,   10,   11,
+               5,    6,    7,    8,    9,   10,
+               4,    5,    6,    7,    8,    9,
+               3,    4,    5,    6,    7,    8,
+               2,    3,    4,    5,    6,    7,
+               0,    2,    3,    4,    5,    6,
+        ),
+        "H": (
+               0,    2,    3,    4,    5,    6,
+               2,    3,    4,    5,    6,    7,
+               3,    4,    5,    6,    7,    8,
+               4,    5,    6,    7,    8,    9,
+               5,    6,    7,    8,    9,   10,
+               6,    7,    8,    9,   10,   11,
+               6,    7,    8,    9,   10,   11,
+               5,    6,    7,    8,    9,   10,
+               4,    5,    6,    7,    8,    9,
+               3,    4,    5,    6,    7,    8,
+               2,    3,    4,    5,    6,    7,
+               0,    2,    3,    4,    5,    6,
+        ),
+        "J": (
+               0,    2,    3,    4,    5,    6,
+               2,    3,    4,    5,    6,    7,
+               3,    4,    5,    6,    7,    8,
+               4,    5,    6,    7,    8,    9,
+               5,    6,    7,    8,    9,   10,
+               6,    7,    8,    9,   10,   11,
+               6,    7,    8,    9,   10,   11,
+               5,    6,    7,    8,    9,   10,
+               4,    5,    6,    7,    8,    9,
+               3,    4,    5,    6,    7,    8,
+               2,    3,    4,    5,    6,    7,
+               0,    2,    3,    4,    5,    6,
+        ),
+        "M": (
+               0,    2,    3,    4,    5,    6,
+               2,    3,    4,    5,    6,    7,
+               3,    4,    5,    6,    7,    8,
+               4,    5,    6,    7,    8,    9,
+               5,    6,    7,    8,    9,   10,
+               6,    7,    8,    9,   10,   11,
+               6,    7,    8,    9,   10,   11,
+               5,    6,    7,    8,    9,   10,
+               4,    5,    6,    7,    8,    9,
+               3,    4,    5,    6,    7,    8,
+               2,    3,    4,    5,    6,    7,
+               0,    2,    3,    4,    5,    6,
+        ),
+        "X": (
+               0,    2,    3,    4,    5,    6,
+               2,    3,    4,    5,    6,    7,
+               3,    4,    5,    6,    7,    8,
+               4,    5,    6,    7,    8,    9,
+               5,    6,    7,    8,    9,   10,
+               6,    7,    8,    9,   10,   11,
+               6,    7,    8,    9,   10,   11,
+               5,    6,    7,    8,    9,   10,
+               4,    5,    6,    7,    8,    9,
+               3,    4,    5,    6,    7,    8,
+               2,    3,    4,    5,    6,    7,
+               0,    2,    3,    4,    5,    6,
+        ),
+    }
+    # --- end of tables ---
+    TUNABLE: ClassVar[tuple[str, ...]] = ("LAST_FURY", "GAZE_CELL")
     lazy_margin: ClassVar[int] = 300
 
     LAST_FURY: ClassVar[int] = 400
@@ -103,16 +237,6 @@ class RebelFuryEvaluator(Evaluator):
         """The signed codes of the pieces whose open directions count as mobility (all that slide
         but the gazers; the Advancer only steps)."""
         self._near = tuple(frozenset(n) for n in geo.neighbours)
-
-    def placement(self, letter: str, sq: int, white: bool) -> int:
-        rank = sq >> 4
-        h = self.variant.height
-        own_rank = rank if white else h - 1 - rank
-        if letter == "A":
-            return 3 * own_rank + super().placement(letter, sq, white) // 3
-        if letter == "F":
-            return -2 * own_rank
-        return super().placement(letter, sq, white)
 
     def dynamic(self, board: Board) -> int:
         b = board.squares

@@ -978,6 +978,8 @@ class Interweave(Variant):
         b3: int
         a3: int
         e: int
+        after: int
+        new_ep: int
         for action in caps:
             # The first action is unrolled here (the same steps as _extend): most captures do
             # not continue, and those become a raw move at once; chains go on in _extend.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 from exochess.annotations import Annotations
 from exochess.errors import FenError, IllegalMoveError, MoveSyntaxError
@@ -161,12 +162,13 @@ class Board:
         # only the positions since the last capture (the "window") are counted in
         # a dict.  Each capture stacks the window (table) it closes, so undoing a
         # capture, as perft and the engine's capture sequences do all the time,
-        # restores that table without a rebuild.  ``_keys`` holds the hash before each
-        # move of the stack, for pop_raw.  It is a list, not an array("Q"): every hash
-        # in it is also a key of one of the tables, so the int objects are shared and
-        # a list costs no more memory, while an array converts each 64-bit key on the
-        # way in and out.
-        self._keys: list[int] = []
+        # restores that table without a rebuild.  ``_keys`` holds the hash of the start
+        # and of the position after each move of the stack (one more entry than the
+        # stack): pop_raw takes the current key's object from it for the table and restores
+        # the key before.  It is a list, not an array("Q"): every hash in it is also a key of
+        # one of the tables, so the int objects are shared and a list costs no more memory,
+        # while an array converts each 64-bit key on the way in and out.
+        self._keys: list[int] = [self.key]
         self._rep: dict[int, int] = {self.key: 1}
         self._windows: list[dict[int, int]] = []
 
@@ -405,18 +407,21 @@ class Board:
             h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
             self._extra = extra
         self.side = side
-        self._keys.append(self.key)
         self.key = h
         self._cache = self._index = None
         self._stack.append(raw)
+        # The key as one Python object for _keys and the table below: compiled, an int-typed
+        # local is a machine word, boxed into a new Python int (62 bits, never cached) at each use.
+        boxed: Any = h
+        self._keys.append(boxed)
         if raw[3] or raw[6]:  # VICTIMS or MORE, a capture: earlier positions can never recur
             self._windows.append(self._rep)
-            self._rep = {h: 1}
+            self._rep = {boxed: 1}
             count = 1
         else:
             rep = self._rep
-            count = rep.get(h, 0) + 1
-            rep[h] = count
+            count = rep.get(boxed, 0) + 1
+            rep[boxed] = count
         if royal_hit and b.count(enemy_royal) < self._royal_min:
             self.decided = Outcome(Termination.ROYAL_CAPTURE, side < 0)
         elif count >= 3 and self._threefold:
@@ -436,17 +441,18 @@ class Board:
         s3: int
         b3: int
         a3: int
-        h = self.key
-        self.key = self._keys.pop()  # the key of the position before the move
+        keys = self._keys
+        boxed: Any = keys.pop()  # the current key, the object push_raw stored in the table
+        self.key = keys[-1]  # the key of the position before the move
         if raw[3] or raw[6]:  # VICTIMS or MORE: push_raw stacked the window this capture closed
             self._rep = self._windows.pop()
         else:
             rep = self._rep
-            count = rep[h] - 1
+            count = rep[boxed] - 1
             if count:
-                rep[h] = count
+                rep[boxed] = count
             else:
-                del rep[h]
+                del rep[boxed]
         b = self.squares
         where = self.piece_squares
         if len(raw) == 14:  # ONE_RELOCATION

@@ -354,14 +354,35 @@ for _keys in _RESERVE_KEYS:
     _keys += [_rng_more.getrandbits(KEY_BITS) for _ in range(16, RESERVE_MAX + 1)]
 
 
+_RESERVE_CHUNK: Final = 2 * RESERVE_BITS
+"""Bits of the packed reserves hashed by one lookup in :data:`_RESERVE_HASH`: two counters."""
+_RESERVE_HASH: Final[list[int]] = [
+    _RESERVE_KEYS[2 * j][chunk & RESERVE_MAX] ^ _RESERVE_KEYS[2 * j + 1][chunk >> RESERVE_BITS]
+    for j in range(3)
+    for chunk in range(1 << _RESERVE_CHUNK)
+]
+"""``_RESERVE_HASH[j << 10 | chunk]``: the keys of counters ``2j`` and ``2j + 1`` holding the
+two 5-bit counts packed in ``chunk``, XORed: three lookups hash all six reserve counters."""
+
+
+def _extra_key(ep: int, reserves: int) -> int:
+    """Zobrist contribution of the extra state ``(ep, reserves)``: the one formula."""
+    mask = (1 << _RESERVE_CHUNK) - 1
+    h = (
+        _RESERVE_HASH[reserves & mask]
+        ^ _RESERVE_HASH[(1 << _RESERVE_CHUNK) | ((reserves >> _RESERVE_CHUNK) & mask)]
+        ^ _RESERVE_HASH[(2 << _RESERVE_CHUNK) | ((reserves >> (2 * _RESERVE_CHUNK)) & mask)]
+    )
+    if ep:
+        h ^= _EP_KEYS.get(ep, 0)
+    return h
+
+
 class _ExtraHashes(dict[Hashable, int]):
     """Zobrist contribution of each extra state, computed on first use."""
 
     def __missing__(self, extra: Hashable) -> int:
-        ep, reserves = as_extra(extra)
-        h = _EP_KEYS.get(ep, 0)
-        for i, c in enumerate(reserve_counts(reserves)):
-            h ^= _RESERVE_KEYS[i][c]
+        h = _extra_key(*as_extra(extra))
         self[extra] = h
         return h
 
@@ -596,7 +617,14 @@ class Interweave(Variant):
 
     def extra_hash(self, extra: Hashable) -> int:
         """Zobrist contribution of an extra state (replaced when running from source, below)."""
-        return _EXTRA_HASH[extra]
+        # Compiled, three list lookups in machine words cost less than hashing the tuple and
+        # comparing it with the table's key; from source the table's lookup is cheaper.
+        ep: int
+        reserves: int
+        if isinstance(extra, tuple) and len(extra) == 2:
+            ep, reserves = extra
+            return _extra_key(ep, reserves)
+        return _EXTRA_HASH[extra]  # as_extra's TypeError for anything else
 
     def __init__(self) -> None:
         super().__init__()
@@ -950,6 +978,8 @@ class Interweave(Variant):
         b3: int
         a3: int
         e: int
+        after: int
+        new_ep: int
         for action in caps:
             # The first action is unrolled here (the same steps as _extend): most captures do
             # not continue, and those become a raw move at once; chains go on in _extend.

@@ -31,11 +31,15 @@ import os
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from exochess.web import metrics
 from exochess.web.domain import Color
-from exochess.web.presence import SharedCounts, refresh_from_env
+
+if TYPE_CHECKING:
+    # exochess.web.presence needs the redis package, which only Redis mode installs
+    # (the `cluster` extra): a server alone must start without it.
+    from exochess.web.presence import SharedCounts
 
 QUEUE_LIMIT = 64
 PER_GAME = 1000
@@ -166,6 +170,8 @@ class Hub:
     def attach(self, bus: Bus, counts: SharedCounts | None = None) -> None:
         """Share broadcasts and presence with the other processes through ``bus``, and the
         connection counts (for the caps) through ``counts`` (in the loop)."""
+        from exochess.web.presence import refresh_from_env  # Redis mode only (see above)
+
         self.bus = bus
         self.counts = counts
         self.seats_refresh_s = refresh_from_env()

@@ -451,14 +451,21 @@ class GameService:
         if board.fen() != note.fen:
             board.pop()
             return False
-        live.fens.append(note.fen)
-        row.moves.append(note.move)
-        row.stamps.append(note.stamp)
-        row.ply = note.ply + 1
+        self._record_move(live, board, note.move, note.fen, note.stamp)
         row.updated = note.stamp.at
-        row.takeback_offer = None
-        live.state_cache = None
         return True
+
+    @staticmethod
+    def _record_move(live: LiveGame, board: Board, text: str, fen: str, stamp: Stamp) -> None:
+        """The cached game after one more stored move: ``board`` (already after it), the
+        move's text, the FEN after it and its clock stamp; the cached state is out of date."""
+        live.board = board
+        live.fens.append(fen)
+        live.row.moves.append(text)
+        live.row.stamps.append(stamp)
+        live.row.ply = board.ply()
+        live.row.takeback_offer = None
+        live.state_cache = None
 
     async def resync_all(self) -> None:
         """Changes may have been missed (the Redis subscription was lost): every cached game is
@@ -1010,13 +1017,7 @@ class GameService:
             self._resync_later(live)
             raise
         metrics.MOVES.labels("player" if live.kind_of(seat) == PlayerKind.HUMAN else "engine").inc()
-        live.board = after
-        live.fens.append(fen_after)
-        live.row.moves.append(str(move))
-        live.row.stamps.append(stamp)
-        live.row.ply = current + 1
-        live.row.takeback_offer = None
-        live.state_cache = None
+        self._record_move(live, after, str(move), fen_after, stamp)
         if finish:
             self._mark_finished(live.row, finish)
             if live.row.rated:  # the ratings changed with the result

@@ -20,6 +20,14 @@ class Color(StrEnum):
         """The colour of the side whose ``turn`` flag is ``white``."""
         return cls.WHITE if white else cls.BLACK
 
+    @classmethod
+    def to_move(cls, start_fen: str, ply: int) -> Color:
+        """The side to move after ``ply`` plies of a game set up from ``start_fen`` (a stored
+        FEN, whose second field, White when missing, is the side that moves first)."""
+        fields = start_fen.split()
+        white_first = len(fields) < 2 or fields[1] == "w"
+        return cls.of(white_first == (ply % 2 == 0))
+
     @property
     def other(self) -> Color:
         return Color.BLACK if self is Color.WHITE else Color.WHITE

@@ -35,7 +35,6 @@ import contextlib
 import datetime as dt
 import logging
 import math
-import os
 import secrets
 import time
 import zlib
@@ -72,6 +71,7 @@ from exochess.web.enginepool import (
     compute_move,
 )
 from exochess.web.positions import reason_text
+from exochess.web.presence import env_seconds
 from exochess.web.pubsub import RedisBus, connect
 from exochess.web.storage import ConflictError, Finish, Storage
 from exochess.web.storage import now as storage_now
@@ -238,18 +238,9 @@ class JobQueue:
                 await self._pool.aclose()
 
 
-def _env_seconds(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
-def engine_to_move(variant: str, start_fen: str, ply: int, white: PlayerKind, black: PlayerKind) -> bool:
+def engine_to_move(start_fen: str, ply: int, white: PlayerKind, black: PlayerKind) -> bool:
     """Whether the side to move after ``ply`` plies from ``start_fen`` is the computer."""
-    white_first = Board(variant, fen=start_fen).turn
-    mover = white if white_first == (ply % 2 == 0) else black
+    mover = white if Color.to_move(start_fen, ply) == Color.WHITE else black
     return mover == PlayerKind.ENGINE
 
 
@@ -269,9 +260,9 @@ class EngineSweep:
                  every_s: float | None = None, after_s: float | None = None) -> None:
         self.storage = storage
         self.resume = resume
-        self.every_s = every_s if every_s is not None else _env_seconds(
+        self.every_s = every_s if every_s is not None else env_seconds(
             "EXOCHESS_ENGINE_SWEEP_S", SWEEP_EVERY_S)
-        self.after_s = after_s if after_s is not None else _env_seconds(
+        self.after_s = after_s if after_s is not None else env_seconds(
             "EXOCHESS_ENGINE_SWEEP_AFTER_S", SWEEP_AFTER_S)
         self.origin = secrets.token_hex(6)
         self._redis = connect(url)
@@ -312,7 +303,7 @@ class EngineSweep:
         queued = {member.decode().rsplit(":", 1)[0]
                   for member in await self._redis.zrange(QUEUE_NAME, 0, -1)}
         waiting = [gid for gid, variant, fen, ply, white, black in rows
-                   if f"move:{gid}:{ply}" not in queued and engine_to_move(variant, fen, ply, white, black)]
+                   if f"move:{gid}:{ply}" not in queued and engine_to_move(fen, ply, white, black)]
         for game_id in waiting:
             try:
                 await self.resume(game_id)
@@ -363,7 +354,7 @@ async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str,
     row = await loop.run_in_executor(cpu, storage.load_game, game_id)
     if row is None or row.status != GameStatus.ACTIVE or row.moves != texts:
         return None  # answered already (a retry), or the game moved on (takeback, resignation)
-    mover = Color.WHITE if Board(variant, fen=start_fen).turn == (len(texts) % 2 == 0) else Color.BLACK
+    mover = Color.to_move(start_fen, len(texts))
     if row.kind_of(mover) != PlayerKind.ENGINE:
         return None
     timed = Clock.of(

@@ -40,13 +40,19 @@ TTL_FACTOR = 3
 """A process's counts expire this many refresh periods after its last write."""
 
 
-def refresh_from_env() -> float:
-    """The refresh period: ``$EXOCHESS_PRESENCE_REFRESH_S`` (tests make it short), else the default."""
+def env_seconds(name: str, default: float) -> float:
+    """A period in seconds from the environment variable ``name`` (tests make them short);
+    ``default`` when it is unset, not a number or not positive."""
     try:
-        value = float(os.environ.get("EXOCHESS_PRESENCE_REFRESH_S", ""))
+        value = float(os.environ.get(name, ""))
     except ValueError:
-        return REFRESH_S
-    return value if value > 0 else REFRESH_S
+        return default
+    return value if value > 0 else default
+
+
+def refresh_from_env() -> float:
+    """The refresh period: ``$EXOCHESS_PRESENCE_REFRESH_S``, else the default."""
+    return env_seconds("EXOCHESS_PRESENCE_REFRESH_S", REFRESH_S)
 
 
 def _name(kind: str, key: str) -> str:

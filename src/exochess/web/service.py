@@ -803,8 +803,7 @@ class GameService:
     def turn_and_deadline(self, row: GameRow) -> tuple[Color, int | None]:
         """The side to move of a listed game (a row with its last move's stamp only), and
         while it is played with a clock, when that side's time runs out (ms since 1970)."""
-        start_white = row.start_fen.split()[1] == "w" if len(row.start_fen.split()) > 1 else True
-        turn = Color.of(start_white == (row.ply % 2 == 0))
+        turn = Color.to_move(row.start_fen, row.ply)
         if row.status != GameStatus.ACTIVE:
             return turn, None
         last = row.stamps[-1] if row.stamps else None
@@ -1107,12 +1106,8 @@ class GameService:
 
     def _takeback_target(self, live: LiveGame, seat: Color) -> int | None:
         """The ply to go back to so that ``seat``'s last move is undone (None if there is none)."""
-        board = live.board
-        ply = board.ply()
-        start_white = live.fens[0].split()[1] == "w"
-        for p in range(ply - 1, -1, -1):
-            mover_white = (p % 2 == 0) == start_white
-            if Color.of(mover_white) == seat:
+        for p in range(live.board.ply() - 1, -1, -1):
+            if Color.to_move(live.fens[0], p) == seat:
                 return p
         return None
 

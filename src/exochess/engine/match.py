@@ -143,9 +143,9 @@ def parse_player(text: str) -> PlayerConfig:
             elif key == "movetime":
                 fields["movetime_ms"] = int(value)
             elif key in ("quiescence", "pruning"):
-                fields[key] = value.lower() in ("1", "yes", "true", "on")
+                fields[key] = _switched_on(value)
             elif key in SEARCH_SWITCHES:
-                switches.append((key, value.lower() in ("1", "yes", "true", "on")))
+                switches.append((key, _switched_on(value)))
             else:
                 raise MatchConfigError(
                     f"unknown player setting {key!r} (level, depth, noise, movetime, nodes, quiescence, "
@@ -156,6 +156,11 @@ def parse_player(text: str) -> PlayerConfig:
         except ValueError:
             raise MatchConfigError(f"{key} needs a number, got {value!r}") from None
     return PlayerConfig(label=text, values=tuple(values), switches=tuple(switches), **fields)  # type: ignore[arg-type]
+
+
+def _switched_on(value: str) -> bool:
+    """A yes/no setting's value: 1, yes, true or on (any case) turn it on, anything else off."""
+    return value.lower() in ("1", "yes", "true", "on")
 
 
 _COMMAND_SETTINGS = {"level": "level", "movetime": "movetime_ms", "nodes": "nodes", "depth": "depth"}

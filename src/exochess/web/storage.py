@@ -14,7 +14,7 @@ import datetime as dt
 import hashlib
 import hmac
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypedDict
@@ -23,6 +23,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     Connection,
+    CursorResult,
     DateTime,
     Engine,
     Float,
@@ -34,6 +35,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    and_,
     bindparam,
     create_engine,
     delete,
@@ -244,10 +246,14 @@ chat = Table(
 )
 
 
+_AT_PLY = and_(
+    games.c.id == bindparam("at_game"), games.c.ply == bindparam("at_ply"),
+    games.c.status == GameStatus.ACTIVE,
+)
+"""The optimistic check of every change to a game: it is still active and at the expected ply
+(parameters ``at_game`` and ``at_ply``)."""
 _NEXT_PLY = (
-    update(games)
-    .where(games.c.id == bindparam("at_game"), games.c.ply == bindparam("at_ply"),
-           games.c.status == GameStatus.ACTIVE)
+    update(games).where(_AT_PLY)
     .values(ply=bindparam("next_ply"), takeback_offer=None, updated=bindparam("at_time"))
 )
 """A move's optimistic update of its game, built once: the statements of the move path are
@@ -263,6 +269,12 @@ _CHAT_LINES = (
 )
 """A game's last chat lines, built once: every websocket join reads them (a flood of joins
 queues these reads in the database thread, ahead of the moves)."""
+
+
+def _one_changed(result: CursorResult[Any], guard: Mapping[str, Any]) -> None:
+    """Raise :class:`ConflictError` unless the guarded update (:data:`_AT_PLY`) changed its game."""
+    if result.rowcount != 1:
+        raise ConflictError(f"game {guard['at_game']} is no longer at ply {guard['at_ply']}")
 
 
 def now() -> dt.datetime:
@@ -529,13 +541,8 @@ class Storage:
 
         Raises :class:`ConflictError` when another writer changed the game first.
         """
-        res = conn.execute(
-            update(games)
-            .where(games.c.id == game_id, games.c.ply == at_ply, games.c.status == GameStatus.ACTIVE)
-            .values(updated=now(), **values)
-        )
-        if res.rowcount != 1:
-            raise ConflictError(f"game {game_id} is no longer at ply {at_ply}")
+        guard = {"at_game": game_id, "at_ply": at_ply}
+        _one_changed(conn.execute(update(games).where(_AT_PLY).values(updated=now(), **values), guard), guard)
 
     def add_move(
         self, game_id: str, ply: int, text: str, finish: Finish | None, stamp: Stamp | None = None
@@ -559,8 +566,7 @@ class Storage:
                                          status=GameStatus.FINISHED, **finish)
                 else:
                     params = {"at_game": game_id, "at_ply": ply, "next_ply": ply + 1, "at_time": stored}
-                    if conn.execute(_NEXT_PLY, params).rowcount != 1:
-                        raise ConflictError(f"game {game_id} is no longer at ply {ply}")
+                    _one_changed(conn.execute(_NEXT_PLY, params), params)
                 conn.execute(_INSERT_MOVE, row)
                 if finish:
                     self._finished(conn, game_id)

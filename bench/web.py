@@ -634,6 +634,60 @@ def server_cpu_s(server: Server) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+SERVER_TIMES = (
+    ("exochess_move_seconds", "stage", "move"),
+    ("exochess_work_wait_seconds", "pool", "queued"),
+    ("exochess_work_run_seconds", "pool", "ran"),
+    ("exochess_work_resume_seconds", "pool", "loop after"),
+    ("exochess_event_loop_lag_seconds", "", "loop lag"),
+)
+"""The server's histograms of where a move's time goes (see ``exochess.web.metrics``)."""
+
+
+def server_histograms(server: Server) -> dict[tuple[str, str], dict[float, float]]:
+    """Each histogram of :data:`SERVER_TIMES` by label: cumulative count by bucket bound."""
+    text = httpx.get(server.url + "/metrics", timeout=30).text
+    out: dict[tuple[str, str], dict[float, float]] = {}
+    for line in text.splitlines():
+        for name, label, _title in SERVER_TIMES:
+            if not line.startswith(name + "_bucket{"):
+                continue
+            labels = dict(kv.split("=", 1) for kv in line[line.index("{") + 1:line.index("}")].split(","))
+            key = (name, labels.get(label, '""').strip('"'))
+            bound = labels["le"].strip('"')
+            le = float("inf") if bound == "+Inf" else float(bound)
+            out.setdefault(key, {})[le] = float(line.rsplit(" ", 1)[1])
+    return out
+
+
+def histogram_report(before: dict[tuple[str, str], dict[float, float]],
+                     after: dict[tuple[str, str], dict[float, float]]) -> list[str]:
+    """Per histogram, the count in the phase and the bucket bounds holding its p50/p90/p99."""
+    lines = []
+    for name, _label, title in SERVER_TIMES:
+        for key in sorted(k for k in after if k[0] == name):
+            cum = {b: c - before.get(key, {}).get(b, 0.0) for b, c in after[key].items()}
+            total = cum[float("inf")]
+            if not total:
+                continue
+
+            def bound(q: float, cum: dict[float, float] = cum, total: float = total) -> str:
+                b = min(b for b, c in cum.items() if c >= q * total)
+                return "> 5 s" if b == float("inf") else f"<= {b * 1000:g} ms"
+            lines.append(f"    {title} {key[1]}: {total:.0f}, p50 {bound(0.5)}, p90 {bound(0.9)}, "
+                         f"p99 {bound(0.99)}")
+    return lines
+
+
+async def client_lag(lags: list[float], until: float) -> None:
+    """The bench's own event loop delay (its clients, not the server): how late a sleep ends."""
+    loop = asyncio.get_running_loop()
+    while loop.time() < until:
+        start = loop.time()
+        await asyncio.sleep(0.1)
+        lags.append(loop.time() - start - 0.1)
+
+
 async def attack(server: Server, games: int, seconds: float, only: list[str], phases: bool = False) -> None:
     """The humans play for ``seconds`` while the attacker sends every kind in ``only`` at once;
     with ``phases``, one kind after the other (``seconds`` each, the humans playing throughout),
@@ -676,11 +730,20 @@ async def attack_phase(server: Server, humans: list[Human], seconds: float, only
     lat: list[float] = []
     errors: dict[str, int] = {}
     cpu0 = server_cpu_s(server)
+    hist0 = await asyncio.to_thread(server_histograms, server)
+    client0 = time.process_time()
+    lags: list[float] = []
     async with httpx.AsyncClient(base_url=server.url, timeout=60) as hc:
         t0 = time.perf_counter()
-        await asyncio.gather(*(h.play(hc, until, lat, errors) for h in humans))
+        await asyncio.gather(client_lag(lags, asyncio.get_running_loop().time() + seconds),
+                             *(h.play(hc, until, lat, errors) for h in humans))
         wall = time.perf_counter() - t0
         cpu = server_cpu_s(server) - cpu0
+    client = time.process_time() - client0
+    hist = histogram_report(hist0, await asyncio.to_thread(server_histograms, server))
+    lag_ms = [x * 1000 for x in lags] or [float("nan")]
+    hist.insert(0, f"    humans' client process: CPU {client:.1f} s in {wall:.0f} s; its loop lag p50 "
+          f"{pct(lag_ms, 50):.1f} ms, p99 {pct(lag_ms, 99):.1f} ms, max {max(lag_ms):.1f} ms")
     if brief:
         counts = await asyncio.to_thread(out.get)
         proc.join()
@@ -690,8 +753,11 @@ async def attack_phase(server: Server, humans: list[Human], seconds: float, only
         print(f"  {only[0]}: {len(lat)} moves, p50 {pct(ms, 50):.1f} ms, p99 {pct(ms, 99):.1f} ms; "
               f"server CPU {cpu:.1f} s in {wall:.0f} s; {answers or 'no requests'}"
               + (f"; refused moves {errors}" if errors else ""))
+        print("\n".join(hist))
         return
     await report_attack(server, humans, lat, errors, wall, cpu, out, proc)
+    print("where the server's time went (bucket bounds of its histograms, this phase):")
+    print("\n".join(hist))
 
 
 async def stop_humans(server: Server, humans: list[Human]) -> None:

@@ -14,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from limits import RateLimitItem
 
 from exochess.variants import all_variants
+from exochess.web import metrics
 from exochess.web.accounts import Accounts
 from exochess.web.bodylimit import BodyLimitMiddleware
 from exochess.web.chat import Chat
@@ -48,6 +49,20 @@ def database_url() -> str:
 def redis_url() -> str | None:
     """Redis mode's server (``$EXOCHESS_REDIS_URL``), or None: one process on its own."""
     return os.environ.get("EXOCHESS_REDIS_URL") or None
+
+
+LAG_PROBE_S = 0.1
+"""Period of the event loop's lag probe (``exochess_event_loop_lag_seconds``)."""
+
+
+async def probe_loop_lag() -> None:
+    """Time how late a short sleep ends, forever: the event loop's delay in serving a ready
+    task (busy callbacks, or the GIL held by a worker thread), in the metrics."""
+    loop = asyncio.get_running_loop()
+    while True:
+        start = loop.time()
+        await asyncio.sleep(LAG_PROBE_S)
+        metrics.LOOP_LAG.observe(max(0.0, loop.time() - start - LAG_PROBE_S))
 
 
 def create_app_from_env() -> FastAPI:
@@ -111,12 +126,14 @@ def create_app(
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume_engine_games()
         await service.watch_clocks()
+        lag_probe = asyncio.create_task(probe_loop_lag())
         if queue is not None and shared is not None:
             sweep = EngineSweep(shared, storage, service.resume_engine_game)
             sweep.start()
         try:
             yield
         finally:
+            lag_probe.cancel()
             if sweep is not None:
                 await sweep.close()
             lobby.close()

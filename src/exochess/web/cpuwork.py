@@ -27,12 +27,14 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import FrameType
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
+from exochess.web import metrics
 from exochess.web.domain import N_, PositionTooLarge, ServerBusy
 
 T = TypeVar("T")
@@ -71,6 +73,33 @@ def _timed(seconds: float, what: str, fn: Callable[..., T], *args: Any) -> T:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+class ThreadJob(Generic[T]):
+    """``fn(*args)`` for a worker thread, timed: how long it waited for a thread, how long it
+    ran, and (:meth:`resumed`, called by the waiting coroutine) how long the event loop took
+    to take its result up.  The three show where a request's time goes when it is slow."""
+
+    def __init__(self, pool: str, fn: Callable[..., T], *args: Any) -> None:
+        self.pool = pool
+        self.fn = fn
+        self.args = args
+        self.queued = time.perf_counter()
+        self.ended = 0.0
+
+    def __call__(self) -> T:
+        start = time.perf_counter()
+        metrics.WORK_WAIT.labels(self.pool).observe(start - self.queued)
+        try:
+            return self.fn(*self.args)
+        finally:
+            self.ended = time.perf_counter()
+            metrics.WORK_RUN.labels(self.pool).observe(self.ended - start)
+
+    def resumed(self) -> None:
+        """Call on the event loop when the job's result is taken up."""
+        if self.ended:
+            metrics.WORK_RESUME.labels(self.pool).observe(time.perf_counter() - self.ended)
 
 
 def _warm() -> int:
@@ -123,11 +152,14 @@ class CpuWork:
 
     async def _in_thread(self, what: str, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool, fn, *args)
+        job = ThreadJob(self.name, fn, *args)
+        future = loop.run_in_executor(self._pool, job)
         future.add_done_callback(self._thread_finished)
         try:
             # shield: a timeout or a client leaving must not cancel the bookkeeping above
-            return await asyncio.wait_for(asyncio.shield(future), self.timeout_s)
+            result = await asyncio.wait_for(asyncio.shield(future), self.timeout_s)
+            job.resumed()
+            return result
         except TimeoutError:
             raise PositionTooLarge(
                 f"position too large: {what} takes more than {self.timeout_s:g} s"

@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import logging
 import secrets
+import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping
@@ -23,7 +24,7 @@ from exochess.outcome import Outcome, Termination
 from exochess.variants import find_variant
 from exochess.web import metrics
 from exochess.web.clock import Clock, Expiry, Stamp, Timing, epoch_ms, ms_between, timing_from_env
-from exochess.web.cpuwork import CpuWork
+from exochess.web.cpuwork import CpuWork, ThreadJob
 from exochess.web.domain import (
     N_,
     Color,
@@ -257,8 +258,11 @@ class GameService:
         """Run a storage call in the database thread; a busy or unreachable database (the
         transaction rolled back) becomes :class:`StorageUnavailable`."""
         loop = asyncio.get_running_loop()
+        job = ThreadJob("db", fn, *args)
         try:
-            return await loop.run_in_executor(self._db, lambda: fn(*args))
+            result = await loop.run_in_executor(self._db, job)
+            job.resumed()
+            return result
         except OperationalError as exc:
             log.warning("database unavailable: %s", exc.orig)
             raise StorageUnavailable(N_("the database is busy or unreachable; try again")) from exc
@@ -950,6 +954,7 @@ class GameService:
         ``ply``, if given, must be current; ``lag_ms`` is the client's measured network delay
         (credited up to a bound)."""
         arrived = storage_now()
+        started = time.perf_counter()
         live = await self.get(game_id, view=False)
         if not text.strip():
             raise InvalidRequest(N_("a move is required (field 'move', canonical move text)"))
@@ -964,7 +969,10 @@ class GameService:
                 ended = True  # the time ran out before the move arrived: the game ended now
             else:
                 ended = False
+        stored = time.perf_counter()
         await self.publish(live, note)
+        metrics.MOVE_SECONDS.labels("store").observe(stored - started)
+        metrics.MOVE_SECONDS.labels("publish").observe(time.perf_counter() - stored)
         if ended:
             self._cancel_engine(game_id)
             raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")

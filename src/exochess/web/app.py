@@ -127,6 +127,7 @@ def create_app(
         await service.resume_engine_games()
         await service.watch_clocks()
         lag_probe = asyncio.create_task(probe_loop_lag())
+        metrics.time_garbage_collection()
         if queue is not None and shared is not None:
             sweep = EngineSweep(shared, storage, service.resume_engine_game)
             sweep.start()

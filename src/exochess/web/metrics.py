@@ -8,7 +8,10 @@ own; with ``exochess serve --workers N`` (several processes behind one port) set
 
 from __future__ import annotations
 
+import gc
 import os
+import time
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -71,6 +74,27 @@ MOVE_SECONDS = Histogram(
     "exochess_move_seconds", "Time from a player's move arriving to its answer, by stage",
     ["stage"], buckets=_WAIT_BUCKETS,
 )
+
+GC_PAUSE = Histogram(
+    "exochess_gc_pause_seconds", "Time the garbage collector stopped the process, by generation",
+    ["generation"], buckets=_WAIT_BUCKETS,
+)
+_gc_started = 0.0
+
+
+def _time_gc(phase: str, info: dict[str, Any]) -> None:
+    global _gc_started
+    if phase == "start":
+        _gc_started = time.perf_counter()
+    elif _gc_started:
+        GC_PAUSE.labels(str(info.get("generation"))).observe(time.perf_counter() - _gc_started)
+
+
+def time_garbage_collection() -> None:
+    """Time every garbage collection of this process (a full one over many live games can
+    hold the event loop as long as a burst of requests); once per process."""
+    if _time_gc not in gc.callbacks:
+        gc.callbacks.append(_time_gc)
 
 
 def exposition() -> tuple[bytes, str]:

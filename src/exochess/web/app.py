@@ -52,6 +52,8 @@ def redis_url() -> str | None:
     return os.environ.get("EXOCHESS_REDIS_URL") or None
 
 
+GC_YOUNG_OBJECTS = 10_000
+"""Allocations (net) between two collections of the youngest generation (Python's default 700)."""
 LAG_PROBE_S = 0.1
 """Period of the event loop's lag probe (``exochess_event_loop_lag_seconds``)."""
 
@@ -129,11 +131,17 @@ def create_app(
         await service.watch_clocks()
         lag_probe = asyncio.create_task(probe_loop_lag())
         metrics.time_garbage_collection()
+        thresholds = gc.get_threshold()
         # Everything made so far (modules, the app, the pools) lives as long as the server: out
         # of the collector's sight, a full collection scans only what came since, instead of
         # stopping the event loop for a pass over every imported module's objects.
         gc.collect()
         gc.freeze()
+        # A server under a flood of requests allocates fast: with the default threshold (700)
+        # the collector ran a full pass several times a minute, each stopping the loop for
+        # tens to hundreds of ms (exochess_gc_pause_seconds).  A larger young generation makes
+        # full passes rarer; a young pass stays short (it scans only the young objects).
+        gc.set_threshold(GC_YOUNG_OBJECTS, *gc.get_threshold()[1:])
         if queue is not None and shared is not None:
             sweep = EngineSweep(shared, storage, service.resume_engine_game)
             sweep.start()
@@ -142,6 +150,7 @@ def create_app(
         finally:
             lag_probe.cancel()
             gc.unfreeze()  # an app made again in this process (tests) starts from the same state
+            gc.set_threshold(*thresholds)
             if sweep is not None:
                 await sweep.close()
             lobby.close()

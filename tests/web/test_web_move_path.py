@@ -4,6 +4,7 @@ calls, it takes one trip to a worker thread, and where its time goes is measured
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import threading
 from pathlib import Path
@@ -12,7 +13,9 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from fastapi.testclient import TestClient
 
+from exochess.web.app import GC_YOUNG_OBJECTS, create_app
 from exochess.web.cpuwork import CpuWork
 from exochess.web.dbthreads import DbThreads
 from exochess.web.domain import InvalidRequest
@@ -177,7 +180,21 @@ def test_metrics_tell_where_a_moves_time_went(tmp_path: Path) -> None:
             'exochess_work_run_seconds_count{pool="game views"}',
             'exochess_work_resume_seconds_count{pool="db"}',
             "exochess_event_loop_lag_seconds_count",
+            'exochess_gc_pause_seconds_count{generation="2"}',  # the full pass made at start
         ):
             assert line in text
     finally:
         server.stop()
+
+
+def test_the_server_collects_garbage_rarely_and_restores_the_settings_when_it_stops(tmp_path: Path) -> None:
+    """While the site runs, the objects made at start are frozen out of the collector's passes
+    and the young generation is larger; a stopped site leaves the process as it found it."""
+    before = gc.get_threshold()
+    app = create_app(f"sqlite:///{tmp_path / 'g.sqlite'}", use_engine_pool=False, rate_limits={})
+    with TestClient(app) as client:
+        assert client.get("/api/variants").status_code == 200
+        assert gc.get_threshold()[0] == GC_YOUNG_OBJECTS
+        assert gc.get_freeze_count() > 1000
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0

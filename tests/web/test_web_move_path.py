@@ -198,3 +198,21 @@ def test_the_server_collects_garbage_rarely_and_restores_the_settings_when_it_st
         assert gc.get_freeze_count() > 1000
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+def test_a_thread_job_dropped_by_a_closing_pool_ends_its_wait_at_once() -> None:
+    release = threading.Event()
+
+    async def run() -> None:
+        work = CpuWork("test", workers=1, max_jobs=4, timeout_s=30)
+        busy = asyncio.create_task(work.run("waiting", release.wait, 30))
+        queued = asyncio.create_task(work.run("queued", sum, [1]))
+        await asyncio.sleep(0.05)
+        work.close()  # drops the queued job
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(queued, 5)  # not left waiting for the 30 s bound
+        release.set()
+        assert await busy is True
+        assert work.jobs == 0
+
+    run_async(run)

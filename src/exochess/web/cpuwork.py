@@ -29,7 +29,7 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import FrameType
 from typing import Any, Generic, TypeVar
@@ -127,6 +127,19 @@ class ThreadJob(Generic[T]):
         if self.on_end is not None:
             self.on_end()
 
+    def never_run(self, future: Future[None]) -> None:
+        """For the pool's future of this job: if the pool dropped the job unrun (a shutdown
+        that cancels waiting jobs), end it and cancel the wait, instead of leaving the waiting
+        coroutine to its time bound."""
+        if future.cancelled():
+            with contextlib.suppress(RuntimeError):
+                self.loop.call_soon_threadsafe(self._cancel)
+
+    def _cancel(self) -> None:
+        if self.on_end is not None:
+            self.on_end()
+        self.waiter.cancel()
+
     async def result(self, timeout_s: float | None = None, on_timeout: BaseException | None = None) -> T:
         """Wait for the job; past ``timeout_s`` raise ``on_timeout`` (the job runs on to its
         end in its thread, it cannot be stopped).  Cancelling the wait leaves the job alone."""
@@ -198,7 +211,7 @@ class CpuWork:
         job = ThreadJob(self.name, fn, *args)
         job.on_end = self._thread_finished  # a timeout or a client leaving keeps this count
         try:
-            self._pool.submit(job)
+            self._pool.submit(job).add_done_callback(job.never_run)
         except RuntimeError:  # the pool is shut down (server stopping)
             job.dropped()
             raise

@@ -529,8 +529,8 @@ class GameService:
                     return
                 view: dict[str, Any] = {"count": 0, "actions": []}
                 if live.row.status == GameStatus.ACTIVE:
-                    # A copy: the worker thread must not share the board moves are played on,
-                    # and the copy's move list is freed with it.
+                    # A copy: the worker thread must not share the board moves are played on
+                    # (the copy shares only the listed moves, a list nobody changes).
                     board = live.board.copy()
                     try:
                         view = await self.cpu_games.run("listing its legal moves", view_of, board)

@@ -634,97 +634,230 @@ def server_cpu_s(server: Server) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def attack(server: Server, games: int, seconds: float, only: list[str], phases: bool = False) -> None:
+SERVER_TIMES = (
+    ("exochess_move_seconds", "stage", "move"),
+    ("exochess_work_wait_seconds", "pool", "queued"),
+    ("exochess_work_run_seconds", "pool", "ran"),
+    ("exochess_work_resume_seconds", "pool", "loop after"),
+    ("exochess_event_loop_lag_seconds", "", "loop lag"),
+    ("exochess_gc_pause_seconds", "generation", "gc pause, generation"),
+)
+"""The server's histograms of where a move's time goes (see ``exochess.web.metrics``)."""
+
+
+def server_histograms(server: Server) -> dict[tuple[str, str], dict[float, float]]:
+    """Each histogram of :data:`SERVER_TIMES` by label: cumulative count by bucket bound."""
+    text = httpx.get(server.url + "/metrics", timeout=30).text
+    out: dict[tuple[str, str], dict[float, float]] = {}
+    for line in text.splitlines():
+        for name, label, _title in SERVER_TIMES:
+            if not line.startswith(name + "_bucket{"):
+                continue
+            labels = dict(kv.split("=", 1) for kv in line[line.index("{") + 1:line.index("}")].split(","))
+            key = (name, labels.get(label, '""').strip('"'))
+            bound = labels["le"].strip('"')
+            le = float("inf") if bound == "+Inf" else float(bound)
+            out.setdefault(key, {})[le] = float(line.rsplit(" ", 1)[1])
+    return out
+
+
+def histogram_report(before: dict[tuple[str, str], dict[float, float]],
+                     after: dict[tuple[str, str], dict[float, float]]) -> list[str]:
+    """Per histogram, the count in the phase and the bucket bounds holding its p50/p90/p99."""
+    lines = []
+    for name, _label, title in SERVER_TIMES:
+        for key in sorted(k for k in after if k[0] == name):
+            cum = {b: c - before.get(key, {}).get(b, 0.0) for b, c in after[key].items()}
+            total = cum[float("inf")]
+            if not total:
+                continue
+
+            def bound(q: float, cum: dict[float, float] = cum, total: float = total) -> str:
+                b = min(b for b, c in cum.items() if c >= q * total)
+                return "> 5 s" if b == float("inf") else f"<= {b * 1000:g} ms"
+            lines.append(f"    {title} {key[1]}: {total:.0f}, p50 {bound(0.5)}, p90 {bound(0.9)}, "
+                         f"p99 {bound(0.99)}")
+    return lines
+
+
+async def client_lag(lags: list[float], until: float) -> None:
+    """The bench's own event loop delay (its clients, not the server): how late a sleep ends."""
+    loop = asyncio.get_running_loop()
+    while loop.time() < until:
+        start = loop.time()
+        await asyncio.sleep(0.1)
+        lags.append(loop.time() - start - 0.1)
+
+
+async def attack(server: Server, games: int, seconds: float, only: list[str], phases: bool = False,
+                 procs: int = 4) -> None:
     """The humans play for ``seconds`` while the attacker sends every kind in ``only`` at once;
     with ``phases``, one kind after the other (``seconds`` each, the humans playing throughout),
     each with the server process's CPU time: what one request of each kind costs, compared
-    within one server run."""
+    within one server run.  The humans' sockets are spread over ``procs`` client processes."""
+    crowd = await start_humans(server, games, procs)
     if phases:
-        humans = await start_humans(server, games)
         print("kind: humans' round trip; server CPU in the phase; attacker's answers")
         for kind in only:
-            await attack_phase(server, humans, seconds, [kind], brief=True)
-        await stop_humans(server, humans)
+            await attack_phase(server, crowd, seconds, [kind], brief=True)
+        await crowd.stop()
         return
-    humans = await start_humans(server, games)
     print(f"attacking for {seconds:g} s")
-    await attack_phase(server, humans, seconds, only, brief=False)
-    await stop_humans(server, humans)
+    await attack_phase(server, crowd, seconds, only, brief=False)
+    acked = await crowd.stop()
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as hc:
+        lost = checked = 0
+        for gid, moves in acked.items():
+            stored = (await hc.get(f"/api/games/{gid}")).json()["moves"]
+            for ply, text in moves.items():
+                checked += 1
+                if ply >= len(stored) or stored[ply]["text"] != text:
+                    lost += 1
+    print(f"acknowledged moves missing from the stored games: {lost} of {checked}")
 
 
-async def start_humans(server: Server, games: int) -> list[Human]:
-    humans = []
+async def _human_process(url: str, games: list[tuple[int, str, dict[str, str]]], pipe: Any) -> None:
+    """Some of the human games in this process: connect, then for each ``("play", until)``
+    play until then and answer the round trips, refused moves, CPU time and loop lags; on
+    ``"stop"`` close and answer each game's acknowledged moves."""
+    humans = [Human(i, gid, secrets) for i, gid, secrets in games]
+    gate = asyncio.Semaphore(8)
+    await asyncio.gather(*(h.connect(url.replace("http", "ws"), gate) for h in humans))
+    pipe.send("ready")
+    async with httpx.AsyncClient(base_url=url, timeout=60) as hc:
+        while True:
+            order = await asyncio.to_thread(pipe.recv)
+            if order == "stop":
+                break
+            until = order[1]  # time.monotonic() is one clock for the whole machine (Linux)
+            lat: list[float] = []
+            errors: dict[str, int] = {}
+            lags: list[float] = []
+            cpu0 = time.process_time()
+            loop = asyncio.get_running_loop()
+            await asyncio.gather(client_lag(lags, loop.time() + until - time.monotonic()),
+                                 *(h.play(hc, until, lat, errors) for h in humans))
+            pipe.send((lat, errors, time.process_time() - cpu0, lags))
+    for h in humans:
+        await h.close()
+    pipe.send({h.gid: h.acked for h in humans})
+
+
+def human_process(url: str, games: list[tuple[int, str, dict[str, str]]], pipe: Any) -> None:
+    """A process of human clients (see :func:`_human_process`)."""
+    asyncio.run(_human_process(url, games, pipe))
+
+
+class Crowd:
+    """The human games, played by client processes: one client process reading 400 sockets
+    lags behind its own backlog under load (then the round trips time the bench)."""
+
+    def __init__(self, url: str, games: list[tuple[int, str, dict[str, str]]], procs: int) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.gids = [gid for _i, gid, _s in games]
+        self.pipes: list[Any] = []
+        self.children: list[Any] = []
+        for k in range(procs):
+            mine, theirs = ctx.Pipe()
+            child = ctx.Process(target=human_process, args=(url, games[k::procs], theirs), daemon=True)
+            child.start()
+            self.pipes.append(mine)
+            self.children.append(child)
+
+    async def _gather(self) -> list[Any]:
+        def receive(pipe: Any) -> Any:
+            try:
+                return pipe.recv()
+            except EOFError:
+                raise SystemExit("a human client process failed: see its error above") from None
+        return list(await asyncio.gather(*(asyncio.to_thread(receive, p) for p in self.pipes)))
+
+    async def ready(self) -> None:
+        assert all(r == "ready" for r in await self._gather())
+
+    async def play(self, until: float) -> tuple[list[float], dict[str, int], float, list[float]]:
+        """Every process plays until ``until`` (monotonic); the round trips, refused moves,
+        the client processes' CPU seconds and their loop lags, all processes together."""
+        for pipe in self.pipes:
+            pipe.send(("play", until))
+        lat: list[float] = []
+        errors: dict[str, int] = {}
+        cpu = 0.0
+        lags: list[float] = []
+        for part_lat, part_errors, part_cpu, part_lags in await self._gather():
+            lat += part_lat
+            cpu += part_cpu
+            lags += part_lags
+            for key, count in part_errors.items():
+                errors[key] = errors.get(key, 0) + count
+        return lat, errors, cpu, lags
+
+    async def stop(self) -> dict[str, dict[int, str]]:
+        for pipe in self.pipes:
+            pipe.send("stop")
+        acked: dict[str, dict[int, str]] = {}
+        for part in await self._gather():
+            acked.update(part)
+        for child in self.children:
+            child.join(timeout=30)
+        return acked
+
+
+async def start_humans(server: Server, games: int, procs: int) -> Crowd:
+    made = []
     print(f"creating {games} human games (each from its own address)...")
     for i in range(games):
         transport = httpx.AsyncHTTPTransport(local_address=human_address(i, "white"))
         async with httpx.AsyncClient(base_url=server.url, transport=transport, timeout=60) as ac:
             d = (await ac.post("/api/games", json={"variant": "fugue", "opponent": "friend"})).json()
-        humans.append(Human(i, d["id"], {c: s["secret"] for c, s in d["seats"].items()}))
-    gate = asyncio.Semaphore(16)
-    await asyncio.gather(*(h.connect(server.url.replace("http", "ws"), gate) for h in humans))
-    print(f"{2 * games} websockets open")
-    return humans
+        made.append((i, d["id"], {c: s["secret"] for c, s in d["seats"].items()}))
+    crowd = Crowd(server.url, made, procs)
+    await crowd.ready()
+    print(f"{2 * games} websockets open, in {procs} client processes")
+    return crowd
 
 
-async def attack_phase(server: Server, humans: list[Human], seconds: float, only: list[str],
+async def attack_phase(server: Server, crowd: Crowd, seconds: float, only: list[str],
                        brief: bool) -> None:
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
-    proc = ctx.Process(target=run_attacker, args=(server.url, [h.gid for h in humans], seconds, only, out))
+    proc = ctx.Process(target=run_attacker, args=(server.url, crowd.gids, seconds, only, out))
     proc.start()
     until = time.monotonic() + seconds
-    lat: list[float] = []
-    errors: dict[str, int] = {}
     cpu0 = server_cpu_s(server)
-    async with httpx.AsyncClient(base_url=server.url, timeout=60) as hc:
-        t0 = time.perf_counter()
-        await asyncio.gather(*(h.play(hc, until, lat, errors) for h in humans))
-        wall = time.perf_counter() - t0
-        cpu = server_cpu_s(server) - cpu0
+    hist0 = await asyncio.to_thread(server_histograms, server)
+    t0 = time.perf_counter()
+    lat, errors, client, lags = await crowd.play(until)
+    wall = time.perf_counter() - t0
+    cpu = server_cpu_s(server) - cpu0
+    hist = histogram_report(hist0, await asyncio.to_thread(server_histograms, server))
+    lag_ms = [x * 1000 for x in lags] or [float("nan")]
+    hist.insert(0, f"    humans' client processes: CPU {client:.1f} s in {wall:.0f} s; their loop lag p50 "
+                f"{pct(lag_ms, 50):.1f} ms, p99 {pct(lag_ms, 99):.1f} ms, max {max(lag_ms):.1f} ms")
+    counts = await asyncio.to_thread(out.get)  # the attacker's last requests may still be out
+    proc.join()
     if brief:
-        counts = await asyncio.to_thread(out.get)
-        proc.join()
         ms = [x * 1000 for x in lat] or [float("nan")]
         answers = "; ".join(f"{k}: " + ", ".join(f"{s} x{v}" for s, v in sorted(by.items()))
                             for k, by in counts.items())
         print(f"  {only[0]}: {len(lat)} moves, p50 {pct(ms, 50):.1f} ms, p99 {pct(ms, 99):.1f} ms; "
               f"server CPU {cpu:.1f} s in {wall:.0f} s; {answers or 'no requests'}"
               + (f"; refused moves {errors}" if errors else ""))
+        print("\n".join(hist))
         return
-    await report_attack(server, humans, lat, errors, wall, cpu, out, proc)
-
-
-async def stop_humans(server: Server, humans: list[Human]) -> None:
-    for h in humans:
-        await h.close()
-
-
-async def report_attack(server: Server, humans: list[Human], lat: list[float], errors: dict[str, int],
-                        wall: float, cpu: float, out: Any, proc: Any) -> None:
-    games = len(humans)
-    async with httpx.AsyncClient(base_url=server.url, timeout=60) as hc:
-        lost = 0
-        checked = 0
-        for h in humans:
-            stored = (await hc.get(f"/api/games/{h.gid}")).json()["moves"]
-            for ply, text in h.acked.items():
-                checked += 1
-                if ply >= len(stored) or stored[ply]["text"] != text:
-                    lost += 1
     ms = [x * 1000 for x in lat]
-    print(f"human move round-trip under attack ({games} live games, paced 2-6 s, {len(ms)} acknowledged "
-          f"moves in {wall:.0f} s):")
+    print(f"human move round-trip under attack ({len(crowd.gids)} live games, paced 2-6 s, {len(ms)} "
+          f"acknowledged moves in {wall:.0f} s):")
     if ms:
         print(f"  p50 {pct(ms, 50):.1f} ms   p90 {pct(ms, 90):.1f} ms   p99 {pct(ms, 99):.1f} ms   "
               f"max {max(ms):.1f} ms")
     print(f"  refused human moves: {sum(errors.values())} {errors if errors else ''}")
     print(f"server process CPU during the attack: {cpu:.1f} s in {wall:.0f} s")
-    print(f"acknowledged moves missing from the stored games: {lost} of {checked}")
-    counts = await asyncio.to_thread(out.get)  # the attacker's last requests may still be out
-    proc.join()
     print("attacker's answers (kind: status -> count):")
     for kind, by in counts.items():
         print(f"  {kind}: " + ", ".join(f"{k} x{v}" for k, v in sorted(by.items())))
+    print("where the server's time went (bucket bounds of its histograms, this phase):")
+    print("\n".join(hist))
 
 
 class ClockClient:
@@ -842,6 +975,8 @@ def main() -> None:
     ap.add_argument("--watchers", type=int, default=500, help="spectators for the join-cost figure")
     ap.add_argument("--lobby-only", action="store_true",
                     help="only the lobby fan-out figure (a challenge reaching --watchers lobby sockets)")
+    ap.add_argument("--human-procs", type=int, default=4,
+                    help="--attack: client processes the human games are spread over (default 4)")
     ap.add_argument("--lobby-procs", type=int, default=4,
                     help="client processes the lobby watchers are spread over (default 4)")
     ap.add_argument("--attack", action="store_true", help="the attack mode of issue 17 (see above)")
@@ -871,7 +1006,8 @@ def main() -> None:
             server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,
                             env={"EXOCHESS_RATE_LIMITS": limits}).start()
             try:
-                asyncio.run(attack(server, args.games, args.seconds, args.only.split(","), args.phases))
+                asyncio.run(attack(server, args.games, args.seconds, args.only.split(","), args.phases,
+                                   args.human_procs))
             finally:
                 server.stop()
         return

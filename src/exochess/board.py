@@ -747,7 +747,9 @@ class Board:
         other._extra = self._extra
         other.key = self.key
         other.decided = self.decided
-        other._cache = None
+        # the same position and history have the same moves: share the cached list (never
+        # modified), so a copy handed to a worker does not list them again
+        other._cache = self._cache if stack else None
         other._index = None
         other._open = list(self._open)
         if stack:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -14,6 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from limits import RateLimitItem
 
 from exochess.variants import all_variants
+from exochess.web import metrics
 from exochess.web.accounts import Accounts
 from exochess.web.bodylimit import BodyLimitMiddleware
 from exochess.web.chat import Chat
@@ -48,6 +50,22 @@ def database_url() -> str:
 def redis_url() -> str | None:
     """Redis mode's server (``$EXOCHESS_REDIS_URL``), or None: one process on its own."""
     return os.environ.get("EXOCHESS_REDIS_URL") or None
+
+
+GC_YOUNG_OBJECTS = 10_000
+"""Allocations (net) between two collections of the youngest generation (Python's default 700)."""
+LAG_PROBE_S = 0.1
+"""Period of the event loop's lag probe (``exochess_event_loop_lag_seconds``)."""
+
+
+async def probe_loop_lag() -> None:
+    """Time how late a short sleep ends, forever: the event loop's delay in serving a ready
+    task (busy callbacks, or the GIL held by a worker thread), in the metrics."""
+    loop = asyncio.get_running_loop()
+    while True:
+        start = loop.time()
+        await asyncio.sleep(LAG_PROBE_S)
+        metrics.LOOP_LAG.observe(max(0.0, loop.time() - start - LAG_PROBE_S))
 
 
 def create_app_from_env() -> FastAPI:
@@ -111,12 +129,28 @@ def create_app(
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume_engine_games()
         await service.watch_clocks()
+        lag_probe = asyncio.create_task(probe_loop_lag())
+        metrics.time_garbage_collection()
+        thresholds = gc.get_threshold()
+        # Everything made so far (modules, the app, the pools) lives as long as the server: out
+        # of the collector's sight, a full collection scans only what came since, instead of
+        # stopping the event loop for a pass over every imported module's objects.
+        gc.collect()
+        gc.freeze()
+        # A server under a flood of requests allocates fast: with the default threshold (700)
+        # the collector ran a full pass several times a minute, each stopping the loop for
+        # tens to hundreds of ms (exochess_gc_pause_seconds).  A larger young generation makes
+        # full passes rarer; a young pass stays short (it scans only the young objects).
+        gc.set_threshold(GC_YOUNG_OBJECTS, *gc.get_threshold()[1:])
         if queue is not None and shared is not None:
             sweep = EngineSweep(shared, storage, service.resume_engine_game)
             sweep.start()
         try:
             yield
         finally:
+            lag_probe.cancel()
+            gc.unfreeze()  # an app made again in this process (tests) starts from the same state
+            gc.set_threshold(*thresholds)
             if sweep is not None:
                 await sweep.close()
             lobby.close()

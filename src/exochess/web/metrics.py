@@ -8,7 +8,10 @@ own; with ``exochess serve --workers N`` (several processes behind one port) set
 
 from __future__ import annotations
 
+import gc
 import os
+import time
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -46,6 +49,52 @@ ENGINE_SECONDS = Histogram(
     "exochess_engine_job_seconds", "Time from queueing an engine job to its answer being stored",
     ["kind"], buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64),
 )
+
+_WAIT_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)
+# Where a request's time goes besides its own CPU: waiting for a worker thread (the database's
+# single SQLite thread, the game-views pool), and waiting for the event loop once the work is
+# done (a busy loop or the GIL held elsewhere).  ``bench/web.py --attack`` reads them per phase.
+WORK_WAIT = Histogram(
+    "exochess_work_wait_seconds", "Time a job waited in its pool's queue before a thread took it",
+    ["pool"], buckets=_WAIT_BUCKETS,
+)
+WORK_RUN = Histogram(
+    "exochess_work_run_seconds", "Time a job ran in its worker thread", ["pool"], buckets=_WAIT_BUCKETS,
+)
+WORK_RESUME = Histogram(
+    "exochess_work_resume_seconds",
+    "Time from a job's end in its thread to the waiting coroutine running again (event loop delay)",
+    ["pool"], buckets=_WAIT_BUCKETS,
+)
+LOOP_LAG = Histogram(
+    "exochess_event_loop_lag_seconds", "How late a periodic timer on the event loop ran",
+    buckets=_WAIT_BUCKETS,
+)
+MOVE_SECONDS = Histogram(
+    "exochess_move_seconds", "Time from a player's move arriving to its answer, by stage",
+    ["stage"], buckets=_WAIT_BUCKETS,
+)
+
+GC_PAUSE = Histogram(
+    "exochess_gc_pause_seconds", "Time the garbage collector stopped the process, by generation",
+    ["generation"], buckets=_WAIT_BUCKETS,
+)
+_gc_started = 0.0
+
+
+def _time_gc(phase: str, info: dict[str, Any]) -> None:
+    global _gc_started
+    if phase == "start":
+        _gc_started = time.perf_counter()
+    elif _gc_started:
+        GC_PAUSE.labels(str(info.get("generation"))).observe(time.perf_counter() - _gc_started)
+
+
+def time_garbage_collection() -> None:
+    """Time every garbage collection of this process (a full one over many live games can
+    hold the event loop as long as a burst of requests); once per process."""
+    if _time_gc not in gc.callbacks:
+        gc.callbacks.append(_time_gc)
 
 
 def exposition() -> tuple[bytes, str]:

@@ -8,10 +8,10 @@ import datetime as dt
 import json
 import logging
 import secrets
+import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -23,7 +23,8 @@ from exochess.outcome import Outcome, Termination
 from exochess.variants import find_variant
 from exochess.web import metrics
 from exochess.web.clock import Clock, Expiry, Stamp, Timing, epoch_ms, ms_between, timing_from_env
-from exochess.web.cpuwork import CpuWork
+from exochess.web.cpuwork import CpuWork, ThreadJob
+from exochess.web.dbthreads import DbThreads
 from exochess.web.domain import (
     N_,
     Color,
@@ -203,9 +204,20 @@ def analysis_line(variant: str, fen: str | None, moves: list[str]) -> tuple[str,
     return board.variant.name, board.starting_fen, [str(m) for m in board.move_stack]
 
 
-def played(board: Board, text: str) -> tuple[Board, Finish | None]:
-    """``board`` after the move ``text``, and the result columns if that move ends the game
-    (CPU work: run it off the event loop, on a board of the caller's own)."""
+def view_of(board: Board) -> dict[str, Any]:
+    """The legal-move view of a live game's ``board`` (:func:`game_view`), or an empty one
+    naming the error when the position has too many moves to serve (CPU work)."""
+    try:
+        return game_view(board)
+    except PositionTooLargeError as exc:
+        return {"count": 0, "actions": [], "error": str(exc)}
+
+
+def played(board: Board, text: str) -> tuple[Board, Finish | None, dict[str, Any] | None]:
+    """``board`` after the move ``text``, the result columns if that move ends the game, and
+    else the legal-move view of the position after it (CPU work: run it off the event loop, on
+    a board of the caller's own).  The view is made here, from the moves the game's end check
+    has just listed, so that publishing the move needs no second trip to a worker."""
     try:
         move = board.parse_move(text)
     except IllegalMoveError as exc:
@@ -214,7 +226,9 @@ def played(board: Board, text: str) -> tuple[Board, Finish | None]:
         raise InvalidRequest(str(exc)) from exc
     board.push(move)
     outcome = board.outcome()  # lists the legal moves after it here, off the loop
-    return board, GameService.finish_values(board, outcome) if outcome else None
+    if outcome:
+        return board, GameService.finish_values(board, outcome), None
+    return board, None, view_of(board)
 
 
 def start_moves(variant: str, fen: str) -> int:
@@ -237,7 +251,7 @@ class GameService:
         self.timing = timing if timing is not None else timing_from_env()
         self._timers: dict[str, tuple[dt.datetime, asyncio.TimerHandle]] = {}
         """Each timed game's next deadline and the timer that judges it then."""
-        self._db = ThreadPoolExecutor(max_workers=1 if storage.is_sqlite else 8, thread_name_prefix="db")
+        self._db = DbThreads(1 if storage.is_sqlite else 8)
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
         self._changed_while_loading: set[str] = set()
@@ -253,12 +267,14 @@ class GameService:
         self.listeners: list[Callable[[LiveGame], None]] = []
         """Told of every published change and every new game (the lobby's list of live games)."""
 
-    async def db(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a storage call in the database thread; a busy or unreachable database (the
-        transaction rolled back) becomes :class:`StorageUnavailable`."""
-        loop = asyncio.get_running_loop()
+    async def db(self, fn: Callable[..., T], *args: Any, urgent: bool = False) -> T:
+        """Run a storage call in the database thread (``urgent``: before the calls waiting
+        that are not, for a move); a busy or unreachable database (the transaction rolled
+        back) becomes :class:`StorageUnavailable`."""
+        job = ThreadJob("db", fn, *args)
+        self._db.submit(job, urgent=urgent)
         try:
-            return await loop.run_in_executor(self._db, lambda: fn(*args))
+            return await job.result()
         except OperationalError as exc:
             log.warning("database unavailable: %s", exc.orig)
             raise StorageUnavailable(N_("the database is busy or unreachable; try again")) from exc
@@ -513,12 +529,12 @@ class GameService:
                     return
                 view: dict[str, Any] = {"count": 0, "actions": []}
                 if live.row.status == GameStatus.ACTIVE:
-                    # A copy: the worker thread must not share the board moves are played on,
-                    # and the copy's move list is freed with it.
+                    # A copy: the worker thread must not share the board moves are played on
+                    # (the copy shares only the listed moves, a list nobody changes).
                     board = live.board.copy()
                     try:
-                        view = await self.cpu_games.run("listing its legal moves", game_view, board)
-                    except (PositionTooLarge, PositionTooLargeError) as exc:
+                        view = await self.cpu_games.run("listing its legal moves", view_of, board)
+                    except PositionTooLarge as exc:
                         view = {"count": 0, "actions": [], "error": str(exc)}
                 if self._legal_key(live) == key:
                     live.legal_view = (key, view)
@@ -950,6 +966,7 @@ class GameService:
         ``ply``, if given, must be current; ``lag_ms`` is the client's measured network delay
         (credited up to a bound)."""
         arrived = storage_now()
+        started = time.perf_counter()
         live = await self.get(game_id, view=False)
         if not text.strip():
             raise InvalidRequest(N_("a move is required (field 'move', canonical move text)"))
@@ -964,7 +981,10 @@ class GameService:
                 ended = True  # the time ran out before the move arrived: the game ended now
             else:
                 ended = False
+        stored = time.perf_counter()
         await self.publish(live, note)
+        metrics.MOVE_SECONDS.labels("store").observe(stored - started)
+        metrics.MOVE_SECONDS.labels("publish").observe(time.perf_counter() - stored)
         if ended:
             self._cancel_engine(game_id)
             raise GameOver(N_("the game is over ({reason})"), reason=live.row.reason or "")
@@ -998,13 +1018,13 @@ class GameService:
         # with the pool's time bound, on a copy.  The copy becomes the game's board once the
         # move is stored: the in-memory game (which a GET may read and cache during the
         # commit) is never ahead of the database.
-        after, finish = await self.cpu_games.run("reading the move", played, board.copy(), text)
+        after, finish, view = await self.cpu_games.run("reading the move", played, board.copy(), text)
         move = after.peek()
         fen_after = after.fen()
         clock = live.clock(self.timing)
         stamp = clock.after_move(arrived, lag_ms) if clock is not None else Stamp(None, None, arrived)
         try:
-            await self.db(self.storage.add_move, live.row.id, current, str(move), finish, stamp)
+            await self.db(self.storage.add_move, live.row.id, current, str(move), finish, stamp, urgent=True)
         except ConflictError as exc:
             await self._reload(live)
             # the watchers may hold the state this process had (another one stored a move and
@@ -1017,6 +1037,8 @@ class GameService:
             raise
         metrics.MOVES.labels("player" if live.kind_of(seat) == PlayerKind.HUMAN else "engine").inc()
         self._record_move(live, after, str(move), fen_after, stamp)
+        if view is not None:
+            live.legal_view = (self._legal_key(live), view)
         if finish:
             self._mark_finished(live.row, finish)
             if live.row.rated:  # the ratings changed with the result

@@ -12,7 +12,8 @@ An envelope is a JSON object with short keys:
 - ``o``: the origin (a random id per process; a process ignores its own envelopes);
 - ``k``: the hub key (a game id, or a channel such as ``"lobby"``);
 - ``m``: the message text for the websockets, or null (an engine worker stored a move and has
-  no state to send: each server reads the game again and sends its own);
+  no state to send: each server brings its copy up to date, from the move note when there is
+  one, and sends its own);
 - ``c``: the message is a whole state (coalesced per connection, see the hub);
 - ``ch``: the stored game changed (caches of the key are invalidated);
 - ``a``: with ``ch``, when the change is exactly one move added to the game: that move as a

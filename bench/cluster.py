@@ -52,6 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.cluster.harness import Cluster, Services
 from tests.web.legaltree import whole_moves
 
+from exochess.board import Board
+
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -88,13 +90,17 @@ class CpuMeter:
             "postgres": [postmaster],
             "redis": [redis],
             "workers": [w.proc.pid for w in site.workers if w.proc is not None],
-            "loadgen": [os.getpid(), *helpers],
+            "loadgen": helpers,
         }
         self.before: dict[str, float] = {}
 
     def _read(self) -> dict[str, float]:
-        return {role: sum(_cpu_of(p) for root in roots for p in _children(root))
+        used = {role: sum(_cpu_of(p) for root in roots for p in _children(root))
                 for role, roots in self.roots.items()}
+        # this process alone: the servers, workers and Redis are its children too (an earlier
+        # version counted them twice, as load generator as well)
+        used["loadgen"] += _cpu_of(os.getpid())
+        return used
 
     def start(self) -> None:
         self.before = self._read()
@@ -137,7 +143,7 @@ class Sock:
         self.task = asyncio.create_task(self._read())
 
     @classmethod
-    async def open(cls, url: str, secret: str | None = None, deflate: bool = True) -> Sock:
+    async def open(cls, url: str, secret: str | None = None, deflate: bool = False) -> Sock:
         ws = await connect(url, deflate)
         if secret is not None:
             await ws.send(json.dumps({"type": "auth", "secret": secret}))
@@ -233,7 +239,8 @@ async def _drain(urls: list[str], stop: Any, opened: Any, received: Any, deflate
     async def read(ws: Any) -> None:
         nonlocal count
         with contextlib.suppress(websockets.ConnectionClosed):
-            async for _raw in ws:
+            while True:
+                await ws.recv(decode=False)  # counted, never decoded
                 count += 1
 
     readers = [asyncio.create_task(read(ws)) for ws in sockets]
@@ -246,15 +253,17 @@ async def _drain(urls: list[str], stop: Any, opened: Any, received: Any, deflate
         received.value += count
 
 
-def watcher_process(urls: list[str], stop: Any, opened: Any, received: Any, deflate: bool) -> None:
+def watcher_process(urls: list[str], stop: Any, opened: Any, received: Any, deflate: bool,
+                    nice: int) -> None:
     """A process of watchers (see the module's text: the load generator's cheap part)."""
+    os.nice(nice)
     asyncio.run(_drain(urls, stop, opened, received, deflate))
 
 
 class Watchers:
     """``len(urls)`` watching websockets spread over ``procs`` processes of their own."""
 
-    def __init__(self, urls: list[str], procs: int, deflate: bool) -> None:
+    def __init__(self, urls: list[str], procs: int, deflate: bool, nice: int) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.stop_event = ctx.Event()
         self.opened = ctx.Value("i", 0)
@@ -262,7 +271,7 @@ class Watchers:
         self.wanted = len(urls)
         chunks = [urls[i::procs] for i in range(procs)] if urls else []
         self.procs = [ctx.Process(target=watcher_process, daemon=True,
-                                  args=(chunk, self.stop_event, self.opened, self.received, deflate))
+                                  args=(chunk, self.stop_event, self.opened, self.received, deflate, nice))
                       for chunk in chunks if chunk]
 
     async def start(self) -> None:
@@ -289,12 +298,15 @@ class Watchers:
 class Site:
     """What a measurement gets: the servers' addresses, and a CPU meter for the site."""
 
-    def __init__(self, services: Services, cluster: Cluster, watcher_procs: int, deflate: bool) -> None:
+    def __init__(self, services: Services, cluster: Cluster, args: argparse.Namespace) -> None:
         self.services = services
         self.cluster = cluster
         self.urls = [s.url for s in cluster.servers]
-        self.watcher_procs = watcher_procs
-        self.deflate = deflate
+        self.watcher_procs: int = args.watcher_procs
+        self.player_procs: int = args.player_procs
+        self.plies: int = args.plies
+        self.loadgen_nice: int = args.loadgen_nice
+        self.deflate: bool = args.deflate
 
     def meter(self, helpers: list[int]) -> CpuMeter:
         return CpuMeter(self.services, self.cluster, helpers)
@@ -304,55 +316,202 @@ class Load:
     """The outcome of :func:`human_load`."""
 
     def __init__(self, lat: list[float], moves: int, sockets: int, cpu: dict[str, float],
-                 watched: int) -> None:
+                 watched: int, short: int) -> None:
         self.lat, self.moves, self.sockets, self.cpu, self.watched = lat, moves, sockets, cpu, watched
+        self.short = short
+        """Games whose prepared moves ran out before the end of the window (a warning)."""
+
+
+def random_game(seed: int, plies: int) -> list[str]:
+    """The texts of ``plies`` random legal Fugue moves from the start, never one that ends the
+    game (so the game stays active however fast it is played)."""
+    rng = random.Random(seed)
+    board = Board("fugue")
+    texts: list[str] = []
+    while len(texts) < plies:
+        moves = list(board.legal_moves)
+        rng.shuffle(moves)
+        for move in moves:
+            board.push(move)
+            if board.outcome() is None:
+                texts.append(str(move))
+                break
+            board.pop()
+        else:
+            break  # every move ends the game: the game is as long as it gets
+    return texts
+
+
+STATE = b'{"type": "state"'
+PLY = re.compile(rb'"ply": (\d+), "turn"')
+"""A state's ply (``"ply": N, "turn"`` is in every state once, and nowhere else), read from its
+bytes: the player's sockets never decode or parse a state."""
+
+
+class Player:
+    """One seat's websocket: its reader keeps only the ply of the latest state."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.ply = -1
+        self.error: str | None = None
+        self.changed = asyncio.Event()
+        self.task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                raw = await self.ws.recv(decode=False)
+                if raw.startswith(STATE):
+                    found = PLY.search(raw)
+                    self.ply = int(found.group(1)) if found else self.ply
+                    self.changed.set()
+                elif raw.startswith(b'{"type": "error"'):
+                    self.error = raw.decode()
+                    self.changed.set()
+        except websockets.ConnectionClosed as exc:
+            self.error = f"closed: {exc}"
+        self.changed.set()
+
+    async def wait_ply(self, ply: int, until: float, mover: Player | None = None) -> bool:
+        """Wait until this socket saw the state at ``ply`` (True) or ``until`` (monotonic) passed
+        (False); an error on this socket or on ``mover``'s is raised."""
+        while self.ply < ply:
+            for sock in (self, mover):
+                if sock is not None and sock.error is not None:
+                    raise RuntimeError(f"websocket: {sock.error}")
+            left = until - time.monotonic()
+            if left <= 0:
+                return False
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), min(left, 1.0))
+        return True
+
+
+class Plan:
+    """One game as a players' process gets it: its id, the seats' secrets and servers."""
+
+    def __init__(self, index: int, gid: str, secrets: dict[str, str], urls: dict[str, str]) -> None:
+        self.index, self.gid, self.secrets, self.urls = index, gid, secrets, urls
+
+
+async def _players(plans: list[Plan], plies: int, seconds: float, think: tuple[float, float],
+                   deflate: bool, pipe: Any, go: Any) -> None:
+    """A players' process: prepare the games' moves, open both seats' sockets, say ready, play
+    from ``go`` for ``seconds``, send back (round trips, moves, games short of moves)."""
+    games = [(plan, random_game(plan.index, plies)) for plan in plans]
+    sem = asyncio.Semaphore(16)
+
+    async def seat(url: str, secret: str) -> Player:
+        async with sem:
+            ws = await connect(url, deflate)
+            await ws.send(json.dumps({"type": "auth", "secret": secret}))
+            return Player(ws)
+
+    seats = await asyncio.gather(*(asyncio.gather(*(seat(plan.urls[c], plan.secrets[c])
+                                                   for c in ("white", "black")))
+                                   for plan, _texts in games))
+    far = time.monotonic() + 120
+    for white, _black in seats:
+        if not await white.wait_ply(0, far):
+            raise TimeoutError("no first state")
+    pipe.send("ready")
+    await asyncio.to_thread(go.wait)
+    until = time.monotonic() + seconds
+    lat: list[float] = []
+    moves = 0
+    short = 0
+
+    async def play(texts: list[str], white: Player, black: Player, rng: random.Random) -> None:
+        nonlocal moves, short
+        for ply, text in enumerate(texts):
+            if think[1] > 0:
+                await asyncio.sleep(rng.uniform(*think))
+            if time.monotonic() >= until:
+                return
+            mover, other = (white, black) if ply % 2 == 0 else (black, white)
+            sent = time.perf_counter()
+            await mover.ws.send(f'{{"type": "move", "move": "{text}", "ply": {ply}}}')
+            if not await other.wait_ply(ply + 1, until + 30, mover):
+                raise TimeoutError(f"no state at ply {ply + 1} 30 s after the end")
+            lat.append(time.perf_counter() - sent)
+            moves += 1
+            # the mover's own copy of the state, before its next move
+            await mover.wait_ply(ply + 1, until + 30, other)
+        short += 1
+
+    await asyncio.gather(*(play(texts, w, b, random.Random(plan.index))
+                           for (plan, texts), (w, b) in zip(games, seats, strict=True)))
+    pipe.send((lat, moves, short))  # before closing: the CPU meter stops when all have answered
+    await asyncio.gather(*(p.ws.close() for pair in seats for p in pair), return_exceptions=True)
+
+
+def players_process(plans: list[Plan], plies: int, seconds: float, think: tuple[float, float],
+                    deflate: bool, pipe: Any, go: Any, nice: int) -> None:
+    """A process of the load generator's players (see :func:`human_load`)."""
+    os.nice(nice)
+    try:
+        asyncio.run(_players(plans, plies, seconds, think, deflate, pipe, go))
+    except Exception as exc:
+        pipe.send(f"error: {exc!r}")
+        raise
 
 
 async def human_load(site: Site, games: int, watchers: int, seconds: float,
                      think: tuple[float, float]) -> Load:
-    """Friend games whose two players sit on different servers, plus watchers (in processes of
-    their own); the round trips, moves stored, sockets and CPU used per role."""
+    """Friend games whose two players sit on different servers, plus watchers; the round trips,
+    moves stored, sockets and CPU used per role.
+
+    The players run in ``site.player_procs`` processes (a game's two seats in the same one),
+    each with its games' moves prepared before the clock starts (random legal games from the
+    library), so that a move costs the generator a send and, on each seat, finding the ply in
+    the state's bytes: no JSON parsing, no move choice.  The round trip of a move is from its
+    send on the mover's socket until the opponent's socket (on the other server) sees the
+    state at the next ply."""
     urls = site.urls
     created = await create_games(urls, games)
-    factories: list[Any] = []
-    for i, game in enumerate(created):
-        gid = game["id"]
-        for k, color in enumerate(("white", "black")):
-            url = f"{ws_base(urls[(i + k) % len(urls)])}/ws/games/{gid}"
-            factories.append(lambda u=url, s=game["seats"][color]["secret"]: Sock.open(u, s, site.deflate))
+    plans = [Plan(i, g["id"], {c: g["seats"][c]["secret"] for c in ("white", "black")},
+                  {c: f"{ws_base(urls[(i + k) % len(urls)])}/ws/games/{g['id']}"
+                   for k, c in enumerate(("white", "black"))})
+             for i, g in enumerate(created)]
     watching = Watchers([f"{ws_base(urls[j % len(urls)])}/ws/games/{created[j % games]['id']}"
-                         for j in range(watchers)], max(1, site.watcher_procs), site.deflate)
+                         for j in range(watchers)], max(1, site.watcher_procs), site.deflate,
+                        site.loadgen_nice)
     await watching.start()
-    socks = await open_all(factories)
-    players = [(socks[2 * i], socks[2 * i + 1]) for i in range(games)]
-    lat: list[float] = []
-    moves = 0
-    meter = site.meter(watching.pids)
+    ctx = multiprocessing.get_context("spawn")
+    go = ctx.Event()
+    procs, pipes = [], []
+    for k in range(max(1, min(site.player_procs, games))):
+        mine, theirs = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=players_process, daemon=True,
+                           args=(plans[k::site.player_procs], site.plies, seconds, think,
+                                 site.deflate, theirs, go, site.loadgen_nice))
+        proc.start()
+        procs.append(proc)
+        pipes.append(mine)
+
+    def answer(pipe: Any) -> Any:
+        if not pipe.poll(600):
+            raise TimeoutError("a players' process did not answer")
+        got = pipe.recv()
+        if isinstance(got, str) and got.startswith("error"):
+            raise RuntimeError(got)
+        return got
+
+    for pipe in pipes:
+        await asyncio.to_thread(answer, pipe)
+    meter = site.meter([*watching.pids, *(p.pid for p in procs if p.pid is not None)])
     meter.start()
-    until = time.monotonic() + seconds
-
-    async def play(white: Sock, black: Sock, rng: random.Random) -> None:
-        nonlocal moves
-        state = await white.wait_ply(0)
-        seat = {"white": white, "black": black}
-        while time.monotonic() < until and state["status"] == "active":
-            if think[1] > 0:
-                await asyncio.sleep(rng.uniform(*think))
-            ply = state["ply"]
-            mover, other = seat[state["turn"]], seat["black" if state["turn"] == "white" else "white"]
-            text = rng.choice(whole_moves(state["legal"]))["text"]
-            sent = time.perf_counter()
-            await mover.ws.send(json.dumps({"type": "move", "move": text, "ply": ply}))
-            state = await other.wait_ply(ply + 1, mover=mover)
-            lat.append(time.perf_counter() - sent)
-            moves += 1
-            await mover.wait_ply(ply + 1, parse=False)
-
-    await asyncio.gather(*(play(w, b, random.Random(i)) for i, (w, b) in enumerate(players)))
+    go.set()
+    results = [await asyncio.to_thread(answer, pipe) for pipe in pipes]
     cpu = meter.stop()
     watched = await watching.stop()
-    await asyncio.gather(*(s.close() for s in socks))
-    return Load(lat, moves, len(socks) + watchers, cpu, watched)
+    for proc in procs:
+        await asyncio.to_thread(proc.join, 60)
+    lat = [x for r in results for x in r[0]]
+    return Load(lat, sum(r[1] for r in results), 2 * games + watchers, cpu, watched,
+                sum(r[2] for r in results))
 
 
 async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.Event) -> int:
@@ -393,7 +552,7 @@ def run_site(services: Services, args: argparse.Namespace, servers: int, workers
     cluster = Cluster(services, servers=servers, workers=workers, worker_nice=10,
                       env={"EXOCHESS_WS_PER_ADDRESS": "100000"}).start()
     try:
-        return asyncio.run(fn(Site(services, cluster, args.watcher_procs, not args.no_deflate)))
+        return asyncio.run(fn(Site(services, cluster, args)))
     except Exception:
         for i, server in enumerate(cluster.servers):  # what the servers said, before it is deleted
             lines = [line for line in server.log_text().splitlines() if "WARNING" in line or "ERROR" in line]
@@ -401,6 +560,11 @@ def run_site(services: Services, args: argparse.Namespace, servers: int, workers
         raise
     finally:
         cluster.stop()
+
+
+def short_text(load: Load) -> str:
+    """A warning when games ran out of prepared moves (``--plies``) before the window's end."""
+    return f" ({load.short} games ran out of prepared moves: raise --plies)" if load.short else ""
 
 
 THINK = (1.0, 3.0)
@@ -414,7 +578,7 @@ def target_1(services: Services, args: argparse.Namespace) -> None:
     print(f"1. {load.sockets} websockets on 2 servers, {args.games} games: {load.moves} moves, round trip "
           f"p50 {pct(load.lat, 50) * 1000:.0f} ms, p99 {pct(load.lat, 99) * 1000:.0f} ms "
           f"(target p99 < 100 ms); watchers received {load.watched} states; "
-          f"{cpu_text(load.cpu, load.moves)}", flush=True)
+          f"{cpu_text(load.cpu, load.moves)}{short_text(load)}", flush=True)
 
 
 def target_2(services: Services, args: argparse.Namespace) -> None:
@@ -425,7 +589,8 @@ def target_2(services: Services, args: argparse.Namespace) -> None:
             site, games, 0, args.seconds, (0.0, 0.0)))
         rates[servers] = load.moves / args.seconds
         print(f"   {servers} process(es): {rates[servers]:.0f} moves/s, round trip p50 "
-              f"{pct(load.lat, 50) * 1000:.0f} ms; {cpu_text(load.cpu, load.moves)}", flush=True)
+              f"{pct(load.lat, 50) * 1000:.0f} ms; {cpu_text(load.cpu, load.moves)}{short_text(load)}",
+              flush=True)
     print(f"2. moves stored per second, {games} games moving at once: 1 process "
           f"{rates[1]:.0f}/s, 2 processes {rates[2]:.0f}/s, ratio {rates[2] / rates[1]:.2f} "
           "(target >= 1.6)", flush=True)
@@ -462,8 +627,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", default="123", help="which targets to measure (default 123)")
     parser.add_argument("--watcher-procs", type=int, default=2,
                         help="processes the watching websockets of target 1 are spread over")
-    parser.add_argument("--no-deflate", action="store_true",
-                        help="clients offer no per-message compression (browsers do: the default)")
+    parser.add_argument("--player-procs", type=int, default=2,
+                        help="processes the players' websockets are spread over")
+    parser.add_argument("--plies", type=int, default=200,
+                        help="moves prepared for each game (a game short of them stops early)")
+    parser.add_argument("--loadgen-nice", type=int, default=0,
+                        help="niceness of the load generator's processes (default 0)")
+    parser.add_argument("--deflate", action="store_true",
+                        help="clients offer per-message compression, as browsers do (default: "
+                             "they do not, so that the servers' sends are measured without it)"),
     args = parser.parse_args(argv)
     if args.quick:
         args.clients, args.games, args.seconds = 400, 40, 10.0

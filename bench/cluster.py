@@ -13,21 +13,33 @@ On a 2-core machine the load generator, the database, Redis, the servers and the
 workers share the cores: ratios matter more than totals (the issue says so).  So the load
 generator is kept cheap, and its share is measured rather than guessed:
 
-- the players' sockets parse a state only to read its ply and legal moves; the watchers' sockets
-  (most of the 2,000 of target 1) never parse what they receive, they only count it, and they
-  run in ``--watcher-procs`` processes of their own so that the players' loop is not slowed by
-  1,800 readers;
+- the players run in ``--player-procs`` processes, each game's moves prepared before the
+  clock starts (random legal games from the library, ``--plies`` of them); a player's socket
+  never decodes a state, it reads the ply from the state's bytes, so a move costs the
+  generator a send and two short searches;
+- the watchers' sockets (most of the 2,000 of target 1) count what they receive without
+  decoding it, in ``--watcher-procs`` processes of their own;
 - each measurement prints the CPU time each role used per stored move (``cpu ms/move``: the
   server processes, PostgreSQL, Redis, the load generator, from /proc), which tells which one
   is the limit; on a loaded machine that figure moves far less than moves per second do.
+  Target 2 also prints the rates that CPU allows on this machine's cores.
 
-The clients offer per-message compression, as browsers do, so the servers compress each state
-once per socket; ``--no-deflate`` measures without it (what that costs the servers).
+The clients offer no per-message compression (the same generator for 1 and 2 processes);
+``--deflate`` makes them offer it, as browsers do, and the servers then compress each state
+once per socket (what that costs them is the difference).
+
+When the benchmark itself runs niced (``nice -n 19`` on a shared machine), the engine workers
+of targets 1 and 3 are moved to the idle scheduling class: their own nice 10 cannot put them
+below servers that are at 19 already (``--workers-as-servers`` leaves them there).
+
+``--envelope`` and ``--pre-ping`` time two parts of a server's work per move on their own (the
+pub/sub envelope's wire form; the database pool's ping before each transaction).
 
 Run:
 
     .venv/bin/python bench/cluster.py            # the issue's sizes
     .venv/bin/python bench/cluster.py --quick    # smaller, about a minute
+    nice -n 19 .venv/bin/python bench/cluster.py --targets 2   # one target
 """
 
 from __future__ import annotations
@@ -570,7 +582,7 @@ def run_site(services: Services, args: argparse.Namespace, servers: int, workers
     # every client comes from 127.0.0.1, so the per-address cap on websockets is lifted
     cluster = Cluster(services, servers=servers, workers=workers, worker_nice=10,
                       env={"EXOCHESS_WS_PER_ADDRESS": "100000"}, start_timeout=300).start()
-    if workers and os.nice(0) >= 10:
+    if workers and os.nice(0) >= 10 and not args.workers_as_servers:
         idle_workers(cluster)
     try:
         return asyncio.run(fn(Site(services, cluster, args)))
@@ -731,6 +743,9 @@ def main(argv: list[str] | None = None) -> int:
                              "they do not, so that the servers' sends are measured without it)"),
     parser.add_argument("--envelope", action="store_true",
                         help="only time the pub/sub envelope's wire form (no cluster)")
+    parser.add_argument("--workers-as-servers", action="store_true",
+                        help="under nice, leave the engine workers at the servers' priority (by "
+                             "default they go to the idle class, below everything else)")
     parser.add_argument("--pre-ping", action="store_true",
                         help="only time the database pool's ping before each transaction")
     args = parser.parse_args(argv)

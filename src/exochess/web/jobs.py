@@ -6,8 +6,8 @@ A computer move is a job carrying the position (variant, starting FEN, move text
 level, the seed and the time budget.  The worker that runs it stores the move itself, with
 the database's guarded update, then announces the change on the pub/sub channel with a move
 note (:mod:`exochess.web.movenote`): every server plays the move on its cached game (or reads
-the game again when its copy does not follow on) and sends the new state to its watchers.  So the answer is stored
-exactly once:
+the game again when its copy does not follow on) and sends the new state to its watchers.
+So the answer is stored exactly once:
 
 - a job's id is made of the game, the ply and the moves, so two servers asking for the same
   move queue one job (arq refuses a second job with the id of a queued or running one);

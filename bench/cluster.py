@@ -13,21 +13,33 @@ On a 2-core machine the load generator, the database, Redis, the servers and the
 workers share the cores: ratios matter more than totals (the issue says so).  So the load
 generator is kept cheap, and its share is measured rather than guessed:
 
-- the players' sockets parse a state only to read its ply and legal moves; the watchers' sockets
-  (most of the 2,000 of target 1) never parse what they receive, they only count it, and they
-  run in ``--watcher-procs`` processes of their own so that the players' loop is not slowed by
-  1,800 readers;
+- the players run in ``--player-procs`` processes, each game's moves prepared before the
+  clock starts (random legal games from the library, ``--plies`` of them); a player's socket
+  never decodes a state, it reads the ply from the state's bytes, so a move costs the
+  generator a send and two short searches;
+- the watchers' sockets (most of the 2,000 of target 1) count what they receive without
+  decoding it, in ``--watcher-procs`` processes of their own;
 - each measurement prints the CPU time each role used per stored move (``cpu ms/move``: the
   server processes, PostgreSQL, Redis, the load generator, from /proc), which tells which one
   is the limit; on a loaded machine that figure moves far less than moves per second do.
+  Target 2 also prints the rates that CPU allows on this machine's cores.
 
-The clients offer per-message compression, as browsers do, so the servers compress each state
-once per socket; ``--no-deflate`` measures without it (what that costs the servers).
+The clients offer no per-message compression (the same generator for 1 and 2 processes);
+``--deflate`` makes them offer it, as browsers do, and the servers then compress each state
+once per socket (what that costs them is the difference).
+
+When the benchmark itself runs niced (``nice -n 19`` on a shared machine), the engine workers
+of targets 1 and 3 are moved to the idle scheduling class: their own nice 10 cannot put them
+below servers that are at 19 already (``--workers-as-servers`` leaves them there).
+
+``--envelope`` and ``--pre-ping`` time two parts of a server's work per move on their own (the
+pub/sub envelope's wire form; the database pool's ping before each transaction).
 
 Run:
 
     .venv/bin/python bench/cluster.py            # the issue's sizes
     .venv/bin/python bench/cluster.py --quick    # smaller, about a minute
+    nice -n 19 .venv/bin/python bench/cluster.py --targets 2   # one target
 """
 
 from __future__ import annotations
@@ -36,11 +48,13 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import multiprocessing
 import os
 import random
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -51,6 +65,8 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.cluster.harness import Cluster, Services
 from tests.web.legaltree import whole_moves
+
+from exochess.board import Board
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -88,13 +104,17 @@ class CpuMeter:
             "postgres": [postmaster],
             "redis": [redis],
             "workers": [w.proc.pid for w in site.workers if w.proc is not None],
-            "loadgen": [os.getpid(), *helpers],
+            "loadgen": helpers,
         }
         self.before: dict[str, float] = {}
 
     def _read(self) -> dict[str, float]:
-        return {role: sum(_cpu_of(p) for root in roots for p in _children(root))
+        used = {role: sum(_cpu_of(p) for root in roots for p in _children(root))
                 for role, roots in self.roots.items()}
+        # this process alone: the servers, workers and Redis are its children too (an earlier
+        # version counted them twice, as load generator as well)
+        used["loadgen"] += _cpu_of(os.getpid())
+        return used
 
     def start(self) -> None:
         self.before = self._read()
@@ -137,7 +157,7 @@ class Sock:
         self.task = asyncio.create_task(self._read())
 
     @classmethod
-    async def open(cls, url: str, secret: str | None = None, deflate: bool = True) -> Sock:
+    async def open(cls, url: str, secret: str | None = None, deflate: bool = False) -> Sock:
         ws = await connect(url, deflate)
         if secret is not None:
             await ws.send(json.dumps({"type": "auth", "secret": secret}))
@@ -233,7 +253,8 @@ async def _drain(urls: list[str], stop: Any, opened: Any, received: Any, deflate
     async def read(ws: Any) -> None:
         nonlocal count
         with contextlib.suppress(websockets.ConnectionClosed):
-            async for _raw in ws:
+            while True:
+                await ws.recv(decode=False)  # counted, never decoded
                 count += 1
 
     readers = [asyncio.create_task(read(ws)) for ws in sockets]
@@ -246,15 +267,17 @@ async def _drain(urls: list[str], stop: Any, opened: Any, received: Any, deflate
         received.value += count
 
 
-def watcher_process(urls: list[str], stop: Any, opened: Any, received: Any, deflate: bool) -> None:
+def watcher_process(urls: list[str], stop: Any, opened: Any, received: Any, deflate: bool,
+                    nice: int) -> None:
     """A process of watchers (see the module's text: the load generator's cheap part)."""
+    os.nice(nice)
     asyncio.run(_drain(urls, stop, opened, received, deflate))
 
 
 class Watchers:
     """``len(urls)`` watching websockets spread over ``procs`` processes of their own."""
 
-    def __init__(self, urls: list[str], procs: int, deflate: bool) -> None:
+    def __init__(self, urls: list[str], procs: int, deflate: bool, nice: int) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.stop_event = ctx.Event()
         self.opened = ctx.Value("i", 0)
@@ -262,7 +285,7 @@ class Watchers:
         self.wanted = len(urls)
         chunks = [urls[i::procs] for i in range(procs)] if urls else []
         self.procs = [ctx.Process(target=watcher_process, daemon=True,
-                                  args=(chunk, self.stop_event, self.opened, self.received, deflate))
+                                  args=(chunk, self.stop_event, self.opened, self.received, deflate, nice))
                       for chunk in chunks if chunk]
 
     async def start(self) -> None:
@@ -289,12 +312,15 @@ class Watchers:
 class Site:
     """What a measurement gets: the servers' addresses, and a CPU meter for the site."""
 
-    def __init__(self, services: Services, cluster: Cluster, watcher_procs: int, deflate: bool) -> None:
+    def __init__(self, services: Services, cluster: Cluster, args: argparse.Namespace) -> None:
         self.services = services
         self.cluster = cluster
         self.urls = [s.url for s in cluster.servers]
-        self.watcher_procs = watcher_procs
-        self.deflate = deflate
+        self.watcher_procs: int = args.watcher_procs
+        self.player_procs: int = args.player_procs
+        self.plies: int = args.plies
+        self.loadgen_nice: int = args.loadgen_nice
+        self.deflate: bool = args.deflate
 
     def meter(self, helpers: list[int]) -> CpuMeter:
         return CpuMeter(self.services, self.cluster, helpers)
@@ -304,55 +330,202 @@ class Load:
     """The outcome of :func:`human_load`."""
 
     def __init__(self, lat: list[float], moves: int, sockets: int, cpu: dict[str, float],
-                 watched: int) -> None:
+                 watched: int, short: int) -> None:
         self.lat, self.moves, self.sockets, self.cpu, self.watched = lat, moves, sockets, cpu, watched
+        self.short = short
+        """Games whose prepared moves ran out before the end of the window (a warning)."""
+
+
+def random_game(seed: int, plies: int) -> list[str]:
+    """The texts of ``plies`` random legal Fugue moves from the start, never one that ends the
+    game (so the game stays active however fast it is played)."""
+    rng = random.Random(seed)
+    board = Board("fugue")
+    texts: list[str] = []
+    while len(texts) < plies:
+        moves = list(board.legal_moves)
+        rng.shuffle(moves)
+        for move in moves:
+            board.push(move)
+            if board.outcome() is None:
+                texts.append(str(move))
+                break
+            board.pop()
+        else:
+            break  # every move ends the game: the game is as long as it gets
+    return texts
+
+
+STATE = b'{"type": "state"'
+PLY = re.compile(rb'"ply": (\d+), "turn"')
+"""A state's ply (``"ply": N, "turn"`` is in every state once, and nowhere else), read from its
+bytes: the player's sockets never decode or parse a state."""
+
+
+class Player:
+    """One seat's websocket: its reader keeps only the ply of the latest state."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.ply = -1
+        self.error: str | None = None
+        self.changed = asyncio.Event()
+        self.task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                raw = await self.ws.recv(decode=False)
+                if raw.startswith(STATE):
+                    found = PLY.search(raw)
+                    self.ply = int(found.group(1)) if found else self.ply
+                    self.changed.set()
+                elif raw.startswith(b'{"type": "error"'):
+                    self.error = raw.decode()
+                    self.changed.set()
+        except websockets.ConnectionClosed as exc:
+            self.error = f"closed: {exc}"
+        self.changed.set()
+
+    async def wait_ply(self, ply: int, until: float, mover: Player | None = None) -> bool:
+        """Wait until this socket saw the state at ``ply`` (True) or ``until`` (monotonic) passed
+        (False); an error on this socket or on ``mover``'s is raised."""
+        while self.ply < ply:
+            for sock in (self, mover):
+                if sock is not None and sock.error is not None:
+                    raise RuntimeError(f"websocket: {sock.error}")
+            left = until - time.monotonic()
+            if left <= 0:
+                return False
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), min(left, 1.0))
+        return True
+
+
+class Plan:
+    """One game as a players' process gets it: its id, the seats' secrets and servers."""
+
+    def __init__(self, index: int, gid: str, secrets: dict[str, str], urls: dict[str, str]) -> None:
+        self.index, self.gid, self.secrets, self.urls = index, gid, secrets, urls
+
+
+async def _players(plans: list[Plan], plies: int, seconds: float, think: tuple[float, float],
+                   deflate: bool, pipe: Any, go: Any) -> None:
+    """A players' process: prepare the games' moves, open both seats' sockets, say ready, play
+    from ``go`` for ``seconds``, send back (round trips, moves, games short of moves)."""
+    games = [(plan, random_game(plan.index, plies)) for plan in plans]
+    sem = asyncio.Semaphore(16)
+
+    async def seat(url: str, secret: str) -> Player:
+        async with sem:
+            ws = await connect(url, deflate)
+            await ws.send(json.dumps({"type": "auth", "secret": secret}))
+            return Player(ws)
+
+    seats = await asyncio.gather(*(asyncio.gather(*(seat(plan.urls[c], plan.secrets[c])
+                                                   for c in ("white", "black")))
+                                   for plan, _texts in games))
+    far = time.monotonic() + 120
+    for white, _black in seats:
+        if not await white.wait_ply(0, far):
+            raise TimeoutError("no first state")
+    pipe.send("ready")
+    await asyncio.to_thread(go.wait)
+    until = time.monotonic() + seconds
+    lat: list[float] = []
+    moves = 0
+    short = 0
+
+    async def play(texts: list[str], white: Player, black: Player, rng: random.Random) -> None:
+        nonlocal moves, short
+        for ply, text in enumerate(texts):
+            if think[1] > 0:
+                await asyncio.sleep(rng.uniform(*think))
+            if time.monotonic() >= until:
+                return
+            mover, other = (white, black) if ply % 2 == 0 else (black, white)
+            sent = time.perf_counter()
+            await mover.ws.send(f'{{"type": "move", "move": "{text}", "ply": {ply}}}')
+            if not await other.wait_ply(ply + 1, until + 30, mover):
+                raise TimeoutError(f"no state at ply {ply + 1} 30 s after the end")
+            lat.append(time.perf_counter() - sent)
+            moves += 1
+            # the mover's own copy of the state, before its next move
+            await mover.wait_ply(ply + 1, until + 30, other)
+        short += 1
+
+    await asyncio.gather(*(play(texts, w, b, random.Random(plan.index))
+                           for (plan, texts), (w, b) in zip(games, seats, strict=True)))
+    pipe.send((lat, moves, short))  # before closing: the CPU meter stops when all have answered
+    await asyncio.gather(*(p.ws.close() for pair in seats for p in pair), return_exceptions=True)
+
+
+def players_process(plans: list[Plan], plies: int, seconds: float, think: tuple[float, float],
+                    deflate: bool, pipe: Any, go: Any, nice: int) -> None:
+    """A process of the load generator's players (see :func:`human_load`)."""
+    os.nice(nice)
+    try:
+        asyncio.run(_players(plans, plies, seconds, think, deflate, pipe, go))
+    except Exception as exc:
+        pipe.send(f"error: {exc!r}")
+        raise
 
 
 async def human_load(site: Site, games: int, watchers: int, seconds: float,
                      think: tuple[float, float]) -> Load:
-    """Friend games whose two players sit on different servers, plus watchers (in processes of
-    their own); the round trips, moves stored, sockets and CPU used per role."""
+    """Friend games whose two players sit on different servers, plus watchers; the round trips,
+    moves stored, sockets and CPU used per role.
+
+    The players run in ``site.player_procs`` processes (a game's two seats in the same one),
+    each with its games' moves prepared before the clock starts (random legal games from the
+    library), so that a move costs the generator a send and, on each seat, finding the ply in
+    the state's bytes: no JSON parsing, no move choice.  The round trip of a move is from its
+    send on the mover's socket until the opponent's socket (on the other server) sees the
+    state at the next ply."""
     urls = site.urls
     created = await create_games(urls, games)
-    factories: list[Any] = []
-    for i, game in enumerate(created):
-        gid = game["id"]
-        for k, color in enumerate(("white", "black")):
-            url = f"{ws_base(urls[(i + k) % len(urls)])}/ws/games/{gid}"
-            factories.append(lambda u=url, s=game["seats"][color]["secret"]: Sock.open(u, s, site.deflate))
+    plans = [Plan(i, g["id"], {c: g["seats"][c]["secret"] for c in ("white", "black")},
+                  {c: f"{ws_base(urls[(i + k) % len(urls)])}/ws/games/{g['id']}"
+                   for k, c in enumerate(("white", "black"))})
+             for i, g in enumerate(created)]
     watching = Watchers([f"{ws_base(urls[j % len(urls)])}/ws/games/{created[j % games]['id']}"
-                         for j in range(watchers)], max(1, site.watcher_procs), site.deflate)
+                         for j in range(watchers)], max(1, site.watcher_procs), site.deflate,
+                        site.loadgen_nice)
     await watching.start()
-    socks = await open_all(factories)
-    players = [(socks[2 * i], socks[2 * i + 1]) for i in range(games)]
-    lat: list[float] = []
-    moves = 0
-    meter = site.meter(watching.pids)
+    ctx = multiprocessing.get_context("spawn")
+    go = ctx.Event()
+    procs, pipes = [], []
+    for k in range(max(1, min(site.player_procs, games))):
+        mine, theirs = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=players_process, daemon=True,
+                           args=(plans[k::site.player_procs], site.plies, seconds, think,
+                                 site.deflate, theirs, go, site.loadgen_nice))
+        proc.start()
+        procs.append(proc)
+        pipes.append(mine)
+
+    def answer(pipe: Any) -> Any:
+        if not pipe.poll(600):
+            raise TimeoutError("a players' process did not answer")
+        got = pipe.recv()
+        if isinstance(got, str) and got.startswith("error"):
+            raise RuntimeError(got)
+        return got
+
+    for pipe in pipes:
+        await asyncio.to_thread(answer, pipe)
+    meter = site.meter([*watching.pids, *(p.pid for p in procs if p.pid is not None)])
     meter.start()
-    until = time.monotonic() + seconds
-
-    async def play(white: Sock, black: Sock, rng: random.Random) -> None:
-        nonlocal moves
-        state = await white.wait_ply(0)
-        seat = {"white": white, "black": black}
-        while time.monotonic() < until and state["status"] == "active":
-            if think[1] > 0:
-                await asyncio.sleep(rng.uniform(*think))
-            ply = state["ply"]
-            mover, other = seat[state["turn"]], seat["black" if state["turn"] == "white" else "white"]
-            text = rng.choice(whole_moves(state["legal"]))["text"]
-            sent = time.perf_counter()
-            await mover.ws.send(json.dumps({"type": "move", "move": text, "ply": ply}))
-            state = await other.wait_ply(ply + 1, mover=mover)
-            lat.append(time.perf_counter() - sent)
-            moves += 1
-            await mover.wait_ply(ply + 1, parse=False)
-
-    await asyncio.gather(*(play(w, b, random.Random(i)) for i, (w, b) in enumerate(players)))
+    go.set()
+    results = [await asyncio.to_thread(answer, pipe) for pipe in pipes]
     cpu = meter.stop()
     watched = await watching.stop()
-    await asyncio.gather(*(s.close() for s in socks))
-    return Load(lat, moves, len(socks) + watchers, cpu, watched)
+    for proc in procs:
+        await asyncio.to_thread(proc.join, 60)
+    lat = [x for r in results for x in r[0]]
+    return Load(lat, sum(r[1] for r in results), 2 * games + watchers, cpu, watched,
+                sum(r[2] for r in results))
 
 
 async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.Event) -> int:
@@ -387,13 +560,32 @@ async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.E
     return seen
 
 
+def idle_workers(cluster: Cluster) -> None:
+    """Put the engine workers in the idle scheduling class.
+
+    ``exochess cluster`` nices the workers by 10 so that on a shared machine the players' moves
+    go first.  Under ``nice -n 19`` (a benchmark on a machine others use) the servers are at 19
+    already and the workers cannot go lower by niceness: without this, they would compete with
+    the servers as equals, which is not the arrangement being measured."""
+    for worker in cluster.workers:
+        if worker.proc is None:
+            continue
+        for pid in _children(worker.proc.pid):
+            for task in Path(f"/proc/{pid}/task").glob("*"):
+                with contextlib.suppress(OSError):  # threads started later inherit it
+                    os.sched_setscheduler(int(task.name), os.SCHED_IDLE, os.sched_param(0))
+    print("   (engine workers in the idle scheduling class: this benchmark runs niced)", flush=True)
+
+
 def run_site(services: Services, args: argparse.Namespace, servers: int, workers: int, fn: Any) -> Any:
     # workers niced as `exochess cluster` starts them: on one machine the players come first;
     # every client comes from 127.0.0.1, so the per-address cap on websockets is lifted
     cluster = Cluster(services, servers=servers, workers=workers, worker_nice=10,
-                      env={"EXOCHESS_WS_PER_ADDRESS": "100000"}).start()
+                      env={"EXOCHESS_WS_PER_ADDRESS": "100000"}, start_timeout=300).start()
+    if workers and os.nice(0) >= 10 and not args.workers_as_servers:
+        idle_workers(cluster)
     try:
-        return asyncio.run(fn(Site(services, cluster, args.watcher_procs, not args.no_deflate)))
+        return asyncio.run(fn(Site(services, cluster, args)))
     except Exception:
         for i, server in enumerate(cluster.servers):  # what the servers said, before it is deleted
             lines = [line for line in server.log_text().splitlines() if "WARNING" in line or "ERROR" in line]
@@ -401,6 +593,11 @@ def run_site(services: Services, args: argparse.Namespace, servers: int, workers
         raise
     finally:
         cluster.stop()
+
+
+def short_text(load: Load) -> str:
+    """A warning when games ran out of prepared moves (``--plies``) before the window's end."""
+    return f" ({load.short} games ran out of prepared moves: raise --plies)" if load.short else ""
 
 
 THINK = (1.0, 3.0)
@@ -414,21 +611,30 @@ def target_1(services: Services, args: argparse.Namespace) -> None:
     print(f"1. {load.sockets} websockets on 2 servers, {args.games} games: {load.moves} moves, round trip "
           f"p50 {pct(load.lat, 50) * 1000:.0f} ms, p99 {pct(load.lat, 99) * 1000:.0f} ms "
           f"(target p99 < 100 ms); watchers received {load.watched} states; "
-          f"{cpu_text(load.cpu, load.moves)}", flush=True)
+          f"{cpu_text(load.cpu, load.moves)}{short_text(load)}", flush=True)
 
 
 def target_2(services: Services, args: argparse.Namespace) -> None:
     games = args.games  # enough games at once that the servers, not the round trips, set the pace
     rates = {}
+    used: dict[int, dict[str, float]] = {}  # CPU ms per move by role
     for servers in (1, 2):
         load: Load = run_site(services, args, servers, 0, lambda site: human_load(
             site, games, 0, args.seconds, (0.0, 0.0)))
         rates[servers] = load.moves / args.seconds
+        used[servers] = {role: cpu * 1000 / max(1, load.moves) for role, cpu in load.cpu.items()}
         print(f"   {servers} process(es): {rates[servers]:.0f} moves/s, round trip p50 "
-              f"{pct(load.lat, 50) * 1000:.0f} ms; {cpu_text(load.cpu, load.moves)}", flush=True)
+              f"{pct(load.lat, 50) * 1000:.0f} ms; {cpu_text(load.cpu, load.moves)}{short_text(load)}",
+              flush=True)
     print(f"2. moves stored per second, {games} games moving at once: 1 process "
           f"{rates[1]:.0f}/s, 2 processes {rates[2]:.0f}/s, ratio {rates[2] / rates[1]:.2f} "
           "(target >= 1.6)", flush=True)
+    cores = os.cpu_count() or 1
+    one = min(1000 / max(used[1]["servers"], 1e-6), cores * 1000 / max(sum(used[1].values()), 1e-6))
+    two = min(2000 / max(used[2]["servers"], 1e-6), cores * 1000 / max(sum(used[2].values()), 1e-6))
+    print(f"   CPU bound on {cores} cores from the CPU per move above (1 process: one core for the "
+          f"server at most; every process shares the cores): 1 process {one:.0f}/s, 2 processes "
+          f"{two:.0f}/s, ratio {two / one:.2f}", flush=True)
 
 
 def target_3(services: Services, args: argparse.Namespace) -> None:
@@ -451,6 +657,70 @@ def target_3(services: Services, args: argparse.Namespace) -> None:
           f"moves), +{(pct(loaded, 99) - pct(base, 99)) * 1000:.0f} ms (target <= +20 ms)", flush=True)
 
 
+def envelope_bench() -> None:
+    """The wire form of :mod:`exochess.web.pubsub` against the earlier one (the state escaped
+    inside a JSON envelope): CPU per envelope, encoded by the server that stored the move and
+    decoded by another, for real states after 40 and 120 plies (no cluster needed)."""
+    from exochess.web.hub import Hub
+    from exochess.web.pubsub import decode, encode
+    from exochess.web.service import GameService
+    from exochess.web.storage import Storage
+
+    async def states() -> dict[int, str]:
+        service = GameService(Storage(f"sqlite:///{tempfile.mkdtemp()}/site.sqlite"), None, Hub())
+        live, seats, _ = await service.create("fugue", "friend", None, "white", None)
+        out = {}
+        for ply, text in enumerate(random_game(1, 120)):
+            game = await service.play(live.row.id, seats[live.to_move()], text, ply)
+            if ply + 1 in (40, 120):
+                out[ply + 1] = service.state_text(game)
+        service.close()
+        return out
+
+    for plies, state in asyncio.run(states()).items():
+        envelope = {"k": "g" * 12, "m": state, "c": True, "ch": True, "o": "abcdef",
+                    "a": {"p": plies, "mv": "e2-e4", "f": "x" * 60, "t": [1, 2, "2026-11-26T01:00:00"]}}
+
+        def whole(envelope: dict[str, Any] = envelope) -> None:
+            json.loads(json.dumps(envelope, separators=(",", ":")))
+
+        def framed(envelope: dict[str, Any] = envelope) -> None:
+            decode(encode(envelope))
+
+        best: dict[str, float] = {}
+        for name, fn in (("whole", whole), ("framed", framed)) * 3:  # interleaved, best of 3
+            started = time.process_time()
+            for _ in range(2000):
+                fn()
+            best[name] = min(best.get(name, math.inf), (time.process_time() - started) / 2000 * 1e6)
+        print(f"envelope with a state of {len(state)} bytes ({plies} plies), encode + decode: "
+              f"state escaped inside the JSON {best['whole']:.0f} us, state after a header line "
+              f"{best['framed']:.0f} us", flush=True)
+
+
+def pre_ping_bench(services: Services) -> None:
+    """What the storage's ``pool_pre_ping`` (a ``SELECT 1`` on each checkout, so that a
+    connection PostgreSQL dropped is replaced before use) costs the server per transaction:
+    client CPU of a one-row insert transaction with and without it, interleaved."""
+    from sqlalchemy import create_engine, text
+
+    engines = {ping: create_engine(services.postgres.url, pool_pre_ping=ping) for ping in (True, False)}
+    with engines[True].begin() as conn:
+        conn.execute(text("CREATE TABLE IF NOT EXISTS bench_ping (a integer)"))
+    runs: dict[bool, list[float]] = {True: [], False: []}
+    for _round in range(5):
+        for ping, engine in engines.items():
+            started = time.process_time()
+            for _ in range(2000):
+                with engine.begin() as conn:
+                    conn.execute(text("INSERT INTO bench_ping VALUES (1)"))
+            runs[ping].append((time.process_time() - started) / 2000 * 1e6)
+    for engine in engines.values():
+        engine.dispose()
+    print("server CPU per transaction (median of 5 x 2,000): with pool_pre_ping "
+          f"{sorted(runs[True])[2]:.0f} us, without {sorted(runs[False])[2]:.0f} us", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -462,13 +732,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", default="123", help="which targets to measure (default 123)")
     parser.add_argument("--watcher-procs", type=int, default=2,
                         help="processes the watching websockets of target 1 are spread over")
-    parser.add_argument("--no-deflate", action="store_true",
-                        help="clients offer no per-message compression (browsers do: the default)")
+    parser.add_argument("--player-procs", type=int, default=2,
+                        help="processes the players' websockets are spread over")
+    parser.add_argument("--plies", type=int, default=200,
+                        help="moves prepared for each game (a game short of them stops early)")
+    parser.add_argument("--loadgen-nice", type=int, default=0,
+                        help="niceness of the load generator's processes (default 0)")
+    parser.add_argument("--deflate", action="store_true",
+                        help="clients offer per-message compression, as browsers do (default: "
+                             "they do not, so that the servers' sends are measured without it)"),
+    parser.add_argument("--envelope", action="store_true",
+                        help="only time the pub/sub envelope's wire form (no cluster)")
+    parser.add_argument("--workers-as-servers", action="store_true",
+                        help="under nice, leave the engine workers at the servers' priority (by "
+                             "default they go to the idle class, below everything else)")
+    parser.add_argument("--pre-ping", action="store_true",
+                        help="only time the database pool's ping before each transaction")
     args = parser.parse_args(argv)
+    if args.envelope:
+        envelope_bench()
+        return 0
     if args.quick:
         args.clients, args.games, args.seconds = 400, 40, 10.0
     services = Services().start()
     try:
+        if args.pre_ping:
+            pre_ping_bench(services)
+            return 0
         for name, fn in (("1", target_1), ("2", target_2), ("3", target_3)):
             if name in args.targets:
                 fn(services, args)

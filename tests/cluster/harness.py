@@ -93,8 +93,11 @@ class Cluster:
     """``servers`` server processes and ``workers`` engine workers on ``services``."""
 
     def __init__(self, services: Services, servers: int = 2, workers: int = 1,
-                 log_level: str = "warning", worker_nice: int = 0, env: dict[str, str] | None = None) -> None:
+                 log_level: str = "warning", worker_nice: int = 0, env: dict[str, str] | None = None,
+                 start_timeout: float = 60.0) -> None:
         self.services = services
+        self.start_timeout = start_timeout
+        """Seconds each server may take to start (a benchmark niced on a busy machine waits long)."""
         self.root = Path(tempfile.mkdtemp(prefix="site-", dir=services.root))
         env = {"EXOCHESS_REDIS_URL": services.redis.url, **(env or {})}
         self.servers = [
@@ -109,11 +112,11 @@ class Cluster:
 
     def start(self) -> Cluster:
         for server in self.servers:
-            server.start(timeout=60)
+            server.start(timeout=self.start_timeout)
         for worker in self.workers:
             worker.start()
         for server in self.servers:
-            wait_ready(server.url)
+            wait_ready(server.url, self.start_timeout)
         return self
 
     def stop(self) -> None:

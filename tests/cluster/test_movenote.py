@@ -197,3 +197,38 @@ def test_two_servers_play_each_others_moves_from_the_notes(cluster: Cluster) -> 
         after = httpx.get(u + "/metrics").text
         assert _counter(after, name, "applied") - _counter(before[u], name, "applied") >= 5
         assert _counter(after, name, "reloaded") == _counter(before[u], name, "reloaded")
+
+
+def test_the_engine_workers_moves_come_with_notes(cluster: Cluster) -> None:
+    """An engine worker stores the computer's move and announces it with a note: both servers
+    play it on their cached game (none reads the game again) and send it to their watchers."""
+    a, b = (s.url for s in cluster.servers)
+    game = new_game(a, opponent="computer", level=1, color="white", time_control="5+3")
+    gid, secret = game["id"], game["seats"]["white"]["secret"]
+    rng = random.Random(8)
+    before = {u: httpx.get(u + "/metrics").text for u in (a, b)}
+
+    async def run() -> None:
+        player = await seated(ws_url(a, gid), secret)
+        watcher = await seated(ws_url(b, gid), None)  # server b holds the game too
+        state = await recv_until(player, "state")
+        await recv_until(watcher, "state")
+        for ply in range(0, 8, 2):  # four moves each: the player's on a, the computer's by the worker
+            await player.send(f'{{"type": "move", "move": "{a_move(state, rng)}", "ply": {ply}}}')
+            for ws in (player, watcher):
+                state = await recv_until(ws, "state", lambda m, p=ply: m["ply"] == p + 2)
+        await player.close()
+        await watcher.close()
+
+    run_async(run)
+    views = [httpx.get(f"{u}/api/games/{gid}").json() for u in (a, b)]
+    assert views[0]["fens"] == views[1]["fens"] and len(views[0]["moves"]) == 8
+    assert views[0]["clock"]["black_ms"] == views[1]["clock"]["black_ms"]
+    name = "exochess_remote_moves_total"
+    applied = {}
+    for u in (a, b):
+        after = httpx.get(u + "/metrics").text
+        applied[u] = _counter(after, name, "applied") - _counter(before[u], name, "applied")
+        assert _counter(after, name, "reloaded") == _counter(before[u], name, "reloaded")
+    # a heard of the computer's four moves, b of those and of the player's four
+    assert applied[a] >= 4 and applied[b] >= 8

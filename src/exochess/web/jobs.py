@@ -4,9 +4,10 @@ The choice of arq is explained in docs/decisions/0008-engine-jobs-on-arq.md.
 
 A computer move is a job carrying the position (variant, starting FEN, move texts), the
 level, the seed and the time budget.  The worker that runs it stores the move itself, with
-the database's guarded update, then announces the change on the pub/sub channel, where every
-server reads the game again and sends the new state to its watchers.  So the answer is stored
-exactly once:
+the database's guarded update, then announces the change on the pub/sub channel with a move
+note (:mod:`exochess.web.movenote`): every server plays the move on its cached game (or reads
+the game again when its copy does not follow on) and sends the new state to its watchers.
+So the answer is stored exactly once:
 
 - a job's id is made of the game, the ply and the moves, so two servers asking for the same
   move queue one job (arq refuses a second job with the id of a queued or running one);
@@ -70,6 +71,7 @@ from exochess.web.enginepool import (
     compute_analysis,
     compute_move,
 )
+from exochess.web.movenote import MoveNote
 from exochess.web.positions import reason_text
 from exochess.web.presence import env_seconds
 from exochess.web.pubsub import RedisBus, connect
@@ -326,17 +328,18 @@ class EngineSweep:
 # --- the worker side -------------------------------------------------------------------------
 
 
-def _finish_after(variant: str, start_fen: str, texts: list[str], move: str) -> Finish | None:
-    """The result columns if ``move`` ends the game, else None (CPU work)."""
+def _after(variant: str, start_fen: str, texts: list[str], move: str) -> tuple[str, Finish | None]:
+    """The FEN after ``move`` (for the move note) and the result columns if it ends the game,
+    else None (CPU work)."""
     board = Board(variant, fen=start_fen)
     for text in texts:
         board.push_text(text)
     board.push_text(move)
     outcome = board.outcome()
     if outcome is None:
-        return None
-    return {"result": outcome.result(), "termination": outcome.termination.value,
-            "reason": reason_text(board.variant, outcome)}
+        return board.fen(), None
+    return board.fen(), {"result": outcome.result(), "termination": outcome.termination.value,
+                         "reason": reason_text(board.variant, outcome)}
 
 
 async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str, start_fen: str,
@@ -363,7 +366,7 @@ async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str,
     )
     budget = EngineClock(*clock) if clock is not None and len(clock) == 4 else None
     text = await loop.run_in_executor(cpu, compute_move, variant, start_fen, texts, level, seed, budget)
-    finish = await loop.run_in_executor(cpu, _finish_after, variant, start_fen, texts, text)
+    fen, finish = await loop.run_in_executor(cpu, _after, variant, start_fen, texts, text)
     arrived = storage_now()
     if timed is not None and timed.expired(arrived):
         return None  # out of time: the servers' flag check ends the game, not this move
@@ -375,7 +378,12 @@ async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str,
     metrics.MOVES.labels("engine").inc()
     metrics.ENGINE_SECONDS.labels("move").observe(max(0.0, time.time() - queued_at))
     bus: RedisBus = ctx["bus"]
-    await bus.publish({"k": game_id, "m": None, "ch": True})
+    envelope: dict[str, Any] = {"k": game_id, "m": None, "ch": True}
+    if finish is None:
+        # the servers play the move on their cached game instead of each reading the game
+        # again; a move that ends the game has none (they read the result and the ratings)
+        envelope["a"] = MoveNote(ply, text, fen, stamp).to_json()
+    await bus.publish(envelope)
     log.info("engine move stored", extra={"game": game_id, "ply": ply, "move": text, "engine_level": level})
     return text
 

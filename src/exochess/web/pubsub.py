@@ -7,12 +7,17 @@ process receives the envelope, delivers its message to its own websockets, and b
 cached copy of the game up to date: from the move note when the change is one move that follows
 on, otherwise by reading the game again from the database.
 
-An envelope is a JSON object with short keys:
+An envelope is a small JSON object with short keys, sent as one line; the message for the
+websockets, when there is one, follows the line's newline as it is (a state is already JSON
+text: escaped inside the envelope it cost each process a second encoding and decoding of the
+whole state for every move).  JSON text has no raw newline, so the first one ends the header.
+The keys:
 
 - ``o``: the origin (a random id per process; a process ignores its own envelopes);
 - ``k``: the hub key (a game id, or a channel such as ``"lobby"``);
-- ``m``: the message text for the websockets, or null (an engine worker stored a move and has
-  no state to send: each server reads the game again and sends its own);
+- ``m``: the message text for the websockets (after the header on the wire), or none (an
+  engine worker stored a move and has no state to send: each server brings its copy up to
+  date, from the move note when there is one, and sends its own);
 - ``c``: the message is a whole state (coalesced per connection, see the hub);
 - ``ch``: the stored game changed (caches of the key are invalidated);
 - ``a``: with ``ch``, when the change is exactly one move added to the game: that move as a
@@ -64,6 +69,34 @@ def connect(url: str) -> aioredis.Redis:
     return client
 
 
+def encode(envelope: Envelope) -> bytes:
+    """``envelope`` on the wire: its keys but ``m`` as a JSON line, then ``m`` (a string)
+    unchanged after the newline."""
+    message = envelope.get("m")
+    header = {key: value for key, value in envelope.items() if key != "m"}
+    line = json.dumps(header, separators=(",", ":")).encode()
+    if isinstance(message, str):
+        return line + b"\n" + message.encode()
+    return line
+
+
+def decode(data: object) -> Envelope | None:
+    """The envelope in ``data`` (bytes from Redis) with its ``m`` (None if there is none), or
+    None if ``data`` is not an envelope."""
+    if isinstance(data, str):
+        data = data.encode()
+    if not isinstance(data, bytes):
+        return None
+    line, newline, message = data.partition(b"\n")
+    try:
+        envelope = json.loads(line)
+        if newline:
+            envelope["m"] = message.decode()
+    except (ValueError, TypeError):  # UnicodeDecodeError is a ValueError
+        return None
+    return envelope if isinstance(envelope, dict) else None
+
+
 class RedisBus:
     """Publishes envelopes and, once :meth:`start` ed, hands every foreign one to ``on_message``.
 
@@ -87,7 +120,7 @@ class RedisBus:
         A lost envelope is not retried: what it said is stored, and the other processes'
         clients get it with the next change or when they reconnect.
         """
-        data = json.dumps({**envelope, "o": self.origin}, separators=(",", ":"))
+        data = encode({**envelope, "o": self.origin})
         try:
             await self.redis.publish(CHANNEL, data)
         except (RedisError, OSError) as exc:
@@ -144,12 +177,11 @@ class RedisBus:
     async def _handle(self, message: dict[str, Any]) -> None:
         if message.get("type") != "message":
             return
-        try:
-            envelope = json.loads(message["data"])
-        except (ValueError, TypeError):
+        envelope = decode(message["data"])
+        if envelope is None:
             log.warning("unreadable envelope on %s", CHANNEL)
             return
-        if not isinstance(envelope, dict) or envelope.get("o") == self.origin:
+        if envelope.get("o") == self.origin:
             return
         if self.on_message is None:
             return

@@ -24,7 +24,7 @@ look at their leap landings.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -59,6 +59,10 @@ _ENEMY: Final[dict[int, tuple[bool, ...]]] = {
 }
 """``_ENEMY[side][code]``: whether the piece ``code`` is an enemy of ``side`` (negative codes index
 from the end)."""
+_CODES: Final[dict[int, tuple[Any, ...]]] = {s: tuple(s * kind for kind in range(10)) for s in (1, -1)}
+"""``_CODES[side][kind]``: the signed code of ``side``'s piece of type ``kind``, read from a table
+rather than multiplied: compiled, a product with a negative factor (Black's side, -1) leaves mypyc's
+machine-word path for a call that allocates."""
 
 
 # A game defined elsewhere may start from this one (a subclass in plain Python).
@@ -111,13 +115,17 @@ class Fugue(Variant):
         rays = geo.rays
         squares = range(geo.size)
         assert not geo.on_board(_OFF)
+        # The squares in these tables are typed Any: they go into the generated move tuples as
+        # the int objects they are.  Compiled, an int-typed square is a machine word, boxed
+        # into an object again at each use in a tuple (two or three per move); indexing the
+        # board with an object costs less than that.
         self._near: list[frozenset[int]] = [frozenset(n) for n in geo.neighbours]
         """``_near[s]``: the squares next to ``s`` (frozen by an Immobilizer, protected by a Shield)."""
-        self._slides: list[tuple[tuple[int, ...], ...]] = [
+        self._slides: list[tuple[tuple[Any, ...], ...]] = [
             tuple(ray for ray in rays[s] if ray) for s in squares
         ]
         """``_slides[s]``: the non-empty rays from ``s``."""
-        self._landings: list[tuple[int, ...]] = [
+        self._landings: list[tuple[Any, ...]] = [
             tuple(ray[1] for ray in rays[s] if len(ray) > 1) for s in squares
         ]
         """``_landings[s]``: where a Cannon Pawn on ``s`` lands when it leaps (over the square halfway)."""
@@ -129,17 +137,17 @@ class Fugue(Variant):
             tuple((ray[0], ray[1] if len(ray) > 1 else _OFF) for ray in rays[s] if ray) for s in squares
         ]
         """``_spots[t]``: (adjacent square, next square in line) pairs where a spotter of ``t`` may stand."""
-        self._after: list[dict[int, tuple[int, ...]]] = [
+        self._after: list[dict[int, tuple[Any, ...]]] = [
             {t: ray[i + 1 :] for ray in rays[s] for i, t in enumerate(ray)} for s in squares
         ]
         """``_after[s][t]``: the squares beyond ``t`` on the line from ``s`` (where a Long Leaper on
         ``s`` lands when it takes the piece on ``t``)."""
-        self._before: list[dict[int, int]] = [
+        self._before: list[dict[int, Any]] = [
             {t: ray[i - 1] for ray in rays[s] for i, t in enumerate(ray) if i} for s in squares
         ]
         """``_before[s][t]``, ``t`` two or more steps from ``s`` in line: the square before ``t``, where
         a Pushme-Pullyu on ``s`` stops to capture the piece on ``t`` by approach."""
-        self._pushme_rays: list[tuple[tuple[tuple[int, ...], int], ...]] = [
+        self._pushme_rays: list[tuple[tuple[tuple[Any, ...], Any], ...]] = [
             tuple(
                 (ray, rays[s][OPPOSITE[d]][0] if rays[s][OPPOSITE[d]] else _OFF)
                 for d, ray in enumerate(rays[s])
@@ -189,15 +197,20 @@ class Fugue(Variant):
         """
         b = board.squares
         me = board.side
-        where = board.piece_squares
+        # Squares and piece codes that go into move tuples are typed Any (see __init__): the
+        # piece squares from the board's sets, the neighbours, and ``v``, the moving piece.
+        where: list[set[Any]] = board.piece_squares
+        neighbours: tuple[tuple[Any, ...], ...] = self.geometry.neighbours
+        v: Any
         near = self._near
         frozen = prot = _NOWHERE
-        for s in where[-me * IMMOBILIZER]:
+        mine = _CODES[me]
+        theirs = _CODES[-me]
+        for s in where[theirs[IMMOBILIZER]]:
             frozen = near[s]
-        for s in where[-me * SHIELD]:
+        for s in where[theirs[SHIELD]]:
             prot = near[s]
         enemy = _ENEMY[me]
-        neighbours = self.geometry.neighbours
         slides = self._slides
         # Raw moves are written as literal tuples (exochess.rawmove's layout): a call per move
         # would cost more than the rest of the inner loop.  Each is a ONE_RELOCATION (14 fields)
@@ -205,7 +218,7 @@ class Fugue(Variant):
         moves: list[RawMove] = []
         no_victims = _NO_VICTIMS
         victim = SINGLE_VICTIM
-        pawns = where[me * PAWN]
+        pawns = where[mine[PAWN]]
         if pawns:
             landings = self._landings
             for s in sorted(pawns):  # (a set's order depends on its history)
@@ -215,7 +228,7 @@ class Fugue(Variant):
                 for t in landings[s]:
                     if enemy[b[t]] and b[(s + t) >> 1] and t not in prot and s not in frozen:
                         self._pawn_capture(me, s, t, b[t], where, moves)  # over the mount halfway
-        v = me * KING
+        v = mine[KING]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -225,7 +238,7 @@ class Fugue(Variant):
                         moves.append((s, t, "x", victim[t], None, None, None, None, s, v, 0, t, b[t], v))
                 elif quiet and not b[t]:
                     moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-        v = me * QUEEN
+        v = mine[QUEEN]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -238,7 +251,7 @@ class Fugue(Variant):
                         moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 if enemy[x] and t not in prot:
                     moves.append((s, t, "x", victim[t], None, None, None, None, s, v, 0, t, x, v))
-        v = me * PUSHME
+        v = mine[PUSHME]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -274,7 +287,7 @@ class Fugue(Variant):
                         moves[-1] = approach  # the plain slide onto ``land``, just added, captures
                     else:
                         moves.append(approach)
-        v = me * LEAPER
+        v = mine[LEAPER]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -295,7 +308,7 @@ class Fugue(Variant):
                         moves.append(
                             (s, land, "x", victims, None, None, None, None, s, v, 0, t, x, 0, land, 0, v)
                         )
-        v = me * ARCHER
+        v = mine[ARCHER]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -310,7 +323,7 @@ class Fugue(Variant):
                 if enemy[x] and t not in prot and (t in close or self._spotted(b, me, t)):
                     # ONE_REMOVAL: the Archer stays put
                     moves.append((s, t, "@", victim[t], None, None, None, None, t, x, 0))
-        v = me * SWAPPER
+        v = mine[SWAPPER]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -331,7 +344,7 @@ class Fugue(Variant):
                     # ONE_RELOCATION, both pieces vanishing
                     moves.append((s, t, "*", victim[t], None, None, None, None, s, v, 0, t, b[t], 0))
         if quiet:  # The Immobilizer and the Shield only slide; Immobilizers do not freeze each other.
-            for v, stuck in ((me * IMMOBILIZER, _NOWHERE), (me * SHIELD, frozen)):
+            for v, stuck in ((mine[IMMOBILIZER], _NOWHERE), (mine[SHIELD], frozen)):
                 for s in where[v]:
                     if s in stuck:
                         continue
@@ -355,12 +368,14 @@ class Fugue(Variant):
         return False
 
     def _pawn_steps(
-        self, b: list[int], me: int, s: int, where: list[set[int]], moves: list[RawMove]
+        self, b: list[int], me: int, s: Any, where: list[set[int]], moves: list[RawMove]
     ) -> None:
         """The moves of a Cannon Pawn on ``s`` that capture nothing: a step to an empty
-        neighbour, or a leap over an occupied one onto an empty square."""
-        v = me * PAWN
-        last_rank = self.height - 1 if me > 0 else 0
+        neighbour, or a leap over an occupied one onto an empty square.  (``s`` and ``v`` are
+        typed Any, as in :meth:`_generate`: they go into the move tuples.)"""
+        v: Any = _CODES[me][PAWN]
+        # The geometry's height, a slot (the class attribute is a lookup by name, compiled too).
+        last_rank = self.geometry.height - 1 if me > 0 else 0
         for ray in self._slides[s]:
             t = ray[0]
             if b[t]:
@@ -376,7 +391,7 @@ class Fugue(Variant):
         self, me: int, s: int, t: int, x: int, where: list[set[int]], moves: list[RawMove]
     ) -> None:
         """A Cannon Pawn on ``s`` leaps onto ``t`` and captures the enemy ``x`` there (and may promote)."""
-        v = me * PAWN
+        v = _CODES[me][PAWN]
         victims = SINGLE_VICTIM[t]
         # ONE_RELOCATION
         moves.append((s, t, "x", victims, None, None, None, None, s, v, 0, t, x, v))

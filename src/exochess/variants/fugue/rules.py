@@ -24,7 +24,7 @@ look at their leap landings.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -59,7 +59,7 @@ _ENEMY: Final[dict[int, tuple[bool, ...]]] = {
 }
 """``_ENEMY[side][code]``: whether the piece ``code`` is an enemy of ``side`` (negative codes index
 from the end)."""
-_CODES: Final[dict[int, tuple[Any, ...]]] = {s: tuple(s * kind for kind in range(10)) for s in (1, -1)}
+_CODES: Final[dict[int, tuple[int, ...]]] = {s: tuple(s * kind for kind in range(10)) for s in (1, -1)}
 """``_CODES[side][kind]``: the signed code of ``side``'s piece of type ``kind``, read from a table
 rather than multiplied: compiled, a product with a negative factor (Black's side, -1) leaves mypyc's
 machine-word path for a call that allocates."""
@@ -115,17 +115,13 @@ class Fugue(Variant):
         rays = geo.rays
         squares = range(geo.size)
         assert not geo.on_board(_OFF)
-        # The squares in these tables are typed Any: they go into the generated move tuples as
-        # the int objects they are.  Compiled, an int-typed square is a machine word, boxed
-        # into an object again at each use in a tuple (two or three per move); indexing the
-        # board with an object costs less than that.
         self._near: list[frozenset[int]] = [frozenset(n) for n in geo.neighbours]
         """``_near[s]``: the squares next to ``s`` (frozen by an Immobilizer, protected by a Shield)."""
-        self._slides: list[tuple[tuple[Any, ...], ...]] = [
+        self._slides: list[tuple[tuple[int, ...], ...]] = [
             tuple(ray for ray in rays[s] if ray) for s in squares
         ]
         """``_slides[s]``: the non-empty rays from ``s``."""
-        self._landings: list[tuple[Any, ...]] = [
+        self._landings: list[tuple[int, ...]] = [
             tuple(ray[1] for ray in rays[s] if len(ray) > 1) for s in squares
         ]
         """``_landings[s]``: where a Cannon Pawn on ``s`` lands when it leaps (over the square halfway)."""
@@ -137,17 +133,17 @@ class Fugue(Variant):
             tuple((ray[0], ray[1] if len(ray) > 1 else _OFF) for ray in rays[s] if ray) for s in squares
         ]
         """``_spots[t]``: (adjacent square, next square in line) pairs where a spotter of ``t`` may stand."""
-        self._after: list[dict[int, tuple[Any, ...]]] = [
+        self._after: list[dict[int, tuple[int, ...]]] = [
             {t: ray[i + 1 :] for ray in rays[s] for i, t in enumerate(ray)} for s in squares
         ]
         """``_after[s][t]``: the squares beyond ``t`` on the line from ``s`` (where a Long Leaper on
         ``s`` lands when it takes the piece on ``t``)."""
-        self._before: list[dict[int, Any]] = [
+        self._before: list[dict[int, int]] = [
             {t: ray[i - 1] for ray in rays[s] for i, t in enumerate(ray) if i} for s in squares
         ]
         """``_before[s][t]``, ``t`` two or more steps from ``s`` in line: the square before ``t``, where
         a Pushme-Pullyu on ``s`` stops to capture the piece on ``t`` by approach."""
-        self._pushme_rays: list[tuple[tuple[tuple[Any, ...], Any], ...]] = [
+        self._pushme_rays: list[tuple[tuple[tuple[int, ...], int], ...]] = [
             tuple(
                 (ray, rays[s][OPPOSITE[d]][0] if rays[s][OPPOSITE[d]] else _OFF)
                 for d, ray in enumerate(rays[s])
@@ -197,11 +193,7 @@ class Fugue(Variant):
         """
         b = board.squares
         me = board.side
-        # Squares and piece codes that go into move tuples are typed Any (see __init__): the
-        # piece squares from the board's sets, the neighbours, and ``v``, the moving piece.
-        where: list[set[Any]] = board.piece_squares
-        neighbours: tuple[tuple[Any, ...], ...] = self.geometry.neighbours
-        v: Any
+        where = board.piece_squares
         near = self._near
         frozen = prot = _NOWHERE
         mine = _CODES[me]
@@ -211,6 +203,7 @@ class Fugue(Variant):
         for s in where[theirs[SHIELD]]:
             prot = near[s]
         enemy = _ENEMY[me]
+        neighbours = self.geometry.neighbours
         slides = self._slides
         # Raw moves are written as literal tuples (exochess.rawmove's layout): a call per move
         # would cost more than the rest of the inner loop.  Each is a ONE_RELOCATION (14 fields)
@@ -368,12 +361,11 @@ class Fugue(Variant):
         return False
 
     def _pawn_steps(
-        self, b: list[int], me: int, s: Any, where: list[set[int]], moves: list[RawMove]
+        self, b: list[int], me: int, s: int, where: list[set[int]], moves: list[RawMove]
     ) -> None:
         """The moves of a Cannon Pawn on ``s`` that capture nothing: a step to an empty
-        neighbour, or a leap over an occupied one onto an empty square.  (``s`` and ``v`` are
-        typed Any, as in :meth:`_generate`: they go into the move tuples.)"""
-        v: Any = _CODES[me][PAWN]
+        neighbour, or a leap over an occupied one onto an empty square."""
+        v = _CODES[me][PAWN]
         # The geometry's height, a slot (the class attribute is a lookup by name, compiled too).
         last_rank = self.geometry.height - 1 if me > 0 else 0
         for ray in self._slides[s]:

@@ -427,8 +427,13 @@ class Board:
             count = 1
         else:
             rep = self._rep
-            count = rep.get(boxed, 0) + 1
-            rep[boxed] = count
+            seen = rep.get(boxed)
+            if seen is None:  # the usual case: a literal 1 is stored, which compiled needs no boxing
+                rep[boxed] = 1
+                count = 1
+            else:
+                count = seen + 1
+                rep[boxed] = count
         if royal_hit and b.count(enemy_royal) < self._royal_min:
             self.decided = Outcome(Termination.ROYAL_CAPTURE, side < 0)
         elif count >= 3 and self._threefold:

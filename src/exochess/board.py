@@ -320,7 +320,10 @@ class Board:
         b = self.squares
         keys = KEYS_BY_CODE
         side = -self.side  # the side to move after this move: the enemy of the mover
-        enemy_royal = side * self._royal
+        # Not side * self._royal: compiled, a product with a negative factor leaves mypyc's
+        # machine-word path for a call that allocates (its overflow test reads a negative
+        # int as huge), and a negation does not.
+        enemy_royal = self._royal if side > 0 else -self._royal
         # Declared for the compiled build, as in hash_after (the fields of a raw move are Any).
         s1: int
         b1: int
@@ -340,17 +343,21 @@ class Board:
         if len(raw) == 14:  # ONE_RELOCATION, the common case: unrolled
             # One unpacking of the whole tuple costs less than six subscripts.
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
-            b[s1] = a1
-            b[s2] = a2
+            # The fields stored on every move are read from the tuple again (``raw[10]``, not
+            # ``a1``): compiled, the int-typed local would be boxed into a Python int at each
+            # such use, while the tuple holds the object already (one load).  (Only these
+            # four: each costs the source build a little.)
+            b[s1] = raw[10]  # a1
+            b[s2] = raw[13]  # a2
             where = self.piece_squares
             if b1:
-                where[b1].remove(s1)
+                where[b1].remove(raw[8])  # s1
             if a1:
                 where[a1].add(s1)
             if b2:
                 where[b2].remove(s2)
             if a2:
-                where[a2].add(s2)
+                where[a2].add(raw[11])  # s2
             # An empty square (code 0) has key 0, and each XOR of large ints builds a new
             # int: skip the two terms that are usually empty (what the origin holds after
             # the move, what the destination held before a quiet move).
@@ -420,8 +427,13 @@ class Board:
             count = 1
         else:
             rep = self._rep
-            count = rep.get(boxed, 0) + 1
-            rep[boxed] = count
+            seen = rep.get(boxed)
+            if seen is None:  # the usual case: a literal 1 is stored, which compiled needs no boxing
+                rep[boxed] = 1
+                count = 1
+            else:
+                count = seen + 1
+                rep[boxed] = count
         if royal_hit and b.count(enemy_royal) < self._royal_min:
             self.decided = Outcome(Termination.ROYAL_CAPTURE, side < 0)
         elif count >= 3 and self._threefold:
@@ -441,8 +453,11 @@ class Board:
         s3: int
         b3: int
         a3: int
-        keys = self._keys
-        boxed: Any = keys.pop()  # the current key, the object push_raw stored in the table
+        # Typed list[Any] here: compiled, popping from a list[int] unboxes the key into a
+        # machine word and boxing it back makes a new object, which the table then finds only
+        # by comparing values instead of by identity.
+        keys: list[Any] = self._keys
+        boxed = keys.pop()  # the current key, the very object push_raw stored in the table
         self.key = keys[-1]  # the key of the position before the move
         if raw[3] or raw[6]:  # VICTIMS or MORE: push_raw stacked the window this capture closed
             self._rep = self._windows.pop()

@@ -622,12 +622,16 @@ class Searcher:
     def _static(self, alpha: int, beta: int) -> int:
         """Evaluation for the side to move; the dynamic term only when it can matter."""
         board = self.board
-        side = board.side
-        base = side * self.score + self.tempo
+        # Signs by negation, not by products with ``side``: compiled, a product with a
+        # negative factor leaves the machine-word path (see Board.push_raw).
+        white = board.side > 0
+        score = self.score
+        base = score + self.tempo if white else self.tempo - score
         margin = self.lazy_margin
         if base - margin >= beta or base + margin <= alpha:
             return base
-        return base + side * self._dynamic(board.key)
+        dynamic = self._dynamic(board.key)
+        return base + dynamic if white else base - dynamic
 
     def _dynamic(self, key: int) -> int:
         """The evaluator's dynamic term of the current position (White's view), cached by hash."""
@@ -951,11 +955,16 @@ class Searcher:
         board = self.board
         key = board.key
         # _static, inline: half of the nodes are quiescence nodes.
-        side = board.side
-        stand = side * self.score + self.tempo
+        # (signs by negation, as in _static)
+        white = board.side > 0
+        score = self.score
+        stand = score + self.tempo if white else self.tempo - score
         margin = self.lazy_margin
         if not (stand - margin >= beta or stand + margin <= alpha):
-            stand += side * self._dynamic(key)
+            if white:
+                stand += self._dynamic(key)
+            else:
+                stand -= self._dynamic(key)
         if stand >= beta or qply >= self._q_max or ply >= MAX_PLY:
             return stand
         if stand > alpha:

@@ -59,6 +59,10 @@ _ENEMY: Final[dict[int, tuple[bool, ...]]] = {
 }
 """``_ENEMY[side][code]``: whether the piece ``code`` is an enemy of ``side`` (negative codes index
 from the end)."""
+_CODES: Final[dict[int, tuple[int, ...]]] = {s: tuple(s * kind for kind in range(10)) for s in (1, -1)}
+"""``_CODES[side][kind]``: the signed code of ``side``'s piece of type ``kind``, read from a table
+rather than multiplied: compiled, a product with a negative factor (Black's side, -1) leaves mypyc's
+machine-word path for a call that allocates."""
 
 
 # A game defined elsewhere may start from this one (a subclass in plain Python).
@@ -192,9 +196,11 @@ class Fugue(Variant):
         where = board.piece_squares
         near = self._near
         frozen = prot = _NOWHERE
-        for s in where[-me * IMMOBILIZER]:
+        mine = _CODES[me]
+        theirs = _CODES[-me]
+        for s in where[theirs[IMMOBILIZER]]:
             frozen = near[s]
-        for s in where[-me * SHIELD]:
+        for s in where[theirs[SHIELD]]:
             prot = near[s]
         enemy = _ENEMY[me]
         neighbours = self.geometry.neighbours
@@ -205,7 +211,7 @@ class Fugue(Variant):
         moves: list[RawMove] = []
         no_victims = _NO_VICTIMS
         victim = SINGLE_VICTIM
-        pawns = where[me * PAWN]
+        pawns = where[mine[PAWN]]
         if pawns:
             landings = self._landings
             for s in sorted(pawns):  # (a set's order depends on its history)
@@ -215,7 +221,7 @@ class Fugue(Variant):
                 for t in landings[s]:
                     if enemy[b[t]] and b[(s + t) >> 1] and t not in prot and s not in frozen:
                         self._pawn_capture(me, s, t, b[t], where, moves)  # over the mount halfway
-        v = me * KING
+        v = mine[KING]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -225,7 +231,7 @@ class Fugue(Variant):
                         moves.append((s, t, "x", victim[t], None, None, None, None, s, v, 0, t, b[t], v))
                 elif quiet and not b[t]:
                     moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
-        v = me * QUEEN
+        v = mine[QUEEN]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -238,7 +244,7 @@ class Fugue(Variant):
                         moves.append((s, t, "-", no_victims, None, None, None, None, s, v, 0, t, 0, v))
                 if enemy[x] and t not in prot:
                     moves.append((s, t, "x", victim[t], None, None, None, None, s, v, 0, t, x, v))
-        v = me * PUSHME
+        v = mine[PUSHME]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -274,7 +280,7 @@ class Fugue(Variant):
                         moves[-1] = approach  # the plain slide onto ``land``, just added, captures
                     else:
                         moves.append(approach)
-        v = me * LEAPER
+        v = mine[LEAPER]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -295,7 +301,7 @@ class Fugue(Variant):
                         moves.append(
                             (s, land, "x", victims, None, None, None, None, s, v, 0, t, x, 0, land, 0, v)
                         )
-        v = me * ARCHER
+        v = mine[ARCHER]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -310,7 +316,7 @@ class Fugue(Variant):
                 if enemy[x] and t not in prot and (t in close or self._spotted(b, me, t)):
                     # ONE_REMOVAL: the Archer stays put
                     moves.append((s, t, "@", victim[t], None, None, None, None, t, x, 0))
-        v = me * SWAPPER
+        v = mine[SWAPPER]
         for s in where[v]:
             if s in frozen:
                 continue
@@ -331,7 +337,7 @@ class Fugue(Variant):
                     # ONE_RELOCATION, both pieces vanishing
                     moves.append((s, t, "*", victim[t], None, None, None, None, s, v, 0, t, b[t], 0))
         if quiet:  # The Immobilizer and the Shield only slide; Immobilizers do not freeze each other.
-            for v, stuck in ((me * IMMOBILIZER, _NOWHERE), (me * SHIELD, frozen)):
+            for v, stuck in ((mine[IMMOBILIZER], _NOWHERE), (mine[SHIELD], frozen)):
                 for s in where[v]:
                     if s in stuck:
                         continue
@@ -359,8 +365,9 @@ class Fugue(Variant):
     ) -> None:
         """The moves of a Cannon Pawn on ``s`` that capture nothing: a step to an empty
         neighbour, or a leap over an occupied one onto an empty square."""
-        v = me * PAWN
-        last_rank = self.height - 1 if me > 0 else 0
+        v = _CODES[me][PAWN]
+        # The geometry's height, a slot (the class attribute is a lookup by name, compiled too).
+        last_rank = self.geometry.height - 1 if me > 0 else 0
         for ray in self._slides[s]:
             t = ray[0]
             if b[t]:
@@ -376,7 +383,7 @@ class Fugue(Variant):
         self, me: int, s: int, t: int, x: int, where: list[set[int]], moves: list[RawMove]
     ) -> None:
         """A Cannon Pawn on ``s`` leaps onto ``t`` and captures the enemy ``x`` there (and may promote)."""
-        v = me * PAWN
+        v = _CODES[me][PAWN]
         victims = SINGLE_VICTIM[t]
         # ONE_RELOCATION
         moves.append((s, t, "x", victims, None, None, None, None, s, v, 0, t, x, v))

@@ -54,6 +54,17 @@ SMASHER: Final = 2
 LEAPER: Final = 3
 REMOVER: Final = 4
 PAWN: Final = 5
+_HOSTILE: Final[dict[int, tuple[bool, ...]]] = {
+    side: tuple(code * side < 0 for code in (*range(6), *range(-5, 0))) for side in (1, -1)
+}
+"""``_HOSTILE[side][code]``: whether the piece ``code`` belongs to the enemy of ``side`` (negative
+codes index from the end; an empty square is nobody's).  The capture generator reads signs from
+this table, and a piece's type by negation, instead of multiplying by the side: compiled, a
+product with a negative factor (Black's side, -1) leaves mypyc's machine-word path for a call
+that allocates."""
+_CODES: Final[dict[int, tuple[int, ...]]] = {s: tuple(s * kind for kind in range(6)) for s in (1, -1)}
+"""``_CODES[side][kind]``: the signed code of ``side``'s pieces of type ``kind`` (a table for the
+reason given at :data:`_HOSTILE`)."""
 RESERVE_TYPES: Final = "RNB"
 """Piece types a pawn may promote to, in the order of the reserve digits."""
 
@@ -273,7 +284,8 @@ _KINDS: Final = (KING, SMASHER, LEAPER, REMOVER, PAWN)
 def _enemy_squares(board: Board, me: int) -> set[int]:
     """The squares of the enemy's pieces (a new set), from :attr:`Board.piece_squares`."""
     where = board.piece_squares
-    return where[-me].union(where[-2 * me], where[-3 * me], where[-4 * me], where[-5 * me])
+    codes = _CODES[-me]
+    return where[codes[1]].union(where[codes[2]], where[codes[3]], where[codes[4]], where[codes[5]])
 
 
 def _capturers(board: Board, me: int, enemies: set[int]) -> list[int]:
@@ -284,9 +296,10 @@ def _capturers(board: Board, me: int, enemies: set[int]) -> list[int]:
     where = board.piece_squares
     reach = REACH[me]
     found: list[int] = []
+    codes = _CODES[me]
     for kind in _KINDS:
         table = reach[kind]
-        for s in where[kind * me]:
+        for s in where[codes[kind]]:
             if not table[s].isdisjoint(enemies):
                 found.append(s)
     if len(found) > 1:
@@ -739,7 +752,7 @@ class Interweave(Variant):
         quiet: list[RawMove] = []
         for s in own:
             v = b[s]
-            kind = v * me
+            kind = v if me > 0 else -v  # (by negation: see _HOSTILE)
             if kind == PAWN:
                 for m, e, ep_key in advances[s]:
                     if b[m] or b[e]:
@@ -817,16 +830,18 @@ class Interweave(Variant):
         custodian = CUSTODIAN
         tables = PAWN_TABLES[me]
         psteps, pdoubles, pleaps, forward_custodian = tables[0], tables[1], tables[2], tables[3]
+        hostile = _HOSTILE[me]
+        friendly = _HOSTILE[-me]
         for s in squares:
             v = b[s]
-            kind = v * me
+            kind = v if me > 0 else -v
             if kind == PAWN:  # custodian captures on a step or double step; the short leap
                 for e in psteps[s]:
                     if b[e] or CUSTODIAN_REACH[e].isdisjoint(enemies):
                         continue
                     pairs = custodian[e]
                     for a, c in pairs:
-                        if b[a] * me < 0 and b[c] * me > 0:
+                        if hostile[b[a]] and friendly[b[c]]:
                             self._pawn_action(b, me, s, v, e, -1, reserves, pairs, 0, tables, out)
                             break
                 for m, e in pdoubles[s]:
@@ -834,18 +849,18 @@ class Interweave(Variant):
                         continue
                     pairs = custodian[e]
                     for a, c in pairs:
-                        if b[a] * me < 0 and b[c] * me > 0:
+                        if hostile[b[a]] and friendly[b[c]]:
                             self._pawn_action(b, me, s, v, e, -1, reserves, pairs, (m << 8) | e, tables, out)
                             break
                 leap = pleaps[s]
                 if leap is not None:
                     m, e = leap
-                    if b[m] * me < 0 and not b[e]:
+                    if hostile[b[m]] and not b[e]:
                         self._pawn_action(b, me, s, v, e, m, reserves, forward_custodian[e], 0, tables, out)
             elif kind == KING:  # short leap over an adjacent enemy
                 for m, e in KING_LEAPS[s]:
                     x = b[m]
-                    if x * me < 0 and not b[e]:
+                    if hostile[x] and not b[e]:
                         out.append((s, e, "x", single[m], None, (s, v, 0, m, x, 0, e, 0, v), unit[x], 0))
             elif kind == SMASHER:  # approach: slide by two, four or six squares up to an enemy
                 for triples in APPROACH[s]:
@@ -854,13 +869,13 @@ class Interweave(Variant):
                             break
                         x = b[t]
                         if x:
-                            if x * me < 0:
+                            if hostile[x]:
                                 out.append(
                                     (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
                                 )
                             break
             elif kind == REMOVER:  # withdrawal: every adjacent enemy, without moving
-                victims = [t for t in ORTH_ADJ[s] if b[t] * me < 0]
+                victims = [t for t in ORTH_ADJ[s] if hostile[b[t]]]
                 if victims:
                     changes: list[int] = []
                     delta = 0
@@ -876,7 +891,7 @@ class Interweave(Variant):
                     for t, landings in line:
                         x = b[t]
                         if x:
-                            if landings is not None and x * me < 0:
+                            if landings is not None and hostile[x]:
                                 for a, e in landings:
                                     if b[a] or b[e]:
                                         break
@@ -887,7 +902,7 @@ class Interweave(Variant):
                 if not DOUBLE_KNIGHT_REACH[s].isdisjoint(enemies):
                     for m, e in DOUBLE_KNIGHT[s]:  # double knight move over the midpoint
                         x = b[m]
-                        if x * me < 0 and not b[e]:
+                        if hostile[x] and not b[e]:
                             out.append((s, e, "x", single[m], None, (s, v, 0, m, x, 0, e, 0, v), unit[x], 0))
 
     def _pawn_action(
@@ -915,9 +930,11 @@ class Interweave(Variant):
             victims.append(victim)
             changes += (victim, x, 0)
             delta = unit[x]
+        hostile = _HOSTILE[me]
+        friendly = _HOSTILE[-me]
         for a, c in pairs:
             y = b[a]
-            if y * me < 0 and b[c] * me > 0:
+            if hostile[y] and friendly[b[c]]:
                 victims.append(a)
                 changes += (a, y, 0)
                 delta += unit[y]
@@ -1004,7 +1021,7 @@ class Interweave(Variant):
                 going_on = True
             conts: list[_Act] = []
             e = action[1]
-            if going_on and not reach[b[e] * me][e].isdisjoint(enemies):
+            if going_on and not reach[b[e] if me > 0 else -b[e]][e].isdisjoint(enemies):
                 piece_captures(b, me, single[e], after, conts, enemies)
             if conts:
                 actions = [action]
@@ -1074,7 +1091,7 @@ class Interweave(Variant):
             going_on = True
         conts: list[_Act] = []
         e = action[1]
-        if going_on and not REACH[me][b[e] * me][e].isdisjoint(enemies):
+        if going_on and not REACH[me][b[e] if me > 0 else -b[e]][e].isdisjoint(enemies):
             self._piece_captures(b, me, SINGLE_VICTIM[e], reserves, conts, enemies)
         if conts:
             for cont in conts:

@@ -178,6 +178,30 @@ def test_clock_budget_spends_a_fraction_of_the_clock() -> None:
     assert 0 < soft <= hard < 60 * 0.8 + 1e-9
 
 
+def test_a_fixed_move_time_is_spent_whole_but_a_clock_keeps_a_reserve() -> None:
+    # A movetime alone: iterations keep starting until the deadline (the answer is due then
+    # anyway); the cut iteration's move is kept only when it beat the last one's choice.
+    assert Limits(movetime_ms=1000).time_budget(True) == (1.0, 1.0)
+    # With a clock, the clock's soft limit still applies (no new iteration after 60% of its
+    # share), and a level's own move time only shortens it.
+    soft, hard = Limits(movetime_ms=3000, wtime_ms=60_000, btime_ms=60_000).time_budget(True)
+    assert soft is not None and hard is not None
+    assert soft == pytest.approx(0.6 * (60_000 - 20) / 30 / 1000) and hard == 3.0
+    soft, hard = Limits(movetime_ms=500, wtime_ms=600_000, btime_ms=600_000).time_budget(False)
+    assert (soft, hard) == (0.5, 0.5)
+
+
+def test_late_move_reductions_grow_slowly_and_never_reach_the_horizon() -> None:
+    from exochess.engine.search import LMR_REDUCTION
+
+    assert all(r == 0 for row in LMR_REDUCTION[:3] for r in row)  # depth < 3: none
+    assert all(row[n] == 0 for row in LMR_REDUCTION for n in range(3))  # first three moves: none
+    assert LMR_REDUCTION[3][3] == 1 and LMR_REDUCTION[8][30] == 3
+    for d, row in enumerate(LMR_REDUCTION):
+        assert list(row) == sorted(row)  # later moves are reduced at least as much
+        assert all(r < max(d, 1) for r in row)  # the search applies min(r, depth - 2) as well
+
+
 def test_weak_levels_are_reproducible_with_a_seed() -> None:
     board = random_walk("fugue", random.Random(3), 12)
     moves = {str(best_move(board, 1, seed=7)) for _ in range(3)}

@@ -8,8 +8,12 @@ Time allocation on a clock (:meth:`Limits.time_budget`), with ``left`` the side'
     soft   = 0.6 * target                      (no new iteration starts after this)
     hard   = min(0.8 * left, 3 * target)       (the search is cut here)
 
-With a ``movetime`` too, the smaller of each applies: the engine's weaker levels and the web
-site's computer player give their level's own move time, so a clock only ever shortens it.
+A ``movetime`` alone is a fixed budget, spent whole: ``soft = hard = movetime``.  Stopping
+early saves nothing there (the answer is due at the same time either way, and the opponent
+waits on its own clock), while the iteration the deadline cuts still improves the move whenever
+one of its root moves beats the last iteration's choice.  With a clock too, the smaller of each
+applies: the engine's weaker levels and the web site's computer player give their level's own
+move time, so a clock only ever shortens it, and the clock's soft limit keeps its reserve.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ class Limits:
         soft: float | None = None
         if self.movetime_ms is not None:
             hard = max(1, self.movetime_ms) / 1000.0
-            soft = hard * 0.6
+            soft = hard
         clock = self.wtime_ms if white_to_move else self.btime_ms
         if clock is not None:
             inc = self.winc_ms if white_to_move else self.binc_ms

@@ -45,6 +45,7 @@ comes from a completed search, and its quiescence is capped harder still
 from __future__ import annotations
 
 import gc
+import math
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -105,6 +106,21 @@ NULL_MIN_PIECES: Final = 2
 
 One was not enough: a Rebel Fury side with a Fury and a petrified Gorgon must move its Fury
 into a capture (tests/engine/test_engine.py, FORCED_WINS), and passing would have saved it."""
+
+LMR_TABLE_SIZE: Final = 64
+LMR_REDUCTION: Final = tuple(
+    tuple(
+        0 if d < 3 or n < 3 else int(0.75 + math.log(d) * math.log(n) / 2.25)
+        for n in range(LMR_TABLE_SIZE)
+    )
+    for d in range(LMR_TABLE_SIZE)
+)
+"""Plies a late quiet move is reduced by, ``[depth][moves searched before it]`` (both capped at 63).
+
+Grows with the logarithm of both, the rule of most alpha-beta engines: at depth 3 the fourth
+move loses a ply, at depth 8 the thirtieth loses three.  The first rule here (one ply, two for
+very late moves from depth 5) reduced too little for the branching factors of these games
+(40-150 moves), so iterations ended a ply short of what the move time allows."""
 
 ROYAL_GAIN: Final = 16 * 10_000
 """Ordering gains from here up take a royal piece (their order value is 20,000, times 16)."""
@@ -856,7 +872,11 @@ class Searcher:
                     reduction = 0
                     if self.lmr and not pv_node and depth >= 3 and searched >= 3 and not capture \
                             and not extended:
-                        reduction = 1 if searched < 10 or depth < 5 else 2
+                        # At least one full ply stays, so the reduced search is never quiescence alone.
+                        reduction = min(
+                            LMR_REDUCTION[min(depth, LMR_TABLE_SIZE - 1)][min(searched, LMR_TABLE_SIZE - 1)],
+                            new_depth - 1,
+                        )
                     score = -self._negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, False)
                     if reduction and score > alpha:
                         score = -self._negamax(new_depth, -alpha - 1, -alpha, ply + 1, False)

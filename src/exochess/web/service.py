@@ -51,6 +51,7 @@ from exochess.web.domain import (
 )
 from exochess.web.enginepool import RANDOM_LEVEL, EngineBackend, EngineClock
 from exochess.web.hub import Hub
+from exochess.web.legalview import EMPTY, LegalView
 from exochess.web.movenote import MoveNote
 from exochess.web.positions import (
     PositionTooLargeError,
@@ -101,8 +102,9 @@ class LiveGame:
     fens: list[str]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     state_cache: str | None = None
-    legal_view: tuple[LegalKey, dict[str, Any]] | None = None
-    """The legal-move tree of the current position, computed off the event loop."""
+    legal_view: tuple[LegalKey, LegalView] | None = None
+    """The legal-move tree of the current position, computed off the event loop (as JSON text:
+    the collector neither tracks nor walks it)."""
     legal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     absent_since: dict[Color, dt.datetime | None] = field(default_factory=dict)
     """Since when each seat has had no connection (None: it has one).  Kept in memory: a seat
@@ -204,16 +206,16 @@ def analysis_line(variant: str, fen: str | None, moves: list[str]) -> tuple[str,
     return board.variant.name, board.starting_fen, [str(m) for m in board.move_stack]
 
 
-def view_of(board: Board) -> dict[str, Any]:
+def view_of(board: Board) -> LegalView:
     """The legal-move view of a live game's ``board`` (:func:`game_view`), or an empty one
     naming the error when the position has too many moves to serve (CPU work)."""
     try:
-        return game_view(board)
+        return LegalView.of(game_view(board))
     except PositionTooLargeError as exc:
-        return {"count": 0, "actions": [], "error": str(exc)}
+        return LegalView.too_large(str(exc))
 
 
-def played(board: Board, text: str) -> tuple[Board, Finish | None, dict[str, Any] | None]:
+def played(board: Board, text: str) -> tuple[Board, Finish | None, LegalView | None]:
     """``board`` after the move ``text``, the result columns if that move ends the game, and
     else the legal-move view of the position after it (CPU work: run it off the event loop, on
     a board of the caller's own).  The view is made here, from the moves the game's end check
@@ -527,7 +529,7 @@ class GameService:
                 key = self._legal_key(live)
                 if live.legal_view is not None and live.legal_view[0] == key:
                     return
-                view: dict[str, Any] = {"count": 0, "actions": []}
+                view = EMPTY
                 if live.row.status == GameStatus.ACTIVE:
                     # A copy: the worker thread must not share the board moves are played on
                     # (the copy shares only the listed moves, a list nobody changes).
@@ -535,7 +537,7 @@ class GameService:
                     try:
                         view = await self.cpu_games.run("listing its legal moves", view_of, board)
                     except PositionTooLarge as exc:
-                        view = {"count": 0, "actions": [], "error": str(exc)}
+                        view = LegalView.too_large(str(exc))
                 if self._legal_key(live) == key:
                     live.legal_view = (key, view)
                     live.state_cache = None
@@ -560,11 +562,26 @@ class GameService:
     def state(self, live: LiveGame) -> dict[str, Any]:
         """The game's state; its ``legal`` tree is that of :meth:`prepare` (called by
         :meth:`get` and :meth:`publish`), never computed here on the event loop."""
-        row, board = live.row, live.board
+        state, view = self._state_fields(live)
+        state["legal"] = json.loads(view.actions)
+        state["annotations"] = json.loads(view.annotations)
+        return state
+
+    def _legal_now(self, live: LiveGame) -> LegalView:
+        """The view the state carries: none for a finished game or one not prepared yet."""
         view = live.legal_view[1] if live.legal_view and live.legal_view[0] == self._legal_key(live) else None
+        if view is None:
+            return EMPTY
+        if live.row.status != GameStatus.ACTIVE:
+            return LegalView.too_large(view.error) if view.error else EMPTY
+        return view
+
+    def _state_fields(self, live: LiveGame) -> tuple[dict[str, Any], LegalView]:
+        """The state without its ``legal`` tree and ``annotations``, and the view they are in."""
+        row, board = live.row, live.board
+        view = self._legal_now(live)
         history = board.move_stack
         moves = [move_json(board.variant, m) for m in history]
-        active = row.status == GameStatus.ACTIVE
         players = {}
         for color in Color:
             kind = live.kind_of(color)
@@ -594,13 +611,10 @@ class GameService:
             "rated": row.rated,
             "online": self.hub.online(row.id),
             "absent_since": self._absent_json(live),
-            "legal": view["actions"] if active and view else [],
-            "legal_count": view["count"] if active and view else 0,
-            "legal_error": view.get("error") if view else None,
-            # the rule states of the current position, computed with its legal moves
-            "annotations": view.get("annotations") if active and view else None,
+            "legal_count": view.count,
+            "legal_error": view.error,
             "captured": captured_json(board.variant, live.fens, history),
-        }
+        }, view
 
     def _clock_json(self, live: LiveGame) -> dict[str, Any] | None:
         clock = live.clock(self.timing)
@@ -614,8 +628,13 @@ class GameService:
         return {c: None if (t := live.absent_since.get(c)) is None else epoch_ms(t) for c in Color}
 
     def state_text(self, live: LiveGame) -> str:
+        """The game's state as JSON text (cached until the game changes).  The legal-move tree
+        and the rule annotations (the position's rule states, computed with its legal moves)
+        are spliced in as the view keeps them, already encoded."""
         if live.state_cache is None:
-            live.state_cache = json.dumps(self.state(live))
+            state, view = self._state_fields(live)
+            head = json.dumps(state)
+            live.state_cache = f'{head[:-1]}, "legal": {view.actions}, "annotations": {view.annotations}}}'
         return live.state_cache
 
     async def publish(self, live: LiveGame, note: MoveNote | None = None) -> None:

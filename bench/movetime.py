@@ -133,7 +133,9 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def run_game(variant: str, positions: int, movetime: int, seed: int, lv: int, show_late: bool = False) -> None:
+def run_game(
+    variant: str, positions: int, movetime: int, seed: int, lv: int, show_late: bool = False
+) -> None:
     started = time.perf_counter()
     games = self_play_positions(variant, positions, seed)
     prepared = time.perf_counter() - started

@@ -1,7 +1,7 @@
 """Move-time bench: does ``go movetime M`` answer in time, and from how deep a search?
 
     python bench/movetime.py [--positions N] [--movetime MS] [--variants fugue,interweave,rebelfury]
-                             [--seed S] [--level L]
+                             [--seed S] [--level L] [--show-late]
 
 For every game, N positions (default 1,000) are taken from seeded self-play
 games (each move chosen by a small node-bounded search at a random level from
@@ -133,7 +133,9 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def run_game(variant: str, positions: int, movetime: int, seed: int, lv: int) -> None:
+def run_game(
+    variant: str, positions: int, movetime: int, seed: int, lv: int, show_late: bool = False
+) -> None:
     started = time.perf_counter()
     games = self_play_positions(variant, positions, seed)
     prepared = time.perf_counter() - started
@@ -159,6 +161,8 @@ def run_game(variant: str, positions: int, movetime: int, seed: int, lv: int) ->
                 raise RuntimeError(f"{variant}: {moves}: {errors or lines[-1]}")
             if not times or elapsed > max(times):
                 worst = " ".join(moves[-4:])
+            if show_late and elapsed > movetime + LATE_MS:
+                print(f"  late: position {len(times)}, {elapsed:.1f} ms, after ...{' '.join(moves[-4:])}")
             times.append(elapsed)
             depths.append(last_depth(lines))
             board = Board(variant)
@@ -212,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", default="fugue,interweave,rebelfury")
     parser.add_argument("--seed", type=int, default=1, help="seed of the self-play games (default 1)")
     parser.add_argument("--level", type=int, default=8, choices=range(1, 9), help="engine level (default 8)")
+    parser.add_argument("--show-late", action="store_true", help="print every late answer as it comes")
     args = parser.parse_args(argv)
     if args.positions < 1 or args.movetime < 1:
         parser.error("--positions and --movetime must be positive")
@@ -220,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     except UnknownVariantError as exc:
         parser.error(str(exc))
     for variant in variants:
-        run_game(variant, args.positions, args.movetime, args.seed, args.level)
+        run_game(variant, args.positions, args.movetime, args.seed, args.level, args.show_late)
     return 0
 
 

@@ -200,3 +200,42 @@ def test_collector_is_off_until_bestmove_is_out_and_back_on_after() -> None:
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_full_tables_are_freed_after_bestmove_not_during_the_search() -> None:
+    # Freeing a full table or cache takes tens of milliseconds; a search that dropped one
+    # near its deadline overran "go movetime" by up to 140 ms.  The search keeps what it
+    # drops, and the session frees it once the answer is out.
+    import gc
+
+    from exochess.engine.protocol import EngineProtocol
+    from exochess.engine.tt import TranspositionTable
+
+    dropped_when_answering: list[int] = []
+    session = EngineProtocol(lambda line: None)
+    session.searcher.tt = TranspositionTable(capacity=50)  # turns over many times at depth 3
+    tt = session.searcher.tt
+    session.send = lambda line: dropped_when_answering.append(len(tt.retired))  # type: ignore[method-assign]
+    try:
+        session.handle("go depth 3")
+        session.finish()
+        assert dropped_when_answering[-1] == 1  # the last turnover's dict still waited
+        assert tt.retired == []  # freed after bestmove
+    finally:
+        gc.unfreeze()
+
+
+def test_a_search_keeps_at_most_one_dropped_table_and_frees_it_before_the_next() -> None:
+    from exochess import Board
+    from exochess.engine import Limits, Searcher
+    from exochess.engine.tt import TranspositionTable
+
+    tt = TranspositionTable(capacity=50)
+    searcher = Searcher(tt=tt)
+    searcher.search(Board("fugue"), Limits(depth=3))
+    assert len(tt.retired) == 1 and len(tt) <= 100  # memory stays bounded
+    kept = tt.retired[0]
+    searcher.search(Board("fugue"), Limits(depth=1))
+    assert all(d is not kept for d in tt.retired)  # released before the second search
+    searcher.release()
+    assert tt.retired == []

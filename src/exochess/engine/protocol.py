@@ -241,6 +241,7 @@ class EngineProtocol:
         try:
             self._search_and_answer(board, limits, options)
         finally:
+            self.searcher.release()  # the caches the search dropped, now that bestmove is out
             gc.freeze()
             if collecting:
                 gc.enable()

@@ -199,11 +199,11 @@ class Searcher:
     # every attribute access is a dict lookup instead of an indexed load.
     __slots__ = (
         "_capture_cache", "_deadline", "_eval_cache", "_evaluator", "_ext_limit", "_last_null",
-        "_next_check", "_node_limit", "_partial", "_protected", "_pv", "_q_full", "_q_max", "_root_pv",
-        "_score_stack", "_seldepth", "_start", "_stop", "big_pieces", "board", "by_code", "compulsory",
-        "delta_margin", "ev", "extend", "forbid_repetition", "history", "killers", "lazy_margin", "lmr",
-        "nodes", "null_ok", "options", "order_value", "promo_value", "pruning", "quiescence", "razor",
-        "royal", "royal_min", "score", "tempo", "threefold", "tt", "value_of",
+        "_next_check", "_node_limit", "_partial", "_protected", "_pv", "_q_full", "_q_max", "_retired",
+        "_root_pv", "_score_stack", "_seldepth", "_start", "_stop", "big_pieces", "board", "by_code",
+        "compulsory", "delta_margin", "ev", "extend", "forbid_repetition", "history", "killers",
+        "lazy_margin", "lmr", "nodes", "null_ok", "options", "order_value", "promo_value", "pruning",
+        "quiescence", "razor", "royal", "royal_min", "score", "tempo", "threefold", "tt", "value_of",
     )
     _q_full: int
     """Quiescence plies that try every capture (then recaptures only)."""
@@ -216,6 +216,10 @@ class Searcher:
         self.history: dict[int, int] = {}
         self._eval_cache: dict[int, int] = {}
         self._capture_cache: dict[int, list[tuple[int, RawMove]]] = {}
+        # Full caches are dropped here, not freed, while a search runs: freeing one takes
+        # tens of milliseconds (50,000 capture lists of move tuples, 200,000 evaluations),
+        # which overran "go movetime" answers by up to 140 ms.  release() frees them.
+        self._retired: list[object] = []
         self._stop = False
         self.nodes = 0
 
@@ -225,6 +229,23 @@ class Searcher:
         self.history.clear()
         self._eval_cache.clear()
         self._capture_cache.clear()
+        self.release()
+
+    def release(self) -> None:
+        """Free the tables and caches that filled up during the searches so far.
+
+        A search drops a full cache without freeing it (freeing takes tens of milliseconds);
+        call this once the answer is out.  :meth:`search` also calls it before it starts.
+        """
+        self._retired.clear()
+        self.tt.release()
+
+    def _retire(self, cache: object) -> None:
+        """Keep a full cache until :meth:`release`; at most two wait (bounded memory)."""
+        retired = self._retired
+        if len(retired) >= 2:
+            del retired[0]  # a long search: free the oldest now, as before
+        retired.append(cache)
 
     def stop(self) -> None:
         """Ask a running search (in another thread) to finish now."""
@@ -250,6 +271,7 @@ class Searcher:
         # young objects cost about 2% of the search, and they find nothing (the search makes
         # no reference cycles; reference counting frees its garbage).  It is switched on
         # again afterwards unless it was off already.
+        self.release()  # before the budget's clock starts (normally already done by the caller)
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -656,7 +678,8 @@ class Searcher:
         if dyn is None:
             dyn = self.ev.dynamic(self.board)
             if len(cache) >= EVAL_CACHE_SIZE:  # full: start again (no eviction bookkeeping)
-                cache.clear()
+                self._retire(cache)
+                self._eval_cache = cache = {}
             cache[key] = dyn
         return dyn
 
@@ -705,7 +728,8 @@ class Searcher:
             if len(found) > 1:
                 found.sort(key=_first, reverse=True)
             if len(cache) >= CAPTURE_CACHE_SIZE:  # full: start again, like the evaluation cache
-                cache.clear()
+                self._retire(cache)
+                self._capture_cache = cache = {}
             cache[key] = captures = found
         return captures
 

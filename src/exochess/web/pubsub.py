@@ -111,7 +111,7 @@ class RedisBus:
 
     Envelopes leave through one sender task on a client of their own: whatever was published
     while the previous batch was on its way goes as one pipeline (one round trip), in the
-    order of the :meth:`publish` calls.  A ``PUBLISH`` per call on the shared client was the
+    order of the :meth:`post` and :meth:`publish` calls.  A ``PUBLISH`` per call on the shared client was the
     site's limit under load: redis-py's asyncio pool hands out connections under a lock that
     it holds while it checks the connection, which takes a pass of the event loop, so a busy
     loop sent about one command per pass and every move's announcement queued behind the
@@ -125,8 +125,10 @@ class RedisBus:
         self.redis = connect(url)
         """For commands (presence counts, readiness pings); envelopes have their own client."""
         self._publisher = connect(url)
-        self._outbox: list[tuple[bytes, asyncio.Future[bool]]] = []
-        self._inflight: list[tuple[bytes, asyncio.Future[bool]]] = []
+        self._outbox: list[tuple[bytes | None, asyncio.Future[bool] | None]] = []
+        """Envelopes to send, each with the future of a caller waiting for it (or none); an
+        entry without bytes only marks a point of the queue (see :meth:`close`)."""
+        self._inflight: list[tuple[bytes | None, asyncio.Future[bool] | None]] = []
         self._wake = asyncio.Event()
         self._sender: asyncio.Task[None] | None = None
         self.on_message: Callable[[Envelope], Awaitable[None]] | None = None
@@ -135,22 +137,35 @@ class RedisBus:
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
+    def post(self, envelope: Envelope) -> None:
+        """Queue ``envelope`` for the other processes without waiting for it to leave (a
+        failure is logged and counted by the sender).  The hub's broadcasts go this way: a
+        move is stored before it is announced, so its player's answer need not wait for
+        Redis, and the envelopes still leave in the order they were posted."""
+        self._queue(envelope, None)
+
     async def publish(self, envelope: Envelope) -> bool:
-        """Send ``envelope`` to the other processes (True once Redis took it); False (logged,
-        counted) if Redis is down or the bus is closed.
+        """Send ``envelope`` to the other processes and wait: True once Redis took it, False
+        (logged, counted) if Redis is down or the bus is closed.
 
         A lost envelope is not retried: what it said is stored, and the other processes'
         clients get it with the next change or when they reconnect.
         """
         if self._closed:
             return False
-        data = encode({**envelope, "o": self.origin, "ts": round(time.time(), 4)})
         sent: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._queue(envelope, sent)
+        return await asyncio.shield(sent)  # a caller cancelled does not cancel the batch
+
+    def _queue(self, envelope: Envelope | None, sent: asyncio.Future[bool] | None) -> None:
+        if self._closed:
+            return
+        stamped = None if envelope is None else {**envelope, "o": self.origin, "ts": round(time.time(), 4)}
+        data = None if stamped is None else encode(stamped)
         self._outbox.append((data, sent))
         self._wake.set()
         if self._sender is None or self._sender.done():
             self._sender = asyncio.create_task(self._send(), name="redis-bus-sender")
-        return await asyncio.shield(sent)  # a caller cancelled does not cancel the batch
 
     async def _send(self) -> None:
         """Send the outbox, in batches of up to :data:`BATCH_MAX`, until the bus closes."""
@@ -161,19 +176,22 @@ class RedisBus:
                 continue
             batch, self._outbox = self._outbox[:BATCH_MAX], self._outbox[BATCH_MAX:]
             self._inflight = batch
-            try:
-                async with self._publisher.pipeline(transaction=False) as pipe:
-                    for data, _sent in batch:
-                        pipe.publish(CHANNEL, data)
-                    await pipe.execute()
-                ok = True
-            except (RedisError, OSError) as exc:
-                metrics.ERRORS.labels("redis").inc(len(batch))
-                log.warning("redis publish failed (%d envelopes): %s", len(batch), exc)
-                ok = False
+            envelopes = [data for data, _sent in batch if data is not None]
+            ok = True
+            if envelopes:
+                try:
+                    async with self._publisher.pipeline(transaction=False) as pipe:
+                        for data in envelopes:
+                            pipe.publish(CHANNEL, data)
+                        await pipe.execute()
+                except (RedisError, OSError) as exc:
+                    metrics.ERRORS.labels("redis").inc(len(envelopes))
+                    log.warning("redis publish failed (%d envelopes): %s", len(envelopes), exc)
+                    ok = False
             for _data, sent in batch:
-                if not sent.done():
+                if sent is not None and not sent.done():
                     sent.set_result(ok)
+            self._inflight = []
 
     async def ping(self) -> bool:
         """Whether Redis answers now."""
@@ -241,7 +259,14 @@ class RedisBus:
             log.exception("envelope handling failed")
         metrics.BUS_HANDLE.observe(time.time() - started)
 
-    async def close(self) -> None:
+    async def close(self, flush_s: float = 2.0) -> None:
+        """Stop listening and sending; what was posted before is sent first, for up to
+        ``flush_s`` (a server shutting down announces the moves it stored)."""
+        if self._sender is not None and not self._sender.done() and (self._outbox or self._inflight):
+            drained: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+            self._queue(None, drained)
+            with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(drained), flush_s)
         self._closed = True
         for task in (self._task, self._sender):
             if task is not None:
@@ -249,7 +274,7 @@ class RedisBus:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
         for _data, sent in [*self._inflight, *self._outbox]:  # their callers are told: not sent
-            if not sent.done():
+            if sent is not None and not sent.done():
                 sent.set_result(False)
         self._outbox.clear()
         for client in (self.redis, self._publisher):

@@ -202,7 +202,9 @@ def pct(values: list[float], p: float) -> float:
 HEAD = re.compile(r'"ply": (\d+), "turn": "(\w+)", "status": "(\w+)"')
 """A state's ply, side to move and status (in this order in every state, and nowhere else:
 moves have no ``turn``), read without parsing the state."""
-LEGAL, LEGAL_END = '"legal": ', ', "legal_count": '
+LEGAL = '"legal": '
+JSON_VALUE = json.JSONDecoder()
+"""Reads the one JSON value after ``"legal": `` (whatever key follows it in the state)."""
 
 
 class Sock:
@@ -261,7 +263,7 @@ class Sock:
         assert head is not None, raw[:200]
         start = raw.index(LEGAL) + len(LEGAL)
         return {"ply": int(head.group(1)), "turn": head.group(2), "status": head.group(3),
-                "legal": json.loads(raw[start:raw.index(LEGAL_END, start)])}
+                "legal": JSON_VALUE.raw_decode(raw, start)[0]}
 
     async def close(self) -> None:
         await self.ws.close()

@@ -180,10 +180,13 @@ class RedisBus:
             ok = True
             if envelopes:
                 try:
-                    async with self._publisher.pipeline(transaction=False) as pipe:
-                        for data in envelopes:
-                            pipe.publish(CHANNEL, data)
-                        await pipe.execute()
+                    if len(envelopes) == 1:  # a quiet site: a pipeline's bookkeeping buys nothing
+                        await self._publisher.publish(CHANNEL, envelopes[0])
+                    else:
+                        async with self._publisher.pipeline(transaction=False) as pipe:
+                            for data in envelopes:
+                                pipe.publish(CHANNEL, data)
+                            await pipe.execute()
                 except (RedisError, OSError) as exc:
                     metrics.ERRORS.labels("redis").inc(len(envelopes))
                     log.warning("redis publish failed (%d envelopes): %s", len(envelopes), exc)

@@ -66,3 +66,31 @@ def test_a_publish_redis_does_not_take_answers_false(services: Services) -> None
     assert results == [False] * 5
     assert after is False
     assert errors() - before == 5
+
+
+def test_closing_sends_what_was_posted_first(services: Services) -> None:
+    """A server shutting down announces the changes it stored: envelopes posted (not awaited,
+    as the hub's broadcasts are) just before :meth:`close` still reach the other processes."""
+    from exochess.web.pubsub import RedisBus
+
+    async def run() -> list[str]:
+        sender, receiver = RedisBus(services.redis.url), RedisBus(services.redis.url)
+        got: list[str] = []
+
+        async def keep(envelope: dict[str, Any]) -> None:
+            got.append(envelope["k"])
+
+        receiver.on_message = keep
+        receiver.start()
+        await asyncio.wait_for(receiver.subscribed.wait(), 10)
+        for i in range(50):
+            sender.post({"k": f"g{i}", "m": "{}"})
+        await sender.close()
+        for _ in range(500):
+            if len(got) == 50:
+                break
+            await asyncio.sleep(0.01)
+        await receiver.close()
+        return got
+
+    assert run_async(run) == [f"g{i}" for i in range(50)]

@@ -94,3 +94,21 @@ def test_closing_sends_what_was_posted_first(services: Services) -> None:
         return got
 
     assert run_async(run) == [f"g{i}" for i in range(50)]
+
+
+def test_the_outbox_is_bounded(monkeypatch: Any) -> None:
+    """While Redis is away envelopes cannot pile up without bound: past the outbox's bound a
+    new one is refused at once (a receiver that missed a move reads the game again)."""
+    from exochess.web import pubsub
+
+    monkeypatch.setattr(pubsub, "OUTBOX_MAX", 3)
+
+    async def run() -> bool:
+        bus = pubsub.RedisBus(f"redis://127.0.0.1:{free_port()}/0")
+        for i in range(3):
+            bus.post({"k": f"g{i}"})
+        refused = await asyncio.wait_for(bus.publish({"k": "late"}), 1)
+        await bus.close(flush_s=0.1)
+        return refused
+
+    assert run_async(run) is False

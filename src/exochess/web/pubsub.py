@@ -62,6 +62,9 @@ RETRY_MAX_S = 2.0
 """Longest wait between two attempts to subscribe again after Redis went away."""
 BATCH_MAX = 256
 """Most envelopes sent in one pipeline (one round trip to Redis)."""
+OUTBOX_MAX = 4096
+"""Most envelopes waiting to be sent (Redis slow or away); past it new ones are dropped and
+counted as errors: a receiver that misses a move reads the game again when it next needs it."""
 
 Envelope = dict[str, Any]
 
@@ -160,6 +163,11 @@ class RedisBus:
     def _queue(self, envelope: Envelope | None, sent: asyncio.Future[bool] | None) -> None:
         if self._closed:
             return
+        if envelope is not None and len(self._outbox) >= OUTBOX_MAX:
+            metrics.ERRORS.labels("redis").inc()
+            if sent is not None:
+                sent.set_result(False)
+            return
         stamped = None if envelope is None else {**envelope, "o": self.origin, "ts": round(time.time(), 4)}
         data = None if stamped is None else encode(stamped)
         self._outbox.append((data, sent))
@@ -190,6 +198,10 @@ class RedisBus:
                 except (RedisError, OSError) as exc:
                     metrics.ERRORS.labels("redis").inc(len(envelopes))
                     log.warning("redis publish failed (%d envelopes): %s", len(envelopes), exc)
+                    ok = False
+                except Exception:  # never leave the batch's callers waiting
+                    metrics.ERRORS.labels("redis").inc(len(envelopes))
+                    log.exception("redis publish failed (%d envelopes)", len(envelopes))
                     ok = False
             for _data, sent in batch:
                 if sent is not None and not sent.done():

@@ -22,7 +22,13 @@ generator is kept cheap, and its share is measured rather than guessed:
 - each measurement prints the CPU time each role used per stored move (``cpu ms/move``: the
   server processes, PostgreSQL, Redis, the load generator, from /proc), which tells which one
   is the limit; on a loaded machine that figure moves far less than moves per second do.
-  Target 2 also prints the rates that CPU allows on this machine's cores.
+  Target 2 also prints the rates that CPU allows on this machine's cores;
+- each measurement also prints where a move's time went in the servers (``stages``: each
+  ``/metrics`` histogram's mean and p99 over the window, all servers added up: the thread
+  pools' wait/run/resume, the event loop's lag, a move's store and publish, the pub/sub lag
+  from publish to the other process and its handling), each server process's CPU in cores,
+  and the round trip to the mover's own socket beside the one across servers: a stage whose
+  time grows while the CPU does not is what paces the site.
 
 The clients offer no per-message compression (the same generator for 1 and 2 processes);
 ``--deflate`` makes them offer it, as browsers do, and the servers then compress each state

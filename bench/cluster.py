@@ -22,7 +22,13 @@ generator is kept cheap, and its share is measured rather than guessed:
 - each measurement prints the CPU time each role used per stored move (``cpu ms/move``: the
   server processes, PostgreSQL, Redis, the load generator, from /proc), which tells which one
   is the limit; on a loaded machine that figure moves far less than moves per second do.
-  Target 2 also prints the rates that CPU allows on this machine's cores.
+  Target 2 also prints the rates that CPU allows on this machine's cores;
+- each measurement also prints where a move's time went in the servers (``stages``: each
+  ``/metrics`` histogram's mean and p99 over the window, all servers added up: the thread
+  pools' wait/run/resume, the event loop's lag, a move's store and publish, the pub/sub lag
+  from publish to the other process and its handling), each server process's CPU in cores,
+  and the round trip to the mover's own socket beside the one across servers: a stage whose
+  time grows while the CPU does not is what paces the site.
 
 The clients offer no per-message compression (the same generator for 1 and 2 processes);
 ``--deflate`` makes them offer it, as browsers do, and the servers then compress each state
@@ -111,6 +117,8 @@ class CpuMeter:
     def _read(self) -> dict[str, float]:
         used = {role: sum(_cpu_of(p) for root in roots for p in _children(root))
                 for role, roots in self.roots.items()}
+        for i, root in enumerate(self.roots["servers"]):  # each server alone too (not a role)
+            used[f"server{i}"] = sum(_cpu_of(p) for p in _children(root))
         # this process alone: the servers, workers and Redis are its children too (an earlier
         # version counted them twice, as load generator as well)
         used["loadgen"] += _cpu_of(os.getpid())
@@ -119,15 +127,77 @@ class CpuMeter:
     def start(self) -> None:
         self.before = self._read()
 
-    def stop(self) -> dict[str, float]:
+    def stop(self) -> tuple[dict[str, float], list[float]]:
+        """CPU seconds by role, and each server process's (with its own pools) alone."""
         after = self._read()
-        return {role: after[role] - self.before[role] for role in after}
+        used = {role: after[role] - self.before[role] for role in after}
+        servers = [used.pop(f"server{i}") for i in range(len(self.roots["servers"]))]
+        return used, servers
 
 
 def cpu_text(used: dict[str, float], moves: int) -> str:
     """``cpu ms/move: servers 3.1, postgres 0.9, ...`` (roles that used nothing left out)."""
     parts = [f"{role} {used[role] * 1000 / max(1, moves):.1f}" for role in used if used[role] > 0.005]
     return "cpu ms/move: " + ", ".join(parts)
+
+
+STAGE_FAMILIES = {
+    "exochess_move_seconds": "move",
+    "exochess_work_wait_seconds": "wait",
+    "exochess_work_run_seconds": "run",
+    "exochess_work_resume_seconds": "resume",
+    "exochess_event_loop_lag_seconds": "loop lag",
+    "exochess_bus_lag_seconds": "bus lag",
+    "exochess_bus_handle_seconds": "bus handle",
+    "exochess_gc_pause_seconds": "gc",
+}
+"""The servers' histograms (``/metrics``) that say where a move's time goes, and their short
+names in the bench's ``stages`` line."""
+
+Histos = dict[tuple[str, str], dict[str, float]]
+"""(short name, label) -> {"sum": s, "count": n, "<le>": cumulative count, ...}."""
+
+
+async def scrape(urls: list[str]) -> Histos:
+    """The stage histograms of all ``urls`` (servers) added up."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: Histos = {}
+    async with httpx.AsyncClient(timeout=30) as client:
+        for url in urls:
+            res = await client.get(url + "/metrics")
+            res.raise_for_status()
+            for family in text_string_to_metric_families(res.text):
+                short = STAGE_FAMILIES.get(family.name)
+                if short is None:
+                    continue
+                for sample in family.samples:
+                    labels = {k: v for k, v in sample.labels.items() if k != "le"}
+                    label = ",".join(labels.values())
+                    slot = out.setdefault((short, label), {})
+                    bucket = sample.name.endswith("_bucket")
+                    field = sample.labels["le"] if bucket else sample.name.rsplit("_", 1)[1]
+                    if field == "created":
+                        continue
+                    slot[field] = slot.get(field, 0.0) + sample.value
+    return out
+
+
+def stages_text(before: Histos, after: Histos) -> str:
+    """Each stage's mean and p99 (the upper bound of the bucket it falls in) over the window."""
+    parts = []
+    for key, now in after.items():
+        was = before.get(key, {})
+        delta = {field: now[field] - was.get(field, 0.0) for field in now}
+        count = delta.get("count", 0.0)
+        if count < 1:
+            continue
+        bounds = sorted((float(le), delta[le]) for le in delta if le not in ("sum", "count"))
+        p99 = next((le for le, cum in bounds if cum >= 0.99 * count), math.inf)
+        name = f"{key[0]} {key[1]}".strip()
+        top = ">5000" if p99 == math.inf else f"{p99 * 1000:g}"
+        parts.append(f"{name} {delta['sum'] / count * 1000:.1f}/{top} ({count:.0f})")
+    return "stages, ms mean/p99 (count), all servers: " + "; ".join(sorted(parts))
 
 
 def pct(values: list[float], p: float) -> float:
@@ -138,7 +208,9 @@ def pct(values: list[float], p: float) -> float:
 HEAD = re.compile(r'"ply": (\d+), "turn": "(\w+)", "status": "(\w+)"')
 """A state's ply, side to move and status (in this order in every state, and nowhere else:
 moves have no ``turn``), read without parsing the state."""
-LEGAL, LEGAL_END = '"legal": ', ', "legal_count": '
+LEGAL = '"legal": '
+JSON_VALUE = json.JSONDecoder()
+"""Reads the one JSON value after ``"legal": `` (whatever key follows it in the state)."""
 
 
 class Sock:
@@ -197,7 +269,7 @@ class Sock:
         assert head is not None, raw[:200]
         start = raw.index(LEGAL) + len(LEGAL)
         return {"ply": int(head.group(1)), "turn": head.group(2), "status": head.group(3),
-                "legal": json.loads(raw[start:raw.index(LEGAL_END, start)])}
+                "legal": JSON_VALUE.raw_decode(raw, start)[0]}
 
     async def close(self) -> None:
         await self.ws.close()
@@ -330,10 +402,25 @@ class Load:
     """The outcome of :func:`human_load`."""
 
     def __init__(self, lat: list[float], moves: int, sockets: int, cpu: dict[str, float],
-                 watched: int, short: int) -> None:
+                 watched: int, short: int, own: list[float], per_server: list[float],
+                 stages: str) -> None:
         self.lat, self.moves, self.sockets, self.cpu, self.watched = lat, moves, sockets, cpu, watched
         self.short = short
         """Games whose prepared moves ran out before the end of the window (a warning)."""
+        self.own = own
+        """Round trips to the mover's own socket (its server sends the state directly; with 2
+        servers :attr:`lat` also crosses Redis to the other one)."""
+        self.per_server = per_server
+        """CPU seconds of each server process (with its pools) in the window."""
+        self.stages = stages
+        """The servers' stage histograms over the window (:func:`stages_text`)."""
+
+    def detail(self, seconds: float) -> str:
+        """Per-server CPU (share of a core), the mover's own round trip, the stages."""
+        cores = ", ".join(f"{cpu / seconds:.2f}" for cpu in self.per_server)
+        return (f"   server processes' CPU (cores): {cores}; round trip to the mover's own socket p50 "
+                f"{pct(self.own, 50) * 1000:.0f} ms, p99 {pct(self.own, 99) * 1000:.0f} ms\n"
+                f"   {self.stages}")
 
 
 def random_game(seed: int, plies: int) -> list[str]:
@@ -369,6 +456,8 @@ class Player:
         self.ws = ws
         self.ply = -1
         self.error: str | None = None
+        self.at = 0.0
+        """When the latest state arrived (``time.perf_counter``)."""
         self.changed = asyncio.Event()
         self.task = asyncio.create_task(self._read())
 
@@ -379,6 +468,7 @@ class Player:
                 if raw.startswith(STATE):
                     found = PLY.search(raw)
                     self.ply = int(found.group(1)) if found else self.ply
+                    self.at = time.perf_counter()
                     self.changed.set()
                 elif raw.startswith(b'{"type": "error"'):
                     self.error = raw.decode()
@@ -434,6 +524,7 @@ async def _players(plans: list[Plan], plies: int, seconds: float, think: tuple[f
     await asyncio.to_thread(go.wait)
     until = time.monotonic() + seconds
     lat: list[float] = []
+    own: list[float] = []
     moves = 0
     short = 0
 
@@ -453,11 +544,12 @@ async def _players(plans: list[Plan], plies: int, seconds: float, think: tuple[f
             moves += 1
             # the mover's own copy of the state, before its next move
             await mover.wait_ply(ply + 1, until + 30, other)
+            own.append(mover.at - sent)
         short += 1
 
     await asyncio.gather(*(play(texts, w, b, random.Random(plan.index))
                            for (plan, texts), (w, b) in zip(games, seats, strict=True)))
-    pipe.send((lat, moves, short))  # before closing: the CPU meter stops when all have answered
+    pipe.send((lat, moves, short, own))  # before closing: the CPU meter stops when all have answered
     await asyncio.gather(*(p.ws.close() for pair in seats for p in pair), return_exceptions=True)
 
 
@@ -516,16 +608,18 @@ async def human_load(site: Site, games: int, watchers: int, seconds: float,
     for pipe in pipes:
         await asyncio.to_thread(answer, pipe)
     meter = site.meter([*watching.pids, *(p.pid for p in procs if p.pid is not None)])
+    histos = await scrape(urls)
     meter.start()
     go.set()
     results = [await asyncio.to_thread(answer, pipe) for pipe in pipes]
-    cpu = meter.stop()
+    cpu, per_server = meter.stop()
+    stages = stages_text(histos, await scrape(urls))
     watched = await watching.stop()
     for proc in procs:
         await asyncio.to_thread(proc.join, 60)
     lat = [x for r in results for x in r[0]]
     return Load(lat, sum(r[1] for r in results), 2 * games + watchers, cpu, watched,
-                sum(r[2] for r in results))
+                sum(r[2] for r in results), [x for r in results for x in r[3]], per_server, stages)
 
 
 async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.Event) -> int:
@@ -612,6 +706,7 @@ def target_1(services: Services, args: argparse.Namespace) -> None:
           f"p50 {pct(load.lat, 50) * 1000:.0f} ms, p99 {pct(load.lat, 99) * 1000:.0f} ms "
           f"(target p99 < 100 ms); watchers received {load.watched} states; "
           f"{cpu_text(load.cpu, load.moves)}{short_text(load)}", flush=True)
+    print(load.detail(args.seconds), flush=True)
 
 
 def target_2(services: Services, args: argparse.Namespace) -> None:
@@ -626,6 +721,7 @@ def target_2(services: Services, args: argparse.Namespace) -> None:
         print(f"   {servers} process(es): {rates[servers]:.0f} moves/s, round trip p50 "
               f"{pct(load.lat, 50) * 1000:.0f} ms; {cpu_text(load.cpu, load.moves)}{short_text(load)}",
               flush=True)
+        print(load.detail(args.seconds), flush=True)
     print(f"2. moves stored per second, {games} games moving at once: 1 process "
           f"{rates[1]:.0f}/s, 2 processes {rates[2]:.0f}/s, ratio {rates[2] / rates[1]:.2f} "
           "(target >= 1.6)", flush=True)

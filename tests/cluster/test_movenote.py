@@ -37,8 +37,11 @@ class Recorder:
         self.sent: list[dict[str, Any]] = []
 
     async def publish(self, envelope: dict[str, Any]) -> bool:
-        self.sent.append({**envelope, "o": self.origin})
+        self.post(envelope)
         return True
+
+    def post(self, envelope: dict[str, Any]) -> None:
+        self.sent.append({**envelope, "o": self.origin})
 
 
 class Process:

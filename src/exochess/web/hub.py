@@ -63,6 +63,8 @@ class Bus(Protocol):
 
     async def publish(self, envelope: dict[str, Any]) -> bool: ...
 
+    def post(self, envelope: dict[str, Any]) -> None: ...
+
 
 class Socket(Protocol):
     async def send_text(self, data: str) -> None: ...
@@ -315,7 +317,9 @@ class Hub:
             envelope = {"k": game_id, "m": message, "c": coalesce, "ch": changed}
             if note is not None:
                 envelope["a"] = note
-            await self.bus.publish(envelope)
+            # queued, not awaited: what changed is stored already, and the caller (a player's
+            # move) need not wait for Redis; the bus sends its envelopes in order
+            self.bus.post(envelope)
 
     async def receive(self, envelope: dict[str, Any]) -> None:
         """Handle an envelope from another process (the bus calls this)."""

@@ -74,6 +74,17 @@ MOVE_SECONDS = Histogram(
     "exochess_move_seconds", "Time from a player's move arriving to its answer, by stage",
     ["stage"], buckets=_WAIT_BUCKETS,
 )
+BUS_LAG = Histogram(
+    "exochess_bus_lag_seconds",
+    "Redis mode: time from another process publishing an envelope to this one starting to handle it "
+    "(the publisher's wall clock against this one's: meaningful between processes of one machine)",
+    buckets=_WAIT_BUCKETS,
+)
+BUS_HANDLE = Histogram(
+    "exochess_bus_handle_seconds",
+    "Redis mode: time this process took to handle one envelope from another (the subscriber "
+    "takes the next one after it)", buckets=_WAIT_BUCKETS,
+)
 
 GC_PAUSE = Histogram(
     "exochess_gc_pause_seconds", "Time the garbage collector stopped the process, by generation",

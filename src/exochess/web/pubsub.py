@@ -24,7 +24,10 @@ The keys:
   :class:`~exochess.web.movenote.MoveNote`, so that the other processes play it on their copy
   of the game instead of reading the game again from the database;
 - ``s``: instead of a message, the origin's count of connections per seat of the game
-  ``k`` (``[white, black]``), so that presence is shared across processes.
+  ``k`` (``[white, black]``), so that presence is shared across processes;
+- ``ts``: when the origin published it (Unix seconds): the receiver's
+  ``exochess_bus_lag_seconds`` is how long after that it took the envelope up (comparable
+  between processes whose clocks agree, as on one machine).
 
 Ordering: Redis delivers one publisher's envelopes in order.  Between publishers the order of
 stored changes is the database's (the guarded update of :mod:`exochess.web.storage`); a
@@ -42,6 +45,7 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -56,6 +60,11 @@ CHANNEL = "exochess:changes"
 """The one pub/sub channel all processes of a site share."""
 RETRY_MAX_S = 2.0
 """Longest wait between two attempts to subscribe again after Redis went away."""
+BATCH_MAX = 256
+"""Most envelopes sent in one pipeline (one round trip to Redis)."""
+OUTBOX_MAX = 4096
+"""Most envelopes waiting to be sent (Redis slow or away); past it new ones are dropped and
+counted as errors: a receiver that misses a move reads the game again when it next needs it."""
 
 Envelope = dict[str, Any]
 
@@ -102,32 +111,102 @@ class RedisBus:
 
     The subscription reconnects by itself after Redis restarts; ``on_resync`` is then called,
     since changes published while it was away were missed.
+
+    Envelopes leave through one sender task on a client of their own: whatever was published
+    while the previous batch was on its way goes as one pipeline (one round trip), in the
+    order of the :meth:`post` and :meth:`publish` calls.  A ``PUBLISH`` per call on the shared client was the
+    site's limit under load: redis-py's asyncio pool hands out connections under a lock that
+    it holds while it checks the connection, which takes a pass of the event loop, so a busy
+    loop sent about one command per pass and every move's announcement queued behind the
+    others' (benchmarks.md, "Cluster", 2026-11-26).  One sender also keeps one process's
+    envelopes in order, which concurrent calls on a pool of connections did not promise.
     """
 
     def __init__(self, url: str, origin: str | None = None) -> None:
         self.url = url
         self.origin = origin or secrets.token_hex(6)
         self.redis = connect(url)
+        """For commands (presence counts, readiness pings); envelopes have their own client."""
+        self._publisher = connect(url)
+        self._outbox: list[tuple[bytes | None, asyncio.Future[bool] | None]] = []
+        """Envelopes to send, each with the future of a caller waiting for it (or none); an
+        entry without bytes only marks a point of the queue (see :meth:`close`)."""
+        self._inflight: list[tuple[bytes | None, asyncio.Future[bool] | None]] = []
+        self._wake = asyncio.Event()
+        self._sender: asyncio.Task[None] | None = None
         self.on_message: Callable[[Envelope], Awaitable[None]] | None = None
         self.on_resync: Callable[[], Awaitable[None]] | None = None
         self.subscribed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
+    def post(self, envelope: Envelope) -> None:
+        """Queue ``envelope`` for the other processes without waiting for it to leave (a
+        failure is logged and counted by the sender).  The hub's broadcasts go this way: a
+        move is stored before it is announced, so its player's answer need not wait for
+        Redis, and the envelopes still leave in the order they were posted."""
+        self._queue(envelope, None)
+
     async def publish(self, envelope: Envelope) -> bool:
-        """Send ``envelope`` to the other processes; False (logged, counted) if Redis is down.
+        """Send ``envelope`` to the other processes and wait: True once Redis took it, False
+        (logged, counted) if Redis is down or the bus is closed.
 
         A lost envelope is not retried: what it said is stored, and the other processes'
         clients get it with the next change or when they reconnect.
         """
-        data = encode({**envelope, "o": self.origin})
-        try:
-            await self.redis.publish(CHANNEL, data)
-        except (RedisError, OSError) as exc:
-            metrics.ERRORS.labels("redis").inc()
-            log.warning("redis publish failed: %s", exc)
+        if self._closed:
             return False
-        return True
+        sent: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._queue(envelope, sent)
+        return await asyncio.shield(sent)  # a caller cancelled does not cancel the batch
+
+    def _queue(self, envelope: Envelope | None, sent: asyncio.Future[bool] | None) -> None:
+        if self._closed:
+            return
+        if envelope is not None and len(self._outbox) >= OUTBOX_MAX:
+            metrics.ERRORS.labels("redis").inc()
+            if sent is not None:
+                sent.set_result(False)
+            return
+        stamped = None if envelope is None else {**envelope, "o": self.origin, "ts": round(time.time(), 4)}
+        data = None if stamped is None else encode(stamped)
+        self._outbox.append((data, sent))
+        self._wake.set()
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.create_task(self._send(), name="redis-bus-sender")
+
+    async def _send(self) -> None:
+        """Send the outbox, in batches of up to :data:`BATCH_MAX`, until the bus closes."""
+        while not self._closed:
+            if not self._outbox:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            batch, self._outbox = self._outbox[:BATCH_MAX], self._outbox[BATCH_MAX:]
+            self._inflight = batch
+            envelopes = [data for data, _sent in batch if data is not None]
+            ok = True
+            if envelopes:
+                try:
+                    if len(envelopes) == 1:  # a quiet site: a pipeline's bookkeeping buys nothing
+                        await self._publisher.publish(CHANNEL, envelopes[0])
+                    else:
+                        async with self._publisher.pipeline(transaction=False) as pipe:
+                            for data in envelopes:
+                                pipe.publish(CHANNEL, data)
+                            await pipe.execute()
+                except (RedisError, OSError) as exc:
+                    metrics.ERRORS.labels("redis").inc(len(envelopes))
+                    log.warning("redis publish failed (%d envelopes): %s", len(envelopes), exc)
+                    ok = False
+                except Exception:  # never leave the batch's callers waiting
+                    metrics.ERRORS.labels("redis").inc(len(envelopes))
+                    log.exception("redis publish failed (%d envelopes)", len(envelopes))
+                    ok = False
+            for _data, sent in batch:
+                if sent is not None and not sent.done():
+                    sent.set_result(ok)
+            self._inflight = []
 
     async def ping(self) -> bool:
         """Whether Redis answers now."""
@@ -185,16 +264,34 @@ class RedisBus:
             return
         if self.on_message is None:
             return
+        started = time.time()
+        sent = envelope.get("ts")
+        if isinstance(sent, (int, float)) and not isinstance(sent, bool):
+            metrics.BUS_LAG.observe(max(0.0, started - sent))
         try:
             await self.on_message(envelope)
         except Exception:  # one bad envelope must not end the subscription
             log.exception("envelope handling failed")
+        metrics.BUS_HANDLE.observe(time.time() - started)
 
-    async def close(self) -> None:
+    async def close(self, flush_s: float = 2.0) -> None:
+        """Stop listening and sending; what was posted before is sent first, for up to
+        ``flush_s`` (a server shutting down announces the moves it stored)."""
+        if self._sender is not None and not self._sender.done() and (self._outbox or self._inflight):
+            drained: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+            self._queue(None, drained)
+            with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(drained), flush_s)
         self._closed = True
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-        with contextlib.suppress(Exception):
-            await self.redis.aclose()
+        for task in (self._task, self._sender):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        for _data, sent in [*self._inflight, *self._outbox]:  # their callers are told: not sent
+            if sent is not None and not sent.done():
+                sent.set_result(False)
+        self._outbox.clear()
+        for client in (self.redis, self._publisher):
+            with contextlib.suppress(Exception):
+                await client.aclose()

@@ -290,6 +290,10 @@ def _reach_tables(me: int) -> tuple[list[frozenset[int]], ...]:
 _WHITE_REACH: Final = _reach_tables(1)
 REACH: Final[tuple[tuple[list[frozenset[int]], ...], ...]] = (_WHITE_REACH, _WHITE_REACH, _reach_tables(-1))
 """Indexed by the side sign, like :data:`PAWN_TABLES`."""
+REACH_SQUARES: Final[tuple[tuple[list[tuple[int, ...]], ...], ...]] = tuple(
+    tuple([tuple(sorted(squares)) for squares in table] for table in tables) for tables in REACH
+)
+"""The squares of :data:`REACH` as tuples, for the compiled build's test of each one on the board."""
 _KINDS: Final[tuple[int, ...]] = (KING, SMASHER, LEAPER, REMOVER, PAWN)  # (one object: see PAWN_TABLES)
 
 
@@ -309,15 +313,29 @@ def _capturers(board: Board, me: int, enemies: set[int]) -> list[int]:
     reach = REACH[me]
     found: list[int] = []
     codes = _CODES[me]
-    # The bound method, looked up once: compiled, ``table[s].isdisjoint(enemies)`` looks the
-    # method up by name at every piece (no mypyc primitive exists for it), which cost more than
-    # the test itself.  ``enemies.isdisjoint(x)`` and ``x.isdisjoint(enemies)`` are the same test.
-    disjoint = enemies.isdisjoint
-    for kind in _KINDS:
-        table = reach[kind]
-        for s in where[codes[kind]]:
-            if not disjoint(table[s]):
-                found.append(s)
+    if _COMPILED:
+        # Compiled, testing the reach's few squares on the board is native and costs a fraction
+        # of an ``isdisjoint`` (hashing each square into the other set); from source the
+        # reverse holds.  The same test: ``enemies`` holds the squares of the enemy's pieces.
+        b = board.squares
+        hostile = _HOSTILE[me]
+        squares_reach = REACH_SQUARES[me]
+        for kind in _KINDS:
+            table_squares = squares_reach[kind]
+            for s in where[codes[kind]]:
+                for t in table_squares[s]:
+                    if hostile[b[t]]:
+                        found.append(s)
+                        break
+    else:
+        # The bound method, looked up once (compiled, ``table[s].isdisjoint(enemies)`` looks the
+        # method up by name at every call: mypyc has no primitive for it).
+        disjoint = enemies.isdisjoint
+        for kind in _KINDS:
+            table = reach[kind]
+            for s in where[codes[kind]]:
+                if not disjoint(table[s]):
+                    found.append(s)
     if len(found) > 1:
         # sort() and reverse() without arguments are direct C calls, compiled; a keyword
         # argument makes the call go through the method's name.

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
@@ -71,6 +71,11 @@ RESERVE_TYPES: Final = "RNB"
 Extra = tuple[int, int]
 """The extra state ``(ep, reserves)``: a plain tuple, not a NamedTuple, because the generator
 builds one for every move that changes it and a NamedTuple's constructor is a Python call."""
+_ExtraObject = Any
+"""An :data:`Extra` that the generator passes on into raw moves as it is, the very object.
+Compiled, a value typed ``tuple[int, int]`` is a C struct of two machine words, boxed into a new
+tuple at each use as an object: every quiet move would get its own copy of the position's extra
+state, which :meth:`Board.push_raw` then compares by value instead of finding it identical."""
 _Act = tuple[Any, ...]
 """Internal capture action: ``(from, to, kind, victims, promotion, changes, reserve_delta, ep)``,
 a :data:`~exochess.rawmove.RawAction` (its first ``ACTION_LENGTH`` fields) and two more."""
@@ -91,6 +96,11 @@ def _on(f: int, r: int) -> bool:
 
 
 SQUARES: Final[tuple[int, ...]] = tuple(_sq(f, r) for r in range(_SIZE) for f in range(_SIZE))
+_SQUARES_DOWN: Final[tuple[int, ...]] = SQUARES[::-1]
+"""The squares from h8 down to a1 (White's order of the pieces, see :func:`_own_pieces`)."""
+_COMPILED: Final = not isinstance(_sq, FunctionType)
+"""Whether this module runs compiled by mypyc (its functions are then not Python functions):
+the few places where the two builds want different code ask this."""
 _ORTH_DIRS: Final = ((1, 0), (-1, 0), (0, 1), (0, -1))
 _DIAG_DIRS: Final = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 _DOUBLE_KNIGHT: Final = ((4, 2), (2, 4), (-2, 4), (-4, 2), (-4, -2), (-2, -4), (2, -4), (4, -2))
@@ -205,7 +215,9 @@ def _side_tables(me: int) -> _PawnTables:
 # Indexed by the side sign: [1] White, [-1] (= [2]) Black.
 _WHITE_TABLES: Final = _side_tables(1)
 _BLACK_TABLES: Final = _side_tables(-1)
-PAWN_TABLES: Final = (_WHITE_TABLES, _WHITE_TABLES, _BLACK_TABLES)
+# A tuple of unknown length is one Python object, compiled; with three typed items it would be
+# a C struct, boxed into four new tuples at every lookup.
+PAWN_TABLES: Final[tuple[_PawnTables, ...]] = (_WHITE_TABLES, _WHITE_TABLES, _BLACK_TABLES)
 
 ORTH_PAIRS: Final[list[tuple[_Pairs, ...]]] = [()] * 128
 """The orthogonal non-capturing moves of the Smasher and the Leaper: per direction, the
@@ -276,9 +288,13 @@ def _reach_tables(me: int) -> tuple[list[frozenset[int]], ...]:
 
 
 _WHITE_REACH: Final = _reach_tables(1)
-REACH: Final = (_WHITE_REACH, _WHITE_REACH, _reach_tables(-1))
+REACH: Final[tuple[tuple[list[frozenset[int]], ...], ...]] = (_WHITE_REACH, _WHITE_REACH, _reach_tables(-1))
 """Indexed by the side sign, like :data:`PAWN_TABLES`."""
-_KINDS: Final = (KING, SMASHER, LEAPER, REMOVER, PAWN)
+REACH_SQUARES: Final[tuple[tuple[list[tuple[int, ...]], ...], ...]] = tuple(
+    tuple([tuple(sorted(squares)) for squares in table] for table in tables) for tables in REACH
+)
+"""The squares of :data:`REACH` as tuples, for the compiled build's test of each one on the board."""
+_KINDS: Final[tuple[int, ...]] = (KING, SMASHER, LEAPER, REMOVER, PAWN)  # (one object: see PAWN_TABLES)
 
 
 def _enemy_squares(board: Board, me: int) -> set[int]:
@@ -297,13 +313,35 @@ def _capturers(board: Board, me: int, enemies: set[int]) -> list[int]:
     reach = REACH[me]
     found: list[int] = []
     codes = _CODES[me]
-    for kind in _KINDS:
-        table = reach[kind]
-        for s in where[codes[kind]]:
-            if not table[s].isdisjoint(enemies):
-                found.append(s)
+    if _COMPILED:
+        # Compiled, testing the reach's few squares on the board is native and costs a fraction
+        # of an ``isdisjoint`` (hashing each square into the other set); from source the
+        # reverse holds.  The same test: ``enemies`` holds the squares of the enemy's pieces.
+        b = board.squares
+        hostile = _HOSTILE[me]
+        squares_reach = REACH_SQUARES[me]
+        for kind in _KINDS:
+            table_squares = squares_reach[kind]
+            for s in where[codes[kind]]:
+                for t in table_squares[s]:
+                    if hostile[b[t]]:
+                        found.append(s)
+                        break
+    else:
+        # The bound method, looked up once (compiled, ``table[s].isdisjoint(enemies)`` looks the
+        # method up by name at every call: mypyc has no primitive for it).
+        disjoint = enemies.isdisjoint
+        for kind in _KINDS:
+            table = reach[kind]
+            for s in where[codes[kind]]:
+                if not disjoint(table[s]):
+                    found.append(s)
     if len(found) > 1:
-        found.sort(reverse=me > 0)
+        # sort() and reverse() without arguments are direct C calls, compiled; a keyword
+        # argument makes the call go through the method's name.
+        found.sort()
+        if me > 0:
+            found.reverse()
     return found
 
 
@@ -311,17 +349,26 @@ def _own_pieces(board: Board, me: int) -> list[int]:
     """The squares of the side to move's pieces, most advanced first (captures among equals
     are tried in this order; it is also the order of the quiet moves).
 
-    Read from :attr:`Board.piece_squares` (the five codes of the side) rather than by
-    scanning the 64 squares; sorted, because a set's iteration order depends on its history
-    and the moves must come in the same order whatever the history.  Squares are numbered
+    From source, read from :attr:`Board.piece_squares` (the five codes of the side) and
+    sorted, because a set's iteration order depends on its history and the moves must come
+    in the same order whatever the history; compiled, by scanning the squares in order.  Squares are numbered
     ``rank * 16 + file``, so descending order is White's "top rank first, file h first" and
     ascending order Black's.  Only for a board whose list and sets agree: the chains, which
     change the list temporarily, never call this.
     """
+    if _COMPILED:
+        # Compiled, a scan of the 64 squares in order costs a fifth of gathering five sets into
+        # a list (a generic iteration of each set) and sorting it; from source it costs more
+        # than that, which runs in C.  Both give the same list.
+        b = board.squares
+        if me > 0:
+            return [s for s in _SQUARES_DOWN if b[s] > 0]
+        return [s for s in SQUARES if b[s] < 0]
     where = board.piece_squares
     if me > 0:
         own = [*where[KING], *where[SMASHER], *where[LEAPER], *where[REMOVER], *where[PAWN]]
-        own.sort(reverse=True)
+        own.sort()  # then reversed: see _capturers
+        own.reverse()
     else:
         own = [*where[-KING], *where[-SMASHER], *where[-LEAPER], *where[-REMOVER], *where[-PAWN]]
         own.sort()
@@ -367,6 +414,21 @@ for _keys in _RESERVE_KEYS:
     _keys += [_rng_more.getrandbits(KEY_BITS) for _ in range(16, RESERVE_MAX + 1)]
 
 
+
+
+def _ep_index(ep: int) -> int:
+    """The position of an en-passant state ``mid << 8 | dest`` in :data:`_EP_KEY_LIST`: both
+    squares as 0..63 (``rank * 8 + file``), twelve bits in all."""
+    mid = ep >> 8
+    return (((mid >> 1) & 0x38) | (mid & 7)) << 6 | ((ep >> 1) & 0x38) | (ep & 7)
+
+
+_EP_KEY_LIST: Final[list[int]] = [0] * (1 << 12)
+"""The keys of :data:`_EP_KEYS` by :func:`_ep_index`: compiled, a list indexed by a machine word
+instead of a dict looked up with a five-digit int, boxed into a new object for every lookup."""
+for _ep, _key in _EP_KEYS.items():
+    _EP_KEY_LIST[_ep_index(_ep)] = _key
+
 _RESERVE_CHUNK: Final = 2 * RESERVE_BITS
 """Bits of the packed reserves hashed by one lookup in :data:`_RESERVE_HASH`: two counters."""
 _RESERVE_HASH: Final[list[int]] = [
@@ -387,7 +449,7 @@ def _extra_key(ep: int, reserves: int) -> int:
         ^ _RESERVE_HASH[(2 << _RESERVE_CHUNK) | ((reserves >> (2 * _RESERVE_CHUNK)) & mask)]
     )
     if ep:
-        h ^= _EP_KEYS.get(ep, 0)
+        h ^= _EP_KEY_LIST[_ep_index(ep)]
     return h
 
 
@@ -738,11 +800,14 @@ class Interweave(Variant):
             self._en_passant(b, me, ep, reserves, caps)
         return caps
 
-    def _quiet_actions(self, b: list[int], me: int, extra: Extra, own: list[int]) -> list[RawMove]:
+    def _quiet_actions(self, b: list[int], me: int, extra: _ExtraObject, own: list[int]) -> list[RawMove]:
         """The non-capturing actions of the pieces on ``own``, as finished raw moves, in a
         position where nothing can be captured (see :meth:`quiet_moves` otherwise)."""
+        ep: int
+        reserves: int
         ep, reserves = extra
-        quiet_extra: Extra = extra if not ep else (0, reserves)
+        # One object shared by every quiet move (see _ExtraObject).
+        quiet_extra: _ExtraObject = extra if not ep else (0, reserves)
         tables = PAWN_TABLES[me]
         advances, plain = tables[8], tables[7]
         no_victims = _NO_VICTIMS
@@ -750,8 +815,13 @@ class Interweave(Variant):
         # Literal raw moves, every one a ONE_RELOCATION (14 fields, exochess.rawmove's layout): a
         # call per move would cost more than the rest of the inner loop.
         quiet: list[RawMove] = []
+        # The origin, the piece and 0 as Python objects, made once: compiled, an int-typed
+        # value is boxed into an object at each place in a tuple (eight calls a move).
+        zero: Any = 0
         for s in own:
             v = b[s]
+            so: Any = s
+            vo: Any = v
             kind = v if me > 0 else -v  # (by negation: see _HOSTILE)
             if kind == PAWN:
                 for m, e, ep_key in advances[s]:
@@ -759,38 +829,49 @@ class Interweave(Variant):
                         continue
                     if ep_key:
                         double = (ep_key, reserves)
-                        quiet.append((s, e, "-", no_victims, None, double, None, None, s, v, 0, e, 0, v))
+                        quiet.append(
+                            (so, e, "-", no_victims, None, double, None, None, so, vo, zero, e, zero, vo)
+                        )
                     elif plain[e]:
-                        quiet.append((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                        quiet.append(
+                            (so, e, "-", no_victims, None, quiet_extra, None, None, so, vo, zero, e, zero, vo)
+                        )
                     else:
                         self._quiet_promotions(me, s, v, e, reserves, tables, quiet_extra, quiet)
                 continue
             if kind == KING:
                 for t in KING_STEPS[s]:
                     if not b[t]:
-                        quiet.append((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
+                        quiet.append(
+                            (so, t, "-", no_victims, None, quiet_extra, None, None, so, vo, zero, t, zero, vo)
+                        )
                 continue
             if kind != REMOVER:  # the Smasher and the Leaper slide by two, four or six squares
                 for pairs in ORTH_PAIRS[s]:
                     for a, e in pairs:
                         if b[a] or b[e]:
                             break
-                        quiet.append((s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v))
+                        quiet.append(
+                            (so, e, "-", no_victims, None, quiet_extra, None, None, so, vo, zero, e, zero, vo)
+                        )
                 if kind == LEAPER:
                     for m, e in DOUBLE_KNIGHT[s]:
-                        if not b[m] and not b[e]:
-                            quiet.append(
-                                (s, e, "-", no_victims, None, quiet_extra, None, None, s, v, 0, e, 0, v)
-                            )
+                        if b[m] or b[e]:
+                            continue
+                        quiet.append(
+                            (so, e, "-", no_victims, None, quiet_extra, None, None, so, vo, zero, e, zero, vo)
+                        )
             for ray in diag_rays[s]:  # the Smasher, Leaper and Remover slide diagonally
                 for t in ray:
                     if b[t]:
                         break
-                    quiet.append((s, t, "-", no_victims, None, quiet_extra, None, None, s, v, 0, t, 0, v))
+                    quiet.append(
+                        (so, t, "-", no_victims, None, quiet_extra, None, None, so, vo, zero, t, zero, vo)
+                    )
         return quiet
 
     def _quiet_promotions(
-        self, me: int, s: int, v: int, e: int, reserves: int, tables: _PawnTables, quiet_extra: Extra,
+        self, me: int, s: int, v: int, e: int, reserves: int, tables: _PawnTables, quiet_extra: _ExtraObject,
         quiet: list[RawMove],
     ) -> None:
         """A pawn's non-capturing step from ``s`` to ``e`` on one of the last two ranks, once
@@ -832,12 +913,13 @@ class Interweave(Variant):
         psteps, pdoubles, pleaps, forward_custodian = tables[0], tables[1], tables[2], tables[3]
         hostile = _HOSTILE[me]
         friendly = _HOSTILE[-me]
+        disjoint = enemies.isdisjoint  # bound once (see _capturers)
         for s in squares:
             v = b[s]
             kind = v if me > 0 else -v
             if kind == PAWN:  # custodian captures on a step or double step; the short leap
                 for e in psteps[s]:
-                    if b[e] or CUSTODIAN_REACH[e].isdisjoint(enemies):
+                    if b[e] or disjoint(CUSTODIAN_REACH[e]):
                         continue
                     pairs = custodian[e]
                     for a, c in pairs:
@@ -845,7 +927,7 @@ class Interweave(Variant):
                             self._pawn_action(b, me, s, v, e, -1, reserves, pairs, 0, tables, out)
                             break
                 for m, e in pdoubles[s]:
-                    if b[m] or b[e] or CUSTODIAN_REACH[e].isdisjoint(enemies):
+                    if b[m] or b[e] or disjoint(CUSTODIAN_REACH[e]):
                         continue
                     pairs = custodian[e]
                     for a, c in pairs:
@@ -886,7 +968,7 @@ class Interweave(Variant):
                     out.append((s, s, "@", tuple(victims), None, tuple(changes), delta, 0))
             else:  # LEAPER: long leap over the first piece, an odd number of squares away
                 for reach, line in LEAPER_LINES[s]:
-                    if reach.isdisjoint(enemies):
+                    if disjoint(reach):
                         continue
                     for t, landings in line:
                         x = b[t]
@@ -899,7 +981,7 @@ class Interweave(Variant):
                                         (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
                                     )
                             break
-                if not DOUBLE_KNIGHT_REACH[s].isdisjoint(enemies):
+                if not disjoint(DOUBLE_KNIGHT_REACH[s]):
                     for m, e in DOUBLE_KNIGHT[s]:  # double knight move over the midpoint
                         x = b[m]
                         if hostile[x] and not b[e]:
@@ -967,7 +1049,7 @@ class Interweave(Variant):
         self._pawn_action(b, me, q, v, e, dest, reserves, tables[3][e], 0, tables, caps)
 
     def _chains(
-        self, b: list[int], me: int, extra: Extra, caps: list[_Act], enemies: set[int]
+        self, b: list[int], me: int, extra: _ExtraObject, caps: list[_Act], enemies: set[int]
     ) -> list[RawMove]:
         """Whole turns starting with each capture in ``caps``, following the chain rule.
 
@@ -976,11 +1058,13 @@ class Interweave(Variant):
         piece looks for a further capture only when an enemy is in its reach.
         """
         turns: list[RawMove] = []
+        ep: int
+        reserves: int
         ep, reserves = extra
-        enemy_king = -me * KING
-        piece_captures = self._piece_captures
+        enemy_king = _CODES[-me][KING]  # (a table: see _HOSTILE)
         single = SINGLE_VICTIM
         reach = REACH[me]
+        disjoint = enemies.isdisjoint  # bound once (see _capturers); the set changes, not the object
         # An action's fields are typed Any (_Act): declared ints and tuples (no code when the
         # source runs) let the compiled build index the board and the tables natively.
         changes: tuple[int, ...]
@@ -1012,7 +1096,8 @@ class Interweave(Variant):
                 for i in range(0, len(changes), 3):
                     b[changes[i]] = changes[i + 2]
             victims = action[3]
-            enemies.difference_update(victims)
+            for t in victims:  # (a loop of set primitives: compiled, the methods taking an
+                enemies.discard(t)  # iterable are called through their names)
             after = reserves + action[6]
             if after >= KING_TAKEN:  # the action took a King: the chain ends if the game does
                 after &= KING_TAKEN - 1
@@ -1021,17 +1106,19 @@ class Interweave(Variant):
                 going_on = True
             conts: list[_Act] = []
             e = action[1]
-            if going_on and not reach[b[e] if me > 0 else -b[e]][e].isdisjoint(enemies):
-                piece_captures(b, me, single[e], after, conts, enemies)
+            if going_on and not disjoint(reach[b[e] if me > 0 else -b[e]][e]):
+                # Called as a method, not through a bound method kept in a local: compiled, the
+                # first is a direct C call, the second a call through a Python object.
+                self._piece_captures(b, me, single[e], after, conts, enemies)
             if conts:
                 actions = [action]
                 for cont in conts:
                     actions.append(cont)
-                    self._extend(b, me, actions, after, enemy_king, extra, turns, enemies)
+                    self._extend(b, me, actions, after, enemy_king, extra, turns, enemies, disjoint)
                     actions.pop()
             else:
                 new_ep = action[7]
-                state = extra if (new_ep == ep and after == reserves) else (new_ep, after)
+                state: _ExtraObject = extra if (new_ep == ep and after == reserves) else (new_ep, after)
                 # A raw move of one action: its fields, then its changes
                 turns.append((action[0], e, action[2], victims, action[4], state, None, None, *changes))
             if len(changes) == 9:
@@ -1041,7 +1128,8 @@ class Interweave(Variant):
             else:
                 for i in range(len(changes) - 3, -1, -3):
                     b[changes[i]] = changes[i + 1]
-            enemies.update(victims)
+            for t in victims:
+                enemies.add(t)
         return turns
 
     def _extend(
@@ -1051,13 +1139,14 @@ class Interweave(Variant):
         actions: list[_Act],
         reserves: int,
         enemy_king: int,
-        extra: Extra,
+        extra: _ExtraObject,
         turns: list[RawMove],
         enemies: set[int],
+        disjoint: Callable[[frozenset[int]], bool],
     ) -> None:
         """Play the last action of ``actions`` on ``b`` (and take its victims out of
         ``enemies``), branch over the forced continuations, emit a turn when none is left, and
-        restore both."""
+        restore both (``disjoint``: ``enemies.isdisjoint``, bound once by :meth:`_chains`)."""
         # Declared for the compiled build, as in _chains.
         changes: tuple[int, ...]
         victims: tuple[int, ...]
@@ -1082,7 +1171,8 @@ class Interweave(Variant):
             for i in range(0, len(changes), 3):
                 b[changes[i]] = changes[i + 2]
         victims = action[3]
-        enemies.difference_update(victims)
+        for t in victims:  # (as in _chains)
+            enemies.discard(t)
         reserves += action[6]
         if reserves >= KING_TAKEN:  # the action took a King: the chain ends if the game does
             reserves &= KING_TAKEN - 1
@@ -1091,12 +1181,12 @@ class Interweave(Variant):
             going_on = True
         conts: list[_Act] = []
         e = action[1]
-        if going_on and not REACH[me][b[e] if me > 0 else -b[e]][e].isdisjoint(enemies):
+        if going_on and not disjoint(REACH[me][b[e] if me > 0 else -b[e]][e]):
             self._piece_captures(b, me, SINGLE_VICTIM[e], reserves, conts, enemies)
         if conts:
             for cont in conts:
                 actions.append(cont)
-                self._extend(b, me, actions, reserves, enemy_king, extra, turns, enemies)
+                self._extend(b, me, actions, reserves, enemy_king, extra, turns, enemies, disjoint)
                 actions.pop()
         else:
             turns.append(self._turn(actions, reserves, extra))
@@ -1107,11 +1197,13 @@ class Interweave(Variant):
         else:
             for i in range(len(changes) - 3, -1, -3):
                 b[changes[i]] = changes[i + 1]
-        enemies.update(victims)
+        for t in victims:
+            enemies.add(t)
 
     @staticmethod
-    def _turn(actions: list[_Act], reserves: int, extra: Extra) -> RawMove:
+    def _turn(actions: list[_Act], reserves: int, extra: _ExtraObject) -> RawMove:
         first = actions[0]
+        after: _ExtraObject
         if len(actions) == 1:
             ep = first[7]
             after = extra if (ep == extra[0] and reserves == extra[1]) else (ep, reserves)

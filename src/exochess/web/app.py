@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -55,10 +54,6 @@ def redis_url() -> str | None:
 
 GC_YOUNG_OBJECTS = 10_000
 """Allocations (net) between two collections of the youngest generation (Python's default 700)."""
-SWITCH_INTERVAL_S = 0.001
-"""How long a thread that wants the GIL waits before the holder is asked to drop it (Python's
-default 5 ms): the event loop takes it back sooner from the worker threads (game views, the
-database thread) after every wait for I/O."""
 LAG_PROBE_S = 0.1
 """Period of the event loop's lag probe (``exochess_event_loop_lag_seconds``)."""
 
@@ -137,10 +132,6 @@ def create_app(
         lag_probe = asyncio.create_task(probe_loop_lag())
         metrics.time_garbage_collection()
         thresholds = gc.get_threshold()
-        switch_interval = sys.getswitchinterval()
-        # The loop gives up the GIL at every wait for I/O and wants it back at once; a worker
-        # thread holding it meanwhile would keep it for a whole switch interval, every time.
-        sys.setswitchinterval(SWITCH_INTERVAL_S)
         # Everything made so far (modules, the app, the pools) lives as long as the server: out
         # of the collector's sight, a full collection scans only what came since, instead of
         # stopping the event loop for a pass over every imported module's objects.
@@ -160,7 +151,6 @@ def create_app(
             lag_probe.cancel()
             gc.unfreeze()  # an app made again in this process (tests) starts from the same state
             gc.set_threshold(*thresholds)
-            sys.setswitchinterval(switch_interval)
             if sweep is not None:
                 await sweep.close()
             lobby.close()

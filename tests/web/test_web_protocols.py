@@ -15,6 +15,7 @@ import httpx
 import pytest
 import uvicorn
 import websockets
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.server import ServerProtocol
 
@@ -23,8 +24,8 @@ from exochess.web.protocols import UVICORN_PROTOCOLS
 from exochess.web.ratelimit import parse_rate_limits
 from tests.web.serverproc import free_port, run_async
 
-SERVER_SIDE = (WebSocketsSansIOProtocol, ServerProtocol)
-"""The objects uvicorn makes for each websocket connection on the server's side."""
+SERVER_SIDE = (HttpToolsProtocol, WebSocketsSansIOProtocol, ServerProtocol)
+"""The objects uvicorn makes for each connection on the server's side."""
 
 
 async def _connections(tmp_path: Path, opened: int, refused: int) -> tuple[list[Any], list[str]]:
@@ -63,7 +64,7 @@ async def _connections(tmp_path: Path, opened: int, refused: int) -> tuple[list[
     return found, outcomes
 
 
-def test_finished_websockets_leave_nothing_for_the_garbage_collector(tmp_path: Path) -> None:
+def test_finished_connections_leave_nothing_for_the_garbage_collector(tmp_path: Path) -> None:
     found, outcomes = run_async(lambda: _connections(tmp_path, opened=3, refused=10))
     assert outcomes == ['{"type": "hello'] * 3 + ["429"] * 10
     left = [type(obj).__name__ for obj in found if issubclass(type(obj), SERVER_SIDE)]  # no proxies touched

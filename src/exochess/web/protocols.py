@@ -1,4 +1,4 @@
-"""The server's websocket protocol: uvicorn's, leaving no garbage cycle behind a connection.
+"""The server's connection protocols: uvicorn's, leaving no garbage cycle behind a connection.
 
 Two of uvicorn's protocol objects end their lives in a reference cycle, which only the
 garbage collector frees:
@@ -14,8 +14,8 @@ garbage collector frees:
 
 Under a flood of websocket handshakes (an attacker's, refused by the rate limit) those filled
 the collector's youngest generation every second or so, and each of its passes stopped the
-event loop for several milliseconds (issue 17).  Here the websocket one is broken when its
-connection ends, and reference counting frees those objects at once.
+event loop for several milliseconds (issue 17).  Here each cycle is broken when its
+connection is done with it, and reference counting frees the objects at once.
 
 The websocket protocol also takes a handshake refused with an HTTP answer (the ASGI
 "websocket denial response", as the rate limit sends it) for complete, where uvicorn's logged
@@ -28,13 +28,26 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-UVICORN_PROTOCOLS = {"ws": "exochess.web.protocols:WebSocketProtocol"}
-"""uvicorn's settings for the site's protocols (import paths, as its worker processes need
-them).  The HTTP protocol's cycle (above) is not broken yet: a subclass of uvicorn's httptools
-protocol that dropped its parser after an upgrade made the analysis board's huge-position
-browser test time out (tests/web/test_web_browser_large.py), for a reason not found yet."""
+UVICORN_PROTOCOLS = {
+    "http": "exochess.web.protocols:HttpProtocol",
+    "ws": "exochess.web.protocols:WebSocketProtocol",
+}
+"""uvicorn's ``http`` and ``ws`` settings for the site (import paths, as its worker processes
+need them)."""
+
+
+class HttpProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, freed at once when it hands a connection to a websocket."""
+
+    def handle_websocket_upgrade(self) -> None:
+        super().handle_websocket_upgrade()
+        # The websocket protocol owns the connection now and this object is done: dropping
+        # the parser (as uvicorn does when an HTTP connection is lost) ends the cycle through
+        # its callbacks.  Called after the parser has stopped on the upgrade, never inside it.
+        self.parser = None  # type: ignore[assignment]
 
 
 class WebSocketProtocol(WebSocketsSansIOProtocol):

@@ -641,8 +641,11 @@ SERVER_TIMES = (
     ("exochess_work_resume_seconds", "pool", "loop after"),
     ("exochess_event_loop_lag_seconds", "", "loop lag"),
     ("exochess_gc_pause_seconds", "generation", "gc pause, generation"),
+    ("exochess_gc_cpu_seconds", "generation", "gc CPU, generation"),
 )
 """The server's histograms of where a move's time goes (see ``exochess.web.metrics``)."""
+GC_BY_THREAD = "exochess_gc_collections_total"
+"""The server's count of collections by generation and by the thread that ran them."""
 
 
 def server_histograms(server: Server) -> dict[tuple[str, str], dict[float, float]]:
@@ -650,6 +653,10 @@ def server_histograms(server: Server) -> dict[tuple[str, str], dict[float, float
     text = httpx.get(server.url + "/metrics", timeout=30).text
     out: dict[tuple[str, str], dict[float, float]] = {}
     for line in text.splitlines():
+        if line.startswith(GC_BY_THREAD + "{"):
+            labels = dict(kv.split("=", 1) for kv in line[line.index("{") + 1:line.index("}")].split(","))
+            key = (GC_BY_THREAD, f"{labels['generation'].strip(chr(34))} {labels['thread'].strip(chr(34))}")
+            out[key] = {float("inf"): float(line.rsplit(" ", 1)[1])}
         for name, label, _title in SERVER_TIMES:
             if not line.startswith(name + "_bucket{"):
                 continue
@@ -677,6 +684,10 @@ def histogram_report(before: dict[tuple[str, str], dict[float, float]],
                 return "> 5 s" if b == float("inf") else f"<= {b * 1000:g} ms"
             lines.append(f"    {title} {key[1]}: {total:.0f}, p50 {bound(0.5)}, p90 {bound(0.9)}, "
                          f"p99 {bound(0.99)}")
+    by_thread = [f"{key[1]} {count[float('inf')] - before.get(key, {}).get(float('inf'), 0.0):.0f}"
+                 for key, count in sorted(after.items()) if key[0] == GC_BY_THREAD]
+    if by_thread:
+        lines.append("    gc passes by generation and thread: " + ", ".join(by_thread))
     return lines
 
 

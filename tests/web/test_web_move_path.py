@@ -181,6 +181,8 @@ def test_metrics_tell_where_a_moves_time_went(tmp_path: Path) -> None:
             'exochess_work_resume_seconds_count{pool="db"}',
             "exochess_event_loop_lag_seconds_count",
             'exochess_gc_pause_seconds_count{generation="2"}',  # the full pass made at start
+            'exochess_gc_cpu_seconds_count{generation="2"}',
+            'exochess_gc_collections_total{generation="2",thread="loop"}',
         ):
             assert line in text
     finally:

@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
               "run: pip install 'exochess[web]'", file=sys.stderr)
         return 2
     from exochess.web.logs import logging_config
+    from exochess.web.protocols import UVICORN_PROTOCOLS
     from exochess.web.ratelimit import RateLimitSettingError
 
     url = args.database_url or os.environ.get("EXOCHESS_DATABASE_URL") or "sqlite:///exochess.sqlite"
@@ -88,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"exochess: serving on http://{args.host}:{args.port}/ (database {url}{mode})", flush=True)
     options: dict[str, Any] = {
         "host": args.host, "port": args.port, "log_level": args.log_level, "ws_max_size": 1 << 16,
+        **UVICORN_PROTOCOLS,  # uvicorn's, freeing each ended connection without the collector
         "log_config": logging_config(args.log_level, args.log_format),
         # on SIGTERM: requests in flight finish (their moves are stored), websockets are closed
         # with 1012 "service restart", which the game page answers by reconnecting

@@ -1,0 +1,78 @@
+"""The site's uvicorn protocols (web/protocols.py): a finished connection leaves nothing for the
+garbage collector, and a refused websocket handshake is not logged as an application error.
+
+A real uvicorn server with the real app on 127.0.0.1, real websocket clients."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+import websockets
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.server import ServerProtocol
+
+from exochess.web.app import create_app
+from exochess.web.protocols import UVICORN_PROTOCOLS
+from exochess.web.ratelimit import parse_rate_limits
+from tests.web.serverproc import free_port, run_async
+
+SERVER_SIDE = (HttpToolsProtocol, WebSocketsSansIOProtocol, ServerProtocol)
+"""The objects uvicorn makes for each connection on the server's side."""
+
+
+async def _connections(tmp_path: Path, opened: int, refused: int) -> tuple[list[Any], list[str]]:
+    """Serve the site, connect ``opened`` websockets that are accepted and then ``refused``
+    beyond the rate limit; what the garbage collector found afterwards (nothing is freed:
+    ``DEBUG_SAVEALL``), and the server's outcome of each connection."""
+    app = create_app(f"sqlite:///{tmp_path / 'p.sqlite'}", use_engine_pool=False,
+                     rate_limits=parse_rate_limits(f"sockets={opened}/minute"))
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", log_config=None,
+                                           **UVICORN_PROTOCOLS))
+    serving = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.02)
+    outcomes: list[str] = []
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            made = (await client.post("/api/games", json={"variant": "fugue", "opponent": "friend"})).json()
+        url = f"ws://127.0.0.1:{port}/ws/games/{made['id']}"
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)  # keep what a collection finds, to look at it
+        for _ in range(opened + refused):
+            try:
+                async with websockets.connect(url) as sock:
+                    outcomes.append(str((await sock.recv())[:15]))
+            except websockets.InvalidStatus as exc:
+                outcomes.append(str(exc.response.status_code))
+        await asyncio.sleep(0.2)  # the server sees each connection end
+        gc.collect()
+        found = list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        server.should_exit = True
+        await serving
+    return found, outcomes
+
+
+def test_finished_connections_leave_nothing_for_the_garbage_collector(tmp_path: Path) -> None:
+    found, outcomes = run_async(lambda: _connections(tmp_path, opened=3, refused=10))
+    assert outcomes == ['{"type": "hello'] * 3 + ["429"] * 10
+    left = [type(obj).__name__ for obj in found if issubclass(type(obj), SERVER_SIDE)]  # no proxies touched
+    assert left == []
+
+
+def test_a_refused_handshake_is_not_logged_as_an_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        _found, outcomes = run_async(lambda: _connections(tmp_path, opened=1, refused=3))
+    assert outcomes[1:] == ["429"] * 3
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []

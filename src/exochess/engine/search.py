@@ -3,9 +3,10 @@
 Negamax with iterative deepening, principal variation search, a transposition
 table keyed by the board's Zobrist hash, move ordering (TT move, captures by
 victim value, killers, history), late move reductions, futility pruning near the
-leaves and a quiescence search over capturing moves.  Aspiration windows, null-move
-pruning, razoring and a royal-threat extension are written behind :class:`SearchOptions`
-switches, off by default: none won its match (docs/engine.md, "Search features").
+leaves and a quiescence search over capturing moves (without a stand pat where a capture
+is compulsory and due).  Aspiration windows, null-move pruning, razoring, a royal-threat
+extension and a forced-reply extension are written behind :class:`SearchOptions` switches,
+off by default: none won its match (docs/engine.md, "Search features").
 
 Moves are generated in stages, lazily: the table move is played before anything
 is generated, then the captures come from the game's capture generator

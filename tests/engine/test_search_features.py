@@ -23,7 +23,9 @@ from exochess.errors import ExochessError
 from tests.engine.test_engine import FORCED_WINS, VARIANTS
 from tests.helpers import random_walk
 
-SWITCHES = ["aspiration", "null_move", "razoring", "lmr", "royal_extension", "forced_quiescence", "forced_extension"]
+SWITCHES = [
+    "aspiration", "null_move", "razoring", "lmr", "royal_extension", "forced_quiescence", "forced_extension",
+]
 ALL_ON = SearchOptions(
     aspiration=True, null_move=True, razoring=True, lmr=True, royal_extension=True, forced_quiescence=True,
     forced_extension=True,

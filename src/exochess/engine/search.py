@@ -4,10 +4,10 @@ Negamax with iterative deepening, principal variation search, a transposition
 table keyed by the board's Zobrist hash, move ordering (TT move, captures by
 victim value, killers, history), late move reductions, futility pruning near the
 leaves and a quiescence search over capturing moves.  Where captures are compulsory
-(Interweave) quiescence has no stand pat while a capture is due, and a lone forced capture
-costs no ply: both won their matches and are on.  Aspiration windows, null-move pruning,
-razoring and a royal-threat extension are written behind :class:`SearchOptions` switches,
-off by default: none won its match (docs/engine.md, "Search features").
+(Interweave) quiescence has no stand pat while a capture is due (it won its matches and is
+on).  Aspiration windows, null-move pruning, razoring, a royal-threat extension and a
+forced-reply extension are written behind :class:`SearchOptions` switches, off by default
+(the last won its A/B matches but upset the level ladder; docs/engine.md, "Search features").
 
 Moves are generated in stages, lazily: the table move is played before anything
 is generated, then the captures come from the game's capture generator
@@ -186,7 +186,7 @@ class SearchOptions:
     """Late move reductions (with ``pruning``)."""
     royal_extension: bool = False
     """Extend by a ply a move that threatens to capture a royal piece (games that allow null moves)."""
-    forced_extension: bool = True
+    forced_extension: bool = False
     """Where capturing is compulsory, a node whose only legal move is one capture searches it a ply deeper.
 
     A forced reply costs the side no choice, so the ply it takes is not charged (up to twice

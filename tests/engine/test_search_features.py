@@ -1,5 +1,6 @@
 """The search features behind switches (issue 15, item 3): aspiration windows, null-move
-pruning, razoring, late move reductions and the royal-threat extension.
+pruning, razoring, late move reductions, the royal-threat extension, and the two rules for
+games with compulsory captures (no stand pat while a capture is due, forced replies extended).
 
 Each switch must leave the search sound (forced wins found, legal moves, a board restored
 even when the budget stops it in the middle of a null move), and the null move must be used
@@ -22,8 +23,13 @@ from exochess.errors import ExochessError
 from tests.engine.test_engine import FORCED_WINS, VARIANTS
 from tests.helpers import random_walk
 
-SWITCHES = ["aspiration", "null_move", "razoring", "lmr", "royal_extension"]
-ALL_ON = SearchOptions(aspiration=True, null_move=True, razoring=True, lmr=True, royal_extension=True)
+SWITCHES = [
+    "aspiration", "null_move", "razoring", "lmr", "royal_extension", "forced_quiescence", "forced_extension",
+]
+ALL_ON = SearchOptions(
+    aspiration=True, null_move=True, razoring=True, lmr=True, royal_extension=True, forced_quiescence=True,
+    forced_extension=True,
+)
 
 
 def flipped(board: Board) -> Board:
@@ -153,3 +159,27 @@ def test_match_players_take_the_switches() -> None:
     assert (opts.null_move, opts.aspiration, opts.razoring) == (True, False, True)
     with pytest.raises(ExochessError):
         parse_player("level=8,nullmove=1")
+
+
+# White to move offers a pawn (c3-d4) that the Black King on e4 must take (captures are
+# compulsory); it lands on c4, where the Smasher's approach c1-c3 captures it.
+FORCED_OFFER = "7k/8/8/8/4k3/2P5/8/K1R4K w - 000000"
+
+
+def test_quiescence_does_not_stand_pat_where_a_capture_is_compulsory() -> None:
+    # At depth 1 the reply is left to quiescence.  A side that must capture cannot keep the
+    # static score of the position, so the forced capture is searched and the win seen; with
+    # the old rule Black "declined" the pawn and the offer looked like nothing.
+    board = Board("interweave", fen=FORCED_OFFER)
+    on = Searcher().search(board, Limits(depth=1), options=SearchOptions(forced_quiescence=True))
+    assert (str(on.best), on.mate) == ("c3-d4", 3)
+    off = Searcher().search(board, Limits(depth=1), options=SearchOptions(forced_quiescence=False))
+    assert off.mate is None
+
+
+def test_forced_rules_apply_only_where_captures_are_compulsory() -> None:
+    for variant, compulsory in (("fugue", False), ("rebelfury", False), ("interweave", True)):
+        searcher = Searcher()
+        searcher.search(Board(variant), Limits(depth=1), options=ALL_ON)
+        assert searcher.forced_q is compulsory and searcher.forced_ext is compulsory, variant
+

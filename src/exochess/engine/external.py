@@ -20,8 +20,13 @@ from types import TracebackType
 
 from exochess.errors import ExochessError
 
-START_TIMEOUT_S = 60.0
-"""Time for the engine to start and answer ``uciok`` / ``readyok`` (a cold Python start on a busy machine)."""
+START_TIMEOUT_S = 300.0
+"""Time for the engine to start and answer ``uciok`` / ``readyok`` (a cold Python start on a busy machine).
+
+Matches run under ``nice -n 19``; beside processes at normal priority such an engine gets a
+few percent of a core, and an Interweave SPRT run stopped at its fourth pair when the baseline
+took over 60 s to import (26 Nov 2026, load average 14).  A wrong command still fails at once:
+it exits, which is seen without waiting."""
 MOVE_MARGIN_S = 60.0
 """Added to the move budget before a silent engine is given up (node budgets have no time at all)."""
 

@@ -54,7 +54,8 @@ ADJUDICATION_CP = 200
 """At the move limit the side ahead by this much in the static evaluation wins; otherwise a draw."""
 
 
-SEARCH_SWITCHES = ("aspiration", "null_move", "razoring", "lmr", "royal_extension")
+SEARCH_SWITCHES = ("aspiration", "null_move", "razoring", "lmr", "royal_extension", "forced_quiescence",
+                   "forced_extension")
 """Player settings that switch a search feature (fields of :class:`SearchOptions`)."""
 
 

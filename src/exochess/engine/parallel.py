@@ -7,13 +7,16 @@ not depend on which game happens to end first.
 Ctrl-C belongs to the parent: the workers are started with SIGINT ignored (which the
 engines they start inherit too), so an interrupt never prints a worker's traceback; the
 parent stops and terminates the running workers instead, as it does when the caller
-stops iterating early.
+stops iterating early.  SIGTERM, the way a script or a service manager stops a long
+match, does the same while the parent runs in its main thread: without it the parent
+died at once and its workers went on playing their games, unowned.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import signal
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -88,6 +91,10 @@ def _start(func: Callable[[T], R], item: T, index: int) -> _Running[R]:
     return _Running(index, process, receiver)
 
 
+def _exit_on_term(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def map_in_processes(func: Callable[[T], R], items: Iterable[T], jobs: int) -> Iterator[R]:
     """``func(item)`` for each item, each in a fresh process, ``jobs`` at once, yielded in order.
 
@@ -102,6 +109,11 @@ def map_in_processes(func: Callable[[T], R], items: Iterable[T], jobs: int) -> I
     started = 0
     following = 0  # index of the next result to yield
     exhausted = False
+    # SIGTERM becomes SystemExit, so the ``finally`` below terminates the workers (a handler
+    # can only be set from the main thread; elsewhere the caller's own handling stands).
+    previous_term = None
+    if threading.current_thread() is threading.main_thread():
+        previous_term = signal.signal(signal.SIGTERM, _exit_on_term)
     try:
         while True:
             while not exhausted and len(running) < jobs and started < following + 2 * jobs:
@@ -126,3 +138,5 @@ def map_in_processes(func: Callable[[T], R], items: Iterable[T], jobs: int) -> I
     finally:
         for task in running:
             task.stop()
+        if previous_term is not None:
+            signal.signal(signal.SIGTERM, previous_term)

@@ -3,9 +3,11 @@
 Negamax with iterative deepening, principal variation search, a transposition
 table keyed by the board's Zobrist hash, move ordering (TT move, captures by
 victim value, killers, history), late move reductions, futility pruning near the
-leaves and a quiescence search over capturing moves.  Aspiration windows, null-move
-pruning, razoring and a royal-threat extension are written behind :class:`SearchOptions`
-switches, off by default: none won its match (docs/engine.md, "Search features").
+leaves and a quiescence search over capturing moves.  Where captures are compulsory
+(Interweave) quiescence has no stand pat while a capture is due (it won its matches and is
+on).  Aspiration windows, null-move pruning, razoring, a royal-threat extension and a
+forced-reply extension are written behind :class:`SearchOptions` switches, off by default
+(the last won its A/B matches but upset the level ladder; docs/engine.md, "Search features").
 
 Moves are generated in stages, lazily: the table move is played before anything
 is generated, then the captures come from the game's capture generator
@@ -184,6 +186,16 @@ class SearchOptions:
     """Late move reductions (with ``pruning``)."""
     royal_extension: bool = False
     """Extend by a ply a move that threatens to capture a royal piece (games that allow null moves)."""
+    forced_extension: bool = False
+    """Where capturing is compulsory, a node whose only legal move is one capture searches it a ply deeper.
+
+    A forced reply costs the side no choice, so the ply it takes is not charged (up to twice
+    the nominal depth), like a check extension in chess."""
+    forced_quiescence: bool = True
+    """Where capturing is compulsory (Interweave), quiescence has no stand pat while a capture exists.
+
+    The side to move must take, so the static score of the position is not a score it can
+    choose; off, quiescence treats a forced capture as optional (the first rule)."""
 
 
 class Searcher:
@@ -204,6 +216,12 @@ class Searcher:
         "compulsory", "delta_margin", "ev", "extend", "forbid_repetition", "history", "killers",
         "lazy_margin", "lmr", "nodes", "null_ok", "options", "order_value", "promo_value", "pruning",
         "quiescence", "razor", "royal", "royal_min", "score", "tempo", "threefold", "tt", "value_of",
+        "_next_check", "_node_limit", "_partial", "_protected", "_pv", "_q_full", "_q_max", "_root_pv",
+        "_score_stack", "_seldepth", "_start", "_stop", "big_pieces", "board", "by_code", "compulsory",
+        "delta_margin", "ev", "extend", "forbid_repetition", "forced_ext", "forced_q", "history", "killers",
+        "lazy_margin", "lmr",
+        "nodes", "null_ok", "options", "order_value", "promo_value", "pruning", "quiescence", "razor",
+        "royal", "royal_min", "score", "tempo", "threefold", "tt", "value_of",
     )
     _q_full: int
     """Quiescence plies that try every capture (then recaptures only)."""
@@ -437,6 +455,8 @@ class Searcher:
         self.threefold = variant.repetition == THREEFOLD_LOSS
         self.forbid_repetition = variant.repetition == FORBIDDEN
         self.compulsory = variant.captures_compulsory
+        self.forced_q = variant.captures_compulsory and options.forced_quiescence
+        self.forced_ext = variant.captures_compulsory and options.forced_extension
         # Indexed by ``code & 31`` like value_of, in exactly 32 entries so that the signed code
         # itself indexes it too (a negative code counts from the end, where ``code & 31`` is).
         self.order_value = [ev.value_of[c] for c in range(32)]
@@ -872,6 +892,8 @@ class Searcher:
         best_move: RawMove | None = None
         original_alpha = alpha
         searched = 0
+        # A single forced capture: the move costs no ply (generates the captures first).
+        forced = self.forced_ext and ply < self._ext_limit and len(self._captures(key)) == 1
         for m in self._staged(tt_move, ply, key):
             if m is None:
                 if futile and searched:
@@ -886,8 +908,8 @@ class Searcher:
             elif state == _LOSS:
                 score = -(MATE - ply - 1)
             else:
-                new_depth = depth - 1
-                extended = self.extend and ply < self._ext_limit and self._threatens_royal()
+                new_depth = depth if forced else depth - 1
+                extended = forced or (self.extend and ply < self._ext_limit and self._threatens_royal())
                 if extended:
                     new_depth = depth
                 if searched == 0:
@@ -1009,6 +1031,12 @@ class Searcher:
                 stand += self._dynamic(key)
             else:
                 stand -= self._dynamic(key)
+        # Not in the first iteration: it is never interrupted, and without the stand pat a
+        # position full of captures made it overrun a 200 ms move time by up to 0.4 s.
+        if self.forced_q and not self._protected:
+            captures = self._captures(key)
+            if captures:
+                return self._quiesce_forced(captures, stand, alpha, beta, ply, qply, target)
         if stand >= beta or qply >= self._q_max or ply >= MAX_PLY:
             return stand
         if stand > alpha:
@@ -1040,6 +1068,41 @@ class Searcher:
                     if score >= beta:
                         break
         return best
+
+    def _quiesce_forced(
+        self, captures: list[tuple[int, RawMove]], stand: int, alpha: int, beta: int, ply: int, qply: int,
+        target: int,
+    ) -> int:
+        """Quiescence where the side to move must capture (``captures`` is every legal move).
+
+        No stand pat and no delta pruning: declining the capture is not a choice, and the
+        typical Interweave tactic is exactly a piece offered so that the forced capture
+        opens a chain for the other side.  The tree stays small because these nodes have
+        few moves (the capture list is the move list).  The game's caps still bound it: after
+        ``_q_full`` plies only recaptures and royal captures are followed, after ``_q_max``
+        plies (or when no such capture is left) the stand pat is the estimate.
+        """
+        if qply >= self._q_max or ply >= MAX_PLY:
+            return stand
+        recaptures_only = qply >= self._q_full
+        best = -INF
+        for g, m in captures:
+            if recaptures_only and target not in m[VICTIMS] and g < ROYAL_GAIN:
+                continue
+            if self._play(m, ply) == _WIN:
+                score = MATE - ply - 1
+            else:
+                more = m[MORE]
+                score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1, more[-1][1] if more else m[TO])
+            self.board.pop_raw()  # _unplay, inline
+            self.score = self._score_stack.pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return stand if best == -INF else best
 
 
 _first = itemgetter(0)

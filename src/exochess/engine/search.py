@@ -213,15 +213,10 @@ class Searcher:
         "_capture_cache", "_deadline", "_eval_cache", "_evaluator", "_ext_limit", "_last_null",
         "_next_check", "_node_limit", "_partial", "_protected", "_pv", "_q_full", "_q_max", "_retired",
         "_root_pv", "_score_stack", "_seldepth", "_start", "_stop", "big_pieces", "board", "by_code",
-        "compulsory", "delta_margin", "ev", "extend", "forbid_repetition", "history", "killers",
-        "lazy_margin", "lmr", "nodes", "null_ok", "options", "order_value", "promo_value", "pruning",
-        "quiescence", "razor", "royal", "royal_min", "score", "tempo", "threefold", "tt", "value_of",
-        "_next_check", "_node_limit", "_partial", "_protected", "_pv", "_q_full", "_q_max", "_root_pv",
-        "_score_stack", "_seldepth", "_start", "_stop", "big_pieces", "board", "by_code", "compulsory",
-        "delta_margin", "ev", "extend", "forbid_repetition", "forced_ext", "forced_q", "history", "killers",
-        "lazy_margin", "lmr",
-        "nodes", "null_ok", "options", "order_value", "promo_value", "pruning", "quiescence", "razor",
-        "royal", "royal_min", "score", "tempo", "threefold", "tt", "value_of",
+        "compulsory", "delta_margin", "ev", "extend", "forbid_repetition", "forced_ext", "forced_q",
+        "history", "killers", "lazy_margin", "lmr", "nodes", "null_ok", "options", "order_value",
+        "promo_value", "pruning", "quiescence", "razor", "royal", "royal_min", "score", "tempo",
+        "threefold", "tt", "value_of",
     )
     _q_full: int
     """Quiescence plies that try every capture (then recaptures only)."""

@@ -1026,24 +1026,32 @@ class Searcher:
                 stand += self._dynamic(key)
             else:
                 stand -= self._dynamic(key)
-        # Not in the first iteration: it is never interrupted, and without the stand pat a
-        # position full of captures made it overrun a 200 ms move time by up to 0.4 s.
-        if self.forced_q and not self._protected:
+        # Where capturing is compulsory (forced_q) a side that has a capture must take: no
+        # stand pat and no delta pruning, since declining is not a choice and the typical
+        # Interweave tactic is a piece offered so that the forced capture opens a chain for
+        # the other side.  The tree stays small (the capture list is the move list) and the
+        # caps below still bound it.  Not in the first iteration: it is never interrupted,
+        # and without the stand pat a position full of captures made it overrun a 200 ms
+        # move time by up to 0.4 s.
+        captures = self._captures(key) if self.forced_q and not self._protected else None
+        if captures:  # forced
+            if qply >= self._q_max or ply >= MAX_PLY:
+                return stand
+            floor = best = -INF
+        else:
+            if stand >= beta or qply >= self._q_max or ply >= MAX_PLY:
+                return stand
+            if stand > alpha:
+                alpha = stand
+            # Captures come best first: once one cannot lift the score to within the game's
+            # delta margin of alpha even by winning its victims, neither can the rest.
+            floor = alpha - stand - self.delta_margin
+            best = stand
+            # Only the captures are generated: a position without any is scored by its stand
+            # pat (a side with no move at all is not detected here, as in any quiescence search).
             captures = self._captures(key)
-            if captures:
-                return self._quiesce_forced(captures, stand, alpha, beta, ply, qply, target)
-        if stand >= beta or qply >= self._q_max or ply >= MAX_PLY:
-            return stand
-        if stand > alpha:
-            alpha = stand
-        # Only the captures are generated: a position without any is scored by its stand pat
-        # (a side with no move at all is not detected here, as in any quiescence search).
-        # Captures come best first: once one cannot lift the score to within the game's
-        # delta margin of alpha even by winning its victims, neither can the rest.
-        floor = alpha - stand - self.delta_margin
         recaptures_only = qply >= self._q_full
-        best = stand
-        for g, m in self._captures(key):
+        for g, m in captures:
             if g >> 4 <= floor:
                 break
             if recaptures_only and target not in m[VICTIMS] and g < ROYAL_GAIN:
@@ -1062,42 +1070,7 @@ class Searcher:
                     alpha = score
                     if score >= beta:
                         break
-        return best
-
-    def _quiesce_forced(
-        self, captures: list[tuple[int, RawMove]], stand: int, alpha: int, beta: int, ply: int, qply: int,
-        target: int,
-    ) -> int:
-        """Quiescence where the side to move must capture (``captures`` is every legal move).
-
-        No stand pat and no delta pruning: declining the capture is not a choice, and the
-        typical Interweave tactic is exactly a piece offered so that the forced capture
-        opens a chain for the other side.  The tree stays small because these nodes have
-        few moves (the capture list is the move list).  The game's caps still bound it: after
-        ``_q_full`` plies only recaptures and royal captures are followed, after ``_q_max``
-        plies (or when no such capture is left) the stand pat is the estimate.
-        """
-        if qply >= self._q_max or ply >= MAX_PLY:
-            return stand
-        recaptures_only = qply >= self._q_full
-        best = -INF
-        for g, m in captures:
-            if recaptures_only and target not in m[VICTIMS] and g < ROYAL_GAIN:
-                continue
-            if self._play(m, ply) == _WIN:
-                score = MATE - ply - 1
-            else:
-                more = m[MORE]
-                score = -self._quiesce(-beta, -alpha, ply + 1, qply + 1, more[-1][1] if more else m[TO])
-            self.board.pop_raw()  # _unplay, inline
-            self.score = self._score_stack.pop()
-            if score > best:
-                best = score
-                if score > alpha:
-                    alpha = score
-                    if score >= beta:
-                        break
-        return stand if best == -INF else best
+        return stand if best == -INF else best  # forced, with every capture skipped by the caps
 
 
 _first = itemgetter(0)

@@ -67,6 +67,9 @@ OUTBOX_MAX = 4096
 counted as errors: a receiver that misses a move reads the game again when it next needs it."""
 
 Envelope = dict[str, Any]
+_Outgoing = tuple[bytes | None, asyncio.Future[bool] | None, float]
+"""An envelope on its way out: its bytes, the future of a caller waiting for it, and when it
+was queued (``time.perf_counter``)."""
 
 
 def connect(url: str) -> aioredis.Redis:
@@ -128,10 +131,11 @@ class RedisBus:
         self.redis = connect(url)
         """For commands (presence counts, readiness pings); envelopes have their own client."""
         self._publisher = connect(url)
-        self._outbox: list[tuple[bytes | None, asyncio.Future[bool] | None]] = []
-        """Envelopes to send, each with the future of a caller waiting for it (or none); an
-        entry without bytes only marks a point of the queue (see :meth:`close`)."""
-        self._inflight: list[tuple[bytes | None, asyncio.Future[bool] | None]] = []
+        self._outbox: list[_Outgoing] = []
+        """Envelopes to send, each with the future of a caller waiting for it (or none) and
+        when it was queued; an entry without bytes only marks a point of the queue (see
+        :meth:`close`)."""
+        self._inflight: list[_Outgoing] = []
         self._wake = asyncio.Event()
         self._sender: asyncio.Task[None] | None = None
         self.on_message: Callable[[Envelope], Awaitable[None]] | None = None
@@ -170,7 +174,7 @@ class RedisBus:
             return
         stamped = None if envelope is None else {**envelope, "o": self.origin, "ts": round(time.time(), 4)}
         data = None if stamped is None else encode(stamped)
-        self._outbox.append((data, sent))
+        self._outbox.append((data, sent, time.perf_counter()))
         self._wake.set()
         if self._sender is None or self._sender.done():
             self._sender = asyncio.create_task(self._send(), name="redis-bus-sender")
@@ -184,9 +188,13 @@ class RedisBus:
                 continue
             batch, self._outbox = self._outbox[:BATCH_MAX], self._outbox[BATCH_MAX:]
             self._inflight = batch
-            envelopes = [data for data, _sent in batch if data is not None]
+            envelopes = [data for data, _sent, _queued in batch if data is not None]
             ok = True
             if envelopes:
+                taken = time.perf_counter()
+                for data, _sent, queued in batch:
+                    if data is not None:
+                        metrics.BUS_SEND.labels("wait").observe(taken - queued)
                 try:
                     if len(envelopes) == 1:  # a quiet site: a pipeline's bookkeeping buys nothing
                         await self._publisher.publish(CHANNEL, envelopes[0])
@@ -203,7 +211,8 @@ class RedisBus:
                     metrics.ERRORS.labels("redis").inc(len(envelopes))
                     log.exception("redis publish failed (%d envelopes)", len(envelopes))
                     ok = False
-            for _data, sent in batch:
+                metrics.BUS_SEND.labels("write").observe(time.perf_counter() - taken)
+            for _data, sent, _queued in batch:
                 if sent is not None and not sent.done():
                     sent.set_result(ok)
             self._inflight = []
@@ -288,7 +297,7 @@ class RedisBus:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-        for _data, sent in [*self._inflight, *self._outbox]:  # their callers are told: not sent
+        for _data, sent, _queued in [*self._inflight, *self._outbox]:  # their callers are told: not sent
             if sent is not None and not sent.done():
                 sent.set_result(False)
         self._outbox.clear()

@@ -84,7 +84,7 @@ BUS_LAG = Histogram(
 BUS_SEND = Histogram(
     "exochess_bus_send_seconds",
     "Redis mode: an envelope's way out of this process, by stage: 'wait' from being queued to "
-    "its batch leaving, 'write' a batch's round trip to Redis (the pipeline written to its reply)",
+    "being written to Redis's connection",
     ["stage"], buckets=_WAIT_BUCKETS,
 )
 BUS_HANDLE = Histogram(

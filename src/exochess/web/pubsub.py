@@ -41,6 +41,7 @@ update, so a copy that is behind can make a move fail, never store one twice.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -50,7 +51,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from exochess.web import metrics
 
@@ -115,14 +116,17 @@ class RedisBus:
     The subscription reconnects by itself after Redis restarts; ``on_resync`` is then called,
     since changes published while it was away were missed.
 
-    Envelopes leave through one sender task on a client of their own: whatever was published
-    while the previous batch was on its way goes as one pipeline (one round trip), in the
-    order of the :meth:`post` and :meth:`publish` calls.  A ``PUBLISH`` per call on the shared client was the
-    site's limit under load: redis-py's asyncio pool hands out connections under a lock that
-    it holds while it checks the connection, which takes a pass of the event loop, so a busy
-    loop sent about one command per pass and every move's announcement queued behind the
-    others' (benchmarks.md, "Cluster", 2026-11-26).  One sender also keeps one process's
-    envelopes in order, which concurrent calls on a pool of connections did not promise.
+    Envelopes leave through one sender task on a connection of their own, in the order of the
+    :meth:`post` and :meth:`publish` calls.  The sender writes whatever was queued and goes
+    back for more at once: it does not wait for Redis's replies, which a reader task of the
+    connection takes up (each ``PUBLISH`` has one reply, in order) to settle the callers of
+    :meth:`publish`.  So an envelope waits for at most one wake-up of the sender, never for
+    the round trip of the envelopes before it.  Earlier forms were slower under load: a
+    ``PUBLISH`` per call on the shared client (redis-py's asyncio pool hands out connections
+    under a lock that it holds while it checks the connection, which takes a pass of the event
+    loop, so a busy loop sent about one command per pass), then a pipeline per batch, each
+    batch waiting for the previous one's replies (50-76 ms mean per envelope at 200 games; see
+    benchmarks.md, "Cluster", 2026-11-26).
     """
 
     def __init__(self, url: str, origin: str | None = None) -> None:
@@ -130,12 +134,17 @@ class RedisBus:
         self.origin = origin or secrets.token_hex(6)
         self.redis = connect(url)
         """For commands (presence counts, readiness pings); envelopes have their own client."""
-        self._publisher = connect(url)
+        self._connections = aioredis.ConnectionPool.from_url(
+            url, socket_connect_timeout=1.0, retry_on_timeout=False
+        )
+        """Only makes the sender's connection (see :class:`_Link`); never lends one out."""
+        self._link: _Link | None = None
         self._outbox: list[_Outgoing] = []
         """Envelopes to send, each with the future of a caller waiting for it (or none) and
         when it was queued; an entry without bytes only marks a point of the queue (see
         :meth:`close`)."""
         self._inflight: list[_Outgoing] = []
+        """The batch being written (its callers are told if the bus closes meanwhile)."""
         self._wake = asyncio.Event()
         self._sender: asyncio.Task[None] | None = None
         self.on_message: Callable[[Envelope], Awaitable[None]] | None = None
@@ -180,7 +189,7 @@ class RedisBus:
             self._sender = asyncio.create_task(self._send(), name="redis-bus-sender")
 
     async def _send(self) -> None:
-        """Send the outbox, in batches of up to :data:`BATCH_MAX`, until the bus closes."""
+        """Write the outbox, in batches of up to :data:`BATCH_MAX`, until the bus closes."""
         while not self._closed:
             if not self._outbox:
                 self._wake.clear()
@@ -188,34 +197,31 @@ class RedisBus:
                 continue
             batch, self._outbox = self._outbox[:BATCH_MAX], self._outbox[BATCH_MAX:]
             self._inflight = batch
-            envelopes = [data for data, _sent, _queued in batch if data is not None]
-            ok = True
-            if envelopes:
-                taken = time.perf_counter()
-                for data, _sent, queued in batch:
-                    if data is not None:
-                        metrics.BUS_SEND.labels("wait").observe(taken - queued)
-                try:
-                    if len(envelopes) == 1:  # a quiet site: a pipeline's bookkeeping buys nothing
-                        await self._publisher.publish(CHANNEL, envelopes[0])
-                    else:
-                        async with self._publisher.pipeline(transaction=False) as pipe:
-                            for data in envelopes:
-                                pipe.publish(CHANNEL, data)
-                            await pipe.execute()
-                except (RedisError, OSError) as exc:
-                    metrics.ERRORS.labels("redis").inc(len(envelopes))
-                    log.warning("redis publish failed (%d envelopes): %s", len(envelopes), exc)
-                    ok = False
-                except Exception:  # never leave the batch's callers waiting
-                    metrics.ERRORS.labels("redis").inc(len(envelopes))
-                    log.exception("redis publish failed (%d envelopes)", len(envelopes))
-                    ok = False
-                metrics.BUS_SEND.labels("write").observe(time.perf_counter() - taken)
-            for _data, sent, _queued in batch:
-                if sent is not None and not sent.done():
-                    sent.set_result(ok)
+            taken = time.perf_counter()
+            for data, _sent, queued in batch:
+                if data is not None:
+                    metrics.BUS_SEND.labels("wait").observe(taken - queued)
+            link = self._link
+            if link is not None and link.broken:  # its reader told its callers already
+                await link.close()
+                link = self._link = None
+            try:
+                if link is None:
+                    link = self._link = await _Link.open(self._connections)
+                await link.write(batch)
+            except (RedisError, OSError) as exc:
+                self._lost(link, batch, exc)
+            except Exception:  # never leave the batch's callers waiting
+                log.exception("redis publish failed")
+                self._lost(link, batch, None)
             self._inflight = []
+
+    def _lost(self, link: _Link | None, batch: list[_Outgoing], exc: BaseException | None) -> None:
+        """The batch (and what ``link`` still awaited replies for) could not be sent: tell its
+        callers False, count and log it; the next batch opens a new connection."""
+        envelopes = (link.fail() if link is not None else 0) + _fail(batch)
+        if exc is not None:
+            log.warning("redis publish failed (%d envelopes): %s", envelopes, exc)
 
     async def ping(self) -> bool:
         """Whether Redis answers now."""
@@ -286,7 +292,10 @@ class RedisBus:
     async def close(self, flush_s: float = 2.0) -> None:
         """Stop listening and sending; what was posted before is sent first, for up to
         ``flush_s`` (a server shutting down announces the moves it stored)."""
-        if self._sender is not None and not self._sender.done() and (self._outbox or self._inflight):
+        link = self._link
+        if self._sender is not None and not self._sender.done() and (
+            self._outbox or self._inflight or (link is not None and link.awaiting)
+        ):
             drained: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
             self._queue(None, drained)
             with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
@@ -297,10 +306,112 @@ class RedisBus:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-        for _data, sent, _queued in [*self._inflight, *self._outbox]:  # their callers are told: not sent
+        if self._link is not None:
+            self._link.fail()
+        for _data, sent, _queued in [*self._inflight, *self._outbox]:  # their callers: not sent
             if sent is not None and not sent.done():
                 sent.set_result(False)
         self._outbox.clear()
-        for client in (self.redis, self._publisher):
-            with contextlib.suppress(Exception):
-                await client.aclose()
+        if self._link is not None:
+            await self._link.close()
+            self._link = None
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self._connections.aclose()
+
+
+class _Link:
+    """The sender's connection to Redis: envelopes written without waiting, their replies read
+    by a task of its own.
+
+    Redis answers the commands of one connection in order, so the replies settle the written
+    envelopes in order; an entry without bytes (a mark of :meth:`RedisBus.close`) is settled
+    once every envelope written before it is.  A connection that fails fails everything it
+    still awaits a reply for (those envelopes may or may not have reached the others)."""
+
+    def __init__(self, connection: aioredis.Connection) -> None:
+        self.connection = connection
+        self.awaiting: collections.deque[_Outgoing] = collections.deque()
+        self.broken = False
+        self.reader = asyncio.create_task(self._read(), name="redis-bus-replies")
+
+    @classmethod
+    async def open(cls, pool: aioredis.ConnectionPool) -> _Link:
+        # a connection of its own, made with the URL's settings (address, password, database)
+        connection: aioredis.Connection = pool.make_connection()  # type: ignore[no-untyped-call]
+        await connection.connect()  # type: ignore[no-untyped-call]
+        return cls(connection)
+
+    async def write(self, batch: list[_Outgoing]) -> None:
+        """Write ``batch``'s envelopes as ``PUBLISH`` commands; returns once they are handed to
+        the socket (unless its buffer is full, at once), not when Redis answers."""
+        commands = [("PUBLISH", CHANNEL, data) for data, _sent, _queued in batch if data is not None]
+        if commands:
+            await self.connection.send_packed_command(self.connection.pack_commands(commands),
+                                                      check_health=False)
+        self.awaiting.extend(batch)
+        self._settle_marks()
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                try:
+                    await self.connection.read_response()
+                    ok = True
+                except ResponseError:  # Redis refused that one command, the connection is fine
+                    ok = False
+                self._settle(ok)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the connection is gone: the sender opens another
+            if self.awaiting:
+                log.warning("redis publish connection lost: %s", exc)
+            self.fail()
+
+    def _settle(self, ok: bool) -> None:
+        self._settle_marks()
+        if self.awaiting:
+            entry = self.awaiting.popleft()
+            if ok:
+                _settle(entry, True)
+            else:
+                _fail([entry])
+        self._settle_marks()
+
+    def _settle_marks(self) -> None:
+        while self.awaiting and self.awaiting[0][0] is None:
+            _settle(self.awaiting.popleft(), True)
+
+    def fail(self) -> int:
+        """Give up on the connection; what still awaited a reply is told False and counted as
+        errors (returns how many envelopes)."""
+        self.broken = True
+        if not self.reader.done() and self.reader is not asyncio.current_task():
+            self.reader.cancel()
+        failed = list(self.awaiting)
+        self.awaiting.clear()
+        return _fail(failed)
+
+    async def close(self) -> None:
+        self.fail()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.reader
+        with contextlib.suppress(Exception):
+            await self.connection.disconnect(nowait=True)
+
+
+def _settle(entry: _Outgoing, ok: bool) -> None:
+    _data, sent, _queued = entry
+    if sent is not None and not sent.done():
+        sent.set_result(ok)
+
+
+def _fail(entries: list[_Outgoing]) -> int:
+    """Tell ``entries``' callers False; count their envelopes as errors (returns how many)."""
+    envelopes = sum(1 for data, _sent, _queued in entries if data is not None)
+    if envelopes:
+        metrics.ERRORS.labels("redis").inc(envelopes)
+    for entry in entries:
+        _settle(entry, False)
+    return envelopes

@@ -399,12 +399,60 @@ class Site:
         return CpuMeter(self.services, self.cluster, helpers)
 
 
+class Backlog:
+    """Samples, every :data:`BACKLOG_EVERY_S` while a window runs, the bytes of pub/sub
+    envelopes on their way to the servers but not yet read by them: at Redis (the output
+    buffers of the subscribed clients, ``CLIENT LIST TYPE pubsub`` ``omem``) and in this
+    machine's sockets (the receive queues of the clients' sockets to Redis's port, ``ss``).
+    Every server reads every envelope (its own too: one channel), so this is the queue in front
+    of the servers' subscriptions, the part of ``bus lag`` spent before a server reads it."""
+
+    def __init__(self, redis_url: str, redis_port: int) -> None:
+        self.redis_url = redis_url
+        self.redis_port = redis_port
+        self.at_redis: list[int] = []
+        self.in_sockets: list[int] = []
+        self.stop = asyncio.Event()
+
+    async def _sockets(self) -> int:
+        proc = await asyncio.create_subprocess_exec(
+            "ss", "-tnH", "state", "established", "dst", f"127.0.0.1:{self.redis_port}",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        out, _ = await proc.communicate()
+        return sum(int(line.split()[0]) for line in out.decode().splitlines() if line.split())
+
+    async def run(self) -> None:
+        import redis.asyncio as aioredis
+
+        client = aioredis.Redis.from_url(self.redis_url)
+        try:
+            while not self.stop.is_set():
+                clients = await client.client_list(_type="pubsub")
+                self.at_redis.append(sum(int(c.get("omem", 0)) for c in clients))
+                with contextlib.suppress(OSError):
+                    self.in_sockets.append(await self._sockets())
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop.wait(), BACKLOG_EVERY_S)
+        finally:
+            await client.aclose()
+
+    def text(self) -> str:
+        def kb(values: list[int]) -> str:
+            return f"{sum(values) / max(1, len(values)) / 1024:.0f}/{max(values, default=0) / 1024:.0f}"
+
+        return (f"subscriptions' backlog, KB mean/max ({len(self.at_redis)} samples): at Redis "
+                f"{kb(self.at_redis)}, in the sockets {kb(self.in_sockets)}")
+
+
+BACKLOG_EVERY_S = 0.25
+
+
 class Load:
     """The outcome of :func:`human_load`."""
 
     def __init__(self, lat: list[float], moves: int, sockets: int, cpu: dict[str, float],
                  watched: int, short: int, own: list[float], per_server: list[float],
-                 stages: str, refused: int = 0) -> None:
+                 stages: str, refused: int = 0, backlog: str = "") -> None:
         self.lat, self.moves, self.sockets, self.cpu, self.watched = lat, moves, sockets, cpu, watched
         self.short = short
         """Games whose prepared moves ran out before the end of the window (a warning)."""
@@ -417,13 +465,15 @@ class Load:
         """The servers' stage histograms over the window (:func:`stages_text`)."""
         self.refused = refused
         """Moves the servers refused as busy (sent again, not counted as moves)."""
+        self.backlog = backlog
+        """The envelopes waiting for the servers' subscriptions (:class:`Backlog`)."""
 
     def detail(self, seconds: float) -> str:
         """Per-server CPU (share of a core), the mover's own round trip, the stages."""
         cores = ", ".join(f"{cpu / seconds:.2f}" for cpu in self.per_server)
         return (f"   server processes' CPU (cores): {cores}; round trip to the mover's own socket p50 "
                 f"{pct(self.own, 50) * 1000:.0f} ms, p99 {pct(self.own, 99) * 1000:.0f} ms\n"
-                f"   {self.stages}")
+                f"   {self.stages}" + (f"\n   {self.backlog}" if self.backlog else ""))
 
 
 def random_game(seed: int, plies: int) -> list[str]:
@@ -646,10 +696,14 @@ async def human_load(site: Site, games: int, watchers: int, seconds: float,
         await asyncio.to_thread(answer, pipe)
     meter = site.meter([*watching.pids, *(p.pid for p in procs if p.pid is not None)])
     histos = await scrape(urls)
+    backlog = Backlog(site.services.redis.url, site.services.redis.port)
+    sampling = asyncio.create_task(backlog.run())
     meter.start()
     go.set()
     results = [await asyncio.to_thread(answer, pipe) for pipe in pipes]
     cpu, per_server = meter.stop()
+    backlog.stop.set()
+    await sampling
     stages = stages_text(histos, await scrape(urls))
     watched = await watching.stop()
     for proc in procs:
@@ -657,7 +711,7 @@ async def human_load(site: Site, games: int, watchers: int, seconds: float,
     lat = [x for r in results for x in r[0]]
     return Load(lat, sum(r[1] for r in results), 2 * games + watchers, cpu, watched,
                 sum(r[2] for r in results), [x for r in results for x in r[3]], per_server, stages,
-                sum(r[4] for r in results))
+                sum(r[4] for r in results), backlog.text())
 
 
 async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.Event) -> int:

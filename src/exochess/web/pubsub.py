@@ -47,7 +47,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -240,7 +240,8 @@ class RedisBus:
         while not self._closed:
             # a client of its own without a read timeout: a quiet channel is not an error
             client: aioredis.Redis = aioredis.Redis.from_url(
-                self.url, socket_connect_timeout=1.0, health_check_interval=10
+                self.url, socket_connect_timeout=1.0, health_check_interval=10,
+                **_wide_subscription(self.url),
             )
             try:
                 async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
@@ -319,6 +320,33 @@ class RedisBus:
             await self.redis.aclose()
         with contextlib.suppress(Exception):
             await self._connections.aclose()
+
+
+SUBSCRIPTION_BUFFER = 1 << 18
+"""Bytes the subscription's stream may hold before it stops reading the socket (asyncio's
+default is 64 KiB, and it stops at twice that).  Every process reads every envelope, its own
+too, and an envelope carries a whole state (25-45 KB in the middle of a game): with the
+default, a pass of the event loop took about 7 envelopes from the socket (uvloop; 3.6 with
+asyncio's own loop), fewer than two busy servers publish per pass, so envelopes queued in the
+socket and at Redis and reached the other server late (benchmarks.md, "Cluster", 2026-11-26).
+256 KiB takes about 18 per pass; much more lets one pass handle a long burst of envelopes
+while the moves of its own players wait (4 MiB was slower)."""
+
+
+class _WideConnection(aioredis.Connection):
+    """A TCP connection whose stream holds :data:`SUBSCRIPTION_BUFFER` bytes."""
+
+    def _connection_arguments(self) -> Mapping[str, Any]:
+        return {**super()._connection_arguments(), "limit": SUBSCRIPTION_BUFFER}
+
+
+def _wide_subscription(url: str) -> dict[str, Any]:
+    """The connection class for the subscription at ``url``: the wide one over TCP; redis-py
+    picks its own for ``rediss://`` (the URL's choice wins) and Unix sockets, which keep the
+    default buffer."""
+    if url.partition("://")[0].lower() == "redis":
+        return {"connection_class": _WideConnection}
+    return {}
 
 
 class _Link:

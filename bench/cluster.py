@@ -59,6 +59,7 @@ import multiprocessing
 import os
 import random
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -909,6 +910,63 @@ def envelope_bench() -> None:
               f"{best['framed']:.0f} us", flush=True)
 
 
+def subscription_bench(redis_url: str, size: int = 35_000, busy_ms: float = 20.0) -> None:
+    """How many envelopes of ``size`` bytes (a whole state in mid-game) a server's subscription
+    takes per pass of a busy event loop (each pass also runs ``busy_ms`` of other work, as a
+    server's loop with its players' moves does), with the site's subscription buffer and with
+    asyncio's default, on uvloop (as ``exochess serve`` runs) and on asyncio's own loop.  Every
+    server reads every envelope, so two servers storing N moves a second each need 2N a
+    second from it."""
+    import uvloop
+
+    from exochess.web import pubsub
+
+    async def once(buffer: int) -> tuple[float, float]:
+        saved = pubsub.SUBSCRIPTION_BUFFER
+        pubsub.SUBSCRIPTION_BUFFER = buffer
+        receiver, sender = pubsub.RedisBus(redis_url), pubsub.RedisBus(redis_url)
+        got = 0
+        done = asyncio.Event()
+
+        async def keep(_envelope: dict[str, Any]) -> None:
+            nonlocal got
+            got += 1
+            if got == 1000:
+                done.set()
+
+        receiver.on_message = keep
+        receiver.start()
+        await receiver.subscribed.wait()
+        loop = asyncio.get_running_loop()
+        passes = 0
+
+        def busy() -> None:
+            nonlocal passes
+            passes += 1
+            time.sleep(busy_ms / 1000)  # the loop's other work in this pass
+            if not done.is_set():
+                loop.call_soon(busy)
+
+        started = time.perf_counter()
+        loop.call_soon(busy)
+        body = "x" * size
+        for _ in range(1000):
+            sender.post({"k": "g", "m": body})
+        await asyncio.wait_for(done.wait(), 120)
+        took = time.perf_counter() - started
+        await sender.close()
+        await receiver.close()
+        pubsub.SUBSCRIPTION_BUFFER = saved
+        return got / max(1, passes), got / took
+
+    for name, runner in (("uvloop", uvloop.run), ("asyncio", asyncio.run)):
+        for label, buffer in (("site's", pubsub.SUBSCRIPTION_BUFFER), ("asyncio's default", 1 << 16)):
+            per_pass, rate = runner(once(buffer))
+            print(f"subscription, {name} loop, {label} buffer ({buffer // 1024} KiB), {size} B envelopes, "
+                  f"{busy_ms:g} ms of other work per pass: {per_pass:.1f} envelopes per pass, {rate:.0f}/s",
+                  flush=True)
+
+
 def pre_ping_bench(services: Services) -> None:
     """What the storage's ``pool_pre_ping`` (a ``SELECT 1`` on each checkout, so that a
     connection PostgreSQL dropped is replaced before use) costs the server per transaction:
@@ -971,6 +1029,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers-as-servers", action="store_true",
                         help="under nice, leave the engine workers at the servers' priority (by "
                              "default they go to the idle class, below everything else)")
+    parser.add_argument("--subscription", action="store_true",
+                        help="only measure how many envelopes a subscription takes per pass of a "
+                             "busy event loop (Redis only)")
     parser.add_argument("--pre-ping", action="store_true",
                         help="only time the database pool's ping before each transaction")
     args = parser.parse_args(argv)
@@ -979,6 +1040,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.quick:
         args.clients, args.games, args.seconds = 400, 40, 10.0
+    if args.subscription:
+        services = Services()
+        services.redis.start()
+        try:
+            subscription_bench(services.redis.url)
+        finally:
+            services.redis.stop()
+            shutil.rmtree(services.root, ignore_errors=True)
+        return 0
     services = Services().start()
     try:
         if args.pre_ping:

@@ -112,3 +112,57 @@ def test_the_outbox_is_bounded(monkeypatch: Any) -> None:
         return refused
 
     assert run_async(run) is False
+
+
+def test_a_sender_connection_killed_midstream_loses_no_caller(services: Services) -> None:
+    """The sender writes without waiting for replies.  Envelopes written and still waiting for
+    Redis's replies when it drops the connection (Redis paused, then ``CLIENT KILL``) are each
+    answered False and counted, none hangs; the next ones go out on a new connection and
+    arrive."""
+    from prometheus_client import REGISTRY
+
+    from exochess.web import metrics  # noqa: F401 - registers the counter read below
+    from exochess.web.pubsub import RedisBus
+
+    def errors() -> float:
+        return REGISTRY.get_sample_value("exochess_errors_total", {"kind": "redis"}) or 0.0
+
+    async def run() -> tuple[list[bool], list[bool], list[str], float]:
+        sender, receiver = RedisBus(services.redis.url), RedisBus(services.redis.url)
+        got: list[str] = []
+
+        async def keep(envelope: dict[str, Any]) -> None:
+            got.append(envelope["k"])
+
+        receiver.on_message = keep
+        receiver.start()
+        await asyncio.wait_for(receiver.subscribed.wait(), 10)
+        assert await sender.publish({"k": "first"})  # the sender's connection is open
+        admin = sender.redis
+        before = errors()
+        await admin.execute_command("CLIENT", "PAUSE", "10000", "WRITE")  # PUBLISH waits
+        try:
+            during = [asyncio.ensure_future(sender.publish({"k": f"d{i}"})) for i in range(50)]
+            await asyncio.sleep(0.2)  # written, their replies held back by the pause
+            assert not any(f.done() for f in during)
+            await admin.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+            answered = await asyncio.wait_for(asyncio.gather(*during), 10)
+        finally:
+            await admin.execute_command("CLIENT", "UNPAUSE")
+        lost = errors() - before
+        after = await asyncio.wait_for(
+            asyncio.gather(*(sender.publish({"k": f"a{i}"}) for i in range(20))), 10)
+        for _ in range(500):
+            if sum(k.startswith("a") for k in got) == 20:
+                break
+            await asyncio.sleep(0.01)
+        await sender.close()
+        await receiver.close()
+        return list(answered), list(after), got, lost
+
+    answered, after, got, lost = run_async(run)
+    assert answered == [False] * 50
+    assert lost == 50
+    assert after == [True] * 20
+    assert [k for k in got if k.startswith("a")] == [f"a{i}" for i in range(20)]
+    assert not any(k.startswith("d") for k in got)

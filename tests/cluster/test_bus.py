@@ -140,15 +140,15 @@ def test_a_sender_connection_killed_midstream_loses_no_caller(services: Services
         assert await sender.publish({"k": "first"})  # the sender's connection is open
         admin = sender.redis
         before = errors()
-        await admin.execute_command("CLIENT", "PAUSE", "10000", "WRITE")  # PUBLISH waits
+        await admin.client_pause(10_000, all=False)  # write commands wait: PUBLISH too
         try:
             during = [asyncio.ensure_future(sender.publish({"k": f"d{i}"})) for i in range(50)]
             await asyncio.sleep(0.2)  # written, their replies held back by the pause
             assert not any(f.done() for f in during)
-            await admin.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+            await admin.client_kill_filter(_type="normal", skipme=True)
             answered = await asyncio.wait_for(asyncio.gather(*during), 10)
         finally:
-            await admin.execute_command("CLIENT", "UNPAUSE")
+            await admin.client_unpause()
         lost = errors() - before
         after = await asyncio.wait_for(
             asyncio.gather(*(sender.publish({"k": f"a{i}"}) for i in range(20))), 10)

@@ -166,3 +166,31 @@ def test_a_sender_connection_killed_midstream_loses_no_caller(services: Services
     assert after == [True] * 20
     assert [k for k in got if k.startswith("a")] == [f"a{i}" for i in range(20)]
     assert not any(k.startswith("d") for k in got)
+
+
+def test_a_redis_that_stops_replying_is_given_up(services: Services, monkeypatch: Any) -> None:
+    """Redis takes the envelopes but does not reply (paused, as a hung server or a cut network
+    would look): the callers are told False once the reply is overdue instead of waiting for
+    ever, and once Redis answers again the next envelopes go out on a new connection."""
+    from exochess.web import pubsub
+
+    monkeypatch.setattr(pubsub, "REPLY_TIMEOUT_S", 0.3)
+
+    async def run() -> tuple[list[bool], list[bool]]:
+        sender = pubsub.RedisBus(services.redis.url)
+        assert await sender.publish({"k": "first"})
+        admin = sender.redis
+        await admin.client_pause(10_000, all=False)
+        try:
+            stuck = await asyncio.wait_for(
+                asyncio.gather(*(sender.publish({"k": f"s{i}"}) for i in range(10))), 10)
+        finally:
+            await admin.client_unpause()
+        after = await asyncio.wait_for(
+            asyncio.gather(*(sender.publish({"k": f"a{i}"}) for i in range(10))), 10)
+        await sender.close()
+        return list(stuck), list(after)
+
+    stuck, after = run_async(run)
+    assert stuck == [False] * 10
+    assert after == [True] * 10

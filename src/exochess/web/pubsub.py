@@ -63,6 +63,10 @@ RETRY_MAX_S = 2.0
 """Longest wait between two attempts to subscribe again after Redis went away."""
 BATCH_MAX = 256
 """Most envelopes sent in one pipeline (one round trip to Redis)."""
+REPLY_TIMEOUT_S = 2.0
+"""Longest wait for Redis to take a write or reply to an envelope written: past it the sender's
+connection is given up (its waiting callers are told False) and the next batch opens another
+(Redis hung, or the network to it is cut without the connection closing)."""
 OUTBOX_MAX = 4096
 """Most envelopes waiting to be sent (Redis slow or away); past it new ones are dropped and
 counted as errors: a receiver that misses a move reads the game again when it next needs it."""
@@ -360,9 +364,12 @@ class _Link:
 
     def __init__(self, connection: aioredis.Connection) -> None:
         self.connection = connection
-        self.awaiting: collections.deque[_Outgoing] = collections.deque()
+        self.awaiting: collections.deque[tuple[_Outgoing, float]] = collections.deque()
+        """Written, waiting for a reply, each with when it was written (``perf_counter``)."""
         self.broken = False
         self.reader = asyncio.create_task(self._read(), name="redis-bus-replies")
+        self._watch: asyncio.TimerHandle | None = None
+        """Checks, :data:`REPLY_TIMEOUT_S` after a write, that Redis replied."""
 
     @classmethod
     async def open(cls, pool: aioredis.ConnectionPool) -> _Link:
@@ -376,10 +383,26 @@ class _Link:
         the socket (unless its buffer is full, at once), not when Redis answers."""
         commands = [("PUBLISH", CHANNEL, data) for data, _sent, _queued in batch if data is not None]
         if commands:
-            await self.connection.send_packed_command(self.connection.pack_commands(commands),
-                                                      check_health=False)
-        self.awaiting.extend(batch)
+            async with asyncio.timeout(REPLY_TIMEOUT_S):  # a socket that takes nothing more
+                await self.connection.send_packed_command(self.connection.pack_commands(commands),
+                                                          check_health=False)
+        written = time.perf_counter()
+        self.awaiting.extend((entry, written) for entry in batch)
         self._settle_marks()
+        if self.awaiting and self._watch is None:
+            self._watch = asyncio.get_running_loop().call_later(REPLY_TIMEOUT_S, self._overdue)
+
+    def _overdue(self) -> None:
+        """Give the connection up if the oldest reply is :data:`REPLY_TIMEOUT_S` late."""
+        self._watch = None
+        if self.broken or not self.awaiting:
+            return
+        late = time.perf_counter() - self.awaiting[0][1]
+        if late < REPLY_TIMEOUT_S:
+            self._watch = asyncio.get_running_loop().call_later(REPLY_TIMEOUT_S - late, self._overdue)
+            return
+        log.warning("redis did not reply for %.1f s: the publishing connection is given up", late)
+        self.fail()
 
     async def _read(self) -> None:
         try:
@@ -400,7 +423,7 @@ class _Link:
     def _settle(self, ok: bool) -> None:
         self._settle_marks()
         if self.awaiting:
-            entry = self.awaiting.popleft()
+            entry, _written = self.awaiting.popleft()
             if ok:
                 _settle(entry, True)
             else:
@@ -408,16 +431,19 @@ class _Link:
         self._settle_marks()
 
     def _settle_marks(self) -> None:
-        while self.awaiting and self.awaiting[0][0] is None:
-            _settle(self.awaiting.popleft(), True)
+        while self.awaiting and self.awaiting[0][0][0] is None:
+            _settle(self.awaiting.popleft()[0], True)
 
     def fail(self) -> int:
         """Give up on the connection; what still awaited a reply is told False and counted as
         errors (returns how many envelopes)."""
         self.broken = True
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         if not self.reader.done() and self.reader is not asyncio.current_task():
             self.reader.cancel()
-        failed = list(self.awaiting)
+        failed = [entry for entry, _written in self.awaiting]
         self.awaiting.clear()
         return _fail(failed)
 

@@ -841,12 +841,21 @@ def target_2(services: Services, args: argparse.Namespace) -> None:
     """Target 2 at each size of ``--t2-games`` (a closed loop: each game waits for its
     opponent's answer, so with too few games the figure is the round trip's, not the
     servers' capacity; the sweep shows where the servers saturate)."""
-    sizes: list[int] = args.t2_games or [args.games]
-    summaries = [target_2_once(services, args, games)[2] for games in sizes]
-    if len(summaries) > 1:
+    sizes: list[int] = args.t2_games or (
+        [args.games] if args.quick else [args.games, 2 * args.games, 3 * args.games])
+    runs = {games: target_2_once(services, args, games) for games in sizes}
+    if len(runs) > 1:
         print(f"2. sweep ({args.seconds:g} s each; server processes' CPU in cores):", flush=True)
-        for line in summaries:
+        for _one, _two, line in runs.values():
             print(f"   {line}", flush=True)
+        # capacity: each configuration's best rate over the same sizes of the same generator
+        best_one = max(runs, key=lambda games: runs[games][0])
+        best_two = max(runs, key=lambda games: runs[games][1])
+        first = sizes[0]
+        print(f"2. capacity (each configuration's best moves/s over the sweep): 1 process "
+              f"{runs[best_one][0]:.0f}/s ({best_one} games), 2 processes {runs[best_two][1]:.0f}/s "
+              f"({best_two} games), ratio {runs[best_two][1] / runs[best_one][0]:.2f}; at {first} games "
+              f"ratio {runs[first][1] / runs[first][0]:.2f} (target >= 1.6)", flush=True)
 
 
 def target_3(services: Services, args: argparse.Namespace) -> None:
@@ -1010,7 +1019,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200, help="live games of target 1")
     parser.add_argument("--t2-games", type=game_counts, default=None, metavar="N[,N...]",
                         help="games moving at once in target 2, or a comma-separated list to "
-                             "sweep (e.g. 200,400,600; default: --games)")
+                             "sweep (default: --games, twice and three times as many; with "
+                             "--quick, --games only)")
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each measurement")
     parser.add_argument("--targets", default="123", help="which targets to measure (default 123)")
     parser.add_argument("--watcher-procs", type=int, default=2,

@@ -129,8 +129,9 @@ class RedisBus:
     ``PUBLISH`` per call on the shared client (redis-py's asyncio pool hands out connections
     under a lock that it holds while it checks the connection, which takes a pass of the event
     loop, so a busy loop sent about one command per pass), then a pipeline per batch, each
-    batch waiting for the previous one's replies (50-76 ms mean per envelope at 200 games; see
-    benchmarks.md, "Cluster", 2026-11-26).
+    batch waiting for the previous one's replies (50-83 ms mean per envelope at 200 games; see
+    benchmarks.md, "Cluster", 2026-11-26).  A connection on which Redis takes no write or
+    gives no reply for :data:`REPLY_TIMEOUT_S` is given up, its waiting callers told False.
     """
 
     def __init__(self, url: str, origin: str | None = None) -> None:

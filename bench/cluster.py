@@ -59,6 +59,7 @@ import multiprocessing
 import os
 import random
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -149,6 +150,7 @@ STAGE_FAMILIES = {
     "exochess_event_loop_lag_seconds": "loop lag",
     "exochess_bus_lag_seconds": "bus lag",
     "exochess_bus_handle_seconds": "bus handle",
+    "exochess_bus_send_seconds": "bus send",
     "exochess_gc_pause_seconds": "gc",
 }
 """The servers' histograms (``/metrics``) that say where a move's time goes, and their short
@@ -398,12 +400,60 @@ class Site:
         return CpuMeter(self.services, self.cluster, helpers)
 
 
+class Backlog:
+    """Samples, every :data:`BACKLOG_EVERY_S` while a window runs, the bytes of pub/sub
+    envelopes on their way to the servers but not yet read by them: at Redis (the output
+    buffers of the subscribed clients, ``CLIENT LIST TYPE pubsub`` ``omem``) and in this
+    machine's sockets (the receive queues of the clients' sockets to Redis's port, ``ss``).
+    Every server reads every envelope (its own too: one channel), so this is the queue in front
+    of the servers' subscriptions, the part of ``bus lag`` spent before a server reads it."""
+
+    def __init__(self, redis_url: str, redis_port: int) -> None:
+        self.redis_url = redis_url
+        self.redis_port = redis_port
+        self.at_redis: list[int] = []
+        self.in_sockets: list[int] = []
+        self.stop = asyncio.Event()
+
+    async def _sockets(self) -> int:
+        proc = await asyncio.create_subprocess_exec(
+            "ss", "-tnH", "state", "established", "dst", f"127.0.0.1:{self.redis_port}",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        out, _ = await proc.communicate()
+        return sum(int(line.split()[0]) for line in out.decode().splitlines() if line.split())
+
+    async def run(self) -> None:
+        import redis.asyncio as aioredis
+
+        client = aioredis.Redis.from_url(self.redis_url)
+        try:
+            while not self.stop.is_set():
+                clients = await client.client_list(_type="pubsub")
+                self.at_redis.append(sum(int(c.get("omem", 0)) for c in clients))
+                with contextlib.suppress(OSError):
+                    self.in_sockets.append(await self._sockets())
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop.wait(), BACKLOG_EVERY_S)
+        finally:
+            await client.aclose()
+
+    def text(self) -> str:
+        def kb(values: list[int]) -> str:
+            return f"{sum(values) / max(1, len(values)) / 1024:.0f}/{max(values, default=0) / 1024:.0f}"
+
+        return (f"subscriptions' backlog, KB mean/max ({len(self.at_redis)} samples): at Redis "
+                f"{kb(self.at_redis)}, in the sockets {kb(self.in_sockets)}")
+
+
+BACKLOG_EVERY_S = 0.25
+
+
 class Load:
     """The outcome of :func:`human_load`."""
 
     def __init__(self, lat: list[float], moves: int, sockets: int, cpu: dict[str, float],
                  watched: int, short: int, own: list[float], per_server: list[float],
-                 stages: str) -> None:
+                 stages: str, refused: int = 0, backlog: str = "") -> None:
         self.lat, self.moves, self.sockets, self.cpu, self.watched = lat, moves, sockets, cpu, watched
         self.short = short
         """Games whose prepared moves ran out before the end of the window (a warning)."""
@@ -414,13 +464,17 @@ class Load:
         """CPU seconds of each server process (with its pools) in the window."""
         self.stages = stages
         """The servers' stage histograms over the window (:func:`stages_text`)."""
+        self.refused = refused
+        """Moves the servers refused as busy (sent again, not counted as moves)."""
+        self.backlog = backlog
+        """The envelopes waiting for the servers' subscriptions (:class:`Backlog`)."""
 
     def detail(self, seconds: float) -> str:
         """Per-server CPU (share of a core), the mover's own round trip, the stages."""
         cores = ", ".join(f"{cpu / seconds:.2f}" for cpu in self.per_server)
         return (f"   server processes' CPU (cores): {cores}; round trip to the mover's own socket p50 "
                 f"{pct(self.own, 50) * 1000:.0f} ms, p99 {pct(self.own, 99) * 1000:.0f} ms\n"
-                f"   {self.stages}")
+                f"   {self.stages}" + (f"\n   {self.backlog}" if self.backlog else ""))
 
 
 def random_game(seed: int, plies: int) -> list[str]:
@@ -449,6 +503,17 @@ PLY = re.compile(rb'"ply": (\d+), "turn"')
 bytes: the player's sockets never decode or parse a state."""
 
 
+class Refused(Exception):
+    """The mover's server answered its move with "busy" (its queue of moves was full): the
+    move was not stored, and the player sends it again after :data:`RETRY_S`."""
+
+
+RETRY_S = 0.1
+"""How long a player whose move was refused as busy waits before sending it again (the site's
+message says "try again in a moment")."""
+BUSY = b'"status": 503'
+
+
 class Player:
     """One seat's websocket: its reader keeps only the ply of the latest state."""
 
@@ -456,6 +521,11 @@ class Player:
         self.ws = ws
         self.ply = -1
         self.error: str | None = None
+        self.refused = 0
+        """Moves of this seat the server refused as busy (503), each sent again."""
+        self.partner: Player | None = None
+        """The other seat of the game: it waits for the state while this seat's move may be
+        refused, so a refusal wakes it too."""
         self.at = 0.0
         """When the latest state arrived (``time.perf_counter``)."""
         self.changed = asyncio.Event()
@@ -471,19 +541,28 @@ class Player:
                     self.at = time.perf_counter()
                     self.changed.set()
                 elif raw.startswith(b'{"type": "error"'):
-                    self.error = raw.decode()
+                    if BUSY in raw:
+                        self.refused += 1
+                        if self.partner is not None:
+                            self.partner.changed.set()
+                    else:
+                        self.error = raw.decode()
                     self.changed.set()
         except websockets.ConnectionClosed as exc:
             self.error = f"closed: {exc}"
         self.changed.set()
 
-    async def wait_ply(self, ply: int, until: float, mover: Player | None = None) -> bool:
+    async def wait_ply(self, ply: int, until: float, mover: Player | None = None,
+                       refused: int | None = None) -> bool:
         """Wait until this socket saw the state at ``ply`` (True) or ``until`` (monotonic) passed
-        (False); an error on this socket or on ``mover``'s is raised."""
+        (False); an error on this socket or on ``mover``'s is raised, and :class:`Refused` when
+        ``mover`` has more refusals than ``refused``."""
         while self.ply < ply:
             for sock in (self, mover):
                 if sock is not None and sock.error is not None:
                     raise RuntimeError(f"websocket: {sock.error}")
+            if mover is not None and refused is not None and mover.refused > refused:
+                raise Refused
             left = until - time.monotonic()
             if left <= 0:
                 return False
@@ -516,6 +595,8 @@ async def _players(plans: list[Plan], plies: int, seconds: float, think: tuple[f
     seats = await asyncio.gather(*(asyncio.gather(*(seat(plan.urls[c], plan.secrets[c])
                                                    for c in ("white", "black")))
                                    for plan, _texts in games))
+    for white, black in seats:
+        white.partner, black.partner = black, white
     far = time.monotonic() + 120
     for white, _black in seats:
         if not await white.wait_ply(0, far):
@@ -536,10 +617,16 @@ async def _players(plans: list[Plan], plies: int, seconds: float, think: tuple[f
             if time.monotonic() >= until:
                 return
             mover, other = (white, black) if ply % 2 == 0 else (black, white)
-            sent = time.perf_counter()
-            await mover.ws.send(f'{{"type": "move", "move": "{text}", "ply": {ply}}}')
-            if not await other.wait_ply(ply + 1, until + 30, mover):
-                raise TimeoutError(f"no state at ply {ply + 1} 30 s after the end")
+            sent = time.perf_counter()  # the round trip counts the refusals' delays too
+            while True:
+                refused = mover.refused
+                await mover.ws.send(f'{{"type": "move", "move": "{text}", "ply": {ply}}}')
+                try:
+                    if not await other.wait_ply(ply + 1, until + 30, mover, refused):
+                        raise TimeoutError(f"no state at ply {ply + 1} 30 s after the end")
+                    break
+                except Refused:
+                    await asyncio.sleep(RETRY_S)
             lat.append(time.perf_counter() - sent)
             moves += 1
             # the mover's own copy of the state, before its next move
@@ -549,7 +636,8 @@ async def _players(plans: list[Plan], plies: int, seconds: float, think: tuple[f
 
     await asyncio.gather(*(play(texts, w, b, random.Random(plan.index))
                            for (plan, texts), (w, b) in zip(games, seats, strict=True)))
-    pipe.send((lat, moves, short, own))  # before closing: the CPU meter stops when all have answered
+    refused = sum(p.refused for pair in seats for p in pair)
+    pipe.send((lat, moves, short, own, refused))  # before closing: the CPU meter stops when all have answered
     await asyncio.gather(*(p.ws.close() for pair in seats for p in pair), return_exceptions=True)
 
 
@@ -609,17 +697,22 @@ async def human_load(site: Site, games: int, watchers: int, seconds: float,
         await asyncio.to_thread(answer, pipe)
     meter = site.meter([*watching.pids, *(p.pid for p in procs if p.pid is not None)])
     histos = await scrape(urls)
+    backlog = Backlog(site.services.redis.url, site.services.redis.port)
+    sampling = asyncio.create_task(backlog.run())
     meter.start()
     go.set()
     results = [await asyncio.to_thread(answer, pipe) for pipe in pipes]
     cpu, per_server = meter.stop()
+    backlog.stop.set()
+    await sampling
     stages = stages_text(histos, await scrape(urls))
     watched = await watching.stop()
     for proc in procs:
         await asyncio.to_thread(proc.join, 60)
     lat = [x for r in results for x in r[0]]
     return Load(lat, sum(r[1] for r in results), 2 * games + watchers, cpu, watched,
-                sum(r[2] for r in results), [x for r in results for x in r[3]], per_server, stages)
+                sum(r[2] for r in results), [x for r in results for x in r[3]], per_server, stages,
+                sum(r[4] for r in results), backlog.text())
 
 
 async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.Event) -> int:
@@ -690,8 +783,10 @@ def run_site(services: Services, args: argparse.Namespace, servers: int, workers
 
 
 def short_text(load: Load) -> str:
-    """A warning when games ran out of prepared moves (``--plies``) before the window's end."""
-    return f" ({load.short} games ran out of prepared moves: raise --plies)" if load.short else ""
+    """A warning when games ran out of prepared moves (``--plies``) before the window's end,
+    and the moves refused as busy (each sent again)."""
+    text = f" ({load.short} games ran out of prepared moves: raise --plies)" if load.short else ""
+    return text + (f"; {load.refused} moves refused as busy and sent again" if load.refused else "")
 
 
 THINK = (1.0, 3.0)
@@ -709,21 +804,26 @@ def target_1(services: Services, args: argparse.Namespace) -> None:
     print(load.detail(args.seconds), flush=True)
 
 
-def target_2(services: Services, args: argparse.Namespace) -> None:
-    games = args.games  # enough games at once that the servers, not the round trips, set the pace
+def target_2_once(services: Services, args: argparse.Namespace, games: int) -> tuple[float, float, str]:
+    """Target 2 at one size: 1 server process then 2, the same generator of ``games`` games
+    moving at once; (1 process's moves/s, 2 processes', a one-line summary with each server
+    process's CPU)."""
     rates = {}
+    cores_used: dict[int, str] = {}
     used: dict[int, dict[str, float]] = {}  # CPU ms per move by role
     for servers in (1, 2):
         load: Load = run_site(services, args, servers, 0, lambda site: human_load(
             site, games, 0, args.seconds, (0.0, 0.0)))
         rates[servers] = load.moves / args.seconds
         used[servers] = {role: cpu * 1000 / max(1, load.moves) for role, cpu in load.cpu.items()}
-        print(f"   {servers} process(es): {rates[servers]:.0f} moves/s, round trip p50 "
+        cores_used[servers] = " + ".join(f"{cpu / args.seconds:.2f}" for cpu in load.per_server)
+        print(f"   {games} games, {servers} process(es): {rates[servers]:.0f} moves/s, round trip p50 "
               f"{pct(load.lat, 50) * 1000:.0f} ms; {cpu_text(load.cpu, load.moves)}{short_text(load)}",
               flush=True)
         print(load.detail(args.seconds), flush=True)
+    ratio = rates[2] / rates[1]
     print(f"2. moves stored per second, {games} games moving at once: 1 process "
-          f"{rates[1]:.0f}/s, 2 processes {rates[2]:.0f}/s, ratio {rates[2] / rates[1]:.2f} "
+          f"{rates[1]:.0f}/s, 2 processes {rates[2]:.0f}/s, ratio {ratio:.2f} "
           "(target >= 1.6)", flush=True)
     cores = os.cpu_count() or 1
     one = min(1000 / max(used[1]["servers"], 1e-6), cores * 1000 / max(sum(used[1].values()), 1e-6))
@@ -731,6 +831,31 @@ def target_2(services: Services, args: argparse.Namespace) -> None:
     print(f"   CPU bound on {cores} cores from the CPU per move above (1 process: one core for the "
           f"server at most; every process shares the cores): 1 process {one:.0f}/s, 2 processes "
           f"{two:.0f}/s, ratio {two / one:.2f}", flush=True)
+    summary = (f"{games:>5} games: 1 process {rates[1]:4.0f}/s ({cores_used[1]} cores), 2 processes "
+               f"{rates[2]:4.0f}/s ({cores_used[2]} cores), ratio {ratio:.2f}; CPU bound ratio "
+               f"{two / one:.2f}")
+    return rates[1], rates[2], summary
+
+
+def target_2(services: Services, args: argparse.Namespace) -> None:
+    """Target 2 at each size of ``--t2-games`` (a closed loop: each game waits for its
+    opponent's answer, so with too few games the figure is the round trip's, not the
+    servers' capacity; the sweep shows where the servers saturate)."""
+    sizes: list[int] = args.t2_games or (
+        [args.games] if args.quick else [args.games, 2 * args.games, 3 * args.games])
+    runs = {games: target_2_once(services, args, games) for games in sizes}
+    if len(runs) > 1:
+        print(f"2. sweep ({args.seconds:g} s each; server processes' CPU in cores):", flush=True)
+        for _one, _two, line in runs.values():
+            print(f"   {line}", flush=True)
+        # capacity: each configuration's best rate over the same sizes of the same generator
+        best_one = max(runs, key=lambda games: runs[games][0])
+        best_two = max(runs, key=lambda games: runs[games][1])
+        first = sizes[0]
+        print(f"2. capacity (each configuration's best moves/s over the sweep): 1 process "
+              f"{runs[best_one][0]:.0f}/s ({best_one} games), 2 processes {runs[best_two][1]:.0f}/s "
+              f"({best_two} games), ratio {runs[best_two][1] / runs[best_one][0]:.2f}; at {first} games "
+              f"ratio {runs[first][1] / runs[first][0]:.2f} (target >= 1.6)", flush=True)
 
 
 def target_3(services: Services, args: argparse.Namespace) -> None:
@@ -794,6 +919,63 @@ def envelope_bench() -> None:
               f"{best['framed']:.0f} us", flush=True)
 
 
+def subscription_bench(redis_url: str, size: int = 35_000, busy_ms: float = 20.0) -> None:
+    """How many envelopes of ``size`` bytes (a whole state in mid-game) a server's subscription
+    takes per pass of a busy event loop (each pass also runs ``busy_ms`` of other work, as a
+    server's loop with its players' moves does), with the site's subscription buffer and with
+    asyncio's default, on uvloop (as ``exochess serve`` runs) and on asyncio's own loop.  Every
+    server reads every envelope, so two servers storing N moves a second each need 2N a
+    second from it."""
+    import uvloop
+
+    from exochess.web import pubsub
+
+    async def once(buffer: int) -> tuple[float, float]:
+        saved = pubsub.SUBSCRIPTION_BUFFER
+        pubsub.SUBSCRIPTION_BUFFER = buffer
+        receiver, sender = pubsub.RedisBus(redis_url), pubsub.RedisBus(redis_url)
+        got = 0
+        done = asyncio.Event()
+
+        async def keep(_envelope: dict[str, Any]) -> None:
+            nonlocal got
+            got += 1
+            if got == 1000:
+                done.set()
+
+        receiver.on_message = keep
+        receiver.start()
+        await receiver.subscribed.wait()
+        loop = asyncio.get_running_loop()
+        passes = 0
+
+        def busy() -> None:
+            nonlocal passes
+            passes += 1
+            time.sleep(busy_ms / 1000)  # the loop's other work in this pass
+            if not done.is_set():
+                loop.call_soon(busy)
+
+        started = time.perf_counter()
+        loop.call_soon(busy)
+        body = "x" * size
+        for _ in range(1000):
+            sender.post({"k": "g", "m": body})
+        await asyncio.wait_for(done.wait(), 120)
+        took = time.perf_counter() - started
+        await sender.close()
+        await receiver.close()
+        pubsub.SUBSCRIPTION_BUFFER = saved
+        return got / max(1, passes), got / took
+
+    for name, runner in (("uvloop", uvloop.run), ("asyncio", asyncio.run)):
+        for label, buffer in (("site's", pubsub.SUBSCRIPTION_BUFFER), ("asyncio's default", 1 << 16)):
+            per_pass, rate = runner(once(buffer))
+            print(f"subscription, {name} loop, {label} buffer ({buffer // 1024} KiB), {size} B envelopes, "
+                  f"{busy_ms:g} ms of other work per pass: {per_pass:.1f} envelopes per pass, {rate:.0f}/s",
+                  flush=True)
+
+
 def pre_ping_bench(services: Services) -> None:
     """What the storage's ``pool_pre_ping`` (a ``SELECT 1`` on each checkout, so that a
     connection PostgreSQL dropped is replaced before use) costs the server per transaction:
@@ -817,6 +999,17 @@ def pre_ping_bench(services: Services) -> None:
           f"{sorted(runs[True])[2]:.0f} us, without {sorted(runs[False])[2]:.0f} us", flush=True)
 
 
+def game_counts(text: str) -> list[int]:
+    """``--t2-games``: one count of games or a comma-separated list, each at least 1."""
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of whole numbers: {text!r}") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError("each count of games must be at least 1")
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -824,6 +1017,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller loads (about a minute)")
     parser.add_argument("--clients", type=int, default=2000, help="websocket clients of target 1")
     parser.add_argument("--games", type=int, default=200, help="live games of target 1")
+    parser.add_argument("--t2-games", type=game_counts, default=None, metavar="N[,N...]",
+                        help="games moving at once in target 2, or a comma-separated list to "
+                             "sweep (default: --games, twice and three times as many; with "
+                             "--quick, --games only)")
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each measurement")
     parser.add_argument("--targets", default="123", help="which targets to measure (default 123)")
     parser.add_argument("--watcher-procs", type=int, default=2,
@@ -842,6 +1039,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers-as-servers", action="store_true",
                         help="under nice, leave the engine workers at the servers' priority (by "
                              "default they go to the idle class, below everything else)")
+    parser.add_argument("--subscription", action="store_true",
+                        help="only measure how many envelopes a subscription takes per pass of a "
+                             "busy event loop (Redis only)")
     parser.add_argument("--pre-ping", action="store_true",
                         help="only time the database pool's ping before each transaction")
     args = parser.parse_args(argv)
@@ -850,6 +1050,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.quick:
         args.clients, args.games, args.seconds = 400, 40, 10.0
+    if args.subscription:
+        services = Services()
+        services.redis.start()
+        try:
+            subscription_bench(services.redis.url)
+        finally:
+            services.redis.stop()
+            shutil.rmtree(services.root, ignore_errors=True)
+        return 0
     services = Services().start()
     try:
         if args.pre_ping:

@@ -112,3 +112,85 @@ def test_the_outbox_is_bounded(monkeypatch: Any) -> None:
         return refused
 
     assert run_async(run) is False
+
+
+def test_a_sender_connection_killed_midstream_loses_no_caller(services: Services) -> None:
+    """The sender writes without waiting for replies.  Envelopes written and still waiting for
+    Redis's replies when it drops the connection (Redis paused, then ``CLIENT KILL``) are each
+    answered False and counted, none hangs; the next ones go out on a new connection and
+    arrive."""
+    from prometheus_client import REGISTRY
+
+    from exochess.web import metrics  # noqa: F401 - registers the counter read below
+    from exochess.web.pubsub import RedisBus
+
+    def errors() -> float:
+        return REGISTRY.get_sample_value("exochess_errors_total", {"kind": "redis"}) or 0.0
+
+    async def run() -> tuple[list[bool], list[bool], list[str], float]:
+        sender, receiver = RedisBus(services.redis.url), RedisBus(services.redis.url)
+        got: list[str] = []
+
+        async def keep(envelope: dict[str, Any]) -> None:
+            got.append(envelope["k"])
+
+        receiver.on_message = keep
+        receiver.start()
+        await asyncio.wait_for(receiver.subscribed.wait(), 10)
+        assert await sender.publish({"k": "first"})  # the sender's connection is open
+        admin = sender.redis
+        before = errors()
+        await admin.client_pause(10_000, all=False)  # write commands wait: PUBLISH too
+        try:
+            during = [asyncio.ensure_future(sender.publish({"k": f"d{i}"})) for i in range(50)]
+            await asyncio.sleep(0.2)  # written, their replies held back by the pause
+            assert not any(f.done() for f in during)
+            await admin.client_kill_filter(_type="normal", skipme=True)
+            answered = await asyncio.wait_for(asyncio.gather(*during), 10)
+        finally:
+            await admin.client_unpause()
+        lost = errors() - before
+        after = await asyncio.wait_for(
+            asyncio.gather(*(sender.publish({"k": f"a{i}"}) for i in range(20))), 10)
+        for _ in range(500):
+            if sum(k.startswith("a") for k in got) == 20:
+                break
+            await asyncio.sleep(0.01)
+        await sender.close()
+        await receiver.close()
+        return list(answered), list(after), got, lost
+
+    answered, after, got, lost = run_async(run)
+    assert answered == [False] * 50
+    assert lost == 50
+    assert after == [True] * 20
+    assert [k for k in got if k.startswith("a")] == [f"a{i}" for i in range(20)]
+    assert not any(k.startswith("d") for k in got)
+
+
+def test_a_redis_that_stops_replying_is_given_up(services: Services, monkeypatch: Any) -> None:
+    """Redis takes the envelopes but does not reply (paused, as a hung server or a cut network
+    would look): the callers are told False once the reply is overdue instead of waiting for
+    ever, and once Redis answers again the next envelopes go out on a new connection."""
+    from exochess.web import pubsub
+
+    monkeypatch.setattr(pubsub, "REPLY_TIMEOUT_S", 0.3)
+
+    async def run() -> tuple[list[bool], list[bool]]:
+        sender = pubsub.RedisBus(services.redis.url)
+        assert await sender.publish({"k": "first"})
+        admin = sender.redis
+        await admin.client_pause(10_000, all=False)
+        try:
+            stuck = await asyncio.wait_for(
+                asyncio.gather(*(sender.publish({"k": f"s{i}"}) for i in range(10))), 10)
+        finally:
+            await admin.client_unpause()
+        after = await asyncio.wait_for(
+            asyncio.gather(*(sender.publish({"k": f"a{i}"}) for i in range(10))), 10)
+        await sender.close()
+        return list(stuck), list(after)
+
+    stuck, after = run_async(run)
+    assert stuck == [False] * 10
+    assert after == [True] * 10

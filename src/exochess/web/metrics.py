@@ -81,6 +81,12 @@ BUS_LAG = Histogram(
     "(the publisher's wall clock against this one's: meaningful between processes of one machine)",
     buckets=_WAIT_BUCKETS,
 )
+BUS_SEND = Histogram(
+    "exochess_bus_send_seconds",
+    "Redis mode: an envelope's way out of this process, by stage: 'wait' from being queued to "
+    "being written to Redis's connection",
+    ["stage"], buckets=_WAIT_BUCKETS,
+)
 BUS_HANDLE = Histogram(
     "exochess_bus_handle_seconds",
     "Redis mode: time this process took to handle one envelope from another (the subscriber "

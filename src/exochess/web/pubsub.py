@@ -41,16 +41,17 @@ update, so a copy that is behind can make a move fail, never store one twice.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from exochess.web import metrics
 
@@ -62,11 +63,18 @@ RETRY_MAX_S = 2.0
 """Longest wait between two attempts to subscribe again after Redis went away."""
 BATCH_MAX = 256
 """Most envelopes sent in one pipeline (one round trip to Redis)."""
+REPLY_TIMEOUT_S = 2.0
+"""Longest wait for Redis to take a write or reply to an envelope written: past it the sender's
+connection is given up (its waiting callers are told False) and the next batch opens another
+(Redis hung, or the network to it is cut without the connection closing)."""
 OUTBOX_MAX = 4096
 """Most envelopes waiting to be sent (Redis slow or away); past it new ones are dropped and
 counted as errors: a receiver that misses a move reads the game again when it next needs it."""
 
 Envelope = dict[str, Any]
+_Outgoing = tuple[bytes | None, asyncio.Future[bool] | None, float]
+"""An envelope on its way out: its bytes, the future of a caller waiting for it, and when it
+was queued (``time.perf_counter``)."""
 
 
 def connect(url: str) -> aioredis.Redis:
@@ -112,14 +120,18 @@ class RedisBus:
     The subscription reconnects by itself after Redis restarts; ``on_resync`` is then called,
     since changes published while it was away were missed.
 
-    Envelopes leave through one sender task on a client of their own: whatever was published
-    while the previous batch was on its way goes as one pipeline (one round trip), in the
-    order of the :meth:`post` and :meth:`publish` calls.  A ``PUBLISH`` per call on the shared client was the
-    site's limit under load: redis-py's asyncio pool hands out connections under a lock that
-    it holds while it checks the connection, which takes a pass of the event loop, so a busy
-    loop sent about one command per pass and every move's announcement queued behind the
-    others' (benchmarks.md, "Cluster", 2026-11-26).  One sender also keeps one process's
-    envelopes in order, which concurrent calls on a pool of connections did not promise.
+    Envelopes leave through one sender task on a connection of their own, in the order of the
+    :meth:`post` and :meth:`publish` calls.  The sender writes whatever was queued and goes
+    back for more at once: it does not wait for Redis's replies, which a reader task of the
+    connection takes up (each ``PUBLISH`` has one reply, in order) to settle the callers of
+    :meth:`publish`.  So an envelope waits for at most one wake-up of the sender, never for
+    the round trip of the envelopes before it.  Earlier forms were slower under load: a
+    ``PUBLISH`` per call on the shared client (redis-py's asyncio pool hands out connections
+    under a lock that it holds while it checks the connection, which takes a pass of the event
+    loop, so a busy loop sent about one command per pass), then a pipeline per batch, each
+    batch waiting for the previous one's replies (50-83 ms mean per envelope at 200 games; see
+    benchmarks.md, "Cluster", 2026-11-26).  A connection on which Redis takes no write or
+    gives no reply for :data:`REPLY_TIMEOUT_S` is given up, its waiting callers told False.
     """
 
     def __init__(self, url: str, origin: str | None = None) -> None:
@@ -127,11 +139,17 @@ class RedisBus:
         self.origin = origin or secrets.token_hex(6)
         self.redis = connect(url)
         """For commands (presence counts, readiness pings); envelopes have their own client."""
-        self._publisher = connect(url)
-        self._outbox: list[tuple[bytes | None, asyncio.Future[bool] | None]] = []
-        """Envelopes to send, each with the future of a caller waiting for it (or none); an
-        entry without bytes only marks a point of the queue (see :meth:`close`)."""
-        self._inflight: list[tuple[bytes | None, asyncio.Future[bool] | None]] = []
+        self._connections = aioredis.ConnectionPool.from_url(
+            url, socket_connect_timeout=1.0, retry_on_timeout=False
+        )
+        """Only makes the sender's connection (see :class:`_Link`); never lends one out."""
+        self._link: _Link | None = None
+        self._outbox: list[_Outgoing] = []
+        """Envelopes to send, each with the future of a caller waiting for it (or none) and
+        when it was queued; an entry without bytes only marks a point of the queue (see
+        :meth:`close`)."""
+        self._inflight: list[_Outgoing] = []
+        """The batch being written (its callers are told if the bus closes meanwhile)."""
         self._wake = asyncio.Event()
         self._sender: asyncio.Task[None] | None = None
         self.on_message: Callable[[Envelope], Awaitable[None]] | None = None
@@ -170,13 +188,13 @@ class RedisBus:
             return
         stamped = None if envelope is None else {**envelope, "o": self.origin, "ts": round(time.time(), 4)}
         data = None if stamped is None else encode(stamped)
-        self._outbox.append((data, sent))
+        self._outbox.append((data, sent, time.perf_counter()))
         self._wake.set()
         if self._sender is None or self._sender.done():
             self._sender = asyncio.create_task(self._send(), name="redis-bus-sender")
 
     async def _send(self) -> None:
-        """Send the outbox, in batches of up to :data:`BATCH_MAX`, until the bus closes."""
+        """Write the outbox, in batches of up to :data:`BATCH_MAX`, until the bus closes."""
         while not self._closed:
             if not self._outbox:
                 self._wake.clear()
@@ -184,29 +202,31 @@ class RedisBus:
                 continue
             batch, self._outbox = self._outbox[:BATCH_MAX], self._outbox[BATCH_MAX:]
             self._inflight = batch
-            envelopes = [data for data, _sent in batch if data is not None]
-            ok = True
-            if envelopes:
-                try:
-                    if len(envelopes) == 1:  # a quiet site: a pipeline's bookkeeping buys nothing
-                        await self._publisher.publish(CHANNEL, envelopes[0])
-                    else:
-                        async with self._publisher.pipeline(transaction=False) as pipe:
-                            for data in envelopes:
-                                pipe.publish(CHANNEL, data)
-                            await pipe.execute()
-                except (RedisError, OSError) as exc:
-                    metrics.ERRORS.labels("redis").inc(len(envelopes))
-                    log.warning("redis publish failed (%d envelopes): %s", len(envelopes), exc)
-                    ok = False
-                except Exception:  # never leave the batch's callers waiting
-                    metrics.ERRORS.labels("redis").inc(len(envelopes))
-                    log.exception("redis publish failed (%d envelopes)", len(envelopes))
-                    ok = False
-            for _data, sent in batch:
-                if sent is not None and not sent.done():
-                    sent.set_result(ok)
+            taken = time.perf_counter()
+            for data, _sent, queued in batch:
+                if data is not None:
+                    metrics.BUS_SEND.labels("wait").observe(taken - queued)
+            link = self._link
+            if link is not None and link.broken:  # its reader told its callers already
+                await link.close()
+                link = self._link = None
+            try:
+                if link is None:
+                    link = self._link = await _Link.open(self._connections)
+                await link.write(batch)
+            except (RedisError, OSError) as exc:
+                self._lost(link, batch, exc)
+            except Exception:  # never leave the batch's callers waiting
+                log.exception("redis publish failed")
+                self._lost(link, batch, None)
             self._inflight = []
+
+    def _lost(self, link: _Link | None, batch: list[_Outgoing], exc: BaseException | None) -> None:
+        """The batch (and what ``link`` still awaited replies for) could not be sent: tell its
+        callers False, count and log it; the next batch opens a new connection."""
+        envelopes = (link.fail() if link is not None else 0) + _fail(batch)
+        if exc is not None:
+            log.warning("redis publish failed (%d envelopes): %s", envelopes, exc)
 
     async def ping(self) -> bool:
         """Whether Redis answers now."""
@@ -225,7 +245,8 @@ class RedisBus:
         while not self._closed:
             # a client of its own without a read timeout: a quiet channel is not an error
             client: aioredis.Redis = aioredis.Redis.from_url(
-                self.url, socket_connect_timeout=1.0, health_check_interval=10
+                self.url, socket_connect_timeout=1.0, health_check_interval=10,
+                **_wide_subscription(self.url),
             )
             try:
                 async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
@@ -277,7 +298,10 @@ class RedisBus:
     async def close(self, flush_s: float = 2.0) -> None:
         """Stop listening and sending; what was posted before is sent first, for up to
         ``flush_s`` (a server shutting down announces the moves it stored)."""
-        if self._sender is not None and not self._sender.done() and (self._outbox or self._inflight):
+        link = self._link
+        if self._sender is not None and not self._sender.done() and (
+            self._outbox or self._inflight or (link is not None and link.awaiting)
+        ):
             drained: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
             self._queue(None, drained)
             with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
@@ -288,10 +312,161 @@ class RedisBus:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-        for _data, sent in [*self._inflight, *self._outbox]:  # their callers are told: not sent
+        if self._link is not None:
+            self._link.fail()
+        for _data, sent, _queued in [*self._inflight, *self._outbox]:  # their callers: not sent
             if sent is not None and not sent.done():
                 sent.set_result(False)
         self._outbox.clear()
-        for client in (self.redis, self._publisher):
-            with contextlib.suppress(Exception):
-                await client.aclose()
+        if self._link is not None:
+            await self._link.close()
+            self._link = None
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self._connections.aclose()
+
+
+SUBSCRIPTION_BUFFER = 1 << 18
+"""Bytes the subscription's stream may hold before it stops reading the socket (asyncio's
+default is 64 KiB, and it stops at twice that).  Every process reads every envelope, its own
+too, and an envelope carries a whole state (25-45 KB in the middle of a game): with the
+default, a pass of the event loop took about 7 envelopes from the socket (uvloop; 3.6 with
+asyncio's own loop), fewer than two busy servers publish per pass, so envelopes queued in the
+socket and at Redis and reached the other server late (benchmarks.md, "Cluster", 2026-11-26).
+256 KiB takes about 18 per pass; much more lets one pass handle a long burst of envelopes
+while the moves of its own players wait (4 MiB was slower)."""
+
+
+class _WideConnection(aioredis.Connection):
+    """A TCP connection whose stream holds :data:`SUBSCRIPTION_BUFFER` bytes."""
+
+    def _connection_arguments(self) -> Mapping[str, Any]:
+        return {**super()._connection_arguments(), "limit": SUBSCRIPTION_BUFFER}
+
+
+def _wide_subscription(url: str) -> dict[str, Any]:
+    """The connection class for the subscription at ``url``: the wide one over TCP; redis-py
+    picks its own for ``rediss://`` (the URL's choice wins) and Unix sockets, which keep the
+    default buffer."""
+    if url.partition("://")[0].lower() == "redis":
+        return {"connection_class": _WideConnection}
+    return {}
+
+
+class _Link:
+    """The sender's connection to Redis: envelopes written without waiting, their replies read
+    by a task of its own.
+
+    Redis answers the commands of one connection in order, so the replies settle the written
+    envelopes in order; an entry without bytes (a mark of :meth:`RedisBus.close`) is settled
+    once every envelope written before it is.  A connection that fails fails everything it
+    still awaits a reply for (those envelopes may or may not have reached the others)."""
+
+    def __init__(self, connection: aioredis.Connection) -> None:
+        self.connection = connection
+        self.awaiting: collections.deque[tuple[_Outgoing, float]] = collections.deque()
+        """Written, waiting for a reply, each with when it was written (``perf_counter``)."""
+        self.broken = False
+        self.reader = asyncio.create_task(self._read(), name="redis-bus-replies")
+        self._watch: asyncio.TimerHandle | None = None
+        """Checks, :data:`REPLY_TIMEOUT_S` after a write, that Redis replied."""
+
+    @classmethod
+    async def open(cls, pool: aioredis.ConnectionPool) -> _Link:
+        # a connection of its own, made with the URL's settings (address, password, database)
+        connection: aioredis.Connection = pool.make_connection()  # type: ignore[no-untyped-call]
+        await connection.connect()  # type: ignore[no-untyped-call]
+        return cls(connection)
+
+    async def write(self, batch: list[_Outgoing]) -> None:
+        """Write ``batch``'s envelopes as ``PUBLISH`` commands; returns once they are handed to
+        the socket (unless its buffer is full, at once), not when Redis answers."""
+        commands = [("PUBLISH", CHANNEL, data) for data, _sent, _queued in batch if data is not None]
+        if commands:
+            async with asyncio.timeout(REPLY_TIMEOUT_S):  # a socket that takes nothing more
+                await self.connection.send_packed_command(self.connection.pack_commands(commands),
+                                                          check_health=False)
+        written = time.perf_counter()
+        self.awaiting.extend((entry, written) for entry in batch)
+        self._settle_marks()
+        if self.awaiting and self._watch is None:
+            self._watch = asyncio.get_running_loop().call_later(REPLY_TIMEOUT_S, self._overdue)
+
+    def _overdue(self) -> None:
+        """Give the connection up if the oldest reply is :data:`REPLY_TIMEOUT_S` late."""
+        self._watch = None
+        if self.broken or not self.awaiting:
+            return
+        late = time.perf_counter() - self.awaiting[0][1]
+        if late < REPLY_TIMEOUT_S:
+            self._watch = asyncio.get_running_loop().call_later(REPLY_TIMEOUT_S - late, self._overdue)
+            return
+        log.warning("redis did not reply for %.1f s: the publishing connection is given up", late)
+        self.fail()
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                try:
+                    await self.connection.read_response()
+                    ok = True
+                except ResponseError:  # Redis refused that one command, the connection is fine
+                    ok = False
+                self._settle(ok)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the connection is gone: the sender opens another
+            if self.awaiting:
+                log.warning("redis publish connection lost: %s", exc)
+            self.fail()
+
+    def _settle(self, ok: bool) -> None:
+        self._settle_marks()
+        if self.awaiting:
+            entry, _written = self.awaiting.popleft()
+            if ok:
+                _settle(entry, True)
+            else:
+                _fail([entry])
+        self._settle_marks()
+
+    def _settle_marks(self) -> None:
+        while self.awaiting and self.awaiting[0][0][0] is None:
+            _settle(self.awaiting.popleft()[0], True)
+
+    def fail(self) -> int:
+        """Give up on the connection; what still awaited a reply is told False and counted as
+        errors (returns how many envelopes)."""
+        self.broken = True
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
+        if not self.reader.done() and self.reader is not asyncio.current_task():
+            self.reader.cancel()
+        failed = [entry for entry, _written in self.awaiting]
+        self.awaiting.clear()
+        return _fail(failed)
+
+    async def close(self) -> None:
+        self.fail()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.reader
+        with contextlib.suppress(Exception):
+            await self.connection.disconnect(nowait=True)
+
+
+def _settle(entry: _Outgoing, ok: bool) -> None:
+    _data, sent, _queued = entry
+    if sent is not None and not sent.done():
+        sent.set_result(ok)
+
+
+def _fail(entries: list[_Outgoing]) -> int:
+    """Tell ``entries``' callers False; count their envelopes as errors (returns how many)."""
+    envelopes = sum(1 for data, _sent, _queued in entries if data is not None)
+    if envelopes:
+        metrics.ERRORS.labels("redis").inc(envelopes)
+    for entry in entries:
+        _settle(entry, False)
+    return envelopes

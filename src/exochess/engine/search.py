@@ -706,8 +706,8 @@ class Searcher:
         b = self.board.squares
         ov = self.order_value
         # The fields as typed locals: compiled, the loops, indexing and comparisons are then
-        # native (from ``Any`` each was a generic call: 3,200 instructions a call for an
-        # Interweave chain, 40% of them saved).
+        # native (from ``Any`` each was a generic call).  Measured: Interweave's compiled
+        # search 0.5-2% fewer instructions a node (chains come here), Rebel Fury's 0-0.5%.
         victims: tuple[int, ...] = m[VICTIMS]
         more: tuple[RawAction, ...] | None = m[MORE]
         origin: int = m[FROM]

@@ -53,6 +53,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
+from types import FunctionType
 from typing import Final
 
 from exochess.board import Board
@@ -62,7 +63,7 @@ from exochess.engine.tt import EXACT, LOWER, UPPER, TranspositionTable, from_tt,
 from exochess.errors import ExochessError
 from exochess.move import Move
 from exochess.outcome import Termination
-from exochess.rawmove import CHANGES, FROM, KIND, MORE, PROMOTION, TO, VICTIMS, RawMove, to_move
+from exochess.rawmove import CHANGES, FROM, KIND, MORE, PROMOTION, TO, VICTIMS, RawAction, RawMove, to_move
 from exochess.variant import FORBIDDEN, THREEFOLD_LOSS
 
 MATE: Final = 100_000
@@ -704,19 +705,26 @@ class Searcher:
         """Ordering value of a capture: victims' values (royals huge) minus a little for the mover."""
         b = self.board.squares
         ov = self.order_value
+        # The fields as typed locals: compiled, the loops, indexing and comparisons are then
+        # native (from ``Any`` each was a generic call).  Measured: Interweave's compiled
+        # search 0.5-2% fewer instructions a node (chains come here), Rebel Fury's 0-0.5%.
+        victims: tuple[int, ...] = m[VICTIMS]
+        more: tuple[RawAction, ...] | None = m[MORE]
+        origin: int = m[FROM]
+        kind: str = m[KIND]
         g = 0
-        for s in m[VICTIMS]:
+        for s in victims:
             g += ov[b[s] & 31]
-        more = m[MORE]
         if more:
             for a in more:
-                for s in a[3]:
+                victims = a[3]
+                for s in victims:
                     g += ov[b[s] & 31]
-        if m[KIND] == "*":
-            g -= ov[b[m[FROM]] & 31]
+        if kind == "*":
+            g -= ov[b[origin] & 31]
         if m[PROMOTION]:
             g += self.promo_value.get(m[PROMOTION], 0)
-        return g * 16 - (ov[b[m[FROM]] & 31] >> 4)
+        return g * 16 - (ov[b[origin] & 31] >> 4)
 
     def _captures(self, key: int) -> list[tuple[int, RawMove]]:
         """The capturing moves of the current position (hash ``key``) with their gains, best first.
@@ -727,26 +735,70 @@ class Searcher:
         captures = cache.get(key)
         if captures is None:
             board = self.board
-            b = board.squares
-            ov = self.order_value
-            gain = self._capture_gain
-            # Most captures take one piece in a single action without promoting: their gain
-            # (the same formula as _capture_gain's) is computed inline, without a call.  The
-            # field indices are literals here (FROM 0, KIND 2, VICTIMS 3, PROMOTION 4, MORE 6:
-            # a constant costs less than a global) and order_value is indexed by the code.
-            found = [
-                (ov[b[m[3][0]]] * 16 - (ov[b[m[0]]] >> 4), m)
-                if len(m[3]) == 1 and not m[6] and not m[4] and m[2] != "*"
-                else (gain(m), m)
-                for m in board.raw_captures()
-            ]
-            if len(found) > 1:
-                found.sort(key=_first, reverse=True)
+            if _COMPILED:
+                found = self._ordered_captures(board.raw_captures())
+            else:
+                b = board.squares
+                ov = self.order_value
+                gain = self._capture_gain
+                # Most captures take one piece in a single action without promoting: their
+                # gain (the same formula as _capture_gain's) is computed inline, without a
+                # call.  The field indices are literals here (FROM 0, KIND 2, VICTIMS 3,
+                # PROMOTION 4, MORE 6: a constant costs less than a global) and order_value
+                # is indexed by the code.
+                found = [
+                    (ov[b[m[3][0]]] * 16 - (ov[b[m[0]]] >> 4), m)
+                    if len(m[3]) == 1 and not m[6] and not m[4] and m[2] != "*"
+                    else (gain(m), m)
+                    for m in board.raw_captures()
+                ]
+                if len(found) > 1:
+                    found.sort(key=_first, reverse=True)
             if len(cache) >= CAPTURE_CACHE_SIZE:  # full: start again, like the evaluation cache
                 self._retire(cache)
                 self._capture_cache = cache = {}
             cache[key] = captures = found
         return captures
+
+    def _ordered_captures(self, moves: list[RawMove]) -> list[tuple[int, RawMove]]:
+        """The compiled build's half of :meth:`_captures`: the same gains in the same order.
+
+        The source build's comprehension reads the move's fields as ``Any``, so compiled every
+        index, product and comparison in it was a generic call, and ``sort(key=..., reverse=True)``
+        is a method looked up by name: some 9,000 instructions per capture list in Fugue, as
+        many as a third of generating it.  Here the fields are typed locals (native indexing
+        and arithmetic) and each capture is inserted after those of equal or greater gain as it
+        comes, which is the order of the stable sort (the lists are short: a few to a few dozen).
+        """
+        b = self.board.squares
+        ov = self.order_value
+        gains: list[int] = []
+        found: list[tuple[int, RawMove]] = []
+        victims: tuple[int, ...]
+        origin: int
+        kind: str
+        g: int
+        for m in moves:
+            victims = m[3]
+            if len(victims) == 1 and not m[6] and not m[4]:
+                kind = m[2]
+                if kind != "*":
+                    origin = m[0]
+                    g = ov[b[victims[0]]] * 16 - (ov[b[origin]] >> 4)
+                else:
+                    g = self._capture_gain(m)
+            else:
+                g = self._capture_gain(m)
+            i = len(gains)
+            while i > 0 and gains[i - 1] < g:
+                i -= 1
+            if i == len(gains):
+                gains.append(g)
+                found.append((g, m))
+            else:
+                gains.insert(i, g)
+                found.insert(i, (g, m))
+        return found
 
     def _usable_tt_move(self, m: RawMove) -> bool:
         """Whether a move from the table can be played here without generating the moves.
@@ -1072,6 +1124,13 @@ class Searcher:
                         break
         return stand if best == -INF else best  # forced, with every capture skipped by the caps
 
+
+def _compiled_probe() -> None:
+    """Only its type is used: compiled by mypyc a module's functions are not Python functions."""
+
+
+_COMPILED: Final = not isinstance(_compiled_probe, FunctionType)
+"""Whether this module runs compiled: the few places where the builds want different code ask."""
 
 _first = itemgetter(0)
 """Sort key of (gain, move) pairs (a C function: no Python call per element)."""

@@ -6,6 +6,7 @@ Long Leaper 7, Swapper 8, Cannon Pawn 9.
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import ClassVar, Final
 
 from mypy_extensions import mypyc_attr
@@ -26,6 +27,14 @@ from exochess.variants.fugue.rules import (
 )
 
 _NOWHERE: Final[frozenset[int]] = frozenset()
+
+
+def _compiled_probe() -> None:
+    """Only its type is used: compiled by mypyc a module's functions are not Python functions."""
+
+
+_COMPILED: Final = not isinstance(_compiled_probe, FunctionType)
+"""Whether this module runs compiled (where the two builds want different code)."""
 
 
 # Match players with changed weights subclass it at run time (engine.match).
@@ -209,16 +218,28 @@ class FugueEvaluator(Evaluator):
                         row[x] = self.SWAPPER_NEXT_TO_KING
                 table[me] = row
             threats.append(table)
-        self._kings = tuple((me, threats[0][me], threats[1][me], threats[2][me]) for me in (1, -1))
-        """``(me, threat1, threat2, threat3)`` per side: ``threatN[x]`` is the danger to the King of
-        side ``me`` of piece ``x`` first on one of its lines at distance N (3: three or more)."""
-        self._rings = (
+        # The codes come precomputed (``me * KING`` with Black's -1 is a slow product compiled:
+        # docs/build.md, "No products with a negative factor").
+        self._kings: tuple[tuple[int, int, int, list[int], list[int], list[int]], ...] = tuple(
+            (me, me * KING, me * SHIELD, threats[0][me], threats[1][me], threats[2][me]) for me in (1, -1)
+        )
+        """``(me, king, shield, threat1, threat2, threat3)`` per side (``king`` and ``shield`` its
+        codes): ``threatN[x]`` is the danger to the King of side ``me`` of piece ``x`` first on one
+        of its lines at distance N (3: three or more)."""
+        # Typed as a tuple of any length: a fixed-length tuple attribute is a C struct compiled,
+        # boxed into five new tuples at every read.
+        self._rings: tuple[tuple[int, list[int]], ...] = (
             (IMMOBILIZER, self._frozen_by[1]),
             (-IMMOBILIZER, self._frozen_by[-1]),
             (SHIELD, self._cover_by[1]),
             (-SHIELD, self._cover_by[-1]),
         )
         """(centre piece, table of its neighbours' score changes)."""
+        # Instance attributes, read natively when compiled (a class attribute of a class that
+        # allows interpreted subclasses is looked up by name at every read).  Read here, after
+        # a match player's subclass has set its own values.
+        self._open_ray = self.OPEN_RAY
+        self._mobility_weight = self.MOBILITY
 
     def dynamic(self, board: Board) -> int:
         b = board.squares
@@ -227,7 +248,7 @@ class FugueEvaluator(Evaluator):
         where = board.piece_squares
         score = 0
         neighbours = self._neighbours
-        open_ray = self.OPEN_RAY
+        open_ray = self._open_ray
         # Frozen pieces (next to an enemy Immobilizer: no move at all) and Shield cover
         # (protected pieces cannot be captured by any method): one table lookup per neighbour.
         for code, table in self._rings:
@@ -236,9 +257,19 @@ class FugueEvaluator(Evaluator):
                     score += table[b[n]]
         # King exposure, unless a Shield covers the King (then it cannot be captured at all).
         near = self._near
-        for me, threat1, threat2, threat3 in self._kings:
-            for king in where[me * KING]:
-                if not near[king].isdisjoint(where[me * SHIELD]):
+        for me, king_code, shield, threat1, threat2, threat3 in self._kings:
+            for king in where[king_code]:
+                if _COMPILED:
+                    # The same test on the board: compiled, ``isdisjoint`` is a method looked
+                    # up by name (some 340 instructions), the loop over the neighbours native.
+                    covered = False
+                    for n in neighbours[king]:
+                        if b[n] == shield:
+                            covered = True
+                            break
+                    if covered:
+                        continue
+                elif not near[king].isdisjoint(where[shield]):
                     continue
                 danger = 0
                 for first, second, rest in self._king_rays[king]:
@@ -258,9 +289,12 @@ class FugueEvaluator(Evaluator):
                         if x:
                             danger += threat3[x]
                             break
-                score -= danger * me
-        if self.MOBILITY:
-            score += self.MOBILITY * self._mobility(b, where)
+                if me > 0:  # not ``danger * me``: a product with -1 is slow compiled
+                    score -= danger
+                else:
+                    score += danger
+        if self._mobility_weight:
+            score += self._mobility_weight * self._mobility(b, where)
         return score
 
     def _mobility(self, b: list[int], where: list[set[int]]) -> int:

@@ -237,6 +237,11 @@ class RebelFuryEvaluator(Evaluator):
         """The signed codes of the pieces whose open directions count as mobility (all that slide
         but the gazers; the Advancer only steps)."""
         self._near = tuple(frozenset(n) for n in geo.neighbours)
+        # Instance attributes, read natively when compiled (a class attribute of a class that
+        # allows interpreted subclasses is looked up by name at every read).  Read here, after
+        # a match player's subclass has set its own values.
+        self._mobility_weight = self.MOBILITY
+        self._last_fury = self.LAST_FURY
 
     def dynamic(self, board: Board) -> int:
         b = board.squares
@@ -265,7 +270,7 @@ class RebelFuryEvaluator(Evaluator):
                                 score += petrify[x]
                             break
                 score += cells * cell_weight
-        mobility = self.MOBILITY
+        mobility = self._mobility_weight
         if mobility:
             # Open directions: the empty neighbours of each sliding piece; a petrified one has none.
             occupied = set().union(*where)
@@ -277,7 +282,7 @@ class RebelFuryEvaluator(Evaluator):
             score += mobility * balance
         if fury:
             if len(where[fury]) == 1:
-                score -= self.LAST_FURY
+                score -= self._last_fury
             if len(where[-fury]) == 1:
-                score += self.LAST_FURY
+                score += self._last_fury
         return score

@@ -7,6 +7,7 @@ import contextlib
 import datetime as dt
 import json
 import logging
+import re
 import secrets
 import time
 import zlib
@@ -150,6 +151,16 @@ class TimeRanOut(GameOver):
 
 def _new_id() -> str:
     return secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
+
+
+GAME_ID = re.compile(r"[A-Za-z0-9]{8}")
+"""What :func:`_new_id` makes (6 random bytes in URL-safe base64, ``-`` and ``_`` replaced): an
+id of another shape names no game, and is answered without a database read."""
+
+
+def is_game_id(text: object) -> bool:
+    """Whether ``text`` has the shape of a game id (not whether that game exists)."""
+    return isinstance(text, str) and GAME_ID.fullmatch(text) is not None
 
 
 def analysis_board(variant: str, fen: str | None, moves: list[str]) -> Board:
@@ -310,7 +321,7 @@ class GameService:
                 await self.prepare(live)
             await self.judge_time(live)
             return live
-        if not isinstance(game_id, str) or not game_id.isascii() or len(game_id) > 32:
+        if not is_game_id(game_id):
             raise GameNotFound(game_id)
         lock = self._loading.setdefault(game_id, asyncio.Lock())
         async with lock:

@@ -1,7 +1,8 @@
 """Rate limits per client address on what costs the server most: creating games, engine analyses,
 websocket connections, accounts, and requests for things that do not exist.
 
-The counting is the ``limits`` library's moving window in memory (one process serves the site).
+The counting is a moving window in memory per process (``windows.py``; the limits are the
+``limits`` library's items, parsed by it).
 A refused HTTP request gets a 429 ``{"error": ...}`` naming the limit, with ``Retry-After``; a
 refused websocket handshake gets the same answer as an HTTP response (the ASGI "websocket denial
 response" extension, which uvicorn supports), or a close with code 1008 where it is missing.
@@ -24,17 +25,15 @@ import ipaddress
 import math
 import os
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from limits import RateLimitItem, parse
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from exochess.web.errors import error_response
 from exochess.web.security import deny_websocket
+from exochess.web.windows import MovingWindows
 
 ENV = "EXOCHESS_RATE_LIMITS"
 
@@ -137,7 +136,7 @@ class RateLimitMiddleware:
     def __init__(self, app: ASGIApp, limits: Mapping[str, RateLimitItem]) -> None:
         self.app = app
         self.limits = dict(limits)
-        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+        self.limiter = MovingWindows()
 
     def _kind(self, scope: Scope) -> str | None:
         if scope["type"] == "websocket":
@@ -160,8 +159,7 @@ class RateLimitMiddleware:
 
     def _message(self, kind: str, address: str) -> tuple[str, int]:
         item = self.limits[kind]
-        reset = self.limiter.get_window_stats(item, kind, address).reset_time
-        wait = max(1, math.ceil(reset - time.time()))
+        wait = max(1, math.ceil(self.limiter.retry_in(item, kind, address)))
         return f"too many {WHAT[kind]} from your address: at most {item}; try again in {wait} s", wait
 
     async def _counting_misses(self, scope: Scope, receive: Receive, send: Send, address: str) -> None:

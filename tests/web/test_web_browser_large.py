@@ -14,6 +14,10 @@ from tests.web.test_web_large_positions import BIG
 WAIT_MS = 120_000  # each fetch lists the 45,136 moves again in the worker (seconds on a busy VM)
 
 
+SETTLED = """() => document.querySelector('#analysis').dataset.ply === '1'
+    || document.querySelector('#error').textContent.trim() !== ''"""
+
+
 def click(page: Any, square: str) -> None:
     box = page.locator(f'#board rect.sq[data-square="{square}"]').bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
@@ -42,6 +46,9 @@ def test_chain_entered_in_the_huge_position(page: Any, server: Server) -> None:
                 nodes = c.post("/api/position", json={**body, "prefix": done}).json()["legal"]
             else:
                 nodes = node["next"]
-    page.wait_for_selector('#analysis[data-ply="1"]', timeout=WAIT_MS)
+    # the board's answer: the position after the chain, or an error it shows (then say which)
+    page.wait_for_function(SETTLED, timeout=WAIT_MS)
+    assert page.inner_text("#error") == ""
+    assert page.get_attribute("#analysis", "data-ply") == "1"
     assert fetched >= 1
     assert page.get_attribute('#moves .mv[data-ply="1"]', "data-move") == ",".join(done)

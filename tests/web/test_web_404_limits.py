@@ -114,3 +114,4 @@ def test_an_address_asking_for_unknown_games_is_refused_before_any_lookup(server
         assert missing.status_code == 404 and missing.json()["error"].startswith("unknown game id")
     text = server.log_text()
     assert "Traceback" not in text and " 500 " not in text
+

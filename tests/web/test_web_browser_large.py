@@ -28,7 +28,9 @@ def test_chain_entered_in_the_huge_position(page: Any, server: Server) -> None:
     page.wait_for_selector('#analysis[data-ply="0"]', timeout=WAIT_MS)
     body: dict[str, Any] = {"variant": "interweave", "fen": BIG}
     with httpx.Client(base_url=server.url, timeout=120) as c:
-        nodes = c.post("/api/position", json=body).json()["legal"]
+        res = c.post("/api/position", json=body)
+        assert res.status_code == 200, res.text
+        nodes = res.json()["legal"]
         done: list[str] = []
         fetched = 0
         click(page, nodes[0]["from"])
@@ -43,7 +45,9 @@ def test_chain_entered_in_the_huge_position(page: Any, server: Server) -> None:
                 break  # the move is complete: the board submits it
             if node["next"] is None:  # cut: the board asks the server, and so do we
                 fetched += 1
-                nodes = c.post("/api/position", json={**body, "prefix": done}).json()["legal"]
+                res = c.post("/api/position", json={**body, "prefix": done})
+                assert res.status_code == 200, res.text
+                nodes = res.json()["legal"]
             else:
                 nodes = node["next"]
     # the board's answer: the position after the chain, or an error it shows (then say which)

@@ -44,6 +44,7 @@ import multiprocessing
 import os
 import random
 import statistics
+import string
 import sys
 import tempfile
 import time
@@ -522,6 +523,8 @@ class Human:
             await seat.task
 
 
+ID_LETTERS = string.ascii_letters + string.digits
+"""The letters of the site's game ids."""
 KINDS = ("huge", "hugegame", "deep", "analyses", "create", "joins", "unknown")
 KIND_NAMES = ("huge position (45,136 moves)", "game from the huge position", "JSON nested 1,000 deep",
               "analyses (20 at once, abandoned)", "game creation", "websocket joins (50 at once)",
@@ -602,7 +605,10 @@ class Attacker:
         return f"{len(opened)}/50 opened"
 
     async def unknown_ids(self, ac: httpx.AsyncClient) -> int:
-        return (await ac.get(f"/api/games/{random.getrandbits(64):016x}")).status_code
+        """A made-up id of the site's shape (8 letters or digits): an id of another shape is
+        refused without a database read, so this is the costlier miss."""
+        made_up = "".join(random.choices(ID_LETTERS, k=8))
+        return (await ac.get(f"/api/games/{made_up}")).status_code
 
 
     async def run(self, seconds: float, only: list[str]) -> None:

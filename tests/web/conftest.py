@@ -40,7 +40,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         return
     # EXOCHESS_TEST_DATABASE_URL=postgresql+psycopg://... runs the shared server on another database
     url = os.environ.get("EXOCHESS_TEST_DATABASE_URL") or None
-    srv = Server(tmp_path_factory.mktemp("web") / "site.sqlite", database_url=url).start()
+    # the huge positions' few seconds of CPU can take minutes on a crowded machine under nice 19:
+    # the time bound is tested on its own (test_web_cpuwork, test_web_attack), not on this server
+    srv = Server(tmp_path_factory.mktemp("web") / "site.sqlite", database_url=url,
+                 env={"EXOCHESS_POSITION_TIME_LIMIT_S": "300"}).start()
     yield srv
     srv.stop()
 

@@ -282,7 +282,7 @@ def test_rated_game_between_two_accounts(server: Server) -> None:
             accounts = Accounts(storage.engine)
             wu, bu = accounts.by_name(wn), accounts.by_name(bn)
             assert wu is not None and bu is not None
-            gid = "rated" + secrets.token_hex(4)
+            gid = "r" + secrets.token_hex(4)[:7]  # the shape of the site's ids (8 letters or digits)
             # as the lobby will: a game between two accounts, with a time control, rated
             storage.create_game(id=gid, variant="rebelfury", start_fen=_start("rebelfury", w),
                                 white=PlayerKind.HUMAN, black=PlayerKind.HUMAN, level=None,

@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 import websockets
 
 from tests.web.legaltree import node_count, whole_moves
@@ -106,3 +107,13 @@ def test_game_legal_moves_after_a_prefix(client: httpx.Client) -> None:
     assert set(after) <= {m["text"] for m in whole_moves(state["legal"])}
     res = client.get(f"/api/games/{gid}/legal", params={"ply": 3, "prefix": [first]})
     assert res.status_code == 409 and "stale position" in res.json()["error"]
+
+
+def test_the_free_positions_time_bound_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from exochess.web.service import POSITION_TIME_ENV, POSITION_TIME_LIMIT_S, position_time_limit
+
+    monkeypatch.setenv(POSITION_TIME_ENV, "120")
+    assert position_time_limit() == 120.0
+    for bad in ("", "soon", "-5", "0", "nan", "inf"):
+        monkeypatch.setenv(POSITION_TIME_ENV, bad)
+        assert position_time_limit() == POSITION_TIME_LIMIT_S, bad

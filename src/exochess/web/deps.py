@@ -1,5 +1,9 @@
 """What the routes share, as FastAPI dependencies: the game service, the lobby, the chat and the
-site's settings."""
+site's settings.
+
+The dependencies are ``async def`` although they only read ``app.state``: FastAPI runs a plain
+``def`` dependency in its worker-thread pool, a thread hop (and a GIL hand-over) for every
+request, which under a flood of cheap requests cost more than the request itself."""
 
 from __future__ import annotations
 
@@ -23,21 +27,26 @@ class SiteSettings:
     """SVG markup of every piece of every game, for the pages' boards."""
 
 
-def get_service(conn: HTTPConnection) -> GameService:
+async def get_service(conn: HTTPConnection) -> GameService:
     """The running game service (made by the app's lifespan)."""
     return cast(GameService, conn.app.state.service)
 
 
-def get_lobby(conn: HTTPConnection) -> Lobby:
+async def get_lobby(conn: HTTPConnection) -> Lobby:
     return cast(Lobby, conn.app.state.lobby)
 
 
-def get_chat(conn: HTTPConnection) -> Chat:
+async def get_chat(conn: HTTPConnection) -> Chat:
     return cast(Chat, conn.app.state.chat)
 
 
-def get_settings(conn: HTTPConnection) -> SiteSettings:
+def site_settings(conn: HTTPConnection) -> SiteSettings:
+    """The site's settings (for code outside a route, such as the templates)."""
     return cast(SiteSettings, conn.app.state.settings)
+
+
+async def get_settings(conn: HTTPConnection) -> SiteSettings:
+    return site_settings(conn)
 
 
 Service = Annotated[GameService, Depends(get_service)]

@@ -1,7 +1,8 @@
 """Rate limits per client address on what costs the server most: creating games, engine analyses,
-websocket connections, and accounts.
+websocket connections, accounts, and requests for things that do not exist.
 
-The counting is the ``limits`` library's moving window in memory (one process serves the site).
+The counting is a moving window in memory per process (``windows.py``; the limits are the
+``limits`` library's items, parsed by it).
 A refused HTTP request gets a 429 ``{"error": ...}`` naming the limit, with ``Retry-After``; a
 refused websocket handshake gets the same answer as an HTTP response (the ASGI "websocket denial
 response" extension, which uvicorn supports), or a close with code 1008 where it is missing.
@@ -9,6 +10,13 @@ response" extension, which uvicorn supports), or a close with code 1008 where it
 The limits are set with ``$EXOCHESS_RATE_LIMITS``: ``off``, or ``;``-separated
 ``kind=<amount>/<period>`` entries among :data:`DEFAULT_LIMITS`'s kinds, for example
 ``games=30/minute;analyses=20/minute;sockets=60/minute`` (kinds not named keep their default).
+
+``misses`` differs from the others: it counts the 404 answers an address gets to its reads (GET
+and HEAD: made-up game ids, a scanner's guessed URLs), and once an address is over it, its
+reads are refused here, before any routing or database read, until the window lets them
+through again.  A person gets a handful of 404s a minute at most; a loop of made-up ids gets a
+cheap 429.  Its writes (moves, resignations: the other kinds limit what they cost) and its
+websockets, where moves travel, are not affected.
 """
 
 from __future__ import annotations
@@ -17,17 +25,15 @@ import ipaddress
 import math
 import os
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from limits import RateLimitItem, parse
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from exochess.web.errors import error_response
 from exochess.web.security import deny_websocket
+from exochess.web.windows import MovingWindows
 
 ENV = "EXOCHESS_RATE_LIMITS"
 
@@ -36,6 +42,7 @@ DEFAULT_LIMITS = {
     "analyses": "20/minute",
     "sockets": "60/minute",
     "signups": "10/hour",
+    "misses": "60/minute",
 }
 """Per client address; generous for people, small for a script creating games in a loop."""
 
@@ -44,7 +51,12 @@ WHAT = {
     "analyses": "engine analyses",
     "sockets": "websocket connections",
     "signups": "accounts created",
+    "misses": "requests for games or pages that do not exist",
 }
+MISSES = "misses"
+"""The kind counted on 404 answers instead of on requests."""
+READS = ("GET", "HEAD")
+"""The requests ``misses`` counts and refuses: the lookups (the other kinds limit the writes)."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +136,7 @@ class RateLimitMiddleware:
     def __init__(self, app: ASGIApp, limits: Mapping[str, RateLimitItem]) -> None:
         self.app = app
         self.limits = dict(limits)
-        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+        self.limiter = MovingWindows()
 
     def _kind(self, scope: Scope) -> str | None:
         if scope["type"] == "websocket":
@@ -143,17 +155,42 @@ class RateLimitMiddleware:
         item = self.limits.get(kind)
         if item is None or self.limiter.hit(item, kind, address):
             return None
-        reset = self.limiter.get_window_stats(item, kind, address).reset_time
-        wait = max(1, math.ceil(reset - time.time()))
-        message = f"too many {WHAT[kind]} from your address: at most {item}; try again in {wait} s"
-        return message, wait
+        return self._message(kind, address)
+
+    def _message(self, kind: str, address: str) -> tuple[str, int]:
+        item = self.limits[kind]
+        wait = max(1, math.ceil(self.limiter.retry_in(item, kind, address)))
+        return f"too many {WHAT[kind]} from your address: at most {item}; try again in {wait} s", wait
+
+    async def _counting_misses(self, scope: Scope, receive: Receive, send: Send, address: str) -> None:
+        """Pass the request on; a 404 answer counts against the address's ``misses``."""
+        item = self.limits[MISSES]
+
+        async def send_counting(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 404:
+                self.limiter.hit(item, MISSES, address)
+            await send(message)
+
+        await self.app(scope, receive, send_counting)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = self._kind(scope) if self.limits else None
-        client = scope.get("client")
-        refusal = self._refusal(kind, client_key(client[0] if client else None)) if kind else None
-        if refusal is None:
+        if not self.limits:
             await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        address = client_key(client[0] if client else None)
+        misses = self.limits.get(MISSES) if scope["type"] == "http" and scope["method"] in READS else None
+        # checked before anything else: an address past its misses costs no routing, no lookup
+        if misses is not None and not self.limiter.test(misses, MISSES, address):
+            refusal: tuple[str, int] | None = self._message(MISSES, address)
+        else:
+            kind = self._kind(scope)
+            refusal = self._refusal(kind, address) if kind else None
+        if refusal is None:
+            if misses is not None:
+                await self._counting_misses(scope, receive, send, address)
+            else:
+                await self.app(scope, receive, send)
             return
         message, wait = refusal
         headers = {"Retry-After": str(wait)}

@@ -7,6 +7,9 @@ import contextlib
 import datetime as dt
 import json
 import logging
+import math
+import os
+import re
 import secrets
 import time
 import zlib
@@ -152,6 +155,34 @@ def _new_id() -> str:
     return secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
 
 
+GAME_ID = re.compile(r"[A-Za-z0-9]{8}")
+"""What :func:`_new_id` makes (6 random bytes in URL-safe base64, ``-`` and ``_`` replaced): an
+id of another shape names no game, and is answered without a database read."""
+
+
+def is_game_id(text: object) -> bool:
+    """Whether ``text`` has the shape of a game id (not whether that game exists)."""
+    return isinstance(text, str) and GAME_ID.fullmatch(text) is not None
+
+
+POSITION_TIME_ENV = "EXOCHESS_POSITION_TIME_LIMIT_S"
+POSITION_TIME_LIMIT_S = 15.0
+"""Wall-clock bound on serving a free position (analysis board, a new game's FEN): past it the
+client gets "too large" instead of a stall."""
+
+
+def position_time_limit() -> float:
+    """The bound of free positions: ``$EXOCHESS_POSITION_TIME_LIMIT_S`` seconds if it is a
+    positive number (a slow or crowded machine, where a position's few seconds of CPU take
+    longer), else :data:`POSITION_TIME_LIMIT_S`."""
+    text = os.environ.get(POSITION_TIME_ENV, "")
+    try:
+        value = float(text)
+    except ValueError:
+        return POSITION_TIME_LIMIT_S
+    return value if math.isfinite(value) and value > 0 else POSITION_TIME_LIMIT_S
+
+
 def analysis_board(variant: str, fen: str | None, moves: list[str]) -> Board:
     """A free position for the analysis board: ``moves`` played from ``fen`` (or the start)."""
     if len(moves) > MAX_ANALYSIS_MOVES:
@@ -264,7 +295,9 @@ class GameService:
         # positions (analysis board, new games' FENs) in another, so floods of the latter
         # never delay the former.
         self.cpu_games = CpuWork("game views", workers=2, max_jobs=256, timeout_s=20.0)
-        self.cpu_free = CpuWork("position views", workers=1, max_jobs=4, timeout_s=15.0, processes=True)
+        self.cpu_free = CpuWork(
+            "position views", workers=1, max_jobs=4, timeout_s=position_time_limit(), processes=True
+        )
         self.closed = False
         self.listeners: list[Callable[[LiveGame], None]] = []
         """Told of every published change and every new game (the lobby's list of live games)."""
@@ -310,7 +343,7 @@ class GameService:
                 await self.prepare(live)
             await self.judge_time(live)
             return live
-        if not isinstance(game_id, str) or not game_id.isascii() or len(game_id) > 32:
+        if not is_game_id(game_id):
             raise GameNotFound(game_id)
         lock = self._loading.setdefault(game_id, asyncio.Lock())
         async with lock:

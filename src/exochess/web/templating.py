@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from exochess.variants import all_variants
-from exochess.web.deps import get_settings
+from exochess.web.deps import site_settings
 from exochess.web.i18n import LANGUAGES, N_, js_messages, request_language, translations
 from exochess.web.positions import variant_json
 from exochess.web.sessions import current_user
@@ -62,7 +62,7 @@ def translated_variant(v: dict[str, Any], lang: str) -> dict[str, Any]:
 def render(request: Request, name: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:
     """Render the page ``name`` in the request's language with the common context (the
     caller's ``ctx`` wins)."""
-    settings = get_settings(request)
+    settings = site_settings(request)
     lang = request_language(request)
     ctx.setdefault("lang", lang)
     ctx.setdefault("languages", LANGUAGES)

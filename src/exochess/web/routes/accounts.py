@@ -48,19 +48,19 @@ RECENT_GAMES = 20
 PGN_BATCH = 50
 
 
-def get_accounts(conn: HTTPConnection) -> Accounts:
+async def get_accounts(conn: HTTPConnection) -> Accounts:
     return cast(Accounts, conn.app.state.accounts)
 
 
-def get_sessions(conn: HTTPConnection) -> Sessions:
+async def get_sessions(conn: HTTPConnection) -> Sessions:
     return cast(Sessions, conn.app.state.sessions)
 
 
-def get_guard(conn: HTTPConnection) -> LoginGuard:
+async def get_guard(conn: HTTPConnection) -> LoginGuard:
     return cast(LoginGuard, conn.app.state.login_guard)
 
 
-def get_password_work(conn: HTTPConnection) -> CapacityLimiter:
+async def get_password_work(conn: HTTPConnection) -> CapacityLimiter:
     """The app's limiter of password hashing threads (made on first use, in the app's loop)."""
     state = conn.app.state
     if getattr(state, "password_work", None) is None:
@@ -74,7 +74,7 @@ SessionsDep = Annotated[Sessions, Depends(get_sessions)]
 GuardDep = Annotated[LoginGuard, Depends(get_guard)]
 
 
-def signed_in(request: Request) -> User:
+async def signed_in(request: Request) -> User:
     """The signed-in account, or a 401."""
     user = current_user(request)
     if user is None:

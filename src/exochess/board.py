@@ -795,14 +795,20 @@ class Board:
         state (en passant rights, reserves) is left as it is, so the search uses it only in
         games without one (``extra is None``).  The position is not added to the history.
         """
-        self._keys.append(self.key)
+        # The key of the position after the pass goes on the key history like a move's:
+        # pop_raw restores the key from the history's last entry, which must be the key of
+        # the position the move was played in (appending the key before the pass put the
+        # moves searched after a null move back on the wrong side's key when undone).
         self.key ^= SIDE_KEY
+        self._keys.append(self.key)
         self.side = -self.side
         self._cache = self._index = None
 
     def pop_null(self) -> None:
         """Undo :meth:`push_null`."""
-        self.key = self._keys.pop()
+        keys = self._keys
+        keys.pop()
+        self.key = keys[-1]
         self.side = -self.side
         self._cache = self._index = None
 

@@ -208,3 +208,23 @@ def test_placement_digits_are_ascii_only() -> None:
 
     with pytest.raises(FenError, match="not a piece letter"):
         parse_placement("K²5/8", geometry(8, 2), {"K": 1, "k": -1})
+
+
+@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+def test_moves_after_a_null_move_keep_the_key_right(variant: str) -> None:
+    # The search plays and undoes whole subtrees after a null move: every key on the way
+    # must be the hash of the position (once, undoing a move put back the key from before
+    # the pass, so each later move of the subtree hashed from the wrong side's key).
+    board = Board(variant)
+    board.push_text(str(next(iter(board.legal_moves))))
+    start = board.key
+    board.push_null()
+    passed = board.key
+    assert passed == Board(variant, fen=board.fen()).key
+    for raw in board.raw_moves()[:5]:
+        board.push_raw(raw)
+        assert board.key == Board(variant, fen=board.fen()).key
+        board.pop_raw()
+        assert board.key == passed
+    board.pop_null()
+    assert board.key == start

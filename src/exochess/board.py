@@ -317,8 +317,8 @@ class Board:
                 s = raw[i]
                 h ^= keys[raw[i + 1]][s] ^ keys[raw[i + 2]][s]
         extra = raw[EXTRA]
-        if extra is not self._extra and extra != self._extra:
-            h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
+        if extra is not self._extra:
+            h ^= self.variant.extra_delta(self._extra, extra)
         return h
 
     def _move_index(self) -> dict[Move, RawMove]:
@@ -425,10 +425,11 @@ class Board:
                 if before == enemy_royal:
                     royal_hit = True
         extra = raw[5]  # EXTRA
-        # By value (most moves leave en passant and reserves alone); the identity test first
-        # spares the comparison when both are None (Fugue) or the generator reused the object.
-        if extra is not self._extra and extra != self._extra:
-            h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
+        # The identity test spares the call when both are None (Fugue, Rebel Fury) or the
+        # generator reused the position's object (most moves leave en passant and reserves
+        # alone); the game's extra_delta compares by value (0 when equal).
+        if extra is not self._extra:
+            h ^= self.variant.extra_delta(self._extra, extra)
             self._extra = extra
         self.side = side
         self.key = h

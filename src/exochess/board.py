@@ -79,9 +79,9 @@ class Board:
     """
 
     __slots__ = (
-        "_cache", "_extra", "_geo", "_index", "_keys",
-        "_open", "_rep", "_root_extra", "_royal", "_royal_min", "_stack",
-        "_threefold", "_windows", "decided", "key", "piece_squares", "side", "squares", "starting_fen",
+        "_cache", "_extra", "_geo", "_index", "_keys", "_nulls",
+        "_open", "_root_extra", "_royal", "_royal_min", "_stack", "_start", "_starts",
+        "_threefold", "decided", "key", "piece_squares", "side", "squares", "starting_fen",
         "variant",
     )
 
@@ -157,20 +157,36 @@ class Board:
         self.starting_fen = self.fen()
 
     def _start_history(self) -> None:
-        # Repetition bookkeeping.  Every capture lowers the number of pieces on the
-        # board for good, so no position from before a capture can occur again:
-        # only the positions since the last capture (the "window") are counted in
-        # a dict.  Each capture stacks the window (table) it closes, so undoing a
-        # capture, as perft and the engine's capture sequences do all the time,
-        # restores that table without a rebuild.  ``_keys`` holds the hash of the start
-        # and of the position after each move of the stack (one more entry than the
-        # stack): pop_raw takes the current key's object from it for the table and restores
-        # the key before.  It is a list, not an array("Q"): every hash in it is also a key of
-        # one of the tables, so the int objects are shared and a list costs no more memory,
-        # while an array converts each 64-bit key on the way in and out.
+        # Repetition bookkeeping, as Stockfish keeps it: the history of keys, searched only
+        # when a question needs it.  ``_keys`` holds the hash of the start and of the position
+        # after each move of the stack (one more entry than the stack, plus one for each null
+        # move in progress); pop_raw restores the key from it.  Every capture lowers the
+        # number of pieces on the board for good, so no position from before a capture can
+        # occur again: only the keys from ``_start`` on (the "window", which starts at the
+        # position after the last capture) can repeat.  ``_starts`` stacks the window starts
+        # that captures closed, so undoing a capture reopens its window by a pop.
+        # push_raw looks back over the window for the new key, every second entry (the same
+        # side to move), and counts only when it finds it; a repetition table (a dict updated
+        # by every push and pop) cost a compiled perft about 950 instructions a node, the
+        # look-back some 50.  ``_nulls``: where the null moves in progress put their keys,
+        # which are not positions of the game (see push_null).
         self._keys: list[int] = [self.key]
-        self._rep: dict[int, int] = {self.key: 1}
-        self._windows: list[dict[int, int]] = []
+        self._start = 0
+        self._starts: list[int] = []
+        self._nulls: list[int] = []
+
+    def _occurrences(self, key: int) -> int:
+        """How many positions of the window (see :meth:`_start_history`) have the hash ``key``."""
+        keys = self._keys
+        nulls = self._nulls
+        return sum(1 for i in range(self._start, len(keys)) if keys[i] == key and i not in nulls)
+
+    def _window_keys(self) -> set[int]:
+        """The hashes of the positions that can recur (the window's, without null moves)."""
+        keys = self._keys
+        if not self._nulls:
+            return set(keys[self._start:])
+        return {keys[i] for i in range(self._start, len(keys)) if i not in self._nulls}
 
     def _compute_hash(self) -> int:
         h = 0
@@ -203,14 +219,15 @@ class Board:
 
     def repetition_count(self) -> int:
         """How many times the current position key has occurred in this game's history."""
-        return self._rep.get(self.key, 0)
+        return self._occurrences(self.key)
 
     def has_occurred(self, key: int) -> bool:
         """Whether a position with Zobrist hash ``key`` occurred in the history and can recur.
 
         Positions from before the last capture are not considered: they can never recur.
         """
-        return key in self._rep
+        # The C-level membership test first: the exact count only when the key is there.
+        return key in self._keys[self._start:] and self._occurrences(key) > 0
 
     def piece_at(self, square: int) -> Piece | None:
         """The piece on a square, or None."""
@@ -255,8 +272,8 @@ class Board:
             if self.variant.repetition == FORBIDDEN:
                 # A capture can never recreate an earlier position (fewer pieces): skip its hash.
                 # (m[VICTIMS] or m[MORE], as literals: this runs once per generated move.)
-                rep = self._rep
-                moves = [m for m in moves if m[3] or m[6] or self.hash_after(m) not in rep]
+                seen = self._window_keys()
+                moves = [m for m in moves if m[3] or m[6] or self.hash_after(m) not in seen]
         self._cache = moves
         return moves
 
@@ -300,8 +317,8 @@ class Board:
                 s = raw[i]
                 h ^= keys[raw[i + 1]][s] ^ keys[raw[i + 2]][s]
         extra = raw[EXTRA]
-        if extra is not self._extra and extra != self._extra:
-            h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
+        if extra is not self._extra:
+            h ^= self.variant.extra_delta(self._extra, extra)
         return h
 
     def _move_index(self) -> dict[Move, RawMove]:
@@ -408,36 +425,38 @@ class Board:
                 if before == enemy_royal:
                     royal_hit = True
         extra = raw[5]  # EXTRA
-        # By value (most moves leave en passant and reserves alone); the identity test first
-        # spares the comparison when both are None (Fugue) or the generator reused the object.
-        if extra is not self._extra and extra != self._extra:
-            h ^= self.variant.extra_hash(self._extra) ^ self.variant.extra_hash(extra)
+        # The identity test spares the call when both are None (Fugue, Rebel Fury) or the
+        # generator reused the position's object (most moves leave en passant and reserves
+        # alone); the game's extra_delta compares by value (0 when equal).
+        if extra is not self._extra:
+            h ^= self.variant.extra_delta(self._extra, extra)
             self._extra = extra
         self.side = side
         self.key = h
         self._cache = self._index = None
         self._stack.append(raw)
-        # The key as one Python object for _keys and the table below: compiled, an int-typed
-        # local is a machine word, boxed into a new Python int (62 bits, never cached) at each use.
-        boxed: Any = h
-        self._keys.append(boxed)
+        history = self._keys
+        history.append(h)
         if raw[3] or raw[6]:  # VICTIMS or MORE, a capture: earlier positions can never recur
-            self._windows.append(self._rep)
-            self._rep = {boxed: 1}
-            count = 1
+            self._starts.append(self._start)
+            self._start = len(history) - 1
+            reversible = False
         else:
-            rep = self._rep
-            seen = rep.get(boxed)
-            if seen is None:  # the usual case: a literal 1 is stored, which compiled needs no boxing
-                rep[boxed] = 1
-                count = 1
-            else:
-                count = seen + 1
-                rep[boxed] = count
+            reversible = True
         if royal_hit and b.count(enemy_royal) < self._royal_min:
             self.decided = Outcome(Termination.ROYAL_CAPTURE, side < 0)
-        elif count >= 3 and self._threefold:
-            self.decided = Outcome(Termination.REPETITION, side > 0)
+        elif reversible and self._threefold:
+            # Look back for the new key over the positions with the same side to move (every
+            # second one; every one while a null move, which passes the turn, is in progress).
+            step = 1 if self._nulls else 2
+            start = self._start
+            i = len(history) - 1 - step
+            while i >= start:
+                if history[i] == h:  # seen before: count exactly (rare)
+                    if self._occurrences(h) >= 3:
+                        self.decided = Outcome(Termination.REPETITION, side > 0)
+                    break
+                i -= step
 
     def pop_raw(self) -> RawMove:
         """Undo the last move and return its raw record."""
@@ -453,21 +472,12 @@ class Board:
         s3: int
         b3: int
         a3: int
-        # Typed list[Any] here: compiled, popping from a list[int] unboxes the key into a
-        # machine word and boxing it back makes a new object, which the table then finds only
-        # by comparing values instead of by identity.
+        # Typed list[Any]: compiled, popping from a list[int] would unbox the dropped key.
         keys: list[Any] = self._keys
-        boxed = keys.pop()  # the current key, the very object push_raw stored in the table
+        keys.pop()
         self.key = keys[-1]  # the key of the position before the move
         if raw[3] or raw[6]:  # VICTIMS or MORE: push_raw stacked the window this capture closed
-            self._rep = self._windows.pop()
-        else:
-            rep = self._rep
-            count = rep[boxed] - 1
-            if count:
-                rep[boxed] = count
-            else:
-                del rep[boxed]
+            self._start = self._starts.pop()
         b = self.squares
         where = self.piece_squares
         if len(raw) == 14:  # ONE_RELOCATION
@@ -771,8 +781,9 @@ class Board:
             other._root_extra = self._root_extra
             other._stack = list(self._stack)
             other._keys = list(self._keys)
-            other._windows = [dict(rep) for rep in self._windows]
-            other._rep = dict(self._rep)
+            other._start = self._start
+            other._starts = list(self._starts)
+            other._nulls = list(self._nulls)
             other.starting_fen = self.starting_fen
         else:
             other._root_extra = self._extra
@@ -795,14 +806,22 @@ class Board:
         state (en passant rights, reserves) is left as it is, so the search uses it only in
         games without one (``extra is None``).  The position is not added to the history.
         """
-        self._keys.append(self.key)
+        # The key of the position after the pass goes on the key history like a move's:
+        # pop_raw restores the key from the history's last entry, which must be the key of
+        # the position the move was played in (appending the key before the pass put the
+        # moves searched after a null move back on the wrong side's key when undone).
         self.key ^= SIDE_KEY
+        self._nulls.append(len(self._keys))
+        self._keys.append(self.key)
         self.side = -self.side
         self._cache = self._index = None
 
     def pop_null(self) -> None:
         """Undo :meth:`push_null`."""
-        self.key = self._keys.pop()
+        keys = self._keys
+        keys.pop()
+        self._nulls.pop()
+        self.key = keys[-1]
         self.side = -self.side
         self._cache = self._index = None
 

@@ -137,6 +137,17 @@ class Variant:
         """Zobrist contribution of the extra state (0 for the default, which has none)."""
         return 0
 
+    def extra_delta(self, before: Hashable, after: Hashable) -> int:
+        """What a move from extra state ``before`` to ``after`` changes in the key: the XOR of
+        their :meth:`extra_hash` (0 when they are equal).
+
+        The board calls this for every move whose extra state is not the very object of the
+        position's, so a game may override it with a cheaper form of the same value.
+        """
+        if before == after:
+            return 0
+        return self.extra_hash(before) ^ self.extra_hash(after)
+
     def validate(self, squares: Sequence[int], extra: Hashable) -> None:
         """Raise :class:`FenError` if a parsed position is impossible in this game."""
 

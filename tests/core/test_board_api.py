@@ -208,3 +208,80 @@ def test_placement_digits_are_ascii_only() -> None:
 
     with pytest.raises(FenError, match="not a piece letter"):
         parse_placement("K²5/8", geometry(8, 2), {"K": 1, "k": -1})
+
+
+@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+def test_moves_after_a_null_move_keep_the_key_right(variant: str) -> None:
+    # The search plays and undoes whole subtrees after a null move: every key on the way
+    # must be the hash of the position (once, undoing a move put back the key from before
+    # the pass, so each later move of the subtree hashed from the wrong side's key).
+    board = Board(variant)
+    board.push_text(str(next(iter(board.legal_moves))))
+    start = board.key
+    board.push_null()
+    passed = board.key
+    assert passed == Board(variant, fen=board.fen()).key
+    for raw in board.raw_moves()[:5]:
+        board.push_raw(raw)
+        assert board.key == Board(variant, fen=board.fen()).key
+        board.pop_raw()
+        assert board.key == passed
+    board.pop_null()
+    assert board.key == start
+
+
+@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+def test_repetition_queries_agree_with_a_count_over_the_replayed_game(variant: str) -> None:
+    # The board counts repetitions from its key history, looking back only when asked; here
+    # every position of a shuffling game is rebuilt from its FEN and counted independently
+    # (since the last capture), also with a null move in progress, as the search has them.
+    import random
+
+    rng = random.Random(7)
+    board = Board(variant)
+    fens = [board.fen()]
+    captured_at = [0]  # index in fens of the first position of each stretch without captures
+    most = banned = 0
+    for _ in range(300):
+        window = [Board(variant, fen=fen).key for fen in fens[captured_at[-1]:]]
+        moves = board.raw_moves()
+        generated = board.variant.generate(board) if board.decided is None else []
+        repeating = [m for m in generated if not m[3] and not m[6] and board.hash_after(m) in window]
+        if variant == "rebelfury":  # repetition is forbidden there: such moves are not legal
+            assert not any(m in moves for m in repeating)
+            banned += len(repeating)
+        if not moves:
+            break
+        if len(board.move_stack) > 2 and rng.random() < 0.1:
+            board.pop()
+            fens.pop()
+            while captured_at[-1] >= len(fens):
+                captured_at.pop()
+            continue
+        quiet = [m for m in moves if not m[3] and not m[6]]
+        if repeating and variant != "rebelfury" and rng.random() < 0.8:
+            raw = rng.choice(repeating)  # back to a position seen before
+        else:
+            raw = rng.choice(quiet[:4]) if quiet and rng.random() < 0.95 else rng.choice(moves)
+        board.push_raw(raw)
+        fens.append(board.fen())
+        if raw[3] or raw[6]:
+            captured_at.append(len(fens) - 1)
+        window = [Board(variant, fen=fen).key for fen in fens[captured_at[-1]:]]
+        most = max(most, board.repetition_count())
+        assert board.repetition_count() == window.count(board.key)
+        assert all(board.has_occurred(key) for key in window)
+        if board.outcome() is None:
+            board.push_null()
+            passed = board.key
+            assert board.repetition_count() == window.count(passed)
+            assert board.has_occurred(passed) == (passed in window)
+            board.pop_null()
+        if board.decided is not None:
+            repeated = board.decided.termination.value == "repetition"
+            assert repeated == (window.count(board.key) >= 3)
+            if repeated:
+                board.pop()  # and go on from the position before
+                fens.pop()
+    # the walk did exercise what it checks
+    assert banned > 0 if variant == "rebelfury" else most >= 3, (most, len(fens))

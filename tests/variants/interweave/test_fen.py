@@ -143,3 +143,20 @@ def test_pgn_with_an_impossible_reserve_count_is_refused() -> None:
     text = '[Variant "Interweave"]\n[FEN "kk6/8/8/8/8/8/8/K1K5 w - 000[40]00"]\n\n*\n'
     with pytest.raises(PgnError, match="at most 31, not 40"):
         read_game(text)
+
+
+def test_extra_delta_is_the_xor_of_the_two_extra_hashes() -> None:
+    # The board updates the key with extra_delta (the compiled build's shortcut when only the
+    # en-passant pair changes); it must equal hashing both states in full.
+    variant = Board("interweave").variant
+    eps = [0, (0x23 << 8) | 0x34, (0x53 << 8) | 0x44, (0x56 << 8) | 0x45]  # none, c3,d4 ...
+    reserves = [0, 1, (3 << 5) | 2, 31 << 25]
+    states = [(ep, r) for ep in eps for r in reserves]
+    for before in states:
+        for after in states:
+            expected = variant.extra_hash(before) ^ variant.extra_hash(after)
+            assert variant.extra_delta(before, after) == expected
+            assert variant.extra_delta(before, (after[0], after[1])) == expected  # a copy
+    assert variant.extra_delta(states[5], states[5]) == 0
+    with pytest.raises(TypeError):
+        variant.extra_delta((0, 0), "junk")

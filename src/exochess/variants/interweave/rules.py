@@ -701,6 +701,30 @@ class Interweave(Variant):
             return _extra_key(ep, reserves)
         return _EXTRA_HASH[extra]  # as_extra's TypeError for anything else
 
+    def extra_delta(self, before: Hashable, after: Hashable) -> int:
+        """The key change from extra state ``before`` to ``after`` (replaced when running from
+        source, below)."""
+        # Compiled: a quiet move changes only the en-passant pair, so when the reserves are
+        # equal two list lookups give the change (none, one or two keys), instead of hashing
+        # both states in full and comparing the two tuples first; about 320 instructions a
+        # compiled perft node less (58% of the moves from the start change the extra state).
+        ep0: int
+        ep1: int
+        r0: int
+        r1: int
+        if isinstance(before, tuple) and isinstance(after, tuple) and len(before) == 2 and len(after) == 2:
+            ep0, r0 = before
+            ep1, r1 = after
+            if r0 != r1:
+                return _extra_key(ep0, r0) ^ _extra_key(ep1, r1)
+            h = 0
+            if ep0:
+                h = _EP_KEY_LIST[_ep_index(ep0)]
+            if ep1:
+                h ^= _EP_KEY_LIST[_ep_index(ep1)]
+            return h
+        return self.extra_hash(before) ^ self.extra_hash(after)  # as_extra's TypeError
+
     def __init__(self) -> None:
         super().__init__()
         self._capture_free: tuple[list[int], int, Extra] | None = None
@@ -1225,6 +1249,13 @@ class Interweave(Variant):
         return _explain(self, board, move)
 
 
+def _extra_delta_source(before: Hashable, after: Hashable) -> int:
+    """:meth:`Interweave.extra_delta` from source: two lookups in the memo table."""
+    if before == after:
+        return 0
+    return _EXTRA_HASH[before] ^ _EXTRA_HASH[after]
+
+
 if isinstance(vars(Interweave)["extra_hash"], FunctionType):
     # Running from source: the board calls extra_hash twice for every move that changes the
     # extra state, and the table's own lookup (filled on demand by _ExtraHashes.__missing__),
@@ -1232,6 +1263,9 @@ if isinstance(vars(Interweave)["extra_hash"], FunctionType):
     # instructions per Interweave perft node.  Compiled by mypyc, the method is a direct C
     # call already (and mypyc accepts no ``if`` in a class body), so it stays.
     setattr(Interweave, "extra_hash", staticmethod(_EXTRA_HASH.__getitem__))  # noqa: B010 (mypy: a method)
+    # The change of the key between two extra states: the table's lookups again (two C calls
+    # and no Python frame beyond this one), rather than the compiled method's unpacking.
+    setattr(Interweave, "extra_delta", staticmethod(_extra_delta_source))  # noqa: B010 (mypy: a method)
 
 def _explain(variant: Interweave, board: Board, move: Move) -> str | None:
 

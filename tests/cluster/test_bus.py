@@ -10,22 +10,32 @@ from tests.cluster.harness import Services
 from tests.web.serverproc import free_port, run_async
 
 
-def test_a_burst_of_envelopes_arrives_whole_and_in_order(services: Services) -> None:
+async def connected_pair(url: str, got: list[Any], *, keys: bool = True,
+                         done: asyncio.Event | None = None, expect: int = 0) -> tuple[Any, Any]:
+    """A sender and a subscribed receiver on the Redis at ``url``; the receiver appends each
+    envelope (or only its ``k`` when ``keys``) to ``got`` and sets ``done`` at ``expect``."""
     from exochess.web.pubsub import RedisBus
 
+    sender, receiver = RedisBus(url), RedisBus(url)
+
+    async def keep(envelope: dict[str, Any]) -> None:
+        got.append(envelope["k"] if keys else envelope)
+        if done is not None and len(got) == expect:
+            done.set()
+
+    receiver.on_message = keep
+    receiver.start()
+    await asyncio.wait_for(receiver.subscribed.wait(), 10)
+    return sender, receiver
+
+
+def test_a_burst_of_envelopes_arrives_whole_and_in_order(services: Services) -> None:
+
     async def run() -> tuple[list[bool], list[Any], Any]:
-        sender, receiver = RedisBus(services.redis.url), RedisBus(services.redis.url)
         got: list[Any] = []
         done = asyncio.Event()
-
-        async def keep(envelope: dict[str, Any]) -> None:
-            got.append(envelope)
-            if len(got) == 300:
-                done.set()
-
-        receiver.on_message = keep
-        receiver.start()
-        await asyncio.wait_for(receiver.subscribed.wait(), 10)
+        sender, receiver = await connected_pair(services.redis.url, got, keys=False, done=done,
+                                                expect=300)
         # 300 publishes at once, as 300 games' moves stored in one pass of the event loop
         sent = await asyncio.gather(*(sender.publish({"k": f"g{i}", "m": f'{{"n": {i}}}', "c": True})
                                       for i in range(300)))
@@ -71,18 +81,10 @@ def test_a_publish_redis_does_not_take_answers_false(services: Services) -> None
 def test_closing_sends_what_was_posted_first(services: Services) -> None:
     """A server shutting down announces the changes it stored: envelopes posted (not awaited,
     as the hub's broadcasts are) just before :meth:`close` still reach the other processes."""
-    from exochess.web.pubsub import RedisBus
 
     async def run() -> list[str]:
-        sender, receiver = RedisBus(services.redis.url), RedisBus(services.redis.url)
         got: list[str] = []
-
-        async def keep(envelope: dict[str, Any]) -> None:
-            got.append(envelope["k"])
-
-        receiver.on_message = keep
-        receiver.start()
-        await asyncio.wait_for(receiver.subscribed.wait(), 10)
+        sender, receiver = await connected_pair(services.redis.url, got)
         for i in range(50):
             sender.post({"k": f"g{i}", "m": "{}"})
         await sender.close()
@@ -122,21 +124,13 @@ def test_a_sender_connection_killed_midstream_loses_no_caller(services: Services
     from prometheus_client import REGISTRY
 
     from exochess.web import metrics  # noqa: F401 - registers the counter read below
-    from exochess.web.pubsub import RedisBus
 
     def errors() -> float:
         return REGISTRY.get_sample_value("exochess_errors_total", {"kind": "redis"}) or 0.0
 
     async def run() -> tuple[list[bool], list[bool], list[str], float]:
-        sender, receiver = RedisBus(services.redis.url), RedisBus(services.redis.url)
         got: list[str] = []
-
-        async def keep(envelope: dict[str, Any]) -> None:
-            got.append(envelope["k"])
-
-        receiver.on_message = keep
-        receiver.start()
-        await asyncio.wait_for(receiver.subscribed.wait(), 10)
+        sender, receiver = await connected_pair(services.redis.url, got)
         assert await sender.publish({"k": "first"})  # the sender's connection is open
         admin = sender.redis
         before = errors()

@@ -168,7 +168,7 @@ def test_the_cluster_command_starts_and_stops_everything(tmp_path: Path) -> None
     if os.geteuid() == 0:  # pytest's temporary directories are closed to PostgreSQL's user
         res = exochess("cluster", "--dir", str(tmp_path / "refused"))
         assert res.returncode == 2 and "cannot pass through" in res.stderr and "Traceback" not in res.stderr
-    port = free_port()
+    port = free_port_pair()  # the servers take consecutive ports
     import tempfile
 
     root = Path(tempfile.mkdtemp(prefix="exochess-cluster-cmd-"))
@@ -204,6 +204,57 @@ def test_the_cluster_command_starts_and_stops_everything(tmp_path: Path) -> None
             pass
     assert not (root / "postgres" / "data" / "postmaster.pid").exists()
     assert (root / "logs" / f"server-{port}.log").exists() and (root / "logs" / "worker-1.log").exists()
+    import shutil
+
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def free_port_pair() -> int:
+    """A port that is free, with the next one free too (``exochess cluster --servers 2``)."""
+    import socket
+
+    for _ in range(50):
+        port = free_port()
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port + 1))
+            except OSError:
+                continue
+        return port
+    raise AssertionError("no two consecutive free ports")
+
+
+def test_the_cluster_command_names_a_server_that_cannot_start() -> None:
+    """A server that cannot bind its port (here the second one's, held by another program)
+    stops ``exochess cluster`` at once with that server's error, not after a 60 s wait, and
+    everything started before it is stopped."""
+    import socket
+    import tempfile
+    import time
+
+    from tests.cluster.harness import missing_programs
+
+    why = missing_programs()
+    if why is not None:
+        pytest.skip(why)
+    port = free_port_pair()
+    root = Path(tempfile.mkdtemp(prefix="exochess-cluster-busy-"))
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", port + 1))  # bound, not listening: a bind there fails
+        start = time.monotonic()
+        res = subprocess.run(
+            [sys.executable, "-m", "exochess.cli.main", "cluster", "--servers", "2", "--workers", "0",
+             "--port", str(port), "--dir", str(root), "--log-level", "warning"],
+            capture_output=True, text=True, timeout=180,
+        )
+        took = time.monotonic() - start
+    text = res.stdout + res.stderr
+    assert res.returncode == 2 and "Traceback" not in text, text
+    assert f"port {port + 1} exited" in text and "address already in use" in text, text
+    assert took < 60, f"waited {took:.0f} s for a server that had already stopped"
+    with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=2):
+        pass  # the first server was stopped too
+    assert not (root / "postgres" / "data" / "postmaster.pid").exists()
     import shutil
 
     shutil.rmtree(root, ignore_errors=True)

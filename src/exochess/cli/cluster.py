@@ -100,6 +100,15 @@ def _unreachable_by_others(path: Path) -> Path | None:
     return None
 
 
+def _last_line(log: Path) -> str:
+    """The last line a child wrote to its log: the error it stopped on."""
+    try:
+        lines = log.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return f"no log at {log}"
+    return lines[-1] if lines else f"nothing in {log}"
+
+
 def _python_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "exochess.cli.main", *args]
 
@@ -149,19 +158,26 @@ def run_cluster(args: argparse.Namespace) -> int:
                                     start_new_session=True)
             children.append((name, proc))
 
+        def wait_server(i: int) -> None:
+            port = args.port + i
+            try:
+                wait_port(port, timeout=60, process=children[i][1])
+            except ChildProcessError as exc:  # say why from its log (a port in use, typically)
+                raise ChildProcessError(f"{exc}; {_last_line(logs / f'server-{port}.log')}") from None
+
         # the first server makes the tables before the others start
         for i in range(args.servers):
             port = args.port + i
             spawn(f"server-{port}", _python_command(
                 "serve", "--port", str(port), "--log-level", args.log_level, "--log-format", "json"))
             if i == 0:
-                wait_port(port, timeout=60)
+                wait_server(0)
         for i in range(args.workers):
             # niced: on a machine shared with the servers, the players' moves come first
             spawn(f"worker-{i + 1}", _python_command("worker", "--log-level", args.log_level,
                                                      "--log-format", "json", "--nice", "10"))
         for i in range(args.servers):
-            wait_port(args.port + i, timeout=60)
+            wait_server(i)
             print(f"  server      http://127.0.0.1:{args.port + i}/", flush=True)
         print(f"  {args.workers} engine worker(s); logs in {logs}; Ctrl-C stops everything", flush=True)
         while not stopping:

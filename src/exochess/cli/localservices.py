@@ -29,10 +29,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_port(port: int, timeout: float = 30.0) -> None:
-    """Wait until something accepts connections on 127.0.0.1:``port``."""
+def wait_port(port: int, timeout: float = 30.0,
+              process: subprocess.Popen[bytes] | None = None) -> None:
+    """Wait until something accepts connections on 127.0.0.1:``port``.
+
+    With ``process`` (the program meant to listen there), stop waiting as soon as it exits:
+    ``ChildProcessError`` names its status (a server that could not bind its port, for
+    example, exits at once; waiting out the timeout would only hide why)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise ChildProcessError(
+                f"the program for port {port} exited with status {process.returncode}")
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
             return
         time.sleep(0.05)

@@ -120,7 +120,11 @@ export class ClockView {
     const base = color === "white" ? c.white_ms : c.black_ms;
     if (s.status !== "active" || !c.deadline) return base;
     const counting = c.running === color || (s.time_control.kind === "correspondence" && c.to_move === color);
-    return counting ? c.deadline - this.serverNow() : base;
+    if (!counting) return base;
+    const left = c.deadline - this.serverNow();
+    // A running clock never shows more than the side had when it started: the estimate of the
+    // server's time can lag it by a few ms (a fresh-clone test saw 3:00.014 on a 3:00 clock).
+    return c.running === color ? Math.min(base, left) : left;
   }
 
   tick() {

@@ -35,6 +35,7 @@ from setuptools.errors import CCompilerError, ExecError, PlatformError
 # The core, the three games' move generators and evaluations, and the search: the code
 # that runs once per node.  Everything else (CLI, formats, web) stays interpreted.
 COMPILED_MODULES = [
+    "src/exochess/compiled.py",
     "src/exochess/errors.py",
     "src/exochess/geometry.py",
     "src/exochess/move.py",

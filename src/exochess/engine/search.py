@@ -53,10 +53,10 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
-from types import FunctionType
 from typing import Final
 
 from exochess.board import Board
+from exochess.compiled import COMPILED
 from exochess.engine.evaluate import Evaluator, evaluator_for
 from exochess.engine.limits import Limits
 from exochess.engine.tt import EXACT, LOWER, UPPER, TranspositionTable, from_tt, to_tt
@@ -735,7 +735,7 @@ class Searcher:
         captures = cache.get(key)
         if captures is None:
             board = self.board
-            if _COMPILED:
+            if COMPILED:
                 found = self._ordered_captures(board.raw_captures())
             else:
                 b = board.squares
@@ -1125,12 +1125,6 @@ class Searcher:
         return stand if best == -INF else best  # forced, with every capture skipped by the caps
 
 
-def _compiled_probe() -> None:
-    """Only its type is used: compiled by mypyc a module's functions are not Python functions."""
-
-
-_COMPILED: Final = not isinstance(_compiled_probe, FunctionType)
-"""Whether this module runs compiled: the few places where the builds want different code ask."""
 
 _first = itemgetter(0)
 """Sort key of (gain, move) pairs (a C function: no Python call per element)."""

@@ -6,12 +6,12 @@ Long Leaper 7, Swapper 8, Cannon Pawn 9.
 
 from __future__ import annotations
 
-from types import FunctionType
 from typing import ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
 from exochess.board import Board
+from exochess.compiled import COMPILED
 from exochess.engine.evaluate.base import Evaluator, open_directions
 from exochess.variant import Variant
 from exochess.variants.fugue.rules import (
@@ -29,12 +29,6 @@ from exochess.variants.fugue.rules import (
 _NOWHERE: Final[frozenset[int]] = frozenset()
 
 
-def _compiled_probe() -> None:
-    """Only its type is used: compiled by mypyc a module's functions are not Python functions."""
-
-
-_COMPILED: Final = not isinstance(_compiled_probe, FunctionType)
-"""Whether this module runs compiled (where the two builds want different code)."""
 
 
 # Match players with changed weights subclass it at run time (engine.match).
@@ -259,7 +253,7 @@ class FugueEvaluator(Evaluator):
         near = self._near
         for me, king_code, shield, threat1, threat2, threat3 in self._kings:
             for king in where[king_code]:
-                if _COMPILED:
+                if COMPILED:
                     # The same test on the board: compiled, ``isdisjoint`` is a method looked
                     # up by name (some 340 instructions), the loop over the neighbours native.
                     covered = False

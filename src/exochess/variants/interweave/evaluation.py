@@ -8,24 +8,16 @@ other colour, so what can attack what is decided by colour.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import FunctionType
-from typing import ClassVar, Final
+from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
 
 from exochess.board import Board
+from exochess.compiled import COMPILED
 from exochess.engine.evaluate.base import Evaluator, slide_mobility, slide_tables
 from exochess.engine.levels import LEVELS, Level
 from exochess.variant import Variant
 from exochess.variants.interweave.rules import LEAPER, REMOVER, SMASHER
-
-
-def _compiled_probe() -> None:
-    """Only its type is used: compiled by mypyc a module's functions are not Python functions."""
-
-
-_COMPILED: Final = not isinstance(_compiled_probe, FunctionType)
-"""Whether this module runs compiled (where the two builds want different code)."""
 
 
 # Match players with changed weights subclass it at run time (engine.match).
@@ -157,7 +149,7 @@ class InterweaveEvaluator(Evaluator):
         # sums do not depend on the order the sets are visited in.
         white0 = white1 = black0 = black1 = 0
         king = self._king
-        if _COMPILED:
+        if COMPILED:
             # Compiled, the same sums from a scan of the 64 squares: native, where each of the
             # ten sets was a generic iterator (about 4,000 instructions a call); from source the
             # sets are cheaper, as said above.
@@ -223,7 +215,7 @@ class InterweaveEvaluator(Evaluator):
         mobility = self._mobility_weight
         if mobility:
             diagonals = self._diagonals
-            if _COMPILED:
+            if COMPILED:
                 # Appended one by one: ``[*a, *b, *c]`` of three sets cost some 1,600
                 # instructions a set compiled (from source it is the cheapest form).
                 white: list[int] = []

@@ -33,11 +33,11 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Hashable, Sequence
-from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
+from exochess.compiled import COMPILED
 from exochess.errors import FenError
 from exochess.geometry import parse_square, square_name
 from exochess.move import Action
@@ -98,9 +98,6 @@ def _on(f: int, r: int) -> bool:
 SQUARES: Final[tuple[int, ...]] = tuple(_sq(f, r) for r in range(_SIZE) for f in range(_SIZE))
 _SQUARES_DOWN: Final[tuple[int, ...]] = SQUARES[::-1]
 """The squares from h8 down to a1 (White's order of the pieces, see :func:`_own_pieces`)."""
-_COMPILED: Final = not isinstance(_sq, FunctionType)
-"""Whether this module runs compiled by mypyc (its functions are then not Python functions):
-the few places where the two builds want different code ask this."""
 _ORTH_DIRS: Final = ((1, 0), (-1, 0), (0, 1), (0, -1))
 _DIAG_DIRS: Final = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 _DOUBLE_KNIGHT: Final = ((4, 2), (2, 4), (-2, 4), (-4, 2), (-4, -2), (-2, -4), (2, -4), (4, -2))
@@ -313,7 +310,7 @@ def _capturers(board: Board, me: int, enemies: set[int]) -> list[int]:
     reach = REACH[me]
     found: list[int] = []
     codes = _CODES[me]
-    if _COMPILED:
+    if COMPILED:
         # Compiled, testing the reach's few squares on the board is native and costs a fraction
         # of an ``isdisjoint`` (hashing each square into the other set); from source the
         # reverse holds.  The same test: ``enemies`` holds the squares of the enemy's pieces.
@@ -356,7 +353,7 @@ def _own_pieces(board: Board, me: int) -> list[int]:
     ascending order Black's.  Only for a board whose list and sets agree: the chains, which
     change the list temporarily, never call this.
     """
-    if _COMPILED:
+    if COMPILED:
         # Compiled, a scan of the 64 squares in order costs a fifth of gathering five sets into
         # a list (a generic iteration of each set) and sorting it; from source it costs more
         # than that, which runs in C.  Both give the same list.
@@ -1256,7 +1253,7 @@ def _extra_delta_source(before: Hashable, after: Hashable) -> int:
     return _EXTRA_HASH[before] ^ _EXTRA_HASH[after]
 
 
-if isinstance(vars(Interweave)["extra_hash"], FunctionType):
+if not COMPILED:
     # Running from source: the board calls extra_hash twice for every move that changes the
     # extra state, and the table's own lookup (filled on demand by _ExtraHashes.__missing__),
     # called directly, costs no Python frame; the method was measured at 1.2% more

@@ -314,9 +314,8 @@ class RedisBus:
                     await task
         if self._link is not None:
             self._link.fail()
-        for _data, sent, _queued in [*self._inflight, *self._outbox]:  # their callers: not sent
-            if sent is not None and not sent.done():
-                sent.set_result(False)
+        for entry in [*self._inflight, *self._outbox]:  # their callers: not sent
+            _settle(entry, False)
         self._outbox.clear()
         if self._link is not None:
             await self._link.close()

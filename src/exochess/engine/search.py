@@ -1125,6 +1125,5 @@ class Searcher:
         return stand if best == -INF else best  # forced, with every capture skipped by the caps
 
 
-
 _first = itemgetter(0)
 """Sort key of (gain, move) pairs (a C function: no Python call per element)."""

@@ -29,8 +29,6 @@ from exochess.variants.fugue.rules import (
 _NOWHERE: Final[frozenset[int]] = frozenset()
 
 
-
-
 # Match players with changed weights subclass it at run time (engine.match).
 @mypyc_attr(allow_interpreted_subclasses=True)
 class FugueEvaluator(Evaluator):

@@ -411,8 +411,6 @@ for _keys in _RESERVE_KEYS:
     _keys += [_rng_more.getrandbits(KEY_BITS) for _ in range(16, RESERVE_MAX + 1)]
 
 
-
-
 def _ep_index(ep: int) -> int:
     """The position of an en-passant state ``mid << 8 | dest`` in :data:`_EP_KEY_LIST`: both
     squares as 0..63 (``rank * 8 + file``), twelve bits in all."""

@@ -18,7 +18,8 @@ from tests.web.serverproc import run_async
 
 GAMES = 4
 PLIES = 40
-"""Plies each game of the load plays (the kill comes after the first acknowledged move)."""
+"""Plies each game of the load plays, unless random play ends it sooner (the kill comes after
+the first acknowledged move)."""
 
 
 class Player:
@@ -92,7 +93,10 @@ def test_a_server_killed_under_load(own_cluster: Cluster) -> None:
     for p in players:
         state = game_state(b.url, p.gid)
         stored = [m["text"] for m in state["moves"]]
-        assert state["ply"] == len(stored) == PLIES  # no move stored twice, none missing
+        assert state["ply"] == len(stored)  # no move stored twice, none missing
+        # random play ends about 1 Fugue game in 100 before PLIES (a royal captured): that game
+        # must be over, not stopped short
+        assert state["ply"] == PLIES or state["status"] != "active", state["status"]
         for ply, text in p.acked:  # every acknowledged move is there, at its ply
             assert stored[ply] == text
 

@@ -90,8 +90,8 @@ class HttpProtocol(HttpToolsProtocol):
         self.transport.write(b"".join(head))
         self.transport.close()
         # the access line the request-id middleware writes for every answer
-        access.info("%s %s %s", "WS", path, 429, extra={
-            "method": "WS", "path": path, "status": 429, "ms": round((time.perf_counter() - start) * 1000, 1)})
+        ms = round((time.perf_counter() - start) * 1000, 1)
+        access.info("%s %s %s", "WS", path, 429, extra={"method": "WS", "path": path, "status": 429, "ms": ms})
         return True
 
 

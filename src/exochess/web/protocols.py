@@ -91,7 +91,8 @@ class HttpProtocol(HttpToolsProtocol):
         self.transport.close()
         # the access line the request-id middleware writes for every answer
         ms = round((time.perf_counter() - start) * 1000, 1)
-        access.info("%s %s %s", "WS", path, 429, extra={"method": "WS", "path": path, "status": 429, "ms": ms})
+        fields = {"method": "WS", "path": path, "status": 429, "ms": ms}
+        access.info("%s %s %s", "WS", path, 429, extra=fields)
         return True
 
 

@@ -640,6 +640,20 @@ def server_cpu_s(server: Server) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def loop_thread_schedstat(server: Server) -> tuple[float, float, int]:
+    """The server's main thread (its event loop): seconds run on a CPU, seconds spent ready but
+    waiting for a CPU (the machine's other processes), and the number of times it ran, from
+    /proc's schedstat (Linux; zeros where it is missing).  The wait separates the machine's
+    share of a latency from the server's own work."""
+    assert server.proc is not None
+    try:
+        stat = Path(f"/proc/{server.proc.pid}/task/{server.proc.pid}/schedstat")
+        ran, waited, slices = stat.read_text().split()
+    except (OSError, ValueError):
+        return 0.0, 0.0, 0
+    return int(ran) / 1e9, int(waited) / 1e9, int(slices)
+
+
 SERVER_TIMES = (
     ("exochess_move_seconds", "stage", "move"),
     ("exochess_work_wait_seconds", "pool", "queued"),
@@ -842,12 +856,16 @@ async def attack_phase(server: Server, crowd: Crowd, seconds: float, only: list[
     proc.start()
     until = time.monotonic() + seconds
     cpu0 = server_cpu_s(server)
+    sched0 = loop_thread_schedstat(server)
     hist0 = await asyncio.to_thread(server_histograms, server)
     t0 = time.perf_counter()
     lat, errors, client, lags = await crowd.play(until)
     wall = time.perf_counter() - t0
     cpu = server_cpu_s(server) - cpu0
+    sched = [b - a for a, b in zip(sched0, loop_thread_schedstat(server), strict=True)]
     hist = histogram_report(hist0, await asyncio.to_thread(server_histograms, server))
+    hist.insert(0, f"    server's event-loop thread: ran {sched[0]:.1f} s, waited {sched[1]:.1f} s for a CPU "
+                f"({sched[1] / max(1, sched[2]) * 1000:.2f} ms a wait on average, {sched[2]:.0f} runs)")
     lag_ms = [x * 1000 for x in lags] or [float("nan")]
     hist.insert(0, f"    humans' client processes: CPU {client:.1f} s in {wall:.0f} s; their loop lag p50 "
                 f"{pct(lag_ms, 50):.1f} ms, p99 {pct(lag_ms, 99):.1f} ms, max {max(lag_ms):.1f} ms")

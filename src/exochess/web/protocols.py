@@ -17,6 +17,9 @@ the collector's youngest generation every second or so, and each of its passes s
 event loop for several milliseconds (issue 17).  Here each cycle is broken when its
 connection is done with it, and reference counting frees the objects at once.
 
+The websocket protocol compresses at zlib's fastest level (:data:`COMPRESSION`): a game's state
+is compressed once per socket it goes to, on the event loop.
+
 Before the upgrade, the HTTP protocol asks the rate limit (``ratelimit.py``, through uvicorn's
 lifespan state) whether the client's address is already over its websocket limit, and if so
 answers the 429 itself.  The websocket protocol, the handshake parsed a second time by
@@ -41,9 +44,18 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 
 from exochess.web.logs import access
 from exochess.web.ratelimit import WEBSOCKET_GATE
+
+COMPRESSION = ServerPerMessageDeflateFactory(
+    server_max_window_bits=12, client_max_window_bits=12, compress_settings={"memLevel": 5, "level": 1},
+)
+"""Per-message compression as uvicorn offers it (the same 4 KB window and memory per socket),
+at zlib's fastest level instead of its default (6).  On a game's states (8.5-27 KB of JSON)
+level 1 costs 97 µs of CPU a state on average where level 6 costs 234 µs, for 6.3-fold
+compression instead of 7.5-fold (a state of 26.5 KB: 4.2 KB instead of 3.5 KB sent)."""
 
 HandshakeGate = Callable[[str, str | None], tuple[str, int] | None]
 """(path, client address) -> None to go on, or (the refusal's message, Retry-After seconds)."""
@@ -99,6 +111,11 @@ class HttpProtocol(HttpToolsProtocol):
 class WebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's sans-I/O websocket protocol, whose connection state is freed without the
     garbage collector when the connection ends."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.conn.available_extensions:  # compression on (uvicorn's ws_per_message_deflate)
+            self.conn.available_extensions = [COMPRESSION]
 
     async def send(self, message: Any) -> None:
         await super().send(message)

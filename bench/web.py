@@ -624,6 +624,30 @@ class Attacker:
         ))
 
 
+async def refusal_cost(server: Server, handshakes: int) -> tuple[float, dict[str, int]]:
+    """Server CPU seconds per websocket handshake refused by the rate limit: one address opens
+    a socket (its whole allowance, ``sockets=1/minute``), then ``handshakes`` more in bursts
+    of 50, as the attacker's join flood does; CPU from /proc, so hardly moved by the load."""
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as ac:
+        gid = (await ac.post("/api/games", json={"variant": "fugue", "opponent": "friend"})).json()["id"]
+    url = server.url.replace("http", "ws") + f"/ws/games/{gid}"
+    answers: dict[str, int] = {}
+
+    async def one() -> None:
+        try:
+            async with websockets.connect(url, open_timeout=60):
+                key = "opened"
+        except websockets.InvalidStatus as exc:
+            key = str(exc.response.status_code)
+        answers[key] = answers.get(key, 0) + 1
+
+    await one()
+    cpu0 = server_cpu_s(server)
+    for start in range(0, handshakes, 50):
+        await asyncio.gather(*(one() for _ in range(min(50, handshakes - start))))
+    return (server_cpu_s(server) - cpu0) / handshakes, answers
+
+
 def run_attacker(url: str, gids: list[str], seconds: float, only: list[str], out: Any) -> None:
     """The attacker, in its own process so that its client work does not slow the humans'."""
     attacker = Attacker(url, gids)
@@ -1025,11 +1049,25 @@ def main() -> None:
     ap.add_argument("--limits", default=None,
                     help="--attack: the server's $EXOCHESS_RATE_LIMITS (default: the site's own "
                          "limits; 'off' to measure the attack without them)")
+    ap.add_argument("--refusals", type=int, default=0,
+                    help="only the server CPU per websocket handshake refused by the rate limit, "
+                         "over this many handshakes in bursts of 50 (e.g. 4000)")
     ap.add_argument("--only", default=",".join(KINDS),
                     help=f"attack kinds, comma-separated (default all: {','.join(KINDS)})")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average before the run "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    if args.refusals:
+        with tempfile.TemporaryDirectory() as tmp:
+            server = Server(Path(tmp) / "bench.sqlite", engine_workers=1,
+                            env={"EXOCHESS_RATE_LIMITS": "sockets=1/minute"}).start()
+            try:
+                per, answers = asyncio.run(refusal_cost(server, args.refusals))
+            finally:
+                server.stop()
+        print(f"server CPU per refused websocket handshake ({args.refusals} in bursts of 50 from one "
+              f"address): {per * 1000:.3f} ms; answers {answers}")
+        return
     if args.attack:
         # the test servers turn the per-address limits off (tests/web/serverproc.py): here they
         # are the site's own, so that they apply to the attacker (127.0.0.1) as they would on

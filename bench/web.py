@@ -6,6 +6,7 @@ analyses.  Starts its own server on 127.0.0.1 with a temp SQLite file.
     python bench/web.py --attack [--seconds 60] [--games 200] [--only KINDS] [--phases] [--limits off]
     python bench/web.py --clocks [--games 200] [--moves 10]
     python bench/web.py --lobby-only [--watchers 500] [--lobby-procs 4]
+    python bench/web.py --refusals 4000
 
 ``--lobby-only`` (issue 20): ``--watchers`` sockets watch the lobby, spread over ``--lobby-procs``
 client processes; 20 challenges are posted one after the other, and for each the time from
@@ -31,7 +32,12 @@ round-trip percentiles, the attacker's answers by status, and whether any acknow
 is missing from the stored games.  The humans connect from their own loopback addresses
 (127.0.1.x, 127.0.2.x), the attacker from 127.0.0.1, so per-address limits apply as they
 would on the Internet (the server runs with the site's default rate limits, ``--limits off``
-to measure without them); 429 and 503 answers are counted, not errors.
+to measure without them); 429 and 503 answers are counted, not errors.  Each phase also
+prints the server's event-loop thread's time run and time spent waiting for a CPU (schedstat):
+on a loaded machine the wait, not the server's work, makes most of the tail.
+
+``--refusals N`` (issue 17): the server CPU one websocket handshake refused by the rate limit
+costs, over N handshakes in bursts of 50 from one address (the attacker's join flood).
 """
 
 from __future__ import annotations

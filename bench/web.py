@@ -657,8 +657,9 @@ async def refusal_cost(server: Server, handshakes: int) -> tuple[float, dict[str
 def run_attacker(url: str, gids: list[str], seconds: float, only: list[str], out: Any) -> None:
     """The attacker, in its own process so that its client work does not slow the humans'."""
     attacker = Attacker(url, gids)
+    cpu0 = time.process_time()
     asyncio.run(attacker.run(seconds, only))
-    out.put(attacker.counts)
+    out.put((attacker.counts, time.process_time() - cpu0))
 
 
 def server_cpu_s(server: Server) -> float:
@@ -899,7 +900,9 @@ async def attack_phase(server: Server, crowd: Crowd, seconds: float, only: list[
     lag_ms = [x * 1000 for x in lags] or [float("nan")]
     hist.insert(0, f"    humans' client processes: CPU {client:.1f} s in {wall:.0f} s; their loop lag p50 "
                 f"{pct(lag_ms, 50):.1f} ms, p99 {pct(lag_ms, 99):.1f} ms, max {max(lag_ms):.1f} ms")
-    counts = await asyncio.to_thread(out.get)  # the attacker's last requests may still be out
+    # the attacker's last requests may still be out
+    counts, attacker_cpu = await asyncio.to_thread(out.get)
+    hist.insert(1, f"    attacker's client process: CPU {attacker_cpu:.1f} s (it shares the machine's cores)")
     proc.join()
     if brief:
         ms = [x * 1000 for x in lat] or [float("nan")]

@@ -81,10 +81,12 @@ def test_a_refused_handshake_is_not_logged_as_an_error(tmp_path: Path, caplog: p
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
-async def _handshakes(tmp_path: Path, opened: int, refused: int) -> tuple[list[Any], list[Any], list[Any]]:
+async def _handshakes(tmp_path: Path, opened: int, refused: int,
+                      forwarded: str | None = None) -> tuple[list[Any], list[Any], list[Any]]:
     """Serve the site with a websocket limit of ``opened`` a minute and connect ``opened`` +
-    ``refused`` times: the websocket protocols the server made, the accepted clients' negotiated
-    extensions, and the refusals (``websockets.InvalidStatus``)."""
+    ``refused`` times (then once more through a proxy on 127.0.0.1, uvicorn's trusted one, for
+    the client ``forwarded``): the websocket protocols the server made, the accepted clients'
+    negotiated extensions, and the refusals (``websockets.InvalidStatus``)."""
     made: list[Any] = []
     original = WebSocketProtocol.__init__
 
@@ -106,9 +108,10 @@ async def _handshakes(tmp_path: Path, opened: int, refused: int) -> tuple[list[A
             game = (await client.post("/api/games", json={"variant": "fugue", "opponent": "friend"})).json()
         url = f"ws://127.0.0.1:{port}/ws/games/{game['id']}"
         extensions, refusals = [], []
-        for _ in range(opened + refused):
+        headers = [None] * (opened + refused) + ([{"X-Forwarded-For": forwarded}] if forwarded else [])
+        for extra in headers:
             try:
-                async with websockets.connect(url) as sock:
+                async with websockets.connect(url, additional_headers=extra) as sock:
                     extensions.append(sock.protocol.extensions)
                     await sock.recv()
             except websockets.InvalidStatus as exc:
@@ -129,6 +132,16 @@ def test_a_handshake_over_the_limit_is_refused_before_the_upgrade(tmp_path: Path
         assert response.status_code == 429
         assert "too many websocket connections" in json.loads(response.body)["error"]
         assert 1 <= int(response.headers["Retry-After"]) <= 60
+
+
+def test_a_proxy_over_its_own_limit_still_passes_its_clients(tmp_path: Path) -> None:
+    """A handshake through a proxy is left to the middleware, which counts the forwarded
+    client: the proxy's address being over its limit must not refuse the proxy's clients."""
+    made, extensions, refusals = run_async(lambda: _handshakes(tmp_path, opened=1, refused=2,
+                                                               forwarded="203.0.113.9"))
+    assert len(refusals) == 2
+    assert len(extensions) == 2  # the direct one, then the proxied client
+    assert len(made) == 2
 
 
 def test_sockets_are_compressed_at_the_fastest_level(tmp_path: Path) -> None:

@@ -86,6 +86,11 @@ class HttpProtocol(HttpToolsProtocol):
         gate: HandshakeGate | None = self.app_state.get(WEBSOCKET_GATE)
         if gate is None:
             return False
+        if any(name == b"x-forwarded-for" for name, _value in self.headers):
+            # Through a proxy the client is the forwarded address, which uvicorn's proxy
+            # middleware sets for trusted proxies only: left to the rate-limit middleware,
+            # which sees it (the proxy's own address must not be refused for its clients).
+            return False
         start = time.perf_counter()
         raw_path = self.url.partition(b"?")[0].decode("latin-1")
         path = urllib.parse.unquote(raw_path) if "%" in raw_path else raw_path

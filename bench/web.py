@@ -6,6 +6,7 @@ analyses.  Starts its own server on 127.0.0.1 with a temp SQLite file.
     python bench/web.py --attack [--seconds 60] [--games 200] [--only KINDS] [--phases] [--limits off]
     python bench/web.py --clocks [--games 200] [--moves 10]
     python bench/web.py --lobby-only [--watchers 500] [--lobby-procs 4]
+    python bench/web.py --refusals 4000
 
 ``--lobby-only`` (issue 20): ``--watchers`` sockets watch the lobby, spread over ``--lobby-procs``
 client processes; 20 challenges are posted one after the other, and for each the time from
@@ -31,7 +32,12 @@ round-trip percentiles, the attacker's answers by status, and whether any acknow
 is missing from the stored games.  The humans connect from their own loopback addresses
 (127.0.1.x, 127.0.2.x), the attacker from 127.0.0.1, so per-address limits apply as they
 would on the Internet (the server runs with the site's default rate limits, ``--limits off``
-to measure without them); 429 and 503 answers are counted, not errors.
+to measure without them); 429 and 503 answers are counted, not errors.  Each phase also
+prints the server's event-loop thread's time run and time spent waiting for a CPU (schedstat):
+on a loaded machine the wait, not the server's work, makes most of the tail.
+
+``--refusals N`` (issue 17): the server CPU one websocket handshake refused by the rate limit
+costs, over N handshakes in bursts of 50 from one address (the attacker's join flood).
 """
 
 from __future__ import annotations
@@ -624,11 +630,36 @@ class Attacker:
         ))
 
 
+async def refusal_cost(server: Server, handshakes: int) -> tuple[float, dict[str, int]]:
+    """Server CPU seconds per websocket handshake refused by the rate limit: one address opens
+    a socket (its whole allowance, ``sockets=1/minute``), then ``handshakes`` more in bursts
+    of 50, as the attacker's join flood does; CPU from /proc, so hardly moved by the load."""
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as ac:
+        gid = (await ac.post("/api/games", json={"variant": "fugue", "opponent": "friend"})).json()["id"]
+    url = server.url.replace("http", "ws") + f"/ws/games/{gid}"
+    answers: dict[str, int] = {}
+
+    async def one() -> None:
+        try:
+            async with websockets.connect(url, open_timeout=60):
+                key = "opened"
+        except websockets.InvalidStatus as exc:
+            key = str(exc.response.status_code)
+        answers[key] = answers.get(key, 0) + 1
+
+    await one()
+    cpu0 = server_cpu_s(server)
+    for start in range(0, handshakes, 50):
+        await asyncio.gather(*(one() for _ in range(min(50, handshakes - start))))
+    return (server_cpu_s(server) - cpu0) / handshakes, answers
+
+
 def run_attacker(url: str, gids: list[str], seconds: float, only: list[str], out: Any) -> None:
     """The attacker, in its own process so that its client work does not slow the humans'."""
     attacker = Attacker(url, gids)
+    cpu0 = time.process_time()
     asyncio.run(attacker.run(seconds, only))
-    out.put(attacker.counts)
+    out.put((attacker.counts, time.process_time() - cpu0))
 
 
 def server_cpu_s(server: Server) -> float:
@@ -638,6 +669,20 @@ def server_cpu_s(server: Server) -> float:
     assert server.proc is not None
     fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def loop_thread_schedstat(server: Server) -> tuple[float, float, int]:
+    """The server's main thread (its event loop): seconds run on a CPU, seconds spent ready but
+    waiting for a CPU (the machine's other processes), and the number of times it ran, from
+    /proc's schedstat (Linux; zeros where it is missing).  The wait separates the machine's
+    share of a latency from the server's own work."""
+    assert server.proc is not None
+    try:
+        stat = Path(f"/proc/{server.proc.pid}/task/{server.proc.pid}/schedstat")
+        ran, waited, slices = stat.read_text().split()
+    except (OSError, ValueError):
+        return 0.0, 0.0, 0
+    return int(ran) / 1e9, int(waited) / 1e9, int(slices)
 
 
 SERVER_TIMES = (
@@ -842,16 +887,22 @@ async def attack_phase(server: Server, crowd: Crowd, seconds: float, only: list[
     proc.start()
     until = time.monotonic() + seconds
     cpu0 = server_cpu_s(server)
+    sched0 = loop_thread_schedstat(server)
     hist0 = await asyncio.to_thread(server_histograms, server)
     t0 = time.perf_counter()
     lat, errors, client, lags = await crowd.play(until)
     wall = time.perf_counter() - t0
     cpu = server_cpu_s(server) - cpu0
+    sched = [b - a for a, b in zip(sched0, loop_thread_schedstat(server), strict=True)]
     hist = histogram_report(hist0, await asyncio.to_thread(server_histograms, server))
+    hist.insert(0, f"    server's event-loop thread: ran {sched[0]:.1f} s, waited {sched[1]:.1f} s for a CPU "
+                f"({sched[1] / max(1, sched[2]) * 1000:.2f} ms a wait on average, {sched[2]:.0f} runs)")
     lag_ms = [x * 1000 for x in lags] or [float("nan")]
     hist.insert(0, f"    humans' client processes: CPU {client:.1f} s in {wall:.0f} s; their loop lag p50 "
                 f"{pct(lag_ms, 50):.1f} ms, p99 {pct(lag_ms, 99):.1f} ms, max {max(lag_ms):.1f} ms")
-    counts = await asyncio.to_thread(out.get)  # the attacker's last requests may still be out
+    # the attacker's last requests may still be out
+    counts, attacker_cpu = await asyncio.to_thread(out.get)
+    hist.insert(1, f"    attacker's client process: CPU {attacker_cpu:.1f} s (it shares the machine's cores)")
     proc.join()
     if brief:
         ms = [x * 1000 for x in lat] or [float("nan")]
@@ -1007,11 +1058,25 @@ def main() -> None:
     ap.add_argument("--limits", default=None,
                     help="--attack: the server's $EXOCHESS_RATE_LIMITS (default: the site's own "
                          "limits; 'off' to measure the attack without them)")
+    ap.add_argument("--refusals", type=int, default=0,
+                    help="only the server CPU per websocket handshake refused by the rate limit, "
+                         "over this many handshakes in bursts of 50 (e.g. 4000)")
     ap.add_argument("--only", default=",".join(KINDS),
                     help=f"attack kinds, comma-separated (default all: {','.join(KINDS)})")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average before the run "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    if args.refusals:
+        with tempfile.TemporaryDirectory() as tmp:
+            server = Server(Path(tmp) / "bench.sqlite", engine_workers=1,
+                            env={"EXOCHESS_RATE_LIMITS": "sockets=1/minute"}).start()
+            try:
+                per, answers = asyncio.run(refusal_cost(server, args.refusals))
+            finally:
+                server.stop()
+        print(f"server CPU per refused websocket handshake ({args.refusals} in bursts of 50 from one "
+              f"address): {per * 1000:.3f} ms; answers {answers}")
+        return
     if args.attack:
         # the test servers turn the per-address limits off (tests/web/serverproc.py): here they
         # are the site's own, so that they apply to the attacker (127.0.0.1) as they would on

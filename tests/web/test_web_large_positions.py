@@ -11,6 +11,7 @@ figures: ``python bench/web.py --attack``.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import time
 from typing import Any
@@ -19,6 +20,7 @@ import httpx
 import pytest
 import websockets
 
+from exochess.web.app import GZIP_LEVEL
 from tests.web.legaltree import node_count, whole_moves
 from tests.web.serverproc import Server, run_async
 
@@ -117,3 +119,16 @@ def test_the_free_positions_time_bound_is_read_from_the_environment(monkeypatch:
     for bad in ("", "soon", "-5", "0", "nan", "inf"):
         monkeypatch.setenv(POSITION_TIME_ENV, bad)
         assert position_time_limit() == POSITION_TIME_LIMIT_S, bad
+
+
+def test_large_answers_are_gzipped_at_the_default_level(client: httpx.Client) -> None:
+    """Compression runs on the event loop: the site's level (6), not Starlette's 9."""
+    body = {"variant": "interweave", "fen": CHAINS}
+    plain = client.post("/api/position", json=body, headers={"Accept-Encoding": "identity"})
+    assert plain.status_code == 200 and len(plain.content) > 2048, plain.text
+    with client.stream("POST", "/api/position", json=body, headers={"Accept-Encoding": "gzip"}) as res:
+        assert res.headers["content-encoding"] == "gzip"
+        wire = b"".join(res.iter_raw())
+    assert gzip.decompress(wire) == plain.content
+    # one deflate stream of the whole body: the same length as Python's at that level
+    assert len(wire) == len(gzip.compress(plain.content, compresslevel=GZIP_LEVEL, mtime=0))

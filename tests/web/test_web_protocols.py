@@ -1,5 +1,7 @@
 """The site's uvicorn protocols (web/protocols.py): a finished connection leaves nothing for the
-garbage collector, and a refused websocket handshake is not logged as an application error.
+garbage collector, a refused websocket handshake is not logged as an application error, one
+from an address over its limit is answered before the upgrade, and sockets are compressed at
+zlib's fastest level.
 
 A real uvicorn server with the real app on 127.0.0.1, real websocket clients."""
 
@@ -7,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -20,7 +23,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.server import ServerProtocol
 
 from exochess.web.app import create_app
-from exochess.web.protocols import UVICORN_PROTOCOLS
+from exochess.web.protocols import COMPRESSION, UVICORN_PROTOCOLS, WebSocketProtocol
 from exochess.web.ratelimit import parse_rate_limits
 from tests.web.serverproc import free_port, run_async
 
@@ -76,3 +79,75 @@ def test_a_refused_handshake_is_not_logged_as_an_error(tmp_path: Path, caplog: p
         _found, outcomes = run_async(lambda: _connections(tmp_path, opened=1, refused=3))
     assert outcomes[1:] == ["429"] * 3
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+async def _handshakes(tmp_path: Path, opened: int, refused: int,
+                      forwarded: str | None = None) -> tuple[list[Any], list[Any], list[Any]]:
+    """Serve the site with a websocket limit of ``opened`` a minute and connect ``opened`` +
+    ``refused`` times (then once more through a proxy on 127.0.0.1, uvicorn's trusted one, for
+    the client ``forwarded``): the websocket protocols the server made, the accepted clients'
+    negotiated extensions, and the refusals (``websockets.InvalidStatus``)."""
+    made: list[Any] = []
+    original = WebSocketProtocol.__init__
+
+    def counting(self: WebSocketProtocol, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        original(self, *args, **kwargs)
+
+    app = create_app(f"sqlite:///{tmp_path / 'h.sqlite'}", use_engine_pool=False,
+                     rate_limits=parse_rate_limits(f"sockets={opened}/minute"))
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", log_config=None,
+                                           **UVICORN_PROTOCOLS))
+    WebSocketProtocol.__init__ = counting  # type: ignore[method-assign]
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.02)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            game = (await client.post("/api/games", json={"variant": "fugue", "opponent": "friend"})).json()
+        url = f"ws://127.0.0.1:{port}/ws/games/{game['id']}"
+        extensions, refusals = [], []
+        headers = [None] * (opened + refused) + ([{"X-Forwarded-For": forwarded}] if forwarded else [])
+        for extra in headers:
+            try:
+                async with websockets.connect(url, additional_headers=extra) as sock:
+                    extensions.append(sock.protocol.extensions)
+                    await sock.recv()
+            except websockets.InvalidStatus as exc:
+                refusals.append(exc)
+    finally:
+        WebSocketProtocol.__init__ = original  # type: ignore[method-assign]
+        server.should_exit = True
+        await serving
+    return made, extensions, refusals
+
+
+def test_a_handshake_over_the_limit_is_refused_before_the_upgrade(tmp_path: Path) -> None:
+    made, _extensions, refusals = run_async(lambda: _handshakes(tmp_path, opened=2, refused=5))
+    assert len(made) == 2  # no websocket protocol for the refused ones: the HTTP protocol answered
+    assert len(refusals) == 5
+    for refusal in refusals:  # the rate limit's answer, as the middleware gives it
+        response = refusal.response
+        assert response.status_code == 429
+        assert "too many websocket connections" in json.loads(response.body)["error"]
+        assert 1 <= int(response.headers["Retry-After"]) <= 60
+
+
+def test_a_proxy_over_its_own_limit_still_passes_its_clients(tmp_path: Path) -> None:
+    """A handshake through a proxy is left to the middleware, which counts the forwarded
+    client: the proxy's address being over its limit must not refuse the proxy's clients."""
+    made, extensions, refusals = run_async(lambda: _handshakes(tmp_path, opened=1, refused=2,
+                                                               forwarded="203.0.113.9"))
+    assert len(refusals) == 2
+    assert len(extensions) == 2  # the direct one, then the proxied client
+    assert len(made) == 2
+
+
+def test_sockets_are_compressed_at_the_fastest_level(tmp_path: Path) -> None:
+    made, extensions, _refusals = run_async(lambda: _handshakes(tmp_path, opened=1, refused=0))
+    # the client's offer is taken, with uvicorn's window and memory per socket
+    assert [type(ext).__name__ for ext in extensions[0]] == ["PerMessageDeflate"]
+    assert extensions[0][0].remote_max_window_bits == 12
+    assert made[0].conn.available_extensions == [COMPRESSION]
+    assert COMPRESSION.compress_settings == {"memLevel": 5, "level": 1}

@@ -52,6 +52,8 @@ def redis_url() -> str | None:
     return os.environ.get("EXOCHESS_REDIS_URL") or None
 
 
+GZIP_LEVEL = 6
+"""Compression level of HTTP answers (gzip, for clients that accept it)."""
 GC_YOUNG_OBJECTS = 10_000
 """Allocations (net) between two collections of the youngest generation (Python's default 700)."""
 LAG_PROBE_S = 0.1
@@ -172,7 +174,10 @@ def create_app(
     )
     # Starlette runs the last added outermost: headers on every answer, then the rate limits,
     # the body limit, and the checks of state-changing requests (which read the bounded body).
-    app.add_middleware(GZipMiddleware, minimum_size=2048)
+    # zlib's default level, not Starlette's 9: the compression runs on the event loop, and on
+    # the largest answer (the legal moves of a 45,136-chain position, 210 KB) level 9 took
+    # 4.4 ms for 6.6 KB where level 6 takes 1.6 ms for 7.4 KB
+    app.add_middleware(GZipMiddleware, minimum_size=2048, compresslevel=GZIP_LEVEL)
     app.add_middleware(SessionMiddleware)  # after the guard: a refused request reads no session
     app.add_middleware(RequestGuardMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_body=MAX_BODY)

@@ -7,6 +7,11 @@ A refused HTTP request gets a 429 ``{"error": ...}`` naming the limit, with ``Re
 refused websocket handshake gets the same answer as an HTTP response (the ASGI "websocket denial
 response" extension, which uvicorn supports), or a close with code 1008 where it is missing.
 
+A websocket handshake from an address already over its limit is refused even earlier where the
+server is uvicorn with the site's protocols (``protocols.py``): the middleware offers its test
+in the lifespan state (:data:`WEBSOCKET_GATE`), and the HTTP protocol answers the 429 itself,
+before building a websocket connection and an ASGI task for it.
+
 The limits are set with ``$EXOCHESS_RATE_LIMITS``: ``off``, or ``;``-separated
 ``kind=<amount>/<period>`` entries among :data:`DEFAULT_LIMITS`'s kinds, for example
 ``games=30/minute;analyses=20/minute;sockets=60/minute`` (kinds not named keep their default).
@@ -53,6 +58,9 @@ WHAT = {
     "signups": "accounts created",
     "misses": "requests for games or pages that do not exist",
 }
+WEBSOCKET_GATE = "exochess.websocket_gate"
+"""Key of the lifespan state under which :class:`RateLimitMiddleware` offers the server's
+protocols :meth:`RateLimitMiddleware.handshake_refusal`."""
 MISSES = "misses"
 """The kind counted on 404 answers instead of on requests."""
 READS = ("GET", "HEAD")
@@ -150,6 +158,20 @@ class RateLimitMiddleware:
                 return rule.kind
         return None
 
+    def handshake_refusal(self, path: str, client: str | None) -> tuple[str, int] | None:
+        """For the server's HTTP protocol, before a websocket upgrade: None if the handshake
+        may go on, else (the message, seconds until it may be retried) when ``client`` is
+        already over the limit for ``path``.  Only tested, not counted: a handshake let
+        through is counted by the middleware as any other, so nothing is counted twice."""
+        address = client_key(client)
+        for rule in RULES:
+            if rule.method == "WS" and rule.path.fullmatch(path):
+                item = self.limits.get(rule.kind)
+                if item is None or self.limiter.test(item, rule.kind, address):
+                    return None
+                return self._message(rule.kind, address)
+        return None
+
     def _refusal(self, kind: str, address: str) -> tuple[str, int] | None:
         """None if the request may go on, else (the message, seconds until it may be retried)."""
         item = self.limits.get(kind)
@@ -175,6 +197,13 @@ class RateLimitMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self.limits:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "lifespan":
+            # uvicorn hands this state to every connection's protocol (its ``app_state``)
+            state = scope.get("state")
+            if isinstance(state, dict):
+                state[WEBSOCKET_GATE] = self.handshake_refusal
             await self.app(scope, receive, send)
             return
         client = scope.get("client")

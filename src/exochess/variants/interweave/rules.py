@@ -411,18 +411,15 @@ for _keys in _RESERVE_KEYS:
     _keys += [_rng_more.getrandbits(KEY_BITS) for _ in range(16, RESERVE_MAX + 1)]
 
 
-def _ep_index(ep: int) -> int:
-    """The position of an en-passant state ``mid << 8 | dest`` in :data:`_EP_KEY_LIST`: both
-    squares as 0..63 (``rank * 8 + file``), twelve bits in all."""
-    mid = ep >> 8
-    return (((mid >> 1) & 0x38) | (mid & 7)) << 6 | ((ep >> 1) & 0x38) | (ep & 7)
-
-
-_EP_KEY_LIST: Final[list[int]] = [0] * (1 << 12)
-"""The keys of :data:`_EP_KEYS` by :func:`_ep_index`: compiled, a list indexed by a machine word
-instead of a dict looked up with a five-digit int, boxed into a new object for every lookup."""
+_EP_KEY_LIST: Final[list[int]] = [0] * (1 << 15)
+"""The keys of :data:`_EP_KEYS` by the en-passant state itself (``mid << 8 | dest``, below
+``1 << 15``): compiled, a list indexed by a machine word instead of a dict looked up with a
+five-digit int, boxed into a new object for every lookup.  Indexed directly rather than by
+a packed twelve-bit form of the two squares: computing that index was a call of some 110
+instructions, made twice by most moves that change the extra state (about 100 instructions a
+compiled Interweave perft node; the list costs 256 KiB of pointers to one 0)."""
 for _ep, _key in _EP_KEYS.items():
-    _EP_KEY_LIST[_ep_index(_ep)] = _key
+    _EP_KEY_LIST[_ep] = _key
 
 _RESERVE_CHUNK: Final = 2 * RESERVE_BITS
 """Bits of the packed reserves hashed by one lookup in :data:`_RESERVE_HASH`: two counters."""
@@ -444,7 +441,7 @@ def _extra_key(ep: int, reserves: int) -> int:
         ^ _RESERVE_HASH[(2 << _RESERVE_CHUNK) | ((reserves >> (2 * _RESERVE_CHUNK)) & mask)]
     )
     if ep:
-        h ^= _EP_KEY_LIST[_ep_index(ep)]
+        h ^= _EP_KEY_LIST[ep]
     return h
 
 
@@ -714,9 +711,9 @@ class Interweave(Variant):
                 return _extra_key(ep0, r0) ^ _extra_key(ep1, r1)
             h = 0
             if ep0:
-                h = _EP_KEY_LIST[_ep_index(ep0)]
+                h = _EP_KEY_LIST[ep0]
             if ep1:
-                h ^= _EP_KEY_LIST[_ep_index(ep1)]
+                h ^= _EP_KEY_LIST[ep1]
             return h
         return self.extra_hash(before) ^ self.extra_hash(after)  # as_extra's TypeError
 

@@ -367,10 +367,9 @@ class Board:
         after: int
         h: int
         # Without piece sets to update (Variant.piece_sets), they are only marked out of date:
-        # their upkeep was some 640 instructions a compiled Interweave perft node (push and pop).
-        tracks = self._tracks
-        if not tracks:
-            self._fresh = False
+        # their upkeep was some 640 instructions a compiled Interweave perft node (push and
+        # pop).  (``self._tracks`` asked in each branch, not kept in a local: from source,
+        # every extra bytecode here shows in the cost of a move.)
         # The layout of exochess.rawmove, written with literal indices and lengths here and in
         # pop_raw: a literal costs less than a global at every move played.
         if len(raw) == 14:  # ONE_RELOCATION, the common case: unrolled
@@ -382,7 +381,7 @@ class Board:
             # four: each costs the source build a little.)
             b[s1] = raw[10]  # a1
             b[s2] = raw[13]  # a2
-            if tracks:
+            if self._tracks:
                 where = self._where
                 if b1:
                     where[b1].remove(raw[8])  # s1
@@ -392,6 +391,8 @@ class Board:
                     where[b2].remove(s2)
                 if a2:
                     where[a2].add(raw[11])  # s2
+            else:
+                self._fresh = False
             # An empty square (code 0) has key 0, and each XOR of large ints builds a new
             # int: skip the two terms that are usually empty (what the origin holds after
             # the move, what the destination held before a quiet move).
@@ -407,7 +408,7 @@ class Board:
             b[s1] = a1
             b[s2] = a2
             b[s3] = a3
-            if tracks:
+            if self._tracks:
                 where = self._where
                 if b1:
                     where[b1].remove(s1)
@@ -421,6 +422,8 @@ class Board:
                     where[b3].remove(s3)
                 if a3:
                     where[a3].add(s3)
+            else:
+                self._fresh = False
             h = (
                 self.key ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a1][s1] ^ keys[b2][s2] ^ keys[a2][s2]
                 ^ keys[b3][s3] ^ keys[a3][s3]
@@ -429,6 +432,9 @@ class Board:
         else:
             h = self.key ^ SIDE_KEY
             royal_hit = False
+            tracks = self._tracks
+            if not tracks:
+                self._fresh = False
             where = self._where
             for i in range(CHANGES, len(raw), TRIPLE):
                 s = raw[i]
@@ -456,7 +462,11 @@ class Board:
         self._stack.append(raw)
         history = self._keys
         history.append(h)
-        if raw[3] or raw[6]:  # VICTIMS or MORE, a capture: earlier positions can never recur
+        # Typed: compiled, the truth of an Any is a generic call, that of a tuple native; some
+        # 75 instructions a compiled Interweave perft node, 100-190 from source (push and pop).
+        victims: tuple[int, ...] = raw[3]
+        more: tuple[Any, ...] | None = raw[6]
+        if victims or more:  # VICTIMS or MORE, a capture: earlier positions can never recur
             self._starts.append(self._start)
             self._start = len(history) - 1
             reversible = False
@@ -495,47 +505,60 @@ class Board:
         keys: list[Any] = self._keys
         keys.pop()
         self.key = keys[-1]  # the key of the position before the move
-        if raw[3] or raw[6]:  # VICTIMS or MORE: push_raw stacked the window this capture closed
+        victims: tuple[int, ...] = raw[3]  # (typed, as in push_raw)
+        more: tuple[Any, ...] | None = raw[6]
+        if victims or more:  # VICTIMS or MORE: push_raw stacked the window this capture closed
             self._start = self._starts.pop()
         b = self.squares
-        tracks = self._tracks  # (see push_raw)
-        if not tracks:
+        if not self._tracks:  # (see push_raw)
+            # No piece sets: only the squares go back, each the very object the tuple holds
+            # (the board list typed list[Any]), without unpacking the move and boxing the
+            # codes again; some 150 instructions less a compiled Interweave perft node.
             self._fresh = False
-        if len(raw) == 14:  # ONE_RELOCATION
+            objects: list[Any] = b
+            square: int
+            if len(raw) == 14:  # ONE_RELOCATION
+                square = raw[11]
+                objects[square] = raw[12]
+                square = raw[8]
+                objects[square] = raw[9]
+            else:
+                for i in range(len(raw) - 3, CHANGES - 1, -3):
+                    square = raw[i]
+                    objects[square] = raw[i + 1]
+        elif len(raw) == 14:  # ONE_RELOCATION
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
             b[s2] = b2
             b[s1] = b1
-            if tracks:
-                where = self._where
-                if a2:
-                    where[a2].remove(s2)
-                if b2:
-                    where[b2].add(s2)
-                if a1:
-                    where[a1].remove(s1)
-                if b1:
-                    where[b1].add(s1)
+            where = self._where
+            if a2:
+                where[a2].remove(s2)
+            if b2:
+                where[b2].add(s2)
+            if a1:
+                where[a1].remove(s1)
+            if b1:
+                where[b1].add(s1)
         elif len(raw) == 17:  # RELOCATION_AND_VICTIM, as _undo_changes does: the last triple first
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2, s3, b3, a3 = raw
             b[s3] = b3
             b[s2] = b2
             b[s1] = b1
-            if tracks:
-                where = self._where
-                if a3:
-                    where[a3].remove(s3)
-                if b3:
-                    where[b3].add(s3)
-                if a2:
-                    where[a2].remove(s2)
-                if b2:
-                    where[b2].add(s2)
-                if a1:
-                    where[a1].remove(s1)
-                if b1:
-                    where[b1].add(s1)
+            where = self._where
+            if a3:
+                where[a3].remove(s3)
+            if b3:
+                where[b3].add(s3)
+            if a2:
+                where[a2].remove(s2)
+            if b2:
+                where[b2].add(s2)
+            if a1:
+                where[a1].remove(s1)
+            if b1:
+                where[b1].add(s1)
         else:
-            _undo_changes(b, self._where if tracks else None, raw[CHANGES:])
+            _undo_changes(b, self._where, raw[CHANGES:])
         self._extra = stack[-1][5] if stack else self._root_extra  # EXTRA
         self.side = -self.side
         self.decided = None
@@ -883,18 +906,17 @@ def _apply_changes(b: list[int], where: list[set[int]], changes: tuple[int, ...]
             where[after].add(s)
 
 
-def _undo_changes(b: list[int], where: list[set[int]] | None, changes: tuple[int, ...]) -> None:
-    """Undo change triples (last first), on the squares and the piece sets (None: none kept)."""
+def _undo_changes(b: list[int], where: list[set[int]], changes: tuple[int, ...]) -> None:
+    """Undo change triples (last first), on the squares and the piece sets."""
     for i in range(len(changes) - TRIPLE, -1, -TRIPLE):
         s = changes[i]
         before = changes[i + 1]
         after = changes[i + 2]
         b[s] = before
-        if where is not None:
-            if after:
-                where[after].remove(s)
-            if before:
-                where[before].add(s)
+        if after:
+            where[after].remove(s)
+        if before:
+            where[before].add(s)
 
 
 __all__ = ["BLACK", "WHITE", "Board", "LegalMoveList", "MoveSyntaxError", "Piece"]

@@ -370,14 +370,15 @@ def _survey(b: list[int], me: int) -> tuple[list[int], list[int]]:
     """
     own: list[int] = []
     hostile = _HOSTILE[me]
-    parity = PARITY
     bit = PARITY_BIT
     even = odd = 0  # the enemy's squares of each colour, as bits
+    # A square's colour is computed, (s ^ s >> 4) & 1, rather than read from PARITY: two
+    # native operations instead of a list lookup and an unboxing.
     for s in _SQUARES_DOWN if me > 0 else SQUARES:
         x = b[s]
         if x:
             if hostile[x]:
-                if parity[s]:
+                if (s ^ (s >> 4)) & 1:
                     odd |= bit[s]
                 else:
                     even |= bit[s]
@@ -388,7 +389,7 @@ def _survey(b: list[int], me: int) -> tuple[list[int], list[int]]:
     for s in own:
         v = b[s]
         # A piece's reach lies on the other colour: test the enemies there.
-        if masks[v if me > 0 else -v][s] & (even if parity[s] else odd):
+        if masks[v if me > 0 else -v][s] & (even if (s ^ (s >> 4)) & 1 else odd):
             capturers.append(s)
     return own, capturers
 

@@ -365,7 +365,8 @@ def _survey(b: list[int], me: int) -> tuple[list[int], list[int]]:
     Python's generic protocol; the enemies are gathered as bits of their squares' colour
     (:data:`PARITY_BIT`), and a piece's reach is then one AND with a mask of the other colour
     (:data:`REACH_MASKS`) instead of a look at each of its squares on the board.  The three
-    functions it replaces cost about 23,000 instructions a position, this one about ...
+    functions it replaces cost about 23,000 instructions a position, this one about 10,400
+    (a callgrind of a compiled perft 3 from the start).
     From source the sets and ``isdisjoint`` stay cheaper: only the compiled build calls this.
     """
     own: list[int] = []
@@ -1245,7 +1246,8 @@ class Interweave(Variant):
     ) -> None:
         """Play the last action of ``actions`` on ``b`` (and take its victims out of
         ``enemies``), branch over the forced continuations, emit a turn when none is left, and
-        restore both (``disjoint``: ``enemies.isdisjoint``, bound once by :meth:`_chains`)."""
+        restore both (``disjoint``: ``enemies.isdisjoint``, bound once by :meth:`_chains`;
+        both None in the compiled build, which keeps no enemy set: see :meth:`_piece_captures`)."""
         # Declared for the compiled build, as in _chains.
         changes: tuple[int, ...]
         victims: tuple[int, ...]

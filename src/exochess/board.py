@@ -79,10 +79,9 @@ class Board:
     """
 
     __slots__ = (
-        "_cache", "_extra", "_geo", "_index", "_keys", "_nulls",
-        "_open", "_root_extra", "_royal", "_royal_min", "_stack", "_start", "_starts",
-        "_threefold", "decided", "key", "piece_squares", "side", "squares", "starting_fen",
-        "variant",
+        "_cache", "_extra", "_fresh", "_geo", "_index", "_keys", "_nulls", "_open", "_root_extra",
+        "_royal", "_royal_min", "_stack", "_start", "_starts", "_threefold", "_tracks", "_where",
+        "decided", "key", "side", "squares", "starting_fen", "variant",
     )
 
     variant: Variant
@@ -98,12 +97,6 @@ class Board:
     """Side to move as a sign: +1 White, -1 Black (the sign of its piece codes).  Read-only."""
     key: int
     """Zobrist hash of the position, as :meth:`zobrist_hash` returns it.  Read-only."""
-    piece_squares: list[set[int]]
-    """``piece_squares[code & 31]``: the squares holding the piece code ``code`` (32 sets; a
-    negative code indexes from the end, where ``code & 31`` puts it, so ``piece_squares[code]``
-    works too; entry 0 stays empty).  Kept up to date by every move, so that move generators
-    and evaluations find pieces without scanning the board.  A set's iteration order depends
-    on its history: sort it where the order matters.  Read-only."""
     decided: Outcome | None
     """The end of the game that the last move caused by itself (it captured the last royal
     piece, or repeated a position a third time where that loses), known as soon as the move
@@ -117,6 +110,9 @@ class Board:
         self._royal = variant.royal_code
         self._royal_min = variant.royal_minimum
         self._threefold = variant.repetition == THREEFOLD_LOSS
+        # Whether every move updates the piece sets; if not, they are made when asked and are
+        # good until the squares change (``_fresh``).  See Variant.piece_sets.
+        self._tracks = variant.piece_sets
         self.set_fen(fen if fen is not None else variant.starting_fen)
 
     # --- state ---------------------------------------------------------------
@@ -142,7 +138,8 @@ class Board:
         extra = self.variant.parse_extra(fields[2:], squares, white)
         self.variant.validate(squares, extra)
         self.squares = squares
-        self.piece_squares = _piece_squares(squares)
+        self._where = _piece_squares(squares)
+        self._fresh = True
         self.side = 1 if white else -1
         self._extra: Hashable = extra
         self._root_extra: Hashable = extra
@@ -207,6 +204,20 @@ class Board:
     def extra(self) -> Hashable:
         """The variant's extra state (en passant, reserves ...), None if it has none."""
         return self._extra
+
+    @property
+    def piece_squares(self) -> list[set[int]]:
+        """``piece_squares[code & 31]``: the squares holding the piece code ``code`` (32 sets; a
+        negative code indexes from the end, where ``code & 31`` puts it, so
+        ``piece_squares[code]`` works too; entry 0 stays empty), so that move generators and
+        evaluations find pieces without scanning the board.  Kept up to date by every move in
+        the games that ask for it (:attr:`Variant.piece_sets <exochess.variant.Variant.piece_sets>`),
+        made anew from the squares after a move in the others.  A set's iteration order
+        depends on its history: sort it where the order matters.  Read-only."""
+        if not self._fresh:
+            self._where = _piece_squares(self.squares)
+            self._fresh = True
+        return self._where
 
     @property
     def geometry(self) -> Geometry:
@@ -355,6 +366,10 @@ class Board:
         before: int
         after: int
         h: int
+        # Without piece sets to update (Variant.piece_sets), they are only marked out of date:
+        # their upkeep was some 640 instructions a compiled Interweave perft node (push and
+        # pop).  (``self._tracks`` asked in each branch, not kept in a local: from source,
+        # every extra bytecode here shows in the cost of a move.)
         # The layout of exochess.rawmove, written with literal indices and lengths here and in
         # pop_raw: a literal costs less than a global at every move played.
         if len(raw) == 14:  # ONE_RELOCATION, the common case: unrolled
@@ -366,15 +381,18 @@ class Board:
             # four: each costs the source build a little.)
             b[s1] = raw[10]  # a1
             b[s2] = raw[13]  # a2
-            where = self.piece_squares
-            if b1:
-                where[b1].remove(raw[8])  # s1
-            if a1:
-                where[a1].add(s1)
-            if b2:
-                where[b2].remove(s2)
-            if a2:
-                where[a2].add(raw[11])  # s2
+            if self._tracks:
+                where = self._where
+                if b1:
+                    where[b1].remove(raw[8])  # s1
+                if a1:
+                    where[a1].add(s1)
+                if b2:
+                    where[b2].remove(s2)
+                if a2:
+                    where[a2].add(raw[11])  # s2
+            else:
+                self._fresh = False
             # An empty square (code 0) has key 0, and each XOR of large ints builds a new
             # int: skip the two terms that are usually empty (what the origin holds after
             # the move, what the destination held before a quiet move).
@@ -387,22 +405,25 @@ class Board:
         elif len(raw) == 17:  # RELOCATION_AND_VICTIM (most captures of one piece): unrolled too
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2, s3, b3, a3 = raw
             # In the order of the general loop below: a square may appear in two triples.
-            where = self.piece_squares
             b[s1] = a1
-            if b1:
-                where[b1].remove(s1)
-            if a1:
-                where[a1].add(s1)
             b[s2] = a2
-            if b2:
-                where[b2].remove(s2)
-            if a2:
-                where[a2].add(s2)
             b[s3] = a3
-            if b3:
-                where[b3].remove(s3)
-            if a3:
-                where[a3].add(s3)
+            if self._tracks:
+                where = self._where
+                if b1:
+                    where[b1].remove(s1)
+                if a1:
+                    where[a1].add(s1)
+                if b2:
+                    where[b2].remove(s2)
+                if a2:
+                    where[a2].add(s2)
+                if b3:
+                    where[b3].remove(s3)
+                if a3:
+                    where[a3].add(s3)
+            else:
+                self._fresh = False
             h = (
                 self.key ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a1][s1] ^ keys[b2][s2] ^ keys[a2][s2]
                 ^ keys[b3][s3] ^ keys[a3][s3]
@@ -411,17 +432,21 @@ class Board:
         else:
             h = self.key ^ SIDE_KEY
             royal_hit = False
-            where = self.piece_squares
+            tracks = self._tracks
+            if not tracks:
+                self._fresh = False
+            where = self._where
             for i in range(CHANGES, len(raw), TRIPLE):
                 s = raw[i]
                 before = raw[i + 1]
                 after = raw[i + 2]
                 b[s] = after
                 h ^= keys[before][s] ^ keys[after][s]
-                if before:
-                    where[before].remove(s)
-                if after:
-                    where[after].add(s)
+                if tracks:
+                    if before:
+                        where[before].remove(s)
+                    if after:
+                        where[after].add(s)
                 if before == enemy_royal:
                     royal_hit = True
         extra = raw[5]  # EXTRA
@@ -437,7 +462,11 @@ class Board:
         self._stack.append(raw)
         history = self._keys
         history.append(h)
-        if raw[3] or raw[6]:  # VICTIMS or MORE, a capture: earlier positions can never recur
+        # Typed: compiled, the truth of an Any is a generic call, that of a tuple native; some
+        # 75 instructions a compiled Interweave perft node, 100-190 from source (push and pop).
+        victims: tuple[int, ...] = raw[3]
+        more: tuple[Any, ...] | None = raw[6]
+        if victims or more:  # VICTIMS or MORE, a capture: earlier positions can never recur
             self._starts.append(self._start)
             self._start = len(history) - 1
             reversible = False
@@ -476,14 +505,32 @@ class Board:
         keys: list[Any] = self._keys
         keys.pop()
         self.key = keys[-1]  # the key of the position before the move
-        if raw[3] or raw[6]:  # VICTIMS or MORE: push_raw stacked the window this capture closed
+        victims: tuple[int, ...] = raw[3]  # (typed, as in push_raw)
+        more: tuple[Any, ...] | None = raw[6]
+        if victims or more:  # VICTIMS or MORE: push_raw stacked the window this capture closed
             self._start = self._starts.pop()
         b = self.squares
-        where = self.piece_squares
-        if len(raw) == 14:  # ONE_RELOCATION
+        if not self._tracks:  # (see push_raw)
+            # No piece sets: only the squares go back, each the very object the tuple holds
+            # (the board list typed list[Any]), without unpacking the move and boxing the
+            # codes again; some 150 instructions less a compiled Interweave perft node.
+            self._fresh = False
+            objects: list[Any] = b
+            square: int
+            if len(raw) == 14:  # ONE_RELOCATION
+                square = raw[11]
+                objects[square] = raw[12]
+                square = raw[8]
+                objects[square] = raw[9]
+            else:
+                for i in range(len(raw) - 3, CHANGES - 1, -3):
+                    square = raw[i]
+                    objects[square] = raw[i + 1]
+        elif len(raw) == 14:  # ONE_RELOCATION
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2 = raw
             b[s2] = b2
             b[s1] = b1
+            where = self._where
             if a2:
                 where[a2].remove(s2)
             if b2:
@@ -495,22 +542,23 @@ class Board:
         elif len(raw) == 17:  # RELOCATION_AND_VICTIM, as _undo_changes does: the last triple first
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2, s3, b3, a3 = raw
             b[s3] = b3
+            b[s2] = b2
+            b[s1] = b1
+            where = self._where
             if a3:
                 where[a3].remove(s3)
             if b3:
                 where[b3].add(s3)
-            b[s2] = b2
             if a2:
                 where[a2].remove(s2)
             if b2:
                 where[b2].add(s2)
-            b[s1] = b1
             if a1:
                 where[a1].remove(s1)
             if b1:
                 where[b1].add(s1)
         else:
-            _undo_changes(b, where, raw[CHANGES:])
+            _undo_changes(b, self._where, raw[CHANGES:])
         self._extra = stack[-1][5] if stack else self._root_extra  # EXTRA
         self.side = -self.side
         self.decided = None
@@ -767,7 +815,9 @@ class Board:
         other._royal_min = self._royal_min
         other._threefold = self._threefold
         other.squares = list(self.squares)
-        other.piece_squares = [set(where) for where in self.piece_squares]
+        other._tracks = self._tracks
+        other._where = [set(where) for where in self.piece_squares]
+        other._fresh = True
         other.side = self.side
         other._extra = self._extra
         other.key = self.key

@@ -91,6 +91,10 @@ class Variant:
     ``(variant, board)`` and returning an :class:`~exochess.annotations.Annotations` (None: the
     game has none to show).  A string, like :attr:`evaluator`, so that a game's display logic
     is imported only by those who ask for it."""
+    piece_sets: ClassVar[bool] = True
+    """Whether the board updates :attr:`Board.piece_squares <exochess.board.Board.piece_squares>`
+    at every move (True), or makes them anew when asked after a move (False): for a game whose
+    move generator and evaluation do not read them, which spares every move their upkeep."""
     rules_page: ClassVar[str | None] = None
     """File name of this game's rules page (Markdown with diagrams, see :mod:`exochess.rulesdoc`),
     next to the module that defines the class; None: a page is made from the attributes."""

@@ -7,7 +7,7 @@ other colour, so what can attack what is decided by colour.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
@@ -140,7 +140,6 @@ class InterweaveEvaluator(Evaluator):
 
     def dynamic(self, board: Board) -> int:
         b = board.squares
-        where = board.piece_squares
         value_of = self.value_of
         colour_of = self._colour
         # Material of each side's non-royal pieces on each square colour (0 and 1), in locals.
@@ -149,24 +148,46 @@ class InterweaveEvaluator(Evaluator):
         # sums do not depend on the order the sets are visited in.
         white0 = white1 = black0 = black1 = 0
         king = self._king
+        # Each side's Kings, and its Smashers, Leapers and Removers (for the mobility term).
+        white_kings: Collection[int]
+        black_kings: Collection[int]
+        white: list[int]
+        black: list[int]
         if COMPILED:
             # Compiled, the same sums from a scan of the 64 squares: native, where each of the
             # ten sets was a generic iterator (about 4,000 instructions a call); from source the
-            # sets are cheaper, as said above.
+            # sets are cheaper, as said above.  The scan finds the Kings and the sliding pieces
+            # too: compiled, the board keeps no piece sets (Interweave.piece_sets).
+            white_kings = []
+            black_kings = []
+            white = []
+            black = []
             for sq in self._squares:
                 x = b[sq]
                 if x > 0:
-                    if x != king:
+                    if x == king:
+                        white_kings.append(sq)
+                    else:
                         if colour_of[sq]:
                             white1 += value_of[x]
                         else:
                             white0 += value_of[x]
-                elif x < 0 and x != -king:
-                    if colour_of[sq]:
-                        black1 += value_of[-x]
+                        if SMASHER <= x <= REMOVER:
+                            white.append(sq)
+                elif x < 0:
+                    if x == -king:
+                        black_kings.append(sq)
                     else:
-                        black0 += value_of[-x]
+                        if colour_of[sq]:
+                            black1 += value_of[-x]
+                        else:
+                            black0 += value_of[-x]
+                        if -REMOVER <= x <= -SMASHER:
+                            black.append(sq)
         else:
+            where = board.piece_squares
+            white_kings = where[king]
+            black_kings = where[-king]
             for code in self._pieces:
                 value = value_of[code]
                 for sq in where[code]:
@@ -182,7 +203,7 @@ class InterweaveEvaluator(Evaluator):
         # King pairs: a side loses when either King falls, so its weaker King counts.
         zone = self._zone
         worst_white = worst_black = 0
-        for k in where[king]:  # attackers: Black pieces but the Black Kings
+        for k in white_kings:  # attackers: Black pieces but the Black Kings
             attackers = 0
             for p in zone[k]:
                 x = b[p]
@@ -190,7 +211,7 @@ class InterweaveEvaluator(Evaluator):
                     attackers += 1
             if attackers > worst_white:
                 worst_white = attackers
-        for k in where[-king]:
+        for k in black_kings:
             attackers = 0
             for p in zone[k]:
                 x = b[p]
@@ -215,16 +236,7 @@ class InterweaveEvaluator(Evaluator):
         mobility = self._mobility_weight
         if mobility:
             diagonals = self._diagonals
-            if COMPILED:
-                # Appended one by one: ``[*a, *b, *c]`` of three sets cost some 1,600
-                # instructions a set compiled (from source it is the cheapest form).
-                white: list[int] = []
-                black: list[int] = []
-                for code in (SMASHER, LEAPER, REMOVER):
-                    for sq in where[code]:
-                        white.append(sq)
-                    for sq in where[-code]:
-                        black.append(sq)
+            if COMPILED:  # the pieces found by the scan above
                 diff = slide_mobility(b, white, diagonals) - slide_mobility(b, black, diagonals)
             else:
                 diff = (

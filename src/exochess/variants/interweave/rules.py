@@ -54,17 +54,19 @@ SMASHER: Final = 2
 LEAPER: Final = 3
 REMOVER: Final = 4
 PAWN: Final = 5
-_HOSTILE: Final[dict[int, tuple[bool, ...]]] = {
-    side: tuple(code * side < 0 for code in (*range(6), *range(-5, 0))) for side in (1, -1)
-}
+_WHITE_HOSTILE: Final = tuple(code < 0 for code in (*range(6), *range(-5, 0)))
+_BLACK_HOSTILE: Final = tuple(code > 0 for code in (*range(6), *range(-5, 0)))
+_HOSTILE: Final[tuple[tuple[bool, ...], ...]] = (_WHITE_HOSTILE, _WHITE_HOSTILE, _BLACK_HOSTILE)
 """``_HOSTILE[side][code]``: whether the piece ``code`` belongs to the enemy of ``side`` (negative
 codes index from the end; an empty square is nobody's).  The capture generator reads signs from
 this table, and a piece's type by negation, instead of multiplying by the side: compiled, a
 product with a negative factor (Black's side, -1) leaves mypyc's machine-word path for a call
-that allocates."""
-_CODES: Final[dict[int, tuple[int, ...]]] = {s: tuple(s * kind for kind in range(6)) for s in (1, -1)}
+that allocates.  Indexed by the side sign like :data:`PAWN_TABLES` ([1] White, [-1] Black): a
+tuple, not a dict, whose lookup with a boxed key cost some 130 instructions compiled."""
+_WHITE_CODES: Final = tuple(range(6))
+_CODES: Final[tuple[tuple[int, ...], ...]] = (_WHITE_CODES, _WHITE_CODES, tuple(-kind for kind in range(6)))
 """``_CODES[side][kind]``: the signed code of ``side``'s pieces of type ``kind`` (a table for the
-reason given at :data:`_HOSTILE`)."""
+reasons given at :data:`_HOSTILE`)."""
 RESERVE_TYPES: Final = "RNB"
 """Piece types a pawn may promote to, in the order of the reserve digits."""
 
@@ -287,10 +289,35 @@ def _reach_tables(me: int) -> tuple[list[frozenset[int]], ...]:
 _WHITE_REACH: Final = _reach_tables(1)
 REACH: Final[tuple[tuple[list[frozenset[int]], ...], ...]] = (_WHITE_REACH, _WHITE_REACH, _reach_tables(-1))
 """Indexed by the side sign, like :data:`PAWN_TABLES`."""
-REACH_SQUARES: Final[tuple[tuple[list[tuple[int, ...]], ...], ...]] = tuple(
-    tuple([tuple(sorted(squares)) for squares in table] for table in tables) for tables in REACH
+PARITY: Final[list[int]] = [0] * 128
+"""``PARITY[s]``: the colour of square ``s``, 0 or 1 (``(file + rank) & 1``).  Every piece keeps
+the colour of its square (each move covers an even number of squares), and every square of a
+piece's :data:`REACH` lies on the other colour: the squares of one colour fit in 32 bits."""
+PARITY_BIT: Final[list[int]] = [0] * 128
+"""``PARITY_BIT[s]``: the bit of square ``s`` among the 32 squares of its colour (four a rank)."""
+for _s in SQUARES:
+    PARITY[_s] = ((_s & 15) + (_s >> 4)) & 1
+    PARITY_BIT[_s] = 1 << ((_s >> 4) * 4 + ((_s & 15) >> 1))
+
+
+def _reach_masks(tables: tuple[list[frozenset[int]], ...]) -> tuple[list[int], ...]:
+    """:data:`REACH` as bits of the other colour's squares (see :data:`PARITY_BIT`)."""
+    masks: tuple[list[int], ...] = tuple([0] * 128 for _ in tables)
+    for kind, table in enumerate(tables):
+        for s in SQUARES:
+            for t in table[s]:
+                # The one fact the masks rely on, checked once here rather than assumed.
+                assert PARITY[t] != PARITY[s], "a piece's reach lies on the other colour"
+                masks[kind][s] |= PARITY_BIT[t]
+    return masks
+
+
+_WHITE_REACH_MASKS: Final = _reach_masks(_WHITE_REACH)
+REACH_MASKS: Final[tuple[tuple[list[int], ...], ...]] = (
+    _WHITE_REACH_MASKS, _WHITE_REACH_MASKS, _reach_masks(REACH[-1])
 )
-"""The squares of :data:`REACH` as tuples, for the compiled build's test of each one on the board."""
+""":data:`REACH` as 32-bit masks of squares of the other colour, for the compiled build's survey
+(:func:`_survey`), indexed by the side sign like :data:`PAWN_TABLES`."""
 _KINDS: Final[tuple[int, ...]] = (KING, SMASHER, LEAPER, REMOVER, PAWN)  # (one object: see PAWN_TABLES)
 
 
@@ -306,33 +333,20 @@ def _capturers(board: Board, me: int, enemies: set[int]) -> list[int]:
     capture, en passant aside.  In the order of :func:`_own_pieces`; only these few are
     sorted (the order of the sets depends on the board's history, and the moves must not).
     """
+    if COMPILED:
+        return _survey(board.squares, me)[1]
     where = board.piece_squares
     reach = REACH[me]
     found: list[int] = []
     codes = _CODES[me]
-    if COMPILED:
-        # Compiled, testing the reach's few squares on the board is native and costs a fraction
-        # of an ``isdisjoint`` (hashing each square into the other set); from source the
-        # reverse holds.  The same test: ``enemies`` holds the squares of the enemy's pieces.
-        b = board.squares
-        hostile = _HOSTILE[me]
-        squares_reach = REACH_SQUARES[me]
-        for kind in _KINDS:
-            table_squares = squares_reach[kind]
-            for s in where[codes[kind]]:
-                for t in table_squares[s]:
-                    if hostile[b[t]]:
-                        found.append(s)
-                        break
-    else:
-        # The bound method, looked up once (compiled, ``table[s].isdisjoint(enemies)`` looks the
-        # method up by name at every call: mypyc has no primitive for it).
-        disjoint = enemies.isdisjoint
-        for kind in _KINDS:
-            table = reach[kind]
-            for s in where[codes[kind]]:
-                if not disjoint(table[s]):
-                    found.append(s)
+    # The bound method, looked up once (compiled, ``table[s].isdisjoint(enemies)`` looks the
+    # method up by name at every call: mypyc has no primitive for it).
+    disjoint = enemies.isdisjoint
+    for kind in _KINDS:
+        table = reach[kind]
+        for s in where[codes[kind]]:
+            if not disjoint(table[s]):
+                found.append(s)
     if len(found) > 1:
         # sort() and reverse() without arguments are direct C calls, compiled; a keyword
         # argument makes the call go through the method's name.
@@ -340,6 +354,45 @@ def _capturers(board: Board, me: int, enemies: set[int]) -> list[int]:
         if me > 0:
             found.reverse()
     return found
+
+
+def _survey(b: list[int], me: int) -> tuple[list[int], list[int]]:
+    """The compiled build's one pass over the board before generating: the side to move's
+    pieces in the order of :func:`_own_pieces`, and those of them with an enemy in reach (as
+    :func:`_capturers` finds them).
+
+    Compiled, a scan of the 64 squares is native, while the piece sets are iterated through
+    Python's generic protocol; the enemies are gathered as bits of their squares' colour
+    (:data:`PARITY_BIT`), and a piece's reach is then one AND with a mask of the other colour
+    (:data:`REACH_MASKS`) instead of a look at each of its squares on the board.  The three
+    functions it replaces cost about 23,000 instructions a position, this one about 10,400
+    (a callgrind of a compiled perft 3 from the start).
+    From source the sets and ``isdisjoint`` stay cheaper: only the compiled build calls this.
+    """
+    own: list[int] = []
+    hostile = _HOSTILE[me]
+    bit = PARITY_BIT
+    even = odd = 0  # the enemy's squares of each colour, as bits
+    # A square's colour is computed, (s ^ s >> 4) & 1, rather than read from PARITY: two
+    # native operations instead of a list lookup and an unboxing.
+    for s in _SQUARES_DOWN if me > 0 else SQUARES:
+        x = b[s]
+        if x:
+            if hostile[x]:
+                if (s ^ (s >> 4)) & 1:
+                    odd |= bit[s]
+                else:
+                    even |= bit[s]
+            else:
+                own.append(s)
+    capturers: list[int] = []
+    masks = REACH_MASKS[me]
+    for s in own:
+        v = b[s]
+        # A piece's reach lies on the other colour: test the enemies there.
+        if masks[v if me > 0 else -v][s] & (even if (s ^ (s >> 4)) & 1 else odd):
+            capturers.append(s)
+    return own, capturers
 
 
 def _own_pieces(board: Board, me: int) -> list[int]:
@@ -411,18 +464,15 @@ for _keys in _RESERVE_KEYS:
     _keys += [_rng_more.getrandbits(KEY_BITS) for _ in range(16, RESERVE_MAX + 1)]
 
 
-def _ep_index(ep: int) -> int:
-    """The position of an en-passant state ``mid << 8 | dest`` in :data:`_EP_KEY_LIST`: both
-    squares as 0..63 (``rank * 8 + file``), twelve bits in all."""
-    mid = ep >> 8
-    return (((mid >> 1) & 0x38) | (mid & 7)) << 6 | ((ep >> 1) & 0x38) | (ep & 7)
-
-
-_EP_KEY_LIST: Final[list[int]] = [0] * (1 << 12)
-"""The keys of :data:`_EP_KEYS` by :func:`_ep_index`: compiled, a list indexed by a machine word
-instead of a dict looked up with a five-digit int, boxed into a new object for every lookup."""
+_EP_KEY_LIST: Final[list[int]] = [0] * (1 << 15)
+"""The keys of :data:`_EP_KEYS` by the en-passant state itself (``mid << 8 | dest``, below
+``1 << 15``): compiled, a list indexed by a machine word instead of a dict looked up with a
+five-digit int, boxed into a new object for every lookup.  Indexed directly rather than by
+a packed twelve-bit form of the two squares: computing that index was a call of some 110
+instructions, made twice by most moves that change the extra state (about 100 instructions a
+compiled Interweave perft node; the list costs 256 KiB of pointers to one 0)."""
 for _ep, _key in _EP_KEYS.items():
-    _EP_KEY_LIST[_ep_index(_ep)] = _key
+    _EP_KEY_LIST[_ep] = _key
 
 _RESERVE_CHUNK: Final = 2 * RESERVE_BITS
 """Bits of the packed reserves hashed by one lookup in :data:`_RESERVE_HASH`: two counters."""
@@ -444,7 +494,7 @@ def _extra_key(ep: int, reserves: int) -> int:
         ^ _RESERVE_HASH[(2 << _RESERVE_CHUNK) | ((reserves >> (2 * _RESERVE_CHUNK)) & mask)]
     )
     if ep:
-        h ^= _EP_KEY_LIST[_ep_index(ep)]
+        h ^= _EP_KEY_LIST[ep]
     return h
 
 
@@ -608,6 +658,11 @@ class Interweave(Variant):
     royal_minimum = 2
     repetition = THREEFOLD_LOSS
     captures_compulsory = True
+    # Compiled, the generator and the evaluation find the pieces by a scan of the squares
+    # (_survey, _own_pieces, InterweaveEvaluator.dynamic), and the board need not keep the
+    # piece sets: their upkeep was about 640 instructions a compiled perft node.  From source
+    # the sets are the cheaper way to find the pieces, and they are kept.
+    piece_sets = not COMPILED
     starting_fen = "rbnkknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNKKNBR w - 000000"
     royal_capture_text = "King captured"
 
@@ -714,9 +769,9 @@ class Interweave(Variant):
                 return _extra_key(ep0, r0) ^ _extra_key(ep1, r1)
             h = 0
             if ep0:
-                h = _EP_KEY_LIST[_ep_index(ep0)]
+                h = _EP_KEY_LIST[ep0]
             if ep1:
-                h ^= _EP_KEY_LIST[_ep_index(ep1)]
+                h ^= _EP_KEY_LIST[ep1]
             return h
         return self.extra_hash(before) ^ self.extra_hash(after)  # as_extra's TypeError
 
@@ -764,10 +819,20 @@ class Interweave(Variant):
         assert isinstance(extra, tuple)  # an Extra (as_extra checks more, at the cost of a call)
         known = self._capture_free
         if known is None or known[1] != me or known[2] != extra or known[0] != b:
-            enemies = _enemy_squares(board, me)
-            caps = self._first_captures(b, me, extra, _capturers(board, me, enemies), enemies)
+            own: list[int] | None
+            enemies: set[int] | None
+            if COMPILED:  # one pass over the board finds both, and no enemy set is needed
+                own, capturers = _survey(b, me)
+                enemies = None
+            else:
+                enemies = _enemy_squares(board, me)
+                capturers = _capturers(board, me, enemies)
+                own = None
+            caps = self._first_captures(b, me, extra, capturers, enemies)
             if caps:
                 return self._chains(b, me, extra, caps, enemies)
+            if own is not None:
+                return self._quiet_actions(b, me, extra, own)
         return self._quiet_actions(b, me, extra, _own_pieces(board, me))
 
     def generate_captures(self, board: Board) -> list[RawMove]:
@@ -781,8 +846,14 @@ class Interweave(Variant):
         me = board.side
         extra = board.extra
         assert isinstance(extra, tuple)  # an Extra (as_extra checks more, at the cost of a call)
-        enemies = _enemy_squares(board, me)
-        caps = self._first_captures(b, me, extra, _capturers(board, me, enemies), enemies)
+        enemies: set[int] | None
+        if COMPILED:
+            capturers = _survey(b, me)[1]
+            enemies = None
+        else:
+            enemies = _enemy_squares(board, me)
+            capturers = _capturers(board, me, enemies)
+        caps = self._first_captures(b, me, extra, capturers, enemies)
         if not caps:
             self._capture_free = (b[:], me, extra)
             return []
@@ -807,10 +878,10 @@ class Interweave(Variant):
         return [m for m in self._quiet_actions(b, me, extra, own) if (m[FROM], m[TO]) not in capturing]
 
     def _first_captures(
-        self, b: list[int], me: int, extra: Extra, capturers: list[int], enemies: set[int]
+        self, b: list[int], me: int, extra: Extra, capturers: list[int], enemies: set[int] | None
     ) -> list[_Act]:
         """The capturing first actions of the pieces on ``capturers``, en passant included
-        (``enemies``: the enemy's squares)."""
+        (``enemies``: the enemy's squares, or None, see :meth:`_piece_captures`)."""
         caps: list[_Act] = []
         ep, reserves = extra
         if capturers:
@@ -837,6 +908,8 @@ class Interweave(Variant):
         # The origin, the piece and 0 as Python objects, made once: compiled, an int-typed
         # value is boxed into an object at each place in a tuple (eight calls a move).
         zero: Any = 0
+        # The arrival likewise, boxed once for its two places in a move.
+        to: Any
         for s in own:
             v = b[s]
             so: Any = s
@@ -848,45 +921,45 @@ class Interweave(Variant):
                         continue
                     if ep_key:
                         double = (ep_key, reserves)
-                        quiet.append(
-                            (so, e, "-", no_victims, None, double, None, None, so, vo, zero, e, zero, vo)
-                        )
+                        to = e
+                        quiet.append((so, to, "-", no_victims, None, double, None, None,
+                                      so, vo, zero, to, zero, vo))
                     elif plain[e]:
-                        quiet.append(
-                            (so, e, "-", no_victims, None, quiet_extra, None, None, so, vo, zero, e, zero, vo)
-                        )
+                        to = e
+                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
+                                      so, vo, zero, to, zero, vo))
                     else:
                         self._quiet_promotions(me, s, v, e, reserves, tables, quiet_extra, quiet)
                 continue
             if kind == KING:
                 for t in KING_STEPS[s]:
                     if not b[t]:
-                        quiet.append(
-                            (so, t, "-", no_victims, None, quiet_extra, None, None, so, vo, zero, t, zero, vo)
-                        )
+                        to = t
+                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
+                                      so, vo, zero, to, zero, vo))
                 continue
             if kind != REMOVER:  # the Smasher and the Leaper slide by two, four or six squares
                 for pairs in ORTH_PAIRS[s]:
                     for a, e in pairs:
                         if b[a] or b[e]:
                             break
-                        quiet.append(
-                            (so, e, "-", no_victims, None, quiet_extra, None, None, so, vo, zero, e, zero, vo)
-                        )
+                        to = e
+                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
+                                      so, vo, zero, to, zero, vo))
                 if kind == LEAPER:
                     for m, e in DOUBLE_KNIGHT[s]:
                         if b[m] or b[e]:
                             continue
-                        quiet.append(
-                            (so, e, "-", no_victims, None, quiet_extra, None, None, so, vo, zero, e, zero, vo)
-                        )
+                        to = e
+                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
+                                      so, vo, zero, to, zero, vo))
             for ray in diag_rays[s]:  # the Smasher, Leaper and Remover slide diagonally
                 for t in ray:
                     if b[t]:
                         break
-                    quiet.append(
-                        (so, t, "-", no_victims, None, quiet_extra, None, None, so, vo, zero, t, zero, vo)
-                    )
+                    to = t
+                    quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
+                                  so, vo, zero, to, zero, vo))
         return quiet
 
     def _quiet_promotions(
@@ -916,12 +989,15 @@ class Interweave(Variant):
 
     def _piece_captures(
         self, b: list[int], me: int, squares: tuple[int, ...] | list[int], reserves: int,
-        out: list[_Act], enemies: set[int],
+        out: list[_Act], enemies: set[int] | None,
     ) -> None:
         """Capturing actions of the side to move's pieces on ``squares`` (en passant aside):
         the pieces with an enemy in reach for the first action of a turn, the capturing one
         for a chain's next action.  ``enemies`` holds the enemy's squares (at least): a
-        Leaper's line, a pawn's landing is searched only when an enemy stands in its reach."""
+        Leaper's line, a pawn's landing is searched only when an enemy stands in its reach.
+        With None (the compiled build) every line and landing is searched: the search finds
+        the same actions, and compiled it costs less than the ``isdisjoint`` calls (some 350
+        instructions each) and the set they need."""
         # Literal actions (_Act): a RawAction and two fields.  Their changes are
         # RELOCATION_AND_VICTIM_CHANGES (origin, victim, arrival) but for the Remover's (one
         # triple per victim: a removal) and the pawn's (one triple per victim between them).
@@ -932,13 +1008,14 @@ class Interweave(Variant):
         psteps, pdoubles, pleaps, forward_custodian = tables[0], tables[1], tables[2], tables[3]
         hostile = _HOSTILE[me]
         friendly = _HOSTILE[-me]
-        disjoint = enemies.isdisjoint  # bound once (see _capturers)
+        # Bound once (see _capturers); None: no filter.
+        disjoint = None if enemies is None else enemies.isdisjoint
         for s in squares:
             v = b[s]
             kind = v if me > 0 else -v
             if kind == PAWN:  # custodian captures on a step or double step; the short leap
                 for e in psteps[s]:
-                    if b[e] or disjoint(CUSTODIAN_REACH[e]):
+                    if b[e] or (disjoint is not None and disjoint(CUSTODIAN_REACH[e])):
                         continue
                     pairs = custodian[e]
                     for a, c in pairs:
@@ -946,7 +1023,7 @@ class Interweave(Variant):
                             self._pawn_action(b, me, s, v, e, -1, reserves, pairs, 0, tables, out)
                             break
                 for m, e in pdoubles[s]:
-                    if b[m] or b[e] or disjoint(CUSTODIAN_REACH[e]):
+                    if b[m] or b[e] or (disjoint is not None and disjoint(CUSTODIAN_REACH[e])):
                         continue
                     pairs = custodian[e]
                     for a, c in pairs:
@@ -987,7 +1064,7 @@ class Interweave(Variant):
                     out.append((s, s, "@", tuple(victims), None, tuple(changes), delta, 0))
             else:  # LEAPER: long leap over the first piece, an odd number of squares away
                 for reach, line in LEAPER_LINES[s]:
-                    if disjoint(reach):
+                    if disjoint is not None and disjoint(reach):
                         continue
                     for t, landings in line:
                         x = b[t]
@@ -1000,7 +1077,7 @@ class Interweave(Variant):
                                         (s, e, "x", single[t], None, (s, v, 0, t, x, 0, e, 0, v), unit[x], 0)
                                     )
                             break
-                if not disjoint(DOUBLE_KNIGHT_REACH[s]):
+                if disjoint is None or not disjoint(DOUBLE_KNIGHT_REACH[s]):
                     for m, e in DOUBLE_KNIGHT[s]:  # double knight move over the midpoint
                         x = b[m]
                         if hostile[x] and not b[e]:
@@ -1068,7 +1145,7 @@ class Interweave(Variant):
         self._pawn_action(b, me, q, v, e, dest, reserves, tables[3][e], 0, tables, caps)
 
     def _chains(
-        self, b: list[int], me: int, extra: _ExtraObject, caps: list[_Act], enemies: set[int]
+        self, b: list[int], me: int, extra: _ExtraObject, caps: list[_Act], enemies: set[int] | None
     ) -> list[RawMove]:
         """Whole turns starting with each capture in ``caps``, following the chain rule.
 
@@ -1083,7 +1160,9 @@ class Interweave(Variant):
         enemy_king = _CODES[-me][KING]  # (a table: see _HOSTILE)
         single = SINGLE_VICTIM
         reach = REACH[me]
-        disjoint = enemies.isdisjoint  # bound once (see _capturers); the set changes, not the object
+        # Bound once (see _capturers); the set changes, not the object.  Without the set (None,
+        # the compiled build: see _piece_captures) every continuation is searched.
+        disjoint = None if enemies is None else enemies.isdisjoint
         # An action's fields are typed Any (_Act): declared ints and tuples (no code when the
         # source runs) let the compiled build index the board and the tables natively.
         changes: tuple[int, ...]
@@ -1115,8 +1194,9 @@ class Interweave(Variant):
                 for i in range(0, len(changes), 3):
                     b[changes[i]] = changes[i + 2]
             victims = action[3]
-            for t in victims:  # (a loop of set primitives: compiled, the methods taking an
-                enemies.discard(t)  # iterable are called through their names)
+            if enemies is not None:
+                for t in victims:  # (a loop of set primitives: compiled, the methods taking an
+                    enemies.discard(t)  # iterable are called through their names)
             after = reserves + action[6]
             if after >= KING_TAKEN:  # the action took a King: the chain ends if the game does
                 after &= KING_TAKEN - 1
@@ -1125,7 +1205,7 @@ class Interweave(Variant):
                 going_on = True
             conts: list[_Act] = []
             e = action[1]
-            if going_on and not disjoint(reach[b[e] if me > 0 else -b[e]][e]):
+            if going_on and (disjoint is None or not disjoint(reach[b[e] if me > 0 else -b[e]][e])):
                 # Called as a method, not through a bound method kept in a local: compiled, the
                 # first is a direct C call, the second a call through a Python object.
                 self._piece_captures(b, me, single[e], after, conts, enemies)
@@ -1147,8 +1227,9 @@ class Interweave(Variant):
             else:
                 for i in range(len(changes) - 3, -1, -3):
                     b[changes[i]] = changes[i + 1]
-            for t in victims:
-                enemies.add(t)
+            if enemies is not None:
+                for t in victims:
+                    enemies.add(t)
         return turns
 
     def _extend(
@@ -1160,12 +1241,13 @@ class Interweave(Variant):
         enemy_king: int,
         extra: _ExtraObject,
         turns: list[RawMove],
-        enemies: set[int],
-        disjoint: Callable[[frozenset[int]], bool],
+        enemies: set[int] | None,
+        disjoint: Callable[[frozenset[int]], bool] | None,
     ) -> None:
         """Play the last action of ``actions`` on ``b`` (and take its victims out of
         ``enemies``), branch over the forced continuations, emit a turn when none is left, and
-        restore both (``disjoint``: ``enemies.isdisjoint``, bound once by :meth:`_chains`)."""
+        restore both (``disjoint``: ``enemies.isdisjoint``, bound once by :meth:`_chains`;
+        both None in the compiled build, which keeps no enemy set: see :meth:`_piece_captures`)."""
         # Declared for the compiled build, as in _chains.
         changes: tuple[int, ...]
         victims: tuple[int, ...]
@@ -1190,8 +1272,9 @@ class Interweave(Variant):
             for i in range(0, len(changes), 3):
                 b[changes[i]] = changes[i + 2]
         victims = action[3]
-        for t in victims:  # (as in _chains)
-            enemies.discard(t)
+        if enemies is not None:
+            for t in victims:  # (as in _chains)
+                enemies.discard(t)
         reserves += action[6]
         if reserves >= KING_TAKEN:  # the action took a King: the chain ends if the game does
             reserves &= KING_TAKEN - 1
@@ -1200,7 +1283,7 @@ class Interweave(Variant):
             going_on = True
         conts: list[_Act] = []
         e = action[1]
-        if going_on and not disjoint(REACH[me][b[e] if me > 0 else -b[e]][e]):
+        if going_on and (disjoint is None or not disjoint(REACH[me][b[e] if me > 0 else -b[e]][e])):
             self._piece_captures(b, me, SINGLE_VICTIM[e], reserves, conts, enemies)
         if conts:
             for cont in conts:
@@ -1216,8 +1299,9 @@ class Interweave(Variant):
         else:
             for i in range(len(changes) - 3, -1, -3):
                 b[changes[i]] = changes[i + 1]
-        for t in victims:
-            enemies.add(t)
+        if enemies is not None:
+            for t in victims:
+                enemies.add(t)
 
     @staticmethod
     def _turn(actions: list[_Act], reserves: int, extra: _ExtraObject) -> RawMove:

@@ -264,9 +264,12 @@ def played(board: Board, text: str) -> tuple[Board, Finish | None, LegalView | N
     return board, None, view_of(board)
 
 
-MAX_MOVES_WAITING = 256
+MAX_MOVES_WAITING = 1024
 """Moves a server process reads and stores at once (queued or running); past that a move is
-refused as busy (503), and the player sends it again."""
+refused as busy (503), and the player sends it again.  The bound covers the wait for a
+database thread too (the game-views pool's 256 covered the reading only, the database
+queue had none): with 256, one process under 400 games moving at once refused 3,903 moves in
+15 s that it stored a moment later; 1,024 moves are about 3 s of one process's stores."""
 MOVE_TIME_LIMIT_S = 20.0
 """How long a move's reading and storing may take before its player is told the position is
 too large (a live game's positions are bounded, see :data:`MAX_START_MOVES`)."""

@@ -90,20 +90,27 @@ def test_database_threads_finish_their_queue_on_shutdown_and_refuse_more() -> No
 
 
 def test_a_move_takes_one_worker_job_and_its_state_lists_the_next_moves(tmp_path: Path) -> None:
-    """Reading the move and listing the moves after it are one job: publishing the move finds
-    the legal-move view ready (before, a second job waited in the pool's queue for it)."""
+    """Reading the move, listing the moves after it and storing it are one job of a database
+    thread: publishing the move finds the legal-move view ready (before, a second job waited
+    in the pool's queue for it), and no game-views job is taken on the way."""
 
     async def run() -> None:
         storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
         svc = GameService(storage, None, Hub())
         jobs: list[str] = []
         real_run = svc.cpu_games.run
+        real_submit = svc._db.submit
 
         async def counted(what: str, fn: Any, *args: Any) -> Any:
             jobs.append(what)
             return await real_run(what, fn, *args)
 
+        def submitted(call: Any, *, urgent: bool = False) -> None:
+            jobs.append(f"database thread: {call.pool}{' (urgent)' if urgent else ''}")
+            real_submit(call, urgent=urgent)
+
         svc.cpu_games.run = counted  # type: ignore[method-assign]
+        svc._db.submit = submitted  # type: ignore[method-assign]
         try:
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
             gid = live.row.id
@@ -111,7 +118,7 @@ def test_a_move_takes_one_worker_job_and_its_state_lists_the_next_moves(tmp_path
             jobs.clear()
             for ply, (seat, text) in enumerate([("white", "d2-d3"), ("black", "e7-e6"), ("white", "c2-c3")]):
                 await svc.play(gid, seats[seat], text, ply)
-            assert jobs == ["reading the move"] * 3
+            assert jobs == ["database thread: move (urgent)"] * 3
             state = svc.state(live)
             assert state["ply"] == 3 and state["legal"] == legal_tree(live.board.copy())["actions"]
             assert state["legal_count"] == len(live.board.raw_moves()) > 0

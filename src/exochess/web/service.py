@@ -264,6 +264,51 @@ def played(board: Board, text: str) -> tuple[Board, Finish | None, LegalView | N
     return board, None, view_of(board)
 
 
+MAX_MOVES_WAITING = 1024
+"""Moves a server process reads and stores at once (queued or running); past that a move is
+refused as busy (503), and the player sends it again.  The bound covers the wait for a
+database thread too (the game-views pool's 256 covered the reading only, the database
+queue had none): with 256, one process under 400 games moving at once refused 3,903 moves in
+15 s that it stored a moment later; 1,024 moves are about 3 s of one process's stores."""
+MOVE_TIME_LIMIT_S = 20.0
+"""How long a move's reading and storing may take before its player is told the position is
+too large (a live game's positions are bounded, see :data:`MAX_START_MOVES`)."""
+
+
+class MoveAbandoned(Exception):
+    """Ends a :class:`MoveJob` whose caller gave up before its store began."""
+
+
+class MoveJob:
+    """Reading a move and storing it, as one job of a database thread.
+
+    A move used to take two trips off the event loop: one to a game-views thread to read and
+    judge it, one to a database thread to store it, each waiting for a thread and then for the
+    loop to take its result up.  Both halves now run in one job, so the move waits once.  The
+    job changes nothing in memory: it reads the move on a copy of the board and returns it,
+    and the caller applies it to the cached game after the commit, on the loop.  A job whose
+    caller gave up (timed out or cancelled) before the store began stores nothing."""
+
+    def __init__(
+        self, storage: Storage, game_id: str, board: Board, text: str, ply: int, stamp: Stamp
+    ) -> None:
+        self.storage = storage
+        self.game_id = game_id
+        self.board = board
+        self.text = text
+        self.ply = ply
+        self.stamp = stamp
+        self.abandoned = False
+        """Set on the loop when nobody waits for the result any more (read by the thread)."""
+
+    def __call__(self) -> tuple[Board, Finish | None, LegalView | None]:
+        after, finish, view = played(self.board, self.text)
+        if self.abandoned:
+            raise MoveAbandoned  # nobody takes the result: nothing is stored
+        self.storage.add_move(self.game_id, self.ply, str(after.peek()), finish, self.stamp)
+        return after, finish, view
+
+
 def start_moves(variant: str, fen: str) -> int:
     """How many legal moves a new game's set-up position has (CPU work: run it in a worker)."""
     return len(Board(variant, fen=fen).raw_moves())
@@ -285,6 +330,8 @@ class GameService:
         self._timers: dict[str, tuple[dt.datetime, asyncio.TimerHandle]] = {}
         """Each timed game's next deadline and the timer that judges it then."""
         self._db = DbThreads(1 if storage.is_sqlite else 8)
+        self._moves_waiting = 0
+        """Moves read and stored in the database threads now (:data:`MAX_MOVES_WAITING`)."""
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
         self._changed_while_loading: set[str] = set()
@@ -1065,28 +1112,23 @@ class GameService:
             raise StalePosition(N_("stale position: the game is at ply {now}, not {ply}"),
                                 now=board.ply(), ply=ply)
         current = board.ply()
-        # Reading the move and judging the position after it list legal moves, which a
-        # set-up position or one reached mid-game may have by the ten thousand: off the loop,
-        # with the pool's time bound, on a copy.  The copy becomes the game's board once the
-        # move is stored: the in-memory game (which a GET may read and cache during the
-        # commit) is never ahead of the database.
-        after, finish, view = await self.cpu_games.run("reading the move", played, board.copy(), text)
-        move = after.peek()
-        fen_after = after.fen()
         clock = live.clock(self.timing)
         stamp = clock.after_move(arrived, lag_ms) if clock is not None else Stamp(None, None, arrived)
+        # Reading the move and judging the position after it list legal moves, which a
+        # set-up position or one reached mid-game may have by the ten thousand: off the loop,
+        # with a time bound, on a copy, in the same database-thread job that stores it.  The
+        # copy becomes the game's board once the move is stored: the in-memory game (which a
+        # GET may read and cache during the commit) is never ahead of the database.
         try:
-            await self.db(self.storage.add_move, live.row.id, current, str(move), finish, stamp, urgent=True)
+            after, finish, view = await self._read_and_store(live, board.copy(), text, current, stamp)
         except ConflictError as exc:
             await self._reload(live)
             # the watchers may hold the state this process had (another one stored a move and
             # died before announcing it): send them the stored one
             self._in_background(self.publish(live))
             raise StalePosition(N_("move not stored: {reason}"), reason=str(exc)) from exc
-        except asyncio.CancelledError:
-            # the write may still complete in its thread: reload once it is over
-            self._resync_later(live)
-            raise
+        move = after.peek()
+        fen_after = after.fen()
         metrics.MOVES.labels("player" if live.kind_of(seat) == PlayerKind.HUMAN else "engine").inc()
         self._record_move(live, after, str(move), fen_after, stamp)
         if view is not None:
@@ -1097,6 +1139,46 @@ class GameService:
                 await self._load_players(live)
             return None
         return MoveNote(current, str(move), fen_after, stamp)
+
+    async def _read_and_store(
+        self, live: LiveGame, board: Board, text: str, ply: int, stamp: Stamp
+    ) -> tuple[Board, Finish | None, LegalView | None]:
+        """Read the move ``text`` on ``board`` (the game's, copied) and store it as move
+        ``ply`` in one database-thread job (:class:`MoveJob`); the board after it, the result
+        columns if it ended the game, else the legal-move view after it.
+
+        A move ahead of :data:`MAX_MOVES_WAITING` others is refused as busy; past
+        :data:`MOVE_TIME_LIMIT_S`, or when the caller is cancelled, the job stores nothing if
+        it has not begun to, and the game is read again once the lock is free (its outcome
+        is then unknown)."""
+        if self._moves_waiting >= MAX_MOVES_WAITING:
+            raise ServerBusy(N_("the server is busy ({what}); try again in a moment"), what="moves")
+        move = MoveJob(self.storage, live.row.id, board, text, ply, stamp)
+        job = ThreadJob("move", move)
+        self._moves_waiting += 1
+        job.on_end = self._move_ended  # a timeout or a client leaving keeps the count
+        try:
+            self._db.submit(job, urgent=True)
+        except RuntimeError:  # the threads are shut down (server stopping)
+            job.dropped()
+            raise
+        overtime = PositionTooLarge(
+            f"position too large: reading the move takes more than {MOVE_TIME_LIMIT_S:g} s")
+        try:
+            return await job.result(MOVE_TIME_LIMIT_S, overtime)
+        except OperationalError as exc:
+            log.warning("database unavailable: %s", exc.orig)
+            raise StorageUnavailable(N_("the database is busy or unreachable; try again")) from exc
+        except (PositionTooLarge, asyncio.CancelledError):
+            # nobody takes the result (the time bound, or the caller cancelled): the job stops
+            # before its store if that has not begun; one under way may still complete, so
+            # the game is read again after it
+            move.abandoned = True
+            self._resync_later(live)
+            raise
+
+    def _move_ended(self) -> None:
+        self._moves_waiting -= 1
 
     @staticmethod
     def _mark_finished(row: GameRow, values: Finish, status: GameStatus = GameStatus.FINISHED) -> None:

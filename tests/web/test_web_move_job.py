@@ -1,0 +1,136 @@
+"""A move is read and stored in one database-thread job (``MoveJob`` in web/service.py): its
+queue bound, its time bound, and a caller that gives up before the store, on a real SQLite
+file with the service's real threads."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import pytest
+
+from exochess.web import service as service_module
+from exochess.web.domain import PositionTooLarge, ServerBusy
+from exochess.web.hub import Hub
+from exochess.web.service import GameService
+from exochess.web.storage import Storage
+from tests.web.serverproc import run_async
+
+
+def stored_moves(storage: Storage, game_id: str) -> list[str]:
+    """The moves the database holds for ``game_id``."""
+    row = storage.load_game(game_id)
+    assert row is not None
+    return row.moves
+
+
+async def _blocked(svc: GameService, release: threading.Event) -> asyncio.Task[bool]:
+    """Hold the service's one SQLite thread until ``release`` is set."""
+    task = asyncio.create_task(svc.db(release.wait, 30))
+    await asyncio.sleep(0.05)
+    return task
+
+
+def test_a_move_past_its_time_bound_is_not_stored_and_the_game_plays_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database thread is held past the move's time bound: the player is told, the job
+    later finds nobody waiting and stores nothing, the cached game is read again and takes
+    the same move afterwards."""
+    monkeypatch.setattr(service_module, "MOVE_TIME_LIMIT_S", 0.2)
+    release = threading.Event()
+
+    async def run() -> None:
+        storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
+        svc = GameService(storage, None, Hub())
+        try:
+            live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
+            gid = live.row.id
+            blocker = await _blocked(svc, release)
+            with pytest.raises(PositionTooLarge, match="reading the move"):
+                await svc.play(gid, seats["white"], "d2-d3", 0)
+            release.set()
+            await blocker
+            for _ in range(50):  # the job ran, and the game was read again after it
+                if not svc._background and svc._moves_waiting == 0:
+                    break
+                await asyncio.sleep(0.02)
+            assert svc._moves_waiting == 0
+            assert stored_moves(storage, gid) == []
+            assert (await svc.get(gid)).board.ply() == 0
+            await svc.play(gid, seats["white"], "d2-d3", 0)
+            assert stored_moves(storage, gid) == ["d2-d3"]
+        finally:
+            release.set()
+            svc.close()
+            storage.close()
+
+    run_async(run)
+
+
+def test_moves_past_the_queue_bound_are_refused_as_busy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one move already waiting for the (held) database thread and a bound of one, a
+    move of another game is refused as busy at once; the waiting one is stored after."""
+    monkeypatch.setattr(service_module, "MAX_MOVES_WAITING", 1)
+    release = threading.Event()
+
+    async def run() -> None:
+        storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
+        svc = GameService(storage, None, Hub())
+        try:
+            first, seats1, _ = await svc.create("fugue", "friend", None, "white", None)
+            second, seats2, _ = await svc.create("fugue", "friend", None, "white", None)
+            blocker = await _blocked(svc, release)
+            waiting = asyncio.create_task(svc.play(first.row.id, seats1["white"], "d2-d3", 0))
+            await asyncio.sleep(0.05)
+            with pytest.raises(ServerBusy, match="busy"):
+                await svc.play(second.row.id, seats2["white"], "d2-d3", 0)
+            release.set()
+            await blocker
+            await waiting
+            assert stored_moves(storage, first.row.id) == ["d2-d3"]
+            assert stored_moves(storage, second.row.id) == []
+            assert svc._moves_waiting == 0
+            await svc.play(second.row.id, seats2["white"], "d2-d3", 0)  # room again
+        finally:
+            release.set()
+            svc.close()
+            storage.close()
+
+    run_async(run)
+
+
+def test_a_move_cancelled_before_its_store_is_not_stored(tmp_path: Path) -> None:
+    """A client that leaves while its move waits for the database thread: the move is not
+    stored later, and the game stays at its ply in memory and in the database."""
+    release = threading.Event()
+
+    async def run() -> None:
+        storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
+        svc = GameService(storage, None, Hub())
+        try:
+            live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
+            gid = live.row.id
+            blocker = await _blocked(svc, release)
+            move = asyncio.create_task(svc.play(gid, seats["white"], "d2-d3", 0))
+            await asyncio.sleep(0.05)
+            move.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await move
+            release.set()
+            await blocker
+            for _ in range(50):
+                if not svc._background and svc._moves_waiting == 0:
+                    break
+                await asyncio.sleep(0.02)
+            assert stored_moves(storage, gid) == []
+            assert (await svc.get(gid)).board.ply() == 0
+        finally:
+            release.set()
+            svc.close()
+            storage.close()
+
+    run_async(run)

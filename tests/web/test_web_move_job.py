@@ -5,7 +5,9 @@ file with the service's real threads."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,22 @@ def stored_moves(storage: Storage, game_id: str) -> list[str]:
     return row.moves
 
 
+@contextlib.asynccontextmanager
+async def sqlite_service(
+    tmp_path: Path, release: threading.Event
+) -> AsyncIterator[tuple[Storage, GameService]]:
+    """A game service on a real SQLite file; on the way out ``release`` is set (no thread is
+    left held) and the service and its storage are closed."""
+    storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
+    svc = GameService(storage, None, Hub())
+    try:
+        yield storage, svc
+    finally:
+        release.set()
+        svc.close()
+        storage.close()
+
+
 async def _blocked(svc: GameService, release: threading.Event) -> asyncio.Task[bool]:
     """Hold the service's one SQLite thread until ``release`` is set."""
     task = asyncio.create_task(svc.db(release.wait, 30))
@@ -42,9 +60,7 @@ def test_a_move_past_its_time_bound_is_not_stored_and_the_game_plays_on(
     release = threading.Event()
 
     async def run() -> None:
-        storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
-        svc = GameService(storage, None, Hub())
-        try:
+        async with sqlite_service(tmp_path, release) as (storage, svc):
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
             gid = live.row.id
             blocker = await _blocked(svc, release)
@@ -61,10 +77,6 @@ def test_a_move_past_its_time_bound_is_not_stored_and_the_game_plays_on(
             assert (await svc.get(gid)).board.ply() == 0
             await svc.play(gid, seats["white"], "d2-d3", 0)
             assert stored_moves(storage, gid) == ["d2-d3"]
-        finally:
-            release.set()
-            svc.close()
-            storage.close()
 
     run_async(run)
 
@@ -78,9 +90,7 @@ def test_moves_past_the_queue_bound_are_refused_as_busy(
     release = threading.Event()
 
     async def run() -> None:
-        storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
-        svc = GameService(storage, None, Hub())
-        try:
+        async with sqlite_service(tmp_path, release) as (storage, svc):
             first, seats1, _ = await svc.create("fugue", "friend", None, "white", None)
             second, seats2, _ = await svc.create("fugue", "friend", None, "white", None)
             blocker = await _blocked(svc, release)
@@ -95,10 +105,6 @@ def test_moves_past_the_queue_bound_are_refused_as_busy(
             assert stored_moves(storage, second.row.id) == []
             assert svc._moves_waiting == 0
             await svc.play(second.row.id, seats2["white"], "d2-d3", 0)  # room again
-        finally:
-            release.set()
-            svc.close()
-            storage.close()
 
     run_async(run)
 
@@ -109,9 +115,7 @@ def test_a_move_cancelled_before_its_store_is_not_stored(tmp_path: Path) -> None
     release = threading.Event()
 
     async def run() -> None:
-        storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
-        svc = GameService(storage, None, Hub())
-        try:
+        async with sqlite_service(tmp_path, release) as (storage, svc):
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
             gid = live.row.id
             blocker = await _blocked(svc, release)
@@ -128,9 +132,5 @@ def test_a_move_cancelled_before_its_store_is_not_stored(tmp_path: Path) -> None
                 await asyncio.sleep(0.02)
             assert stored_moves(storage, gid) == []
             assert (await svc.get(gid)).board.ply() == 0
-        finally:
-            release.set()
-            svc.close()
-            storage.close()
 
     run_async(run)

@@ -50,6 +50,14 @@ async def _blocked(svc: GameService, release: threading.Event) -> asyncio.Task[b
     return task
 
 
+async def _settled(svc: GameService) -> None:
+    """Wait (at most 1 s) until the service has no background task and no move in a thread."""
+    for _ in range(50):
+        if not svc._background and svc._moves_waiting == 0:
+            return
+        await asyncio.sleep(0.02)
+
+
 def test_a_move_past_its_time_bound_is_not_stored_and_the_game_plays_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -68,10 +76,7 @@ def test_a_move_past_its_time_bound_is_not_stored_and_the_game_plays_on(
                 await svc.play(gid, seats["white"], "d2-d3", 0)
             release.set()
             await blocker
-            for _ in range(50):  # the job ran, and the game was read again after it
-                if not svc._background and svc._moves_waiting == 0:
-                    break
-                await asyncio.sleep(0.02)
+            await _settled(svc)  # the job ran, and the game was read again after it
             assert svc._moves_waiting == 0
             assert stored_moves(storage, gid) == []
             assert (await svc.get(gid)).board.ply() == 0
@@ -126,10 +131,7 @@ def test_a_move_cancelled_before_its_store_is_not_stored(tmp_path: Path) -> None
                 await move
             release.set()
             await blocker
-            for _ in range(50):
-                if not svc._background and svc._moves_waiting == 0:
-                    break
-                await asyncio.sleep(0.02)
+            await _settled(svc)
             assert stored_moves(storage, gid) == []
             assert (await svc.get(gid)).board.ply() == 0
 

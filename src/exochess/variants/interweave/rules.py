@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
@@ -446,6 +447,15 @@ KING_TAKEN: Final = 1 << 32
 """Added to a reserve delta for each King an action removes, so the chain logic can see it."""
 RESERVE_UNIT[KING] = RESERVE_UNIT[-KING] = KING_TAKEN
 _LETTER_OF: Final = {SMASHER: "R", LEAPER: "N", REMOVER: "B"}
+
+CHAINS_PER_GIL_RELEASE: Final = 256
+"""A thread listing Interweave's chains gives the GIL up about every this many turns it lists
+(checked as a chain of two or more actions ends).  Compiled code never does on its own
+(mypyc's native code does not run CPython's evaluation loop, where a thread is asked to), and a
+position can have tens of thousands of chains (45,135 in ``bench/grown_position.py``'s game):
+listed in one of the site's worker threads, it stopped the event loop for the whole listing,
+474 ms.  256 chains take about 2.5 ms compiled; the release is a ``time.sleep(0)`` (a few
+µs), and a list of fewer than 256 turns has none."""
 
 # Zobrist keys of the extra state.
 _rng = random.Random(0x1E7E_A7E5)
@@ -1292,6 +1302,8 @@ class Interweave(Variant):
                 actions.pop()
         else:
             turns.append(self._turn(actions, reserves, extra))
+            if not len(turns) % CHAINS_PER_GIL_RELEASE:
+                time.sleep(0)  # let a waiting thread (the site's event loop) in: see the constant
         if len(changes) == 9:
             b[s3] = b3
             b[s2] = b2

@@ -1,6 +1,6 @@
-"""A move is read and stored in one database-thread job (``MoveJob`` in web/service.py): its
-queue bound, its time bound, and a caller that gives up before the store, on a real SQLite
-file with the service's real threads."""
+"""A move is read and stored in one database-thread job (``MoveJob`` in web/service.py, the
+way with PostgreSQL): its queue bound, its time bound, and a caller that gives up before the
+store, on a real SQLite file with the service's real threads."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ async def sqlite_service(
     left held) and the service and its storage are closed."""
     storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
     svc = GameService(storage, None, Hub())
+    svc.moves_in_one_job = True  # PostgreSQL's way, here on SQLite's one thread
     try:
         yield storage, svc
     finally:

@@ -89,14 +89,28 @@ def test_database_threads_finish_their_queue_on_shutdown_and_refuse_more() -> No
         threads.submit(lambda: None)
 
 
-def test_a_move_takes_one_worker_job_and_its_state_lists_the_next_moves(tmp_path: Path) -> None:
-    """Reading the move, listing the moves after it and storing it are one job of a database
-    thread: publishing the move finds the legal-move view ready (before, a second job waited
-    in the pool's queue for it), and no game-views job is taken on the way."""
+@pytest.mark.parametrize(
+    ("one_job", "each_move"),
+    [
+        # PostgreSQL's way (8 database threads): read, listed and stored in one job
+        (True, ["database thread: move (urgent)"]),
+        # SQLite's way (its one thread must not wait for a long read): read and listed in a
+        # game-views thread, then stored
+        (False, ["reading the move", "database thread: db (urgent)"]),
+    ],
+)
+def test_a_move_takes_its_jobs_and_its_state_lists_the_next_moves(
+    tmp_path: Path, one_job: bool, each_move: list[str]
+) -> None:
+    """Reading the move and listing the moves after it are one job, which stores the move too
+    where the database has threads to spare: publishing the move finds the legal-move view
+    ready (before, a second job waited in the pool's queue for it)."""
 
     async def run() -> None:
         storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
         svc = GameService(storage, None, Hub())
+        assert svc.moves_in_one_job is False  # SQLite's default
+        svc.moves_in_one_job = one_job
         jobs: list[str] = []
         real_run = svc.cpu_games.run
         real_submit = svc._db.submit
@@ -118,7 +132,7 @@ def test_a_move_takes_one_worker_job_and_its_state_lists_the_next_moves(tmp_path
             jobs.clear()
             for ply, (seat, text) in enumerate([("white", "d2-d3"), ("black", "e7-e6"), ("white", "c2-c3")]):
                 await svc.play(gid, seats[seat], text, ply)
-            assert jobs == ["database thread: move (urgent)"] * 3
+            assert jobs == each_move * 3
             state = svc.state(live)
             assert state["ply"] == 3 and state["legal"] == legal_tree(live.board.copy())["actions"]
             assert state["legal_count"] == len(live.board.raw_moves()) > 0

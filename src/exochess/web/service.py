@@ -330,6 +330,15 @@ class GameService:
         self._timers: dict[str, tuple[dt.datetime, asyncio.TimerHandle]] = {}
         """Each timed game's next deadline and the timer that judges it then."""
         self._db = DbThreads(1 if storage.is_sqlite else 8)
+        self.moves_in_one_job = not storage.is_sqlite
+        """Whether a move is read and stored in one database-thread job (:class:`MoveJob`), or
+        read in a game-views thread and then stored by a database job.  One job is the faster
+        path with PostgreSQL's 8 threads (one process stored 14-25% more moves a second in
+        ``bench/cluster.py``).  SQLite has one thread, which every game's store waits for, and
+        a move's read lists the position's legal moves: in ``bench/grown_position.py`` (a game
+        set up with 5 moves whose replies have 45,135 chains) another game's moves waited
+        483-645 ms behind each heavy move in one job, 9-88 ms with the read in a game-views
+        thread (compiled build, docs/benchmarks.md)."""
         self._moves_waiting = 0
         """Moves read and stored in the database threads now (:data:`MAX_MOVES_WAITING`)."""
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
@@ -1116,11 +1125,13 @@ class GameService:
         stamp = clock.after_move(arrived, lag_ms) if clock is not None else Stamp(None, None, arrived)
         # Reading the move and judging the position after it list legal moves, which a
         # set-up position or one reached mid-game may have by the ten thousand: off the loop,
-        # with a time bound, on a copy, in the same database-thread job that stores it.  The
-        # copy becomes the game's board once the move is stored: the in-memory game (which a
-        # GET may read and cache during the commit) is never ahead of the database.
+        # with a time bound, on a copy (in the database-thread job that stores it, or before
+        # it in a game-views thread: see moves_in_one_job).  The copy becomes the game's board
+        # once the move is stored: the in-memory game (which a GET may read and cache during
+        # the commit) is never ahead of the database.
+        store = self._read_and_store if self.moves_in_one_job else self._read_then_store
         try:
-            after, finish, view = await self._read_and_store(live, board.copy(), text, current, stamp)
+            after, finish, view = await store(live, board.copy(), text, current, stamp)
         except ConflictError as exc:
             await self._reload(live)
             # the watchers may hold the state this process had (another one stored a move and
@@ -1176,6 +1187,22 @@ class GameService:
             move.abandoned = True
             self._resync_later(live)
             raise
+
+    async def _read_then_store(
+        self, live: LiveGame, board: Board, text: str, ply: int, stamp: Stamp
+    ) -> tuple[Board, Finish | None, LegalView | None]:
+        """As :meth:`_read_and_store`, in two jobs (see :attr:`moves_in_one_job`): the move is
+        read in a game-views thread, with that pool's bounds, then stored by a database job."""
+        after, finish, view = await self.cpu_games.run("reading the move", played, board, text)
+        try:
+            await self.db(
+                self.storage.add_move, live.row.id, ply, str(after.peek()), finish, stamp, urgent=True
+            )
+        except asyncio.CancelledError:
+            # the write may still complete in its thread: read the game again once it is over
+            self._resync_later(live)
+            raise
+        return after, finish, view
 
     def _move_ended(self) -> None:
         self._moves_waiting -= 1

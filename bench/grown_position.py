@@ -9,12 +9,11 @@ each of the other game's moves::
 
     PYTHONPATH=build/compiled .venv/bin/python bench/grown_position.py [--port 18765]
 
-Without ``PYTHONPATH`` it measures the pure build.  On 26 Nov 2026 (issue 17, still open on
-this): the heavy moves took 0.8-1.3 s each on either build; the other game's move beside the
-first one waited 450-850 ms on the compiled build and 10-81 ms on the pure one.  A live game's
-legal moves are listed in worker threads, and mypyc's compiled code does not give the GIL
-up while it runs, so the event loop stands still for the whole listing (a 45,135-chain
-``raw_moves()`` in a thread: the main thread's longest gap 474 ms compiled, 49 ms pure).
+Without ``PYTHONPATH`` it measures the pure build.  On 26 Nov 2026 (compiled, load about 3;
+docs/benchmarks.md): the heavy moves took 0.8-1.2 s each; the other game's moves during them
+waited 40-322 ms before that day's changes, 483-645 ms with a move read and stored in SQLite's
+one database thread, and 9-88 ms once the chain listing gave the GIL up as it goes and SQLite
+read moves in a game-views thread again.
 """
 
 from __future__ import annotations

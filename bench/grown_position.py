@@ -11,7 +11,7 @@ each of the other game's moves::
 
 Without ``PYTHONPATH`` it measures the pure build.  On 26 Nov 2026 (compiled, load about 3;
 docs/benchmarks.md): the heavy moves took 0.8-1.2 s each; the other game's moves during them
-waited 40-322 ms before that day's changes, 483-645 ms with a move read and stored in SQLite's
+waited 40-322 ms before the move's one job (cluster4), 483-645 ms with a move read and stored in SQLite's
 one database thread, and 9-88 ms once the chain listing gave the GIL up as it goes and SQLite
 read moves in a game-views thread again.
 """

@@ -138,6 +138,15 @@ def client_key(address: str | None) -> str:
     return str(ip)
 
 
+def _rule_kind(method: str, path: str) -> str | None:
+    """The kind of the first of :data:`RULES` that counts ``method`` (``WS`` for a websocket
+    handshake) on ``path``, if any."""
+    for rule in RULES:
+        if rule.method == method and rule.path.fullmatch(path):
+            return rule.kind
+    return None
+
+
 class RateLimitMiddleware:
     """Count the requests of :data:`RULES` per client address; refuse those over the limit."""
 
@@ -148,14 +157,9 @@ class RateLimitMiddleware:
 
     def _kind(self, scope: Scope) -> str | None:
         if scope["type"] == "websocket":
-            method = "WS"
-        elif scope["type"] == "http":
-            method = scope["method"]
-        else:
-            return None
-        for rule in RULES:
-            if rule.method == method and rule.path.fullmatch(scope["path"]):
-                return rule.kind
+            return _rule_kind("WS", scope["path"])
+        if scope["type"] == "http":
+            return _rule_kind(scope["method"], scope["path"])
         return None
 
     def handshake_refusal(self, path: str, client: str | None) -> tuple[str, int] | None:
@@ -163,14 +167,12 @@ class RateLimitMiddleware:
         may go on, else (the message, seconds until it may be retried) when ``client`` is
         already over the limit for ``path``.  Only tested, not counted: a handshake let
         through is counted by the middleware as any other, so nothing is counted twice."""
+        kind = _rule_kind("WS", path)
+        item = None if kind is None else self.limits.get(kind)
+        if kind is None or item is None:
+            return None
         address = client_key(client)
-        for rule in RULES:
-            if rule.method == "WS" and rule.path.fullmatch(path):
-                item = self.limits.get(rule.kind)
-                if item is None or self.limiter.test(item, rule.kind, address):
-                    return None
-                return self._message(rule.kind, address)
-        return None
+        return None if self.limiter.test(item, kind, address) else self._message(kind, address)
 
     def _refusal(self, kind: str, address: str) -> tuple[str, int] | None:
         """None if the request may go on, else (the message, seconds until it may be retried)."""

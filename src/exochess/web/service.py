@@ -272,7 +272,8 @@ queue had none): with 256, one process under 400 games moving at once refused 3,
 15 s that it stored a moment later; 1,024 moves are about 3 s of one process's stores."""
 MOVE_TIME_LIMIT_S = 20.0
 """How long a move's reading and storing may take before its player is told the position is
-too large (a live game's positions are bounded, see :data:`MAX_START_MOVES`)."""
+too large (a game's start is bounded, see :data:`MAX_START_MOVES`, but a later position can
+have tens of thousands of moves: ``bench/grown_position.py``)."""
 
 
 class MoveAbandoned(Exception):

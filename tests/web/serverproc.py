@@ -10,11 +10,14 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import uvicorn
 
 
 def free_port() -> int:
@@ -105,6 +108,27 @@ class Server:
                 self.proc.wait(10)
             self._signal_group(signal.SIGKILL)  # any worker left behind by the shutdown
         self.proc = None
+
+
+@contextlib.contextmanager
+def served_in_thread(app: Any, **config: Any) -> Iterator[str]:
+    """Serve ``app`` with a real uvicorn server on 127.0.0.1, in a thread of this process, and
+    yield its base URL; the server shuts down (the app's lifespan ends) when the block ends.
+    For what a subprocess cannot show: the app's effect on this interpreter, or a game
+    registered only here."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **config))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            if not thread.is_alive():
+                raise RuntimeError("the server did not start")
+            time.sleep(0.02)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join()
 
 
 def create(client: httpx.Client, **body: Any) -> dict[str, Any]:

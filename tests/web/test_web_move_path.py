@@ -13,7 +13,6 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from fastapi.testclient import TestClient
 
 from exochess.web.app import GC_YOUNG_OBJECTS, create_app
 from exochess.web.cpuwork import CpuWork
@@ -23,7 +22,7 @@ from exochess.web.hub import Hub
 from exochess.web.positions import legal_tree
 from exochess.web.service import GameService
 from exochess.web.storage import Storage
-from tests.web.serverproc import Server, run_async
+from tests.web.serverproc import Server, run_async, served_in_thread
 
 
 def test_a_move_is_stored_before_the_reads_queued_ahead_of_it(tmp_path: Path) -> None:
@@ -215,8 +214,8 @@ def test_the_server_collects_garbage_rarely_and_restores_the_settings_when_it_st
     and the young generation is larger; a stopped site leaves the process as it found it."""
     before = gc.get_threshold()
     app = create_app(f"sqlite:///{tmp_path / 'g.sqlite'}", use_engine_pool=False, rate_limits={})
-    with TestClient(app) as client:
-        assert client.get("/api/variants").status_code == 200
+    with served_in_thread(app) as url:
+        assert httpx.get(url + "/api/variants").status_code == 200
         assert gc.get_threshold()[0] == GC_YOUNG_OBJECTS
         assert gc.get_freeze_count() > 1000
     assert gc.get_threshold() == before

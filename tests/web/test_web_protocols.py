@@ -23,6 +23,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.server import ServerProtocol
 
 from exochess.web.app import create_app
+from exochess.web.errors import error_body
 from exochess.web.protocols import COMPRESSION, UVICORN_PROTOCOLS, WebSocketProtocol
 from exochess.web.ratelimit import parse_rate_limits
 from tests.web.serverproc import free_port, run_async
@@ -130,7 +131,9 @@ def test_a_handshake_over_the_limit_is_refused_before_the_upgrade(tmp_path: Path
     for refusal in refusals:  # the rate limit's answer, as the middleware gives it
         response = refusal.response
         assert response.status_code == 429
-        assert "too many websocket connections" in json.loads(response.body)["error"]
+        message = json.loads(response.body)["error"]
+        assert "too many websocket connections" in message
+        assert response.body == error_body(message)  # byte for byte the API's error shape
         assert 1 <= int(response.headers["Retry-After"]) <= 60
 
 

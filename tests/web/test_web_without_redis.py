@@ -18,11 +18,12 @@ class NotInstalled:
         return None
 
 sys.meta_path.insert(0, NotInstalled())
-from fastapi.testclient import TestClient
+import httpx
 from exochess.web.app import create_app
+from tests.web.serverproc import served_in_thread
 
-with TestClient(create_app(sys.argv[1], engine_workers=1)) as client:
-    print(client.get("/").status_code, client.get("/lobby").status_code)
+with served_in_thread(create_app(sys.argv[1], engine_workers=1)) as url:
+    print(httpx.get(url + "/").status_code, httpx.get(url + "/lobby").status_code)
 """
 
 
@@ -30,7 +31,7 @@ def test_the_site_starts_and_serves_without_the_redis_package(tmp_path: Path) ->
     database = f"sqlite:///{tmp_path / 'alone.sqlite'}"
     done = subprocess.run(
         [sys.executable, "-W", "ignore", "-c", SCRIPT, database],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True, text=True, timeout=120, check=False, cwd=Path(__file__).parents[2],
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["200", "200"]

@@ -4,8 +4,12 @@ The event loop only waits: the work runs in a small pool, so other games' moves 
 are served meanwhile.  Two kinds of pool:
 
 * threads, for work on live games' boards (a copy of the board is handed over, nothing is
-  pickled).  A thread shares the GIL with the event loop, so this is for work that is small
-  in practice (a live game's position has a bounded start, see ``MAX_START_MOVES``);
+  pickled, where a process would have to rebuild the board from its moves).  A thread shares
+  the GIL with the event loop, and a live game's position, though its start is bounded
+  (``MAX_START_MOVES``), can grow in play to tens of thousands of moves
+  (``bench/grown_position.py``): the event loop keeps its turns because the interpreter
+  switches threads every few milliseconds, and the compiled Interweave generator, which would
+  never let it, yields the GIL every ``CHAINS_PER_GIL_RELEASE`` chains;
 * processes (spawned), for positions a client sends (analysis board, a new game's FEN):
   those can be made as large as an attacker likes, and a separate process keeps their CPU
   and memory away from the server's interpreter; the worker runs at a lower scheduling

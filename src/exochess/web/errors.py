@@ -7,6 +7,7 @@ variant or URL with the HTML error page.  The websocket reuses :func:`status_of`
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from http import HTTPStatus
@@ -14,7 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from exochess.web.disconnect import CLIENT_CLOSED, ClientGone
@@ -66,9 +67,15 @@ def status_of(exc: GameServiceError) -> int:
     return int(HTTPStatus.BAD_REQUEST)
 
 
-def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    """The API's one error shape."""
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+def error_body(message: str) -> bytes:
+    """The API's one error shape, ``{"error": message}``, as the bytes every error answer sends
+    (:func:`error_response`, and the websocket refusals written below the ASGI layer)."""
+    return json.dumps({"error": message}, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    """An error answer: ``status`` with :func:`error_body`'s JSON."""
+    return Response(error_body(message), status_code=status, headers=headers, media_type="application/json")
 
 
 def _field(loc: Sequence[int | str]) -> str:
@@ -123,10 +130,10 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_page(request, exc.status_code, message)
 
     @app.exception_handler(RequestValidationError)
-    async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _validation_error(_request: Request, exc: RequestValidationError) -> Response:
         return error_response(HTTPStatus.BAD_REQUEST, validation_message(exc.errors()))
 
     @app.exception_handler(Exception)
-    async def _internal_error(_request: Request, exc: Exception) -> JSONResponse:
+    async def _internal_error(_request: Request, exc: Exception) -> Response:
         log.exception("internal error", exc_info=exc)
         return error_response(HTTPStatus.INTERNAL_SERVER_ERROR, "internal server error")

@@ -36,7 +36,6 @@ handshake"): a log line per request of an attacker's flood.
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -46,6 +45,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 
+from exochess.web.errors import error_body
 from exochess.web.logs import access
 from exochess.web.ratelimit import WEBSOCKET_GATE
 
@@ -98,7 +98,7 @@ class HttpProtocol(HttpToolsProtocol):
         if refusal is None:
             return False
         message, wait = refusal
-        body = json.dumps({"error": message}).encode()
+        body = error_body(message)
         head = [b"HTTP/1.1 429 Too Many Requests\r\n"]
         for name, value in self.server_state.default_headers:
             head += [name, b": ", value, b"\r\n"]

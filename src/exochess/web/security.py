@@ -32,7 +32,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from exochess.web.errors import error_response
+from exochess.web.errors import error_body, error_response
 from exochess.web.sessions import COOKIE as SESSION_COOKIE
 
 log = logging.getLogger("exochess.web")
@@ -217,7 +217,7 @@ async def deny_websocket(
     the connection with code 1008 (policy violation) before it is accepted."""
     await receive()  # websocket.connect
     if "websocket.http.response" in scope.get("extensions", {}):
-        body = json.dumps({"error": message}).encode()
+        body = error_body(message)
         extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
         await send({
             "type": "websocket.http.response.start", "status": status,

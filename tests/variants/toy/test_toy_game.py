@@ -15,16 +15,12 @@ from __future__ import annotations
 import io
 import os
 import re
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
 import httpx
 import pytest
-import uvicorn
 
 from exochess import Board, UnknownVariantError, find_variant, svg
 from exochess.cli.main import main as cli_main
@@ -40,6 +36,7 @@ from exochess.rulesdoc import generated_page, render_html
 from exochess.variant import Variant
 from exochess.variants import register_variant, unregister_variant
 from exochess.web.app import create_app
+from tests.web.serverproc import served_in_thread
 
 KING, ROOK, KNIGHT = 1, 2, 3
 
@@ -246,21 +243,9 @@ def test_bestmove_over_the_engine_protocol() -> None:
 def live_site(toy: Variant, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real server on 127.0.0.1 and a real SQLite file, run by uvicorn in a thread of this
     process: the toy is registered here only, so a server in a subprocess would not know it."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     database = tmp_path_factory.mktemp("toy") / "site.sqlite"
-    app = create_app(f"sqlite:///{database}", use_engine_pool=False)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("the server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join()
+    with served_in_thread(create_app(f"sqlite:///{database}", use_engine_pool=False)) as url:
+        yield url
 
 
 @pytest.fixture()

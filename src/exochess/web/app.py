@@ -116,7 +116,7 @@ def create_app(
         app.state.service = service
         app.state.accounts = Accounts(storage.engine)
         app.state.sessions = Sessions(storage.engine)
-        app.state.login_guard = LoginGuard()
+        app.state.login_guard = LoginGuard(redis_url=shared)
         app.state.lobby = lobby = Lobby(service)
         app.state.chat = Chat(service)
         await lobby.start()

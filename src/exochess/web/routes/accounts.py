@@ -146,11 +146,11 @@ async def _password_checked(
     client's address: refused while either is slowed; a wrong password counts as a failure and
     is answered with ``wrong`` (or the check's own message)."""
     address = client_address(request)
-    guard.check(name, address)
+    await guard.check(name, address)
     try:
         return await to_thread.run_sync(check, *args, limiter=work)
     except BadCredentials:
-        guard.failed(name, address)
+        await guard.failed(name, address)
         if wrong is None:
             raise
         raise BadCredentials(wrong) from None

@@ -85,6 +85,12 @@ a :data:`~exochess.rawmove.RawAction` (its first ``ACTION_LENGTH`` fields) and t
 
 _NO_VICTIMS: Final[tuple[int, ...]] = ()
 
+_PLAIN: Final[_ExtraObject] = (0, 0)
+"""The extra state without en passant or reserves, one object for every position that has it
+(:meth:`Interweave.parse_extra` and the generator hand out this one rather than a new tuple):
+moves that share it are then found identical, by :meth:`Board.push_raw
+<exochess.board.Board.push_raw>` and by the cache of quiet moves (:data:`_QUIET_MOVES`)."""
+
 _SIZE: Final = 8
 
 
@@ -484,6 +490,13 @@ compiled Interweave perft node; the list costs 256 KiB of pointers to one 0)."""
 for _ep, _key in _EP_KEYS.items():
     _EP_KEY_LIST[_ep] = _key
 
+_DOUBLE_STEP_EXTRA: Final[list[_ExtraObject]] = [None] * (1 << 15)
+"""``_DOUBLE_STEP_EXTRA[ep]``: the extra state ``(ep, 0)`` a double step leaves when both
+reserves are empty, one object for each en-passant state (indexed like :data:`_EP_KEY_LIST`),
+instead of a new tuple and a new int for every double step generated (see :data:`_PLAIN`)."""
+for _ep in _EP_KEYS:
+    _DOUBLE_STEP_EXTRA[_ep] = (_ep, 0)
+
 _RESERVE_CHUNK: Final = 2 * RESERVE_BITS
 """Bits of the packed reserves hashed by one lookup in :data:`_RESERVE_HASH`: two counters."""
 _RESERVE_HASH: Final[list[int]] = [
@@ -708,7 +721,7 @@ class Interweave(Variant):
             )
         reserves = _pack_reserves(counts)
         ep = self._parse_ep(ep_text, squares, white_to_move)
-        return (ep, reserves)
+        return (ep, reserves) if ep or reserves else _PLAIN
 
     def _parse_ep(self, text: str, squares: Sequence[int], white_to_move: bool) -> int:
         if text == "-":
@@ -907,7 +920,7 @@ class Interweave(Variant):
         reserves: int
         ep, reserves = extra
         # One object shared by every quiet move (see _ExtraObject).
-        quiet_extra: _ExtraObject = extra if not ep else (0, reserves)
+        quiet_extra: _ExtraObject = extra if not ep else ((0, reserves) if reserves else _PLAIN)
         tables = PAWN_TABLES[me]
         advances, plain = tables[8], tables[7]
         no_victims = _NO_VICTIMS
@@ -930,7 +943,7 @@ class Interweave(Variant):
                     if b[m] or b[e]:
                         continue
                     if ep_key:
-                        double = (ep_key, reserves)
+                        double: _ExtraObject = (ep_key, reserves) if reserves else _DOUBLE_STEP_EXTRA[ep_key]
                         to = e
                         quiet.append((so, to, "-", no_victims, None, double, None, None,
                                       so, vo, zero, to, zero, vo))

@@ -85,6 +85,17 @@ a :data:`~exochess.rawmove.RawAction` (its first ``ACTION_LENGTH`` fields) and t
 
 _NO_VICTIMS: Final[tuple[int, ...]] = ()
 
+_NO_MOVE: Final[RawMove] = (None,) * 14
+_QUIET_MOVES: Final[list[RawMove]] = [_NO_MOVE] * (128 << 7)
+"""The cache of quiet moves: ``_QUIET_MOVES[origin << 7 | arrival]`` is the last quiet move
+(without promotion) made from ``origin`` to ``arrival``, or a tuple of Nones.  Such a move is
+fixed by its two squares, the piece and the extra state it leaves, so the generator hands out
+the cached tuple when those two fields are the very objects it has (a piece code is a small
+int, one object in CPython; the extra state is mostly :data:`_PLAIN` or the position's own
+object, see :data:`_ExtraObject`).  Compiled, building a 14-field tuple and later freeing it
+cost some 300 instructions, the lookup and the two identity tests some 50.  A slot written by
+another thread meanwhile holds a whole move too: the tests decide."""
+
 _PLAIN: Final[_ExtraObject] = (0, 0)
 """The extra state without en passant or reserves, one object for every position that has it
 (:meth:`Interweave.parse_extra` and the generator hand out this one rather than a new tuple):
@@ -925,9 +936,13 @@ class Interweave(Variant):
         advances, plain = tables[8], tables[7]
         no_victims = _NO_VICTIMS
         diag_rays = DIAG_RAYS
+        cache = _QUIET_MOVES
         # Literal raw moves, every one a ONE_RELOCATION (14 fields, exochess.rawmove's layout): a
-        # call per move would cost more than the rest of the inner loop.
+        # call per move would cost more than the rest of the inner loop.  Each is first looked
+        # up in the cache of quiet moves, by origin and arrival; it is the move wanted when it
+        # holds this piece and this very extra state (the only other fields that vary).
         quiet: list[RawMove] = []
+        move: RawMove
         # The origin, the piece and 0 as Python objects, made once: compiled, an int-typed
         # value is boxed into an object at each place in a tuple (eight calls a move).
         zero: Any = 0
@@ -937,52 +952,70 @@ class Interweave(Variant):
             v = b[s]
             so: Any = s
             vo: Any = v
+            base = s << 7  # the origin's part of the index into the cache
             kind = v if me > 0 else -v  # (by negation: see _HOSTILE)
             if kind == PAWN:
                 for m, e, ep_key in advances[s]:
                     if b[m] or b[e]:
                         continue
-                    if ep_key:
-                        double: _ExtraObject = (ep_key, reserves) if reserves else _DOUBLE_STEP_EXTRA[ep_key]
-                        to = e
-                        quiet.append((so, to, "-", no_victims, None, double, None, None,
-                                      so, vo, zero, to, zero, vo))
-                    elif plain[e]:
-                        to = e
-                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
-                                      so, vo, zero, to, zero, vo))
-                    else:
+                    if not (ep_key or plain[e]):
                         self._quiet_promotions(me, s, v, e, reserves, tables, quiet_extra, quiet)
+                        continue
+                    state: _ExtraObject = quiet_extra
+                    if ep_key:
+                        state = (ep_key, reserves) if reserves else _DOUBLE_STEP_EXTRA[ep_key]
+                    move = cache[base | e]
+                    if move[5] is not state or move[9] is not vo:
+                        to = e
+                        move = (so, to, "-", no_victims, None, state, None, None, so, vo, zero, to, zero, vo)
+                        cache[base | e] = move
+                    quiet.append(move)
                 continue
             if kind == KING:
                 for t in KING_STEPS[s]:
                     if not b[t]:
-                        to = t
-                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
-                                      so, vo, zero, to, zero, vo))
+                        move = cache[base | t]
+                        if move[5] is not quiet_extra or move[9] is not vo:
+                            to = t
+                            move = (so, to, "-", no_victims, None, quiet_extra, None, None,
+                                    so, vo, zero, to, zero, vo)
+                            cache[base | t] = move
+                        quiet.append(move)
                 continue
             if kind != REMOVER:  # the Smasher and the Leaper slide by two, four or six squares
                 for pairs in ORTH_PAIRS[s]:
                     for a, e in pairs:
                         if b[a] or b[e]:
                             break
-                        to = e
-                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
-                                      so, vo, zero, to, zero, vo))
+                        move = cache[base | e]
+                        if move[5] is not quiet_extra or move[9] is not vo:
+                            to = e
+                            move = (so, to, "-", no_victims, None, quiet_extra, None, None,
+                                    so, vo, zero, to, zero, vo)
+                            cache[base | e] = move
+                        quiet.append(move)
                 if kind == LEAPER:
                     for m, e in DOUBLE_KNIGHT[s]:
                         if b[m] or b[e]:
                             continue
-                        to = e
-                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
-                                      so, vo, zero, to, zero, vo))
+                        move = cache[base | e]
+                        if move[5] is not quiet_extra or move[9] is not vo:
+                            to = e
+                            move = (so, to, "-", no_victims, None, quiet_extra, None, None,
+                                    so, vo, zero, to, zero, vo)
+                            cache[base | e] = move
+                        quiet.append(move)
             for ray in diag_rays[s]:  # the Smasher, Leaper and Remover slide diagonally
                 for t in ray:
                     if b[t]:
                         break
-                    to = t
-                    quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
-                                  so, vo, zero, to, zero, vo))
+                    move = cache[base | t]
+                    if move[5] is not quiet_extra or move[9] is not vo:
+                        to = t
+                        move = (so, to, "-", no_victims, None, quiet_extra, None, None,
+                                so, vo, zero, to, zero, vo)
+                        cache[base | t] = move
+                    quiet.append(move)
         return quiet
 
     def _quiet_promotions(

@@ -944,14 +944,17 @@ class Interweave(Variant):
         quiet: list[RawMove] = []
         move: RawMove
         # The origin, the piece and 0 as Python objects, made once: compiled, an int-typed
-        # value is boxed into an object at each place in a tuple (eight calls a move).
+        # value is boxed into an object at each place in a tuple (eight calls a move).  The
+        # piece is the board list's own object (read typed Any, not unboxed and boxed again),
+        # the origin is boxed only when a move is built.
+        objects: list[Any] = b
         zero: Any = 0
         # The arrival likewise, boxed once for its two places in a move.
         to: Any
+        so: Any
         for s in own:
             v = b[s]
-            so: Any = s
-            vo: Any = v
+            vo: Any = objects[s]
             base = s << 7  # the origin's part of the index into the cache
             kind = v if me > 0 else -v  # (by negation: see _HOSTILE)
             if kind == PAWN:
@@ -966,6 +969,7 @@ class Interweave(Variant):
                         state = (ep_key, reserves) if reserves else _DOUBLE_STEP_EXTRA[ep_key]
                     move = cache[base | e]
                     if move[5] is not state or move[9] is not vo:
+                        so = s
                         to = e
                         move = (so, to, "-", no_victims, None, state, None, None, so, vo, zero, to, zero, vo)
                         cache[base | e] = move
@@ -976,6 +980,7 @@ class Interweave(Variant):
                     if not b[t]:
                         move = cache[base | t]
                         if move[5] is not quiet_extra or move[9] is not vo:
+                            so = s
                             to = t
                             move = (so, to, "-", no_victims, None, quiet_extra, None, None,
                                     so, vo, zero, to, zero, vo)
@@ -989,6 +994,7 @@ class Interweave(Variant):
                             break
                         move = cache[base | e]
                         if move[5] is not quiet_extra or move[9] is not vo:
+                            so = s
                             to = e
                             move = (so, to, "-", no_victims, None, quiet_extra, None, None,
                                     so, vo, zero, to, zero, vo)
@@ -1000,6 +1006,7 @@ class Interweave(Variant):
                             continue
                         move = cache[base | e]
                         if move[5] is not quiet_extra or move[9] is not vo:
+                            so = s
                             to = e
                             move = (so, to, "-", no_victims, None, quiet_extra, None, None,
                                     so, vo, zero, to, zero, vo)
@@ -1011,6 +1018,7 @@ class Interweave(Variant):
                         break
                     move = cache[base | t]
                     if move[5] is not quiet_extra or move[9] is not vo:
+                        so = s
                         to = t
                         move = (so, to, "-", no_victims, None, quiet_extra, None, None,
                                 so, vo, zero, to, zero, vo)

@@ -930,8 +930,8 @@ class Interweave(Variant):
         ep: int
         reserves: int
         ep, reserves = extra
-        # One object shared by every quiet move (see _ExtraObject).
-        quiet_extra: _ExtraObject = extra if not ep else ((0, reserves) if reserves else _PLAIN)
+        # The state after a quiet move: one object shared by every quiet move (see _ExtraObject).
+        after: _ExtraObject = extra if not ep else ((0, reserves) if reserves else _PLAIN)
         tables = PAWN_TABLES[me]
         advances, plain = tables[8], tables[7]
         no_victims = _NO_VICTIMS
@@ -943,15 +943,12 @@ class Interweave(Variant):
         # holds this piece and this very extra state (the only other fields that vary).
         quiet: list[RawMove] = []
         move: RawMove
-        # The origin, the piece and 0 as Python objects, made once: compiled, an int-typed
-        # value is boxed into an object at each place in a tuple (eight calls a move).  The
-        # piece is the board list's own object (read typed Any, not unboxed and boxed again),
-        # the origin is boxed only when a move is built.
+        # The piece and 0 as Python objects: compiled, an int-typed value is boxed into an
+        # object at each place in a tuple.  The piece is the board list's own object (read
+        # typed Any, not unboxed and boxed again); the two squares are boxed only when a move
+        # is built, which the cache makes rare.
         objects: list[Any] = b
         zero: Any = 0
-        # The arrival likewise, boxed once for its two places in a move.
-        to: Any
-        so: Any
         for s in own:
             v = b[s]
             vo: Any = objects[s]
@@ -962,30 +959,26 @@ class Interweave(Variant):
                     if b[m] or b[e]:
                         continue
                     if not (ep_key or plain[e]):
-                        self._quiet_promotions(me, s, v, e, reserves, tables, quiet_extra, quiet)
+                        self._quiet_promotions(me, s, v, e, reserves, tables, after, quiet)
                         continue
-                    state: _ExtraObject = quiet_extra
+                    state: _ExtraObject = after
                     if ep_key:
                         state = (ep_key, reserves) if reserves else _DOUBLE_STEP_EXTRA[ep_key]
                     move = cache[base | e]
                     if move[5] is not state or move[9] is not vo:
-                        so = s
-                        to = e
-                        move = (so, to, "-", no_victims, None, state, None, None, so, vo, zero, to, zero, vo)
+                        move = (s, e, "-", no_victims, None, state, None, None, s, vo, zero, e, zero, vo)
                         cache[base | e] = move
                     quiet.append(move)
                 continue
             if kind == KING:
                 for t in KING_STEPS[s]:
-                    if not b[t]:
-                        move = cache[base | t]
-                        if move[5] is not quiet_extra or move[9] is not vo:
-                            so = s
-                            to = t
-                            move = (so, to, "-", no_victims, None, quiet_extra, None, None,
-                                    so, vo, zero, to, zero, vo)
-                            cache[base | t] = move
-                        quiet.append(move)
+                    if b[t]:
+                        continue
+                    move = cache[base | t]
+                    if move[5] is not after or move[9] is not vo:
+                        move = (s, t, "-", no_victims, None, after, None, None, s, vo, zero, t, zero, vo)
+                        cache[base | t] = move
+                    quiet.append(move)
                 continue
             if kind != REMOVER:  # the Smasher and the Leaper slide by two, four or six squares
                 for pairs in ORTH_PAIRS[s]:
@@ -993,11 +986,8 @@ class Interweave(Variant):
                         if b[a] or b[e]:
                             break
                         move = cache[base | e]
-                        if move[5] is not quiet_extra or move[9] is not vo:
-                            so = s
-                            to = e
-                            move = (so, to, "-", no_victims, None, quiet_extra, None, None,
-                                    so, vo, zero, to, zero, vo)
+                        if move[5] is not after or move[9] is not vo:
+                            move = (s, e, "-", no_victims, None, after, None, None, s, vo, zero, e, zero, vo)
                             cache[base | e] = move
                         quiet.append(move)
                 if kind == LEAPER:
@@ -1005,11 +995,8 @@ class Interweave(Variant):
                         if b[m] or b[e]:
                             continue
                         move = cache[base | e]
-                        if move[5] is not quiet_extra or move[9] is not vo:
-                            so = s
-                            to = e
-                            move = (so, to, "-", no_victims, None, quiet_extra, None, None,
-                                    so, vo, zero, to, zero, vo)
+                        if move[5] is not after or move[9] is not vo:
+                            move = (s, e, "-", no_victims, None, after, None, None, s, vo, zero, e, zero, vo)
                             cache[base | e] = move
                         quiet.append(move)
             for ray in diag_rays[s]:  # the Smasher, Leaper and Remover slide diagonally
@@ -1017,11 +1004,8 @@ class Interweave(Variant):
                     if b[t]:
                         break
                     move = cache[base | t]
-                    if move[5] is not quiet_extra or move[9] is not vo:
-                        so = s
-                        to = t
-                        move = (so, to, "-", no_victims, None, quiet_extra, None, None,
-                                so, vo, zero, to, zero, vo)
+                    if move[5] is not after or move[9] is not vo:
+                        move = (s, t, "-", no_victims, None, after, None, None, s, vo, zero, t, zero, vo)
                         cache[base | t] = move
                     quiet.append(move)
         return quiet

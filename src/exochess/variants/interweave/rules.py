@@ -85,6 +85,23 @@ a :data:`~exochess.rawmove.RawAction` (its first ``ACTION_LENGTH`` fields) and t
 
 _NO_VICTIMS: Final[tuple[int, ...]] = ()
 
+_NO_MOVE: Final[RawMove] = (None,) * 14
+_QUIET_MOVES: Final[list[RawMove]] = [_NO_MOVE] * (128 << 7)
+"""The cache of quiet moves: ``_QUIET_MOVES[origin << 7 | arrival]`` is the last quiet move
+(without promotion) made from ``origin`` to ``arrival``, or a tuple of Nones.  Such a move is
+fixed by its two squares, the piece and the extra state it leaves, so the generator hands out
+the cached tuple when those two fields are the very objects it has (a piece code is a small
+int, one object in CPython; the extra state is mostly :data:`_PLAIN` or the position's own
+object, see :data:`_ExtraObject`).  Compiled, building a 14-field tuple and later freeing it
+cost some 300 instructions, the lookup and the two identity tests some 50.  A slot written by
+another thread meanwhile holds a whole move too: the tests decide."""
+
+_PLAIN: Final[_ExtraObject] = (0, 0)
+"""The extra state without en passant or reserves, one object for every position that has it
+(:meth:`Interweave.parse_extra` and the generator hand out this one rather than a new tuple):
+moves that share it are then found identical, by :meth:`Board.push_raw
+<exochess.board.Board.push_raw>` and by the cache of quiet moves (:data:`_QUIET_MOVES`)."""
+
 _SIZE: Final = 8
 
 
@@ -484,6 +501,13 @@ compiled Interweave perft node; the list costs 256 KiB of pointers to one 0)."""
 for _ep, _key in _EP_KEYS.items():
     _EP_KEY_LIST[_ep] = _key
 
+_DOUBLE_STEP_EXTRA: Final[list[_ExtraObject]] = [None] * (1 << 15)
+"""``_DOUBLE_STEP_EXTRA[ep]``: the extra state ``(ep, 0)`` a double step leaves when both
+reserves are empty, one object for each en-passant state (indexed like :data:`_EP_KEY_LIST`),
+instead of a new tuple and a new int for every double step generated (see :data:`_PLAIN`)."""
+for _ep in _EP_KEYS:
+    _DOUBLE_STEP_EXTRA[_ep] = (_ep, 0)
+
 _RESERVE_CHUNK: Final = 2 * RESERVE_BITS
 """Bits of the packed reserves hashed by one lookup in :data:`_RESERVE_HASH`: two counters."""
 _RESERVE_HASH: Final[list[int]] = [
@@ -708,7 +732,7 @@ class Interweave(Variant):
             )
         reserves = _pack_reserves(counts)
         ep = self._parse_ep(ep_text, squares, white_to_move)
-        return (ep, reserves)
+        return (ep, reserves) if ep or reserves else _PLAIN
 
     def _parse_ep(self, text: str, squares: Sequence[int], white_to_move: bool) -> int:
         if text == "-":
@@ -906,70 +930,84 @@ class Interweave(Variant):
         ep: int
         reserves: int
         ep, reserves = extra
-        # One object shared by every quiet move (see _ExtraObject).
-        quiet_extra: _ExtraObject = extra if not ep else (0, reserves)
+        # The state after a quiet move: one object shared by every quiet move (see _ExtraObject).
+        after: _ExtraObject = extra if not ep else ((0, reserves) if reserves else _PLAIN)
         tables = PAWN_TABLES[me]
         advances, plain = tables[8], tables[7]
         no_victims = _NO_VICTIMS
         diag_rays = DIAG_RAYS
+        cache = _QUIET_MOVES
         # Literal raw moves, every one a ONE_RELOCATION (14 fields, exochess.rawmove's layout): a
-        # call per move would cost more than the rest of the inner loop.
+        # call per move would cost more than the rest of the inner loop.  Each is first looked
+        # up in the cache of quiet moves, by origin and arrival; it is the move wanted when it
+        # holds this piece and this very extra state (the only other fields that vary).
         quiet: list[RawMove] = []
-        # The origin, the piece and 0 as Python objects, made once: compiled, an int-typed
-        # value is boxed into an object at each place in a tuple (eight calls a move).
+        move: RawMove
+        # The piece and 0 as Python objects: compiled, an int-typed value is boxed into an
+        # object at each place in a tuple.  The piece is the board list's own object (read
+        # typed Any, not unboxed and boxed again); the two squares are boxed only when a move
+        # is built, which the cache makes rare.
+        objects: list[Any] = b
         zero: Any = 0
-        # The arrival likewise, boxed once for its two places in a move.
-        to: Any
         for s in own:
             v = b[s]
-            so: Any = s
-            vo: Any = v
+            vo: Any = objects[s]
+            base = s << 7  # the origin's part of the index into the cache
             kind = v if me > 0 else -v  # (by negation: see _HOSTILE)
             if kind == PAWN:
                 for m, e, ep_key in advances[s]:
                     if b[m] or b[e]:
                         continue
+                    if not (ep_key or plain[e]):
+                        self._quiet_promotions(me, s, v, e, reserves, tables, after, quiet)
+                        continue
+                    state: _ExtraObject = after
                     if ep_key:
-                        double = (ep_key, reserves)
-                        to = e
-                        quiet.append((so, to, "-", no_victims, None, double, None, None,
-                                      so, vo, zero, to, zero, vo))
-                    elif plain[e]:
-                        to = e
-                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
-                                      so, vo, zero, to, zero, vo))
-                    else:
-                        self._quiet_promotions(me, s, v, e, reserves, tables, quiet_extra, quiet)
+                        state = (ep_key, reserves) if reserves else _DOUBLE_STEP_EXTRA[ep_key]
+                    move = cache[base | e]
+                    if move[5] is not state or move[9] is not vo:
+                        move = (s, e, "-", no_victims, None, state, None, None, s, vo, zero, e, zero, vo)
+                        cache[base | e] = move
+                    quiet.append(move)
                 continue
             if kind == KING:
                 for t in KING_STEPS[s]:
-                    if not b[t]:
-                        to = t
-                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
-                                      so, vo, zero, to, zero, vo))
+                    if b[t]:
+                        continue
+                    move = cache[base | t]
+                    if move[5] is not after or move[9] is not vo:
+                        move = (s, t, "-", no_victims, None, after, None, None, s, vo, zero, t, zero, vo)
+                        cache[base | t] = move
+                    quiet.append(move)
                 continue
             if kind != REMOVER:  # the Smasher and the Leaper slide by two, four or six squares
                 for pairs in ORTH_PAIRS[s]:
                     for a, e in pairs:
                         if b[a] or b[e]:
                             break
-                        to = e
-                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
-                                      so, vo, zero, to, zero, vo))
+                        move = cache[base | e]
+                        if move[5] is not after or move[9] is not vo:
+                            move = (s, e, "-", no_victims, None, after, None, None, s, vo, zero, e, zero, vo)
+                            cache[base | e] = move
+                        quiet.append(move)
                 if kind == LEAPER:
                     for m, e in DOUBLE_KNIGHT[s]:
                         if b[m] or b[e]:
                             continue
-                        to = e
-                        quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
-                                      so, vo, zero, to, zero, vo))
+                        move = cache[base | e]
+                        if move[5] is not after or move[9] is not vo:
+                            move = (s, e, "-", no_victims, None, after, None, None, s, vo, zero, e, zero, vo)
+                            cache[base | e] = move
+                        quiet.append(move)
             for ray in diag_rays[s]:  # the Smasher, Leaper and Remover slide diagonally
                 for t in ray:
                     if b[t]:
                         break
-                    to = t
-                    quiet.append((so, to, "-", no_victims, None, quiet_extra, None, None,
-                                  so, vo, zero, to, zero, vo))
+                    move = cache[base | t]
+                    if move[5] is not after or move[9] is not vo:
+                        move = (s, t, "-", no_victims, None, after, None, None, s, vo, zero, t, zero, vo)
+                        cache[base | t] = move
+                    quiet.append(move)
         return quiet
 
     def _quiet_promotions(

@@ -99,6 +99,14 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def machine_cpu() -> tuple[float, float]:
+    """The machine's busy and idle CPU seconds since boot, all cores (``/proc/stat``; idle
+    counts waiting for I/O too, niced work counts as busy)."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / TICK, idle / TICK
+
+
 class CpuMeter:
     """CPU seconds used by each role of the site (servers, PostgreSQL, Redis, engine workers,
     load generator) between :meth:`start` and :meth:`stop`, read from /proc."""
@@ -114,6 +122,9 @@ class CpuMeter:
             "loadgen": helpers,
         }
         self.before: dict[str, float] = {}
+        self.machine_before = machine_cpu()
+        self.machine = (0.0, 0.0)
+        """The whole machine's busy and idle CPU seconds over the window (after :meth:`stop`)."""
 
     def _read(self) -> dict[str, float]:
         used = {role: sum(_cpu_of(p) for root in roots for p in _children(root))
@@ -127,13 +138,36 @@ class CpuMeter:
 
     def start(self) -> None:
         self.before = self._read()
+        self.machine_before = machine_cpu()
 
     def stop(self) -> tuple[dict[str, float], list[float]]:
         """CPU seconds by role, and each server process's (with its own pools) alone."""
         after = self._read()
+        busy, idle = machine_cpu()
+        self.machine = (busy - self.machine_before[0], idle - self.machine_before[1])
         used = {role: after[role] - self.before[role] for role in after}
         servers = [used.pop(f"server{i}") for i in range(len(self.roots["servers"]))]
         return used, servers
+
+
+def accounting_text(used: dict[str, float], per_server: list[float], machine: tuple[float, float],
+                    moves: int, seconds: float) -> str:
+    """Where the machine's cores went over a window: each server process, each other role
+    (PostgreSQL's backends together, Redis, the load generator, engine workers), what the
+    site does not account for (other processes on the machine) and the idle share; in cores
+    and in ms of CPU per stored move."""
+    def one(name: str, cpu: float) -> str:
+        return f"{name} {cpu / seconds:.2f} ({cpu * 1000 / max(1, moves):.2f})"
+
+    parts = [one(f"server{i}", cpu) for i, cpu in enumerate(per_server)]
+    parts += [one(role, cpu) for role, cpu in used.items() if role != "servers" and cpu > 0.005]
+    site = sum(used.values())
+    busy, idle = machine
+    cores = os.cpu_count() or 1
+    return (f"   accounting, cores (ms a stored move): {', '.join(parts)}; site {site / seconds:.2f} "
+            f"({site * 1000 / max(1, moves):.2f}); other processes {max(0.0, busy - site) / seconds:.2f}; "
+            f"machine idle {idle / seconds:.2f} of {cores} cores "
+            f"({100 * idle / max(1e-9, busy + idle):.0f}%)")
 
 
 def cpu_text(used: dict[str, float], moves: int) -> str:
@@ -453,8 +487,11 @@ class Load:
 
     def __init__(self, lat: list[float], moves: int, sockets: int, cpu: dict[str, float],
                  watched: int, short: int, own: list[float], per_server: list[float],
-                 stages: str, refused: int = 0, backlog: str = "") -> None:
+                 stages: str, refused: int = 0, backlog: str = "",
+                 machine: tuple[float, float] = (0.0, 0.0)) -> None:
         self.lat, self.moves, self.sockets, self.cpu, self.watched = lat, moves, sockets, cpu, watched
+        self.machine = machine
+        """The machine's busy and idle CPU seconds in the window (all processes, all cores)."""
         self.short = short
         """Games whose prepared moves ran out before the end of the window (a warning)."""
         self.own = own
@@ -474,6 +511,7 @@ class Load:
         cores = ", ".join(f"{cpu / seconds:.2f}" for cpu in self.per_server)
         return (f"   server processes' CPU (cores): {cores}; round trip to the mover's own socket p50 "
                 f"{pct(self.own, 50) * 1000:.0f} ms, p99 {pct(self.own, 99) * 1000:.0f} ms\n"
+                f"{accounting_text(self.cpu, self.per_server, self.machine, self.moves, seconds)}\n"
                 f"   {self.stages}" + (f"\n   {self.backlog}" if self.backlog else ""))
 
 
@@ -712,7 +750,7 @@ async def human_load(site: Site, games: int, watchers: int, seconds: float,
     lat = [x for r in results for x in r[0]]
     return Load(lat, sum(r[1] for r in results), 2 * games + watchers, cpu, watched,
                 sum(r[2] for r in results), [x for r in results for x in r[3]], per_server, stages,
-                sum(r[4] for r in results), backlog.text())
+                sum(r[4] for r in results), backlog.text(), meter.machine)
 
 
 async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.Event) -> int:
@@ -831,6 +869,12 @@ def target_2_once(services: Services, args: argparse.Namespace, games: int) -> t
     print(f"   CPU bound on {cores} cores from the CPU per move above (1 process: one core for the "
           f"server at most; every process shares the cores): 1 process {one:.0f}/s, 2 processes "
           f"{two:.0f}/s, ratio {two / one:.2f}", flush=True)
+    site = sum(used[2].values())
+    ceiling = cores * 1000 / max(site, 1e-6)
+    print(f"   room for the target on {cores} cores: with 2 processes the site used {site:.2f} ms of "
+          f"CPU a move (servers {used[2]['servers']:.2f}, the rest {site - used[2]['servers']:.2f}), "
+          f"so every core busy would be {ceiling:.0f}/s; 1.6 x 1 process is {1.6 * rates[1]:.0f}/s: "
+          + ("room" if ceiling >= 1.6 * rates[1] else "no room, whatever the code"), flush=True)
     summary = (f"{games:>5} games: 1 process {rates[1]:4.0f}/s ({cores_used[1]} cores), 2 processes "
                f"{rates[2]:4.0f}/s ({cores_used[2]} cores), ratio {ratio:.2f}; CPU bound ratio "
                f"{two / one:.2f}")

@@ -16,7 +16,7 @@ import hmac
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import Any, TypedDict
 
 from sqlalchemy import (
@@ -51,6 +51,7 @@ from sqlalchemy import (
 )
 from sqlalchemy import Enum as SAEnum
 from sqlalchemy import text as sql_text
+from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import CreateColumn
 
@@ -280,6 +281,34 @@ which made a transaction of 0.4 ms of CPU hold its thread 20-25 ms under load.  
 fails, the update returns no row and nothing is inserted (nor returned).  SQLite cannot update in a
 ``WITH`` clause: there the move keeps its transaction of two statements.  The casts tell
 PostgreSQL the parameters' types, which a select list does not."""
+
+
+def move_row(game_id: str, ply: int, text: str, stamp: Stamp | None, stored: dt.datetime) -> dict[str, Any]:
+    """The columns of a move's row (``stamp``: the clocks after it and its arrival time;
+    ``stored``: now)."""
+    return {
+        "game_id": game_id, "ply": ply, "text": text, "created": stored,
+        "white_ms": stamp.white_ms if stamp else None, "black_ms": stamp.black_ms if stamp else None,
+        "at": stamp.at if stamp else None,
+    }
+
+
+def store_move_params(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters of :data:`_STORE_MOVE` for the move ``row`` (:func:`move_row`)."""
+    return {"at_game": row["game_id"], "at_ply": row["ply"], "next_ply": row["ply"] + 1,
+            "at_time": row["created"],
+            **{f"move_{key}": value for key, value in row.items() if key != "game_id"}}
+
+
+def store_move_sql(dialect: Dialect) -> tuple[str, dict[str, Any]]:
+    """:data:`_STORE_MOVE` as ``dialect``'s SQL text (for a driver used without SQLAlchemy:
+    :mod:`exochess.web.asyncmoves`) and the values of its parameters that the statement fixes
+    itself (the guard's status, the cleared takeback offer), enumerations as their stored
+    values; :func:`store_move_params` gives the others (None here)."""
+    compiled = _STORE_MOVE.compile(dialect=dialect)
+    fixed = {name: value.value if isinstance(value, Enum) else value
+             for name, value in compiled.params.items()}
+    return str(compiled), fixed
 
 
 _CHAT_LINES = (
@@ -575,17 +604,11 @@ class Storage:
         Raises :class:`ConflictError` if another move was stored first.
         """
         stored = now()
-        row = {
-            "game_id": game_id, "ply": ply, "text": text, "created": stored,
-            "white_ms": stamp.white_ms if stamp else None, "black_ms": stamp.black_ms if stamp else None,
-            "at": stamp.at if stamp else None,
-        }
+        row = move_row(game_id, ply, text, stamp, stored)
         try:
             if not finish and not self.is_sqlite:
-                params = {"at_game": game_id, "at_ply": ply, "next_ply": ply + 1, "at_time": stored,
-                          **{f"move_{key}": value for key, value in row.items() if key != "game_id"}}
                 with self._autocommit.connect() as conn:
-                    if conn.execute(_STORE_MOVE, params).first() is None:
+                    if conn.execute(_STORE_MOVE, store_move_params(row)).first() is None:
                         raise ConflictError(f"game {game_id} is no longer at ply {ply}")
                 return
             with self.engine.begin() as conn:

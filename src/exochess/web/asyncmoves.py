@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 import psycopg
@@ -26,12 +27,16 @@ from psycopg import pq
 from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.engine import make_url
 
+from exochess.web import metrics
 from exochess.web.clock import Stamp
 from exochess.web.domain import N_, StorageUnavailable
 from exochess.web.storage import ConflictError, move_row, now, store_move_params, store_move_sql
 
 log = logging.getLogger("exochess.web")
 
+POOL = "move on loop"
+"""The label of the stores' times in ``exochess_work_wait_seconds`` (waiting for a connection)
+and ``exochess_work_run_seconds`` (the statement, its round trip included)."""
 CONNECT_TIMEOUT_S = 5
 """How long opening a connection may take (a database that is down refuses at once)."""
 
@@ -65,9 +70,13 @@ class AsyncMoves:
         move that does not end the game).  Raises :class:`ConflictError` if another move was
         stored first, :class:`StorageUnavailable` if the database does not answer."""
         params = {**self._fixed, **store_move_params(move_row(game_id, ply, text, stamp, now()))}
+        queued = time.perf_counter()
         try:
             async with self._slots:
+                start = time.perf_counter()
+                metrics.WORK_WAIT.labels(POOL).observe(start - queued)
                 stored = await self._store(params)
+                metrics.WORK_RUN.labels(POOL).observe(time.perf_counter() - start)
         except psycopg.OperationalError as exc:
             log.warning("database unavailable: %s", exc)
             raise StorageUnavailable(N_("the database is busy or unreachable; try again")) from exc

@@ -79,12 +79,27 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def _cpu_of(pid: int) -> float:
-    """User + system CPU seconds of one process (0 if it is gone)."""
+    """User + system CPU seconds of one process and of its children that ended and were
+    waited for (0 if it is gone).  The latter matter: PostgreSQL's backends of connections a
+    server's pool closed (its overflow beyond ``pool_size``) end within the window, and
+    their CPU then shows only in the postmaster's count."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICK
+    return sum(int(f) for f in fields[11:15]) / TICK
+
+
+def pg_sessions(url: str) -> int:
+    """Sessions PostgreSQL has started so far (``pg_stat_database.sessions``): connections
+    opened, which each cost a backend's start."""
+    import psycopg
+
+    from exochess.web.asyncmoves import conninfo
+
+    with psycopg.connect(conninfo(url), autocommit=True) as conn:
+        row = conn.execute("SELECT sum(sessions) FROM pg_stat_database").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
 
 
 def _children(pid: int) -> list[int]:
@@ -122,6 +137,10 @@ class CpuMeter:
             "loadgen": helpers,
         }
         self.before: dict[str, float] = {}
+        self.database_url = services.postgres.url
+        self.sessions_before = 0
+        self.sessions = 0
+        """Connections PostgreSQL accepted in the window (after :meth:`stop`)."""
         self.machine_before = machine_cpu()
         self.machine = (0.0, 0.0)
         """The whole machine's busy and idle CPU seconds over the window (after :meth:`stop`)."""
@@ -137,6 +156,7 @@ class CpuMeter:
         return used
 
     def start(self) -> None:
+        self.sessions_before = pg_sessions(self.database_url)
         self.before = self._read()
         self.machine_before = machine_cpu()
 
@@ -145,6 +165,7 @@ class CpuMeter:
         after = self._read()
         busy, idle = machine_cpu()
         self.machine = (busy - self.machine_before[0], idle - self.machine_before[1])
+        self.sessions = pg_sessions(self.database_url) - self.sessions_before - 1  # not our own
         used = {role: after[role] - self.before[role] for role in after}
         servers = [used.pop(f"server{i}") for i in range(len(self.roots["servers"]))]
         return used, servers
@@ -488,9 +509,11 @@ class Load:
     def __init__(self, lat: list[float], moves: int, sockets: int, cpu: dict[str, float],
                  watched: int, short: int, own: list[float], per_server: list[float],
                  stages: str, refused: int = 0, backlog: str = "",
-                 machine: tuple[float, float] = (0.0, 0.0)) -> None:
+                 machine: tuple[float, float] = (0.0, 0.0), sessions: int = 0) -> None:
         self.lat, self.moves, self.sockets, self.cpu, self.watched = lat, moves, sockets, cpu, watched
         self.machine = machine
+        self.sessions = sessions
+        """Connections PostgreSQL accepted in the window (the servers' pools opening them)."""
         """The machine's busy and idle CPU seconds in the window (all processes, all cores)."""
         self.short = short
         """Games whose prepared moves ran out before the end of the window (a warning)."""
@@ -511,7 +534,8 @@ class Load:
         cores = ", ".join(f"{cpu / seconds:.2f}" for cpu in self.per_server)
         return (f"   server processes' CPU (cores): {cores}; round trip to the mover's own socket p50 "
                 f"{pct(self.own, 50) * 1000:.0f} ms, p99 {pct(self.own, 99) * 1000:.0f} ms\n"
-                f"{accounting_text(self.cpu, self.per_server, self.machine, self.moves, seconds)}\n"
+                f"{accounting_text(self.cpu, self.per_server, self.machine, self.moves, seconds)}; "
+                f"PostgreSQL connections opened {self.sessions}\n"
                 f"   {self.stages}" + (f"\n   {self.backlog}" if self.backlog else ""))
 
 
@@ -750,7 +774,7 @@ async def human_load(site: Site, games: int, watchers: int, seconds: float,
     lat = [x for r in results for x in r[0]]
     return Load(lat, sum(r[1] for r in results), 2 * games + watchers, cpu, watched,
                 sum(r[2] for r in results), [x for r in results for x in r[3]], per_server, stages,
-                sum(r[4] for r in results), backlog.text(), meter.machine)
+                sum(r[4] for r in results), backlog.text(), meter.machine, meter.sessions)
 
 
 async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.Event) -> int:

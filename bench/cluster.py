@@ -873,11 +873,13 @@ def target_2_once(services: Services, args: argparse.Namespace, games: int) -> t
     rates = {}
     cores_used: dict[int, str] = {}
     used: dict[int, dict[str, float]] = {}  # CPU ms per move by role
+    others: dict[int, float] = {}  # cores other processes on the machine used
     for servers in (1, 2):
         load: Load = run_site(services, args, servers, 0, lambda site: human_load(
             site, games, 0, args.seconds, (0.0, 0.0)))
         rates[servers] = load.moves / args.seconds
         used[servers] = {role: cpu * 1000 / max(1, load.moves) for role, cpu in load.cpu.items()}
+        others[servers] = max(0.0, load.machine[0] - sum(load.cpu.values())) / args.seconds
         cores_used[servers] = " + ".join(f"{cpu / args.seconds:.2f}" for cpu in load.per_server)
         print(f"   {games} games, {servers} process(es): {rates[servers]:.0f} moves/s, round trip p50 "
               f"{pct(load.lat, 50) * 1000:.0f} ms; {cpu_text(load.cpu, load.moves)}{short_text(load)}",
@@ -897,7 +899,9 @@ def target_2_once(services: Services, args: argparse.Namespace, games: int) -> t
     ceiling = cores * 1000 / max(site, 1e-6)
     print(f"   room for the target on {cores} cores: with 2 processes the site used {site:.2f} ms of "
           f"CPU a move (servers {used[2]['servers']:.2f}, the rest {site - used[2]['servers']:.2f}), "
-          f"so every core busy would be {ceiling:.0f}/s; 1.6 x 1 process is {1.6 * rates[1]:.0f}/s: "
+          f"so every core busy would be {ceiling:.0f}/s (with the {cores - others[2]:.2f} cores other "
+          f"processes left: {ceiling * (cores - others[2]) / cores:.0f}/s); 1.6 x 1 process is "
+          f"{1.6 * rates[1]:.0f}/s: "
           + ("room" if ceiling >= 1.6 * rates[1] else "no room, whatever the code"), flush=True)
     summary = (f"{games:>5} games: 1 process {rates[1]:4.0f}/s ({cores_used[1]} cores), 2 processes "
                f"{rates[2]:4.0f}/s ({cores_used[2]} cores), ratio {ratio:.2f}; CPU bound ratio "

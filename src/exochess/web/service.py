@@ -27,7 +27,7 @@ from exochess.variants import find_variant
 from exochess.web import metrics
 from exochess.web.clock import Clock, Expiry, Stamp, Timing, epoch_ms, ms_between, timing_from_env
 from exochess.web.cpuwork import CpuWork, ThreadJob
-from exochess.web.dbthreads import DbThreads
+from exochess.web.dbthreads import DbThreads, thread_count
 from exochess.web.domain import (
     N_,
     Color,
@@ -184,20 +184,6 @@ def position_time_limit() -> float:
     except ValueError:
         return POSITION_TIME_LIMIT_S
     return value if math.isfinite(value) and value > 0 else POSITION_TIME_LIMIT_S
-
-
-DB_THREADS_ENV = "EXOCHESS_DB_THREADS"
-DB_THREADS = 8
-"""Database threads of a server process on PostgreSQL (SQLite has one writer: one thread)."""
-
-
-def db_threads(storage: Storage) -> int:
-    """How many database threads a server on ``storage`` runs: one on SQLite; on PostgreSQL
-    ``$EXOCHESS_DB_THREADS`` if it is a positive whole number, else :data:`DB_THREADS`."""
-    if storage.is_sqlite:
-        return 1
-    text = os.environ.get(DB_THREADS_ENV, "")
-    return int(text) if text.isdigit() and int(text) > 0 else DB_THREADS
 
 
 MOVE_CONNECTIONS_ENV = "EXOCHESS_MOVE_CONNECTIONS"
@@ -362,7 +348,7 @@ class GameService:
         self.timing = timing if timing is not None else timing_from_env()
         self._timers: dict[str, tuple[dt.datetime, asyncio.TimerHandle]] = {}
         """Each timed game's next deadline and the timer that judges it then."""
-        self._db = DbThreads(db_threads(storage))
+        self._db = DbThreads(thread_count(storage.is_sqlite))
         self._moves_on_loop: AsyncMoves | None = None
         """Stores the moves that do not end a game from the event loop, if set (PostgreSQL,
         :func:`move_connections`); they are then read in a game-views thread."""

@@ -94,10 +94,10 @@ def pg_sessions(url: str) -> int:
     """Sessions PostgreSQL has started so far (``pg_stat_database.sessions``): connections
     opened, which each cost a backend's start."""
     import psycopg
+    from sqlalchemy.engine import make_url
 
-    from exochess.web.asyncmoves import conninfo
-
-    with psycopg.connect(conninfo(url), autocommit=True) as conn:
+    libpq = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(libpq, autocommit=True) as conn:
         row = conn.execute("SELECT sum(sessions) FROM pg_stat_database").fetchone()
     return int(row[0]) if row and row[0] is not None else 0
 

@@ -7,26 +7,14 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 import websockets
 
 from tests.cluster.common import a_move, game_state, new_game, recv_until, seated, ws_url
-from tests.cluster.harness import Cluster, Services, Worker, wait_ready
+from tests.cluster.harness import Cluster, Worker, wait_ready
 from tests.web.serverproc import run_async
-
-
-@pytest.fixture(params=["0", "2"], ids=["moves-in-threads", "moves-on-the-loop"])
-def storing_site(services: Services, request: pytest.FixtureRequest) -> Iterator[Cluster]:
-    """As ``own_cluster``, with moves stored by the database threads or from the event loop
-    (``EXOCHESS_MOVE_CONNECTIONS``, web/asyncmoves.py): both keep every failure guarantee."""
-    site = Cluster(services, servers=2, workers=1, env={"EXOCHESS_MOVE_CONNECTIONS": request.param}).start()
-    yield site
-    site.stop()
-
 
 GAMES = 4
 PLIES = 40
@@ -85,8 +73,8 @@ class Player:
         await ws.close()
 
 
-def test_a_server_killed_under_load(storing_site: Cluster) -> None:
-    a, b = storing_site.servers
+def test_a_server_killed_under_load(own_cluster: Cluster) -> None:
+    a, b = own_cluster.servers
     urls = [a.url, b.url]
     players = []
     for i in range(GAMES):
@@ -179,11 +167,11 @@ def test_redis_restarted(own_cluster: Cluster) -> None:
         time.sleep(0.2)
 
 
-def test_postgresql_restarted(storing_site: Cluster) -> None:
-    a, b = storing_site.servers
+def test_postgresql_restarted(own_cluster: Cluster) -> None:
+    a, b = own_cluster.servers
     game = new_game(a.url, opponent="friend")
     gid, seats = game["id"], {c: s["secret"] for c, s in game["seats"].items()}
-    postgres = storing_site.services.postgres
+    postgres = own_cluster.services.postgres
     rng = random.Random(5)
     state = game_state(a.url, gid)
     first = a_move(state, rng)

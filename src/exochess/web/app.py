@@ -156,7 +156,7 @@ def create_app(
             if sweep is not None:
                 await sweep.close()
             lobby.close()
-            await service.aclose()
+            service.close()
             if pool is not None:
                 pool.shutdown()
             await hub.close()

@@ -16,7 +16,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.exc import OperationalError
 
@@ -74,9 +74,6 @@ from exochess.web.ratings import PlayerInfo, apply_game_result, player_infos
 from exochess.web.storage import ConflictError, Finish, GameRow, Storage, secret_matches
 from exochess.web.storage import now as storage_now
 from exochess.web.timecontrol import NO_CLOCK, TimeControl, TimeControlKind, stored_time_control
-
-if TYPE_CHECKING:
-    from exochess.web.asyncmoves import AsyncMoves
 
 log = logging.getLogger("exochess.web")
 T = TypeVar("T")
@@ -184,21 +181,6 @@ def position_time_limit() -> float:
     except ValueError:
         return POSITION_TIME_LIMIT_S
     return value if math.isfinite(value) and value > 0 else POSITION_TIME_LIMIT_S
-
-
-MOVE_CONNECTIONS_ENV = "EXOCHESS_MOVE_CONNECTIONS"
-MOVE_CONNECTIONS = 0
-"""Async connections a server process on PostgreSQL stores moves with from its event loop
-(:mod:`exochess.web.asyncmoves`); 0: moves are stored by the database threads."""
-
-
-def move_connections(storage: Storage) -> int:
-    """How many async connections store moves (:data:`MOVE_CONNECTIONS`): none on SQLite; on
-    PostgreSQL ``$EXOCHESS_MOVE_CONNECTIONS`` if it is a whole number, else the default."""
-    if storage.is_sqlite:
-        return 0
-    text = os.environ.get(MOVE_CONNECTIONS_ENV, "")
-    return int(text) if text.isdigit() else MOVE_CONNECTIONS
 
 
 def analysis_board(variant: str, fen: str | None, moves: list[str]) -> Board:
@@ -349,14 +331,7 @@ class GameService:
         self._timers: dict[str, tuple[dt.datetime, asyncio.TimerHandle]] = {}
         """Each timed game's next deadline and the timer that judges it then."""
         self._db = DbThreads(thread_count(storage.is_sqlite))
-        self._moves_on_loop: AsyncMoves | None = None
-        """Stores the moves that do not end a game from the event loop, if set (PostgreSQL,
-        :func:`move_connections`); they are then read in a game-views thread."""
-        if move_connections(storage):
-            from exochess.web.asyncmoves import AsyncMoves  # psycopg: PostgreSQL only
-
-            self._moves_on_loop = AsyncMoves(storage.url, move_connections(storage))
-        self.moves_in_one_job = not storage.is_sqlite and self._moves_on_loop is None
+        self.moves_in_one_job = not storage.is_sqlite
         """Whether a move is read and stored in one database-thread job (:class:`MoveJob`), or
         read in a game-views thread and then stored by a database job.  One job is the faster
         path with PostgreSQL's 8 threads (one process stored 14-25% more moves a second in
@@ -406,12 +381,6 @@ class GameService:
         self.cpu_games.close()
         self.cpu_free.close()
         self._db.shutdown(wait=True)
-
-    async def aclose(self) -> None:
-        """:meth:`close`, and the connections that store moves from the loop."""
-        self.close()
-        if self._moves_on_loop is not None:
-            await self._moves_on_loop.close()
 
     # --- loading -----------------------------------------------------------------------
 
@@ -1226,9 +1195,6 @@ class GameService:
         """As :meth:`_read_and_store`, in two jobs (see :attr:`moves_in_one_job`): the move is
         read in a game-views thread, with that pool's bounds, then stored by a database job."""
         after, finish, view = await self.cpu_games.run("reading the move", played, board, text)
-        if finish is None and self._moves_on_loop is not None:
-            await self._store_on_loop(self._moves_on_loop, live, ply, str(after.peek()), stamp)
-            return after, finish, view
         try:
             await self.db(
                 self.storage.add_move, live.row.id, ply, str(after.peek()), finish, stamp, urgent=True
@@ -1238,20 +1204,6 @@ class GameService:
             self._resync_later(live)
             raise
         return after, finish, view
-
-    async def _store_on_loop(
-        self, moves: AsyncMoves, live: LiveGame, ply: int, text: str, stamp: Stamp
-    ) -> None:
-        """Store move ``ply`` from the event loop.  The store is a task of its own, which a
-        cancelled caller (a client leaving) does not stop halfway: the game is read again
-        once it has ended, as after a thread's store."""
-        store = asyncio.ensure_future(moves.add_move(live.row.id, ply, text, stamp))
-        try:
-            await asyncio.shield(store)
-        except asyncio.CancelledError:
-            store.add_done_callback(lambda task: task.cancelled() or task.exception() or None)
-            store.add_done_callback(lambda _task: self._resync_later(live))
-            raise
 
     def _move_ended(self) -> None:
         self._moves_waiting -= 1

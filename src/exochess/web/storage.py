@@ -16,7 +16,7 @@ import hmac
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum, StrEnum
+from enum import StrEnum
 from typing import Any, TypedDict
 
 from sqlalchemy import (
@@ -51,7 +51,6 @@ from sqlalchemy import (
 )
 from sqlalchemy import Enum as SAEnum
 from sqlalchemy import text as sql_text
-from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import CreateColumn
 
@@ -284,34 +283,6 @@ fails, the update returns no row and nothing is inserted (nor returned).  SQLite
 PostgreSQL the parameters' types, which a select list does not."""
 
 
-def move_row(game_id: str, ply: int, text: str, stamp: Stamp | None, stored: dt.datetime) -> dict[str, Any]:
-    """The columns of a move's row (``stamp``: the clocks after it and its arrival time;
-    ``stored``: now)."""
-    return {
-        "game_id": game_id, "ply": ply, "text": text, "created": stored,
-        "white_ms": stamp.white_ms if stamp else None, "black_ms": stamp.black_ms if stamp else None,
-        "at": stamp.at if stamp else None,
-    }
-
-
-def store_move_params(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The parameters of :data:`_STORE_MOVE` for the move ``row`` (:func:`move_row`)."""
-    return {"at_game": row["game_id"], "at_ply": row["ply"], "next_ply": row["ply"] + 1,
-            "at_time": row["created"],
-            **{f"move_{key}": value for key, value in row.items() if key != "game_id"}}
-
-
-def store_move_sql(dialect: Dialect) -> tuple[str, dict[str, Any]]:
-    """:data:`_STORE_MOVE` as ``dialect``'s SQL text (for a driver used without SQLAlchemy:
-    :mod:`exochess.web.asyncmoves`) and the values of its parameters that the statement fixes
-    itself (the guard's status, the cleared takeback offer), enumerations as their stored
-    values; :func:`store_move_params` gives the others (None here)."""
-    compiled = _STORE_MOVE.compile(dialect=dialect)
-    fixed = {name: value.value if isinstance(value, Enum) else value
-             for name, value in compiled.params.items()}
-    return str(compiled), fixed
-
-
 _CHAT_LINES = (
     select(chat).where(chat.c.game_id == bindparam("of_game"))
     .order_by(chat.c.id.desc()).limit(bindparam("at_most", type_=Integer))
@@ -478,8 +449,8 @@ class Storage:
             kwargs["pool_pre_ping"] = True
             # a connection kept for each database thread: with SQLAlchemy's default of 5, three
             # of the 8 threads' connections were overflow, closed when given back and opened
-            # again for the next job (bench/cluster.py, 2 processes: 623 connections opened in
-            # 30 s, PostgreSQL 1.58 ms of CPU a move against 0.36-0.45 ms without the churn)
+            # again for the next job (bench/cluster.py, 2 processes: 491-704 connections opened
+            # in 30 s, PostgreSQL 1.39-1.58 ms of CPU a move against 0.41-0.53 ms without)
             kwargs["pool_size"] = thread_count(sqlite=False)
         self.engine: Engine = create_engine(url, **kwargs)
         self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -610,11 +581,17 @@ class Storage:
         Raises :class:`ConflictError` if another move was stored first.
         """
         stored = now()
-        row = move_row(game_id, ply, text, stamp, stored)
+        row = {
+            "game_id": game_id, "ply": ply, "text": text, "created": stored,
+            "white_ms": stamp.white_ms if stamp else None, "black_ms": stamp.black_ms if stamp else None,
+            "at": stamp.at if stamp else None,
+        }
         try:
             if not finish and not self.is_sqlite:
+                params = {"at_game": game_id, "at_ply": ply, "next_ply": ply + 1, "at_time": stored,
+                          **{f"move_{key}": value for key, value in row.items() if key != "game_id"}}
                 with self._autocommit.connect() as conn:
-                    if conn.execute(_STORE_MOVE, store_move_params(row)).first() is None:
+                    if conn.execute(_STORE_MOVE, params).first() is None:
                         raise ConflictError(f"game {game_id} is no longer at ply {ply}")
                 return
             with self.engine.begin() as conn:

@@ -79,12 +79,27 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def _cpu_of(pid: int) -> float:
-    """User + system CPU seconds of one process (0 if it is gone)."""
+    """User + system CPU seconds of one process and of its children that ended and were
+    waited for (0 if it is gone).  The latter matter: PostgreSQL's backends of connections a
+    server's pool closed (its overflow beyond ``pool_size``) end within the window, and
+    their CPU then shows only in the postmaster's count."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICK
+    return sum(int(f) for f in fields[11:15]) / TICK
+
+
+def pg_sessions(url: str) -> int:
+    """Sessions PostgreSQL has started so far (``pg_stat_database.sessions``): connections
+    opened, which each cost a backend's start."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    libpq = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(libpq, autocommit=True) as conn:
+        row = conn.execute("SELECT sum(sessions) FROM pg_stat_database").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
 
 
 def _children(pid: int) -> list[int]:
@@ -97,6 +112,14 @@ def _children(pid: int) -> list[int]:
             with contextlib.suppress(OSError):
                 todo.extend(int(c) for c in task.read_text().split())
     return found
+
+
+def machine_cpu() -> tuple[float, float]:
+    """The machine's busy and idle CPU seconds since boot, all cores (``/proc/stat``; idle
+    counts waiting for I/O too, niced work counts as busy)."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / TICK, idle / TICK
 
 
 class CpuMeter:
@@ -114,6 +137,13 @@ class CpuMeter:
             "loadgen": helpers,
         }
         self.before: dict[str, float] = {}
+        self.database_url = services.postgres.url
+        self.sessions_before = 0
+        self.sessions = 0
+        """Connections PostgreSQL accepted in the window (after :meth:`stop`)."""
+        self.machine_before = machine_cpu()
+        self.machine = (0.0, 0.0)
+        """The whole machine's busy and idle CPU seconds over the window (after :meth:`stop`)."""
 
     def _read(self) -> dict[str, float]:
         used = {role: sum(_cpu_of(p) for root in roots for p in _children(root))
@@ -126,14 +156,39 @@ class CpuMeter:
         return used
 
     def start(self) -> None:
+        self.sessions_before = pg_sessions(self.database_url)
         self.before = self._read()
+        self.machine_before = machine_cpu()
 
     def stop(self) -> tuple[dict[str, float], list[float]]:
         """CPU seconds by role, and each server process's (with its own pools) alone."""
         after = self._read()
+        busy, idle = machine_cpu()
+        self.machine = (busy - self.machine_before[0], idle - self.machine_before[1])
+        self.sessions = pg_sessions(self.database_url) - self.sessions_before - 1  # not our own
         used = {role: after[role] - self.before[role] for role in after}
         servers = [used.pop(f"server{i}") for i in range(len(self.roots["servers"]))]
         return used, servers
+
+
+def accounting_text(used: dict[str, float], per_server: list[float], machine: tuple[float, float],
+                    moves: int, seconds: float) -> str:
+    """Where the machine's cores went over a window: each server process, each other role
+    (PostgreSQL's backends together, Redis, the load generator, engine workers), what the
+    site does not account for (other processes on the machine) and the idle share; in cores
+    and in ms of CPU per stored move."""
+    def one(name: str, cpu: float) -> str:
+        return f"{name} {cpu / seconds:.2f} ({cpu * 1000 / max(1, moves):.2f})"
+
+    parts = [one(f"server{i}", cpu) for i, cpu in enumerate(per_server)]
+    parts += [one(role, cpu) for role, cpu in used.items() if role != "servers" and cpu > 0.005]
+    site = sum(used.values())
+    busy, idle = machine
+    cores = os.cpu_count() or 1
+    return (f"   accounting, cores (ms a stored move): {', '.join(parts)}; site {site / seconds:.2f} "
+            f"({site * 1000 / max(1, moves):.2f}); other processes {max(0.0, busy - site) / seconds:.2f}; "
+            f"machine idle {idle / seconds:.2f} of {cores} cores "
+            f"({100 * idle / max(1e-9, busy + idle):.0f}%)")
 
 
 def cpu_text(used: dict[str, float], moves: int) -> str:
@@ -453,8 +508,13 @@ class Load:
 
     def __init__(self, lat: list[float], moves: int, sockets: int, cpu: dict[str, float],
                  watched: int, short: int, own: list[float], per_server: list[float],
-                 stages: str, refused: int = 0, backlog: str = "") -> None:
+                 stages: str, refused: int = 0, backlog: str = "",
+                 machine: tuple[float, float] = (0.0, 0.0), sessions: int = 0) -> None:
         self.lat, self.moves, self.sockets, self.cpu, self.watched = lat, moves, sockets, cpu, watched
+        self.machine = machine
+        self.sessions = sessions
+        """Connections PostgreSQL accepted in the window (the servers' pools opening them)."""
+        """The machine's busy and idle CPU seconds in the window (all processes, all cores)."""
         self.short = short
         """Games whose prepared moves ran out before the end of the window (a warning)."""
         self.own = own
@@ -474,6 +534,8 @@ class Load:
         cores = ", ".join(f"{cpu / seconds:.2f}" for cpu in self.per_server)
         return (f"   server processes' CPU (cores): {cores}; round trip to the mover's own socket p50 "
                 f"{pct(self.own, 50) * 1000:.0f} ms, p99 {pct(self.own, 99) * 1000:.0f} ms\n"
+                f"{accounting_text(self.cpu, self.per_server, self.machine, self.moves, seconds)}; "
+                f"PostgreSQL connections opened {self.sessions}\n"
                 f"   {self.stages}" + (f"\n   {self.backlog}" if self.backlog else ""))
 
 
@@ -712,7 +774,7 @@ async def human_load(site: Site, games: int, watchers: int, seconds: float,
     lat = [x for r in results for x in r[0]]
     return Load(lat, sum(r[1] for r in results), 2 * games + watchers, cpu, watched,
                 sum(r[2] for r in results), [x for r in results for x in r[3]], per_server, stages,
-                sum(r[4] for r in results), backlog.text())
+                sum(r[4] for r in results), backlog.text(), meter.machine, meter.sessions)
 
 
 async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.Event) -> int:
@@ -811,11 +873,13 @@ def target_2_once(services: Services, args: argparse.Namespace, games: int) -> t
     rates = {}
     cores_used: dict[int, str] = {}
     used: dict[int, dict[str, float]] = {}  # CPU ms per move by role
+    others: dict[int, float] = {}  # cores other processes on the machine used
     for servers in (1, 2):
         load: Load = run_site(services, args, servers, 0, lambda site: human_load(
             site, games, 0, args.seconds, (0.0, 0.0)))
         rates[servers] = load.moves / args.seconds
         used[servers] = {role: cpu * 1000 / max(1, load.moves) for role, cpu in load.cpu.items()}
+        others[servers] = max(0.0, load.machine[0] - sum(load.cpu.values())) / args.seconds
         cores_used[servers] = " + ".join(f"{cpu / args.seconds:.2f}" for cpu in load.per_server)
         print(f"   {games} games, {servers} process(es): {rates[servers]:.0f} moves/s, round trip p50 "
               f"{pct(load.lat, 50) * 1000:.0f} ms; {cpu_text(load.cpu, load.moves)}{short_text(load)}",
@@ -831,6 +895,14 @@ def target_2_once(services: Services, args: argparse.Namespace, games: int) -> t
     print(f"   CPU bound on {cores} cores from the CPU per move above (1 process: one core for the "
           f"server at most; every process shares the cores): 1 process {one:.0f}/s, 2 processes "
           f"{two:.0f}/s, ratio {two / one:.2f}", flush=True)
+    site = sum(used[2].values())
+    ceiling = cores * 1000 / max(site, 1e-6)
+    print(f"   room for the target on {cores} cores: with 2 processes the site used {site:.2f} ms of "
+          f"CPU a move (servers {used[2]['servers']:.2f}, the rest {site - used[2]['servers']:.2f}), "
+          f"so every core busy would be {ceiling:.0f}/s (with the {cores - others[2]:.2f} cores other "
+          f"processes left: {ceiling * (cores - others[2]) / cores:.0f}/s); 1.6 x 1 process is "
+          f"{1.6 * rates[1]:.0f}/s: "
+          + ("room" if ceiling >= 1.6 * rates[1] else "no room, whatever the code"), flush=True)
     summary = (f"{games:>5} games: 1 process {rates[1]:4.0f}/s ({cores_used[1]} cores), 2 processes "
                f"{rates[2]:4.0f}/s ({cores_used[2]} cores), ratio {ratio:.2f}; CPU bound ratio "
                f"{two / one:.2f}")

@@ -92,3 +92,20 @@ def test_racing_writers_of_the_same_ply_store_exactly_one_move(storage: Storage,
     assert len(won) == 1 and len(lost) == 7
     row = storage.load_game(gid)
     assert row is not None and row.moves == won and row.ply == 1
+
+
+def test_the_pool_keeps_a_connection_for_each_database_thread(services: Any, monkeypatch: Any) -> None:
+    """With fewer kept connections than threads, the threads' surplus connections were closed
+    after each job and opened again for the next (hundreds a minute under load)."""
+    from exochess.web.dbthreads import DB_THREADS, thread_count
+
+    assert thread_count(sqlite=True) == 1 and thread_count(sqlite=False) == DB_THREADS
+    monkeypatch.setenv("EXOCHESS_DB_THREADS", "nonsense")
+    assert thread_count(sqlite=False) == DB_THREADS
+    monkeypatch.setenv("EXOCHESS_DB_THREADS", "3")
+    assert thread_count(sqlite=True) == 1
+    store = Storage(services.postgres.url)
+    try:
+        assert store.engine.pool.size() == 3  # type: ignore[attr-defined]
+    finally:
+        store.close()

@@ -27,7 +27,7 @@ from exochess.variants import find_variant
 from exochess.web import metrics
 from exochess.web.clock import Clock, Expiry, Stamp, Timing, epoch_ms, ms_between, timing_from_env
 from exochess.web.cpuwork import CpuWork, ThreadJob
-from exochess.web.dbthreads import DbThreads
+from exochess.web.dbthreads import DbThreads, thread_count
 from exochess.web.domain import (
     N_,
     Color,
@@ -330,7 +330,7 @@ class GameService:
         self.timing = timing if timing is not None else timing_from_env()
         self._timers: dict[str, tuple[dt.datetime, asyncio.TimerHandle]] = {}
         """Each timed game's next deadline and the timer that judges it then."""
-        self._db = DbThreads(1 if storage.is_sqlite else 8)
+        self._db = DbThreads(thread_count(storage.is_sqlite))
         self.moves_in_one_job = not storage.is_sqlite
         """Whether a move is read and stored in one database-thread job (:class:`MoveJob`), or
         read in a game-views thread and then stored by a database job.  One job is the faster

@@ -75,14 +75,20 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy --strict src/exochess
 
+# Each pass spreads its test files over TEST_JOBS worker processes (pytest-xdist; a file's tests
+# stay together on one worker, in order, with its module fixtures): most of the suite waits on
+# servers and the browser, and on 2 cores one worker left half the machine idle.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+PYTEST := $(BIN)/pytest -n $(TEST_JOBS) --dist loadfile
+
 unit: $(DEV_STAMP) chromium
-	EXOCHESS_EXPECT_BUILD=pure $(BIN)/pytest
+	EXOCHESS_EXPECT_BUILD=pure $(PYTEST)
 
 # The same suite on the compiled build, but for the doctests of src/ (pytest imports those
 # files by path, which would load the sources beside the compiled package).
 unit-compiled: $(DEV_STAMP) compiled chromium
 	EXOCHESS_EXPECT_BUILD=$(EXPECT_BUILD) PYTHONPATH=$(COMPILED) \
-		$(BIN)/pytest -p no:cacheprovider tests README.md
+		$(PYTEST) -p no:cacheprovider tests README.md
 
 test: lint typecheck unit unit-compiled
 

@@ -10,12 +10,6 @@ import pytest
 
 from tests.web.serverproc import Server
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """In cluster mode keep the tests of the shared ``server`` (the others start single-process
@@ -52,18 +46,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def client(server: Server) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, timeout=30.0) as c:
         yield c
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Chromium is not installed (make test installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture()

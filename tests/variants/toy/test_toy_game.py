@@ -13,11 +13,10 @@ it from a thread, to httpx for the pages and the API and to Chromium for the boa
 from __future__ import annotations
 
 import io
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -299,34 +298,26 @@ def test_web_game_and_move(site: httpx.Client) -> None:
     assert pgn.status_code == 200 and read_game(pgn.text).moves[0].__str__() == "b1-c3"
 
 
-CHROMIUM = "/usr/bin/chromium"
-
-
-def test_a_move_on_the_web_board(live_site: str) -> None:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Chromium is not installed (make test installs it)")
-    from playwright.sync_api import sync_playwright
-
+def test_a_move_on_the_web_board(live_site: str, browser: Any) -> None:
     created = httpx.post(
         f"{live_site}/api/games", json={"variant": "toy", "opponent": "friend", "color": "white"}
     ).json()
     gid = created["id"]
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(live_site + created["seats"]["white"]["url"])
-        page.wait_for_selector("#game[data-connected='1']")
-        assert page.locator("#board rect.sq").count() == 36
-        assert page.locator("#board g.piece[data-piece]").count() == 10
-        for square in ("b1", "c3"):
-            box = page.locator(f'#board rect.sq[data-square="{square}"]').bounding_box()
-            assert box is not None, square
-            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        page.wait_for_selector('#moves [data-ply="1"]')  # the server's answer reached the page
-        assert page.locator('#board g.piece[data-square="c3"]').count() == 1
-        browser.close()
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(live_site + created["seats"]["white"]["url"])
+    page.wait_for_selector("#game[data-connected='1']")
+    assert page.locator("#board rect.sq").count() == 36
+    assert page.locator("#board g.piece[data-piece]").count() == 10
+    for square in ("b1", "c3"):
+        box = page.locator(f'#board rect.sq[data-square="{square}"]').bounding_box()
+        assert box is not None, square
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_selector('#moves [data-ply="1"]')  # the server's answer reached the page
+    assert page.locator('#board g.piece[data-square="c3"]').count() == 1
+    context.close()
     state = httpx.get(f"{live_site}/api/games/{gid}").json()
     assert state["ply"] == 1 and state["fen"] == "rnk1nr/6/6/2N3/6/R1K1NR b"
     assert not errors, errors

@@ -10,11 +10,12 @@ even across processes.
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime as dt
 import hashlib
 import hmac
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypedDict
@@ -66,6 +67,9 @@ NAME_LENGTH = 40
 SECRET_PREFIX = "sha256:"
 """Marks a stored seat secret as a digest (a plain token from ``secrets.token_urlsafe`` never
 contains ``:``), so rows written before secrets were hashed are told apart."""
+
+SCHEMA_LOCK_KEY = 0x65786F6368657373
+"""PostgreSQL advisory-lock key held while a server makes or upgrades the tables ("exochess")."""
 
 
 def hash_secret(secret: str) -> str:
@@ -464,13 +468,32 @@ class Storage:
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
                 cur.close()
-        metadata.create_all(self.engine)
-        added = self.add_missing_columns()
-        if added:
-            log.info("added columns to an older database: %s", ", ".join(added))
-        hashed = self.hash_plain_secrets()
-        if hashed:
-            log.info("hashed the plain seat secrets of %d stored games", hashed)
+        with self._schema_lock():
+            metadata.create_all(self.engine)
+            added = self.add_missing_columns()
+            if added:
+                log.info("added columns to an older database: %s", ", ".join(added))
+            hashed = self.hash_plain_secrets()
+            if hashed:
+                log.info("hashed the plain seat secrets of %d stored games", hashed)
+
+    @contextlib.contextmanager
+    def _schema_lock(self) -> Iterator[None]:
+        """Hold PostgreSQL's advisory lock ``SCHEMA_LOCK_KEY`` while the tables are made or
+        upgraded: servers started together on a new database (``serve --workers N``, or several
+        machines) each create the tables, and PostgreSQL refused all but the first with a unique
+        violation in its catalogue, so those servers failed to start.  One at a time, the later
+        ones find the tables made.  SQLite's site is one process: no lock."""
+        if self.is_sqlite:
+            yield
+            return
+        with self.engine.connect() as conn:
+            conn.execute(sql_text("SELECT pg_advisory_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+            try:
+                yield
+            finally:
+                conn.execute(sql_text("SELECT pg_advisory_unlock(:key)"), {"key": SCHEMA_LOCK_KEY})
+                conn.commit()
 
     def close(self) -> None:
         self.engine.dispose()

@@ -1,0 +1,56 @@
+"""Servers started together on a new PostgreSQL database all start: each makes the tables it
+finds missing, one at a time (``Storage._schema_lock``).  Without the lock, PostgreSQL refused
+all but the first ``CREATE TABLE`` with a unique violation in its catalogue and those servers
+failed to start (found by ``exochess serve --workers 2`` on a loaded machine: the failed worker
+then held uvicorn's supervisor for its health-check timeout)."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+import psycopg
+from sqlalchemy import inspect
+
+from exochess.web.storage import Storage, metadata
+
+STARTS = 6
+
+
+def _new_database(services: Any) -> str:
+    """A new, empty database on the session's PostgreSQL; its SQLAlchemy URL."""
+    name = "fresh_" + uuid.uuid4().hex[:12]
+    server_url = services.postgres.url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return services.postgres.url.rsplit("/", 1)[0] + "/" + name
+
+
+def test_servers_starting_together_on_a_new_database_all_start(services: Any) -> None:
+    url = _new_database(services)
+    ready = threading.Barrier(STARTS)
+    failures: list[BaseException] = []
+    stores: list[Storage] = []
+
+    def start() -> None:
+        ready.wait()
+        try:
+            stores.append(Storage(url))
+        except BaseException as exc:  # the test reports every start that failed, whatever the kind
+            failures.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(STARTS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        assert failures == [] and len(stores) == STARTS
+        # the tables are there, once each, and usable by every server
+        assert set(metadata.tables) <= set(inspect(stores[0].engine).get_table_names())
+        for store in stores:
+            assert store.add_missing_columns() == []
+    finally:
+        for store in stores:
+            store.close()

@@ -144,14 +144,14 @@ def reference_moves(placement: Placement, white: bool) -> dict[str, str]:
                 record(f"{name(s)}x{name(hit)}", {s: None, hit: letter})
             elif kind == "A" and hit is not None and victim(hit) and (len(empties) < 2 or spotted(hit)):
                 record(f"{name(s)}@{name(hit)}", {hit: None})
-            elif kind == "L" and t is not None and victim(t):
-                for land in first_piece(t, d)[0]:
-                    record(f"{name(s)}x{name(land)}({name(t)})", {s: None, t: None, land: letter})
+            elif kind == "L" and hit is not None and victim(hit):
+                for land in first_piece(hit, d)[0]:
+                    record(f"{name(s)}x{name(land)}({name(hit)})", {s: None, hit: None, land: letter})
             elif kind == "W":
-                if t is not None and theirs(t) and placement[t].upper() != "W":
-                    record(f"{name(s)}~{name(t)}", {s: placement[t], t: letter})
-                if t == add(s, d) and victim(t):
-                    record(f"{name(s)}*{name(t)}", {s: None, t: None})
+                if hit is not None and theirs(hit) and placement[hit].upper() != "W":
+                    record(f"{name(s)}~{name(hit)}", {s: placement[hit], hit: letter})
+                if hit is not None and hit == add(s, d) and victim(hit):
+                    record(f"{name(s)}*{name(hit)}", {s: None, hit: None})
             elif kind == "U":
                 back = add(s, (-d[0], -d[1]))
                 for e in empties:

@@ -159,10 +159,11 @@ def main(argv: list[str] | None = None) -> int:
         measured = run_chess()
         if measured is not None and (chess_best is None or measured[1] < chess_best[1]):
             chess_best = measured
-    chess_rate = None if chess_best is None else chess_best[0] / chess_best[1]
-    if chess_rate is None:
+    chess_rate: float | None = None
+    if chess_best is None:
         print("python-chess is not installed (pip install chess): no yardstick")
     else:
+        chess_rate = chess_best[0] / chess_best[1]
         print(f"python-chess perft: {chess_best[0]:,} nodes, {chess_rate:,.0f} nodes/s")
     print(f"{'game':<12}{'work':<8}{'nodes':>11}{'pure n/s':>12}{'compiled n/s':>14}{'ratio':>8}"
           f"{'pure/pc':>9}{'comp/pc':>9}")

@@ -60,8 +60,8 @@ from typing import Any
 import httpx
 import websockets
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "web"))
-from serverproc import Server
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.web.serverproc import Server
 
 from exochess.web.ratelimit import DEFAULT_LIMITS
 

@@ -146,7 +146,9 @@ def _counted(redis_url: str, kind: str, key: str, total: int) -> None:
     try:
         deadline = time.monotonic() + WAIT_S
         while True:
-            values = client.hgetall(f"exochess:count:{kind}:{key}").values()
+            counts = client.hgetall(f"exochess:count:{kind}:{key}")
+            assert isinstance(counts, dict)  # the synchronous client's answer (typed as either client's)
+            values = counts.values()
             if sum(int(v.split()[0]) for v in values) == total:
                 return
             assert time.monotonic() < deadline, f"{kind} {key}: {list(values)}"

@@ -31,7 +31,9 @@ def registry_imports(path: Path) -> list[tuple[int, str]]:
                 names = [child.module, *(f"{child.module}.{a.name}" for a in child.names)]
             elif isinstance(child, ast.Import):
                 names = [a.name for a in child.names]
-            if any(n == "exochess.variants" or n.startswith("exochess.variants.") for n in names):
+            if isinstance(child, ast.ImportFrom | ast.Import) and any(
+                n == "exochess.variants" or n.startswith("exochess.variants.") for n in names
+            ):
                 found.append((child.lineno, where))
             visit(child, inner)
 

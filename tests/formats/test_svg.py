@@ -62,7 +62,7 @@ def test_highlight_styles_and_arrows() -> None:
     assert classes.count("lastmove") == 2
     # a target on an occupied square is a ring, on an empty one a dot
     rings = [c for c in root.iter(NS + "circle") if c.get("class") == "target"]
-    assert sorted(c.get("fill") for c in rings) == ["#2f7d32", "none"]
+    assert sorted(c.attrib["fill"] for c in rings) == ["#2f7d32", "none"]
 
 
 def test_plain_iterable_of_squares_is_marked() -> None:

@@ -20,7 +20,7 @@ import websockets
 from exochess.web.domain import GameNotFound
 from exochess.web.hub import Hub
 from exochess.web.service import GameService, is_game_id
-from exochess.web.storage import Storage
+from exochess.web.storage import GameRow, Storage
 from tests.web.serverproc import Server, run_async
 
 MISSES = 5
@@ -52,7 +52,7 @@ def test_an_id_of_another_shape_is_answered_without_a_database_read(tmp_path: Pa
         reads: list[str] = []
         real = storage.load_game
 
-        def counted(game_id: str) -> object:
+        def counted(game_id: str) -> GameRow | None:
             reads.append(game_id)
             return real(game_id)
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from exochess.web import service as service_module
-from exochess.web.domain import PositionTooLarge
+from exochess.web.domain import Color, PositionTooLarge
 from exochess.web.hub import Hub
 from exochess.web.service import GameService
 from exochess.web.storage import Storage
@@ -32,7 +32,7 @@ def test_a_move_is_read_and_judged_off_the_event_loop(tmp_path: Path, monkeypatc
         svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), None, Hub())
         try:
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
-            await svc.play(live.row.id, seats["white"], "d2-d3", 0)
+            await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
             assert seen and seen[0] is not threading.current_thread()
             assert live.board.ply() == 1 and live.row.moves == ["d2-d3"] and len(live.fens) == 2
             assert svc.state(live)["moves"][0]["text"] == "d2-d3"
@@ -62,12 +62,12 @@ def test_a_move_past_the_time_bound_is_refused_and_the_game_goes_on(
             svc.cpu_games.timeout_s = 0.2
             monkeypatch.setattr(service_module, "played", stuck)
             with pytest.raises(PositionTooLarge, match="reading the move"):
-                await svc.play(live.row.id, seats["white"], "d2-d3", 0)
+                await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
             release.set()
             assert live.board.ply() == 0 and live.row.moves == []
             assert svc.storage.load_game(live.row.id).moves == []  # type: ignore[union-attr]
             monkeypatch.setattr(service_module, "played", real)
-            await svc.play(live.row.id, seats["white"], "d2-d3", 0)
+            await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
             assert live.board.ply() == 1
         finally:
             release.set()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from exochess.web.domain import StorageUnavailable
+from exochess.web.domain import Color, StorageUnavailable
 from exochess.web.hub import Hub
 from exochess.web.service import GameService
 from exochess.web.storage import Storage
@@ -29,7 +29,7 @@ def test_failed_commit_leaves_the_game_playable(tmp_path: Path) -> None:
         try:
             live, seats, _you = await first.create("fugue", "friend", None, "white", None)
             gid = live.row.id
-            await first.play(gid, seats["white"], "d2-d3", 0)
+            await first.play(gid, seats[Color.WHITE], "d2-d3", 0)
         finally:
             first.close()
             first.storage.close()
@@ -41,7 +41,7 @@ def test_failed_commit_leaves_the_game_playable(tmp_path: Path) -> None:
             blocker = sqlite3.connect(path, isolation_level=None)
             blocker.execute("BEGIN IMMEDIATE")  # another writer holds the write lock
             try:
-                attempt = asyncio.create_task(svc.play(gid, seats["black"], "e7-e6", 1))
+                attempt = asyncio.create_task(svc.play(gid, seats[Color.BLACK], "e7-e6", 1))
                 while not live.lock.locked():  # the move is being committed
                     await asyncio.sleep(0)
                 # a GET while the commit waits sees the stored game, not the move in flight
@@ -57,8 +57,8 @@ def test_failed_commit_leaves_the_game_playable(tmp_path: Path) -> None:
             assert after["ply"] == 1 and after["turn"] == "black" and len(after["fens"]) == 2
             assert live.board.ply() == 1 and live.row.moves == ["d2-d3"]
             # the game goes on: the side to move plays (at the ply its page shows), then the other
-            await svc.play(gid, seats["black"], "e7-e6", after["ply"])
-            await svc.play(gid, seats["white"], "a2-a3", 2)
+            await svc.play(gid, seats[Color.BLACK], "e7-e6", after["ply"])
+            await svc.play(gid, seats[Color.WHITE], "a2-a3", 2)
             final = json.loads(svc.state_text(live))
             assert final["ply"] == 3 and [m["text"] for m in final["moves"]] == ["d2-d3", "e7-e6", "a2-a3"]
             stored = svc.storage.load_game(gid)

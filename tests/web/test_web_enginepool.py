@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +137,7 @@ def test_analyses_are_capped_bounded_and_shared_out() -> None:
     run(scenario, workers=2, queue_limit=3, analysis_cap_ms=150)
 
 
-def finishing_order(order: list[str]) -> Callable[[str, Awaitable[Any]], Awaitable[None]]:
+def finishing_order(order: list[str]) -> Callable[[str, Awaitable[Any]], Coroutine[Any, Any, None]]:
     """A job runner that appends each job's name to ``order`` when its work is done."""
 
     async def job(name: str, work: Awaitable[Any]) -> None:

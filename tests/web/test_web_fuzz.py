@@ -103,7 +103,7 @@ JSON_VALUE = st.recursive(
 def valid_body(path: str, secret: str) -> dict[str, Any]:
     """A body this POST endpoint accepts (the starting point of the hostile ones)."""
     last = path.rstrip("/").rsplit("/", 1)[-1]
-    return {
+    bodies: dict[str, dict[str, Any]] = {
         "games": {"variant": "fugue", "opponent": "friend", "fen": "kK5p/1I6/8/8/8/8/8/8 w"},
         "moves": {"secret": secret, "move": "e2-e3", "ply": 0},
         "resign": {"secret": secret},
@@ -112,7 +112,8 @@ def valid_body(path: str, secret: str) -> dict[str, Any]:
         "evaluate": {},
         "position": {"variant": "fugue", "fen": "kK5p/1I6/8/8/8/8/8/8 w", "moves": ["b8-a8"]},
         "analyse": {"variant": "fugue", "moves": ["e2-e3"], "movetime_ms": 50},
-    }.get(last, {})
+    }
+    return bodies.get(last, {})
 
 
 @st.composite

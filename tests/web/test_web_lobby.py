@@ -323,7 +323,7 @@ def test_strangers_meet_and_the_one_who_leaves_loses_on_time(lobby_server: Serve
                 await sock.send(json.dumps({"type": "auth", "secret": secrets_by_color[color]}))
                 await recv_until(sock, "hello", lambda m: m["you"] is not None)
             async with httpx.AsyncClient(base_url=lobby_server.url) as ac:
-                state = (await ac.get(f"/api/games/{game}")).json()
+                state: dict[str, Any] = (await ac.get(f"/api/games/{game}")).json()
             for ply in range(3):
                 mover = socks[state["turn"]]
                 move = sorted(str(m) for m in Board("fugue", fen=state["fen"]).legal_moves)[0]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from exochess.web import service as service_module
-from exochess.web.domain import PositionTooLarge, ServerBusy
+from exochess.web.domain import Color, PositionTooLarge, ServerBusy
 from exochess.web.hub import Hub
 from exochess.web.service import GameService
 from exochess.web.storage import Storage
@@ -74,14 +74,14 @@ def test_a_move_past_its_time_bound_is_not_stored_and_the_game_plays_on(
             gid = live.row.id
             blocker = await _blocked(svc, release)
             with pytest.raises(PositionTooLarge, match="reading the move"):
-                await svc.play(gid, seats["white"], "d2-d3", 0)
+                await svc.play(gid, seats[Color.WHITE], "d2-d3", 0)
             release.set()
             await blocker
             await _settled(svc)  # the job ran, and the game was read again after it
             assert svc._moves_waiting == 0
             assert stored_moves(storage, gid) == []
             assert (await svc.get(gid)).board.ply() == 0
-            await svc.play(gid, seats["white"], "d2-d3", 0)
+            await svc.play(gid, seats[Color.WHITE], "d2-d3", 0)
             assert stored_moves(storage, gid) == ["d2-d3"]
 
     run_async(run)
@@ -100,17 +100,17 @@ def test_moves_past_the_queue_bound_are_refused_as_busy(
             first, seats1, _ = await svc.create("fugue", "friend", None, "white", None)
             second, seats2, _ = await svc.create("fugue", "friend", None, "white", None)
             blocker = await _blocked(svc, release)
-            waiting = asyncio.create_task(svc.play(first.row.id, seats1["white"], "d2-d3", 0))
+            waiting = asyncio.create_task(svc.play(first.row.id, seats1[Color.WHITE], "d2-d3", 0))
             await asyncio.sleep(0.05)
             with pytest.raises(ServerBusy, match="busy"):
-                await svc.play(second.row.id, seats2["white"], "d2-d3", 0)
+                await svc.play(second.row.id, seats2[Color.WHITE], "d2-d3", 0)
             release.set()
             await blocker
             await waiting
             assert stored_moves(storage, first.row.id) == ["d2-d3"]
             assert stored_moves(storage, second.row.id) == []
             assert svc._moves_waiting == 0
-            await svc.play(second.row.id, seats2["white"], "d2-d3", 0)  # room again
+            await svc.play(second.row.id, seats2[Color.WHITE], "d2-d3", 0)  # room again
 
     run_async(run)
 
@@ -125,7 +125,7 @@ def test_a_move_cancelled_before_its_store_is_not_stored(tmp_path: Path) -> None
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
             gid = live.row.id
             blocker = await _blocked(svc, release)
-            move = asyncio.create_task(svc.play(gid, seats["white"], "d2-d3", 0))
+            move = asyncio.create_task(svc.play(gid, seats[Color.WHITE], "d2-d3", 0))
             await asyncio.sleep(0.05)
             move.cancel()
             with pytest.raises(asyncio.CancelledError):

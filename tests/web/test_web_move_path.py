@@ -4,6 +4,7 @@ calls, it takes one trip to a worker thread, and where its time goes is measured
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import json
 import threading
@@ -15,13 +16,14 @@ import pytest
 import websockets
 
 from exochess.web.app import GC_YOUNG_OBJECTS, create_app
+from exochess.web.clock import Stamp
 from exochess.web.cpuwork import CpuWork
 from exochess.web.dbthreads import DbThreads
-from exochess.web.domain import InvalidRequest
+from exochess.web.domain import Color, InvalidRequest
 from exochess.web.hub import Hub
 from exochess.web.positions import legal_tree
 from exochess.web.service import GameService
-from exochess.web.storage import Storage
+from exochess.web.storage import Finish, Storage
 from tests.web.serverproc import Server, run_async, served_in_thread
 
 
@@ -48,15 +50,17 @@ def test_a_move_is_stored_before_the_reads_queued_ahead_of_it(tmp_path: Path) ->
 
             add_move = storage.add_move
 
-            def stored_move(*args: Any) -> None:
+            def stored_move(
+                game_id: str, ply: int, text: str, finish: Finish | None, stamp: Stamp | None = None
+            ) -> None:
                 order.append("move")
-                add_move(*args)
+                add_move(game_id, ply, text, finish, stamp)
 
             storage.add_move = stored_move  # type: ignore[method-assign]
             blocker = asyncio.create_task(svc.db(slow))
             reads = [asyncio.create_task(svc.db(read, i)) for i in range(20)]
             await asyncio.sleep(0.05)  # all queued behind the slow call
-            move = asyncio.create_task(svc.play(gid, seats["white"], "d2-d3", 0))
+            move = asyncio.create_task(svc.play(gid, seats[Color.WHITE], "d2-d3", 0))
             await asyncio.sleep(0.05)
             assert svc._db.waiting() == 21  # the reads and the move
             release.set()
@@ -80,7 +84,7 @@ def test_database_threads_finish_their_queue_on_shutdown_and_refuse_more() -> No
     gate = threading.Event()
     threads.submit(lambda: gate.wait(10))
     for i in range(5):
-        threads.submit(lambda i=i: done.append(i), urgent=i == 3)
+        threads.submit(functools.partial(done.append, i), urgent=i == 3)
     gate.set()
     threads.shutdown(wait=True)
     assert done == [3, 0, 1, 2, 4]
@@ -129,7 +133,7 @@ def test_a_move_takes_its_jobs_and_its_state_lists_the_next_moves(
             gid = live.row.id
             await svc.get(gid)
             jobs.clear()
-            for ply, (seat, text) in enumerate([("white", "d2-d3"), ("black", "e7-e6"), ("white", "c2-c3")]):
+            for ply, (seat, text) in enumerate([(Color.WHITE, "d2-d3"), (Color.BLACK, "e7-e6"), (Color.WHITE, "c2-c3")]):
                 await svc.play(gid, seats[seat], text, ply)
             assert jobs == each_move * 3
             state = svc.state(live)

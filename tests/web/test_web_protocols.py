@@ -40,7 +40,7 @@ async def _connections(tmp_path: Path, opened: int, refused: int) -> tuple[list[
                      rate_limits=parse_rate_limits(f"sockets={opened}/minute"))
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", log_config=None,
-                                           **UVICORN_PROTOCOLS))
+                                           http=UVICORN_PROTOCOLS["http"], ws=UVICORN_PROTOCOLS["ws"]))
     serving = asyncio.create_task(server.serve())
     while not server.started:
         await asyncio.sleep(0.02)
@@ -99,7 +99,7 @@ async def _handshakes(tmp_path: Path, opened: int, refused: int,
                      rate_limits=parse_rate_limits(f"sockets={opened}/minute"))
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", log_config=None,
-                                           **UVICORN_PROTOCOLS))
+                                           http=UVICORN_PROTOCOLS["http"], ws=UVICORN_PROTOCOLS["ws"]))
     WebSocketProtocol.__init__ = counting  # type: ignore[method-assign]
     serving = asyncio.create_task(server.serve())
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, inspect, text
 
-from exochess.web import storage
+from exochess.web.domain import PlayerKind
 from exochess.web.storage import Storage
 
 
@@ -15,8 +15,8 @@ def test_missing_nullable_column_is_added_and_rows_kept(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
     first = Storage(url)
     first.create_game(
-        id="g1", variant="fugue", start_fen="x", white=storage.PlayerKind.HUMAN,
-        black=storage.PlayerKind.HUMAN, level=None, white_secret="a", black_secret="b",
+        id="g1", variant="fugue", start_fen="x", white=PlayerKind.HUMAN,
+        black=PlayerKind.HUMAN, level=None, white_secret="a", black_secret="b",
     )
     first.close()
     # what an older version left behind: the games table without its newest column
@@ -52,8 +52,8 @@ def test_moves_of_an_older_database_gain_clock_columns_and_keep_their_time(tmp_p
     url = f"sqlite:///{tmp_path / 'old.db'}"
     first = Storage(url)
     first.create_game(
-        id="g1", variant="fugue", start_fen="x", white=storage.PlayerKind.HUMAN,
-        black=storage.PlayerKind.HUMAN, level=None, white_secret="a", black_secret="b",
+        id="g1", variant="fugue", start_fen="x", white=PlayerKind.HUMAN,
+        black=PlayerKind.HUMAN, level=None, white_secret="a", black_secret="b",
     )
     first.add_move("g1", 0, "e2-e3", None)
     first.close()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 
+from exochess.web.domain import Color, PlayerKind
 from exochess.web.hub import Hub
 from exochess.web.service import GameService
 from exochess.web.storage import SECRET_PREFIX, Storage, hash_secret, secret_matches
@@ -22,14 +23,15 @@ def stored_secrets(path: Path) -> dict[str, tuple[str, str]]:
 def test_secrets_are_stored_as_digests_only(tmp_path: Path) -> None:
     path = tmp_path / "hashed.sqlite"
 
-    async def run() -> tuple[str, dict[str, str], str, str]:
+    async def run() -> tuple[str, dict[Color, str], str, str]:
         svc = GameService(Storage(f"sqlite:///{path}"), None, Hub())
         try:
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
             gid = live.row.id
-            await svc.play(gid, seats["white"], "d2-d3", 0)
-            await svc.resign(gid, seats["black"])
-            rematch, _color, secret = await svc.rematch(gid, seats["black"])
+            await svc.play(gid, seats[Color.WHITE], "d2-d3", 0)
+            await svc.resign(gid, seats[Color.BLACK])
+            rematch, _color, secret = await svc.rematch(gid, seats[Color.BLACK])
+            assert secret is not None  # a seat proved by its secret keeps it in the rematch
             return gid, dict(seats), rematch.row.id, secret
         finally:
             svc.close()
@@ -37,13 +39,13 @@ def test_secrets_are_stored_as_digests_only(tmp_path: Path) -> None:
 
     gid, seats, rematch_id, rematch_secret = run_async(run)
     stored = stored_secrets(path)
-    assert stored[gid] == (hash_secret(seats["white"]), hash_secret(seats["black"]))
+    assert stored[gid] == (hash_secret(seats[Color.WHITE]), hash_secret(seats[Color.BLACK]))
     assert all(v.startswith(SECRET_PREFIX) and len(v) <= 64 for pair in stored.values() for v in pair)
     # the plain secrets appear nowhere in the database files
     raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("hashed.sqlite"))
     assert all(s.encode() not in raw for s in seats.values())
     # the rematch swaps colours; each player keeps the secret they hold
-    assert rematch_secret == seats["black"] and stored[rematch_id] == tuple(reversed(stored[gid]))
+    assert rematch_secret == seats[Color.BLACK] and stored[rematch_id] == tuple(reversed(stored[gid]))
 
 
 def test_secret_matching() -> None:
@@ -59,7 +61,7 @@ def test_plain_secrets_of_an_existing_database_are_hashed_on_start_and_keep_work
     path = tmp_path / "old.sqlite"
     storage = Storage(f"sqlite:///{path}")
     storage.create_game(id="oldgame1", variant="fugue", start_fen="wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w",
-                        white="human", black="human", level=None, white_secret="x", black_secret="y")
+                        white=PlayerKind.HUMAN, black=PlayerKind.HUMAN, level=None, white_secret="x", black_secret="y")
     storage.close()
     white, black = "WhiteSecretFromBefore1", "BlackSecretFromBefore1"
     with sqlite3.connect(path) as db:  # what an older version stored: the secrets themselves

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from exochess.web import service as service_module
-from exochess.web.domain import NotYourTurn
+from exochess.web.domain import Color, NotYourTurn
 from exochess.web.hub import Hub
 from exochess.web.positions import PositionTooLargeError
 from exochess.web.service import GameService
@@ -25,15 +25,15 @@ def test_cache_eviction_and_reload(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             made = []
             for _ in range(6):
                 live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
-                await svc.play(live.row.id, seats["white"], "d2-d3", 0)
+                await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
                 made.append((live.row.id, seats))
             assert len(svc._games) <= 3
             gid, seats = made[0]
             again = await svc.get(gid)  # reloaded from the database
             assert again.board.ply() == 1 and again.row.moves == ["d2-d3"]
-            await svc.play(gid, seats["black"], "e7-e6", 1)
+            await svc.play(gid, seats[Color.BLACK], "e7-e6", 1)
             with pytest.raises(NotYourTurn):
-                await svc.play(gid, seats["black"], "a7-a6", 2)
+                await svc.play(gid, seats[Color.BLACK], "a7-a6", 2)
         finally:
             svc.close()
             svc.storage.close()
@@ -158,10 +158,10 @@ def test_position_too_large_to_list_leaves_the_game_resignable(
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
             assert svc.state(live)["legal_count"] == 22 and svc.state(live)["legal_error"] is None
             monkeypatch.setattr(service_module, "game_view", too_large)
-            await svc.play(live.row.id, seats["white"], "d2-d3", 0)
+            await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
             state = svc.state(live)
             assert state["legal"] == [] and state["legal_error"].startswith("position too large")
-            await svc.resign(live.row.id, seats["black"])
+            await svc.resign(live.row.id, seats[Color.BLACK])
             assert svc.state(live)["status"] == "finished"
         finally:
             svc.close()

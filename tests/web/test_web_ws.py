@@ -120,12 +120,13 @@ def test_restart_resumes_every_game(tmp_path: Path) -> None:
 
 def test_computer_moves_after_restart_in_a_game_waiting_for_it(tmp_path: Path) -> None:
     """A game stored while no server ran, with the computer to move: starting the server resumes it."""
+    from exochess.web.domain import PlayerKind
     from exochess.web.storage import Storage
 
     db = tmp_path / "resume.sqlite"
     storage = Storage(f"sqlite:///{db}")
     storage.create_game(id="waiting1", variant="fugue", start_fen="wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w",
-                        white="engine", black="human", level=0, white_secret="w" * 22, black_secret="b" * 22)
+                        white=PlayerKind.ENGINE, black=PlayerKind.HUMAN, level=0, white_secret="w" * 22, black_secret="b" * 22)
     storage.close()
     srv = Server(db).start()
     try:

@@ -18,6 +18,7 @@ import pytest
 from exochess import Board
 from exochess.engine.evaluate import evaluator_for
 from exochess.rawmove import to_move
+from exochess.variants.fugue.evaluation import FugueEvaluator
 from tests import reference_fen
 from tests.reference_fen import Coord, Placement
 from tests.reference_fen import square_name as name
@@ -135,22 +136,22 @@ def reference_moves(placement: Placement, white: bool) -> dict[str, str]:
                     record(f"{name(s)}x{name(t)}", {s: None, t: letter})
             continue
         for d in DIRS:
-            empties, t = first_piece(s, d)
+            empties, hit = first_piece(s, d)
             if kind != "U":
                 for e in empties:
                     record(f"{name(s)}-{name(e)}", {s: None, e: letter})
-            if kind == "Q" and t is not None and victim(t):
-                record(f"{name(s)}x{name(t)}", {s: None, t: letter})
-            elif kind == "A" and t is not None and victim(t) and (len(empties) < 2 or spotted(t)):
-                record(f"{name(s)}@{name(t)}", {t: None})
-            elif kind == "L" and t is not None and victim(t):
-                for land in first_piece(t, d)[0]:
-                    record(f"{name(s)}x{name(land)}({name(t)})", {s: None, t: None, land: letter})
+            if kind == "Q" and hit is not None and victim(hit):
+                record(f"{name(s)}x{name(hit)}", {s: None, hit: letter})
+            elif kind == "A" and hit is not None and victim(hit) and (len(empties) < 2 or spotted(hit)):
+                record(f"{name(s)}@{name(hit)}", {hit: None})
+            elif kind == "L" and hit is not None and victim(hit):
+                for land in first_piece(hit, d)[0]:
+                    record(f"{name(s)}x{name(land)}({name(hit)})", {s: None, hit: None, land: letter})
             elif kind == "W":
-                if t is not None and theirs(t) and placement[t].upper() != "W":
-                    record(f"{name(s)}~{name(t)}", {s: placement[t], t: letter})
-                if t == add(s, d) and victim(t):
-                    record(f"{name(s)}*{name(t)}", {s: None, t: None})
+                if hit is not None and theirs(hit) and placement[hit].upper() != "W":
+                    record(f"{name(s)}~{name(hit)}", {s: placement[hit], hit: letter})
+                if hit is not None and hit == add(s, d) and victim(hit):
+                    record(f"{name(s)}*{name(hit)}", {s: None, hit: None})
             elif kind == "U":
                 back = add(s, (-d[0], -d[1]))
                 for e in empties:
@@ -229,6 +230,7 @@ def test_random_games_match_the_reference() -> None:
 def reference_dynamic(board: Board) -> int:
     """The evaluation's dynamic term by walking every ray (White's view)."""
     ev = evaluator_for(board.variant)
+    assert isinstance(ev, FugueEvaluator)
     placement, _white = parse(board.fen())
     value = {letter: ev.values[letter] for letter in "QIUASLWP"}
     score = 0

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from exochess import Board
 from exochess.perft import perft
 from exochess.rawmove import to_move
+from tests.reference_fen import parse_square_name, square_name
 from tests.variants.interweave import reference
 
 CHAIN_DOUBLE_STEP = "kk6/8/8/8/6p1/7p/3Pp2P/KK4P1 w - 000000"
@@ -83,10 +84,10 @@ def stepwise_ep(fen: str, texts: list[str]) -> str:
     generator, whose every action sets the field afresh (a double step) or clears it."""
     pos = reference.from_fen(fen)
     for i, text in enumerate(texts):
-        start = reference.parse_name(text[:2])
+        start = parse_square_name(text[:2])
         (act,) = [a for a in reference.actions(pos, start, i == 0) if a.text() == text]
         pos = reference.apply(pos, act)
-    return "-" if pos.ep is None else f"{reference.name(pos.ep[0])},{reference.name(pos.ep[1])}"
+    return "-" if pos.ep is None else f"{square_name(pos.ep[0])},{square_name(pos.ep[1])}"
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

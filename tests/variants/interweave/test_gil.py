@@ -23,7 +23,12 @@ def test_a_huge_chain_listing_releases_the_gil_every_few_hundred_turns(
     grown = Board("interweave", fen=board.fen())  # not sharing the first board's listed moves
     releases: list[float] = []
     real_sleep = time.sleep
-    monkeypatch.setattr(time, "sleep", lambda seconds: (releases.append(seconds), real_sleep(seconds)))
+
+    def counted_sleep(seconds: float) -> None:
+        releases.append(seconds)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(time, "sleep", counted_sleep)
     count = len(grown.raw_moves())
     assert count == 45_135
     assert releases and set(releases) == {0}

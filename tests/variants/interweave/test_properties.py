@@ -105,6 +105,7 @@ def test_generated_order_does_not_depend_on_history(rng: random.Random, start: s
         board.pop_raw()
     fresh = Board("interweave", fen=board.fen())
     variant = board.variant
+    assert isinstance(variant, interweave.Interweave)
     for first, second in ((board, fresh), (fresh, board)):  # either may find a remembered position
         assert variant.generate_captures(first) == variant.generate_captures(second)
         assert variant.generate(first) == variant.generate(second)
@@ -122,13 +123,15 @@ def test_reach_filter_loses_no_capture(rng: random.Random, start: str, plies: in
     # enemy is in reach, are checked against the reference generator in test_interweave_seeds.)
     board = Board("interweave", fen=start)
     variant = board.variant
+    assert isinstance(variant, interweave.Interweave)
     for _ in range(plies + 1):  # every position of a random game
         me = board.side
         b = board.squares
-        ep, reserves = board.extra  # type: ignore[misc]
+        extra = interweave.as_extra(board.extra)
+        ep, reserves = extra
         enemies = interweave._enemy_squares(board, me)
         capturers = interweave._capturers(board, me, enemies)
-        filtered = variant._first_captures(b, me, board.extra, capturers, enemies)
+        filtered = variant._first_captures(b, me, extra, capturers, enemies)
         unfiltered: list[tuple[object, ...]] = []
         everywhere = set(interweave.SQUARES)  # every square "holds an enemy": nothing is skipped
         variant._piece_captures(b, me, interweave._own_pieces(board, me), reserves, unfiltered, everywhere)

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from exochess import Board, IllegalMoveError, Termination
 from exochess.rawmove import TAGS, to_move
+from tests.reference_fen import Placement
 from tests.variants.rebelfury import reference as ref
 
 LETTERS = "ACDFGHJMXacdfghjmx"
@@ -21,7 +22,7 @@ def positions(draw: st.DrawFn) -> str:
     density = draw(st.sampled_from([0.04, 0.1, 0.2, 0.35, 0.55]))
     seed = draw(st.integers(0, 2**32 - 1))
     rng = random.Random(seed)
-    placement: ref.Placement = {}
+    placement: Placement = {}
     for rank in range(12):
         for file in range(12):
             if rng.random() < density:

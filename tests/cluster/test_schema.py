@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import threading
 import uuid
-from typing import Any
 
 import psycopg
 from sqlalchemy import inspect
 
 from exochess.web.storage import Storage, metadata
+from tests.cluster.harness import Services
 
 STARTS = 6
 
 
-def _new_database(services: Any) -> str:
+def _new_database(services: Services) -> str:
     """A new, empty database on the session's PostgreSQL; its SQLAlchemy URL."""
     name = "fresh_" + uuid.uuid4().hex[:12]
     server_url = services.postgres.url.replace("postgresql+psycopg://", "postgresql://")
@@ -27,7 +27,7 @@ def _new_database(services: Any) -> str:
     return services.postgres.url.rsplit("/", 1)[0] + "/" + name
 
 
-def test_servers_starting_together_on_a_new_database_all_start(services: Any) -> None:
+def test_servers_starting_together_on_a_new_database_all_start(services: Services) -> None:
     url = _new_database(services)
     ready = threading.Barrier(STARTS)
     failures: list[BaseException] = []

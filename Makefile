@@ -72,10 +72,11 @@ cluster: $(CLUSTER_STAMP) compiled
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests bench
 
-# The package, the tests and the benchmarks, all with --strict (tests/ is a package; bench/'s
-# scripts are top-level modules whose names collide with none of the others).
+# The package, the tests and the benchmarks, all with --strict: the files and settings are
+# pyproject.toml's [tool.mypy] (tests/ is a package; bench/'s scripts are top-level modules whose
+# names collide with none of the others).
 typecheck: $(DEV_STAMP)
-	$(BIN)/mypy --strict src/exochess tests bench
+	$(BIN)/mypy
 
 # Each pass spreads its test files over TEST_JOBS worker processes (pytest-xdist; a file's tests
 # stay together on one worker, in order, with its module fixtures): most of the suite waits on

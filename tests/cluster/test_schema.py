@@ -11,6 +11,7 @@ import uuid
 
 import psycopg
 from sqlalchemy import inspect
+from sqlalchemy.engine import make_url
 
 from exochess.web.storage import Storage, metadata
 from tests.cluster.harness import Services
@@ -21,10 +22,11 @@ STARTS = 6
 def _new_database(services: Services) -> str:
     """A new, empty database on the session's PostgreSQL; its SQLAlchemy URL."""
     name = "fresh_" + uuid.uuid4().hex[:12]
-    server_url = services.postgres.url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(server_url, autocommit=True) as conn:
+    url = make_url(services.postgres.url)
+    libpq = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(libpq, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
-    return services.postgres.url.rsplit("/", 1)[0] + "/" + name
+    return url.set(database=name).render_as_string(hide_password=False)
 
 
 def test_servers_starting_together_on_a_new_database_all_start(services: Services) -> None:

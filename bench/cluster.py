@@ -67,6 +67,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import uvloop
 import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -318,7 +319,8 @@ class Sock:
                 raise TimeoutError(f"no state at ply {ply} after {timeout} s")
             self.changed.clear()
             with contextlib.suppress(TimeoutError):  # a second's wait, then look at the mover again
-                await asyncio.wait_for(self.changed.wait(), 1.0)
+                async with asyncio.timeout(1.0):  # not wait_for: on 3.11 that makes a task a wait
+                    await self.changed.wait()
         if not parse or self.raw is None:
             return {}
         raw = self.raw
@@ -400,7 +402,7 @@ def watcher_process(urls: list[str], stop: Any, opened: Any, received: Any, defl
                     nice: int) -> None:
     """A process of watchers (see the module's text: the load generator's cheap part)."""
     os.nice(nice)
-    asyncio.run(_drain(urls, stop, opened, received, deflate))
+    uvloop.run(_drain(urls, stop, opened, received, deflate))
 
 
 class Watchers:
@@ -630,7 +632,8 @@ class Player:
                 return False
             self.changed.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), min(left, 1.0))
+                async with asyncio.timeout(min(left, 1.0)):  # no task a wait, unlike wait_for on 3.11
+                    await self.changed.wait()
         return True
 
 
@@ -708,7 +711,7 @@ def players_process(plans: list[Plan], plies: int, seconds: float, think: tuple[
     """A process of the load generator's players (see :func:`human_load`)."""
     os.nice(nice)
     try:
-        asyncio.run(_players(plans, plies, seconds, think, deflate, pipe, go))
+        uvloop.run(_players(plans, plies, seconds, think, deflate, pipe, go))
     except Exception as exc:
         pipe.send(f"error: {exc!r}")
         raise
@@ -998,7 +1001,6 @@ def subscription_bench(redis_url: str, size: int = 35_000, busy_ms: float = 20.0
     asyncio's default, on uvloop (as ``exochess serve`` runs) and on asyncio's own loop.  Every
     server reads every envelope, so two servers storing N moves a second each need 2N a
     second from it."""
-    import uvloop
 
     from exochess.web import pubsub
 

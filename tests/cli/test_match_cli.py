@@ -50,6 +50,7 @@ def test_sprt_cap_without_verdict() -> None:
         (("--b", "cmd:"), "cmd: needs the engine's command line"),
         (("--b", "noise=3,cmd:/bin/true"), "only level, movetime, nodes and depth"),
         (("--b", "cmd:false"), "engine 'false': exited"),
+        (("--opening-balance", "-5"), "--opening-balance must be 0 (off) or a number of centipawns"),
     ],
 )
 def test_bad_arguments_are_clear_errors(args: tuple[str, ...], message: str) -> None:
@@ -66,3 +67,13 @@ def test_plain_match_also_reports_the_pairs() -> None:
     assert result.returncode == 0, result.stderr
     last = result.stdout.splitlines()[-1]
     assert last.startswith("pairs: 1, pentanomial ") and "Elo A - B from the pairs" in last
+
+
+def test_the_header_says_how_openings_were_chosen() -> None:
+    balanced = run("fugue", "--a", "level=1,nodes=50", "--b", "level=1,nodes=50", "--games", "2")
+    assert balanced.returncode == 0, balanced.stderr
+    assert "4 random opening plies, openings within 150 cp" in balanced.stdout
+    plain = run("fugue", "--a", "level=1,nodes=50", "--b", "level=1,nodes=50", "--games", "2",
+                "--opening-balance", "0")
+    assert plain.returncode == 0, plain.stderr
+    assert "openings unfiltered" in plain.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import shlex
 import sys
 import textwrap
@@ -12,10 +13,14 @@ import pytest
 from exochess import Board
 from exochess.engine.external import ExternalEngine, ExternalEngineError
 from exochess.engine.match import (
+    OPENING_BALANCE_CP,
     MatchConfigError,
+    balanced_opening,
     check_player,
+    opening_score,
     parse_player,
     play_game,
+    random_opening,
     run_match,
     run_sprt,
 )
@@ -101,6 +106,38 @@ def test_results_come_in_pair_order_whatever_the_number_of_processes() -> None:
     assert [g.moves for g in parallel.games] == [g.moves for g in serial.games]
     assert [g.white for g in serial.games] == ["a", "b"]
     assert serial.games[0].moves[:4] == serial.games[1].moves[:4]  # a pair shares its opening
+
+
+@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+def test_balanced_openings_leave_neither_side_far_ahead(variant: str) -> None:
+    rng = random.Random(11)
+    openings = [balanced_opening(variant, 4, rng) for _ in range(3)]
+    for texts in openings:
+        assert len(texts) == 4
+        assert opening_score(variant, texts) <= OPENING_BALANCE_CP
+    again = random.Random(11)  # the same seed, the same openings (the judging search has a fixed depth)
+    assert [balanced_opening(variant, 4, again) for _ in range(3)] == openings
+
+
+def test_most_random_rebel_fury_openings_are_lopsided() -> None:
+    """Why matches filter openings: four random plies of Rebel Fury mostly leave one side far ahead."""
+    rng = random.Random(3)
+    scores = [opening_score("rebelfury", random_opening("rebelfury", 4, rng)) for _ in range(12)]
+    assert sum(score > OPENING_BALANCE_CP for score in scores) >= 6
+
+
+def test_balance_zero_keeps_the_first_random_opening() -> None:
+    first = random_opening("rebelfury", 4, random.Random(2))
+    assert balanced_opening("rebelfury", 4, random.Random(2), 0) == first
+
+
+def test_when_no_opening_is_balanced_the_closest_is_kept() -> None:
+    closest = balanced_opening("rebelfury", 4, random.Random(4), balance_cp=1, tries=3)
+    replay = random.Random(4)  # the three openings it drew
+    candidates = [random_opening("rebelfury", 4, replay) for _ in range(3)]
+    assert all(opening_score("rebelfury", c) > 1 for c in candidates)
+    assert closest in candidates
+    assert opening_score("rebelfury", closest) == min(opening_score("rebelfury", c) for c in candidates)
 
 
 def test_a_tiny_sprt_accepts_h1_for_level_8_against_level_1() -> None:

@@ -12,6 +12,7 @@ from exochess.cli.common import CliError, add_variant, add_variant_and_fen, boar
 from exochess.engine import Analysis, Searcher
 from exochess.engine.limits import Limits
 from exochess.engine.match import (
+    OPENING_BALANCE_CP,
     MatchResult,
     PlayerConfig,
     SprtStatus,
@@ -54,6 +55,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--movetime", type=positive_int, metavar="MS", help="time per move of a level-8 player")
     p.add_argument("--seed", type=int, default=1, help="seed of the random openings (default 1)")
     p.add_argument("--opening-plies", type=int, default=4, help="random plies before the engines play")
+    p.add_argument("--opening-balance", type=int, default=OPENING_BALANCE_CP, metavar="CP",
+                   help="keep only openings a depth-3 search scores within CP centipawns for "
+                        f"either side (default {OPENING_BALANCE_CP}; 0 keeps every random opening)")
     p.add_argument(
         "--jobs", type=positive_int, default=default_jobs(),
         help="games played at once, each in its own process (default: the number of cores, %(default)s)",
@@ -135,6 +139,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     b = parse_player(args.b)
     if args.opening_plies < 0:
         raise CliError("--opening-plies must be 0 or more")
+    if args.opening_balance < 0:
+        raise CliError("--opening-balance must be 0 (off) or a number of centipawns")
     if args.sprt is None and (args.alpha is not None or args.beta is not None):
         raise CliError("--alpha and --beta belong to a sequential test: give --sprt ELO0,ELO1 too")
     test = None
@@ -149,10 +155,12 @@ def cmd_match(args: argparse.Namespace) -> int:
         games = args.games or 10
         result = run_match(
             variant, a, b, games, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
+            balance_cp=args.opening_balance,
             jobs=args.jobs, progress=_progress(sys.stderr, games),
         )
         plies = args.opening_plies
-        print(f"match {variant}: {len(result.games)} games, {movetime}, {plies} random opening plies")
+        print(f"match {variant}: {len(result.games)} games, {movetime}, {plies} random opening plies"
+              f"{_balance_text(args.opening_balance)}")
         _print_table(result, a, b)
         counts = result.pentanomial()
         if sum(counts) > 0:
@@ -165,11 +173,12 @@ def cmd_match(args: argparse.Namespace) -> int:
         print(
             f"SPRT {variant}: A - B <= {test.elo0:g} (H0) against >= {test.elo1:g} (H1) in logistic Elo, "
             f"alpha {test.alpha:g}, beta {test.beta:g}, LLR bounds [{lower:.2f}, {upper:.2f}], "
-            f"at most {cap} games, {movetime}, {args.jobs} at once"
+            f"at most {cap} games, {movetime}, {args.jobs} at once{_balance_text(args.opening_balance)}"
         )
         sys.stdout.flush()
         result, status = run_sprt(
             variant, a, b, test, cap, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
+            balance_cp=args.opening_balance,
             jobs=args.jobs, progress=_sprt_line,
         )
         print(_verdict(test, status, cap))
@@ -180,6 +189,10 @@ def cmd_match(args: argparse.Namespace) -> int:
                 white = "A" if g.white == "a" else "B"
                 fh.write(f"game {i} white={white} result={g.score:g} ({g.reason}): {' '.join(g.moves)}\n")
     return 0
+
+
+def _balance_text(balance_cp: int) -> str:
+    return f", openings within {balance_cp} cp" if balance_cp > 0 else ", openings unfiltered"
 
 
 def format_elo_error(elo: tuple[float, float, float]) -> str:

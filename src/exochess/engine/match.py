@@ -21,7 +21,13 @@ that the engine is told: ``level=5,nodes=20000,cmd:...`` (``level``,
 ``movetime``, ``nodes``, ``depth``).
 
 Games are played in pairs from the same random opening (a few random plies),
-each player having White once, so the opening's bias cancels out.  The games
+each player having White once, so the opening's bias cancels out.  An opening
+is kept only when a short fixed-depth search scores it within
+:data:`OPENING_BALANCE_CP` for either side (:func:`balanced_opening`): in Rebel
+Fury four random plies leave most positions lost for one side (a depth-3 search
+put the median at 489 cp and 40% beyond 1,000 cp over 30 openings), and a pair
+from such an opening is won once by each player whatever their strength, which
+says nothing about them.  The games
 have no draw rule; a game still going after :data:`MAX_PLIES` plies is
 adjudicated by the static evaluation: a lead of :data:`ADJUDICATION_CP` wins,
 anything closer is a draw.
@@ -42,7 +48,7 @@ from exochess.engine.external import ExternalEngine, ExternalEngineError
 from exochess.engine.levels import level as get_level
 from exochess.engine.limits import Limits
 from exochess.engine.parallel import map_in_processes
-from exochess.engine.search import Searcher, SearchOptions
+from exochess.engine.search import MATE, Searcher, SearchOptions
 from exochess.engine.sprt import Sprt, elo_estimate, pentanomial
 from exochess.errors import ExochessError
 from exochess.rawmove import to_move
@@ -52,6 +58,14 @@ MAX_PLIES = 300
 """A game still running after this many plies is adjudicated (the games have no draw rule)."""
 ADJUDICATION_CP = 200
 """At the move limit the side ahead by this much in the static evaluation wins; otherwise a draw."""
+
+
+OPENING_BALANCE_CP = 150
+"""Default bound on how far an opening may favour one side (centipawns, :func:`balanced_opening`)."""
+BALANCE_DEPTH = 3
+"""Depth of the search that judges an opening (fixed, so a seed always gives the same openings)."""
+BALANCE_TRIES = 200
+"""Random openings drawn at most for one balanced opening; the closest one is kept if none is."""
 
 
 SEARCH_SWITCHES = ("aspiration", "null_move", "razoring", "lmr", "royal_extension", "forced_quiescence",
@@ -228,6 +242,44 @@ def random_opening(variant: str, plies: int, rng: random.Random) -> list[str]:
         else:
             break
     return texts
+
+
+def opening_score(variant: str, texts: list[str], depth: int = BALANCE_DEPTH) -> int:
+    """How far the position after ``texts`` favours one side: the size of a ``depth``-ply search's
+    score in centipawns (a mate found counts as :data:`~exochess.engine.search.MATE`)."""
+    board = Board(variant)
+    for text in texts:
+        board.push_text(text)
+    if board.outcome() is not None:
+        return MATE
+    analysis = Searcher(evaluator_for(board.variant)).search(board, Limits(depth=depth))
+    return MATE if analysis.mate is not None else abs(analysis.score_cp)
+
+
+def balanced_opening(
+    variant: str,
+    plies: int,
+    rng: random.Random,
+    balance_cp: int = OPENING_BALANCE_CP,
+    tries: int = BALANCE_TRIES,
+) -> list[str]:
+    """A :func:`random_opening` that :func:`opening_score` puts within ``balance_cp`` for either
+    side: the first of up to ``tries`` drawn from ``rng``, else the closest of them.
+
+    ``balance_cp`` 0 takes the first random opening as it is (no search).
+    """
+    best: list[str] = []
+    best_score = MATE + 1
+    for _ in range(max(1, tries)):
+        texts = random_opening(variant, plies, rng)
+        if balance_cp <= 0 or not texts:
+            return texts
+        score = opening_score(variant, texts)
+        if score <= balance_cp:
+            return texts
+        if score < best_score:
+            best, best_score = texts, score
+    return best
 
 
 @dataclass(frozen=True)
@@ -426,14 +478,15 @@ def game_specs(
     movetime_ms: int | None,
     seed: int = 1,
     opening_plies: int = 4,
+    balance_cp: int = OPENING_BALANCE_CP,
 ) -> Iterator[_GameSpec]:
-    """The games of a match: pairs from one random opening each, colours alternating."""
+    """The games of a match: pairs from one balanced random opening each, colours alternating."""
     resolve_variant(variant)  # an unknown game fails here, before any game starts
     rng = random.Random(seed)
     opening: list[str] = []
     for i in range(games):
         if i % 2 == 0:
-            opening = random_opening(variant, opening_plies, rng)
+            opening = balanced_opening(variant, opening_plies, rng, balance_cp)
         yield _GameSpec(i, variant, i % 2 == 0, a, b, tuple(opening), movetime_ms, seed * 100_003 + i)
 
 
@@ -469,12 +522,14 @@ def run_match(
     *,
     seed: int = 1,
     opening_plies: int = 4,
+    balance_cp: int = OPENING_BALANCE_CP,
     jobs: int = 1,
     progress: Callable[[MatchResult], None] | None = None,
 ) -> MatchResult:
     """Play ``games`` games between A and B and return the totals."""
     result = MatchResult()
-    for game in _play_in_order(game_specs(variant, a, b, games, movetime_ms, seed, opening_plies), jobs):
+    specs = game_specs(variant, a, b, games, movetime_ms, seed, opening_plies, balance_cp)
+    for game in _play_in_order(specs, jobs):
         result.games.append(game)
         if progress is not None:
             progress(result)
@@ -514,6 +569,7 @@ def run_sprt(
     *,
     seed: int = 1,
     opening_plies: int = 4,
+    balance_cp: int = OPENING_BALANCE_CP,
     jobs: int = 1,
     progress: Callable[[SprtStatus], None] | None = None,
 ) -> tuple[MatchResult, SprtStatus]:
@@ -525,7 +581,8 @@ def run_sprt(
     pairs = (max_games + 1) // 2
     result = MatchResult()
     status = sprt_status(result, test)
-    games = _play_in_order(game_specs(variant, a, b, 2 * pairs, movetime_ms, seed, opening_plies), jobs)
+    specs = game_specs(variant, a, b, 2 * pairs, movetime_ms, seed, opening_plies, balance_cp)
+    games = _play_in_order(specs, jobs)
     try:
         for game in games:
             result.games.append(game)

@@ -296,23 +296,32 @@ def annotations_json(board: Board) -> dict[str, Any]:
 def captured_json(variant: Variant, fens: Sequence[str], moves: Sequence[Move]) -> dict[str, list[str]]:
     """The pieces each side has lost so far, as FEN letters in the order they fell.
 
-    ``fens[i]`` is the position before ``moves[i]``.  A victim is read on the position before
-    its move (the pieces a move removes never move during it); a Swapper's mutual destruction
-    also costs the Swapper itself.
+    ``fens[i]`` is the position before ``moves[i]`` (see :func:`pieces_lost`).
     """
     lost: dict[str, list[str]] = {"white": [], "black": []}
-    geo = variant.geometry
     for fen, move in zip(fens, moves, strict=False):
-        if not any(a.victims or a.kind == "*" for a in move.actions):
-            continue
-        squares = parse_placement(fen.split()[0], geo, variant.codes)
-        for action in move.actions:
-            fallen = [*action.victims, action.from_square] if action.kind == "*" else list(action.victims)
-            for sq in fallen:
-                code = squares[sq]
-                if code:
-                    lost[color_name(code > 0)].append(variant.letters[code])
+        for color, letter in pieces_lost(variant, fen, move):
+            lost[color].append(letter)
     return lost
+
+
+def pieces_lost(variant: Variant, fen: str, move: Move) -> tuple[tuple[str, str], ...]:
+    """The pieces ``move`` removes, as (side, FEN letter), played from the position ``fen``.
+
+    A victim is read on the position before its move (the pieces a move removes never move
+    during it); a Swapper's mutual destruction also costs the Swapper itself.
+    """
+    if not any(a.victims or a.kind == "*" for a in move.actions):
+        return ()
+    squares = parse_placement(fen.split()[0], variant.geometry, variant.codes)
+    fallen: list[tuple[str, str]] = []
+    for action in move.actions:
+        removed = [*action.victims, action.from_square] if action.kind == "*" else list(action.victims)
+        for sq in removed:
+            code = squares[sq]
+            if code:
+                fallen.append((color_name(code > 0), variant.letters[code]))
+    return tuple(fallen)
 
 
 def game_view(board: Board) -> dict[str, Any]:

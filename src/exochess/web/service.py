@@ -53,18 +53,17 @@ from exochess.web.domain import (
     WrongSeat,
 )
 from exochess.web.enginepool import RANDOM_LEVEL, EngineBackend, EngineClock
+from exochess.web.history import HistoryJson
 from exochess.web.hub import Hub
 from exochess.web.legalview import EMPTY, LegalView
 from exochess.web.movenote import MoveNote
 from exochess.web.positions import (
     PositionTooLargeError,
     aborted_by_text,
-    captured_json,
     game_view,
     left_game_text,
     legal_tree,
     lost_on_time_text,
-    move_json,
     no_first_move_text,
     position_json,
     reason_text,
@@ -105,6 +104,8 @@ class LiveGame:
     fens: list[str]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     state_cache: str | None = None
+    history: HistoryJson = field(default_factory=HistoryJson)
+    """The moves and lost pieces of the state, encoded a ply at a time."""
     legal_view: tuple[LegalKey, LegalView] | None = None
     """The legal-move tree of the current position, computed off the event loop (as JSON text:
     the collector neither tracks nor walks it)."""
@@ -653,9 +654,18 @@ class GameService:
         """The game's state; its ``legal`` tree is that of :meth:`prepare` (called by
         :meth:`get` and :meth:`publish`), never computed here on the event loop."""
         state, view = self._state_fields(live)
+        moves, captured = self._history(live)
+        state["fens"] = live.fens
+        state["moves"] = json.loads(moves)
+        state["captured"] = captured
         state["legal"] = json.loads(view.actions)
         state["annotations"] = json.loads(view.annotations)
         return state
+
+    @staticmethod
+    def _history(live: LiveGame) -> tuple[str, dict[str, list[str]]]:
+        """The game's moves as JSON text and the pieces each side lost."""
+        return live.history.update(live.board, live.fens, live.row.moves)
 
     def _legal_now(self, live: LiveGame) -> LegalView:
         """The view the state carries: none for a finished game or one not prepared yet."""
@@ -667,11 +677,10 @@ class GameService:
         return view
 
     def _state_fields(self, live: LiveGame) -> tuple[dict[str, Any], LegalView]:
-        """The state without its ``legal`` tree and ``annotations``, and the view they are in."""
+        """The state without its history (``fens``, ``moves``, ``captured``), ``legal`` tree and
+        ``annotations``, and the view the last two are in."""
         row, board = live.row, live.board
         view = self._legal_now(live)
-        history = board.move_stack
-        moves = [move_json(board.variant, m) for m in history]
         players = {}
         for color in Color:
             kind = live.kind_of(color)
@@ -685,8 +694,6 @@ class GameService:
             "variant": variant_json(board.variant),
             "start_fen": row.start_fen,
             "fen": board.fen(),
-            "fens": live.fens,
-            "moves": moves,
             "ply": board.ply(),
             "turn": live.to_move(),
             "status": row.status,
@@ -703,7 +710,6 @@ class GameService:
             "absent_since": self._absent_json(live),
             "legal_count": view.count,
             "legal_error": view.error,
-            "captured": captured_json(board.variant, live.fens, history),
         }, view
 
     def _clock_json(self, live: LiveGame) -> dict[str, Any] | None:
@@ -718,13 +724,19 @@ class GameService:
         return {c: None if (t := live.absent_since.get(c)) is None else epoch_ms(t) for c in Color}
 
     def state_text(self, live: LiveGame) -> str:
-        """The game's state as JSON text (cached until the game changes).  The legal-move tree
-        and the rule annotations (the position's rule states, computed with its legal moves)
-        are spliced in as the view keeps them, already encoded."""
+        """The game's state as JSON text (cached until the game changes).  The moves (encoded
+        a ply at a time, :class:`~exochess.web.history.HistoryJson`), the legal-move tree and the
+        rule annotations (the position's rule states, computed with its legal moves) are
+        spliced in already encoded."""
         if live.state_cache is None:
             state, view = self._state_fields(live)
+            moves, captured = self._history(live)
             head = json.dumps(state)
-            live.state_cache = f'{head[:-1]}, "legal": {view.actions}, "annotations": {view.annotations}}}'
+            live.state_cache = (
+                f'{head[:-1]}, "fens": {json.dumps(live.fens)}, "moves": {moves}, '
+                f'"captured": {json.dumps(captured)}, "legal": {view.actions}, '
+                f'"annotations": {view.annotations}}}'
+            )
         return live.state_cache
 
     async def publish(self, live: LiveGame, note: MoveNote | None = None) -> None:

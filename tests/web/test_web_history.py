@@ -33,7 +33,7 @@ def play(board: Board, fens: list[str], texts: list[str], rng: random.Random) ->
 def test_kept_history_equals_the_whole_one_through_moves_and_takebacks(variant: str) -> None:
     rng = random.Random(variant)
     board = Board(variant)
-    fens, texts = [board.fen()], []
+    fens, texts = [board.fen()], list[str]()
     history = HistoryJson()
     captures = 0
     for step in range(120):
@@ -54,13 +54,13 @@ def test_a_history_replaced_whole_is_made_again() -> None:
     """Another process's takeback and replay, or a reload, can change any ply: all are checked."""
     rng = random.Random(5)
     board = Board("fugue")
-    fens, texts = [board.fen()], []
+    fens, texts = [board.fen()], list[str]()
     for _ in range(10):
         play(board, fens, texts, rng)
     history = HistoryJson()
     history.update(board, fens, texts)
     other = Board("fugue")
-    other_fens, other_texts = [other.fen()], []
+    other_fens, other_texts = [other.fen()], list[str]()
     other_rng = random.Random(6)
     for _ in range(10):
         play(other, other_fens, other_texts, other_rng)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,6 +52,7 @@ def test_sprt_cap_without_verdict() -> None:
         (("--b", "noise=3,cmd:/bin/true"), "only level, movetime, nodes and depth"),
         (("--b", "cmd:false"), "engine 'false': exited"),
         (("--opening-balance", "-5"), "--opening-balance must be 0 (off) or a number of centipawns"),
+        (("--pgn", "/nonexistent/games.txt"), "cannot write --pgn file /nonexistent/games.txt"),
     ],
 )
 def test_bad_arguments_are_clear_errors(args: tuple[str, ...], message: str) -> None:
@@ -77,3 +79,15 @@ def test_the_header_says_how_openings_were_chosen() -> None:
                 "--opening-balance", "0")
     assert plain.returncode == 0, plain.stderr
     assert "openings unfiltered" in plain.stdout
+
+
+def test_the_record_has_a_line_per_game_in_order(tmp_path: Path) -> None:
+    record = tmp_path / "games.txt"
+    result = run("fugue", "--a", "level=2,nodes=60", "--b", "level=1,nodes=60", "--games", "4",
+                 "--jobs", "2", "--pgn", str(record))
+    assert result.returncode == 0, result.stderr
+    lines = record.read_text(encoding="utf-8").splitlines()
+    assert [line.split()[:3] for line in lines] == [
+        ["game", str(i), f"white={'A' if i % 2 else 'B'}"] for i in range(1, 5)]
+    first, second = (line.split(": ", 1)[1].split() for line in lines[:2])
+    assert first[:4] == second[:4]  # a pair shares its opening

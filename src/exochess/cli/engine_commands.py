@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TextIO
 
 from exochess.cli.common import CliError, add_variant, add_variant_and_fen, board_from_args, positive_int
@@ -13,6 +14,7 @@ from exochess.engine import Analysis, Searcher
 from exochess.engine.limits import Limits
 from exochess.engine.match import (
     OPENING_BALANCE_CP,
+    GameResult,
     MatchResult,
     PlayerConfig,
     SprtStatus,
@@ -150,13 +152,51 @@ def cmd_match(args: argparse.Namespace) -> int:
         test = Sprt.parse(args.sprt, alpha, beta)
     for player in (a, b):
         check_player(variant, player)  # a wrong engine command fails now, not in game 1
+    with _game_record(args.pgn) as record:
+        return _play_match(args, variant, a, b, test, record)
+
+
+@contextlib.contextmanager
+def _game_record(path: str | None) -> Iterator[Callable[[GameResult], None] | None]:
+    """The ``--pgn`` file, opened before the first game (a path that cannot be written fails
+    then, not after the match) and written a line per game as each is taken, so a match stopped
+    early keeps the games it played."""
+    if not path:
+        yield None
+        return
+    try:
+        fh = open(path, "w", encoding="utf-8")  # noqa: SIM115 - held open for the whole match
+    except OSError as exc:
+        raise CliError(f"cannot write --pgn file {path}: {exc.strerror or exc}") from exc
+    count = 0
+
+    def write(game: GameResult) -> None:
+        nonlocal count
+        count += 1
+        white = "A" if game.white == "a" else "B"
+        moves = " ".join(game.moves)
+        fh.write(f"game {count} white={white} result={game.score:g} ({game.reason}): {moves}\n")
+        fh.flush()
+
+    with fh:
+        yield write
+
+
+def _play_match(
+    args: argparse.Namespace,
+    variant: str,
+    a: PlayerConfig,
+    b: PlayerConfig,
+    test: Sprt | None,
+    record: Callable[[GameResult], None] | None,
+) -> int:
     movetime = f"movetime {args.movetime} ms" if args.movetime else "level default times"
     if test is None:
         games = args.games or 10
         result = run_match(
             variant, a, b, games, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
             balance_cp=args.opening_balance,
-            jobs=args.jobs, progress=_progress(sys.stderr, games),
+            jobs=args.jobs, progress=_progress(sys.stderr, games), on_game=record,
         )
         plies = args.opening_plies
         print(f"match {variant}: {len(result.games)} games, {movetime}, {plies} random opening plies"
@@ -179,15 +219,10 @@ def cmd_match(args: argparse.Namespace) -> int:
         result, status = run_sprt(
             variant, a, b, test, cap, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
             balance_cp=args.opening_balance,
-            jobs=args.jobs, progress=_sprt_line,
+            jobs=args.jobs, progress=_sprt_line, on_game=record,
         )
         print(_verdict(test, status, cap))
         _print_table(result, a, b)
-    if args.pgn:
-        with open(args.pgn, "w", encoding="utf-8") as fh:
-            for i, g in enumerate(result.games, start=1):
-                white = "A" if g.white == "a" else "B"
-                fh.write(f"game {i} white={white} result={g.score:g} ({g.reason}): {' '.join(g.moves)}\n")
     return 0
 
 

@@ -525,12 +525,16 @@ def run_match(
     balance_cp: int = OPENING_BALANCE_CP,
     jobs: int = 1,
     progress: Callable[[MatchResult], None] | None = None,
+    on_game: Callable[[GameResult], None] | None = None,
 ) -> MatchResult:
-    """Play ``games`` games between A and B and return the totals."""
+    """Play ``games`` games between A and B and return the totals; ``on_game`` sees each game
+    as it is taken, in order (a record written as the match goes)."""
     result = MatchResult()
     specs = game_specs(variant, a, b, games, movetime_ms, seed, opening_plies, balance_cp)
     for game in _play_in_order(specs, jobs):
         result.games.append(game)
+        if on_game is not None:
+            on_game(game)
         if progress is not None:
             progress(result)
     return result
@@ -572,8 +576,10 @@ def run_sprt(
     balance_cp: int = OPENING_BALANCE_CP,
     jobs: int = 1,
     progress: Callable[[SprtStatus], None] | None = None,
+    on_game: Callable[[GameResult], None] | None = None,
 ) -> tuple[MatchResult, SprtStatus]:
     """Play pairs until the test accepts H0 or H1, or ``max_games`` (rounded up to pairs) are played.
+    ``on_game`` sees each game as it is taken, in order.
 
     Pairs are judged in their order whatever order their games end in, so a run with node
     budgets gives the same games, the same counts and the same verdict for any ``jobs``.
@@ -586,6 +592,8 @@ def run_sprt(
     try:
         for game in games:
             result.games.append(game)
+            if on_game is not None:
+                on_game(game)
             if len(result.games) % 2:
                 continue
             status = sprt_status(result, test)

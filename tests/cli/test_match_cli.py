@@ -1,7 +1,9 @@
-"""``exochess match`` as a user runs it: the sequential test and its argument errors."""
+"""``exochess match`` as a user runs it: the sequential test, the game record and resuming
+from it, and the argument errors."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -86,8 +88,89 @@ def test_the_record_has_a_line_per_game_in_order(tmp_path: Path) -> None:
     result = run("fugue", "--a", "level=2,nodes=60", "--b", "level=1,nodes=60", "--games", "4",
                  "--jobs", "2", "--pgn", str(record))
     assert result.returncode == 0, result.stderr
-    lines = record.read_text(encoding="utf-8").splitlines()
+    header, *lines = record.read_text(encoding="utf-8").splitlines()
+    assert header.startswith("# exochess match {")
+    settings = json.loads(header.removeprefix("# exochess match "))
+    assert (settings["variant"], settings["a"], settings["seed"], settings["sprt"]) == (
+        "fugue", "level=2,nodes=60", 1, None)
     assert [line.split()[:3] for line in lines] == [
         ["game", str(i), f"white={'A' if i % 2 else 'B'}"] for i in range(1, 5)]
     first, second = (line.split(": ", 1)[1].split() for line in lines[:2])
     assert first[:4] == second[:4]  # a pair shares its opening
+
+
+FIXED = ("fugue", "--a", "level=8,nodes=150", "--b", "level=5,nodes=150", "--seed", "9", "--jobs", "1")
+
+
+def test_a_resumed_match_plays_the_games_an_unbroken_one_would(tmp_path: Path) -> None:
+    # Node budgets make the games deterministic: 3 games, then resumed to 6, give the same
+    # record as 6 in one go (the odd game's pair is completed with its own opening).
+    whole, part = tmp_path / "whole.txt", tmp_path / "part.txt"
+    assert run(*FIXED, "--games", "6", "--pgn", str(whole)).returncode == 0
+    assert run(*FIXED, "--games", "3", "--pgn", str(part)).returncode == 0
+    assert len(part.read_text(encoding="utf-8").splitlines()) == 1 + 3
+    resumed = run(*FIXED, "--games", "6", "--pgn", str(part), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming " in resumed.stdout and ": 3 games played before" in resumed.stdout
+    assert "match fugue: 6 games" in resumed.stdout  # the totals count the record's games too
+    assert part.read_text(encoding="utf-8") == whole.read_text(encoding="utf-8")
+
+
+def test_a_resumed_sprt_starts_from_the_recorded_pairs(tmp_path: Path) -> None:
+    record = tmp_path / "sprt.txt"
+    test = ("--sprt=-50,50",)  # pairs won once each leave the test where it is: no verdict
+    first = run(*FIXED, *test, "--games", "4", "--pgn", str(record))
+    assert first.returncode == 0, first.stderr
+    last_line = [line for line in first.stdout.splitlines() if line.startswith("pairs ")][-1]
+    again = run(*FIXED, *test, "--games", "6", "--pgn", str(record), "--resume")
+    assert again.returncode == 0, again.stderr
+    progress = [line for line in again.stdout.splitlines() if line.startswith("pairs ")]
+    assert progress[0] == last_line  # where the record left the test
+    assert progress[1].split()[1] == "3"
+    assert len(record.read_text(encoding="utf-8").splitlines()) == 1 + 2 * len(progress[1:]) + 4
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("--seed", "10"), "seed: 10 (the record's 9)"),
+        (("--b", "level=5,nodes=151"), "b: 'level=5,nodes=151' (the record's 'level=5,nodes=150')"),
+        (("--sprt", "0,100"), "sprt: '0,100' (the record's None)"),
+    ],
+)
+def test_resuming_with_other_settings_is_refused(tmp_path: Path, change: tuple[str, ...], message: str) -> None:
+    record = tmp_path / "games.txt"
+    assert run(*FIXED, "--games", "2", "--pgn", str(record)).returncode == 0
+    before = record.read_text(encoding="utf-8")
+    args = dict(zip(FIXED[1::2], FIXED[2::2], strict=True))
+    args.update(dict(zip(change[::2], change[1::2], strict=True)))
+    argv = ["fugue", *(x for kv in args.items() for x in kv), "--games", "4", "--pgn", str(record), "--resume"]
+    result = run(*argv)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"cannot resume {record}" in result.stderr and message in result.stderr
+    assert record.read_text(encoding="utf-8") == before  # untouched
+
+
+def test_resuming_a_record_that_is_not_one_is_a_clear_error(tmp_path: Path) -> None:
+    good = tmp_path / "good.txt"
+    assert run(*FIXED, "--games", "2", "--pgn", str(good)).returncode == 0
+    header, first, second = good.read_text(encoding="utf-8").splitlines()
+    cases = {
+        "missing.txt": (None, "cannot read the match record"),
+        "old.txt": (f"{first}\n{second}\n", "is not a match record"),
+        "garbled.txt": (f"{header}\n{first}\nhello\n", "line 3: not a game line"),
+        "skipped.txt": (f"{header}\n{second}\n", "line 2: game 2 where game 1 was due"),
+        "json.txt": ("# exochess match {oops\n", "line 1: the settings are not JSON"),
+        "keys.txt": ('# exochess match {"variant": "fugue"}\n', "line 1: the settings must have exactly the keys"),
+        # Same settings, but the game's opening is not what seed 9 gives: another match's game.
+        "foreign.txt": (f"{header}\n" + first.replace(": ", ": a1-a1 ", 1) + "\n", "game 1 does not follow"),
+    }
+    for name, (text, message) in cases.items():
+        path = tmp_path / name
+        if text is not None:
+            path.write_text(text, encoding="utf-8")
+        result = run(*FIXED, "--games", "4", "--pgn", str(path), "--resume")
+        assert result.returncode == 2, (name, result.stdout)
+        assert "Traceback" not in result.stderr and message in result.stderr, (name, result.stderr)
+    no_file = run(*FIXED, "--games", "4", "--resume")
+    assert no_file.returncode == 2 and "give --pgn too" in no_file.stderr

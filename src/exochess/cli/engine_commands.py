@@ -23,7 +23,9 @@ from exochess.engine.match import (
     parse_player,
     run_match,
     run_sprt,
+    sprt_status,
 )
+from exochess.engine.record import MatchSettings, game_line, header_line, read_record
 from exochess.engine.sprt import Sprt, elo_estimate
 from exochess.variants import find_variant
 
@@ -70,7 +72,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--alpha", type=float, help="SPRT false-positive rate (default 0.05)")
     p.add_argument("--beta", type=float, help="SPRT false-negative rate (default 0.05)")
-    p.add_argument("--pgn", metavar="FILE", help="also write every game's moves to FILE (one line per game)")
+    p.add_argument("--pgn", metavar="FILE",
+                   help="also write the settings and every game's moves to FILE (a line per game)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the stopped match recorded in the --pgn FILE "
+                        "(the same settings; --jobs and --games may differ)")
     p.set_defaults(handler=cmd_match)
 
     p = sub.add_parser("engine", help="speak the UCI-like engine protocol on stdin/stdout")
@@ -150,35 +156,58 @@ def cmd_match(args: argparse.Namespace) -> int:
         alpha = 0.05 if args.alpha is None else args.alpha
         beta = 0.05 if args.beta is None else args.beta
         test = Sprt.parse(args.sprt, alpha, beta)
+    settings = MatchSettings(
+        variant, args.a, args.b, args.movetime, args.seed, args.opening_plies, args.opening_balance,
+        args.sprt, args.alpha, args.beta,
+    )
+    previous: list[GameResult] = []
+    if args.resume:
+        previous = _recorded_games(args.pgn, settings)
     for player in (a, b):
         check_player(variant, player)  # a wrong engine command fails now, not in game 1
-    with _game_record(args.pgn) as record:
-        return _play_match(args, variant, a, b, test, record)
+    with _game_record(args.pgn, settings, len(previous)) as record:
+        return _play_match(args, variant, a, b, test, record, previous)
+
+
+def _recorded_games(path: str | None, settings: MatchSettings) -> list[GameResult]:
+    """The games of the match that ``--resume`` continues, after checking its settings are these."""
+    if not path:
+        raise CliError("--resume continues the match recorded in --pgn FILE: give --pgn too")
+    recorded, games = read_record(path)
+    differences = settings.differences(recorded)
+    if differences:
+        raise CliError(f"cannot resume {path}: these settings differ from the record's: "
+                       f"{'; '.join(differences)}")
+    return games
 
 
 @contextlib.contextmanager
-def _game_record(path: str | None) -> Iterator[Callable[[GameResult], None] | None]:
+def _game_record(
+    path: str | None, settings: MatchSettings, played: int
+) -> Iterator[Callable[[GameResult], None] | None]:
     """The ``--pgn`` file, opened before the first game (a path that cannot be written fails
     then, not after the match) and written a line per game as each is taken, so a match stopped
-    early keeps the games it played."""
+    early keeps the games it played.  A new record starts with the settings; a resumed one
+    (``played`` games already in it) is appended to."""
     if not path:
         yield None
         return
     try:
-        fh = open(path, "w", encoding="utf-8")  # noqa: SIM115 - held open for the whole match
+        fh = open(path, "a" if played else "w", encoding="utf-8")  # noqa: SIM115 - open for the match
     except OSError as exc:
         raise CliError(f"cannot write --pgn file {path}: {exc.strerror or exc}") from exc
-    count = 0
+    count = played
 
     def write(game: GameResult) -> None:
         nonlocal count
         count += 1
-        white = "A" if game.white == "a" else "B"
-        moves = " ".join(game.moves)
-        fh.write(f"game {count} white={white} result={game.score:g} ({game.reason}): {moves}\n")
+        fh.write(game_line(count, game))
         fh.flush()
 
     with fh:
+        if not played:
+            fh.write(header_line(settings))
+            fh.flush()
         yield write
 
 
@@ -189,14 +218,17 @@ def _play_match(
     b: PlayerConfig,
     test: Sprt | None,
     record: Callable[[GameResult], None] | None,
+    previous: list[GameResult],
 ) -> int:
     movetime = f"movetime {args.movetime} ms" if args.movetime else "level default times"
+    if args.resume:
+        print(f"resuming {args.pgn}: {len(previous)} games played before")
     if test is None:
         games = args.games or 10
         result = run_match(
             variant, a, b, games, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
             balance_cp=args.opening_balance,
-            jobs=args.jobs, progress=_progress(sys.stderr, games), on_game=record,
+            jobs=args.jobs, progress=_progress(sys.stderr, games), on_game=record, previous=previous,
         )
         plies = args.opening_plies
         print(f"match {variant}: {len(result.games)} games, {movetime}, {plies} random opening plies"
@@ -215,11 +247,13 @@ def _play_match(
             f"alpha {test.alpha:g}, beta {test.beta:g}, LLR bounds [{lower:.2f}, {upper:.2f}], "
             f"at most {cap} games, {movetime}, {args.jobs} at once{_balance_text(args.opening_balance)}"
         )
+        if previous:
+            _sprt_line(sprt_status(MatchResult(list(previous)), test))  # where the record left it
         sys.stdout.flush()
         result, status = run_sprt(
             variant, a, b, test, cap, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
             balance_cp=args.opening_balance,
-            jobs=args.jobs, progress=_sprt_line, on_game=record,
+            jobs=args.jobs, progress=_sprt_line, on_game=record, previous=previous,
         )
         print(_verdict(test, status, cap))
         _print_table(result, a, b)

@@ -39,7 +39,7 @@ import math
 import os
 import random
 import shlex
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from exochess.board import Board
@@ -69,7 +69,7 @@ BALANCE_TRIES = 200
 
 
 SEARCH_SWITCHES = ("aspiration", "null_move", "razoring", "lmr", "royal_extension", "forced_quiescence",
-                   "forced_extension")
+                   "forced_extension", "late_move_pruning", "quiet_order_pst")
 """Player settings that switch a search feature (fields of :class:`SearchOptions`)."""
 
 
@@ -490,6 +490,27 @@ def game_specs(
         yield _GameSpec(i, variant, i % 2 == 0, a, b, tuple(opening), movetime_ms, seed * 100_003 + i)
 
 
+def _resumed(specs: Iterator[_GameSpec], previous: Sequence[GameResult]) -> Iterator[_GameSpec]:
+    """The games after ``previous`` (a match's games so far, from its record).
+
+    Each earlier game must be the one these settings give at its place: the same colours and
+    the same opening moves.  A record from another seed, opening rule or game fails here
+    (:class:`MatchConfigError`, naming the game), before anything is played.
+    """
+    for spec in specs:
+        if spec.index < len(previous):
+            game = previous[spec.index]
+            opening = game.moves[:len(spec.opening)]
+            if (game.white == "a") != spec.a_white or opening != spec.opening:
+                raise MatchConfigError(
+                    f"the record's game {spec.index + 1} does not follow from these settings: it opened "
+                    f"{' '.join(opening) or '(nothing)'} with {game.white.upper()} as White, where they give "
+                    f"{' '.join(spec.opening) or '(nothing)'} with {'A' if spec.a_white else 'B'} as White"
+                )
+            continue
+        yield spec
+
+
 def default_jobs() -> int:
     """Games played at once by default: one per core this process may use."""
     try:
@@ -526,11 +547,18 @@ def run_match(
     jobs: int = 1,
     progress: Callable[[MatchResult], None] | None = None,
     on_game: Callable[[GameResult], None] | None = None,
+    previous: Sequence[GameResult] = (),
 ) -> MatchResult:
     """Play ``games`` games between A and B and return the totals; ``on_game`` sees each game
-    as it is taken, in order (a record written as the match goes)."""
-    result = MatchResult()
-    specs = game_specs(variant, a, b, games, movetime_ms, seed, opening_plies, balance_cp)
+    as it is taken, in order (a record written as the match goes).
+
+    ``previous`` resumes a stopped match: its games count towards ``games`` and the match
+    plays on from the next one (checked to be the same match by :func:`_resumed`).
+    """
+    result = MatchResult(list(previous))
+    specs = _resumed(
+        game_specs(variant, a, b, games, movetime_ms, seed, opening_plies, balance_cp), previous
+    )
     for game in _play_in_order(specs, jobs):
         result.games.append(game)
         if on_game is not None:
@@ -577,17 +605,23 @@ def run_sprt(
     jobs: int = 1,
     progress: Callable[[SprtStatus], None] | None = None,
     on_game: Callable[[GameResult], None] | None = None,
+    previous: Sequence[GameResult] = (),
 ) -> tuple[MatchResult, SprtStatus]:
     """Play pairs until the test accepts H0 or H1, or ``max_games`` (rounded up to pairs) are played.
     ``on_game`` sees each game as it is taken, in order.
 
     Pairs are judged in their order whatever order their games end in, so a run with node
     budgets gives the same games, the same counts and the same verdict for any ``jobs``.
+    ``previous`` resumes a stopped test (as in :func:`run_match`): its pairs count first, and
+    a test they decide already plays nothing more.
     """
     pairs = (max_games + 1) // 2
-    result = MatchResult()
+    result = MatchResult(list(previous))
     status = sprt_status(result, test)
+    if status.verdict is not None:
+        return result, status
     specs = game_specs(variant, a, b, 2 * pairs, movetime_ms, seed, opening_plies, balance_cp)
+    specs = _resumed(specs, previous)
     games = _play_in_order(specs, jobs)
     try:
         for game in games:

@@ -110,6 +110,9 @@ NULL_MIN_PIECES: Final = 2
 One was not enough: a Rebel Fury side with a Fury and a petrified Gorgon must move its Fury
 into a capture (tests/engine/test_engine.py, FORCED_WINS), and passing would have saved it."""
 
+LMP_COUNT: Final = (0, 6, 10, 16)
+"""With ``late_move_pruning``, at depth d (up to 3) outside the principal variation, quiet moves
+after the first LMP_COUNT[d] searched are skipped once a move has scored above a loss."""
 LMR_TABLE_SIZE: Final = 64
 LMR_REDUCTION: Final = tuple(
     tuple(
@@ -197,6 +200,10 @@ class SearchOptions:
 
     The side to move must take, so the static score of the position is not a score it can
     choose; off, quiescence treats a forced capture as optional (the first rule)."""
+    late_move_pruning: bool = False
+    """Near the leaves (with ``pruning``), quiet moves after the first :data:`LMP_COUNT` are not searched."""
+    quiet_order_pst: bool = False
+    """Quiet moves without history are ordered by their piece-square gain (else generation order)."""
 
 
 class Searcher:
@@ -215,8 +222,8 @@ class Searcher:
         "_next_check", "_node_limit", "_partial", "_protected", "_pv", "_q_full", "_q_max", "_retired",
         "_root_pv", "_score_stack", "_seldepth", "_start", "_stop", "big_pieces", "board", "by_code",
         "compulsory", "delta_margin", "ev", "extend", "forbid_repetition", "forced_ext", "forced_q",
-        "history", "killers", "lazy_margin", "lmr", "nodes", "null_ok", "options", "order_value",
-        "promo_value", "pruning", "quiescence", "razor", "royal", "royal_min", "score", "tempo",
+        "history", "killers", "lazy_margin", "lmp", "lmr", "nodes", "null_ok", "options", "order_value",
+        "promo_value", "pruning", "quiescence", "quiet_pst", "razor", "royal", "royal_min", "score", "tempo",
         "threefold", "tt", "value_of",
     )
     _q_full: int
@@ -477,6 +484,8 @@ class Searcher:
         self.extend = options.royal_extension and null_allowed and royal != 0
         self.razor = options.pruning and options.razoring
         self.lmr = options.pruning and options.lmr
+        self.lmp = options.pruning and options.late_move_pruning
+        self.quiet_pst = options.quiet_order_pst
         self._last_null = False
         self._ext_limit = 0
         # The codes (as piece_squares indices) of each side's pieces that are neither royal
@@ -870,11 +879,30 @@ class Searcher:
         hist_get = self.history.get
         # The keys in one comprehension (a key function is a Python call per move); the sort
         # compares the keys only and is stable, so equal keys keep the generation order.
-        quiets = [
-            (hist_get((m[FROM] << 8) | m[TO], 0) + (1_000_000 if m[PROMOTION] else 0), m)
-            for m in moves
-            if not m[VICTIMS]
-        ]
+        if self.quiet_pst:
+            by_code = self.by_code
+            if board.side > 0:
+                quiets = [
+                    ((hist_get((m[FROM] << 8) | m[TO], 0) << 12)
+                     + (by_code[m[13]][m[11]] - by_code[m[9]][m[8]] if len(m) == 14 else 0)
+                     + (1 << 40 if m[PROMOTION] else 0), m)
+                    for m in moves
+                    if not m[VICTIMS]
+                ]
+            else:
+                quiets = [
+                    ((hist_get((m[FROM] << 8) | m[TO], 0) << 12)
+                     + (by_code[m[9]][m[8]] - by_code[m[13]][m[11]] if len(m) == 14 else 0)
+                     + (1 << 40 if m[PROMOTION] else 0), m)
+                    for m in moves
+                    if not m[VICTIMS]
+                ]
+        else:
+            quiets = [
+                (hist_get((m[FROM] << 8) | m[TO], 0) + (1_000_000 if m[PROMOTION] else 0), m)
+                for m in moves
+                if not m[VICTIMS]
+            ]
         quiets.sort(key=_first, reverse=True)
         if tt is not None:
             found.append(tt)
@@ -939,6 +967,8 @@ class Searcher:
         best_move: RawMove | None = None
         original_alpha = alpha
         searched = 0
+        quiet_limit = LMP_COUNT[depth] if self.lmp and prune and depth <= 3 else 1 << 30
+        quiets_searched = 0
         # A single forced capture: the move costs no ply (generates the captures first).
         forced = self.forced_ext and ply < self._ext_limit and len(self._captures(key)) == 1
         for m in self._staged(tt_move, ply, key):
@@ -949,6 +979,10 @@ class Searcher:
             capture = m[VICTIMS] or m[PROMOTION]  # only its truth is used: no bool() call
             if futile and searched and not capture:
                 continue
+            if not capture:
+                if quiets_searched >= quiet_limit and best > -MATE_BOUND:
+                    break  # late quiet moves near the leaves: skipped (the rest are quiet too)
+                quiets_searched += 1
             state = self._play(m, ply)
             if state == _WIN:
                 score = MATE - ply - 1

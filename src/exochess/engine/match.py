@@ -7,9 +7,9 @@ separated by commas::
 
 ``level`` picks the base level (default 8); ``depth``, ``noise``,
 ``quiescence``, ``pruning`` override its search options; ``movetime`` (ms) and
-``nodes`` fix the budget of every move; ``aspiration``, ``null_move``, ``razoring``,
-``lmr`` and ``royal_extension`` (0 or 1) switch those search features (otherwise the level's share of the
-match move time); ``mobility`` sets the evaluation's centipawns per square of
+``nodes`` fix the budget of every move (otherwise the level's share of the match move
+time); the names in :data:`SEARCH_SWITCHES` (``null_move=1``, ``late_move_pruning=0``...)
+switch those search features; ``mobility`` sets the evaluation's centipawns per square of
 mobility (0 turns the term off); a single upper-case letter overrides that
 piece's material value in the evaluation (used to fit values by self-play,
 ``docs/engine.md``).

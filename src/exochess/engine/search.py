@@ -5,8 +5,9 @@ table keyed by the board's Zobrist hash, move ordering (TT move, captures by
 victim value, killers, history), late move reductions, futility pruning near the
 leaves and a quiescence search over capturing moves.  Where captures are compulsory
 (Interweave) quiescence has no stand pat while a capture is due (it won its matches and is
-on).  Aspiration windows, null-move pruning, razoring, a royal-threat extension and a
-forced-reply extension are written behind :class:`SearchOptions` switches, off by default
+on).  Aspiration windows, null-move pruning, razoring, late move pruning, quiet moves ordered
+by piece-square gain, a royal-threat extension and a forced-reply extension are written
+behind :class:`SearchOptions` switches, off by default
 (the last won its A/B matches but upset the level ladder; docs/engine.md, "Search features").
 
 Moves are generated in stages, lazily: the table move is played before anything

@@ -881,23 +881,17 @@ class Searcher:
         # The keys in one comprehension (a key function is a Python call per move); the sort
         # compares the keys only and is stable, so equal keys keep the generation order.
         if self.quiet_pst:
+            # History first (shifted above any table gain), then the table's gain for the side
+            # to move of a plain move (two change triples: from square, then to square).
             by_code = self.by_code
-            if board.side > 0:
-                quiets = [
-                    ((hist_get((m[FROM] << 8) | m[TO], 0) << 12)
-                     + (by_code[m[13]][m[11]] - by_code[m[9]][m[8]] if len(m) == 14 else 0)
-                     + (1 << 40 if m[PROMOTION] else 0), m)
-                    for m in moves
-                    if not m[VICTIMS]
-                ]
-            else:
-                quiets = [
-                    ((hist_get((m[FROM] << 8) | m[TO], 0) << 12)
-                     + (by_code[m[9]][m[8]] - by_code[m[13]][m[11]] if len(m) == 14 else 0)
-                     + (1 << 40 if m[PROMOTION] else 0), m)
-                    for m in moves
-                    if not m[VICTIMS]
-                ]
+            side = board.side
+            quiets = [
+                ((hist_get((m[FROM] << 8) | m[TO], 0) << 12)
+                 + (side * (by_code[m[13]][m[11]] - by_code[m[9]][m[8]]) if len(m) == 14 else 0)
+                 + (1 << 40 if m[PROMOTION] else 0), m)
+                for m in moves
+                if not m[VICTIMS]
+            ]
         else:
             quiets = [
                 (hist_get((m[FROM] << 8) | m[TO], 0) + (1_000_000 if m[PROMOTION] else 0), m)

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from exochess.engine.record import read_record
+from exochess.pgn import read_games
+
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -55,6 +58,7 @@ def test_sprt_cap_without_verdict() -> None:
         (("--b", "cmd:false"), "engine 'false': exited"),
         (("--opening-balance", "-5"), "--opening-balance must be 0 (off) or a number of centipawns"),
         (("--pgn", "/nonexistent/games.txt"), "cannot write --pgn file /nonexistent/games.txt"),
+        (("--record", "/nonexistent/games.txt"), "cannot write --record file /nonexistent/games.txt"),
     ],
 )
 def test_bad_arguments_are_clear_errors(args: tuple[str, ...], message: str) -> None:
@@ -86,7 +90,7 @@ def test_the_header_says_how_openings_were_chosen() -> None:
 def test_the_record_has_a_line_per_game_in_order(tmp_path: Path) -> None:
     record = tmp_path / "games.txt"
     result = run("fugue", "--a", "level=2,nodes=60", "--b", "level=1,nodes=60", "--games", "4",
-                 "--jobs", "2", "--pgn", str(record))
+                 "--jobs", "2", "--record", str(record))
     assert result.returncode == 0, result.stderr
     header, *lines = record.read_text(encoding="utf-8").splitlines()
     assert header.startswith("# exochess match {")
@@ -106,10 +110,10 @@ def test_a_resumed_match_plays_the_games_an_unbroken_one_would(tmp_path: Path) -
     # Node budgets make the games deterministic: 3 games, then resumed to 6, give the same
     # record as 6 in one go (the odd game's pair is completed with its own opening).
     whole, part = tmp_path / "whole.txt", tmp_path / "part.txt"
-    assert run(*FIXED, "--games", "6", "--pgn", str(whole)).returncode == 0
-    assert run(*FIXED, "--games", "3", "--pgn", str(part)).returncode == 0
+    assert run(*FIXED, "--games", "6", "--record", str(whole)).returncode == 0
+    assert run(*FIXED, "--games", "3", "--record", str(part)).returncode == 0
     assert len(part.read_text(encoding="utf-8").splitlines()) == 1 + 3
-    resumed = run(*FIXED, "--games", "6", "--pgn", str(part), "--resume")
+    resumed = run(*FIXED, "--games", "6", "--record", str(part), "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming " in resumed.stdout and ": 3 games played before" in resumed.stdout
     assert "match fugue: 6 games" in resumed.stdout  # the totals count the record's games too
@@ -119,10 +123,10 @@ def test_a_resumed_match_plays_the_games_an_unbroken_one_would(tmp_path: Path) -
 def test_a_resumed_sprt_starts_from_the_recorded_pairs(tmp_path: Path) -> None:
     record = tmp_path / "sprt.txt"
     test = ("--sprt=-50,50",)  # pairs won once each leave the test where it is: no verdict
-    first = run(*FIXED, *test, "--games", "4", "--pgn", str(record))
+    first = run(*FIXED, *test, "--games", "4", "--record", str(record))
     assert first.returncode == 0, first.stderr
     last_line = [line for line in first.stdout.splitlines() if line.startswith("pairs ")][-1]
-    again = run(*FIXED, *test, "--games", "6", "--pgn", str(record), "--resume")
+    again = run(*FIXED, *test, "--games", "6", "--record", str(record), "--resume")
     assert again.returncode == 0, again.stderr
     progress = [line for line in again.stdout.splitlines() if line.startswith("pairs ")]
     assert progress[0] == last_line  # where the record left the test
@@ -138,13 +142,16 @@ def test_a_resumed_sprt_starts_from_the_recorded_pairs(tmp_path: Path) -> None:
         (("--sprt", "0,100"), "sprt: '0,100' (the record's None)"),
     ],
 )
-def test_resuming_with_other_settings_is_refused(tmp_path: Path, change: tuple[str, ...], message: str) -> None:
+def test_resuming_with_other_settings_is_refused(
+    tmp_path: Path, change: tuple[str, ...], message: str
+) -> None:
     record = tmp_path / "games.txt"
-    assert run(*FIXED, "--games", "2", "--pgn", str(record)).returncode == 0
+    assert run(*FIXED, "--games", "2", "--record", str(record)).returncode == 0
     before = record.read_text(encoding="utf-8")
     args = dict(zip(FIXED[1::2], FIXED[2::2], strict=True))
     args.update(dict(zip(change[::2], change[1::2], strict=True)))
-    argv = ["fugue", *(x for kv in args.items() for x in kv), "--games", "4", "--pgn", str(record), "--resume"]
+    settings = [x for kv in args.items() for x in kv]
+    argv = ["fugue", *settings, "--games", "4", "--record", str(record), "--resume"]
     result = run(*argv)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"cannot resume {record}" in result.stderr and message in result.stderr
@@ -153,7 +160,7 @@ def test_resuming_with_other_settings_is_refused(tmp_path: Path, change: tuple[s
 
 def test_resuming_a_record_that_is_not_one_is_a_clear_error(tmp_path: Path) -> None:
     good = tmp_path / "good.txt"
-    assert run(*FIXED, "--games", "2", "--pgn", str(good)).returncode == 0
+    assert run(*FIXED, "--games", "2", "--record", str(good)).returncode == 0
     header, first, second = good.read_text(encoding="utf-8").splitlines()
     cases = {
         "missing.txt": (None, "cannot read the match record"),
@@ -161,7 +168,8 @@ def test_resuming_a_record_that_is_not_one_is_a_clear_error(tmp_path: Path) -> N
         "garbled.txt": (f"{header}\n{first}\nhello\n", "line 3: not a game line"),
         "skipped.txt": (f"{header}\n{second}\n", "line 2: game 2 where game 1 was due"),
         "json.txt": ("# exochess match {oops\n", "line 1: the settings are not JSON"),
-        "keys.txt": ('# exochess match {"variant": "fugue"}\n', "line 1: the settings must have exactly the keys"),
+        "keys.txt": ('# exochess match {"variant": "fugue"}\n',
+                     "line 1: the settings must have exactly the keys"),
         # Same settings, but the game's opening is not what seed 9 gives: another match's game.
         "foreign.txt": (f"{header}\n" + first.replace(": ", ": a1-a1 ", 1) + "\n", "game 1 does not follow"),
     }
@@ -169,8 +177,23 @@ def test_resuming_a_record_that_is_not_one_is_a_clear_error(tmp_path: Path) -> N
         path = tmp_path / name
         if text is not None:
             path.write_text(text, encoding="utf-8")
-        result = run(*FIXED, "--games", "4", "--pgn", str(path), "--resume")
+        result = run(*FIXED, "--games", "4", "--record", str(path), "--resume")
         assert result.returncode == 2, (name, result.stdout)
         assert "Traceback" not in result.stderr and message in result.stderr, (name, result.stderr)
     no_file = run(*FIXED, "--games", "4", "--resume")
-    assert no_file.returncode == 2 and "give --pgn too" in no_file.stderr
+    assert no_file.returncode == 2 and "give --record too" in no_file.stderr
+
+
+def test_pgn_holds_every_game_as_pgn_and_grows_when_resumed(tmp_path: Path) -> None:
+    record, pgn = tmp_path / "record.txt", tmp_path / "games.pgn"
+    assert run(*FIXED, "--games", "2", "--record", str(record), "--pgn", str(pgn)).returncode == 0
+    resumed = run(*FIXED, "--games", "3", "--record", str(record), "--pgn", str(pgn), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    games = read_games(pgn.read_text(encoding="utf-8"))
+    _, recorded = read_record(record)
+    assert [g.headers["Round"] for g in games] == ["1", "2", "3"]
+    assert [g.headers["White"][0] for g in games] == ["A", "B", "A"]
+    assert games[0].headers["White"] == "A: level=8,nodes=150" and games[0].variant == "fugue"
+    for game, line in zip(games, recorded, strict=True):
+        assert tuple(str(m) for m in game.moves) == line.moves  # the PGN replays to the same moves
+        assert game.result == {1.0: "1-0", 0.0: "0-1"}.get(line.score, "1/2-1/2")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime
 import math
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from exochess.cli.common import CliError, add_variant, add_variant_and_fen, board_from_args, positive_int
@@ -27,6 +28,7 @@ from exochess.engine.match import (
 )
 from exochess.engine.record import MatchSettings, game_line, header_line, read_record
 from exochess.engine.sprt import Sprt, elo_estimate
+from exochess.pgn import write_game
 from exochess.variants import find_variant
 
 SPRT_MAX_GAMES = 20_000
@@ -72,11 +74,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--alpha", type=float, help="SPRT false-positive rate (default 0.05)")
     p.add_argument("--beta", type=float, help="SPRT false-negative rate (default 0.05)")
-    p.add_argument("--pgn", metavar="FILE",
-                   help="also write the settings and every game's moves to FILE (a line per game)")
+    p.add_argument("--record", metavar="FILE",
+                   help="write the settings and a line per game to FILE as the games end (--resume reads it)")
     p.add_argument("--resume", action="store_true",
-                   help="continue the stopped match recorded in the --pgn FILE "
+                   help="continue the stopped match recorded in the --record FILE "
                         "(the same settings; --jobs and --games may differ)")
+    p.add_argument("--pgn", metavar="FILE", help="also write every game to FILE as PGN, as the games end")
     p.set_defaults(handler=cmd_match)
 
     p = sub.add_parser("engine", help="speak the UCI-like engine protocol on stdin/stdout")
@@ -162,17 +165,27 @@ def cmd_match(args: argparse.Namespace) -> int:
     )
     previous: list[GameResult] = []
     if args.resume:
-        previous = _recorded_games(args.pgn, settings)
+        previous = _recorded_games(args.record, settings)
     for player in (a, b):
         check_player(variant, player)  # a wrong engine command fails now, not in game 1
-    with _game_record(args.pgn, settings, len(previous)) as record:
-        return _play_match(args, variant, a, b, test, record, previous)
+    with contextlib.ExitStack() as files:
+        writers = []
+        if args.record:
+            writers.append(_record_writer(files, args.record, settings, len(previous)))
+        if args.pgn:
+            writers.append(_pgn_writer(files, args.pgn, settings, len(previous)))
+
+        def on_game(game: GameResult) -> None:
+            for write in writers:
+                write(game)
+
+        return _play_match(args, variant, a, b, test, on_game, previous)
 
 
 def _recorded_games(path: str | None, settings: MatchSettings) -> list[GameResult]:
     """The games of the match that ``--resume`` continues, after checking its settings are these."""
     if not path:
-        raise CliError("--resume continues the match recorded in --pgn FILE: give --pgn too")
+        raise CliError("--resume continues the match recorded in --record FILE: give --record too")
     recorded, games = read_record(path)
     differences = settings.differences(recorded)
     if differences:
@@ -181,21 +194,26 @@ def _recorded_games(path: str | None, settings: MatchSettings) -> list[GameResul
     return games
 
 
-@contextlib.contextmanager
-def _game_record(
-    path: str | None, settings: MatchSettings, played: int
-) -> Iterator[Callable[[GameResult], None] | None]:
-    """The ``--pgn`` file, opened before the first game (a path that cannot be written fails
-    then, not after the match) and written a line per game as each is taken, so a match stopped
+def _open_output(files: contextlib.ExitStack, option: str, path: str, append: bool) -> TextIO:
+    """A file the match writes as it goes, opened before the first game: a path that cannot be
+    written fails then, not after the match."""
+    try:
+        fh = open(path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115 - closed by ``files``
+    except OSError as exc:
+        raise CliError(f"cannot write {option} file {path}: {exc.strerror or exc}") from exc
+    return files.enter_context(fh)
+
+
+def _record_writer(
+    files: contextlib.ExitStack, path: str, settings: MatchSettings, played: int
+) -> Callable[[GameResult], None]:
+    """The ``--record`` file, written a line per game as each is taken, so a match stopped
     early keeps the games it played.  A new record starts with the settings; a resumed one
     (``played`` games already in it) is appended to."""
-    if not path:
-        yield None
-        return
-    try:
-        fh = open(path, "a" if played else "w", encoding="utf-8")  # noqa: SIM115 - open for the match
-    except OSError as exc:
-        raise CliError(f"cannot write --pgn file {path}: {exc.strerror or exc}") from exc
+    fh = _open_output(files, "--record", path, append=played > 0)
+    if not played:
+        fh.write(header_line(settings))
+        fh.flush()
     count = played
 
     def write(game: GameResult) -> None:
@@ -204,11 +222,31 @@ def _game_record(
         fh.write(game_line(count, game))
         fh.flush()
 
-    with fh:
-        if not played:
-            fh.write(header_line(settings))
-            fh.flush()
-        yield write
+    return write
+
+
+def _pgn_writer(
+    files: contextlib.ExitStack, path: str, settings: MatchSettings, played: int
+) -> Callable[[GameResult], None]:
+    """The ``--pgn`` file: each game as PGN (exochess.pgn) as it is taken; appended to when resuming."""
+    fh = _open_output(files, "--pgn", path, append=played > 0)
+    count = played
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y.%m.%d")
+
+    def write(game: GameResult) -> None:
+        nonlocal count
+        count += 1
+        names = {"a": f"A: {settings.a}", "b": f"B: {settings.b}"}
+        headers = {
+            "Event": f"exochess match {settings.variant}", "Date": date, "Round": str(count),
+            "White": names[game.white], "Black": names["b" if game.white == "a" else "a"],
+            "Termination": game.reason,  # kept when the final position is not a game end (adjudicated)
+        }
+        result = {1.0: "1-0", 0.0: "0-1"}.get(game.score, "1/2-1/2")
+        fh.write(write_game(game.moves, variant=settings.variant, headers=headers, result=result) + "\n")
+        fh.flush()
+
+    return write
 
 
 def _play_match(
@@ -217,12 +255,12 @@ def _play_match(
     a: PlayerConfig,
     b: PlayerConfig,
     test: Sprt | None,
-    record: Callable[[GameResult], None] | None,
+    record: Callable[[GameResult], None],
     previous: list[GameResult],
 ) -> int:
     movetime = f"movetime {args.movetime} ms" if args.movetime else "level default times"
     if args.resume:
-        print(f"resuming {args.pgn}: {len(previous)} games played before")
+        print(f"resuming {args.record}: {len(previous)} games played before")
     if test is None:
         games = args.games or 10
         result = run_match(

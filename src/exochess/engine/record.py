@@ -1,4 +1,4 @@
-"""The game record of a match (``exochess match --pgn FILE``), written and read back.
+"""The game record of a match (``exochess match --record FILE``), written and read back.
 
 The first line holds the settings that decide which games are played (the game, the
 players, the move time, the openings' seed and filter, the sequential test), as JSON

@@ -24,7 +24,6 @@ from exochess.engine.match import (
     parse_player,
     run_match,
     run_sprt,
-    sprt_status,
 )
 from exochess.engine.record import MatchSettings, game_line, header_line, read_record
 from exochess.engine.sprt import Sprt, elo_estimate
@@ -285,8 +284,6 @@ def _play_match(
             f"alpha {test.alpha:g}, beta {test.beta:g}, LLR bounds [{lower:.2f}, {upper:.2f}], "
             f"at most {cap} games, {movetime}, {args.jobs} at once{_balance_text(args.opening_balance)}"
         )
-        if previous:
-            _sprt_line(sprt_status(MatchResult(list(previous)), test))  # where the record left it
         sys.stdout.flush()
         result, status = run_sprt(
             variant, a, b, test, cap, args.movetime, seed=args.seed, opening_plies=args.opening_plies,

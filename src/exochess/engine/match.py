@@ -612,12 +612,15 @@ def run_sprt(
 
     Pairs are judged in their order whatever order their games end in, so a run with node
     budgets gives the same games, the same counts and the same verdict for any ``jobs``.
-    ``previous`` resumes a stopped test (as in :func:`run_match`): its pairs count first, and
-    a test they decide already plays nothing more.
+    ``previous`` resumes a stopped test (as in :func:`run_match`): its pairs count first,
+    ``progress`` sees where they leave the test before any game is played, and a test they
+    decide already plays nothing more.
     """
     pairs = (max_games + 1) // 2
     result = MatchResult(list(previous))
     status = sprt_status(result, test)
+    if status.pairs and progress is not None:
+        progress(status)
     if status.verdict is not None:
         return result, status
     specs = game_specs(variant, a, b, 2 * pairs, movetime_ms, seed, opening_plies, balance_cp)

@@ -19,7 +19,7 @@ import pytest
 from exochess import Board
 from exochess.engine import Limits, Searcher, SearchOptions
 from exochess.engine.match import parse_player
-from exochess.engine.search import ROYAL_GAIN
+from exochess.engine.search import LMP_GUARD_VALUE, ROYAL_GAIN
 from exochess.errors import ExochessError
 from exochess.rawmove import PROMOTION
 from tests.engine.test_engine import FORCED_WINS, VARIANTS
@@ -27,11 +27,11 @@ from tests.helpers import random_walk
 
 SWITCHES = [
     "aspiration", "null_move", "razoring", "lmr", "royal_extension", "forced_quiescence", "forced_extension",
-    "late_move_pruning", "quiet_order_pst",
+    "late_move_pruning", "lmp_guard", "quiet_order_pst",
 ]
 ALL_ON = SearchOptions(
     aspiration=True, null_move=True, razoring=True, lmr=True, royal_extension=True, forced_quiescence=True,
-    forced_extension=True, late_move_pruning=True, quiet_order_pst=True,
+    forced_extension=True, late_move_pruning=True, lmp_guard=True, quiet_order_pst=True,
 )
 
 
@@ -220,6 +220,56 @@ def test_late_move_pruning_never_invents_a_loss(variant: str) -> None:
             assert pruned.mate is None or pruned.mate > 0, board.fen()
             checked += 1
     assert checked >= 8
+
+
+@pytest.mark.parametrize("variant", ["fugue", "rebelfury"])
+def test_lmp_guard_sees_an_attacked_piece_as_the_flipped_position_does(variant: str) -> None:
+    # "Attacked" is: with the turn handed over, the opponent has a capture taking at least
+    # LMP_GUARD_VALUE; checked against boards built from the FEN with the turn flipped (the
+    # victims' values summed; a capture's gain also subtracts a sixteenth of the attacker's
+    # order value, so values just above the bound are not judged here).
+    rng = random.Random(8)
+    seen = {True: 0, False: 0}
+    for walk in range(24):
+        board = random_walk(variant, rng, 2 + 3 * walk)
+        if board.is_game_over():
+            continue
+        searcher = Searcher()
+        searcher.search(board, Limits(depth=1), options=ALL_ON)
+        fen = searcher.board.fen()
+        other = flipped(searcher.board)
+        ov = searcher.order_value
+        taken = [
+            sum(ov[other.squares[sq] & 31] for sq in c[3])
+            + sum(ov[other.squares[sq] & 31] for a in c[6] or () for sq in a[3])
+            for c in other.raw_captures()
+        ]
+        most = max(taken, default=0)
+        if LMP_GUARD_VALUE <= most < LMP_GUARD_VALUE + max(ov) // 256 + 1:
+            continue
+        expected = most >= LMP_GUARD_VALUE
+        assert searcher._attacked() is expected, fen
+        assert searcher.board.fen() == fen
+        seen[expected] += 1
+    assert seen[True] and seen[False]
+
+
+@pytest.mark.parametrize("variant", ["fugue", "rebelfury"])
+def test_lmp_guard_prunes_less_than_late_move_pruning_alone(variant: str) -> None:
+    # The guard only ever searches moves that plain late move pruning skips, so over a few
+    # positions its trees lie between the pruned and the full ones (summed: one position's
+    # table and killers may differ).
+    rng = random.Random(31)
+    totals = {"off": 0, "lmp": 0, "guarded": 0}
+    settings = {"off": SearchOptions(), "lmp": SearchOptions(late_move_pruning=True),
+                "guarded": SearchOptions(late_move_pruning=True, lmp_guard=True)}
+    for walk in range(3):
+        board = random_walk(variant, rng, 12 + 4 * walk)
+        for name, options in settings.items():
+            result = Searcher().search(board, Limits(depth=4), options=options)
+            assert result.depth == 4
+            totals[name] += result.nodes
+    assert totals["lmp"] < totals["guarded"] < totals["off"], totals
 
 
 def test_quiet_moves_without_history_come_by_piece_square_gain() -> None:

@@ -69,7 +69,7 @@ BALANCE_TRIES = 200
 
 
 SEARCH_SWITCHES = ("aspiration", "null_move", "razoring", "lmr", "royal_extension", "forced_quiescence",
-                   "forced_extension", "late_move_pruning", "quiet_order_pst")
+                   "forced_extension", "late_move_pruning", "lmp_guard", "quiet_order_pst")
 """Player settings that switch a search feature (fields of :class:`SearchOptions`)."""
 
 

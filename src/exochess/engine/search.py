@@ -111,6 +111,14 @@ NULL_MIN_PIECES: Final = 2
 One was not enough: a Rebel Fury side with a Fury and a petrified Gorgon must move its Fury
 into a capture (tests/engine/test_engine.py, FORCED_WINS), and passing would have saved it."""
 
+LMP_GUARD_VALUE: Final = 200
+"""With ``lmp_guard``, a piece of at least this value (a pawn is worth 100-120) under attack stops
+late move pruning at the node.  In positions of Fugue games, 80% have some capture for the
+side not to move, but only 40% one of a piece worth this (the rest take pawns): guarding
+against any capture would switch the pruning off almost everywhere, in Rebel Fury everywhere."""
+LMP_GUARD_GAIN: Final = LMP_GUARD_VALUE * 16
+"""The capture gain (:meth:`Searcher._capture_gain`'s scale: victim value times 16, less the
+attacker's value / 16) from which a capture counts as an attack on such a piece."""
 LMP_COUNT: Final = (0, 6, 10, 16)
 """With ``late_move_pruning``, at depth d (up to 3) outside the principal variation, quiet moves
 after the first LMP_COUNT[d] searched are skipped once a move has scored above a loss."""
@@ -203,6 +211,14 @@ class SearchOptions:
     choose; off, quiescence treats a forced capture as optional (the first rule)."""
     late_move_pruning: bool = False
     """Near the leaves (with ``pruning``), quiet moves after the first :data:`LMP_COUNT` are not searched."""
+    lmp_guard: bool = False
+    """With ``late_move_pruning``, no move is pruned at a node where the side to move has a piece attacked.
+
+    Attacked means the opponent would have a capture of a piece worth :data:`LMP_GUARD_VALUE`
+    if the side passed (the capture list of the position after a null move, cached by hash),
+    so it exists only in the games that
+    allow null moves (Fugue, Rebel Fury).  It is tested once per node, when the first move
+    would be pruned: an attacked piece's escape is often a quiet move late in the order."""
     quiet_order_pst: bool = False
     """Quiet moves without history are ordered by their piece-square gain (else generation order)."""
 
@@ -223,9 +239,9 @@ class Searcher:
         "_next_check", "_node_limit", "_partial", "_protected", "_pv", "_q_full", "_q_max", "_retired",
         "_root_pv", "_score_stack", "_seldepth", "_start", "_stop", "big_pieces", "board", "by_code",
         "compulsory", "delta_margin", "ev", "extend", "forbid_repetition", "forced_ext", "forced_q",
-        "history", "killers", "lazy_margin", "lmp", "lmr", "nodes", "null_ok", "options", "order_value",
-        "promo_value", "pruning", "quiescence", "quiet_pst", "razor", "royal", "royal_min", "score", "tempo",
-        "threefold", "tt", "value_of",
+        "history", "killers", "lazy_margin", "lmp", "lmp_guard", "lmr", "nodes", "null_ok", "options",
+        "order_value", "promo_value", "pruning", "quiescence", "quiet_pst", "razor", "royal", "royal_min",
+        "score", "tempo", "threefold", "tt", "value_of",
     )
     _q_full: int
     """Quiescence plies that try every capture (then recaptures only)."""
@@ -486,6 +502,7 @@ class Searcher:
         self.razor = options.pruning and options.razoring
         self.lmr = options.pruning and options.lmr
         self.lmp = options.pruning and options.late_move_pruning
+        self.lmp_guard = self.lmp and options.lmp_guard and null_allowed
         self.quiet_pst = options.quiet_order_pst
         self._last_null = False
         self._ext_limit = 0
@@ -976,7 +993,9 @@ class Searcher:
                 continue
             if not capture:
                 if quiets_searched >= quiet_limit and best > -MATE_BOUND:
-                    break  # late quiet moves near the leaves: skipped (the rest are quiet too)
+                    if not (self.lmp_guard and self._attacked()):
+                        break  # late quiet moves near the leaves: skipped (the rest are quiet too)
+                    quiet_limit = 1 << 30  # a piece is attacked: its escape may come late
                 quiets_searched += 1
             state = self._play(m, ply)
             if state == _WIN:
@@ -1074,6 +1093,14 @@ class Searcher:
             raise
         board.pop_null()
         return score
+
+    def _attacked(self) -> bool:
+        """Whether the opponent, if the side to move passed, could take a piece of :data:`LMP_GUARD_VALUE`."""
+        board = self.board
+        board.push_null()
+        captures = self._captures(board.key)
+        board.pop_null()
+        return bool(captures) and captures[0][0] >= LMP_GUARD_GAIN
 
     def _threatens_royal(self) -> bool:
         """Whether the side that has just moved could now capture a royal piece, if it moved again."""

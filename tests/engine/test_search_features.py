@@ -12,6 +12,7 @@ only in the games whose rules allow it.  Strength is measured by matches, not he
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -40,6 +41,25 @@ def flipped(board: Board) -> Board:
     fields = board.fen().split(" ")
     fields[1] = "b" if fields[1] == "w" else "w"
     return Board(board.variant, fen=" ".join(fields))
+
+
+def searchers_after_walks(variant: str, seed: int, walks: int, first: int, step: int) -> Iterator[Searcher]:
+    """Searchers that have each searched a random walk's position (of first + step * i plies) to depth 1.
+
+    Positions where the game is over are left out; every switch is on (:data:`ALL_ON`)."""
+    rng = random.Random(seed)
+    for walk in range(walks):
+        board = random_walk(variant, rng, first + step * walk)
+        if board.is_game_over():
+            continue
+        searcher = Searcher()
+        searcher.search(board, Limits(depth=1), options=ALL_ON)
+        yield searcher
+
+
+def victims_by_capture(board: Board) -> list[list[int]]:
+    """The squares each capture of the position takes, its chained actions' included."""
+    return [[*c[3], *(sq for a in c[6] or () for sq in a[3])] for c in board.raw_captures()]
 
 
 @pytest.mark.parametrize("switch", SWITCHES)
@@ -95,23 +115,16 @@ def test_a_side_with_fewer_than_two_pieces_never_passes() -> None:
 def test_royal_threat_test_agrees_with_the_flipped_position(variant: str) -> None:
     # After each move, the mover "threatens" exactly when, moving again, it has a capture
     # that takes a royal piece: checked against boards built from the FEN with the turn flipped.
-    rng = random.Random(3)
     seen = {True: 0, False: 0}
-    for walk in range(12):
-        board = random_walk(variant, rng, 6 + 3 * walk)
-        if board.is_game_over():
-            continue
-        searcher = Searcher()
-        searcher.search(board, Limits(depth=1), options=ALL_ON)
+    for searcher in searchers_after_walks(variant, 3, 12, 6, 3):
         b = searcher.board
         royal = b.variant.royal_code
         for m in list(b.raw_moves())[:40]:
             b.push_raw(m)
             if b.decided is None:
                 other = flipped(b)
-                victims = [sq for c in other.raw_captures() for sq in c[3]]
-                victims += [sq for c in other.raw_captures() for a in c[6] or () for sq in a[3]]
-                expected = any(abs(other.squares[sq]) == royal for sq in victims)
+                taken = [sq for vs in victims_by_capture(other) for sq in vs]
+                expected = any(abs(other.squares[sq]) == royal for sq in taken)
                 assert searcher._threatens_royal() is expected
                 seen[expected] += 1
             b.pop_raw()
@@ -228,23 +241,13 @@ def test_lmp_guard_sees_an_attacked_piece_as_the_flipped_position_does(variant: 
     # LMP_GUARD_VALUE; checked against boards built from the FEN with the turn flipped (the
     # victims' values summed; a capture's gain also subtracts a sixteenth of the attacker's
     # order value, so values just above the bound are not judged here).
-    rng = random.Random(8)
     seen = {True: 0, False: 0}
-    for walk in range(24):
-        board = random_walk(variant, rng, 2 + 3 * walk)
-        if board.is_game_over():
-            continue
-        searcher = Searcher()
-        searcher.search(board, Limits(depth=1), options=ALL_ON)
+    for searcher in searchers_after_walks(variant, 8, 24, 2, 3):
         fen = searcher.board.fen()
         other = flipped(searcher.board)
         ov = searcher.order_value
-        taken = [
-            sum(ov[other.squares[sq] & 31] for sq in c[3])
-            + sum(ov[other.squares[sq] & 31] for a in c[6] or () for sq in a[3])
-            for c in other.raw_captures()
-        ]
-        most = max(taken, default=0)
+        values = [sum(ov[other.squares[sq] & 31] for sq in vs) for vs in victims_by_capture(other)]
+        most = max(values, default=0)
         if LMP_GUARD_VALUE <= most < LMP_GUARD_VALUE + max(ov) // 256 + 1:
             continue
         expected = most >= LMP_GUARD_VALUE

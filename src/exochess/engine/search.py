@@ -1096,19 +1096,22 @@ class Searcher:
 
     def _attacked(self) -> bool:
         """Whether the opponent, if the side to move passed, could take a piece of :data:`LMP_GUARD_VALUE`."""
-        board = self.board
-        board.push_null()
-        captures = self._captures(board.key)
-        board.pop_null()
-        return bool(captures) and captures[0][0] >= LMP_GUARD_GAIN
+        return self._waiting_side_best_gain() >= LMP_GUARD_GAIN
 
     def _threatens_royal(self) -> bool:
         """Whether the side that has just moved could now capture a royal piece, if it moved again."""
+        return self._waiting_side_best_gain() >= ROYAL_GAIN
+
+    def _waiting_side_best_gain(self) -> int:
+        """The gain of the best capture the side not to move would have if it were its turn (-1: none).
+
+        A null move hands it the turn; its captures are then those of the position after it,
+        cached by hash like every capture list."""
         board = self.board
         board.push_null()
         captures = self._captures(board.key)
         board.pop_null()
-        return bool(captures) and captures[0][0] >= ROYAL_GAIN
+        return captures[0][0] if captures else -1
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qply: int, target: int) -> int:
         """Captures only, from a stand pat, until the position is quiet or the caps are reached.

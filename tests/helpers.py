@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import sys
 from pathlib import Path
+from types import ModuleType
 
 from exochess import Board
 
 TESTS = Path(__file__).parent
 """The tests folder; each game's data files live in ``variants/<game>/``."""
+
+
+def bench_script(name: str) -> ModuleType:
+    """``bench/<name>.py``, imported from its file (bench is a folder of scripts, not a package).
+
+    The module is registered as ``bench_<name>`` (dataclasses look their module up while a
+    class is built), once: a second call returns the same module."""
+    module_name = f"bench_{name}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, TESTS.parent / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def texts(moves: object) -> set[str]:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import ClassVar
 
@@ -13,21 +10,15 @@ import pytest
 
 from exochess import Board
 from exochess.engine.evaluate import evaluator_for
-from tests.helpers import random_walk
+from tests.helpers import bench_script, random_walk
 
 VARIANTS = ("fugue", "interweave", "rebelfury")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def tune() -> ModuleType:
-    """bench/tune.py, imported from its file (bench is a folder of scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location("bench_tune", ROOT / "bench" / "tune.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_tune"] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
+    """bench/tune.py."""
+    return bench_script("tune")
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -216,9 +216,9 @@ class SearchOptions:
 
     Attacked means the opponent would have a capture of a piece worth :data:`LMP_GUARD_VALUE`
     if the side passed (the capture list of the position after a null move, cached by hash),
-    so it exists only in the games that
-    allow null moves (Fugue, Rebel Fury).  It is tested once per node, when the first move
-    would be pruned: an attacked piece's escape is often a quiet move late in the order."""
+    so it exists only in the games that allow null moves (Fugue, Rebel Fury).  It is tested
+    once per node, when the first move would be pruned: an attacked piece's escape is often a
+    quiet move late in the order."""
     quiet_order_pst: bool = False
     """Quiet moves without history are ordered by their piece-square gain (else generation order)."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from exochess import (
@@ -15,6 +17,9 @@ from exochess import (
     UnknownVariantError,
     find_variant,
 )
+from exochess.geometry import square_name
+from exochess.rawmove import to_move
+from tests.helpers import random_walk
 
 
 def test_variant_lookup_by_name_alias_and_case() -> None:
@@ -285,3 +290,39 @@ def test_repetition_queries_agree_with_a_count_over_the_replayed_game(variant: s
                 fens.pop()
     # the walk did exercise what it checks
     assert banned > 0 if variant == "rebelfury" else most >= 3, (most, len(fens))
+
+
+@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+def test_moves_are_looked_up_without_indexing_every_legal_move(variant: str) -> None:
+    # parse_move and push find a move among those from its square only (the whole index of
+    # moves is built for the legal_moves view): every legal move is found as itself, a move
+    # from the right square to a wrong one is refused, and nothing built the index.
+    rng = random.Random(6)
+    for walk in range(6):
+        board = random_walk(variant, rng, 3 + 5 * walk)
+        fen = board.fen()
+        for raw in board.raw_moves():
+            move = to_move(raw)
+            assert board.parse_move(str(move)) == move
+            assert board._raw_of(move) is raw
+        assert board._index is None
+        for raw in board.raw_moves()[:3]:
+            board.push(to_move(raw))
+            after = board.fen()
+            board.pop()
+            board.push_raw(raw)
+            assert board.fen() == after
+            board.pop_raw()
+        assert board.fen() == fen
+        moves = board.raw_moves()
+        if moves:
+            origin = moves[0][0]
+            reached = {to_move(raw).actions[0].to_square for raw in moves if raw[0] == origin}
+            squares = board.variant.geometry.squares
+            elsewhere = next(sq for sq in squares if sq != origin and sq not in reached)
+            text = f"{square_name(origin)}-{square_name(elsewhere)}"
+            with pytest.raises(IllegalMoveError):
+                board.parse_move(text)
+            with pytest.raises(IllegalMoveError):
+                board.push(Move.from_text(text))
+            assert board.fen() == fen  # (naming the legal moves from there builds the index)

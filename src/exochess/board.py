@@ -652,7 +652,7 @@ class Board:
         specific = self.variant.explain_illegal(self, move)
         if specific:
             return f"{move} is illegal: {specific}"
-        own = sorted(str(m) for m in self._move_index() if m.from_square == origin)
+        own = sorted(str(to_move(raw)) for raw in self.raw_moves() if raw[FROM] == origin)
         name = self.variant.piece_names.get(self.variant.letters[abs(code)], "piece")
         if not own:
             return f"{move} is illegal: {self._no_move_text(origin)}"

@@ -296,7 +296,8 @@ def test_repetition_queries_agree_with_a_count_over_the_replayed_game(variant: s
 def test_moves_are_looked_up_without_indexing_every_legal_move(variant: str) -> None:
     # parse_move and push find a move among those from its square only (the whole index of
     # moves is built for the legal_moves view): every legal move is found as itself, a move
-    # from the right square to a wrong one is refused, and nothing built the index.
+    # from the right square to a wrong one is refused (naming the moves from there), and
+    # nothing built the index.
     rng = random.Random(6)
     for walk in range(6):
         board = random_walk(variant, rng, 3 + 5 * walk)
@@ -325,4 +326,4 @@ def test_moves_are_looked_up_without_indexing_every_legal_move(variant: str) -> 
                 board.parse_move(text)
             with pytest.raises(IllegalMoveError):
                 board.push(Move.from_text(text))
-            assert board.fen() == fen  # (naming the legal moves from there builds the index)
+            assert board.fen() == fen and board._index is None

@@ -652,7 +652,7 @@ class Board:
         specific = self.variant.explain_illegal(self, move)
         if specific:
             return f"{move} is illegal: {specific}"
-        own = sorted(str(to_move(raw)) for raw in self.raw_moves() if raw[FROM] == origin)
+        own = sorted(str(m) for m in self.moves_from(origin))
         name = self.variant.piece_names.get(self.variant.letters[abs(code)], "piece")
         if not own:
             return f"{move} is illegal: {self._no_move_text(origin)}"
@@ -756,7 +756,8 @@ class Board:
     def moves_from(self, square: int | str) -> list[Move]:
         """Legal moves whose piece starts on ``square`` (index or name)."""
         sq = parse_square(square) if isinstance(square, str) else square
-        return [m for m in self._move_index() if m.from_square == sq]
+        # Only this square's raw moves are converted, as in _raw_of (not the whole index).
+        return [to_move(raw) for raw in self.raw_moves() if raw[FROM] == sq]
 
     # --- end of game ---------------------------------------------------------
 

@@ -594,7 +594,7 @@ class SeatLink(Protocol):
 
 class Player:
     """One seat: keeps only the ply of the latest state, from the messages its socket hands it
-    (:class:`PicowsSeat`, or :func:`websockets_seat` when the players offer compression)."""
+    (:class:`PicowsSeat`, or :class:`WebsocketsSeat` when the players offer compression)."""
 
     def __init__(self) -> None:
         self.ply = -1

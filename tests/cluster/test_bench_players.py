@@ -12,6 +12,7 @@ import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
 from tests.helpers import bench_script
+from tests.web.serverproc import run_async
 
 cluster = bench_script("cluster")
 
@@ -64,7 +65,7 @@ async def talk(deflate: bool) -> tuple[Any, list[dict[str, Any]], list[int]]:
 
 @pytest.mark.parametrize("deflate", [False, True], ids=["picows", "websockets"])
 def test_a_seat_reads_plies_refusals_and_errors(deflate: bool) -> None:
-    player, heard, seen = asyncio.run(talk(deflate))
+    player, heard, seen = run_async(lambda: talk(deflate))
     assert heard == [{"type": "auth", "secret": "s3cret"},
                      {"type": "move", "move": "a1-a2", "ply": 5}]
     assert player.ply == 5  # the fragmented state was put together
@@ -87,5 +88,5 @@ def test_a_closed_socket_fails_the_seat() -> None:
                     await player.changed.wait()
             return player
 
-    player = asyncio.run(run())
+    player = run_async(run)
     assert player.error.startswith("closed")

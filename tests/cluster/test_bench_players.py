@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -23,10 +24,18 @@ def state(ply: int, padding: int = 0) -> str:
             f'"fens": ["{"x" * padding}"]}}')
 
 
-async def talk(deflate: bool) -> tuple[Any, list[dict[str, Any]], list[int]]:
+async def until_error(player: Any) -> None:
+    """Wait (10 s at most) until the seat has an error."""
+    async with asyncio.timeout(10):
+        while player.error is None:
+            player.changed.clear()
+            await player.changed.wait()
+
+
+async def talk(deflate: bool) -> tuple[Any, list[dict[str, Any]], int]:
     """Open a seat on a server that sends a busy refusal, a whole state, a fragmented 40 KB
-    state and another error, then closes; (the player, what the server received, the plies
-    the seat had seen when each refusal or error arrived)."""
+    state and another error, then closes; (the player, what the server received, the
+    refusals the seat had counted when it saw the fragmented state)."""
     heard: list[dict[str, Any]] = []
     go_on = asyncio.Event()
 
@@ -45,31 +54,23 @@ async def talk(deflate: bool) -> tuple[Any, list[dict[str, Any]], list[int]]:
     async with serve(handler, "127.0.0.1", 0, compression="deflate" if deflate else None) as server:
         port = server.sockets[0].getsockname()[1]
         player = await cluster.open_seat(f"ws://127.0.0.1:{port}/ws/games/g", "s3cret", deflate)
-        until = asyncio.get_running_loop().time() + 10
-        seen = []
-        while player.ply < 5:
-            player.changed.clear()
-            async with asyncio.timeout(until - asyncio.get_running_loop().time()):
-                await player.changed.wait()
-        seen.append(player.refused)
+        assert await player.wait_ply(5, time.monotonic() + 10)
+        refused = player.refused
         go_on.set()
-        while player.error is None:
-            player.changed.clear()
-            async with asyncio.timeout(until - asyncio.get_running_loop().time()):
-                await player.changed.wait()
+        await until_error(player)
         await player.link.send('{"type": "move", "move": "a1-a2", "ply": 5}')
         await asyncio.sleep(0.2)  # the server reads it, then closes
         await player.link.close()
-    return player, heard, seen
+    return player, heard, refused
 
 
 @pytest.mark.parametrize("deflate", [False, True], ids=["picows", "websockets"])
 def test_a_seat_reads_plies_refusals_and_errors(deflate: bool) -> None:
-    player, heard, seen = run_async(lambda: talk(deflate))
+    player, heard, refused = run_async(lambda: talk(deflate))
     assert heard == [{"type": "auth", "secret": "s3cret"},
                      {"type": "move", "move": "a1-a2", "ply": 5}]
     assert player.ply == 5  # the fragmented state was put together
-    assert seen == [1]  # the busy refusal was counted, not taken for an error
+    assert refused == 1  # the busy refusal was counted, not taken for an error
     assert player.error is not None and "not your move" in player.error  # kept over the close
 
 
@@ -82,10 +83,7 @@ def test_a_closed_socket_fails_the_seat() -> None:
         async with serve(handler, "127.0.0.1", 0) as server:
             port = server.sockets[0].getsockname()[1]
             player = await cluster.open_seat(f"ws://127.0.0.1:{port}/", "s", False)
-            async with asyncio.timeout(10):
-                while player.error is None:
-                    player.changed.clear()
-                    await player.changed.wait()
+            await until_error(player)
             return player
 
     player = run_async(run)

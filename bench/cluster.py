@@ -40,8 +40,9 @@ When the benchmark itself runs niced (``nice -n 19`` on a shared machine), the e
 of targets 1 and 3 are moved to the idle scheduling class: their own nice 10 cannot put them
 below servers that are at 19 already (``--workers-as-servers`` leaves them there).
 
-``--envelope`` and ``--pre-ping`` time two parts of a server's work per move on their own (the
-pub/sub envelope's wire form; the database pool's ping before each transaction).
+``--envelope``, ``--pre-ping`` and ``--statements`` time parts of a server's work per move on
+their own (the pub/sub envelope's wire form; the database pool's ping before each transaction;
+a stored move by the number of moves its statement stores).
 
 Run:
 
@@ -55,6 +56,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import math
 import multiprocessing
@@ -211,9 +213,12 @@ STAGE_FAMILIES = {
     "exochess_bus_handle_seconds": "bus handle",
     "exochess_bus_send_seconds": "bus send",
     "exochess_gc_pause_seconds": "gc",
+    "exochess_moves_per_statement": "moves a statement",
 }
 """The servers' histograms (``/metrics``) that say where a move's time goes, and their short
 names in the bench's ``stages`` line."""
+COUNTS = {"moves a statement"}
+"""Those of :data:`STAGE_FAMILIES` that count things instead of timing them (no ms)."""
 
 Histos = dict[tuple[str, str], dict[str, float]]
 """(short name, label) -> {"sum": s, "count": n, "<le>": cumulative count, ...}."""
@@ -245,7 +250,8 @@ async def scrape(urls: list[str]) -> Histos:
 
 
 def stages_text(before: Histos, after: Histos) -> str:
-    """Each stage's mean and p99 (the upper bound of the bucket it falls in) over the window."""
+    """Each stage's mean and p99 (the upper bound of the bucket it falls in) over the window, in
+    ms (in moves for the moves a statement)."""
     parts = []
     for key, now in after.items():
         was = before.get(key, {})
@@ -256,8 +262,10 @@ def stages_text(before: Histos, after: Histos) -> str:
         bounds = sorted((float(le), delta[le]) for le in delta if le not in ("sum", "count"))
         p99 = next((le for le, cum in bounds if cum >= 0.99 * count), math.inf)
         name = f"{key[0]} {key[1]}".strip()
-        top = ">5000" if p99 == math.inf else f"{p99 * 1000:g}"
-        parts.append(f"{name} {delta['sum'] / count * 1000:.1f}/{top} ({count:.0f})")
+        scale = 1 if key[0] in COUNTS else 1000
+        finite = [le for le, _cum in bounds if le != math.inf]
+        top = f">{finite[-1] * scale:g}" if p99 == math.inf and finite else f"{p99 * scale:g}"
+        parts.append(f"{name} {delta['sum'] / count * scale:.1f}/{top} ({count:.0f})")
     return "stages, ms mean/p99 (count), all servers: " + "; ".join(sorted(parts))
 
 
@@ -1169,6 +1177,53 @@ def pre_ping_bench(services: Services) -> None:
           f"{sorted(runs[True])[2]:.0f} us, without {sorted(runs[False])[2]:.0f} us", flush=True)
 
 
+def statements_bench(services: Services, moves: int = 4000) -> None:
+    """What a stored move costs PostgreSQL and the server by the size of the statement that
+    stores it (web/movegroup.py): one move a statement (the storage's single-move statement),
+    and 2, 8 and 32 moves of different games a statement, interleaved over three rounds; CPU
+    of PostgreSQL's processes and of this process a move."""
+    from exochess.web.domain import PlayerKind
+    from exochess.web.storage import MoveRow, Storage
+
+    storage = Storage(services.postgres.url)
+    postmaster = int((services.postgres.data / "postmaster.pid").read_text().split()[0])
+    games = [f"statements{i:04d}" for i in range(64)]
+    for gid in games:
+        storage.create_game(id=gid, variant="fugue", start_fen="start", white=PlayerKind.HUMAN,
+                            black=PlayerKind.HUMAN, level=None, white_secret="w" * 20, black_secret="b" * 20)
+    ply = dict.fromkeys(games, 0)
+    stamp = dt.datetime(2026, 11, 27, 12, 0, 0)
+
+    def row(gid: str) -> MoveRow:
+        return {"game_id": gid, "ply": ply[gid], "text": "d2-d3", "created": stamp,
+                "white_ms": 60_000, "black_ms": 60_000, "at": stamp}
+
+    def store(size: int) -> None:
+        for start in range(0, moves, size):
+            rows = [row(games[(start + k) % len(games)]) for k in range(size)]
+            stored = [storage._store_move(rows[0])] if size == 1 else storage._store_moves(rows)
+            assert all(stored), "a move of the benchmark was refused"
+            for r in rows:
+                ply[r["game_id"]] += 1
+
+    def pg_cpu() -> float:
+        return sum(_cpu_of(pid) for pid in _children(postmaster))
+
+    runs: dict[int, list[tuple[float, float]]] = {size: [] for size in (1, 2, 8, 32)}
+    try:
+        for _round in range(3):
+            for size, got in runs.items():
+                pg, own = pg_cpu(), time.process_time()
+                store(size)
+                got.append(((pg_cpu() - pg) / moves * 1e6, (time.process_time() - own) / moves * 1e6))
+    finally:
+        storage.close()
+    for size, got in runs.items():
+        print(f"{size:>2} moves a statement: PostgreSQL " + ", ".join(f"{pg:.0f}" for pg, _ in got)
+              + " µs a move; server " + ", ".join(f"{own:.0f}" for _, own in got)
+              + f" µs a move ({moves:,} moves a round, 3 rounds)", flush=True)
+
+
 def game_counts(text: str) -> list[int]:
     """``--t2-games``: one count of games or a comma-separated list, each at least 1."""
     try:
@@ -1214,6 +1269,8 @@ def main(argv: list[str] | None = None) -> int:
                              "busy event loop (Redis only)")
     parser.add_argument("--pre-ping", action="store_true",
                         help="only time the database pool's ping before each transaction")
+    parser.add_argument("--statements", action="store_true",
+                        help="only time a stored move by the size of the statement storing it")
     args = parser.parse_args(argv)
     if args.envelope:
         envelope_bench()
@@ -1233,6 +1290,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.pre_ping:
             pre_ping_bench(services)
+            return 0
+        if args.statements:
+            statements_bench(services)
             return 0
         for name, fn in (("1", target_1), ("2", target_2), ("3", target_3)):
             if name in args.targets:

@@ -109,3 +109,95 @@ def test_the_pool_keeps_a_connection_for_each_database_thread(services: Any, mon
         assert store.engine.pool.size() == 3  # type: ignore[attr-defined]
     finally:
         store.close()
+
+
+def test_moves_ready_at_once_are_stored_by_one_statement_each_with_its_own_answer(
+        storage: Storage) -> None:
+    """While one move's statement waits (its game's row locked by another transaction), moves of
+    four other games arrive: the next statement stores them together, with their clocks; a
+    stale one among them is refused alone; a second move of one of those games waits for the
+    statement after, and is stored after its first."""
+    from sqlalchemy import text
+
+    first, *others = gids = [_game_id(f"pggroup{i}") for i in range(5)]
+    for gid in gids:
+        _new_game(storage, gid)
+    sizes: list[int] = []
+    storage.move_groups.observer = sizes.append
+    storage.move_groups.patience = 60  # none goes alone, however slowly the threads start
+    at = dt.datetime(2026, 11, 27, 16, 0, 0)
+    moves = [(others[0], 0, "d2-d3", Stamp(59_000, 60_000, at)), (others[1], 0, "c2-c3", None),
+             (others[0], 1, "e7-e6", Stamp(59_000, 58_000, at)), (others[2], 3, "a2-a3", None),
+             (others[3], 0, "b2-b3", Stamp(1, 2, at))]
+    answers: dict[int, object] = {}
+
+    def store(k: int, gid: str, ply: int, text_: str, stamp: Stamp | None) -> None:
+        try:
+            storage.add_move(gid, ply, text_, None, stamp)
+            answers[k] = True
+        except ConflictError as exc:
+            answers[k] = exc
+
+    blocker = storage.engine.connect()
+    try:
+        with blocker.begin():
+            blocker.execute(text("SELECT id FROM games WHERE id = :g FOR UPDATE"), {"g": first})
+            threads = [threading.Thread(target=store, args=(-1, first, 0, "h2-h3", None))]
+            threads[0].start()
+            deadline = dt.datetime.now() + dt.timedelta(seconds=10)
+            for k, move in enumerate(moves):
+                threads.append(threading.Thread(target=store, args=(k, *move)))
+                threads[-1].start()
+                while storage.move_groups.waiting() != k + 1:
+                    assert dt.datetime.now() < deadline, "the moves did not queue behind the first"
+        for thread in threads:
+            thread.join(30)
+    finally:
+        blocker.close()
+        storage.move_groups.observer = None
+    assert sizes == [1, 4, 1]
+    assert answers[-1] is True and answers[0] is True and answers[1] is True and answers[2] is True
+    assert answers[4] is True and isinstance(answers[3], ConflictError)
+    rows = {gid: storage.load_game(gid) for gid in gids}
+    loaded = {gid: row for gid, row in rows.items() if row is not None}
+    assert len(loaded) == 5
+    assert loaded[first].moves == ["h2-h3"]
+    assert loaded[others[0]].moves == ["d2-d3", "e7-e6"] and loaded[others[0]].ply == 2
+    clocks = [(s.white_ms, s.black_ms) for s in loaded[others[0]].stamps]
+    assert clocks == [(59_000, 60_000), (59_000, 58_000)]
+    assert loaded[others[1]].moves == ["c2-c3"] and loaded[others[1]].stamps[0].white_ms is None
+    assert loaded[others[2]].moves == [] and loaded[others[2]].ply == 0
+    assert loaded[others[3]].stamps[0].at == at
+
+
+def test_a_move_queued_behind_a_statement_that_waits_for_a_lock_goes_alone(storage: Storage) -> None:
+    """A statement held by another transaction's lock on its game's row does not hold the
+    moves of other games queued behind it for longer than the group's patience."""
+    from sqlalchemy import text
+
+    held, free = _game_id("pgheld"), _game_id("pgfree")
+    for gid in (held, free):
+        _new_game(storage, gid)
+    storage.move_groups.patience = 0.2
+    done: list[str] = []
+    blocker = storage.engine.connect()
+    try:
+        with blocker.begin():
+            blocker.execute(text("SELECT id FROM games WHERE id = :g FOR UPDATE"), {"g": held})
+            def store_held() -> None:
+                storage.add_move(held, 0, "a2-a3", None, None)
+                done.append(held)
+
+            waiting = threading.Thread(target=store_held)
+            waiting.start()
+            deadline = dt.datetime.now() + dt.timedelta(seconds=10)
+            while not storage.move_groups.storing():
+                assert dt.datetime.now() < deadline
+            storage.add_move(free, 0, "b2-b3", None, None)  # returns while the lock is held
+            done.append(free)
+        waiting.join(30)
+    finally:
+        blocker.close()
+    assert done == [free, held]
+    rows = [storage.load_game(gid) for gid in (held, free)]
+    assert [row.moves for row in rows if row is not None] == [["a2-a3"], ["b2-b3"]]

@@ -75,6 +75,11 @@ MOVE_SECONDS = Histogram(
     "exochess_move_seconds", "Time from a player's move arriving to its answer, by stage",
     ["stage"], buckets=_WAIT_BUCKETS,
 )
+MOVES_PER_STATEMENT = Histogram(
+    "exochess_moves_per_statement",
+    "PostgreSQL: moves stored by one statement (moves ready in several database threads at once share one)",
+    buckets=(1, 2, 4, 8, 16, 32, 64),
+)
 BUS_LAG = Histogram(
     "exochess_bus_lag_seconds",
     "Redis mode: time from another process publishing an envelope to this one starting to handle it "

@@ -326,6 +326,7 @@ class GameService:
         # the rating update runs in the transaction that stores a game's result
         if apply_game_result not in storage.finish_hooks:
             storage.finish_hooks.append(apply_game_result)
+        storage.move_groups.observer = metrics.MOVES_PER_STATEMENT.observe
         self.pool = pool
         self.hub = hub
         self.timing = timing if timing is not None else timing_from_env()

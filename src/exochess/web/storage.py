@@ -58,6 +58,7 @@ from sqlalchemy.schema import CreateColumn
 from exochess.web.clock import Stamp
 from exochess.web.dbthreads import thread_count
 from exochess.web.domain import N_, ChallengeStatus, Color, GameStatus, PlayerKind, SeatChoice
+from exochess.web.movegroup import GroupCommit
 
 log = logging.getLogger("exochess.web")
 metadata = MetaData()
@@ -252,6 +253,18 @@ chat = Table(
 )
 
 
+class MoveRow(TypedDict):
+    """A move's row in ``moves`` (its ``id`` aside), as :meth:`Storage.add_move` stores it."""
+
+    game_id: str
+    ply: int
+    text: str
+    created: dt.datetime
+    white_ms: int | None
+    black_ms: int | None
+    at: dt.datetime | None
+
+
 _AT_PLY = and_(
     games.c.id == bindparam("at_game"), games.c.ply == bindparam("at_ply"),
     games.c.status == GameStatus.ACTIVE,
@@ -285,6 +298,23 @@ which made a transaction of 0.4 ms of CPU hold its thread 20-25 ms under load.  
 fails, the update returns no row and nothing is inserted (nor returned).  SQLite cannot update in a
 ``WITH`` clause: there the move keeps its transaction of two statements.  The casts tell
 PostgreSQL the parameters' types, which a select list does not."""
+
+_STORE_MOVES = sql_text(
+    "WITH v AS (SELECT * FROM unnest(CAST(:game_ids AS varchar[]), CAST(:plies AS integer[]),"
+    " CAST(:texts AS text[]), CAST(:created AS timestamp[]), CAST(:white_ms AS integer[]),"
+    " CAST(:black_ms AS integer[]), CAST(:ats AS timestamp[]))"
+    " AS v(game_id, ply, text, created, white_ms, black_ms, at)),"
+    " moved AS (UPDATE games SET ply = v.ply + 1, takeback_offer = NULL, updated = v.created FROM v"
+    " WHERE games.id = v.game_id AND games.ply = v.ply AND games.status = :active RETURNING games.id)"
+    " INSERT INTO moves (game_id, ply, text, created, white_ms, black_ms, at)"
+    " SELECT v.game_id, v.ply, v.text, v.created, v.white_ms, v.black_ms, v.at"
+    " FROM v JOIN moved ON moved.id = v.game_id RETURNING moves.game_id"
+)
+"""Several moves of different games that do not end them, on PostgreSQL, as one statement
+(:class:`~exochess.web.movegroup.GroupCommit`): :data:`_STORE_MOVE` over the rows of arrays
+given one per column; each game's guard is its own, and the games returned are those whose
+move was stored.  The statement's text does not depend on how many moves it carries, so
+PostgreSQL plans it once per connection."""
 
 
 _CHAT_LINES = (
@@ -459,6 +489,10 @@ class Storage:
         self.engine: Engine = create_engine(url, **kwargs)
         self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         """The same pool, each statement its own transaction (a move's single statement)."""
+        self.move_groups: GroupCommit[MoveRow] = GroupCommit(
+            self._store_move, self._store_moves, key=lambda row: row["game_id"])
+        """Moves (on PostgreSQL, those that do not end their game) stored one statement for all
+        the database threads holding one at the same moment."""
         if self.is_sqlite:
             @event.listens_for(self.engine, "connect")
             def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -594,6 +628,24 @@ class Storage:
         guard = {"at_game": game_id, "at_ply": at_ply}
         _one_changed(conn.execute(update(games).where(_AT_PLY).values(updated=now(), **values), guard), guard)
 
+    def _store_move(self, row: MoveRow) -> bool:
+        """One move by :data:`_STORE_MOVE`; whether its guard let it in."""
+        params = {"at_game": row["game_id"], "at_ply": row["ply"], "next_ply": row["ply"] + 1,
+                  "at_time": row["created"],
+                  **{f"move_{key}": value for key, value in row.items() if key != "game_id"}}
+        with self._autocommit.connect() as conn:
+            return conn.execute(_STORE_MOVE, params).first() is not None
+
+    def _store_moves(self, rows: list[MoveRow]) -> list[bool]:
+        """Moves of different games by :data:`_STORE_MOVES`; whether each guard let its move in."""
+        params = {"game_ids": [r["game_id"] for r in rows], "plies": [r["ply"] for r in rows],
+                  "texts": [r["text"] for r in rows], "created": [r["created"] for r in rows],
+                  "white_ms": [r["white_ms"] for r in rows], "black_ms": [r["black_ms"] for r in rows],
+                  "ats": [r["at"] for r in rows], "active": GameStatus.ACTIVE.value}
+        with self._autocommit.connect() as conn:
+            stored = {game_id for (game_id,) in conn.execute(_STORE_MOVES, params)}
+        return [r["game_id"] in stored for r in rows]
+
     def add_move(
         self, game_id: str, ply: int, text: str, finish: Finish | None, stamp: Stamp | None = None
     ) -> None:
@@ -604,18 +656,15 @@ class Storage:
         Raises :class:`ConflictError` if another move was stored first.
         """
         stored = now()
-        row = {
+        row: MoveRow = {
             "game_id": game_id, "ply": ply, "text": text, "created": stored,
             "white_ms": stamp.white_ms if stamp else None, "black_ms": stamp.black_ms if stamp else None,
             "at": stamp.at if stamp else None,
         }
         try:
             if not finish and not self.is_sqlite:
-                params = {"at_game": game_id, "at_ply": ply, "next_ply": ply + 1, "at_time": stored,
-                          **{f"move_{key}": value for key, value in row.items() if key != "game_id"}}
-                with self._autocommit.connect() as conn:
-                    if conn.execute(_STORE_MOVE, params).first() is None:
-                        raise ConflictError(f"game {game_id} is no longer at ply {ply}")
+                if not self.move_groups.store(row):
+                    raise ConflictError(f"game {game_id} is no longer at ply {ply}")
                 return
             with self.engine.begin() as conn:
                 if finish:

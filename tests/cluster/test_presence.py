@@ -223,3 +223,50 @@ def test_a_dead_servers_players_and_posters_go_away(own_site: Cluster) -> None:
         await black.close()
 
     run_async(run)
+
+
+def test_every_watcher_sees_the_presence_its_server_ends_with(services: Services) -> None:
+    """Seats taken and left on two servers at once, watched from both: whatever order the
+    servers hear of each other's seats in, every watcher's last word is the site's presence.
+
+    (CI caught a watcher left with "Black offline" although both seats were connected: a server
+    heard of the other's seat after announcing its own, and nobody announced the change.)"""
+    env = {**ENV, "EXOCHESS_WS_PER_GAME": "8", "EXOCHESS_WS_PER_ADDRESS": "200"}
+    cluster = Cluster(services, servers=2, workers=0, env=env).start()
+    try:
+        a, b = (s.url for s in cluster.servers)
+        games = [new_game(a, opponent="friend") for _ in range(6)]
+
+        async def settles_on(sock: Any, online: dict[str, bool]) -> None:
+            """Read ``sock`` until its latest presence is ``online``."""
+            latest: dict[str, bool] | None = None
+            deadline = time.monotonic() + WAIT_S
+            while latest != online:
+                try:
+                    msg = json.loads(await asyncio.wait_for(sock.recv(), deadline - time.monotonic()))
+                except TimeoutError:
+                    left = f"a watcher was left with {latest}, the seats being {online}"
+                    raise AssertionError(left) from None
+                if msg["type"] in ("state", "presence"):
+                    latest = msg["online"]
+
+        async def one_game(game: dict[str, Any]) -> None:
+            gid, secrets_ = game["id"], game["seats"]
+            watchers = [await seated(ws_url(base, gid), None) for base in (a, b)]
+            for sock in watchers:
+                await recv_until(sock, "hello")
+            # both seats at the same moment, one on each server
+            white, black = await asyncio.gather(seated(ws_url(a, gid), secrets_["white"]["secret"]),
+                                                seated(ws_url(b, gid), secrets_["black"]["secret"]))
+            await asyncio.gather(*(settles_on(s, {"white": True, "black": True}) for s in watchers))
+            await asyncio.gather(white.close(), black.close())
+            await asyncio.gather(*(settles_on(s, {"white": False, "black": False}) for s in watchers))
+            for sock in watchers:
+                await sock.close()
+
+        async def run() -> None:
+            await asyncio.gather(*(one_game(game) for game in games))
+
+        run_async(run)
+    finally:
+        cluster.stop()

@@ -16,10 +16,12 @@ the other processes' counts, shared through :class:`~exochess.web.presence.Share
 Across processes (Redis mode, see :mod:`exochess.web.pubsub`) the interface stays
 ``broadcast(key, message)``: with a bus attached, what one process broadcasts also reaches the
 connections of every other process, and each process's seat counts are shared so that
-:meth:`Hub.online` tells the presence of the whole site.  Seat counts are repeated every
-:data:`SEATS_REFRESH_S`; those of a process not heard of for :data:`SEATS_TTL_S` (it died) are
-dropped, and :attr:`Hub.on_presence` tells the game service, which starts the absence clock of
-the seats that went with it.
+:meth:`Hub.online` tells the presence of the whole site.  Seat counts are sent when they
+change and repeated every :data:`SEATS_REFRESH_S`; those of a process not heard of for
+:data:`SEATS_TTL_S` (it died) are dropped.  When the others' counts change what
+:meth:`Hub.online` says, :attr:`Hub.on_presence` tells the game service, which updates the
+absence clocks and tells this process's watchers: presence messages are never broadcast, each
+process announces the presence it knows to its own connections.
 """
 
 from __future__ import annotations
@@ -158,10 +160,11 @@ class Hub:
         """Called for each envelope from another process: (key, the stored game changed, its
         message was delivered here, the envelope's move note or None); the game service
         updates or invalidates its cache with it."""
-        self.on_presence: Callable[[str, bool], Awaitable[None]] | None = None
-        """Called when a game's presence changed because another process's seats came or went
-        (not for this process's own joins and leaves, which the websocket route handles):
-        (key, the process died: its seat counts expired, and nobody else announces it)."""
+        self.on_presence: Callable[[str], Awaitable[None]] | None = None
+        """Called with the key when a game's presence changed because another process's seats
+        came or went, or that process died (its seat counts expired); not for this process's
+        own joins and leaves, which the websocket route handles.  Each process tells its own
+        watchers."""
         self._remote: dict[str, dict[str, tuple[float, int, int]]] = {}
         """Seat counts of the other processes: key -> origin -> (when heard, white, black)."""
         self.counts: SharedCounts | None = None
@@ -205,7 +208,7 @@ class Hub:
             if not origins:
                 del self._remote[key]
             if self.online(key) != before and self.on_presence is not None:
-                await self.on_presence(key, True)
+                await self.on_presence(key)
 
     async def _publish_seats(self, game_id: str) -> None:
         if self.bus is not None:
@@ -340,7 +343,7 @@ class Hub:
                 if self.on_remote is not None:
                     await self.on_remote(key, False, False, None)
                 if self.on_presence is not None:
-                    await self.on_presence(key, False)
+                    await self.on_presence(key)
             return
         message = envelope.get("m")
         if isinstance(message, str):

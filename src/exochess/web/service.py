@@ -757,9 +757,15 @@ class GameService:
             listener(live)
 
     async def announce_presence(self, live: LiveGame) -> None:
-        """Tell the watchers which seats are online and since when the others are gone (a
-        small message, not the whole state)."""
-        await self.hub.broadcast(live.row.id, self._presence_update(live))
+        """Tell this process's watchers which seats are online and since when the others are
+        gone (a small message, not the whole state), after a seat here came or went.
+
+        Only here: each process tells its own watchers what it knows (its seats and those the
+        others announced, see :meth:`remote_presence`).  A message sent to every process would
+        carry the sender's view, which can be older than the receiver's: a watcher was left
+        seeing a connected seat offline (the last message it got was the other server's, sent
+        before that server heard of the seat)."""
+        await self.hub.deliver(live.row.id, self._presence_update(live))
 
     def _presence_update(self, live: LiveGame) -> str:
         """Start or stop the seats' absence clocks from the site's presence; the message."""
@@ -773,16 +779,13 @@ class GameService:
                 live.absent_since[color] = moment
         return json.dumps({"type": "presence", "online": online, "absent_since": self._absent_json(live)})
 
-    async def remote_presence(self, game_id: str, expired: bool) -> None:
-        """Seats held on another server came or went (Redis mode): the absence clocks here
-        follow, so that a claim through this server counts the same absence.  When that server
-        died (``expired``) nobody announces it: this server tells its own watchers."""
+    async def remote_presence(self, game_id: str) -> None:
+        """Seats held on another server came or went, or that server died (Redis mode): the
+        absence clocks here follow, so that a claim through this server counts the same
+        absence, and this process's watchers are told."""
         live = self._games.get(game_id)
-        if live is None:
-            return
-        message = self._presence_update(live)
-        if expired:
-            await self.hub.deliver(game_id, message)
+        if live is not None:
+            await self.hub.deliver(game_id, self._presence_update(live))
 
     # --- time -----------------------------------------------------------------------------
 

@@ -21,8 +21,10 @@ from enum import StrEnum
 from typing import Any, TypedDict
 
 from sqlalchemy import (
+    ARRAY,
     Boolean,
     Column,
+    ColumnElement,
     Connection,
     CursorResult,
     DateTime,
@@ -39,6 +41,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     cast,
+    column,
     create_engine,
     delete,
     event,
@@ -265,16 +268,25 @@ class MoveRow(TypedDict):
     at: dt.datetime | None
 
 
-_AT_PLY = and_(
-    games.c.id == bindparam("at_game"), games.c.ply == bindparam("at_ply"),
-    games.c.status == GameStatus.ACTIVE,
-)
-"""The optimistic check of every change to a game: it is still active and at the expected ply
-(parameters ``at_game`` and ``at_ply``)."""
-_NEXT_PLY = (
-    update(games).where(_AT_PLY)
-    .values(ply=bindparam("next_ply"), takeback_offer=None, updated=bindparam("at_time"))
-)
+_MOVE_COLUMNS = tuple(MoveRow.__annotations__)
+"""The columns of a move's row that the move path fills (all but ``id``), in :class:`MoveRow`'s
+order."""
+
+
+def _at_ply(game_id: ColumnElement[Any], ply: ColumnElement[Any]) -> ColumnElement[bool]:
+    """The optimistic check of every change to a game: it is still active and at ``ply``."""
+    return and_(games.c.id == game_id, games.c.ply == ply, games.c.status == GameStatus.ACTIVE)
+
+
+def _next_ply(ply: ColumnElement[Any], at_time: ColumnElement[Any]) -> dict[str, Any]:
+    """What a move that does not end its game changes in its game's row: ``ply`` (the one
+    after the move), no takeback offer, ``at_time`` (when it was stored)."""
+    return {"ply": ply, "takeback_offer": None, "updated": at_time}
+
+
+_AT_PLY = _at_ply(bindparam("at_game"), bindparam("at_ply"))
+"""The optimistic check as parameters ``at_game`` and ``at_ply``."""
+_NEXT_PLY = update(games).where(_AT_PLY).values(_next_ply(bindparam("next_ply"), bindparam("at_time")))
 """A move's optimistic update of its game, built once: the statements of the move path are
 the storage's most frequent, and building them per call (``update().values()``) cost more
 Python time than SQLite's work (issue 17's profile)."""
@@ -282,12 +294,8 @@ _INSERT_MOVE = insert(moves)
 """A move's row; its values are passed at execution (the statement is built and compiled once)."""
 _MOVED = _NEXT_PLY.returning(games.c.id).cte("moved")
 _STORE_MOVE = insert(moves).from_select(
-    ["game_id", "ply", "text", "created", "white_ms", "black_ms", "at"],
-    select(
-        _MOVED.c.id, cast(bindparam("move_ply"), Integer), cast(bindparam("move_text"), Text),
-        cast(bindparam("move_created"), DateTime), cast(bindparam("move_white_ms"), Integer),
-        cast(bindparam("move_black_ms"), Integer), cast(bindparam("move_at"), DateTime),
-    ),
+    list(_MOVE_COLUMNS),
+    select(_MOVED.c.id, *(cast(bindparam(f"move_{name}"), moves.c[name].type) for name in _MOVE_COLUMNS[1:])),
 ).returning(moves.c.id)
 """A move that does not end its game, on PostgreSQL: the guarded update of its game and the
 insert of its row as one statement (``WITH moved AS (UPDATE ... RETURNING id) INSERT ...
@@ -299,22 +307,25 @@ fails, the update returns no row and nothing is inserted (nor returned).  SQLite
 ``WITH`` clause: there the move keeps its transaction of two statements.  The casts tell
 PostgreSQL the parameters' types, which a select list does not."""
 
-_STORE_MOVES = sql_text(
-    "WITH v AS (SELECT * FROM unnest(CAST(:game_ids AS varchar[]), CAST(:plies AS integer[]),"
-    " CAST(:texts AS text[]), CAST(:created AS timestamp[]), CAST(:white_ms AS integer[]),"
-    " CAST(:black_ms AS integer[]), CAST(:ats AS timestamp[]))"
-    " AS v(game_id, ply, text, created, white_ms, black_ms, at)),"
-    " moved AS (UPDATE games SET ply = v.ply + 1, takeback_offer = NULL, updated = v.created FROM v"
-    " WHERE games.id = v.game_id AND games.ply = v.ply AND games.status = :active RETURNING games.id)"
-    " INSERT INTO moves (game_id, ply, text, created, white_ms, black_ms, at)"
-    " SELECT v.game_id, v.ply, v.text, v.created, v.white_ms, v.black_ms, v.at"
-    " FROM v JOIN moved ON moved.id = v.game_id RETURNING moves.game_id"
+_EACH_MOVE = func.unnest(
+    *(cast(bindparam(f"each_{name}"), ARRAY(moves.c[name].type)) for name in _MOVE_COLUMNS)
+).table_valued(*(column(name, moves.c[name].type) for name in _MOVE_COLUMNS)).render_derived("each_move")
+"""The moves of :data:`_STORE_MOVES` as rows: one array parameter a column (``each_game_id``,
+``each_ply``...), taken side by side by ``unnest``."""
+_MOVED_EACH = (
+    update(games).where(_at_ply(_EACH_MOVE.c.game_id, _EACH_MOVE.c.ply))
+    .values(_next_ply(_EACH_MOVE.c.ply + 1, _EACH_MOVE.c.created))
+    .returning(*(_EACH_MOVE.c[name] for name in _MOVE_COLUMNS)).cte("moved_each")
 )
+_STORE_MOVES = insert(moves).from_select(
+    list(_MOVE_COLUMNS), select(*(_MOVED_EACH.c[name] for name in _MOVE_COLUMNS)),
+).returning(moves.c.game_id)
 """Several moves of different games that do not end them, on PostgreSQL, as one statement
-(:class:`~exochess.web.movegroup.GroupCommit`): :data:`_STORE_MOVE` over the rows of arrays
-given one per column; each game's guard is its own, and the games returned are those whose
-move was stored.  The statement's text does not depend on how many moves it carries, so
-PostgreSQL plans it once per connection."""
+(:class:`~exochess.web.movegroup.GroupCommit`): :data:`_STORE_MOVE` over the rows of
+:data:`_EACH_MOVE` (``UPDATE games ... FROM unnest(...) ... RETURNING`` the moves whose guard
+held, inserted by the ``INSERT``); each game's guard is its own, and the games returned are
+those whose move was stored.  The statement's text does not depend on how many moves it
+carries, so PostgreSQL plans it once per connection."""
 
 
 _CHAT_LINES = (
@@ -638,10 +649,8 @@ class Storage:
 
     def _store_moves(self, rows: list[MoveRow]) -> list[bool]:
         """Moves of different games by :data:`_STORE_MOVES`; whether each guard let its move in."""
-        params = {"game_ids": [r["game_id"] for r in rows], "plies": [r["ply"] for r in rows],
-                  "texts": [r["text"] for r in rows], "created": [r["created"] for r in rows],
-                  "white_ms": [r["white_ms"] for r in rows], "black_ms": [r["black_ms"] for r in rows],
-                  "ats": [r["at"] for r in rows], "active": GameStatus.ACTIVE.value}
+        by_name: list[Mapping[str, object]] = list(rows)
+        params = {f"each_{name}": [r[name] for r in by_name] for name in _MOVE_COLUMNS}
         with self._autocommit.connect() as conn:
             stored = {game_id for (game_id,) in conn.execute(_STORE_MOVES, params)}
         return [r["game_id"] in stored for r in rows]

@@ -166,3 +166,57 @@ def test_a_full_engine_queue_refuses_new_computer_games(services: Services) -> N
         assert new_game(url, opponent="friend")["id"]
     finally:
         site.stop()
+
+
+def test_a_state_from_another_process_is_followed_by_the_presence_known_here(services: Services) -> None:
+    """A state carries the presence its sender knew; the receiving process, knowing better (a
+    seat here its sender has not heard of yet), has its own presence told after it, and only
+    then."""
+    from exochess.web.domain import Color
+    from exochess.web.hub import Hub
+    from exochess.web.pubsub import RedisBus
+
+    class Inbox:
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+
+        async def send_text(self, data: str) -> None:
+            self.texts.append(data)
+
+        async def close(self, code: int = 1000, reason: str | None = None) -> None:
+            pass
+
+    async def run() -> tuple[list[str], list[str]]:
+        sender, receiver = Hub(), Hub()
+        seated, watching = Inbox(), Inbox()
+        # joined before the bus is attached: the sender never hears of Black's seat here
+        receiver.join("g1", seated, Color.BLACK)
+        receiver.join("g2", watching, None)
+        told: list[str] = []
+
+        async def on_presence(key: str) -> None:
+            told.append(key)
+
+        receiver.on_presence = on_presence
+        buses = []
+        for hub in (sender, receiver):
+            bus = RedisBus(services.redis.url)
+            hub.attach(bus)
+            bus.on_message = hub.receive
+            bus.start()
+            await asyncio.wait_for(bus.subscribed.wait(), 10)
+            buses.append(bus)
+        await sender.broadcast("g1", '{"type": "state"}', coalesce=True, changed=True)
+        await sender.broadcast("g2", '{"type": "state"}', coalesce=True, changed=True)
+        for _ in range(200):
+            if seated.texts and watching.texts:
+                break
+            await asyncio.sleep(0.01)
+        for hub, bus in zip((sender, receiver), buses, strict=True):
+            await hub.close()
+            await bus.close()
+        return told, seated.texts + watching.texts
+
+    told, delivered = run_async(run)
+    assert delivered == ['{"type": "state"}', '{"type": "state"}']
+    assert told == ["g1"]  # g2's seats are empty on both: nothing to correct

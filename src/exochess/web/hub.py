@@ -21,7 +21,8 @@ change and repeated every :data:`SEATS_REFRESH_S`; those of a process not heard 
 :data:`SEATS_TTL_S` (it died) are dropped.  When the others' counts change what
 :meth:`Hub.online` says, :attr:`Hub.on_presence` tells the game service, which updates the
 absence clocks and tells this process's watchers: presence messages are never broadcast, each
-process announces the presence it knows to its own connections.
+process announces the presence it knows to its own connections.  A state does cross processes
+with the presence its sender knew; a receiver that knows better follows it with its own.
 """
 
 from __future__ import annotations
@@ -162,9 +163,10 @@ class Hub:
         updates or invalidates its cache with it."""
         self.on_presence: Callable[[str], Awaitable[None]] | None = None
         """Called with the key when a game's presence changed because another process's seats
-        came or went, or that process died (its seat counts expired); not for this process's
-        own joins and leaves, which the websocket route handles.  Each process tells its own
-        watchers."""
+        came or went, or that process died (its seat counts expired), or when another
+        process's state was delivered here with a presence this process knows otherwise; not
+        for this process's own joins and leaves, which the websocket route handles.  Each
+        process tells its own watchers."""
         self._remote: dict[str, dict[str, tuple[float, int, int]]] = {}
         """Seat counts of the other processes: key -> origin -> (when heard, white, black)."""
         self.counts: SharedCounts | None = None
@@ -304,6 +306,11 @@ class Hub:
                     here[Color.BLACK] = here[Color.BLACK] or black > 0
         return here
 
+    def _online_pair(self, game_id: str) -> list[bool]:
+        """:meth:`online` as an envelope carries it: ``[white, black]``."""
+        online = self.online(game_id)
+        return [online[Color.WHITE], online[Color.BLACK]]
+
     def watchers(self, game_id: str) -> int:
         return len(self._rooms.get(game_id, {}))
 
@@ -320,6 +327,8 @@ class Hub:
             envelope = {"k": game_id, "m": message, "c": coalesce, "ch": changed}
             if note is not None:
                 envelope["a"] = note
+            if coalesce:  # a state, which tells who is online as this process knows it
+                envelope["on"] = self._online_pair(game_id)
             # queued, not awaited: what changed is stored already, and the caller (a player's
             # move) need not wait for Redis; the bus sends its envelopes in order
             self.bus.post(envelope)
@@ -348,6 +357,11 @@ class Hub:
         message = envelope.get("m")
         if isinstance(message, str):
             await self.deliver(key, message, coalesce=bool(envelope.get("c")))
+            told = envelope.get("on")
+            if told is not None and told != self._online_pair(key) and self.on_presence is not None:
+                # the state went out with its sender's view of the seats, older than this
+                # process's: what this process knows follows it (see on_presence)
+                await self.on_presence(key)
         if self.on_remote is not None:
             await self.on_remote(key, bool(envelope.get("ch")), isinstance(message, str), envelope.get("a"))
 

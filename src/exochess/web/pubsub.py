@@ -23,6 +23,9 @@ The keys:
 - ``a``: with ``ch``, when the change is exactly one move added to the game: that move as a
   :class:`~exochess.web.movenote.MoveNote`, so that the other processes play it on their copy
   of the game instead of reading the game again from the database;
+- ``on``: with a state (``c``), whether each seat of the game ``k`` was online as the origin
+  knew it (``[white, black]``): a receiver whose own view differs tells its websockets its own
+  after the state (the state's presence is the origin's);
 - ``s``: instead of a message, the origin's count of connections per seat of the game
   ``k`` (``[white, black]``), so that presence is shared across processes;
 - ``ts``: when the origin published it (Unix seconds): the receiver's

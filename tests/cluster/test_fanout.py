@@ -68,21 +68,24 @@ def test_presence_is_the_whole_sites(cluster: Cluster) -> None:
     run_async(run)
 
 
+class Inbox:
+    """A websocket as the hub sees one, keeping what it is sent."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def send_text(self, data: str) -> None:
+        self.texts.append(data)
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        pass
+
+
 def test_hub_channels_cross_processes(services: Services) -> None:
     """Any hub key (the lobby, chat lines) reaches the connections of another process, through
     the same ``broadcast(key, message)`` that games use."""
     from exochess.web.hub import Hub
     from exochess.web.pubsub import RedisBus
-
-    class Inbox:
-        def __init__(self) -> None:
-            self.texts: list[str] = []
-
-        async def send_text(self, data: str) -> None:
-            self.texts.append(data)
-
-        async def close(self, code: int = 1000, reason: str | None = None) -> None:
-            pass
 
     async def run() -> list[str]:
         hubs, buses = [], []
@@ -175,16 +178,6 @@ def test_a_state_from_another_process_is_followed_by_the_presence_known_here(ser
     from exochess.web.domain import Color
     from exochess.web.hub import Hub
     from exochess.web.pubsub import RedisBus
-
-    class Inbox:
-        def __init__(self) -> None:
-            self.texts: list[str] = []
-
-        async def send_text(self, data: str) -> None:
-            self.texts.append(data)
-
-        async def close(self, code: int = 1000, reason: str | None = None) -> None:
-            pass
 
     async def run() -> tuple[list[str], list[str]]:
         sender, receiver = Hub(), Hub()

@@ -111,7 +111,7 @@ export function glyphsFor(variantName) {
 // them out of a large tree: they are then asked for with `fetchNext(actionsSoFar)`).
 export class BoardView {
   // options: {width, height, pieceNames, royal, onMove(text), fetchNext(prefix) -> Promise<nodes>,
-  //           onError(message), coordinates}
+  //           onError(message), onPremove({from, to} or null), coordinates}
   // Rule states (see setAnnotations) are drawn over the squares and pieces; picking a piece that
   // cannot move, or one that a rule holds, says why in words under the board.
   constructor(container, options) {
@@ -123,6 +123,7 @@ export class BoardView {
     this.onMove = options.onMove || null;
     this.fetchNext = options.fetchNext || null;
     this.onError = options.onError || null;
+    this.onPremove = options.onPremove || null;
     this.coordinates = options.coordinates !== false;
     this.glyphs = options.glyphs || null;
     this.notes = null;        // the position's annotations (docs/web.md), null when none are shown
@@ -134,6 +135,8 @@ export class BoardView {
     this.highlight = { from: null, to: null, victims: [] };
     this.sel = null;          // selected square
     this.chain = null;        // {nodes, overlay, at, complete, done}: a chain being entered
+    this.premoveSide = null;  // "white" or "black": whose pieces may be premoved now (see setPremoveSide)
+    this.premove = null;      // {from, to}: the move to try when that side's turn comes
     this.epoch = 0;           // bumped by every new position, so a late fetch is ignored
     this.drag = null;
     this.svg = el("svg", {
@@ -161,6 +164,10 @@ export class BoardView {
     this.svg.addEventListener("pointermove", (e) => this._moveDrag(e));
     this.svg.addEventListener("pointerup", (e) => this._up(e));
     this.svg.addEventListener("pointercancel", () => this._endDrag());
+    // a right click takes a premove back, as on lichess
+    this.svg.addEventListener("contextmenu", (e) => {
+      if (this.premove || (this._premoving() && this.sel)) { e.preventDefault(); this.sel = null; this.clearPremove(); }
+    });
     this.render();
   }
 
@@ -173,7 +180,71 @@ export class BoardView {
   // The rule states of the position shown (null: none, e.g. while replaying an earlier move).
   setAnnotations(notes) { this.notes = notes || null; this._explain(null); this.render(); }
   setShowNotes(on) { this.showNotes = Boolean(on); this.svg.classList.toggle("notes-off", !this.showNotes); }
-  cancelInput() { this.chain = null; this.sel = null; this.render(); this._chainBar(); }
+  cancelInput() { this.chain = null; this.sel = null; this.premove = null; this.render(); this._chainBar(); this._premoveChanged(); }
+
+  // Premoves, as on lichess: while the other side is to move, `color`'s player may pick one of
+  // its pieces and a square; the move is tried as soon as its turn comes (playPremove).  The
+  // server lists the legal moves of the side to move only, so no destinations are shown and any
+  // square is taken: whether the move is legal is known when the turn comes.  null: no premoves
+  // now (a premove already made is kept until played or taken back).
+  setPremoveSide(color) {
+    const side = color || null;
+    if (side === this.premoveSide) return;
+    if (this._premoving()) this.sel = null;
+    this.premoveSide = side;
+    this.render();
+  }
+
+  clearPremove() {
+    if (!this.premove) return;
+    this.premove = null;
+    this.render();
+    this._premoveChanged();
+  }
+
+  // Try the premove on the legal moves just set (the player's turn has come): a whole move is
+  // sent at once; a first action that the move must go on from (a chain), or squares that several
+  // moves share, is entered as if clicked, for the player to finish; a move that is not legal
+  // now is dropped.  Returns whether the premove was legal.
+  playPremove() {
+    const premove = this.premove;
+    if (!premove) return false;
+    this.premove = null;
+    this._premoveChanged();
+    const cands = this.legal.filter((a) => a.from === premove.from && a.to === premove.to);
+    if (!cands.length) { this.render(); return false; }
+    if (cands.length === 1 && cands[0].end) { this._submit(cands[0].text); return true; }
+    this.sel = premove.from;
+    this._choose(premove.to);
+    return true;
+  }
+
+  // Premove input is on: a side may premove, it has no legal moves listed (not its turn), and no
+  // chain is being entered.
+  _premoving() { return this.premoveSide !== null && !this.chain && this.legal.length === 0; }
+
+  _ownPiece(square) {
+    const letter = this.pieces.get(square);
+    return Boolean(letter) && (letter === letter.toUpperCase()) === (this.premoveSide === "white");
+  }
+
+  _setPremove(from, to) {
+    this.premove = { from, to };
+    this.sel = null;
+    this.render();
+    this._premoveChanged();
+  }
+
+  _premoveChanged() { if (this.onPremove) this.onPremove(this.premove); }
+
+  // A click or tap on `sq` while premoving: any click takes a premove back (and may pick a piece
+  // at once); a piece of one's own is picked; another square, with a piece picked, is the premove.
+  _premoveClick(sq) {
+    if (this.premove) { this.clearPremove(); if (!this._ownPiece(sq)) return false; }
+    if (this._ownPiece(sq)) { this.sel = this.sel === sq ? null : sq; this.render(); return true; }
+    if (this.sel) { this._setPremove(this.sel, sq); return true; }
+    return false;
+  }
 
   _xy(square) {
     const [f, r] = parseSquare(square);
@@ -213,6 +284,7 @@ export class BoardView {
 
   _movable(square) {
     if (this.chain) return this.chain.at === square;
+    if (this._premoving()) return this._ownPiece(square);
     return this._candidates().some((a) => a.from === square);
   }
 
@@ -255,6 +327,12 @@ export class BoardView {
       const [x, y] = this._xy(sq);
       el("rect", { x, y, width: 100, height: 100, class: "victim", "data-victim": sq }, marks);
     }
+    if (this.premove) {
+      for (const sq of [this.premove.from, this.premove.to]) {
+        const [x, y] = this._xy(sq);
+        el("rect", { x, y, width: 100, height: 100, class: "premove", "data-premove": sq }, marks);
+      }
+    }
     if (this.sel) {
       const [x, y] = this._xy(this.sel);
       el("rect", { x, y, width: 100, height: 100, class: "selected" }, marks);
@@ -280,6 +358,7 @@ export class BoardView {
   // The square as a click would take it (select, move there, fire in place, deselect): the
   // keyboard's Enter and Space.
   activate(sq) {
+    if (this._premoving()) { this._premoveClick(sq); return; }
     const dests = this._destinations();
     if (this.sel && dests.has(sq)) { this._choose(sq); return; }
     if (this._movable(sq)) {
@@ -321,6 +400,17 @@ export class BoardView {
     if (e.button !== undefined && e.button !== 0) return;
     const sq = this._squareAt(e);
     if (!sq) return;
+    if (this._premoving()) {
+      const reselect = this.sel === sq;
+      if (this.premove || !this._ownPiece(sq)) { if (this._premoveClick(sq)) e.preventDefault(); return; }
+      // one's own piece: picked, and it may be dragged to the premove's square
+      e.preventDefault();
+      this.sel = sq;
+      this.drag = { from: sq, startX: e.clientX, startY: e.clientY, moved: false, reselect, node: null };
+      this.svg.setPointerCapture && this.svg.setPointerCapture(e.pointerId);
+      this.render();
+      return;
+    }
     const dests = this._destinations();
     if (this.sel && dests.has(sq) && sq !== this.sel) {
       e.preventDefault();
@@ -430,6 +520,12 @@ export class BoardView {
     if (!d) return;
     this._endDrag();
     const sq = this._squareAt(e);
+    if (this._premoving()) {
+      if (d.moved && sq && sq !== d.from) { this._setPremove(d.from, sq); return; }
+      if (!d.moved && d.reselect && sq === d.from) this.sel = null;
+      this.render();
+      return;
+    }
     if (d.moved) {
       if (sq && sq !== d.from && this._destinations().has(sq)) { this._choose(sq); return; }
       if (sq && sq === d.from && this._destinations().has(sq)) { this._choose(sq); return; }

@@ -74,6 +74,7 @@ export class GamePage {
       width: v.width, height: v.height, pieceNames: v.piece_names, royal: v.royal,
       glyphs: glyphsFor(v.name), onMove: (text) => this.sendMove(text),
       fetchNext: (prefix) => this.fetchNext(prefix), onError: (message) => this.error(message),
+      onPremove: () => this.render(),
     });
     this.motion = new Motion(this.board);
     this.keys = new BoardKeys(this.board, v);
@@ -240,6 +241,8 @@ export class GamePage {
       const before = this.state;
       const wasLive = this.viewPly === null || this.viewPly >= before.ply;
       this.state = this.withPageWords(msg);
+      // a takeback (or another game in the page) leaves a premove nothing to follow
+      if (msg.id !== before.id || msg.ply < before.ply) this.board.clearPremove();
       if (this.pending && msg.ply > this.pending.ply) this.pending = null;
       if (wasLive) this.viewPly = null;
       if (msg.id === before.id && msg.ply === before.ply + 1 && msg.fens[before.ply] === before.fens[before.ply]) {
@@ -367,6 +370,9 @@ export class GamePage {
     // a move waiting for its answer, or a dropped connection: no input until it is settled
     const myTurn = live && connected && !this.pending && s.status === "active" && me === s.turn
       && s.players[s.turn].kind === "human";
+    // while the other side is to move, the player may queue a move (a premove, see board.js)
+    const canPremove = live && connected && !this.pending && s.status === "active" && me !== null && me !== s.turn;
+    if (s.status !== "active") this.board.clearPremove();
     const key = `${s.id}:${ply}:${s.ply}:${s.status}:${myTurn}:${s.fens[ply]}:${Boolean(s.annotations)}`;
     if (key !== this.boardKey || this.forceBoard) {
       this.boardKey = key;
@@ -384,9 +390,12 @@ export class GamePage {
       if (myTurn && s.legal_error) this.error(s.legal_error);  // a position too large to list
       if (anim && anim.move === last) this.motion.play(anim.fen, anim.move);
     }
+    this.board.setPremoveSide(canPremove ? me : null);
     this.renderMoves(ply);
     this.renderSide(me, myTurn, live, connected);
     this.clocks.render(s, me);
+    // last: a premove played sends the move, which renders the page again
+    if (myTurn && this.board.premove) this.board.playPremove();
   }
 
   renderMoves(ply) {
@@ -467,6 +476,8 @@ export class GamePage {
       else if (s.players[s.turn].kind === "engine") status = t("The computer is thinking…");
       else if (!s.online[s.turn]) status = t("{side} to move — waiting for your opponent to join", { side: turn });
       else status = t("{side} to move — waiting for your opponent", { side: turn });
+      const premove = this.board.premove;
+      if (premove && !myTurn) status += " · " + t("premove {from}–{to}, played when your turn comes (right click or Escape takes it back)", premove);
       if (!live) status += " " + t("(showing move {ply} of {plies})", { ply: this.shownPly(), plies: s.ply });
     } else {
       status = s.status === "aborted" ? t("Game aborted") : t("Game over ({result})", { result: s.result });

@@ -52,6 +52,8 @@ export class BoardKeys {
       const sq = rect.dataset.square;
       let text = squareLabel(this.variant, sq, pieces.get(sq));
       if (b.sel === sq) text = t("{square}, selected", { square: text });
+      if (b.premove && b.premove.from === sq) text = t("{square}, premove from here", { square: text });
+      if (b.premove && b.premove.to === sq) text = t("{square}, premove to here", { square: text });
       if (dests.has(sq)) {
         text = dests.get(sq) || pieces.has(sq) ? t("{square}, capture here", { square: text }) : t("{square}, move here", { square: text });
       }

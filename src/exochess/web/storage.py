@@ -295,7 +295,8 @@ _INSERT_MOVE = insert(moves)
 _MOVED = _NEXT_PLY.returning(games.c.id).cte("moved")
 _STORE_MOVE = insert(moves).from_select(
     list(_MOVE_COLUMNS),
-    select(_MOVED.c.id, *(cast(bindparam(f"move_{name}"), moves.c[name].type) for name in _MOVE_COLUMNS[1:])),
+    select(*(_MOVED.c.id if name == "game_id" else cast(bindparam(f"move_{name}"), moves.c[name].type)
+             for name in _MOVE_COLUMNS)),
 ).returning(moves.c.id)
 """A move that does not end its game, on PostgreSQL: the guarded update of its game and the
 insert of its row as one statement (``WITH moved AS (UPDATE ... RETURNING id) INSERT ...

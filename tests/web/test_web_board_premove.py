@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.web.serverproc import Server
-from tests.web.test_web_board_input import FIRST, LEGAL, PIECES, act, click, dests, move, tree
+from tests.web.test_web_board_input import FIRST, LEGAL, PIECES, click, dests, move, tree
 from tests.web.test_web_browser import drag
 
 SETUP = """
@@ -132,4 +132,3 @@ def test_no_premove_without_a_side(page: Any, server: Server) -> None:
     click(page, "c4")
     click(page, "c2")
     assert premove_squares(page) == ["c4", "c2"]
-    assert act("c4", "c2", "-", [], "p")["text"] == "c4-c2"

@@ -180,7 +180,12 @@ export class BoardView {
   // The rule states of the position shown (null: none, e.g. while replaying an earlier move).
   setAnnotations(notes) { this.notes = notes || null; this._explain(null); this.render(); }
   setShowNotes(on) { this.showNotes = Boolean(on); this.svg.classList.toggle("notes-off", !this.showNotes); }
-  cancelInput() { this.chain = null; this.sel = null; this.premove = null; this.render(); this._chainBar(); this._premoveChanged(); }
+  cancelInput() {
+    this.chain = null;
+    this.sel = null;
+    this._chainBar();
+    if (this.premove) this.clearPremove(); else this.render();
+  }
 
   // Premoves, as on lichess: while the other side is to move, `color`'s player may pick one of
   // its pieces and a square; the move is tried as soon as its turn comes (playPremove).  The
@@ -404,11 +409,8 @@ export class BoardView {
       const reselect = this.sel === sq;
       if (this.premove || !this._ownPiece(sq)) { if (this._premoveClick(sq)) e.preventDefault(); return; }
       // one's own piece: picked, and it may be dragged to the premove's square
-      e.preventDefault();
       this.sel = sq;
-      this.drag = { from: sq, startX: e.clientX, startY: e.clientY, moved: false, reselect, node: null };
-      this.svg.setPointerCapture && this.svg.setPointerCapture(e.pointerId);
-      this.render();
+      this._startDrag(e, sq, reselect);
       return;
     }
     const dests = this._destinations();
@@ -421,15 +423,21 @@ export class BoardView {
     // a picked piece says what holds it (a petrified Jumper may still leap) or why it cannot move
     this._explain(this._shownPieces().has(sq) ? sq : null);
     if (this._movable(sq)) {
-      e.preventDefault();
       const reselect = this.sel === sq;
       if (!this.chain) this.sel = sq;
-      this.drag = { from: sq, startX: e.clientX, startY: e.clientY, moved: false, reselect, node: null };
-      this.svg.setPointerCapture && this.svg.setPointerCapture(e.pointerId);
-      this.render();
+      this._startDrag(e, sq, reselect);
       return;
     }
     if (!this.chain) { this.sel = null; this.render(); }
+  }
+
+  // The pointer went down on the piece on `sq` (now selected): follow it as a possible drag.
+  // `reselect`: the piece was selected already (a click without a drag then deselects it).
+  _startDrag(e, sq, reselect) {
+    e.preventDefault();
+    this.drag = { from: sq, startX: e.clientX, startY: e.clientY, moved: false, reselect, node: null };
+    this.svg.setPointerCapture && this.svg.setPointerCapture(e.pointerId);
+    this.render();
   }
 
   // --- rule states ------------------------------------------------------------------------

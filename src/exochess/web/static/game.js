@@ -368,10 +368,10 @@ export class GamePage {
     this.root.dataset.link = this.link;
     const connected = this.link === "online";
     // a move waiting for its answer, or a dropped connection: no input until it is settled
-    const myTurn = live && connected && !this.pending && s.status === "active" && me === s.turn
-      && s.players[s.turn].kind === "human";
+    const canInput = live && connected && !this.pending && s.status === "active";
+    const myTurn = canInput && me === s.turn && s.players[s.turn].kind === "human";
     // while the other side is to move, the player may queue a move (a premove, see board.js)
-    const canPremove = live && connected && !this.pending && s.status === "active" && me !== null && me !== s.turn;
+    const canPremove = canInput && me !== null && me !== s.turn;
     if (s.status !== "active") this.board.clearPremove();
     const key = `${s.id}:${ply}:${s.ply}:${s.status}:${myTurn}:${s.fens[ply]}:${Boolean(s.annotations)}`;
     if (key !== this.boardKey || this.forceBoard) {

@@ -1058,13 +1058,13 @@ def target_3(services: Services, args: argparse.Namespace) -> None:
 
 
 def envelope_bench() -> None:
-    """The wire form of :mod:`exochess.web.pubsub` against the earlier one (the state escaped
+    """The wire form of :mod:`exochess.web.live.pubsub` against the earlier one (the state escaped
     inside a JSON envelope): CPU per envelope, encoded by the server that stored the move and
     decoded by another, for real states after 40 and 120 plies (no cluster needed)."""
-    from exochess.web.hub import Hub
-    from exochess.web.pubsub import decode, encode
-    from exochess.web.service import GameService
-    from exochess.web.storage import Storage
+    from exochess.web.game.service import GameService
+    from exochess.web.live.hub import Hub
+    from exochess.web.live.pubsub import decode, encode
+    from exochess.web.storage.store import Storage
 
     async def states() -> dict[int, str]:
         service = GameService(Storage(f"sqlite:///{tempfile.mkdtemp()}/site.sqlite"), None, Hub())
@@ -1106,7 +1106,7 @@ def subscription_bench(redis_url: str, size: int = 35_000, busy_ms: float = 20.0
     server reads every envelope, so two servers storing N moves a second each need 2N a
     second from it."""
 
-    from exochess.web import pubsub
+    from exochess.web.live import pubsub
 
     async def once(buffer: int) -> tuple[float, float]:
         saved = pubsub.SUBSCRIPTION_BUFFER
@@ -1179,11 +1179,11 @@ def pre_ping_bench(services: Services) -> None:
 
 def statements_bench(services: Services, moves: int = 4000) -> None:
     """What a stored move costs PostgreSQL and the server by the size of the statement that
-    stores it (web/movegroup.py): one move a statement (the storage's single-move statement),
+    stores it (web/storage/groupcommit.py): one move a statement (the storage's single-move statement),
     and 2, 8 and 32 moves of different games a statement, interleaved over three rounds; CPU
     of PostgreSQL's processes and of this process a move."""
     from exochess.web.domain import PlayerKind
-    from exochess.web.storage import MoveRow, Storage
+    from exochess.web.storage.store import MoveRow, Storage
 
     storage = Storage(services.postgres.url)
     postmaster = int((services.postgres.data / "postmaster.pid").read_text().split()[0])

@@ -1,6 +1,6 @@
 """How many objects the garbage collector tracks in a live game's legal-move view (issue 17):
 the view as dicts and lists, as positions.game_view builds it, against the JSON text the server
-keeps (web/legalview.py).  Deterministic: counts, not times.
+keeps (web/game/legalview.py).  Deterministic: counts, not times.
 
     PYTHONPATH=src python bench/gc_tracked.py
 """
@@ -11,8 +11,8 @@ import gc
 
 from exochess.board import Board
 from exochess.variants import all_variants
-from exochess.web.legalview import LegalView
-from exochess.web.positions import game_view
+from exochess.web.game.legalview import LegalView
+from exochess.web.game.positions import game_view
 
 
 def tracked(root: object) -> int:

@@ -63,7 +63,7 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.web.serverproc import Server
 
-from exochess.web.ratelimit import DEFAULT_LIMITS
+from exochess.web.http.ratelimit import DEFAULT_LIMITS
 
 
 def pct(values: list[float], p: float) -> float:

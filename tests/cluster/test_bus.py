@@ -14,7 +14,7 @@ async def connected_pair(url: str, got: list[Any], *, keys: bool = True,
                          done: asyncio.Event | None = None, expect: int = 0) -> tuple[Any, Any]:
     """A sender and a subscribed receiver on the Redis at ``url``; the receiver appends each
     envelope (or only its ``k`` when ``keys``) to ``got`` and sets ``done`` at ``expect``."""
-    from exochess.web.pubsub import RedisBus
+    from exochess.web.live.pubsub import RedisBus
 
     sender, receiver = RedisBus(url), RedisBus(url)
 
@@ -58,7 +58,7 @@ def test_a_publish_redis_does_not_take_answers_false(services: Services) -> None
     from prometheus_client import REGISTRY
 
     from exochess.web import metrics  # noqa: F401 - registers the counters read below
-    from exochess.web.pubsub import RedisBus
+    from exochess.web.live.pubsub import RedisBus
 
     async def run() -> tuple[list[bool], bool]:
         bus = RedisBus(f"redis://127.0.0.1:{free_port()}/0")
@@ -101,7 +101,7 @@ def test_closing_sends_what_was_posted_first(services: Services) -> None:
 def test_the_outbox_is_bounded(monkeypatch: Any) -> None:
     """While Redis is away envelopes cannot pile up without bound: past the outbox's bound a
     new one is refused at once (a receiver that missed a move reads the game again)."""
-    from exochess.web import pubsub
+    from exochess.web.live import pubsub
 
     monkeypatch.setattr(pubsub, "OUTBOX_MAX", 3)
 
@@ -166,7 +166,7 @@ def test_a_redis_that_stops_replying_is_given_up(services: Services, monkeypatch
     """Redis takes the envelopes but does not reply (paused, as a hung server or a cut network
     would look): the callers are told False once the reply is overdue instead of waiting for
     ever, and once Redis answers again the next envelopes go out on a new connection."""
-    from exochess.web import pubsub
+    from exochess.web.live import pubsub
 
     monkeypatch.setattr(pubsub, "REPLY_TIMEOUT_S", 0.3)
 

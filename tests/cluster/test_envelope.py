@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("redis")
 
-from exochess.web.pubsub import decode, encode
+from exochess.web.live.pubsub import decode, encode
 
 
 def test_a_message_travels_unchanged_after_the_header() -> None:

@@ -200,9 +200,9 @@ def test_a_computer_move_nobody_queued_is_swept_up(services: Any) -> None:
     """A server that dies between storing a player's move and queueing the computer's reply
     (simulated: the move is stored straight into the database, nothing queued, nothing
     announced): a surviving server's sweep queues the reply, which is stored once."""
-    from exochess.web.clock import Stamp
-    from exochess.web.storage import Storage
-    from exochess.web.storage import now as storage_now
+    from exochess.web.domain import Stamp
+    from exochess.web.storage.store import Storage
+    from exochess.web.storage.store import now as storage_now
 
     site = Cluster(services, servers=2, workers=1, env={
         "EXOCHESS_ENGINE_SWEEP_S": "0.5", "EXOCHESS_ENGINE_SWEEP_AFTER_S": "1"}).start()

@@ -84,8 +84,8 @@ class Inbox:
 def test_hub_channels_cross_processes(services: Services) -> None:
     """Any hub key (the lobby, chat lines) reaches the connections of another process, through
     the same ``broadcast(key, message)`` that games use."""
-    from exochess.web.hub import Hub
-    from exochess.web.pubsub import RedisBus
+    from exochess.web.live.hub import Hub
+    from exochess.web.live.pubsub import RedisBus
 
     async def run() -> list[str]:
         hubs, buses = [], []
@@ -176,8 +176,8 @@ def test_a_state_from_another_process_is_followed_by_the_presence_known_here(ser
     seat here its sender has not heard of yet), has its own presence told after it, and only
     then."""
     from exochess.web.domain import Color
-    from exochess.web.hub import Hub
-    from exochess.web.pubsub import RedisBus
+    from exochess.web.live.hub import Hub
+    from exochess.web.live.pubsub import RedisBus
 
     async def run() -> tuple[list[str], list[str]]:
         sender, receiver = Hub(), Hub()

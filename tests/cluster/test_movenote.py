@@ -17,13 +17,12 @@ from typing import Any
 
 import httpx
 
-from exochess.web.clock import Stamp
-from exochess.web.domain import Color
-from exochess.web.hub import Hub
-from exochess.web.movenote import MoveNote
-from exochess.web.service import GameService
-from exochess.web.storage import GameRow, Storage
-from exochess.web.timecontrol import TimeControl
+from exochess.web.domain import Color, Stamp
+from exochess.web.game.service import GameService
+from exochess.web.game.timecontrol import TimeControl
+from exochess.web.live.hub import Hub
+from exochess.web.live.movenote import MoveNote
+from exochess.web.storage.store import GameRow, Storage
 from tests.cluster.common import a_move, new_game, recv_until, seated, ws_url
 from tests.cluster.harness import Cluster
 from tests.web.serverproc import run_async

@@ -13,7 +13,7 @@ import psycopg
 from sqlalchemy import inspect
 from sqlalchemy.engine import make_url
 
-from exochess.web.storage import Storage, metadata
+from exochess.web.storage.store import Storage, metadata
 from tests.cluster.harness import Services
 
 STARTS = 6

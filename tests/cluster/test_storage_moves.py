@@ -1,5 +1,5 @@
 """A move on PostgreSQL is stored by one statement outside a transaction block (the guarded
-update of its game and the insert of its row, ``_STORE_MOVE`` in web/storage.py): the same
+update of its game and the insert of its row, ``_STORE_MOVE`` in web/storage/store.py): the same
 guarantees as the two-statement transaction SQLite keeps, on a real PostgreSQL server."""
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from exochess.web.clock import Stamp
-from exochess.web.domain import GameStatus, PlayerKind
-from exochess.web.storage import ConflictError, Storage
+from exochess.web.domain import GameStatus, PlayerKind, Stamp
+from exochess.web.storage.store import ConflictError, Storage
 
 
 @pytest.fixture()
@@ -97,7 +96,7 @@ def test_racing_writers_of_the_same_ply_store_exactly_one_move(storage: Storage,
 def test_the_pool_keeps_a_connection_for_each_database_thread(services: Any, monkeypatch: Any) -> None:
     """With fewer kept connections than threads, the threads' surplus connections were closed
     after each job and opened again for the next (hundreds a minute under load)."""
-    from exochess.web.dbthreads import DB_THREADS, thread_count
+    from exochess.web.storage.threads import DB_THREADS, thread_count
 
     assert thread_count(sqlite=True) == 1 and thread_count(sqlite=False) == DB_THREADS
     monkeypatch.setenv("EXOCHESS_DB_THREADS", "nonsense")

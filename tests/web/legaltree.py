@@ -1,4 +1,4 @@
-"""Reading the legal-move tree the site sends (see ``exochess.web.positions.legal_tree``)."""
+"""Reading the legal-move tree the site sends (see ``exochess.web.game.positions.legal_tree``)."""
 
 from __future__ import annotations
 

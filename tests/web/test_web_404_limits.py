@@ -18,9 +18,9 @@ import pytest
 import websockets
 
 from exochess.web.domain import GameNotFound
-from exochess.web.hub import Hub
-from exochess.web.service import GameService, is_game_id
-from exochess.web.storage import GameRow, Storage
+from exochess.web.game.service import GameService, is_game_id
+from exochess.web.live.hub import Hub
+from exochess.web.storage.store import GameRow, Storage
 from tests.web.serverproc import Server, run_async
 
 MISSES = 5

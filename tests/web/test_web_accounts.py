@@ -11,11 +11,18 @@ import httpx
 import pytest
 from sqlalchemy import insert, select
 
-from exochess.web.accounts import Accounts, hash_password, skeleton, verify_password
+from exochess.web.accounts.ratings import (
+    Rating,
+    aged,
+    apply_game_result,
+    glicko2_update,
+    players_by_id,
+    rated_pair,
+)
+from exochess.web.accounts.sessions import Sessions
+from exochess.web.accounts.users import Accounts, hash_password, skeleton, verify_password
 from exochess.web.domain import PlayerKind
-from exochess.web.ratings import Rating, aged, apply_game_result, glicko2_update, players_by_id, rated_pair
-from exochess.web.sessions import Sessions
-from exochess.web.storage import Storage, rating_history, ratings
+from exochess.web.storage.store import Storage, rating_history, ratings
 from tests.web.serverproc import Server, create
 
 _count = itertools.count()

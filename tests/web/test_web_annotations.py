@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 
 from exochess import Board, find_variant
-from exochess.web.positions import annotations_json, captured_json, variant_json
+from exochess.web.game.positions import annotations_json, captured_json, variant_json
 from tests.web.serverproc import create
 
 FROZEN = "7k/8/8/4i3/3Q4/8/8/K7 w"

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from exochess.web import service as service_module
 from exochess.web.domain import Color, PositionTooLarge
-from exochess.web.hub import Hub
-from exochess.web.service import GameService
-from exochess.web.storage import Storage
+from exochess.web.game import service as service_module
+from exochess.web.game.service import GameService
+from exochess.web.live.hub import Hub
+from exochess.web.storage.store import Storage
 from tests.web.serverproc import run_async
 
 
@@ -83,9 +83,8 @@ def test_the_move_path_statements_keep_the_optimistic_check(tmp_path: Path) -> N
     columns are stored."""
     import datetime as dt
 
-    from exochess.web.clock import Stamp
-    from exochess.web.domain import PlayerKind
-    from exochess.web.storage import ConflictError, Finish
+    from exochess.web.domain import PlayerKind, Stamp
+    from exochess.web.storage.store import ConflictError, Finish
 
     storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
     try:
@@ -114,8 +113,8 @@ def test_the_computer_tries_again_when_the_move_pool_is_busy(
     busy (503), it is not lost but tried again, as after a busy database."""
     import asyncio
 
+    from exochess.web.compute.enginepool import EnginePool
     from exochess.web.domain import ServerBusy
-    from exochess.web.enginepool import EnginePool
 
     monkeypatch.setattr(service_module, "ENGINE_RETRY_S", 0.05)
     real = service_module.played

@@ -12,10 +12,10 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from exochess.web.accounts import Accounts
+from exochess.web.accounts.ratings import Rating, rated_pair
+from exochess.web.accounts.users import Accounts
 from exochess.web.domain import PlayerKind
-from exochess.web.ratings import Rating, rated_pair
-from exochess.web.storage import Storage
+from exochess.web.storage.store import Storage
 from tests.web.serverproc import Server
 
 PASSWORD = "a long password"

@@ -11,7 +11,7 @@ import secrets
 import time
 from typing import Any
 
-from exochess.web.ratings import Rating, rated_pair
+from exochess.web.accounts.ratings import Rating, rated_pair
 from tests.web.test_web_browser import shot
 from tests.web.test_web_browser_accounts import sign_up
 from tests.web.test_web_browser_lobby import PHONE, people  # noqa: F401  (the fixture)

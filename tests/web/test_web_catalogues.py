@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from exochess.web.i18n import LANGUAGES, LOCALE_DIR, js_messages, pick_language, translations
+from exochess.web.http.i18n import LANGUAGES, LOCALE_DIR, js_messages, pick_language, translations
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "src/exochess/web/templates"

@@ -1,4 +1,4 @@
-"""Clock arithmetic (web/clock.py) with an injected ``now``: no real time passes here."""
+"""Clock arithmetic (web/game/clock.py) with an injected ``now``: no real time passes here."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import datetime as dt
 
 import pytest
 
-from exochess.web.clock import MAX_LAG_CREDIT_MS, Clock, Expiry, Stamp, Timing, epoch_ms, ms_between
-from exochess.web.domain import Color
-from exochess.web.timecontrol import TimeControl
+from exochess.web.domain import Color, Stamp
+from exochess.web.game.clock import MAX_LAG_CREDIT_MS, Clock, Expiry, Timing, epoch_ms, ms_between
+from exochess.web.game.timecontrol import TimeControl
 
 T0 = dt.datetime(2026, 1, 1, 12, 0, 0)
 W, B = Color.WHITE, Color.BLACK
@@ -159,7 +159,7 @@ def test_ms_between_rounds_down_to_whole_ms() -> None:
 
 def test_computer_move_on_a_clock_is_legal() -> None:
     from exochess.board import Board
-    from exochess.web.enginepool import EngineClock, compute_move
+    from exochess.web.compute.enginepool import EngineClock, compute_move
 
     board = Board("interweave")
     clock = EngineClock(wtime_ms=300, btime_ms=300, winc_ms=0, binc_ms=0)

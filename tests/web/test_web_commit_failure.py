@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from exochess.web.domain import Color, StorageUnavailable
-from exochess.web.hub import Hub
-from exochess.web.service import GameService
-from exochess.web.storage import Storage
+from exochess.web.game.service import GameService
+from exochess.web.live.hub import Hub
+from exochess.web.storage.store import Storage
 from tests.web.serverproc import run_async
 
 

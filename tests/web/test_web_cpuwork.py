@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from exochess.web.cpuwork import CpuWork
+from exochess.web.compute.cpuwork import CpuWork
 from exochess.web.domain import InvalidRequest, PositionTooLarge, ServerBusy
 from tests.web.serverproc import run_async
 

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from exochess.web.enginepool import ANALYSIS_CAP_MS, PER_CLIENT_LIMIT, QUEUE_LIMIT
+from exochess.web.compute.enginepool import ANALYSIS_CAP_MS, PER_CLIENT_LIMIT, QUEUE_LIMIT
 from tests.web.serverproc import Server, create, run_async
 
 LONG_MS = 10_000

@@ -13,10 +13,10 @@ import pytest
 
 from exochess import Board
 from exochess.engine import Searcher
-from exochess.web import enginepool
-from exochess.web.cpuwork import WORKER_NICENESS
+from exochess.web.compute import enginepool
+from exochess.web.compute.cpuwork import WORKER_NICENESS
+from exochess.web.compute.enginepool import MOVE, EnginePool
 from exochess.web.domain import EngineBusy, EngineFailed, TooManyEngineJobs
-from exochess.web.enginepool import MOVE, EnginePool
 from tests.web.serverproc import run_async
 
 START = Board("fugue").fen()

@@ -1,5 +1,5 @@
 """Bad input gets a 4xx JSON error naming the problem, never a 500, on every endpoint; service
-errors map to HTTP statuses in one table (web/errors.py); the storage table and its row type agree."""
+errors map to HTTP statuses in one table (web/http/errors.py); the storage table and its row type agree."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 import websockets
 
 from exochess.web import domain
-from exochess.web.errors import STATUS, status_of, validation_message
-from exochess.web.storage import GameRow, games
+from exochess.web.http.errors import STATUS, status_of, validation_message
+from exochess.web.storage.store import GameRow, games
 from tests.web.serverproc import Server, create, run_async
 
 

@@ -313,7 +313,7 @@ def test_websocket_connects_are_rate_limited_per_address(limited: Server) -> Non
 
 
 def test_rate_limit_setting_is_read_or_refused_clearly() -> None:
-    from exochess.web.ratelimit import RateLimitSettingError, parse_rate_limits
+    from exochess.web.http.ratelimit import RateLimitSettingError, parse_rate_limits
 
     assert parse_rate_limits("off") == {}
     parsed = parse_rate_limits("games=5/minute;sockets=10/second")
@@ -375,7 +375,7 @@ def test_websocket_from_a_foreign_origin_is_refused(guarded: Server, gclient: ht
 
 
 def test_rate_limits_count_an_ipv6_client_by_its_64_network() -> None:
-    from exochess.web.ratelimit import client_key
+    from exochess.web.http.ratelimit import client_key
 
     assert client_key("203.0.113.7") == "203.0.113.7"
     assert client_key("2001:db8:1:2:aaaa::1") == client_key("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"

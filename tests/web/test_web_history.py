@@ -8,8 +8,8 @@ import random
 import pytest
 
 from exochess import Board
-from exochess.web.history import HistoryJson
-from exochess.web.positions import captured_json, move_json
+from exochess.web.game.history import HistoryJson
+from exochess.web.game.positions import captured_json, move_json
 
 
 def whole(board: Board, fens: list[str]) -> tuple[str, dict[str, list[str]]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from exochess.web.domain import Color
-from exochess.web.hub import Hub
+from exochess.web.live.hub import Hub
 from tests.web.serverproc import run_async
 
 

@@ -13,7 +13,7 @@ import pytest
 import websockets
 
 from exochess.variants import all_variants
-from exochess.web.sessions import COOKIE
+from exochess.web.accounts.sessions import COOKIE
 from tests.web.serverproc import Server, create, recv_until, run_async
 from tests.web.test_web_browser import shot
 from tests.web.test_web_chat import lobby_game, seat

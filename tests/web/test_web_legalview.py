@@ -6,8 +6,8 @@ import gc
 import json
 
 from exochess.board import Board
-from exochess.web.legalview import EMPTY, LegalView
-from exochess.web.positions import game_view
+from exochess.web.game.legalview import EMPTY, LegalView
+from exochess.web.game.positions import game_view
 
 
 def test_a_kept_view_holds_no_tracked_containers_and_decodes_to_the_tree() -> None:

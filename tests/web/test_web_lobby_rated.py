@@ -15,9 +15,9 @@ import pytest
 import websockets
 from sqlalchemy import insert
 
-from exochess.web.accounts import Accounts
-from exochess.web.ratings import Rating, rated_pair
-from exochess.web.storage import Storage, now, ratings
+from exochess.web.accounts.ratings import Rating, rated_pair
+from exochess.web.accounts.users import Accounts
+from exochess.web.storage.store import Storage, now, ratings
 from tests.web.serverproc import Server, recv_until, run_async
 from tests.web.test_web_accounts import fresh_name, signed_client
 from tests.web.test_web_lobby import token, ws_url

@@ -1,4 +1,4 @@
-"""A move is read and stored in one database-thread job (``MoveJob`` in web/service.py, the
+"""A move is read and stored in one database-thread job (``MoveJob`` in web/game/service.py, the
 way with PostgreSQL): its queue bound, its time bound, and a caller that gives up before the
 store, on a real SQLite file with the service's real threads."""
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from exochess.web import service as service_module
 from exochess.web.domain import Color, PositionTooLarge, ServerBusy
-from exochess.web.hub import Hub
-from exochess.web.service import GameService
-from exochess.web.storage import Storage
+from exochess.web.game import service as service_module
+from exochess.web.game.service import GameService
+from exochess.web.live.hub import Hub
+from exochess.web.storage.store import Storage
 from tests.web.serverproc import run_async
 
 

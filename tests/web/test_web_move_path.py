@@ -16,14 +16,13 @@ import pytest
 import websockets
 
 from exochess.web.app import GC_YOUNG_OBJECTS, create_app
-from exochess.web.clock import Stamp
-from exochess.web.cpuwork import CpuWork
-from exochess.web.dbthreads import DbThreads
-from exochess.web.domain import Color, InvalidRequest
-from exochess.web.hub import Hub
-from exochess.web.positions import legal_tree
-from exochess.web.service import GameService
-from exochess.web.storage import Finish, Storage
+from exochess.web.compute.cpuwork import CpuWork
+from exochess.web.domain import Color, InvalidRequest, Stamp
+from exochess.web.game.positions import legal_tree
+from exochess.web.game.service import GameService
+from exochess.web.live.hub import Hub
+from exochess.web.storage.store import Finish, Storage
+from exochess.web.storage.threads import DbThreads
 from tests.web.serverproc import Server, run_async, served_in_thread
 
 

@@ -1,4 +1,4 @@
-"""Group commit (web/movegroup.py): items ready in several threads at once share one
+"""Group commit (web/storage/groupcommit.py): items ready in several threads at once share one
 statement, each keeps its own answer, and two items of one game never share a statement.
 Real threads; the statements are lists in memory (tests/cluster/test_storage_moves.py stores
 real moves on PostgreSQL)."""
@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from exochess.web.movegroup import GroupCommit
+from exochess.web.storage.groupcommit import GroupCommit
 
 
 class Statements:

@@ -7,7 +7,7 @@ import pytest
 
 from exochess import Board, all_variants, square_name
 from exochess.errors import MoveSyntaxError
-from exochess.web.positions import MAX_LEGAL_MOVES, NODE_BUDGET, legal_tree, position_json
+from exochess.web.game.positions import MAX_LEGAL_MOVES, NODE_BUDGET, legal_tree, position_json
 from tests.web.legaltree import node_count, whole_moves
 
 BIG = "4K2k/1p1r1r2/P1b5/2rrnp1r/1nn1rN2/r2brbB1/p3n1b1/kb6 w - 000000"

@@ -1,4 +1,4 @@
-"""The site's uvicorn protocols (web/protocols.py): a finished connection leaves nothing for the
+"""The site's uvicorn protocols (web/http/protocols.py): a finished connection leaves nothing for the
 garbage collector, a refused websocket handshake is not logged as an application error, one
 from an address over its limit is answered before the upgrade, and sockets are compressed at
 zlib's fastest level.
@@ -23,9 +23,9 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.server import ServerProtocol
 
 from exochess.web.app import create_app
-from exochess.web.errors import error_body
-from exochess.web.protocols import COMPRESSION, UVICORN_PROTOCOLS, WebSocketProtocol
-from exochess.web.ratelimit import parse_rate_limits
+from exochess.web.http.errors import error_body
+from exochess.web.http.protocols import COMPRESSION, UVICORN_PROTOCOLS, WebSocketProtocol
+from exochess.web.http.ratelimit import parse_rate_limits
 from tests.web.serverproc import free_port, run_async
 
 SERVER_SIDE = (HttpToolsProtocol, WebSocketsSansIOProtocol, ServerProtocol)

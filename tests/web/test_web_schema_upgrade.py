@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, inspect, text
 
 from exochess.web.domain import PlayerKind
-from exochess.web.storage import Storage
+from exochess.web.storage.store import Storage
 
 
 def test_missing_nullable_column_is_added_and_rows_kept(tmp_path: Path) -> None:

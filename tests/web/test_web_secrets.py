@@ -9,9 +9,9 @@ from pathlib import Path
 import httpx
 
 from exochess.web.domain import Color, PlayerKind
-from exochess.web.hub import Hub
-from exochess.web.service import GameService
-from exochess.web.storage import SECRET_PREFIX, Storage, hash_secret, secret_matches
+from exochess.web.game.service import GameService
+from exochess.web.live.hub import Hub
+from exochess.web.storage.store import SECRET_PREFIX, Storage, hash_secret, secret_matches
 from tests.web.serverproc import Server, run_async
 
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from exochess.web import service as service_module
 from exochess.web.domain import Color, NotYourTurn
-from exochess.web.hub import Hub
-from exochess.web.positions import PositionTooLargeError
-from exochess.web.service import GameService
-from exochess.web.storage import Storage
+from exochess.web.game import service as service_module
+from exochess.web.game.positions import PositionTooLargeError
+from exochess.web.game.service import GameService
+from exochess.web.live.hub import Hub
+from exochess.web.storage.store import Storage
 from tests.web.serverproc import run_async
 
 

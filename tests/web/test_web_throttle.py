@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from exochess.web.throttle import Throttle
+from exochess.web.social.throttle import Throttle
 
 
 def test_a_burst_then_the_rate_per_key() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from exochess.web.timecontrol import NO_CLOCK, REALTIME_PRESETS, TimeControl, TimeControlKind
+from exochess.web.game.timecontrol import NO_CLOCK, REALTIME_PRESETS, TimeControl, TimeControlKind
 from tests.web.serverproc import create
 
 

@@ -121,7 +121,7 @@ def test_restart_resumes_every_game(tmp_path: Path) -> None:
 def test_computer_moves_after_restart_in_a_game_waiting_for_it(tmp_path: Path) -> None:
     """A game stored while no server ran, with the computer to move: starting the server resumes it."""
     from exochess.web.domain import PlayerKind
-    from exochess.web.storage import Storage
+    from exochess.web.storage.store import Storage
 
     db = tmp_path / "resume.sqlite"
     storage = Storage(f"sqlite:///{db}")

@@ -73,8 +73,8 @@ def run_worker(args: argparse.Namespace) -> int:
     try:
         from prometheus_client import start_http_server
 
-        from exochess.web.jobs import make_worker
-        from exochess.web.logs import logging_config
+        from exochess.web.game.jobs import make_worker
+        from exochess.web.http.logs import logging_config
     except ImportError as exc:  # pragma: no cover - depends on the install
         return _error("worker", f"the cluster extra is not installed ({exc}); "
                                 "run: pip install 'exochess[web,cluster]'")

@@ -53,9 +53,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"exochess serve: error: the web extra is not installed ({exc}); "
               "run: pip install 'exochess[web]'", file=sys.stderr)
         return 2
-    from exochess.web.logs import logging_config
-    from exochess.web.protocols import UVICORN_PROTOCOLS
-    from exochess.web.ratelimit import RateLimitSettingError
+    from exochess.web.http.logs import logging_config
+    from exochess.web.http.protocols import UVICORN_PROTOCOLS
+    from exochess.web.http.ratelimit import RateLimitSettingError
 
     url = args.database_url or os.environ.get("EXOCHESS_DATABASE_URL") or "sqlite:///exochess.sqlite"
     redis = args.redis_url or os.environ.get("EXOCHESS_REDIS_URL") or None

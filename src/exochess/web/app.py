@@ -16,25 +16,25 @@ from limits import RateLimitItem
 
 from exochess.variants import all_variants
 from exochess.web import metrics
-from exochess.web.accounts import Accounts
-from exochess.web.bodylimit import BodyLimitMiddleware
-from exochess.web.chat import Chat
-from exochess.web.deps import SiteSettings
-from exochess.web.enginepool import EngineBackend, EnginePool
-from exochess.web.errors import install_error_handlers
-from exochess.web.health import router as health_router
-from exochess.web.hub import Hub
-from exochess.web.lobby import Lobby
-from exochess.web.loginguard import LoginGuard
-from exochess.web.logs import RequestIdMiddleware
-from exochess.web.positions import glyphs
-from exochess.web.ratelimit import RateLimitMiddleware, rate_limits_from_env
+from exochess.web.accounts.sessions import SessionMiddleware, Sessions
+from exochess.web.accounts.users import Accounts
+from exochess.web.compute.enginepool import EngineBackend, EnginePool
+from exochess.web.game.positions import glyphs
+from exochess.web.game.service import GameService
+from exochess.web.http.bodylimit import BodyLimitMiddleware
+from exochess.web.http.deps import SiteSettings
+from exochess.web.http.errors import install_error_handlers
+from exochess.web.http.health import router as health_router
+from exochess.web.http.loginguard import LoginGuard
+from exochess.web.http.logs import RequestIdMiddleware
+from exochess.web.http.ratelimit import RateLimitMiddleware, rate_limits_from_env
+from exochess.web.http.security import RequestGuardMiddleware, SecurityHeadersMiddleware
+from exochess.web.live.hub import Hub
 from exochess.web.routes import accounts, api, pages, ws
 from exochess.web.routes import lobby as lobby_routes
-from exochess.web.security import RequestGuardMiddleware, SecurityHeadersMiddleware
-from exochess.web.service import GameService
-from exochess.web.sessions import SessionMiddleware, Sessions
-from exochess.web.storage import Storage
+from exochess.web.social.chat import Chat
+from exochess.web.social.lobby import Lobby
+from exochess.web.storage.store import Storage
 
 HERE = Path(__file__).parent
 MAX_BODY = 16 * 1024
@@ -99,9 +99,9 @@ def create_app(
         queue = None
         sweep = None
         if shared is not None:
-            from exochess.web.jobs import EngineSweep, JobQueue
-            from exochess.web.presence import SharedCounts
-            from exochess.web.pubsub import RedisBus
+            from exochess.web.game.jobs import EngineSweep, JobQueue
+            from exochess.web.live.presence import SharedCounts
+            from exochess.web.live.pubsub import RedisBus
 
             bus = RedisBus(shared)
             counts = SharedCounts(bus.redis, bus.origin)

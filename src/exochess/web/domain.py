@@ -1,11 +1,13 @@
 """The words of the game service: seat colours, player kinds, statuses, and the errors it raises.
 
-Nothing here knows about HTTP: :mod:`exochess.web.errors` maps each error class to a
+Nothing here knows about HTTP: :mod:`exochess.web.http.errors` maps each error class to a
 status code in one table, for the JSON API and the websocket alike.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -82,7 +84,7 @@ class ChallengeStatus(StrEnum):
 
 def N_(message: str) -> str:
     """Marks an English text for the message catalogues (``make messages`` finds it) where it
-    is translated later, by whoever shows it to a player (see :mod:`exochess.web.i18n`)."""
+    is translated later, by whoever shows it to a player (see :mod:`exochess.web.http.i18n`)."""
     return message
 
 
@@ -91,7 +93,7 @@ class GameServiceError(Exception):
 
     ``message`` is English with ``{name}`` fields filled from ``params``: the site shows it
     in the player's language by translating that text and then filling the fields
-    (:func:`exochess.web.i18n.localized`).
+    (:func:`exochess.web.http.i18n.localized`).
 
     >>> GameOver("the game is over ({reason})", reason="Black resigned").message
     'the game is over (Black resigned)'
@@ -206,3 +208,13 @@ class StorageUnavailable(GameServiceError):
 
 class PositionTooLarge(GameServiceError):
     """A position with too many legal moves (or too slow to list them) to serve."""
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """The clock columns of one stored move: both clocks after it (None without real-time
+    clocks) and the time it arrived (UTC, naive)."""
+
+    white_ms: int | None
+    black_ms: int | None
+    at: dt.datetime

@@ -18,15 +18,8 @@ from starlette.requests import HTTPConnection
 
 from exochess.board import Board
 from exochess.variants import all_variants, find_variant
-from exochess.web.accounts import MAX_NAME, MAX_PASSWORD, Accounts, BadCredentials, User
-from exochess.web.deps import Service
-from exochess.web.disconnect import client_address
-from exochess.web.domain import N_, Color, PlayerKind, PlayerNotFound
-from exochess.web.loginguard import LoginGuard
-from exochess.web.pgnexport import game_pgn
-from exochess.web.ratings import DELETED_NAME, history_chart, leaderboard, user_ratings
-from exochess.web.routes.pages import tr
-from exochess.web.sessions import (
+from exochess.web.accounts.ratings import DELETED_NAME, history_chart, leaderboard, user_ratings
+from exochess.web.accounts.sessions import (
     COOKIE,
     Sessions,
     clear_session_cookie,
@@ -34,8 +27,15 @@ from exochess.web.sessions import (
     current_user,
     set_session_cookie,
 )
-from exochess.web.storage import GameRow
-from exochess.web.templating import render
+from exochess.web.accounts.users import MAX_NAME, MAX_PASSWORD, Accounts, BadCredentials, User
+from exochess.web.domain import N_, Color, PlayerKind, PlayerNotFound
+from exochess.web.game.pgnexport import game_pgn
+from exochess.web.http.deps import Service
+from exochess.web.http.disconnect import client_address
+from exochess.web.http.loginguard import LoginGuard
+from exochess.web.http.templating import render
+from exochess.web.routes.pages import tr
+from exochess.web.storage.store import GameRow
 
 router = APIRouter()
 T = TypeVar("T")

@@ -1,4 +1,4 @@
-"""The JSON API under ``/api``.  Errors are raised, never returned: see :mod:`exochess.web.errors`.
+"""The JSON API under ``/api``.  Errors are raised, never returned: see :mod:`exochess.web.http.errors`.
 
 A game's state is answered as the service's cached JSON text (it is the same text the
 websocket broadcasts, and encoding it once per change matters with many watchers).
@@ -12,13 +12,16 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 
 from exochess.variants import all_variants
-from exochess.web.deps import ChatDep, Service, Settings
-from exochess.web.disconnect import client_address, unless_disconnected
+from exochess.web.accounts.ratings import DELETED_NAME
+from exochess.web.accounts.sessions import current_user
 from exochess.web.domain import InvalidRequest
-from exochess.web.pgnexport import game_pgn
-from exochess.web.positions import variant_json
-from exochess.web.ratings import DELETED_NAME
-from exochess.web.schemas import (
+from exochess.web.game.pgnexport import game_pgn
+from exochess.web.game.positions import variant_json
+from exochess.web.game.service import MAX_LEVEL, GameService, LiveGame, analysis_line
+from exochess.web.game.timecontrol import NO_CLOCK, TimeControl
+from exochess.web.http.deps import ChatDep, Service, Settings
+from exochess.web.http.disconnect import client_address, unless_disconnected
+from exochess.web.http.schemas import (
     AnalyseRequest,
     CreatedGame,
     GameList,
@@ -32,9 +35,6 @@ from exochess.web.schemas import (
     TakebackRequest,
     VariantList,
 )
-from exochess.web.service import MAX_LEVEL, GameService, LiveGame, analysis_line
-from exochess.web.sessions import current_user
-from exochess.web.timecontrol import NO_CLOCK, TimeControl
 
 router = APIRouter(prefix="/api")
 

@@ -26,17 +26,16 @@ from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse, Response
 
 from exochess.variants import all_variants
-from exochess.web.accounts import User
-from exochess.web.deps import LobbyDep
-from exochess.web.disconnect import client_address
+from exochess.web.accounts.ratings import load_rating
+from exochess.web.accounts.sessions import current_user
+from exochess.web.accounts.users import User
 from exochess.web.domain import N_, GameServiceError, InvalidRequest, SecretRequired, TooFast
-from exochess.web.errors import status_of
-from exochess.web.i18n import localized, request_language
-from exochess.web.lobby import LOBBY_ROOM, Lobby, in_rating_range, poster_key
-from exochess.web.ratings import load_rating
-from exochess.web.routes.pages import tr
-from exochess.web.routes.ws import CLOSE_TOO_MANY, read_message
-from exochess.web.schemas import (
+from exochess.web.game.timecontrol import CORRESPONDENCE_DAYS, REALTIME_PRESETS
+from exochess.web.http.deps import LobbyDep
+from exochess.web.http.disconnect import client_address
+from exochess.web.http.errors import status_of
+from exochess.web.http.i18n import localized, request_language
+from exochess.web.http.schemas import (
     LOBBY_MESSAGES,
     AcceptedChallenge,
     ChallengeAnswer,
@@ -49,10 +48,11 @@ from exochess.web.schemas import (
     Ping,
     PostedChallenge,
 )
-from exochess.web.sessions import current_user
-from exochess.web.templating import render
-from exochess.web.throttle import Throttle
-from exochess.web.timecontrol import CORRESPONDENCE_DAYS, REALTIME_PRESETS
+from exochess.web.http.templating import render
+from exochess.web.routes.pages import tr
+from exochess.web.routes.ws import CLOSE_TOO_MANY, read_message
+from exochess.web.social.lobby import LOBBY_ROOM, Lobby, in_rating_range, poster_key
+from exochess.web.social.throttle import Throttle
 
 log = logging.getLogger("exochess.web")
 router = APIRouter()

@@ -13,18 +13,18 @@ from exochess.errors import UnknownVariantError
 from exochess.rulesdoc import page_language, render_html
 from exochess.svg import board as board_svg
 from exochess.variants import find_variant
-from exochess.web.deps import Service
-from exochess.web.i18n import COOKIE, COOKIE_MAX_AGE, LANGUAGES, N_, request_language, translations
-from exochess.web.positions import variant_json
-from exochess.web.service import MAX_LEVEL, analysis_board
-from exochess.web.sessions import current_user
-from exochess.web.templating import render, translated_variant
-from exochess.web.timecontrol import (
+from exochess.web.accounts.sessions import current_user
+from exochess.web.game.positions import variant_json
+from exochess.web.game.service import MAX_LEVEL, analysis_board
+from exochess.web.game.timecontrol import (
     CORRESPONDENCE_DAYS,
     INCREMENT_CHOICES,
     MINUTE_CHOICES,
     REALTIME_PRESETS,
 )
+from exochess.web.http.deps import Service
+from exochess.web.http.i18n import COOKIE, COOKIE_MAX_AGE, LANGUAGES, N_, request_language, translations
+from exochess.web.http.templating import render, translated_variant
 
 router = APIRouter(default_response_class=HTMLResponse)
 

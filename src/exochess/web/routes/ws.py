@@ -12,7 +12,7 @@ connecting, after the first state, when there are any).  The client sends ``ping
 (``text``: a line, from a connection that proved its seat; spectators only read); each may
 carry a ``ref`` that the reply echoes.
 Secrets never travel in the URL (it ends up in access logs).  A connection beyond the caps
-of :class:`~exochess.web.hub.Hub` is closed with code 4429 and the reason.
+of :class:`~exochess.web.live.hub.Hub` is closed with code 4429 and the reason.
 """
 
 from __future__ import annotations
@@ -26,18 +26,18 @@ from typing import Any, TypeVar
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ValidationError
 
-from exochess.web.chat import Chat
-from exochess.web.clock import epoch_ms
-from exochess.web.deps import ChatDep, Service
+from exochess.web.accounts.sessions import current_user
 from exochess.web.domain import GameNotFound, GameServiceError, SecretRequired, WrongSeat
-from exochess.web.errors import status_of, validation_message
-from exochess.web.hub import Connection
-from exochess.web.i18n import N_, localized, request_language
-from exochess.web.schemas import CLIENT_MESSAGES, Auth, Ping, WsChat, WsMove
-from exochess.web.security import BadJSON, parse_json_text
-from exochess.web.service import GameService, LiveGame
-from exochess.web.sessions import current_user
-from exochess.web.storage import now as storage_now
+from exochess.web.game.clock import epoch_ms
+from exochess.web.game.service import GameService, LiveGame
+from exochess.web.http.deps import ChatDep, Service
+from exochess.web.http.errors import status_of, validation_message
+from exochess.web.http.i18n import N_, localized, request_language
+from exochess.web.http.schemas import CLIENT_MESSAGES, Auth, Ping, WsChat, WsMove
+from exochess.web.http.security import BadJSON, parse_json_text
+from exochess.web.live.hub import Connection
+from exochess.web.social.chat import Chat
+from exochess.web.storage.store import now as storage_now
 
 MAX_MESSAGE = 16 * 1024
 """Largest websocket message handled (characters)."""

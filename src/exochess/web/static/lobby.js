@@ -15,7 +15,7 @@ function loadMine(id) {
 const RANGE = "exochess:lobby:range";
 
 // Whether a challenge's poster is rated within `spread` of the viewer's rating in its game (as
-// in_rating_range in web/lobby.py): a guest's challenge has no rating and is left out.
+// in_rating_range in web/social/lobby.py): a guest's challenge has no rating and is left out.
 export function inRatingRange(challenge, myRatings, spread) {
   const rating = challenge.player.rating;
   if (rating === null || rating === undefined) return false;

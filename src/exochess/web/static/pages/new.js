@@ -13,7 +13,7 @@ const level = document.getElementById("level");
 const syncLevel = () => { level.disabled = form.elements.opponent.value !== "computer"; };
 for (const radio of form.querySelectorAll("input[name=opponent]")) radio.addEventListener("change", syncLevel);
 syncLevel();
-// The time control: "-", "M+S" or "Nd" (the server's one text form, web/timecontrol.py).
+// The time control: "-", "M+S" or "Nd" (the server's one text form, web/game/timecontrol.py).
 const tcKind = () => form.querySelector("input[name=tc_kind]:checked").value;
 function timeControl() {
   const kind = tcKind();

@@ -1,0 +1,5 @@
+"""Compute: CPU-heavy work off the event loop (``cpuwork``) and the engine's worker processes
+(``enginepool``): bounded, prioritised, cancellable.
+
+Imports the foundation (``domain``, ``metrics``) and the engine; never a game in play.
+"""

@@ -1,0 +1,678 @@
+"""Engine moves and analyses in worker processes: a bounded, prioritised, cancellable resource.
+
+Workers receive plain data (variant name, starting FEN, move texts) and return plain data,
+so nothing but strings crosses the process boundary.
+
+Why not a ``ProcessPoolExecutor``: it runs jobs first come first served, cannot bound its
+queue, and cannot stop a job once a worker has taken it.  Here each job slot is one spawned
+process fed through a pipe by an asyncio task of the server, which lets the pool:
+
+- serve the computer's moves of live games before analyses (two queues; a move never waits
+  for an analysis queued before it), the moves shortest first (a level-1 reply is not stuck
+  behind level-8 searches) with ageing (a move goes before shorter ones that came
+  :data:`AGEING` times its thinking time later, so none waits forever); keep one worker for
+  moves when there are two or more; and run one more, *express*, worker that only takes quick
+  moves (levels 0-3), so a beginner's reply never waits for level-8 searches or analyses;
+- refuse analyses beyond a bounded queue (:class:`EngineBusy`, 503) and beyond a number of
+  concurrent jobs per client address (:class:`TooManyEngineJobs`, 429), both with the
+  seconds to wait before trying again;
+- cap an analysis's thinking time, and stop any job that runs past its time by far;
+- stop a job whose caller stopped waiting (the HTTP client went away, the game ended): the
+  awaiting task is cancelled, a queued job is dropped, a running one is asked to stop.  The
+  stop is cooperative (a thread of the worker calls :meth:`Searcher.stop`, which the search
+  reads at its budget checks), and a worker that does not answer within
+  :data:`STOP_GRACE_S` of the request (the stop cannot reach a job that is not searching yet,
+  for instance one generating a huge move list) is killed and replaced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import logging
+import math
+import multiprocessing
+import pickle
+import random
+import signal
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any, Protocol
+
+from exochess.board import Board
+from exochess.engine import Limits, Searcher, analyse, best_move
+from exochess.engine.levels import DEFAULT_MOVETIME_MS
+from exochess.engine.levels import level as engine_level
+from exochess.variants import all_variants
+from exochess.web.compute.cpuwork import lower_priority
+from exochess.web.domain import N_, Color, EngineBusy, EngineFailed, TooManyEngineJobs
+
+log = logging.getLogger("exochess.web")
+
+RANDOM_LEVEL = 0
+"""Level 0 plays a uniformly random legal move (works without the engine)."""
+ANALYSIS_CAP_MS = 5000
+"""Longest thinking time of one analysis (longer requests are searched this long)."""
+QUEUE_LIMIT = 8
+"""Analyses that may wait for a worker; more are refused with :class:`EngineBusy`."""
+PER_CLIENT_LIMIT = 2
+"""Analyses one client address may have queued or running at once."""
+STOP_GRACE_S = 2.0
+"""A worker asked to stop that has not answered after this long is killed and replaced."""
+OVERTIME_S = 5.0
+"""An analysis still running this long after its thinking time is stopped (board replays and
+move generation come before the search's own clock starts)."""
+MOVE_OVERTIME_S = 30.0
+"""The same for a computer move, more lenient: a game waits for that move, and a stopped
+search still answers with its best move so far."""
+READY_TIMEOUT_S = 120.0
+"""A new worker that has not imported the engine after this long is replaced."""
+QUICK_MOVE_S = 0.5
+"""Moves that think at most this long (levels 0-3) may also use the express worker."""
+AGEING = 30
+"""Weight of a move's thinking time against its waiting time in the moves' queue."""
+_POLL_S = 0.2
+
+
+def _board(variant: str, start_fen: str, texts: list[str]) -> Board:
+    board = Board(variant, fen=start_fen)
+    for text in texts:
+        board.push_text(text)
+    return board
+
+
+@dataclass(frozen=True)
+class EngineClock:
+    """The clocks a computer move is searched on (milliseconds), as in UCI's ``go wtime``."""
+
+    wtime_ms: int
+    btime_ms: int
+    winc_ms: int
+    binc_ms: int
+
+
+def compute_move(
+    variant: str, start_fen: str, texts: list[str], level: int, seed: int,
+    clock: EngineClock | None = None, searcher: Searcher | None = None,
+) -> str:
+    """The computer's move (canonical text) in the position after ``texts``.
+
+    With a ``clock`` the search spends what :meth:`Limits.time_budget` allocates from it, and
+    never more than the level's own move time.
+    """
+    board = _board(variant, start_fen, texts)
+    if level <= RANDOM_LEVEL:
+        choices = sorted(str(m) for m in board.legal_moves)
+        return random.Random(seed).choice(choices)
+    if clock is None:
+        return str(best_move(board, level, seed=seed, searcher=searcher))
+    lv = engine_level(level, board.variant.name)
+    limits = Limits(
+        movetime_ms=lv.movetime_ms(None), wtime_ms=clock.wtime_ms, btime_ms=clock.btime_ms,
+        winc_ms=clock.winc_ms, binc_ms=clock.binc_ms,
+    )
+    s = searcher if searcher is not None else Searcher()
+    return str(s.search(board, limits, options=lv.options(), seed=seed).best)
+
+
+def compute_analysis(
+    variant: str, start_fen: str, texts: list[str], movetime_ms: int, searcher: Searcher | None = None
+) -> dict[str, Any]:
+    """Engine evaluation of a position: score, mate, depth and principal variation (texts)."""
+    board = _board(variant, start_fen, texts)
+    analysis = analyse(board, movetime_ms=movetime_ms, searcher=searcher)
+    return {
+        "depth": analysis.depth,
+        "score_cp": analysis.score_cp,
+        "mate": analysis.mate,
+        "nodes": analysis.nodes,
+        "pv": [str(m) for m in analysis.pv],
+        "best": str(analysis.best) if analysis.best is not None else None,
+        "side_to_move": Color.of(board.turn).value,
+        "movetime_ms": movetime_ms,
+    }
+
+
+# --- the worker process ------------------------------------------------------------------------
+
+_READY = "ready"
+
+
+class _Current:
+    """The job a worker is running, shared between its main thread and its stop thread."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.seq: int | None = None
+        self.searcher: Searcher | None = None
+        self.stops: set[int] = set()
+        """Jobs asked to stop before they began (the two pipes are read independently)."""
+
+
+def _stop_watch(current: _Current, stops: Connection) -> None:
+    """Stop thread of a worker: stop the job named by each request read from ``stops``.
+
+    A request names its job, so a late one for a finished job cannot stop the next.
+    ``Searcher.search`` clears the stop flag when it starts, so the request is repeated until
+    the job is over (it may still be replaying its moves).  A pipe, not a shared lock or event:
+    the server kills workers, and a lock held by a killed process is never released.
+    """
+    while True:
+        try:
+            seq = stops.recv()
+        except (EOFError, OSError):
+            return
+        with current.lock:
+            current.stops.add(seq)
+        while True:
+            with current.lock:
+                if current.seq != seq:
+                    break
+                if current.searcher is not None:
+                    current.searcher.stop()
+            time.sleep(0.01)
+
+
+def _prepare() -> None:
+    """Load every game's rules and evaluation with a tiny search, before the worker says it is
+    ready: the first real job of a fresh worker then costs what later ones do (about 1 s less)."""
+    for variant in all_variants():
+        try:
+            Searcher().search(Board(variant), Limits(depth=1))
+        except Exception:  # a game the engine cannot search from its start: nothing to warm
+            log.debug("cannot warm the engine for %s", variant.name, exc_info=True)
+
+
+def _worker_main(conn: Connection, stops: Connection) -> None:
+    """A worker process: run the jobs received on ``conn`` one at a time until told to quit."""
+    # Ctrl-C in a terminal reaches the whole process group: the server stops its workers itself
+    # (and a worker whose server is gone reads EOF and ends), so a search is not cut by a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # a search takes a whole core for seconds: below the server's priority, so that on a busy
+    # machine the live games' moves (the event loop) are served first (issue 17's attack)
+    lower_priority()
+    current = _Current()
+    threading.Thread(target=_stop_watch, args=(current, stops), daemon=True).start()
+    _prepare()
+    conn.send((_READY, None, None))
+    while True:
+        try:
+            data = conn.recv_bytes()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        try:
+            message = pickle.loads(data)
+        except Exception as exc:  # a job this worker cannot even read: say so, and go on
+            conn.send((None, "error", f"unreadable job: {type(exc).__name__}: {exc}"))
+            continue
+        if message is None:
+            return
+        seq, fn, args = message
+        searcher = Searcher()
+        with current.lock:
+            stopped = seq in current.stops
+            current.stops.clear()  # the others name jobs already over
+            current.seq, current.searcher = seq, searcher
+        try:
+            if stopped:
+                reply: tuple[int, str, Any] = (seq, "stopped", None)
+            else:
+                reply = (seq, "ok", fn(*args, searcher=searcher))
+        except Exception as exc:  # sent back and logged by the server
+            reply = (seq, "error", f"{type(exc).__name__}: {exc}")
+        with current.lock:
+            current.seq, current.searcher = None, None
+        try:
+            conn.send(reply)
+        except (OSError, ValueError):
+            return
+
+
+# --- the server side ---------------------------------------------------------------------------
+
+MOVE, ANALYSIS = "move", "analysis"
+
+
+@dataclass
+class _Job:
+    kind: str
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    budget_s: float
+    client: str | None
+    future: asyncio.Future[Any]
+    seq: int
+    attempts: int = 0
+    state: str = "queued"  # queued -> running -> done
+    stop_asked: float | None = None
+    worker: _Worker | None = None
+
+
+@dataclass(order=True)
+class _Entry:
+    key: tuple[float, int]
+    job: _Job = field(compare=False)
+
+
+class _Worker:
+    """One worker process, its pipe and its stop channel."""
+
+    def __init__(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child = ctx.Pipe(duplex=True)
+        child_stops, self.stops = ctx.Pipe(duplex=False)
+        self.process: BaseProcess = ctx.Process(
+            target=_worker_main, args=(child, child_stops), daemon=True, name="exochess-engine"
+        )
+        self.process.start()
+        self.job: int | None = None
+        """The job it is running (its ``seq``), if any."""
+        # the parent keeps its own ends only, so a dead worker reads as EOF
+        child.close()
+        child_stops.close()
+
+    def ask_stop(self, seq: int) -> None:
+        with contextlib.suppress(OSError, ValueError):  # a dead worker has nothing to stop
+            self.stops.send(seq)
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+        self.stops.close()
+
+
+@dataclass(frozen=True)
+class PoolStats:
+    """What the pool is doing, and what it has done since it started."""
+
+    workers: int
+    ready: int
+    """Workers started and able to take a job now (a new or replaced one first loads the engine)."""
+    running: int
+    queued_moves: int
+    queued_analyses: int
+    completed: int
+    cancelled: int
+    refused: int
+    killed: int
+
+
+class EngineBackend(Protocol):
+    """What the game service asks of the engine: this module's :class:`EnginePool` (one
+    process, the default) or :class:`exochess.web.game.jobs.JobQueue` (Redis mode)."""
+
+    async def warm(self) -> None: ...
+
+    async def admit(self) -> None:
+        """Raise :class:`EngineBusy` if no new computer game should start now."""
+
+    async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
+                   clock: EngineClock | None = None, *, game_id: str = "") -> str | None:
+        """The computer's move (searched on ``clock`` in a game with one) for the caller to
+        store, or None when the backend stores it."""
+
+    async def analyse(self, variant: str, start_fen: str, texts: list[str], movetime_ms: int,
+                      client: str | None = None) -> dict[str, Any]: ...
+
+    def stats(self) -> PoolStats: ...
+
+    def shutdown(self) -> None: ...
+
+
+class EnginePool:
+    """Worker processes for the computer's moves and for analyses (see the module docstring).
+
+    Build it inside the running event loop; :meth:`shutdown` stops the workers.
+    """
+
+    def __init__(
+        self,
+        workers: int = 2,
+        *,
+        queue_limit: int = QUEUE_LIMIT,
+        per_client: int = PER_CLIENT_LIMIT,
+        analysis_cap_ms: int = ANALYSIS_CAP_MS,
+        express: bool = True,
+    ) -> None:
+        general = max(1, workers)
+        self._workers = general + (1 if express else 0)
+        # with two workers or more, one is kept for the computer's moves
+        self._analysis_slots = max(1, general - 1)
+        self.queue_limit = queue_limit
+        self.per_client = per_client
+        self.analysis_cap_ms = analysis_cap_ms
+        self._moves: list[_Entry] = []
+        self._quick: list[_Entry] = []
+        self._analyses: list[_Entry] = []
+        self._queued = {MOVE: 0, ANALYSIS: 0}
+        self._running = {MOVE: 0, ANALYSIS: 0}
+        self._by_client: Counter[str] = Counter()
+        self._seq = itertools.count(1)
+        self._cond = asyncio.Condition()
+        self._closed = False
+        self._ready = 0
+        self._ready_now = 0
+        self._ready_event = asyncio.Event()
+        self._counts = Counter[str]()
+        # blocking pipe reads, one per worker, plus room for those of killed workers
+        self._readers = ThreadPoolExecutor(2 * self._workers + 2, thread_name_prefix="engine-pipe")
+        self._live: set[_Worker] = set()
+        self._tasks = [asyncio.create_task(self._slot(express=False)) for _ in range(general)]
+        if express:
+            self._tasks.append(asyncio.create_task(self._slot(express=True)))
+
+    # --- public ------------------------------------------------------------------------
+
+    async def warm(self) -> None:
+        """Wait until every worker has started and imported the engine."""
+        await self._ready_event.wait()
+
+    async def admit(self) -> None:
+        """A computer game may always start: its moves queue by priority (analyses are bounded)."""
+
+    async def move(
+        self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
+        clock: EngineClock | None = None, *, game_id: str = "",
+    ) -> str:
+        """The computer's move at ``level`` (on ``clock``, if the game has one); cancelling the
+        awaiting task stops the search."""
+        budget = 0.0 if level <= RANDOM_LEVEL else DEFAULT_MOVETIME_MS.get(level, 3000) / 1000
+        result: str = await self._submit(
+            MOVE, compute_move, (variant, start_fen, list(texts), level, seed, clock), budget, None
+        )
+        return result
+
+    async def analyse(
+        self, variant: str, start_fen: str, texts: list[str], movetime_ms: int, client: str | None = None
+    ) -> dict[str, Any]:
+        """An analysis of at most :attr:`analysis_cap_ms`, counted against ``client``'s limit.
+
+        Raises :class:`TooManyEngineJobs` or :class:`EngineBusy` instead of queueing too much.
+        """
+        movetime_ms = max(1, min(movetime_ms, self.analysis_cap_ms))
+        args = (variant, start_fen, list(texts), movetime_ms)
+        budget = movetime_ms / 1000
+        result: dict[str, Any] = await self._submit(ANALYSIS, compute_analysis, args, budget, client)
+        return result
+
+    def stats(self) -> PoolStats:
+        return PoolStats(
+            workers=self._workers,
+            ready=self._ready_now,
+            running=self._running[MOVE] + self._running[ANALYSIS],
+            queued_moves=self._queued[MOVE],
+            queued_analyses=self._queued[ANALYSIS],
+            completed=self._counts["completed"],
+            cancelled=self._counts["cancelled"],
+            refused=self._counts["refused"],
+            killed=self._counts["killed"],
+        )
+
+    def shutdown(self) -> None:
+        """Stop the workers (each is told to quit, then killed if still alive) and the slots."""
+        self._closed = True
+        for task in self._tasks:
+            task.cancel()
+        for worker in list(self._live):
+            if worker.job is not None:
+                worker.ask_stop(worker.job)  # a stopped search answers at once, then reads the None
+            with contextlib.suppress(OSError, ValueError):
+                worker.conn.send(None)
+        deadline = time.monotonic() + STOP_GRACE_S
+        for worker in list(self._live):
+            worker.process.join(max(0.0, deadline - time.monotonic()))
+            worker.kill()
+        self._live.clear()
+        for entry in self._moves + self._quick + self._analyses:
+            if not entry.job.future.done():
+                entry.job.future.cancel()
+        self._readers.shutdown(wait=False, cancel_futures=True)
+
+    # --- queueing ------------------------------------------------------------------------
+
+    def _retry_after(self) -> int:
+        """Seconds until the analyses queued now have probably been served."""
+        waiting = sum(e.job.budget_s for e in self._analyses if e.job.state == "queued")
+        return max(1, math.ceil((waiting + self.analysis_cap_ms / 1000) / self._analysis_slots))
+
+    async def _submit(
+        self, kind: str, fn: Callable[..., Any], args: tuple[Any, ...], budget_s: float, client: str | None
+    ) -> Any:
+        if self._closed:
+            raise EngineFailed("the engine is shutting down")
+        if kind == ANALYSIS:
+            if client is not None and self._by_client[client] >= self.per_client:
+                self._counts["refused"] += 1
+                raise TooManyEngineJobs(
+                    N_("too many engine analyses from your address at once (at most {count}); "
+                       "wait for one to finish"),
+                    retry_after=max(1, math.ceil(self.analysis_cap_ms / 1000)), count=self.per_client,
+                )
+            free = self._running[ANALYSIS] < self._analysis_slots and self._queued[ANALYSIS] == 0
+            if not free and self._queued[ANALYSIS] >= self.queue_limit:
+                self._counts["refused"] += 1
+                retry = self._retry_after()
+                raise EngineBusy(N_("the engine is busy: try again in {seconds} s"), retry_after=retry,
+                                 seconds=retry)
+        loop = asyncio.get_running_loop()
+        job = _Job(kind, fn, args, budget_s, client, loop.create_future(), next(self._seq))
+        if client is not None:
+            self._by_client[client] += 1
+        job.future.add_done_callback(lambda _f: self._on_done(job))
+        self._enqueue(job)
+        async with self._cond:
+            self._cond.notify_all()
+        return await job.future
+
+    def _enqueue(self, job: _Job) -> None:
+        job.state = "queued"
+        self._queued[job.kind] += 1
+        if job.kind == MOVE:
+            # shortest first, with ageing: a level-1 move (0.2 s) asked now goes before a level-8
+            # move (3 s) unless that one has waited (3 - 0.2) * AGEING seconds already
+            key = time.monotonic() + AGEING * job.budget_s
+            heap = self._quick if job.budget_s <= QUICK_MOVE_S else self._moves
+            heapq.heappush(heap, _Entry((key, job.seq), job))
+        else:
+            heapq.heappush(self._analyses, _Entry((float(job.seq), job.seq), job))
+
+    def _on_done(self, job: _Job) -> None:
+        """The job's future is settled: by its result, its error, or the caller's cancellation."""
+        if not job.future.cancelled():
+            return
+        self._counts["cancelled"] += 1
+        if job.state == "queued":
+            job.state = "done"  # left in its heap, skipped when popped
+            self._queued[job.kind] -= 1
+            self._release_client(job)
+        elif job.state == "running":
+            self._ask_stop(job)
+
+    def _release_client(self, job: _Job) -> None:
+        if job.client is not None:
+            self._by_client[job.client] -= 1
+            if self._by_client[job.client] <= 0:
+                del self._by_client[job.client]
+
+    @staticmethod
+    def _top(heap: list[_Entry]) -> _Entry | None:
+        """The first entry still queued (cancelled ones are dropped here)."""
+        while heap and heap[0].job.state != "queued":
+            heapq.heappop(heap)
+        return heap[0] if heap else None
+
+    def _pick(self, express: bool) -> _Job | None:
+        """The next job for a slot: moves (quick or not, by key) before analyses; the express
+        slot takes quick moves only."""
+        quick = self._top(self._quick)
+        candidates = [e for e in (quick, None if express else self._top(self._moves)) if e is not None]
+        if candidates:
+            entry = min(candidates)
+            heapq.heappop(self._quick if entry is quick else self._moves)
+        elif express or self._running[ANALYSIS] >= self._analysis_slots:
+            return None
+        else:
+            first = self._top(self._analyses)
+            if first is None:
+                return None
+            entry = heapq.heappop(self._analyses)
+        job = entry.job
+        self._queued[job.kind] -= 1
+        self._running[job.kind] += 1
+        job.state = "running"
+        return job
+
+    async def _next_job(self, express: bool) -> _Job:
+        async with self._cond:
+            while True:
+                job = self._pick(express)
+                if job is not None:
+                    return job
+                await self._cond.wait()
+
+    # --- running ---------------------------------------------------------------------------
+
+    def _ask_stop(self, job: _Job) -> None:
+        if job.stop_asked is None:
+            job.stop_asked = time.monotonic()
+            if job.worker is not None:
+                job.worker.ask_stop(job.seq)
+
+    def _recv(self, worker: _Worker) -> asyncio.Future[Any]:
+        loop = asyncio.get_running_loop()
+        return loop.run_in_executor(self._readers, worker.conn.recv)
+
+    async def _start_worker(self) -> _Worker | None:
+        worker = _Worker()
+        self._live.add(worker)
+        reply = self._recv(worker)
+        try:
+            message = await asyncio.wait_for(reply, READY_TIMEOUT_S)
+        except (TimeoutError, EOFError, OSError):
+            message = None
+        if message is None or message[0] != _READY:
+            log.error("an engine worker did not start; retrying")
+            self._discard(worker)
+            return None
+        return worker
+
+    def _discard(self, worker: _Worker) -> None:
+        self._live.discard(worker)
+        worker.kill()
+
+    async def _slot(self, express: bool) -> None:
+        """One job slot: keep a worker alive and feed it jobs, best first (``express``: quick
+        moves only)."""
+        first = True
+        while not self._closed:
+            worker = await self._start_worker()
+            if worker is None:
+                await asyncio.sleep(1)
+                continue
+            self._ready_now += 1
+            if first:
+                first = False
+                self._ready += 1
+                if self._ready == self._workers:
+                    self._ready_event.set()
+            while not self._closed:
+                job = await self._next_job(express)
+                try:
+                    alive = await self._run(worker, job)
+                except Exception as exc:  # a bug here must not take the slot down with it
+                    log.exception("engine job %d failed in the pool", job.seq)
+                    self._finish(job)
+                    if not job.future.done():
+                        job.future.set_exception(EngineFailed(f"the engine failed: {exc}"))
+                    alive = False
+                self._running[job.kind] -= 1
+                worker.job = None
+                if job.kind == ANALYSIS:
+                    async with self._cond:
+                        self._cond.notify_all()  # an analysis slot is free again
+                if not alive:
+                    self._ready_now -= 1
+                    self._discard(worker)
+                    break
+
+    async def _run(self, worker: _Worker, job: _Job) -> bool:
+        """Run ``job`` on ``worker`` and settle its future; False if the worker had to go."""
+        if not worker.process.is_alive():
+            # It died while idle (killed, out of memory): the job never reached it, so this is
+            # no attempt. Counting it made a job fail outright when every worker had been
+            # killed at once (its retry met the other dead worker).
+            log.warning("an idle engine worker died; job %d waits for its replacement", job.seq)
+            self._enqueue(job)
+            return False
+        job.worker = worker
+        worker.job = job.seq
+        job.attempts += 1
+        try:
+            worker.conn.send((job.seq, job.fn, job.args))
+        except (OSError, ValueError):
+            return self._lost(job, "could not reach the engine worker")
+        reply = self._recv(worker)
+        overtime_at = time.monotonic() + job.budget_s + (MOVE_OVERTIME_S if job.kind == MOVE else OVERTIME_S)
+        if job.stop_asked is not None:  # cancelled after being picked, before being sent
+            job.stop_asked = time.monotonic()
+            worker.ask_stop(job.seq)
+        while True:
+            done, _ = await asyncio.wait({reply}, timeout=_POLL_S)
+            if done:
+                break
+            now = time.monotonic()
+            if job.stop_asked is None and now >= overtime_at:
+                log.warning("engine job %d ran past its time: stopping it", job.seq)
+                self._ask_stop(job)
+            elif job.stop_asked is not None and now - job.stop_asked >= STOP_GRACE_S:
+                # the stop did not reach the job (not searching yet, or stuck): kill the worker
+                self._counts["killed"] += 1
+                log.warning("engine job %d did not stop: its worker is replaced", job.seq)
+                worker.kill()
+                await asyncio.wait({reply})
+                if not reply.cancelled():
+                    reply.exception()  # read (EOF, the worker is gone), so asyncio does not warn
+                self._finish(job)
+                if not job.future.done():
+                    job.future.set_exception(EngineFailed("the engine took too long on this position"))
+                return False
+        try:
+            _seq, status, value = reply.result()
+        except (EOFError, OSError):
+            return self._lost(job, "the engine worker died")
+        self._finish(job)
+        if job.future.done():
+            return True
+        if status == "ok":
+            self._counts["completed"] += 1
+            job.future.set_result(value)
+        elif status == "error":
+            job.future.set_exception(EngineFailed(f"the engine failed: {value}"))
+        else:
+            job.future.set_exception(EngineFailed("the engine job was stopped"))
+        return True
+
+    def _finish(self, job: _Job) -> None:
+        job.state = "done"
+        self._release_client(job)
+
+    def _lost(self, job: _Job, why: str) -> bool:
+        """The worker died under ``job``: try it once more on a new worker, unless abandoned."""
+        log.warning("%s (job %d)", why, job.seq)
+        if not job.future.done() and job.attempts < 2:
+            self._enqueue(job)
+        else:
+            self._finish(job)
+            if not job.future.done():
+                job.future.set_exception(EngineFailed(why))
+        return False

@@ -1,0 +1,212 @@
+"""Game clocks as pure arithmetic: the clock state of a game follows from its time control, the
+time it was created and, for each stored move, the clocks after it and the time it arrived.
+
+Nothing here reads the real time: every function takes ``now``, so the service, a restart and
+the tests all compute the same clocks from the same rows.
+
+The rules (docs/web.md, "Clocks"):
+
+- **The clock starts after both sides' first moves**, as on lichess.  Until then neither clock
+  runs, and the side to move has :attr:`Timing.first_move_ms` (real time) or the days per move
+  (correspondence) to make its first move, or the game is *aborted* (no result).
+- **Real time**: from the third move on, the side to move's clock runs from the moment the
+  previous move arrived.  A move costs the time since then, less the lag the client reports
+  (at most :data:`MAX_LAG_CREDIT_MS`, and never more than the time spent); then the increment
+  is added.  A side whose clock reaches zero (exactly zero included) loses on time.
+- **Correspondence**: each move must arrive within the days per move of the previous one; the
+  side that misses its deadline loses on time.  There are no running totals.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final
+
+from exochess.web.domain import Color, Stamp
+from exochess.web.game.timecontrol import TimeControl, TimeControlKind
+
+MAX_LAG_CREDIT_MS: Final = 500
+"""The most lag one move is credited: a client reports its measured network delay with a move
+(half its websocket round trip), and the server gives back at most this much of the time the
+move cost.  Bounded so that a lying client gains at most this per move (lichess caps its lag
+compensation too)."""
+FIRST_MOVE_MS: Final = 30_000
+"""Real time: how long the side to move has for its first move before the game is aborted."""
+ABSENCE_FAST_MS: Final = 30_000
+"""Real time: how long a player's opponent must have been disconnected before the player may
+claim the win, in bullet and blitz games (lichess waits about as long)."""
+ABSENCE_SLOW_MS: Final = 60_000
+"""The same in rapid and classical games."""
+DAY_MS: Final = 86_400_000
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The fixed durations of the rules, in milliseconds; tests shrink them (see the service)."""
+
+    first_move_ms: int = FIRST_MOVE_MS
+    day_ms: int = DAY_MS
+    absence_fast_ms: int = ABSENCE_FAST_MS
+    absence_slow_ms: int = ABSENCE_SLOW_MS
+
+    def absence_ms(self, control: TimeControl) -> int:
+        """How long an opponent must be gone before the win may be claimed."""
+        fast = control.speed in ("ultrabullet", "bullet", "blitz")
+        return self.absence_fast_ms if fast else self.absence_slow_ms
+
+
+def timing_from_env() -> Timing:
+    """The rules' durations, shortened by ``$EXOCHESS_TEST_TIMING`` (tests only): a number of
+    milliseconds that replaces the first-move limit, the absence limits and the length of a
+    correspondence day alike."""
+    value = os.environ.get("EXOCHESS_TEST_TIMING", "")
+    if not value.isascii() or not value.isdigit() or int(value) <= 0:
+        return Timing()
+    ms = int(value)
+    return Timing(first_move_ms=ms, day_ms=ms, absence_fast_ms=ms, absence_slow_ms=ms)
+
+
+class Expiry(StrEnum):
+    """What happens when the side to move's deadline passes."""
+
+    ABORT = "abort"
+    """Before both sides have moved: the game is called off without a result."""
+    FLAG = "flag"
+    """The side to move loses on time."""
+
+
+def ms_between(start: dt.datetime, end: dt.datetime) -> int:
+    """Whole milliseconds from ``start`` to ``end`` (negative if ``end`` is earlier)."""
+    delta = end - start
+    return (delta.days * 86_400_000) + (delta.seconds * 1000) + (delta.microseconds // 1000)
+
+
+def epoch_ms(moment: dt.datetime) -> int:
+    """Milliseconds since 1970 of a naive UTC time (what the clients count in)."""
+    return ms_between(dt.datetime(1970, 1, 1), moment)
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A game's clocks as stored after its last move (or at its creation).
+
+    ``white_ms`` and ``black_ms`` are the times left at :attr:`since`; only the side to move's
+    clock runs from then on, and only once :attr:`started`.
+    """
+
+    control: TimeControl
+    timing: Timing
+    white_ms: int
+    black_ms: int
+    to_move: Color
+    since: dt.datetime
+    """When the side to move's time began: the arrival of the last move, or the creation."""
+    started: bool
+    """Whether both sides have made their first move."""
+
+    @classmethod
+    def of(
+        cls, control: TimeControl, created: dt.datetime, ply: int, last: Stamp | None, to_move: Color,
+        timing: Timing = Timing(),
+    ) -> Clock | None:
+        """The clock of a game with the time control ``control``, created at ``created``, after
+        ``ply`` moves, the last of which has the stamp ``last`` (None for a game without a
+        clock)."""
+        if control.kind == TimeControlKind.NONE:
+            return None
+        # correspondence shows each side its full days per move (the side to move counts down)
+        white = black = control.base_ms or control.days * timing.day_ms
+        since = created
+        if ply and last is not None:
+            since = last.at
+            if last.white_ms is not None and last.black_ms is not None:
+                white, black = last.white_ms, last.black_ms
+        return cls(control, timing, white, black, to_move, since, started=ply >= 2)
+
+    def left_at_since(self, color: Color) -> int:
+        """``color``'s time left when :attr:`since` began."""
+        return self.white_ms if color == Color.WHITE else self.black_ms
+
+    @property
+    def period_ms(self) -> int:
+        """The side to move's time for this move, counted from :attr:`since`."""
+        if not self.started:
+            if self.control.kind == TimeControlKind.CORRESPONDENCE:
+                return self.control.days * self.timing.day_ms
+            return self.timing.first_move_ms
+        if self.control.kind == TimeControlKind.CORRESPONDENCE:
+            return self.control.days * self.timing.day_ms
+        return self.left_at_since(self.to_move)
+
+    @property
+    def deadline(self) -> dt.datetime:
+        """When the side to move runs out of time (see :attr:`expiry` for what follows)."""
+        return self.since + dt.timedelta(milliseconds=self.period_ms)
+
+    @property
+    def expiry(self) -> Expiry:
+        """Abort before both sides have moved, a loss on time after."""
+        return Expiry.FLAG if self.started else Expiry.ABORT
+
+    def expired(self, now: dt.datetime) -> Expiry | None:
+        """What the passing of the deadline calls for at ``now`` (None: the time is not out;
+        a clock at exactly zero is out)."""
+        return self.expiry if ms_between(self.since, now) >= self.period_ms else None
+
+    def left(self, color: Color, now: dt.datetime) -> int:
+        """``color``'s time left at ``now`` (never below zero): for correspondence, the side to
+        move's time until its deadline and the other side's full days per move."""
+        if self.control.kind == TimeControlKind.CORRESPONDENCE:
+            full = self.control.days * self.timing.day_ms
+            if color != self.to_move:
+                return full
+            return max(0, full - ms_between(self.since, now))
+        if color != self.to_move or not self.started:
+            return self.left_at_since(color)
+        return max(0, self.left_at_since(color) - ms_between(self.since, now))
+
+    def after_move(self, now: dt.datetime, lag_ms: int = 0) -> Stamp:
+        """The stamp of a move the side to move makes, arriving at ``now`` with the client's
+        reported lag ``lag_ms``.  Call it only when :meth:`expired` is None at ``now``.
+
+        Real time: the mover's clock loses the time since :attr:`since`, less the credited lag,
+        and gains the increment (only once the clock has started).
+        """
+        # a move sent while the previous one was being stored arrived "before" it: it is
+        # counted as arriving with it (it cost nothing, and the next clock starts from there)
+        now = max(now, self.since)
+        if self.control.kind != TimeControlKind.REALTIME:
+            return Stamp(None, None, now)
+        white, black = self.white_ms, self.black_ms
+        if self.started:
+            spent = max(0, ms_between(self.since, now))
+            credit = min(max(0, lag_ms), MAX_LAG_CREDIT_MS, spent)
+            left = self.left_at_since(self.to_move) - (spent - credit) + self.control.increment_ms
+            if self.to_move == Color.WHITE:
+                white = left
+            else:
+                black = left
+        return Stamp(white, black, now)
+
+    def to_json(self) -> dict[str, Any]:
+        """The clock in the game state (documented in docs/web.md, "Clocks").
+
+        The times are those at ``since``, so the state stays the same while a clock runs (it is
+        cached and broadcast as one text): a client subtracts the time since ``since`` from the
+        running side, or simply counts down to ``deadline``.
+        """
+        running = self.to_move if self.started else None
+        return {
+            "white_ms": self.white_ms,
+            "black_ms": self.black_ms,
+            "increment_ms": self.control.increment_ms,
+            "running": running,
+            "to_move": self.to_move,
+            "since": epoch_ms(self.since),
+            "deadline": epoch_ms(self.deadline),
+            "expiry": self.expiry,
+            "absence_ms": self.timing.absence_ms(self.control),
+        }

@@ -76,5 +76,7 @@ def test_each_package_imports_only_itself_and_lower_layers() -> None:
         for line, module in web_imports(path):
             target = part_of(module)
             if target != own and RANK[target] >= RANK[own]:
-                wrong.append(f"{relative}.py:{line} ({own}, layer {RANK[own]}) imports {module} (layer {RANK[target]})")
+                wrong.append(
+                    f"{relative}.py:{line} ({own}, layer {RANK[own]}) imports {module} (layer {RANK[target]})"
+                )
     assert not wrong, "\n".join(wrong)

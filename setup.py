@@ -22,6 +22,7 @@ sources, which CI must see.
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import sys
@@ -32,9 +33,11 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 from setuptools.errors import CCompilerError, ExecError, PlatformError
 
-# The core, the three games' move generators and evaluations, and the search: the code
-# that runs once per node.  Everything else (CLI, formats, web) stays interpreted.
-COMPILED_MODULES = [
+# The core, every game's move generator and evaluation, and the search: the code that runs
+# once per node.  Everything else (CLI, formats, web) stays interpreted.  The games are found
+# by pattern (one folder per game, docs/adding-a-game.md): a new game's rules.py and
+# evaluation.py are compiled without a line here.
+CORE_MODULES = [
     "src/exochess/compiled.py",
     "src/exochess/errors.py",
     "src/exochess/geometry.py",
@@ -46,17 +49,27 @@ COMPILED_MODULES = [
     "src/exochess/variant.py",
     "src/exochess/board.py",
     "src/exochess/perft.py",
-    "src/exochess/variants/fugue/rules.py",
-    "src/exochess/variants/fugue/evaluation.py",
-    "src/exochess/variants/interweave/rules.py",
-    "src/exochess/variants/interweave/evaluation.py",
-    "src/exochess/variants/rebelfury/rules.py",
-    "src/exochess/variants/rebelfury/evaluation.py",
+]
+GAME_PATTERNS = ["src/exochess/variants/*/rules.py", "src/exochess/variants/*/evaluation.py"]
+ENGINE_MODULES = [
     "src/exochess/engine/evaluate/base.py",
     "src/exochess/engine/limits.py",
     "src/exochess/engine/tt.py",
     "src/exochess/engine/search.py",
 ]
+
+
+def game_modules(root: str = ".") -> list[str]:
+    """Every game's ``rules.py`` and ``evaluation.py`` (paths relative to ``root``), sorted."""
+    found = {
+        os.path.relpath(path, root).replace(os.sep, "/")
+        for pattern in GAME_PATTERNS
+        for path in glob.glob(os.path.join(root, pattern))
+    }
+    return sorted(found)
+
+
+COMPILED_MODULES = [*CORE_MODULES, *game_modules(os.path.dirname(os.path.abspath(__file__))), *ENGINE_MODULES]
 
 
 # The setuptools commands that build extension modules.  The others (metadata for pip,
@@ -113,4 +126,7 @@ def ext_modules() -> list[Any]:
     return mypycify(COMPILED_MODULES, opt_level="3", group_name="exochess_native")
 
 
-setup(ext_modules=ext_modules(), cmdclass={"build_ext": BuildExtOrPure})
+# setuptools runs this file as __main__ (pip, ``python setup.py``); a test imports it to read
+# the module list without building anything.
+if __name__ == "__main__":
+    setup(ext_modules=ext_modules(), cmdclass={"build_ext": BuildExtOrPure})

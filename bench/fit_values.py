@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 from exochess import Board
 from exochess.engine import Limits, Searcher
 from exochess.engine.levels import level
-from exochess.engine.match import random_opening
+from exochess_lab.match import random_opening
 
 Sample = tuple[list[int], float]
 

@@ -23,7 +23,7 @@ import math
 import sys
 import time
 
-from exochess.engine.match import MatchResult, parse_player, run_match
+from exochess_lab.match import MatchResult, parse_player, run_match
 
 
 def cell(result: MatchResult) -> str:

@@ -25,10 +25,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from exochess.engine.match import MatchResult
-from exochess.engine.record import read_record
-from exochess.engine.sprt import Sprt, elo_estimate
 from exochess.errors import ExochessError
+from exochess_lab.match import MatchResult
+from exochess_lab.record import read_record
+from exochess_lab.sprt import Sprt, elo_estimate
 
 MAX_PAIRS = 10_000
 """A run still undecided after this many more pairs counts as undecided (the match's own cap)."""

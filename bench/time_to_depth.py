@@ -23,8 +23,8 @@ from pathlib import Path
 from exochess import Board
 from exochess.compiled import COMPILED
 from exochess.engine import Limits, Searcher
-from exochess.engine.match import parse_player
 from exochess.errors import ExochessError
+from exochess_lab.match import parse_player
 
 DATA = Path(__file__).parent / "data"
 

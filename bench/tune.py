@@ -23,7 +23,7 @@
     would otherwise take noise).  A tenth of the games (whole games, so that positions of one
     game never sit on both sides) are held out; the descent stops where their error is lowest.
 ``match``
-    plays ``exochess.engine.match`` games between two tables: ``current`` (the game's
+    plays ``exochess_lab.match`` games between two tables: ``current`` (the game's
     evaluation as it stands) or a JSON file written by ``tune`` or ``dump``.
 ``dump``
     writes the game's current tables as JSON (to keep the old side of a match).
@@ -50,9 +50,9 @@ from exochess.engine.evaluate import Evaluator, evaluator_class, evaluator_for
 from exochess.engine.evaluate.base import placement_index
 from exochess.engine.levels import level as get_level
 from exochess.engine.limits import Limits
-from exochess.engine.match import PlayerConfig, random_opening, run_match
 from exochess.engine.search import Searcher
 from exochess.variant import resolve_variant
+from exochess_lab.match import PlayerConfig, random_opening, run_match
 
 ROOT = Path(__file__).resolve().parent.parent
 Tables = dict[str, Any]

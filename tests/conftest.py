@@ -17,6 +17,24 @@ CHROMIUM_ARGS = [
 ]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--toy-game", action="store_true",
+        help="register the toy game (tests/variants/toy/game.py) as a fourth game for this run and "
+        "run the generic tests over it only (the three shipped games have the ordinary run)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Before any test module is imported: the generic tests read the registry at collection.
+    if config.getoption("--toy-game"):
+        from exochess.variants import register_variant
+        from tests import helpers
+        from tests.variants.toy.game import ToySkirmish
+
+        helpers.GAMES_UNDER_TEST = [register_variant(ToySkirmish).name]
+
+
 @pytest.fixture
 def fugue() -> Board:
     return Board("fugue")

@@ -8,10 +8,28 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from exochess import Board
+from exochess import Board, Variant, all_variants
 
 TESTS = Path(__file__).parent
 """The tests folder; each game's data files live in ``variants/<game>/``."""
+
+
+GAMES_UNDER_TEST: list[str] | None = None
+"""The games the generic tests run over when narrowed (``pytest --toy-game``); None: all."""
+
+
+def game_names() -> list[str]:
+    """The games a generic test runs over: every registered one, read from the registry (never a
+    list of names), or the ones ``pytest --toy-game`` narrows the run to."""
+    if GAMES_UNDER_TEST is not None:
+        return list(GAMES_UNDER_TEST)
+    return [variant.name for variant in all_variants()]
+
+
+def games_under_test() -> list[Variant]:
+    """The :class:`Variant` of each of :func:`game_names`."""
+    names = set(game_names())
+    return [variant for variant in all_variants() if variant.name in names]
 
 
 def bench_script(name: str) -> ModuleType:

@@ -75,7 +75,8 @@ class Board:
     """A position of one game, with the history of moves that led to it.
 
     ``Board("fugue")`` is the starting position; ``Board("fugue", fen=...)`` any
-    position.  The variant may be given by name, alias or :class:`Variant`.
+    position.  The variant may be given by name, alias or :class:`Variant`; without one it
+    is :func:`~exochess.variants.default_variant`.
     """
 
     __slots__ = (
@@ -103,7 +104,7 @@ class Board:
     is played; None otherwise.  :meth:`outcome` also finds a side left without a move, which
     takes generating the moves.  Read-only."""
 
-    def __init__(self, variant: str | Variant = "fugue", fen: str | None = None) -> None:
+    def __init__(self, variant: str | Variant | None = None, fen: str | None = None) -> None:
         variant = resolve_variant(variant)
         self.variant = variant
         self._geo: Geometry = variant.geometry

@@ -163,9 +163,10 @@ def write_game(
 
     ``game`` is a :class:`~exochess.board.Board` (its moves since its starting FEN), a
     :class:`Game`, or a sequence of moves (``Move`` or text) played from ``fen`` (default:
-    the starting position of ``variant``, default Fugue).  The moves are replayed, so an
-    illegal one raises :class:`PgnError`.  ``result`` defaults to the outcome of the final
-    position (``*`` while the game goes on); give ``"1-0"``/``"0-1"`` for a resignation.
+    the starting position of ``variant``, default :func:`~exochess.variants.default_variant`).
+    The moves are replayed, so an illegal one raises :class:`PgnError`.  ``result`` defaults
+    to the outcome of the final position (``*`` while the game goes on); give
+    ``"1-0"``/``"0-1"`` for a resignation.
     Movetext lines are wrapped at ``width`` characters; a move is never split.
 
     >>> print(write_game(["e2-e3"], variant="fugue", headers={"Event": "Demo"}).splitlines()[-1])
@@ -185,8 +186,7 @@ def write_game(
         if result is None and game.result != "*":
             result = game.result
     else:
-        chosen = variant if variant is not None else "fugue"
-        start = Board(chosen, fen=fen)
+        start = Board(variant, fen=fen)  # None: the default game
         moves = [m if isinstance(m, Move) else Move.from_text(m) for m in game]
     if headers:
         all_headers.update(headers)

@@ -200,8 +200,9 @@ class Variant:
         return f"<Variant {self.name}>"
 
 
-def resolve_variant(variant: str | Variant) -> Variant:
-    """``variant`` itself, or the registered game it names (name, title or alias).
+def resolve_variant(variant: str | Variant | None) -> Variant:
+    """``variant`` itself, or the registered game it names (name, title or alias); None
+    stands for :func:`~exochess.variants.default_variant`.
 
     The one way from the core (board, PGN, SVG, engine) to the registry: the registry
     imports the games, which import the core, so the core looks a game up only here,
@@ -214,6 +215,6 @@ def resolve_variant(variant: str | Variant) -> Variant:
     """
     if isinstance(variant, Variant):
         return variant
-    from exochess.variants import find_variant
+    from exochess.variants import default_variant, find_variant
 
-    return find_variant(variant)
+    return default_variant() if variant is None else find_variant(variant)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from exochess.engine.record import read_record
 from exochess.pgn import read_games
+from exochess_lab.record import read_record
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

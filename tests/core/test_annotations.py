@@ -13,9 +13,9 @@ from exochess import Board, IllegalMoveError, Move, Variant, square_name
 from exochess.annotations import FROZEN, MUST_CAPTURE, NONE, PETRIFIED, SHIELDED, Annotations
 from exochess.move import Action
 from exochess.rawmove import FROM
-from tests.helpers import random_walk
+from tests.helpers import game_names, random_walk
 
-GAMES = ("fugue", "interweave", "rebelfury")
+GAMES = game_names()
 
 
 def refusal(board: Board, square: int) -> str:
@@ -26,6 +26,7 @@ def refusal(board: Board, square: int) -> str:
     return str(info.value).split(" is illegal: ", 1)[1]
 
 
+@pytest.mark.generic
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(GAMES), st.integers(0, 2**32 - 1), st.integers(0, 60))
 def test_stuck_pieces_are_the_own_pieces_without_a_move(game: str, seed: int, plies: int) -> None:
@@ -44,6 +45,7 @@ def test_stuck_pieces_are_the_own_pieces_without_a_move(game: str, seed: int, pl
     assert all(notes.why_stuck(sq) is None for sq in origins)
 
 
+@pytest.mark.generic
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(GAMES), st.integers(0, 2**32 - 1), st.integers(0, 60))
 def test_marked_pieces_obey_their_mark(game: str, seed: int, plies: int) -> None:

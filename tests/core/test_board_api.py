@@ -19,7 +19,7 @@ from exochess import (
 )
 from exochess.geometry import square_name
 from exochess.rawmove import to_move
-from tests.helpers import random_walk
+from tests.helpers import game_names, random_walk
 
 
 def test_variant_lookup_by_name_alias_and_case() -> None:
@@ -215,7 +215,8 @@ def test_placement_digits_are_ascii_only() -> None:
         parse_placement("K²5/8", geometry(8, 2), {"K": 1, "k": -1})
 
 
-@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+@pytest.mark.generic
+@pytest.mark.parametrize("variant", game_names())
 def test_moves_after_a_null_move_keep_the_key_right(variant: str) -> None:
     # The search plays and undoes whole subtrees after a null move: every key on the way
     # must be the hash of the position (once, undoing a move put back the key from before
@@ -235,7 +236,8 @@ def test_moves_after_a_null_move_keep_the_key_right(variant: str) -> None:
     assert board.key == start
 
 
-@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+@pytest.mark.generic
+@pytest.mark.parametrize("variant", game_names())
 def test_repetition_queries_agree_with_a_count_over_the_replayed_game(variant: str) -> None:
     # The board counts repetitions from its key history, looking back only when asked; here
     # every position of a shuffling game is rebuilt from its FEN and counted independently
@@ -292,7 +294,8 @@ def test_repetition_queries_agree_with_a_count_over_the_replayed_game(variant: s
     assert banned > 0 if variant == "rebelfury" else most >= 3, (most, len(fens))
 
 
-@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+@pytest.mark.generic
+@pytest.mark.parametrize("variant", game_names())
 def test_moves_are_looked_up_without_indexing_every_legal_move(variant: str) -> None:
     # parse_move and push find a move among those from its square only (the whole index of
     # moves is built for the legal_moves view): every legal move is found as itself, a move

@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from exochess.board import Board
+from tests.helpers import game_names
 
 
-@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+@pytest.mark.generic
+@pytest.mark.parametrize("variant", game_names())
 def test_copy_shares_the_listed_moves_and_lists_its_own_after_a_move(variant: str) -> None:
     board = Board(variant)
     moves = board.raw_moves()

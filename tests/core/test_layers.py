@@ -58,3 +58,18 @@ def test_the_core_reaches_the_registry_only_through_resolve_variant() -> None:
     }
     assert len(found) == 1 and next(iter(found)).startswith("variant.py:"), found
     assert next(iter(found)).endswith(" in resolve_variant"), found
+
+
+def test_the_engine_tools_stay_out_of_the_package() -> None:
+    """``exochess_lab`` (matches, SPRT, records) sits above ``exochess``: only the command line
+    (``exochess match``) imports it, so the engine, the protocol and the site never load it."""
+    importers = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            if any(n == "exochess_lab" or n.startswith("exochess_lab.") for n in names):
+                importers.append(path.relative_to(PACKAGE).as_posix())
+    assert importers and all(p.startswith("cli/") for p in importers), importers
+    assert not (PACKAGE / "engine" / "match.py").exists()

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exochess import Board, Move, Termination, all_variants
+from exochess import Board, Move, Termination
 from exochess.rawmove import to_move
 from exochess.variant import FORBIDDEN
-from tests.helpers import random_walk
+from tests.helpers import game_names, random_walk
 
-VARIANTS = [v.name for v in all_variants()]
+VARIANTS = game_names()
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -30,6 +30,7 @@ def assert_piece_squares_match(board: Board) -> None:
     assert board.piece_squares == expected
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 60))
@@ -45,6 +46,7 @@ def test_push_pop_restores_fen_and_hash(variant: str, seed: int, plies: int) -> 
         assert_piece_squares_match(board)
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 80))
@@ -70,6 +72,7 @@ def test_fen_round_trips_and_incremental_hash_is_exact(variant: str, seed: int, 
         assert fresh == played or board.is_game_over()
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 60))
@@ -82,6 +85,7 @@ def test_move_text_round_trips(variant: str, seed: int, plies: int) -> None:
         assert eval(repr(move), {"Move": Move}) == move
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
@@ -104,6 +108,7 @@ def test_random_games_never_crash_and_end_only_by_a_rule(variant: str, seed: int
     assert board.fen() == Board(variant).fen()
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 60))

@@ -15,11 +15,11 @@ from exochess import Board, Move, all_variants
 from exochess.engine import Analysis, EngineError, Limits, Searcher, SearchOptions, analyse, best_move
 from exochess.engine.evaluate import evaluator_class, evaluator_for
 from exochess.engine.levels import LEVELS, level
-from exochess.engine.match import elo_interval, parse_player, play_game
 from exochess.errors import ExochessError
-from tests.helpers import random_walk
+from exochess_lab.match import elo_interval, parse_player, play_game
+from tests.helpers import game_names, random_walk
 
-VARIANTS = [v.name for v in all_variants()]
+VARIANTS = game_names()
 
 
 # --- an independent prover of forced wins (no evaluation, no pruning) -----------------------
@@ -107,6 +107,7 @@ def test_sees_the_loss_coming() -> None:
 
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 50), lv=st.integers(1, 8))
@@ -122,6 +123,7 @@ def test_never_returns_an_illegal_move(variant: str, seed: int, plies: int, lv: 
     assert board.fen() == fen
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_search_leaves_the_board_and_incremental_score_consistent(variant: str) -> None:
     board = random_walk(variant, random.Random(11), 16)
@@ -154,6 +156,7 @@ def test_stop_before_the_first_iteration_still_gives_a_move() -> None:
     assert result.best in board.legal_moves
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_node_budget_is_respected_and_deterministic(variant: str) -> None:
     board = Board(variant)
@@ -283,6 +286,7 @@ def test_levels_table() -> None:
         best_move(Board("fugue"), 0)
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_each_level_of_each_game_is_no_weaker_than_the_one_below(variant: str) -> None:
     # Every rung must add something a player can feel: a deeper search, quiescence,
@@ -305,6 +309,7 @@ def test_search_options_without_quiescence() -> None:
     assert result.best in board.legal_moves
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_evaluation_is_symmetric_at_the_start(variant: str) -> None:
     board = Board(variant)

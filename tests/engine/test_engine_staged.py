@@ -13,16 +13,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from exochess import Board, all_variants
+from exochess import Board
 from exochess._build import is_compiled
 from exochess.board import Board as BoardClass
 from exochess.engine import Limits, Searcher
 from exochess.engine import search as search_module
 from exochess.engine.tt import EXACT
 from exochess.rawmove import RawMove
-from tests.helpers import random_walk
+from tests.helpers import game_names, random_walk
 
-VARIANTS = [v.name for v in all_variants()]
+VARIANTS = game_names()
 
 
 @pytest.fixture
@@ -44,6 +44,7 @@ def checked_pushes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     yield count
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_move_the_search_plays_is_legal(variant: str, checked_pushes: list[int]) -> None:
     rng = random.Random(11)
@@ -104,6 +105,7 @@ def test_a_table_move_that_would_repeat_a_position_is_refused_in_rebel_fury(
     assert checked_pushes[0] > pushes
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_a_table_move_that_does_not_fit_the_board_is_never_played(
     variant: str, checked_pushes: list[int]

@@ -9,13 +9,18 @@ import pytest
 from exochess import Board
 from exochess.engine.evaluate import Evaluator, evaluator_for
 from exochess.engine.evaluate.base import slide_mobility, slide_tables
-from exochess.engine.match import parse_player
 from exochess.geometry import parse_square
-from tests.helpers import random_walk
+from exochess_lab.match import parse_player
+from tests.helpers import game_names, random_walk
 
-VARIANTS = ("fugue", "interweave", "rebelfury")
-EXTRA = {"fugue": "", "interweave": " - 000000", "rebelfury": ""}
-"""What follows the side to move in a FEN of each game (no en passant, empty reserves)."""
+VARIANTS = game_names()
+
+
+def extra(board: Board) -> str:
+    """What follows the side to move in the game's starting FEN (Interweave: no en passant,
+    empty reserves; the other games: nothing)."""
+    fields = board.variant.starting_fen.split()[2:]
+    return "".join(" " + field for field in fields)
 
 
 def mobility_only(board: Board) -> int:
@@ -31,7 +36,7 @@ def mirrored(board: Board) -> Board:
     rows = board.fen().split()[0].split("/")
     placement = "/".join(row.swapcase() for row in reversed(rows))
     side = "b" if board.turn else "w"
-    return Board(board.variant.name, fen=f"{placement} {side}{EXTRA[board.variant.name]}")
+    return Board(board.variant.name, fen=f"{placement} {side}{extra(board)}")
 
 
 def test_slide_mobility_stops_at_the_first_piece() -> None:
@@ -72,6 +77,7 @@ def test_rebelfury_mobility_skips_gazers_and_petrified_pieces() -> None:
     assert mobility_only(board) == 0
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_dynamic_term_is_colour_symmetric(variant: str) -> None:
     start = Board(variant)

@@ -10,9 +10,10 @@ import pytest
 
 from exochess import Board
 from exochess.engine.evaluate import evaluator_for
-from tests.helpers import bench_script, random_walk
+from tests.helpers import bench_script, games_under_test, random_walk
 
-VARIANTS = ("fugue", "interweave", "rebelfury")
+VARIANTS = [v.name for v in games_under_test() if v.evaluator]
+"""The games with an evaluator of their own (tables to check); the generic one has none."""
 
 
 @pytest.fixture(scope="module")
@@ -21,6 +22,7 @@ def tune() -> ModuleType:
     return bench_script("tune")
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_piece_has_a_complete_placement_table(variant: str) -> None:
     ev = evaluator_for(Board(variant).variant)
@@ -30,6 +32,7 @@ def test_every_piece_has_a_complete_placement_table(variant: str) -> None:
         assert letter in ev.values, letter
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_piece_square_table_is_symmetric(variant: str) -> None:
     ev = evaluator_for(Board(variant).variant)
@@ -44,6 +47,7 @@ def test_piece_square_table_is_symmetric(variant: str) -> None:
             assert ev.table[(turned << 5) | (-code & 31)] == -value
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_tuner_model_is_the_evaluation(variant: str, tune: ModuleType) -> None:
     # The linear model the tuner fits (features . parameters + offset) must give exactly the
@@ -64,6 +68,7 @@ def test_tuner_model_is_the_evaluation(variant: str, tune: ModuleType) -> None:
     assert weighed  # the dynamic weights have features in some of these positions
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_written_tables_read_back(variant: str, tune: ModuleType) -> None:
     # The block the tuner writes into evaluation.py is Python that gives back the same tables.

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from exochess import Board
-from exochess.engine.external import ExternalEngine, ExternalEngineError
-from exochess.engine.match import (
+from exochess_lab.external import ExternalEngine, ExternalEngineError
+from exochess_lab.match import (
     OPENING_BALANCE_CP,
     MatchConfigError,
     balanced_opening,
@@ -24,7 +24,8 @@ from exochess.engine.match import (
     run_match,
     run_sprt,
 )
-from exochess.engine.sprt import Sprt
+from exochess_lab.sprt import Sprt
+from tests.helpers import game_names
 
 ENGINE = f"{shlex.quote(sys.executable)} -m exochess.cli.main engine"
 """This checkout's ``exochess engine``, as a command line (the installed script may be another build)."""
@@ -108,7 +109,8 @@ def test_results_come_in_pair_order_whatever_the_number_of_processes() -> None:
     assert serial.games[0].moves[:4] == serial.games[1].moves[:4]  # a pair shares its opening
 
 
-@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+@pytest.mark.generic
+@pytest.mark.parametrize("variant", game_names())
 def test_balanced_openings_leave_neither_side_far_ahead(variant: str) -> None:
     rng = random.Random(11)
     openings = [balanced_opening(variant, 4, rng) for _ in range(3)]

@@ -1,4 +1,4 @@
-"""One process per task (engine/parallel.py): stopping the parent stops its workers."""
+"""One process per task (exochess_lab/parallel.py): stopping the parent stops its workers."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PARENT = """
 import sys
-from exochess.engine.parallel import map_in_processes
+from exochess_lab.parallel import map_in_processes
 from tests.engine.test_parallel import sleeper
 for _ in map_in_processes(sleeper, [sys.argv[1] + "/a", sys.argv[1] + "/b"], 2):
     pass

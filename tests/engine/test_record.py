@@ -1,4 +1,4 @@
-"""The match record's format (engine/record.py): what is written reads back the same."""
+"""The match record's format (exochess_lab/record.py): what is written reads back the same."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from exochess.engine.match import GameResult
-from exochess.engine.record import MatchSettings, RecordError, game_line, header_line, read_record
+from exochess_lab.match import GameResult
+from exochess_lab.record import MatchSettings, RecordError, game_line, header_line, read_record
 
 SETTINGS = MatchSettings("rebelfury", "8", "cmd:exochess engine", 1000, 51, 4, 150, "150,250", None, 0.1)
 GAMES = [

@@ -19,10 +19,10 @@ import pytest
 
 from exochess import Board
 from exochess.engine import Limits, Searcher, SearchOptions
-from exochess.engine.match import parse_player
 from exochess.engine.search import LMP_GUARD_VALUE, ROYAL_GAIN
 from exochess.errors import ExochessError
 from exochess.rawmove import PROMOTION
+from exochess_lab.match import parse_player
 from tests.engine.test_engine import FORCED_WINS, VARIANTS
 from tests.helpers import random_walk
 

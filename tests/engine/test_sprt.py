@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from exochess.engine.sprt import (
+from exochess_lab.sprt import (
     Sprt,
     SprtError,
     constrained_mle,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from exochess.engine.match import GameResult
-from exochess.engine.record import MatchSettings, game_line, header_line
-from exochess.engine.sprt import Sprt
+from exochess_lab.match import GameResult
+from exochess_lab.record import MatchSettings, game_line, header_line
+from exochess_lab.sprt import Sprt
 from tests.helpers import bench_script
 
 outlook = bench_script("sprt_outlook")

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exochess import Board, ExochessError, Move, all_variants
+from exochess import Board, ExochessError, Move
 from exochess.pgn import Game, PgnError, read_game, read_games, write_game
+from tests.helpers import game_names
 
 
 def play(variant: str, fen: str | None, moves: list[str]) -> Board:
@@ -210,7 +211,8 @@ def test_rebelfury_move_kinds_roundtrip(fen: str, moves: list[str]) -> None:
 
 # --- property: random games of every registered game -------------------------------------
 
-@pytest.mark.parametrize("variant", [v.name for v in all_variants()])
+@pytest.mark.generic
+@pytest.mark.parametrize("variant", game_names())
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(choices=st.lists(st.integers(min_value=0, max_value=10_000), max_size=60),
        comment_at=st.one_of(st.none(), st.integers(min_value=0, max_value=60)))

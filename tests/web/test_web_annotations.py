@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from exochess import Board, find_variant
 from exochess.web.game.positions import annotations_json, captured_json, variant_json
+from tests.helpers import game_names
 from tests.web.serverproc import create
 
 FROZEN = "7k/8/8/4i3/3Q4/8/8/K7 w"
@@ -57,12 +59,16 @@ def test_captured_pieces_of_a_mutual_destruction_and_a_chain() -> None:
     }
 
 
-def test_the_legend_data_of_every_game() -> None:
-    for name in ("fugue", "interweave", "rebelfury"):
-        variant = find_variant(name)
-        pieces = variant_json(variant)["pieces"]
-        assert [p["letter"] for p in pieces] == list(variant.piece_letters)
-        assert all(p["name"] and p["description"] for p in pieces)
+@pytest.mark.generic
+@pytest.mark.parametrize("variant", game_names())
+def test_the_legend_data_of_every_game(variant: str) -> None:
+    game = find_variant(variant)
+    pieces = variant_json(game)["pieces"]
+    assert [p["letter"] for p in pieces] == list(game.piece_letters)
+    assert all(p["name"] and p["description"] for p in pieces)
+
+
+def test_the_legend_labels_and_in_place_pieces_of_interweave() -> None:
     labels = {p["letter"]: p["label"] for p in variant_json(find_variant("interweave"))["pieces"]}
     assert labels == {"K": "K", "R": "S", "N": "L", "B": "X", "P": "P"}
     in_place = [p["letter"] for p in variant_json(find_variant("interweave"))["pieces"] if p["in_place"]]

@@ -10,6 +10,7 @@ import pytest
 from exochess import Board
 from exochess.web.game.history import HistoryJson
 from exochess.web.game.positions import captured_json, move_json
+from tests.helpers import game_names
 
 
 def whole(board: Board, fens: list[str]) -> tuple[str, dict[str, list[str]]]:
@@ -29,7 +30,8 @@ def play(board: Board, fens: list[str], texts: list[str], rng: random.Random) ->
     return True
 
 
-@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+@pytest.mark.generic
+@pytest.mark.parametrize("variant", game_names())
 def test_kept_history_equals_the_whole_one_through_moves_and_takebacks(variant: str) -> None:
     rng = random.Random(variant)
     board = Board(variant)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from exochess import Board, all_variants, square_name
+from exochess import Board, square_name
 from exochess.errors import MoveSyntaxError
 from exochess.web.game.positions import MAX_LEGAL_MOVES, NODE_BUDGET, legal_tree, position_json
+from tests.helpers import game_names
 from tests.web.legaltree import node_count, whole_moves
 
 BIG = "4K2k/1p1r1r2/P1b5/2rrnp1r/1nn1rN2/r2brbB1/p3n1b1/kb6 w - 000000"
@@ -36,7 +37,8 @@ def placement(board: Board) -> dict[str, str]:
     return {square_name(sq): p.symbol() for sq, p in board.piece_map().items()}
 
 
-@pytest.mark.parametrize("variant", [v.name for v in all_variants()])
+@pytest.mark.generic
+@pytest.mark.parametrize("variant", game_names())
 def test_changes_replay_every_legal_move(variant: str) -> None:
     for fen in FENS.get(variant, [None]):
         board = Board(variant, fen=fen)
@@ -62,7 +64,8 @@ def test_position_json_history() -> None:
     assert pos["moves"][0]["text"] == "d2-d3" and pos["turn"] == "black"
 
 
-@pytest.mark.parametrize("variant", [v.name for v in all_variants()])
+@pytest.mark.generic
+@pytest.mark.parametrize("variant", game_names())
 def test_tree_holds_exactly_the_legal_moves(variant: str) -> None:
     for fen in FENS.get(variant, [None]):
         board = Board(variant, fen=fen)

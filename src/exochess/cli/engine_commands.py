@@ -13,7 +13,9 @@ from typing import TextIO
 from exochess.cli.common import CliError, add_variant, add_variant_and_fen, board_from_args, positive_int
 from exochess.engine import Analysis, Searcher
 from exochess.engine.limits import Limits
-from exochess.engine.match import (
+from exochess.pgn import write_game
+from exochess.variants import find_variant
+from exochess_lab.match import (
     OPENING_BALANCE_CP,
     GameResult,
     MatchResult,
@@ -25,10 +27,8 @@ from exochess.engine.match import (
     run_match,
     run_sprt,
 )
-from exochess.engine.record import MatchSettings, game_line, header_line, read_record
-from exochess.engine.sprt import Sprt, elo_estimate
-from exochess.pgn import write_game
-from exochess.variants import find_variant
+from exochess_lab.record import MatchSettings, game_line, header_line, read_record
+from exochess_lab.sprt import Sprt, elo_estimate
 
 SPRT_MAX_GAMES = 20_000
 """Games after which a sequential test stops without a verdict unless ``--games`` says otherwise."""

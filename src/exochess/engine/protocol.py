@@ -32,7 +32,7 @@ from exochess.engine.levels import level as get_level
 from exochess.engine.limits import Limits
 from exochess.engine.search import Analysis, Searcher, SearchOptions
 from exochess.errors import ExochessError
-from exochess.variants import all_variants, find_variant
+from exochess.variants import all_variants, default_variant, find_variant
 
 GO_INT_FIELDS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo")
 
@@ -61,7 +61,7 @@ class EngineProtocol:
     def __init__(self, write: Callable[[str], None]) -> None:
         self._write_raw = write
         self._lock = threading.Lock()
-        self.variant_name = "fugue"
+        self.variant_name = default_variant().name
         self.level = 8
         self.board = Board(self.variant_name)
         self.searcher = Searcher()

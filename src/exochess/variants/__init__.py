@@ -4,6 +4,9 @@
 'fugue'
 >>> [v.name for v in all_variants()][:1]
 ['fugue']
+>>> default_variant().name
+'fugue'
+
 
 Adding a game: a package beside ``fugue/`` with a :class:`~exochess.variant.Variant`
 subclass, and its class in :data:`GAMES` (checklist: ``docs/adding-a-game.md``).  A game defined
@@ -65,6 +68,19 @@ def find_variant(name: str) -> Variant:
             raise UnknownVariantError(f"no game given; known variants: {names_text()}")
         raise UnknownVariantError(f"unknown variant {name!r}; known variants: {names_text()}")
     return found
+
+
+def default_variant() -> Variant:
+    """The game meant when none is named: the first of :data:`GAMES` (Fugue).
+
+    The one place that choice is made: ``Board()``, the engine protocol before its first
+    ``variant`` command, PGN written without a game, and the site's analysis board and
+    ``POST /api/position`` without a ``variant`` all ask here.
+
+    >>> default_variant().name
+    'fugue'
+    """
+    return find_variant(GAMES[0].name)
 
 
 def all_variants() -> list[Variant]:

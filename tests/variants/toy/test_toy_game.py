@@ -16,7 +16,7 @@ import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 import pytest
@@ -30,62 +30,12 @@ from exochess.engine.protocol import run as run_protocol
 from exochess.outcome import WHITE
 from exochess.perft import perft
 from exochess.pgn import PgnError, read_game, write_game
-from exochess.rawmove import RawMove, make_raw
 from exochess.rulesdoc import generated_page, render_html
 from exochess.variant import Variant
 from exochess.variants import register_variant, unregister_variant
 from exochess.web.app import create_app
+from tests.variants.toy.game import KING, KNIGHT, ROOK, ToySkirmish
 from tests.web.serverproc import served_in_thread
-
-KING, ROOK, KNIGHT = 1, 2, 3
-
-
-class ToySkirmish(Variant):
-    """The toy game: King, Rooks and Knights on 6x6; capture the King."""
-
-    name = "toy"
-    title = "Toy Skirmish"
-    aliases = ("skirmish",)
-    description = "A test-only game: King, Rooks and Knights on a 6x6 board."
-    width = 6
-    height = 6
-    piece_letters = "KRN"
-    piece_names: ClassVar[dict[str, str]] = {"K": "King", "R": "Rook", "N": "Knight"}
-    piece_values: ClassVar[dict[str, int]] = {"R": 500, "N": 300}
-    glyphs: ClassVar[dict[str, str]] = {"R": "square", "N": "diamond"}
-    royal = "K"
-    starting_fen = "rnk1nr/6/6/6/6/RNK1NR w"
-
-    def generate(self, board: Board) -> list[RawMove]:
-        geo = self.geometry
-        b = board.squares
-        side = board.side
-        moves: list[RawMove] = []
-        for s in geo.occupied(b):
-            code = b[s]
-            if code * side <= 0:
-                continue
-            kind = abs(code)
-            if kind == ROOK:
-                targets = []
-                for ray in geo.rays[s][:4]:  # the four orthogonal directions
-                    for t in ray:
-                        targets.append(t)
-                        if b[t]:
-                            break
-            elif kind == KNIGHT:
-                targets = list(geo.knight_targets[s])
-            else:
-                targets = list(geo.neighbours[s])
-            for t in targets:
-                victim = b[t]
-                if victim * side > 0:
-                    continue
-                if victim:
-                    moves.append(make_raw(s, t, "x", (s, code, 0, t, victim, code), victims=(t,)))
-                else:
-                    moves.append(make_raw(s, t, "-", (s, code, 0, t, 0, code)))
-        return moves
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -29,7 +29,7 @@ from exochess.variants.fugue.rules import (
 _NOWHERE: Final[frozenset[int]] = frozenset()
 
 
-# Match players with changed weights subclass it at run time (engine.match).
+# Match players with changed weights subclass it at run time (exochess_lab.match).
 @mypyc_attr(allow_interpreted_subclasses=True)
 class FugueEvaluator(Evaluator):
     """Material, placement, frozen pieces, shield cover and king exposure."""

@@ -20,7 +20,7 @@ from exochess.variant import Variant
 from exochess.variants.interweave.rules import LEAPER, REMOVER, SMASHER
 
 
-# Match players with changed weights subclass it at run time (engine.match).
+# Match players with changed weights subclass it at run time (exochess_lab.match).
 @mypyc_attr(allow_interpreted_subclasses=True)
 class InterweaveEvaluator(Evaluator):
     """Material, placement, king pairs and colour balance."""

@@ -22,7 +22,7 @@ MIMOTAUR_GAZE: Final = 2
 """Kind of gazer: a Mimotaur (petrifies enemy Gorgons and Furies only, counts no cells)."""
 
 
-# Match players with changed weights subclass it at run time (engine.match).
+# Match players with changed weights subclass it at run time (exochess_lab.match).
 @mypyc_attr(allow_interpreted_subclasses=True)
 class RebelFuryEvaluator(Evaluator):
     """Material, placement, Fury safety and gaze control."""

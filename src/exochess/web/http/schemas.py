@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 
+from exochess.variants import default_variant
 from exochess.web.compute.enginepool import RANDOM_LEVEL
 from exochess.web.domain import Color, GameStatus, Opponent, PlayerKind, SeatChoice, TakebackAction
 from exochess.web.game.service import MAX_LEVEL
@@ -81,7 +82,7 @@ class TakebackRequest(SeatAction):
 class PositionRequest(BaseModel):
     """``POST /api/position``: ``moves`` played from ``fen`` (or the variant's start)."""
 
-    variant: StrictStr = "fugue"
+    variant: StrictStr = Field(default_factory=lambda: default_variant().name)
     fen: StrictStr | None = None
     moves: list[StrictStr] = Field(default_factory=list)
     prefix: list[StrictStr] = Field(default_factory=list)

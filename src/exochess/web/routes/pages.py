@@ -12,7 +12,7 @@ from markupsafe import Markup
 from exochess.errors import UnknownVariantError
 from exochess.rulesdoc import page_language, render_html
 from exochess.svg import board as board_svg
-from exochess.variants import find_variant
+from exochess.variants import default_variant, find_variant
 from exochess.web.accounts.sessions import current_user
 from exochess.web.game.positions import variant_json
 from exochess.web.game.service import MAX_LEVEL, analysis_board
@@ -81,9 +81,10 @@ async def games_page(request: Request) -> HTMLResponse:
 
 
 @router.get("/analysis")
-async def analysis_page(request: Request, variant: str = "fugue", fen: str = "") -> HTMLResponse:
+async def analysis_page(request: Request, variant: str | None = None, fen: str = "") -> HTMLResponse:
     # the line itself (?moves=...) is read and replayed by the page's script, like any move
-    return render(request, "analysis.html", title=tr(request, "Analysis board"), selected=variant, fen=fen)
+    return render(request, "analysis.html", title=tr(request, "Analysis board"),
+                  selected=default_variant().name if variant is None else variant, fen=fen)
 
 
 MAX_DIAGRAM_FEN = 1000
@@ -91,11 +92,12 @@ MAX_DIAGRAM_FEN = 1000
 
 
 @router.get("/analysis/diagram.svg")
-async def diagram(variant: str = "fugue", fen: str = "", flipped: bool = False) -> Response:
+async def diagram(variant: str | None = None, fen: str = "", flipped: bool = False) -> Response:
     """The position ``fen`` as the library's SVG diagram, to download (bad input: 400 and why)."""
     if len(fen) > MAX_DIAGRAM_FEN:
         raise HTTPException(400, f"FEN too long (at most {MAX_DIAGRAM_FEN} characters)")
-    board = analysis_board(variant, fen, [])  # an unknown game or a bad FEN: InvalidRequest (400)
+    # an unknown game or a bad FEN: InvalidRequest (400)
+    board = analysis_board(default_variant().name if variant is None else variant, fen, [])
     text = board_svg(board, orientation=not flipped)
     return Response(text, media_type="image/svg+xml", headers={
         "Content-Disposition": f'attachment; filename="exochess-{board.variant.name}.svg"',

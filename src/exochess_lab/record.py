@@ -21,8 +21,8 @@ import re
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from exochess.engine.match import GameResult
 from exochess.errors import ExochessError
+from exochess_lab.match import GameResult
 
 HEADER_PREFIX = "# exochess match "
 """How the settings line starts."""

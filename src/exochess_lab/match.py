@@ -44,15 +44,15 @@ from dataclasses import dataclass, field, replace
 
 from exochess.board import Board
 from exochess.engine.evaluate import Evaluator, evaluator_for
-from exochess.engine.external import ExternalEngine, ExternalEngineError
 from exochess.engine.levels import level as get_level
 from exochess.engine.limits import Limits
-from exochess.engine.parallel import map_in_processes
 from exochess.engine.search import MATE, Searcher, SearchOptions
-from exochess.engine.sprt import Sprt, elo_estimate, pentanomial
 from exochess.errors import ExochessError
 from exochess.rawmove import to_move
 from exochess.variant import resolve_variant
+from exochess_lab.external import ExternalEngine, ExternalEngineError
+from exochess_lab.parallel import map_in_processes
+from exochess_lab.sprt import Sprt, elo_estimate, pentanomial
 
 MAX_PLIES = 300
 """A game still running after this many plies is adjudicated (the games have no draw rule)."""
@@ -523,7 +523,7 @@ def _play_in_order(specs: Iterable[_GameSpec], jobs: int) -> Generator[GameResul
     """Play the games and yield their results in the order of ``specs``, whatever order they end in.
 
     With ``jobs`` > 1 each game runs in a fresh process of its own
-    (:func:`~exochess.engine.parallel.map_in_processes`); closing the iterator early (an
+    (:func:`~exochess_lab.parallel.map_in_processes`); closing the iterator early (an
     SPRT verdict) stops the games still running.  ``jobs`` = 1 plays in this process, one
     game after another.
     """

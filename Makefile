@@ -4,9 +4,13 @@ PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
 # Two install stamps: a player's `make run` installs only the web site's packages; the dev tools
-# (pytest, mypy, ruff, Playwright) come with the first target that needs them.
+# (pytest, mypy, ruff, Playwright) come with the first target that needs them.  Both install the
+# exact versions of the lock files in requirements/ (hashes checked; `make lock` makes them again
+# from pyproject.toml, docs/build.md), then exochess itself, editable, without its dependencies.
 WEB_STAMP := $(VENV)/.installed-web
 DEV_STAMP := $(VENV)/.installed
+PIP_LOCKED := $(BIN)/python -m pip install --quiet --require-hashes
+PIP_SELF := $(BIN)/python -m pip install --quiet --no-deps -e .
 CHROMIUM := /usr/bin/chromium
 # The compiled build: a wheel (mypyc extension modules beside the sources when a C
 # compiler is present, see setup.py) unpacked into its own directory, which goes first on
@@ -16,19 +20,30 @@ WHEELS := build/wheels
 EXPECT_BUILD := $(if $(shell command -v cc),compiled,pure)
 
 .PHONY: run cluster test lint typecheck unit unit-compiled compiled bench ladder chromium pre-commit clean \
-	messages messages-check
+	messages messages-check format lock
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(WEB_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[web]'
+$(WEB_STAMP): requirements/web.txt pyproject.toml | $(BIN)/python
+	$(PIP_LOCKED) -r requirements/web.txt
+	$(PIP_SELF)
 	touch $@
 
-$(DEV_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,web]'
-	touch $@ $(WEB_STAMP)
+$(DEV_STAMP): requirements/dev.txt pyproject.toml | $(BIN)/python
+	$(PIP_LOCKED) -r requirements/dev.txt
+	$(PIP_SELF)
+	touch $@ $(WEB_STAMP) $(CLUSTER_STAMP)
+
+# The lock files: every package's exact version and hashes, resolved from pyproject.toml's
+# extras by pip-tools (in the dev lock).  Run after changing a dependency in pyproject.toml (a
+# range change too); tests/core/test_lock_files.py fails while a lock file misses a requirement.
+PIP_COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url
+lock: $(DEV_STAMP)
+	$(PIP_COMPILE) --extra web -o requirements/web.txt pyproject.toml
+	$(PIP_COMPILE) --extra web --extra cluster -o requirements/cluster.txt pyproject.toml
+	$(PIP_COMPILE) --extra dev --extra web --extra cluster --extra postgres -o requirements/dev.txt pyproject.toml
 
 # Browser tests drive Debian's Chromium (no browser download is possible).
 chromium:
@@ -57,8 +72,9 @@ WORKERS ?= 1
 CLUSTER_DIR ?=
 CLUSTER_STAMP := $(VENV)/.installed-cluster
 
-$(CLUSTER_STAMP): pyproject.toml $(WEB_STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[web,cluster]'
+$(CLUSTER_STAMP): requirements/cluster.txt pyproject.toml $(WEB_STAMP)
+	$(PIP_LOCKED) -r requirements/cluster.txt
+	$(PIP_SELF)
 	touch $@
 
 cluster: $(CLUSTER_STAMP) compiled
@@ -69,8 +85,22 @@ cluster: $(CLUSTER_STAMP) compiled
 	PYTHONPATH=$(COMPILED) $(BIN)/exochess cluster --servers $(SERVERS) --workers $(WORKERS) \
 		--port $(PORT) $(if $(CLUSTER_DIR),--dir $(CLUSTER_DIR))
 
-lint: $(DEV_STAMP)
-	$(BIN)/ruff check src tests bench
+# The site's scripts are checked by TypeScript's tsc (their JSDoc types, `// @ts-check`), from npm
+# at the version of package-lock.json, installed into node_modules when missing (Node.js and npm
+# are Debian's packages: apt-get install nodejs npm).
+TSC := node_modules/.bin/tsc
+$(TSC): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "make lint: npm is missing (apt-get install nodejs npm)"; exit 1; }
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+lint: $(DEV_STAMP) $(TSC)
+	$(BIN)/ruff check src tests bench setup.py
+	$(TSC) --noEmit -p tsconfig.json
+
+# Formats the Python sources with ruff's formatter (settings: pyproject.toml's [tool.ruff.format]).
+format: $(DEV_STAMP)
+	$(BIN)/ruff format src tests bench setup.py
 
 # The package, the tests and the benchmarks, all with --strict: the files and settings are
 # pyproject.toml's [tool.mypy] (tests/ is a package; bench/'s scripts are top-level modules whose
@@ -141,4 +171,4 @@ ladder: $(DEV_STAMP)
 	$(BIN)/python bench/ladder.py --jobs 2
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache .hypothesis node_modules

@@ -1,3 +1,4 @@
+// @ts-check
 // The analysis board: any FEN, free moves for both sides, engine evaluation and best line.
 import { postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
@@ -9,12 +10,14 @@ import { moveEntry, moveSentence } from "/static/movewords.js";
 import { Sound } from "/static/sound.js";
 
 // The line in the page's address: ?variant=...&fen=<start>&moves=<move texts, space separated>.
+/** @param {string} search @returns {{moves: string[]}} */
 export function lineFromURL(search) {
   const q = new URLSearchParams(search);
   const moves = (q.get("moves") || "").split(" ").filter(Boolean);
   return { moves };
 }
 
+/** @param {string} variant @param {string | null} fen @param {string[]} moves @returns {string} */
 export function lineURL(variant, fen, moves) {
   const q = new URLSearchParams({ variant });
   if (fen) q.set("fen", fen);
@@ -23,6 +26,7 @@ export function lineURL(variant, fen, moves) {
 }
 
 export class AnalysisPage {
+  /** @param {any} root the page's element (its inputs are found by id) @param {VariantInfo[]} variants */
   constructor(root, variants) {
     this.root = root;
     this.variants = variants;
@@ -58,7 +62,10 @@ export class AnalysisPage {
     this.load();
   }
 
-  variant() { return this.variants.find((v) => v.name === this.variantName); }
+  /** The game chosen in the menu (the menu lists only the server's games). @returns {VariantInfo} */
+  variant() {
+    return /** @type {VariantInfo} */ (this.variants.find((v) => v.name === this.variantName));
+  }
 
   async load() {
     const err = this.root.querySelector("#error");
@@ -106,13 +113,13 @@ export class AnalysisPage {
       && before.variant.name === pos.variant.name;
     this.board.setFen(pos.fen);
     this.board.setHighlight(last ? { from: last.from, to: last.to, victims: last.victims } : null);
-    this.motion.setArrows(moveArrows(last));
+    this.motion?.setArrows(moveArrows(last));  // made with the board, before any position
     this.board.setLegal(pos.legal);
     if (added) {
       this.sound.play(pos.result ? "end" : (last.victims.length ? "capture" : "move"));
       announce(this.root.querySelector("#announce"), moveSentence(v, pos.fens[pos.ply - 1], last));
     }
-    this.extras.update(pos.annotations, pos.captured);
+    this.extras?.update(pos.annotations, pos.captured);
     this.root.dataset.fen = pos.fen;
     this.root.dataset.ply = String(pos.ply);
     // the address and the FEN field follow the line: the link can be shared, reloading keeps it

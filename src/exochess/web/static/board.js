@@ -1,3 +1,4 @@
+// @ts-check
 // exochess board: an SVG board for any size (8x8, 12x12...), with click-click and drag input,
 // legal destinations, highlights, and step-by-step input of special moves and chains.
 // Squares are named like "e4"; pieces are FEN letters (upper case White, lower case Black).
@@ -5,6 +6,11 @@
 import { t } from "/static/i18n.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
+
+/**
+ * The squares a board marks: the last move (or the one being entered) and what it captured.
+ * @typedef {{from: string | null, to: string | null, victims: string[]}} Highlight
+ */
 
 export function squareName(file, rank) {
   return String.fromCharCode(97 + file) + String(rank + 1);
@@ -35,6 +41,13 @@ export function sideToMove(fen) {
   return fen.split(" ")[1] === "b" ? "black" : "white";
 }
 
+/**
+ * An SVG element, with its attributes, appended to `parent` when one is given.
+ * @param {string} name
+ * @param {{[attribute: string]: string | number}} [attrs]
+ * @param {Element | null} [parent]
+ * @returns {SVGElement}
+ */
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(SVGNS, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
@@ -81,8 +94,8 @@ export function choose(title, options) {
       b.className = "choice";
       b.dataset.move = opt.value;
       b.innerHTML = `<span class="choice-label"></span> <code></code>`;
-      b.querySelector(".choice-label").textContent = opt.label;
-      b.querySelector("code").textContent = opt.value;
+      /** @type {HTMLElement} */ (b.querySelector(".choice-label")).textContent = opt.label;
+      /** @type {HTMLElement} */ (b.querySelector("code")).textContent = opt.value;
       b.addEventListener("click", () => finish(opt.value));
       box.appendChild(b);
     }
@@ -96,7 +109,7 @@ export function choose(title, options) {
     back.addEventListener("click", (e) => { if (e.target === back) finish(null); });
     document.addEventListener("keydown", onKey, true);
     document.body.appendChild(back);
-    box.querySelector("button").focus();
+    /** @type {HTMLButtonElement} */ (box.querySelector("button")).focus();
   });
 }
 
@@ -132,6 +145,7 @@ export class BoardView {
     this.flipped = false;
     this.pieces = new Map();
     this.legal = [];
+    /** @type {Highlight} */
     this.highlight = { from: null, to: null, victims: [] };
     this.sel = null;          // selected square
     this.chain = null;        // {nodes, overlay, at, complete, done}: a chain being entered
@@ -139,12 +153,12 @@ export class BoardView {
     this.premove = null;      // {from, to}: the move to try when that side's turn comes
     this.epoch = 0;           // bumped by every new position, so a late fetch is ignored
     this.drag = null;
-    this.svg = el("svg", {
+    this.svg = /** @type {SVGSVGElement} */ (el("svg", {
       viewBox: `0 0 ${this.width * 100} ${this.height * 100}`,
       class: "board",
       role: "img",
       "aria-label": t("{width}×{height} board", { width: this.width, height: this.height }),
-    });
+    }));
     container.appendChild(this.svg);
     this.layers = {
       squares: el("g", {}, this.svg), gaze: el("g", { class: "note-layer gaze-layer" }, this.svg),
@@ -374,6 +388,14 @@ export class BoardView {
     if (!this.chain) { this.sel = null; this.render(); }
   }
 
+  /**
+   * A piece's glyph on `sq` (or at the point `at`, while dragged), drawn into `parent`.
+   * @param {Element} parent
+   * @param {string} sq
+   * @param {string} letter
+   * @param {number[] | null} [at]
+   * @returns {SVGElement}
+   */
   _piece(parent, sq, letter, at = null) {
     const [x, y] = at || this._xy(sq);
     const white = letter === letter.toUpperCase();
@@ -511,7 +533,9 @@ export class BoardView {
     if (!d.moved && Math.hypot(e.clientX - d.startX, e.clientY - d.startY) < 6) return;
     const pt = this.svg.createSVGPoint();
     pt.x = e.clientX; pt.y = e.clientY;
-    const p = pt.matrixTransform(this.svg.getScreenCTM().inverse());
+    const ctm = this.svg.getScreenCTM();
+    if (!ctm) return;  // the board is not rendered (as _squareAt)
+    const p = pt.matrixTransform(ctm.inverse());
     if (!d.moved) { d.moved = true; this.render(); }
     this.layers.drag.replaceChildren();
     const letter = this._shownPieces().get(d.from);

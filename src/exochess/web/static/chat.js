@@ -1,3 +1,4 @@
+// @ts-check
 // The game's chat: lines arrive on the game page's websocket ({"type": "chat", "lines": [...]});
 // a player writes with {"type": "chat", "text": ...}; spectators read only.  Each line is shown
 // as text, never as HTML.  A player may mute the other (kept in this browser, per game).
@@ -5,6 +6,11 @@ const MUTE_KEY = (id) => `exochess:mute:${id}`;
 const REF = "chat";
 
 export class ChatBox {
+  /**
+   * @param {import("/static/game.js").GamePage} page
+   * @param {HTMLElement} root
+   * @param {{[key: string]: string}} texts
+   */
   constructor(page, root, texts) {
     this.page = page;
     this.root = root;

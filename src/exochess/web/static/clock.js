@@ -1,3 +1,4 @@
+// @ts-check
 // The game page's clocks, abort and claim buttons, low-time sound and turn notifications.
 import { t } from "/static/i18n.js";
 import { soundOn } from "/static/sound.js";
@@ -16,6 +17,7 @@ const other = (color) => (color === "white" ? "black" : "white");
 const title = (color) => (color === "white" ? t("White") : t("Black"));
 
 // m:ss, with tenths under ten seconds and hours over one (like lichess).
+/** @param {number} ms @returns {string} */
 export function formatClock(ms) {
   const left = Math.max(0, ms);
   if (left < RED_MS) return `0:0${Math.floor(left / 1000)}.${Math.floor((left % 1000) / 100)}`;
@@ -25,6 +27,7 @@ export function formatClock(ms) {
 }
 
 // Correspondence: "2 days 3 h", "5 h 12 min", "12 min".
+/** @param {number} ms @returns {string} */
 export function formatDuration(ms) {
   const min = Math.max(0, Math.floor(ms / 60_000));
   const d = Math.floor(min / 1440), h = Math.floor((min % 1440) / 60), m = min % 60;
@@ -36,6 +39,10 @@ export function formatDuration(ms) {
 }
 
 export class ClockView {
+  /**
+   * @param {any} root the game page's element (its clocks are found by class)
+   * @param {import("/static/game.js").GamePage} page
+   */
   constructor(root, page) {
     this.root = root;
     this.page = page;

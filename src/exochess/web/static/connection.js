@@ -1,3 +1,4 @@
+// @ts-check
 // A websocket that comes back: reconnects with a growing delay after a drop, at once when the
 // browser says it is online again or the page becomes visible, and tells its owner when it is
 // up (onOpen) or down (onDown). The owner decides what a drop means for its page.
@@ -6,8 +7,10 @@ export class Reconnector {
   constructor(url, handlers) {
     this.url = url;
     this.handlers = handlers;
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.retry = 500;
+    /** @type {ReturnType<typeof setTimeout> | null} */
     this.timer = null;
     this.capped = false;   // the server's cap on connections refused us (close code 4429)
     window.addEventListener("online", () => this.now());
@@ -19,7 +22,7 @@ export class Reconnector {
   get open() { return Boolean(this.ws && this.ws.readyState === WebSocket.OPEN); }
 
   start() {
-    clearTimeout(this.timer);
+    if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     const ws = new WebSocket(this.url);
     this.ws = ws;
@@ -47,7 +50,7 @@ export class Reconnector {
   }
 
   send(message) {
-    if (!this.open) return false;
+    if (!this.open || !this.ws) return false;
     this.ws.send(JSON.stringify(message));
     return true;
   }

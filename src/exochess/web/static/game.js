@@ -1,3 +1,4 @@
+// @ts-check
 // The game page: live board over a websocket, move list with replay, game actions.
 import { getJSON, postJSON } from "/static/api.js";
 import { BoardView, describeAnalysis, glyphsFor, sideToMove } from "/static/board.js";
@@ -110,6 +111,7 @@ export class GamePage {
   }
 
   askSeat() {
+    if (!this.offeredSeat) return;
     const box = this.$("#seat-choice");
     this.$("#seat-choice-text").textContent =
       t("This link carries another seat secret ({link}) than the one this browser keeps for this game ({mine}). Use the link's seat instead of yours?",
@@ -119,6 +121,7 @@ export class GamePage {
 
   // Replace the saved seat only once the server has accepted the link's secret.
   useOfferedSeat() {
+    if (!this.offeredSeat) return;
     if (!this.conn.send({ type: "auth", secret: this.offeredSeat.secret, ref: "seat-link" })) {
       this.error(t("Not connected yet: try again in a moment."));
     }
@@ -145,7 +148,8 @@ export class GamePage {
     this.$("#next").addEventListener("click", () => this.show(this.shownPly() + 1));
     this.$("#last").addEventListener("click", () => this.show(null));
     document.addEventListener("keydown", (e) => {
-      if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA")) return;
+      const target = /** @type {HTMLElement | null} */ (e.target);
+      if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) return;
       if (document.querySelector(".chooser-back")) return;
       if (e.key === "ArrowLeft") { this.show(this.shownPly() - 1); e.preventDefault(); }
       else if (e.key === "ArrowRight") { this.show(this.shownPly() + 1); e.preventDefault(); }
@@ -230,6 +234,7 @@ export class GamePage {
 
   sendPending() {
     const p = this.pending;
+    if (!p) return;
     // the ply makes a repeat harmless: the server refuses a move for a ply that is over
     this.conn.send({ type: "move", move: p.move, ply: p.ply, lag_ms: this.clocks.lagMs(), ref: p.ref });
   }
@@ -454,8 +459,8 @@ export class GamePage {
       // offline, who else is there is not known: the dots go grey
       const on = connected && (p.kind === "engine" || s.online[color]);
       div.innerHTML = `<span><span class="dot ${on ? "on" : ""}"></span></span><span></span>`;
-      div.firstChild.append(colorName(color));
-      div.lastChild.textContent = who;
+      /** @type {HTMLElement} */ (div.firstChild).append(colorName(color));
+      /** @type {HTMLElement} */ (div.lastChild).textContent = who;
       players.appendChild(div);
     }
     if (s.rated) {

@@ -1,3 +1,4 @@
+// @ts-check
 // The board from the keyboard and for screen readers: every square is a named button
 // ("e4, White Archer"), one of them in the tab order at a time (a roving tabindex); the arrow
 // keys move between squares as they are drawn (flipped or not), Enter or Space acts as a click
@@ -9,6 +10,10 @@ import { squareLabel } from "/static/movewords.js";
 const SVGNS = "http://www.w3.org/2000/svg";
 
 export class BoardKeys {
+  /**
+   * @param {import("/static/board.js").BoardView} board
+   * @param {VariantInfo} variant
+   */
   constructor(board, variant) {
     this.board = board;
     this.variant = variant;
@@ -25,11 +30,13 @@ export class BoardKeys {
     svg.appendChild(this.ring);
     svg.addEventListener("keydown", (e) => this.key(e));
     svg.addEventListener("focusin", (e) => {
-      const sq = e.target.dataset && e.target.dataset.square;
+      const target = /** @type {SVGElement} */ (e.target);
+      const sq = target.dataset && target.dataset.square;
       if (sq) { this.cursor = sq; this.focused = true; this.label(); }
     });
     svg.addEventListener("focusout", (e) => {
-      if (!e.relatedTarget || !svg.contains(e.relatedTarget)) { this.focused = false; this.label(); }
+      const next = /** @type {Node | null} */ (e.relatedTarget);
+      if (!next || !svg.contains(next)) { this.focused = false; this.label(); }
     });
     board.renderHooks.push(() => this.label());
     board.render();
@@ -48,8 +55,8 @@ export class BoardKeys {
     const pieces = b._shownPieces();
     const dests = b._destinations();
     const home = this.home();
-    for (const rect of b.layers.squares.children) {
-      const sq = rect.dataset.square;
+    for (const rect of /** @type {HTMLCollectionOf<SVGElement>} */ (b.layers.squares.children)) {
+      const sq = rect.dataset.square || "";
       let text = squareLabel(this.variant, sq, pieces.get(sq));
       if (b.sel === sq) text = t("{square}, selected", { square: text });
       if (b.premove && b.premove.from === sq) text = t("{square}, premove from here", { square: text });
@@ -72,6 +79,7 @@ export class BoardKeys {
     }
   }
 
+  /** @param {string | null} sq @returns {SVGElement | null} */
   rect(sq) { return this.board.layers.squares.querySelector(`rect[data-square="${sq}"]`); }
 
   key(e) {
@@ -104,6 +112,7 @@ export class BoardKeys {
 }
 
 // Say `text` through the page's polite live region.
+/** @param {Element | null} region @param {string} text */
 export function announce(region, text) {
   if (!region) return;
   // a changed text node is what screen readers pick up; the same move twice is still said

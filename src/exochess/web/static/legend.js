@@ -1,3 +1,4 @@
+// @ts-check
 // What sits beside a board: the switch for the rule marks, the key of the marks shown, the piece
 // legend (glyph, name, one line of what it does: the game's own data), the captured pieces and
 // the Interweave reserves.  Used by the game page and the analysis board.
@@ -8,15 +9,23 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const NOTES_KEY = "exochess:rule-marks";
 
 // Whether the rule marks are shown (remembered in this browser; on unless switched off).
+/** @returns {boolean} */
 export function notesShown() {
   try { return localStorage.getItem(NOTES_KEY) !== "off"; } catch { return true; }
 }
 
+/** @param {boolean} on */
 function rememberNotes(on) {
   try { localStorage.setItem(NOTES_KEY, on ? "on" : "off"); } catch { /* private mode: not kept */ }
 }
 
 // A small piece drawing: the board's own glyph of `letter` (FEN case gives the colour).
+/**
+ * @param {VariantInfo} variant
+ * @param {string} letter
+ * @param {string} [className]
+ * @returns {SVGSVGElement}
+ */
 export function pieceIcon(variant, letter, className = "piece-icon") {
   const svg = document.createElementNS(SVGNS, "svg");
   svg.setAttribute("viewBox", "0 0 100 100");
@@ -40,6 +49,7 @@ export function pieceIcon(variant, letter, className = "piece-icon") {
   return svg;
 }
 
+/** @param {string} kind @returns {SVGSVGElement} */
 function badgeIcon(kind) {
   const svg = document.createElementNS(SVGNS, "svg");
   svg.setAttribute("viewBox", "-16 -16 32 32");
@@ -52,6 +62,7 @@ function badgeIcon(kind) {
   return svg;
 }
 
+/** @param {string} className @returns {SVGSVGElement} */
 function swatch(className) {
   const svg = document.createElementNS(SVGNS, "svg");
   svg.setAttribute("viewBox", "0 0 32 32");
@@ -69,6 +80,11 @@ function swatch(className) {
 
 export class BoardExtras {
   // root: the page element holding the blocks below (found by id); board: its BoardView.
+  /**
+   * @param {any} root the page's element (the legend's blocks are found by id)
+   * @param {VariantInfo} variant
+   * @param {import("/static/board.js").BoardView} board
+   */
   constructor(root, variant, board) {
     this.root = root;
     this.board = board;

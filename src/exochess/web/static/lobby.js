@@ -1,12 +1,24 @@
+// @ts-check
 // The lobby page: open challenges and live games over the lobby websocket; post, accept, cancel.
 import { getJSON } from "/static/api.js";
 import { saveSeat } from "/static/game.js";
 import { t } from "/static/i18n.js";
 import { player, setPlayerName } from "/static/player.js";
 
-// A challenge this browser posted: its seat secret is kept until the challenge becomes a game.
-const MINE = (id) => `exochess:challenge:${id}`;
+/**
+ * @typedef {{name: string, rating?: number | null, provisional?: boolean, account?: string | null}} Seat
+ * @typedef {{kind: string, label: string}} TimeControlView
+ * @typedef {{id: string, player: Seat, variant: string, time_control: TimeControlView, color: string,
+ *   rated: boolean}} Challenge
+ * @typedef {{id: string, white: Seat, black: Seat, variant: string, time_control: TimeControlView,
+ *   rated: boolean}} LiveGame
+ * @typedef {{[variant: string]: {rating: number}}} Ratings
+ */
 
+// A challenge this browser posted: its seat secret is kept until the challenge becomes a game.
+const MINE = (/** @type {string} */ id) => `exochess:challenge:${id}`;
+
+/** @param {string} id */
 function loadMine(id) {
   try { return JSON.parse(localStorage.getItem(MINE(id)) || "null"); } catch { return null; }
 }
@@ -16,6 +28,12 @@ const RANGE = "exochess:lobby:range";
 
 // Whether a challenge's poster is rated within `spread` of the viewer's rating in its game (as
 // in_rating_range in web/social/lobby.py): a guest's challenge has no rating and is left out.
+/**
+ * @param {Challenge} challenge
+ * @param {Ratings} myRatings
+ * @param {number} spread
+ * @returns {boolean}
+ */
 export function inRatingRange(challenge, myRatings, spread) {
   const rating = challenge.player.rating;
   if (rating === null || rating === undefined) return false;
@@ -24,6 +42,7 @@ export function inRatingRange(challenge, myRatings, spread) {
 }
 
 // "1500?" while a rating is provisional, as on lichess.
+/** @param {Seat | null | undefined} p @returns {string} */
 export function ratingText(p) {
   if (!p || p.rating === null || p.rating === undefined) return "";
   return `${p.rating}${p.provisional ? "?" : ""}`;
@@ -39,6 +58,12 @@ function myChallengeIds() {
 }
 
 export class LobbyPage {
+  /**
+   * @param {HTMLElement} root
+   * @param {{name: string, title: string}[]} variants
+   * @param {{[key: string]: string}} texts
+   * @param {{name: string, ratings: Ratings} | null} account
+   */
   constructor(root, variants, texts, account = null) {
     this.root = root;
     this.texts = texts;
@@ -46,9 +71,12 @@ export class LobbyPage {
     // a guest plays under a browser token and a chosen name; a signed-in player as their account
     this.me = player();
     this.account = account;
+    /** @type {Set<string>} */
     this.accountChallenges = new Set();  // ids of the account's own challenges seen listed
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.retry = 500;
+    /** @type {{challenges: Challenge[], games: LiveGame[]}} */
     this.view = { challenges: [], games: [] };
     const heads = (sel) => [...root.querySelectorAll(`${sel} thead th`)].map((th) => th.textContent.trim());
     this.challengeHeads = heads("#challenges");
@@ -59,6 +87,8 @@ export class LobbyPage {
     this.checkOldChallenges();
   }
 
+  /** The page's element matching `sel` (an input, a table body...: its kind is the selector's).
+   * @param {string} sel @returns {any} */
   $(sel) { return this.root.querySelector(sel); }
 
   bind() {
@@ -220,7 +250,7 @@ export class LobbyPage {
     let hidden = 0;
     for (const c of this.view.challenges) {
       const mine = this.isMine(c);
-      if (!mine && range && !inRatingRange(c, this.account.ratings, Number(range))) {
+      if (!mine && range && !inRatingRange(c, this.account?.ratings ?? {}, Number(range))) {
         hidden += 1;
         continue;
       }

@@ -1,3 +1,4 @@
+// @ts-check
 // Motion on a BoardView: a move slides action by action (a chain is seen step by step, the
 // computer's quick reply is not missed), and the last move's actions are drawn as arrows.
 // The board's own render stays the owner of the final picture: every animation ends with the
@@ -10,6 +11,11 @@ export const STEP_MS = 260;
 // The pieces after one action (square -> FEN letter): the same reading of the action kinds as
 // the move text (see exochess/move.py).  An approximation for the few pieces whose powers change
 // other squares (the server's FEN corrects it when the move is over).
+/**
+ * @param {Map<string, string>} pieces square -> FEN letter
+ * @param {ActionView} action
+ * @returns {Map<string, string>}
+ */
 export function applyAction(pieces, action) {
   const out = new Map(pieces);
   const mover = out.get(action.from);
@@ -32,17 +38,24 @@ export function applyAction(pieces, action) {
 }
 
 // The arrows of a move: one per action that goes somewhere (a rifle fired in place has none).
+/**
+ * @param {MoveView | null | undefined} move
+ * @returns {{from: string, to: string, shot: boolean}[]}
+ */
 export function moveArrows(move) {
   if (!move) return [];
+  /** @type {ActionView[]} */
   const actions = move.actions && move.actions.length ? move.actions : [move];
   return actions.filter((a) => a.from !== a.to).map((a) => ({ from: a.from, to: a.to, shot: a.kind === "@" }));
 }
 
+/** @returns {boolean} */
 function reducedMotion() {
   return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
 export class Motion {
+  /** @param {import("/static/board.js").BoardView} board */
   constructor(board) {
     this.board = board;
     this.arrows = [];
@@ -113,6 +126,7 @@ export class Motion {
     const board = this.board;
     const layer = board.layers.pieces;
     const find = (sq) => layer.querySelector(`g.piece[data-square="${sq}"]`);
+    /** @type {[Element | null, string, string][]} */
     const slides = [];
     const fades = new Set(action.victims || []);
     if (action.kind === "~") {
@@ -122,11 +136,11 @@ export class Motion {
     } else if (!(action.kind === "@" && action.from !== action.to)) {
       slides.push([find(action.from), action.from, action.to]);
     }
-    const fading = [...fades].map(find).filter(Boolean);
+    const fading = /** @type {Element[]} */ ([...fades].map(find).filter(Boolean));
     const duration = reducedMotion() ? 0 : STEP_MS;
     return new Promise((resolve) => {
       let done = false;
-      const finish = () => { done = true; resolve(); };
+      const finish = () => { done = true; resolve(undefined); };
       const start = performance.now();
       const frame = (now) => {
         if (done) return;

@@ -1,33 +1,50 @@
+// @ts-check
 // Moves and squares in words, for the move list, the screen-reader announcements and the
 // keyboard's square names. The piece letters and names are the Variant's (variant_json).
 import { parsePlacement } from "/static/board.js";
 import { t } from "/static/i18n.js";
 
+/** @param {string} letter */
 export function colorWord(letter) { return letter === letter.toUpperCase() ? t("White") : t("Black"); }
 
+/** @param {VariantInfo} variant @param {string} letter @returns {string} */
 export function pieceName(variant, letter) {
   const type = letter.toUpperCase();
   return (variant.piece_names && variant.piece_names[type]) || type;
 }
 
 // "White Archer": the piece on a square, by its side and name (in the page's language).
+/** @param {VariantInfo} variant @param {string} letter @returns {string} */
 export function pieceWords(variant, letter) {
   const piece = pieceName(variant, letter);
   return letter === letter.toUpperCase() ? t("White {piece}", { piece }) : t("Black {piece}", { piece });
 }
 
 // "e4, White Archer" / "e4, empty".
+/** @param {VariantInfo} variant @param {string} square @param {string | null | undefined} letter */
 export function squareLabel(variant, square, letter) {
   return letter ? t("{square}, {piece}", { square, piece: pieceWords(variant, letter) }) : t("{square}, empty", { square });
 }
 
 // The letter of the piece that makes `move` in the position `fenBefore` (null if unknown).
+/**
+ * @param {VariantInfo} variant
+ * @param {string | null | undefined} fenBefore
+ * @param {{from: string}} move
+ * @returns {string | null}
+ */
 export function moverLetter(variant, fenBefore, move) {
   if (!fenBefore) return null;
   return parsePlacement(fenBefore, variant.width, variant.height).get(move.from) || null;
 }
 
 // One move list entry: the mover's letter (its name as a tooltip), the move text, a capture mark.
+/**
+ * @param {VariantInfo} variant
+ * @param {string | null | undefined} fenBefore
+ * @param {MoveView} move
+ * @returns {DocumentFragment}
+ */
 export function moveEntry(variant, fenBefore, move) {
   const frag = document.createDocumentFragment();
   const letter = moverLetter(variant, fenBefore, move);
@@ -51,10 +68,18 @@ export function moveEntry(variant, fenBefore, move) {
 }
 
 // A whole move in a sentence: "White Archer e1 shoots e3, capturing e3".
+/**
+ * @param {VariantInfo} variant
+ * @param {string | null | undefined} fenBefore
+ * @param {MoveView} move
+ * @returns {string}
+ */
 export function moveSentence(variant, fenBefore, move) {
   const letter = moverLetter(variant, fenBefore, move);
   const who = letter ? pieceWords(variant, letter) : "";
-  const steps = (move.actions && move.actions.length ? move.actions : [move]).map((a) => {
+  /** @type {ActionView[]} */
+  const actions = move.actions && move.actions.length ? move.actions : [move];
+  const steps = actions.map((a) => {
     let words;
     const squares = { from: a.from, to: a.to };
     if (a.kind === "~") words = t("{from} swaps with {to}", squares);

@@ -1,3 +1,4 @@
+// @ts-check
 // Sounds for a move, a capture and the end of a game, made on the spot with Web Audio
 // oscillators (no sound files). The player's choice (on/off) is remembered in localStorage.
 const KEY = "exochess:sound";
@@ -9,17 +10,22 @@ const SOUNDS = {
   end: [[523, 0, 0.16, "sine", 0.22], [659, 0.14, 0.16, "sine", 0.22], [784, 0.28, 0.3, "sine", 0.22]],
 };
 
+/** @returns {boolean} */
 export function soundOn() { return localStorage.getItem(KEY) !== "off"; }
 
+/** @param {boolean} on */
 export function setSoundOn(on) { localStorage.setItem(KEY, on ? "on" : "off"); }
 
 export class Sound {
   constructor() {
+    /** @type {AudioContext | null} */
     this.ctx = null;
+    /** @type {string[]} */
     this.played = [];  // the kinds played on this page, newest last (what a test can read)
   }
 
   // Bind a checkbox to the remembered choice.
+  /** @param {HTMLInputElement} checkbox */
   bindSwitch(checkbox) {
     checkbox.checked = soundOn();
     checkbox.addEventListener("change", () => {
@@ -28,6 +34,7 @@ export class Sound {
     });
   }
 
+  /** @param {string} kind "move", "capture", "end"... (SOUNDS) */
   play(kind) {
     if (!soundOn() || !SOUNDS[kind]) return;
     this.played.push(kind);

@@ -1,3 +1,4 @@
+// @ts-check
 // Sign-up, log-in and account settings forms: each posts JSON to /api/account/..., shows the
 // server's message on failure. Signing up or in hands the server this browser's seats (the
 // secrets of the games played here anonymously) so that those games become the account's.
@@ -5,25 +6,32 @@ import { postJSON } from "/static/api.js";
 
 const SEAT_PREFIX = "exochess:seat:";
 
+/** The seats of the games this browser played anonymously (at most 200).
+ * @returns {{game: string, secret: string}[]} */
 function browserSeats() {
   const seats = [];
   for (let i = 0; i < localStorage.length; i++) {
     const key = localStorage.key(i);
     if (!key || !key.startsWith(SEAT_PREFIX)) continue;
     try {
-      const seat = JSON.parse(localStorage.getItem(key));
+      const seat = JSON.parse(localStorage.getItem(key) || "null");
       if (seat && typeof seat.secret === "string") seats.push({ game: key.slice(SEAT_PREFIX.length), secret: seat.secret });
     } catch { /* a value this page did not write */ }
   }
   return seats.slice(0, 200);
 }
 
+/**
+ * @param {HTMLFormElement | null} form
+ * @param {HTMLElement} errorBox where the server's message goes on failure
+ * @param {(data: FormData) => Promise<void>} send
+ */
 function wire(form, errorBox, send) {
   if (!form) return;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     errorBox.textContent = "";
-    const button = form.querySelector("button[type=submit]");
+    const button = /** @type {HTMLButtonElement} */ (form.querySelector("button[type=submit]"));
     button.disabled = true;
     try {
       await send(new FormData(form));
@@ -38,23 +46,28 @@ function wire(form, errorBox, send) {
 const after = () => new URLSearchParams(location.search).get("next") || "/";
 const safeNext = () => { const n = after(); return n.startsWith("/") && !n.startsWith("//") ? n : "/"; };
 
+/** @param {string} id */
+const form = (id) => /** @type {HTMLFormElement | null} */ (document.getElementById(id));
+/** @param {string} id */
+const box = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
 for (const id of ["signup-form", "login-form"]) {
-  const form = document.getElementById(id);
-  wire(form, document.getElementById("error"), async (data) => {
-    await postJSON(`/api/account/${form.dataset.action}`, {
+  const accountForm = form(id);
+  wire(accountForm, box("error"), async (data) => {
+    await postJSON(`/api/account/${accountForm?.dataset.action}`, {
       name: data.get("name"), password: data.get("password"), claim: browserSeats(),
     });
     location.assign(safeNext());
   });
 }
 
-wire(document.getElementById("password-form"), document.getElementById("password-error"), async (data) => {
+wire(form("password-form"), box("password-error"), async (data) => {
   await postJSON("/api/account/password", { old: data.get("old"), new: data.get("new") });
-  document.getElementById("password-form").reset();
-  document.getElementById("password-ok").hidden = false;
+  form("password-form")?.reset();
+  box("password-ok").hidden = false;
 });
 
-wire(document.getElementById("delete-form"), document.getElementById("delete-error"), async (data) => {
+wire(form("delete-form"), box("delete-error"), async (data) => {
   await postJSON("/api/account/delete", { password: data.get("password") });
   location.assign("/");
 });

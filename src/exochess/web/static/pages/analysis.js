@@ -1,5 +1,6 @@
+// @ts-check
 // The analysis page.
 import { AnalysisPage } from "/static/analysis.js";
 import { pageData } from "/static/pagedata.js";
 
-window.exochessAnalysis = new AnalysisPage(document.getElementById("analysis"), pageData("variants"));
+window.exochessAnalysis = new AnalysisPage(/** @type {HTMLElement} */ (document.getElementById("analysis")), pageData("variants"));

@@ -1,3 +1,4 @@
+// @ts-check
 // The games page: this browser's games (those whose turn is yours first, soonest deadline
 // first) and the most recent ones.
 import { getJSON } from "/static/api.js";
@@ -6,22 +7,35 @@ import { colorName, loadSeat, myGameIds } from "/static/game.js";
 import { pageLanguage, t } from "/static/i18n.js";
 import { pageData } from "/static/pagedata.js";
 const titles = Object.fromEntries(pageData("variants").map((v) => [v.name, v.title]));
+/**
+ * A finished or running game as /api/games lists it.
+ * @typedef {{id: string, status: string, turn: "white" | "black", time_control: string,
+ *   deadline: number | null, white: string, black: string, white_name: string | null,
+ *   black_name: string | null, level: number, variant: string, updated: string, ply: number,
+ *   result: string, reason: string | null}} GameRow
+ */
+
+/** @param {string} kind @param {number} level @param {string | null} name @returns {string} */
 function who(kind, level, name) {
   if (kind !== "engine") return name || t("Human");
   return level === 0 ? t("Computer (random)") : t("Computer (level {level})", { level });
 }
 // "Moves" counts moves as players do (a White move and Black's answer are one), not half-moves.
+/** @param {number} ply */
 function fullMoves(ply) { return Math.ceil(ply / 2); }
+/** @param {GameRow} g @returns {string} */
 function clockText(g) {
   const tc = g.time_control === "-" ? t("unlimited")
     : g.time_control.endsWith("d") ? t("{days} d/move", { days: g.time_control.slice(0, -1) }) : g.time_control;
   if (g.status !== "active" || g.deadline === null) return tc;
   return `${tc} · ` + t("{side}: {time} left", { side: colorName(g.turn), time: formatDuration(g.deadline - Date.now()) });
 }
+/** @param {GameRow} g @returns {boolean} */
 function yourTurn(g) {
   const seat = loadSeat(g.id);
   return Boolean(seat && g.status === "active" && seat.color === g.turn && g[g.turn] === "human");
 }
+/** @param {GameRow[]} games @param {boolean} mine @returns {GameRow[]} */
 function ordered(games, mine) {
   if (!mine) return games;
   // your turn first, the nearest deadline first among them; then the rest as the server sent them
@@ -29,6 +43,7 @@ function ordered(games, mine) {
   turn.sort((a, b) => (a.deadline ?? Infinity) - (b.deadline ?? Infinity));
   return [...turn, ...games.filter((g) => !yourTurn(g))];
 }
+/** @param {HTMLElement} body @param {string} text */
 function emptyRow(body, text) {
   const tr = document.createElement("tr");
   const td = document.createElement("td");
@@ -80,5 +95,5 @@ async function accountGameIds() {
 }
 const ids = [...new Set([...myGameIds(), ...(await accountGameIds())])].slice(0, 100);
 if (ids.length) fill(document.getElementById("mine"), `/api/games?ids=${ids.join(",")}`, true);
-else emptyRow(document.querySelector("#mine tbody"), t("No games on this browser yet."));
+else emptyRow(/** @type {HTMLElement} */ (document.querySelector("#mine tbody")), t("No games on this browser yet."));
 fill(document.getElementById("recent"), "/api/games?limit=30", false);

@@ -1,10 +1,11 @@
+// @ts-check
 // The home page: each game's starting diagram.
 import { staticBoard } from "/static/board.js";
 import { pageData } from "/static/pagedata.js";
 
 const variants = pageData("variants");
-for (const card of document.querySelectorAll(".card")) {
-  const v = variants.find((x) => x.name === card.dataset.variant);
-  const mini = card.querySelector(".mini");
+for (const card of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".card"))) {
+  const v = variants.find((/** @type {{name: string}} */ x) => x.name === card.dataset.variant);
+  const mini = /** @type {HTMLElement} */ (card.querySelector(".mini"));
   staticBoard(mini, v, mini.dataset.fen);
 }

@@ -1,42 +1,47 @@
+// @ts-check
 // The new-game form.
 import { createGame } from "/static/game.js";
 import { t } from "/static/i18n.js";
-const form = document.getElementById("newgame");
-const variantSelect = document.getElementById("variant");
+const form = /** @type {HTMLFormElement} */ (document.getElementById("newgame"));
+const variantSelect = /** @type {HTMLSelectElement} */ (document.getElementById("variant"));
+/** @param {string} id */
+const input = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
+/** @param {string} selector */
+const element = (selector) => /** @type {HTMLElement} */ (document.querySelector(selector));
 const showNote = () => {
-  for (const n of document.querySelectorAll(".variant-note")) n.hidden = n.dataset.variant !== variantSelect.value;
+  for (const n of document.querySelectorAll(".variant-note")) if (n instanceof HTMLElement) n.hidden = n.dataset.variant !== variantSelect.value;
 };
 variantSelect.addEventListener("change", showNote);
 showNote();
 // the Level menu means something only against the computer
-const level = document.getElementById("level");
-const syncLevel = () => { level.disabled = form.elements.opponent.value !== "computer"; };
+const level = /** @type {HTMLSelectElement} */ (document.getElementById("level"));
+const syncLevel = () => { level.disabled = /** @type {RadioNodeList} */ (form.elements.namedItem("opponent")).value !== "computer"; };
 for (const radio of form.querySelectorAll("input[name=opponent]")) radio.addEventListener("change", syncLevel);
 syncLevel();
 // The time control: "-", "M+S" or "Nd" (the server's one text form, web/game/timecontrol.py).
-const tcKind = () => form.querySelector("input[name=tc_kind]:checked").value;
+const tcKind = () => /** @type {HTMLInputElement} */ (form.querySelector("input[name=tc_kind]:checked")).value;
 function timeControl() {
   const kind = tcKind();
-  if (kind === "realtime") return `${document.getElementById("tc-minutes").value}+${document.getElementById("tc-increment").value}`;
-  if (kind === "correspondence") return `${document.getElementById("tc-days").value}d`;
+  if (kind === "realtime") return `${input("tc-minutes").value}+${input("tc-increment").value}`;
+  if (kind === "correspondence") return `${input("tc-days").value}d`;
   return "-";
 }
 function showTimeControl() {
   const kind = tcKind();
-  document.querySelector(".tc-custom").hidden = kind !== "realtime";
-  document.getElementById("tc-presets").hidden = kind !== "realtime";
-  document.querySelector(".tc-days").hidden = kind !== "correspondence";
+  element(".tc-custom").hidden = kind !== "realtime";
+  element("#tc-presets").hidden = kind !== "realtime";
+  element(".tc-days").hidden = kind !== "correspondence";
   const tc = timeControl();
-  for (const b of document.querySelectorAll("#tc-presets button")) b.classList.toggle("chosen", b.dataset.tc === tc);
-  document.getElementById("tc-summary").textContent =
+  for (const b of document.querySelectorAll("#tc-presets button")) if (b instanceof HTMLElement) b.classList.toggle("chosen", b.dataset.tc === tc);
+  element("#tc-summary").textContent =
     kind === "none" ? t("No clock.") : kind === "correspondence" ? t("Each move within {days} day(s).", { days: tc.slice(0, -1) })
       : t("Clock: {tc}.", { tc });
 }
-for (const b of document.querySelectorAll("#tc-presets button")) {
+for (const b of /** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll("#tc-presets button"))) {
   b.addEventListener("click", () => {
-    const [m, s] = b.dataset.tc.split("+");
-    document.getElementById("tc-minutes").value = m;
-    document.getElementById("tc-increment").value = s;
+    const [m, s] = (b.dataset.tc || "").split("+");
+    input("tc-minutes").value = m;
+    input("tc-increment").value = s;
     showTimeControl();
   });
 }
@@ -47,14 +52,15 @@ showTimeControl();
 form.addEventListener("submit", async (e) => {
   e.preventDefault();
   const fd = new FormData(form);
+  /** @type {Record<string, FormDataEntryValue | number | null>} */
   const body = { variant: fd.get("variant"), opponent: fd.get("opponent"), color: fd.get("color"), time_control: timeControl() };
-  if (body.opponent === "computer") body.level = parseInt(fd.get("level"), 10);
-  const fen = (fd.get("fen") || "").trim();
+  if (body.opponent === "computer") body.level = parseInt(String(fd.get("level")), 10);
+  const fen = String(fd.get("fen") || "").trim();
   if (fen) body.fen = fen;
   try {
     const url = await createGame(body);
     location.href = url;
   } catch (err) {
-    document.getElementById("error").textContent = err.message;
+    element("#error").textContent = err.message;
   }
 });

@@ -39,7 +39,8 @@ $(DEV_STAMP): requirements/dev.txt pyproject.toml | $(BIN)/python
 # The lock files: every package's exact version and hashes, resolved from pyproject.toml's
 # extras by pip-tools (in the dev lock).  Run after changing a dependency in pyproject.toml (a
 # range change too); tests/core/test_lock_files.py fails while a lock file misses a requirement.
-PIP_COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url
+PIP_COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
+	--no-emit-find-links
 lock: $(DEV_STAMP)
 	$(PIP_COMPILE) --extra web -o requirements/web.txt pyproject.toml
 	$(PIP_COMPILE) --extra web --extra cluster -o requirements/cluster.txt pyproject.toml

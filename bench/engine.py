@@ -1,6 +1,6 @@
 """Engine benchmark: nodes per second in middle games and depth reached in 1 s.
 
-    python bench/engine.py [--seconds S] [--variants fugue,interweave,rebelfury]
+    python bench/engine.py [--seconds S] [--variants fugue,interweave,...]
 
 For every game: the starting position and three middle games (Fugue: the
 positions of ``bench/perft.py``; the other games: a fixed seeded random walk of
@@ -21,7 +21,7 @@ import random
 import sys
 import time
 
-from exochess import Board
+from exochess import Board, all_variants
 from exochess.engine import Analysis, Limits, Searcher
 from exochess.errors import UnknownVariantError
 
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds for the depth figure")
-    parser.add_argument("--variants", default="fugue,interweave,rebelfury")
+    parser.add_argument("--variants", default=",".join(v.name for v in all_variants()))
     parser.add_argument("--positions", type=int, default=3, help="middle games per variant (default 3)")
     args = parser.parse_args(argv)
     print(f"{'variant':<12} {'position':<9} {'depth@1s':>8} {'nodes':>8} {'nodes/s':>8} {'(wall)':>8}  best")

@@ -1,6 +1,6 @@
 """Engine cost in machine instructions per node, for comparing two versions of the code.
 
-    python bench/instructions.py [--nodes N] [--variants fugue,interweave,rebelfury]
+    python bench/instructions.py [--nodes N] [--variants fugue,interweave,...]
     python bench/instructions.py --perft      # perft from each starting position instead
     python bench/instructions.py --compiled build/compiled [--perft]   # the compiled build
 
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--nodes", type=int, default=10_000, help="search budget (default 10000)")
-    parser.add_argument("--variants", default="fugue,interweave,rebelfury")
+    parser.add_argument("--variants", help="comma-separated games (default: every registered game)")
     parser.add_argument("--positions", type=int, default=3, help="middle games per variant (default 3)")
     parser.add_argument("--perft", action="store_true", help="perft from the start instead of searches")
     parser.add_argument("--compiled", metavar="DIR", help="measure the compiled build unpacked in DIR")
@@ -105,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         child(args.child[0], int(args.child[1]), int(args.child[2]))
         return 0
+    if not args.variants:  # read here, not before a child's count: its imports are what is measured
+        from exochess.variants import all_variants
+
+        args.variants = ",".join(v.name for v in all_variants())
     if shutil.which("valgrind") is None:
         print("bench/instructions.py needs valgrind (apt install valgrind)", file=sys.stderr)
         return 2

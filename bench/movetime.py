@@ -1,6 +1,6 @@
 """Move-time bench: does ``go movetime M`` answer in time, and from how deep a search?
 
-    python bench/movetime.py [--positions N] [--movetime MS] [--variants fugue,interweave,rebelfury]
+    python bench/movetime.py [--positions N] [--movetime MS] [--variants fugue,interweave,...]
                              [--seed S] [--level L] [--show-late]
 
 For every game, N positions (default 1,000) are taken from seeded self-play
@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from exochess import Board
+from exochess import Board, all_variants
 from exochess.engine import Limits, Searcher
 from exochess.engine.levels import level
 from exochess.errors import UnknownVariantError
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--positions", type=int, default=1000, help="positions per game (default 1000)")
     parser.add_argument("--movetime", type=int, default=200, help="go movetime MS (default 200)")
-    parser.add_argument("--variants", default="fugue,interweave,rebelfury")
+    parser.add_argument("--variants", default=",".join(v.name for v in all_variants()))
     parser.add_argument("--seed", type=int, default=1, help="seed of the self-play games (default 1)")
     parser.add_argument("--level", type=int, default=8, choices=range(1, 9), help="engine level (default 8)")
     parser.add_argument("--show-late", action="store_true", help="print every late answer as it comes")

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from exochess import Board
+from exochess import Board, all_variants
 from exochess.compiled import COMPILED
 from exochess.engine import Limits, Searcher
 from exochess.errors import ExochessError
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("variant", choices=["fugue", "interweave", "rebelfury"])
+    parser.add_argument("variant", choices=[v.name for v in all_variants()])
     parser.add_argument("--depth", type=int, default=5)
     parser.add_argument("--every", type=int, default=10, help="take every N-th sample position (default 10)")
     parser.add_argument("--player", default="level=8", help="a match player's text (default level=8)")

@@ -6,6 +6,7 @@ See ``docs/protocol.md`` for the full description.  In short::
     isready                               -> readyok
     setoption name Variant value fugue    (resets the position to the start)
     setoption name Level value 5
+    setoption name Hash value 64          (MiB for the tables; they start empty)
     ucinewgame
     position startpos|fen <FEN> [moves <m1> <m2> ...]
     go [depth N] [nodes N] [movetime MS] [wtime MS btime MS [winc MS] [binc MS] [movestogo N]] [infinite]
@@ -16,6 +17,11 @@ See ``docs/protocol.md`` for the full description.  In short::
 
 Moves are written in the canonical text of the rules.  A bad command is
 answered by ``info string error ...`` and never ends the engine.
+
+Commands are read by the main thread while a second one searches; ``isready``, ``stop`` and
+``quit`` are answered within milliseconds during a search (``bench/listen.py`` measures it):
+the search pauses for the other threads every few dozen nodes (``search.CHECK_EVERY``) and
+this process asks the interpreter to switch threads every :data:`SWITCH_INTERVAL_S`.
 """
 
 from __future__ import annotations
@@ -31,8 +37,14 @@ from exochess.board import Board
 from exochess.engine.levels import level as get_level
 from exochess.engine.limits import Limits
 from exochess.engine.search import Analysis, Searcher, SearchOptions
+from exochess.engine.tt import DEFAULT_HASH_MB, MAX_HASH_MB, MIN_HASH_MB
 from exochess.errors import ExochessError
 from exochess.variants import all_variants, default_variant, find_variant
+
+SWITCH_INTERVAL_S = 0.001
+"""How long a thread waiting for the GIL waits before asking the holder to hand it over
+(CPython's default is 5 ms): the command reader waits at most about this long plus one pause
+of the search."""
 
 GO_INT_FIELDS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo")
 
@@ -63,6 +75,7 @@ class EngineProtocol:
         self._lock = threading.Lock()
         self.variant_name = default_variant().name
         self.level = 8
+        self.hash_mb = DEFAULT_HASH_MB
         self.board = Board(self.variant_name)
         self.searcher = Searcher()
         self._thread: threading.Thread | None = None
@@ -130,6 +143,7 @@ class EngineProtocol:
         self.send("id author the exochess developers")
         self.send(f"option name Variant type combo default {self.variant_name} {names}")
         self.send("option name Level type spin default 8 min 1 max 8")
+        self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min {MIN_HASH_MB} max {MAX_HASH_MB}")
         self.send("uciok")
 
     def cmd_isready(self, args: list[str]) -> None:
@@ -151,8 +165,14 @@ class EngineProtocol:
             self.searcher.new_game()
         elif name == "level":
             self.level = get_level(int(value)).number
+        elif name == "hash":
+            mb = int(value)
+            if not MIN_HASH_MB <= mb <= MAX_HASH_MB:
+                raise ValueError(f"Hash must be {MIN_HASH_MB} to {MAX_HASH_MB} MiB, not {mb}")
+            self.hash_mb = mb
+            self.searcher.set_hash(mb)
         else:
-            self.error(f"unknown option {name!r} (known: Variant, Level)")
+            self.error(f"unknown option {name!r} (known: Variant, Level, Hash)")
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
         self.finish()
@@ -295,6 +315,7 @@ def run(stdin: TextIO, stdout: TextIO) -> int:
 
 def main() -> int:
     """``exochess engine``."""
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     try:
         return run(sys.stdin, sys.stdout)
     except KeyboardInterrupt:

@@ -60,7 +60,18 @@ from exochess.board import Board
 from exochess.compiled import COMPILED
 from exochess.engine.evaluate import Evaluator, evaluator_for
 from exochess.engine.limits import Limits
-from exochess.engine.tt import EXACT, LOWER, UPPER, TranspositionTable, from_tt, to_tt
+from exochess.engine.tt import (
+    DEFAULT_HASH_MB,
+    EXACT,
+    LOWER,
+    TT_SHARE,
+    UPPER,
+    TranspositionTable,
+    from_tt,
+    hash_capacity,
+    reclaim,
+    to_tt,
+)
 from exochess.errors import ExochessError
 from exochess.move import Move
 from exochess.outcome import Termination
@@ -74,14 +85,25 @@ MATE_BOUND: Final = MATE - 1_000
 """Scores beyond this are wins or losses."""
 INF: Final = MATE + 1
 CHECK_EVERY: Final = 32
-"""Nodes between two looks at the clock and the stop flag."""
+"""Nodes between two looks at the clock and the stop flag, and two pauses for the other threads.
+
+The compiled search never passes through the interpreter's loop, which is where a thread
+hands the GIL over to another that waits: without a pause the thread reading the engine's
+commands got it a few times a second (``stop`` answered after 300-470 ms, ``isready`` after
+up to a second).  ``time.sleep(0)`` releases the GIL; a thread that has waited for it longer
+than the switch interval (:data:`SWITCH_INTERVAL_S` in the protocol) then takes it."""
 FUTILITY_MARGIN: Final = (0, 200, 400)
 """Quiet moves are skipped at depth d when the static score + margin[d] cannot reach alpha."""
-EVAL_CACHE_SIZE: Final = 200_000
-"""Entries of the cache of dynamic evaluation terms (keyed by Zobrist hash)."""
-CAPTURE_CACHE_SIZE: Final = 50_000
-"""Positions whose capture lists are kept (keyed by Zobrist hash; cleared when full).
+EVAL_ENTRY_BYTES: Final = 100
+"""Memory of an entry of the evaluation cache (a 64-bit key, a score, a dict slot), measured."""
+CAPTURE_ENTRY_BYTES: Final = 600
+"""Memory of an entry of the capture cache (a list of (gain, move) pairs), measured on average."""
+EVAL_SHARE: Final = 0.15
+"""Share of ``Hash`` for the evaluation cache (the table has :data:`~exochess.engine.tt.TT_SHARE`)."""
+CAPTURE_SHARE: Final = 1.0 - TT_SHARE - EVAL_SHARE
+"""Share of ``Hash`` for the capture cache.
 
+Capture lists are kept by position hash (the cache is started again when full).
 Capture sequences transpose (a takes b then c takes d, or the other way round) and each
 iteration revisits the last one's leaves, so a third of the quiescence positions were
 generated before.  A capture list does not depend on the history (no capture can repeat
@@ -235,22 +257,80 @@ class Searcher:
     # many attributes outgrows CPython's shared-key dicts (about 30 keys), after which
     # every attribute access is a dict lookup instead of an indexed load.
     __slots__ = (
-        "_capture_cache", "_deadline", "_eval_cache", "_evaluator", "_ext_limit", "_last_null",
-        "_next_check", "_node_limit", "_partial", "_protected", "_pv", "_q_full", "_q_max", "_retired",
-        "_root_pv", "_score_stack", "_seldepth", "_start", "_stop", "big_pieces", "board", "by_code",
-        "compulsory", "delta_margin", "ev", "extend", "forbid_repetition", "forced_ext", "forced_q",
-        "history", "killers", "lazy_margin", "lmp", "lmp_guard", "lmr", "nodes", "null_ok", "options",
-        "order_value", "promo_value", "pruning", "quiescence", "quiet_pst", "razor", "royal", "royal_min",
-        "score", "tempo", "threefold", "tt", "value_of",
+        "_capture_cache",
+        "_capture_cap",
+        "_deadline",
+        "_eval_cache",
+        "_eval_cap",
+        "_evaluator",
+        "_ext_limit",
+        "_last_null",
+        "_next_check",
+        "_node_limit",
+        "_partial",
+        "_protected",
+        "_pv",
+        "_q_full",
+        "_q_max",
+        "_retired",
+        "_root_pv",
+        "_score_stack",
+        "_seldepth",
+        "_start",
+        "_stop",
+        "big_pieces",
+        "board",
+        "by_code",
+        "compulsory",
+        "delta_margin",
+        "ev",
+        "extend",
+        "forbid_repetition",
+        "forced_ext",
+        "forced_q",
+        "history",
+        "killers",
+        "lazy_margin",
+        "lmp",
+        "lmp_guard",
+        "lmr",
+        "nodes",
+        "null_ok",
+        "options",
+        "order_value",
+        "promo_value",
+        "pruning",
+        "quiescence",
+        "quiet_pst",
+        "razor",
+        "royal",
+        "royal_min",
+        "score",
+        "tempo",
+        "threefold",
+        "tt",
+        "value_of",
     )
     _q_full: int
     """Quiescence plies that try every capture (then recaptures only)."""
     _q_max: int
     """Quiescence plies in all (then the stand pat)."""
 
-    def __init__(self, evaluator: Evaluator | None = None, tt: TranspositionTable | None = None) -> None:
+    def __init__(
+        self,
+        evaluator: Evaluator | None = None,
+        tt: TranspositionTable | None = None,
+        *,
+        hash_mb: int = DEFAULT_HASH_MB,
+    ) -> None:
+        """A searcher whose tables and caches hold at most ``hash_mb`` MiB (UCI's ``Hash``).
+
+        A given ``tt`` keeps its own capacity; the caches still follow ``hash_mb``.
+        """
         self._evaluator = evaluator
-        self.tt = tt if tt is not None else TranspositionTable()
+        self.tt = tt if tt is not None else TranspositionTable(hash_capacity(hash_mb))
+        self._eval_cap = hash_capacity(hash_mb, EVAL_SHARE, EVAL_ENTRY_BYTES)
+        self._capture_cap = hash_capacity(hash_mb, CAPTURE_SHARE, CAPTURE_ENTRY_BYTES)
         self.history: dict[int, int] = {}
         self._eval_cache: dict[int, int] = {}
         self._capture_cache: dict[int, list[tuple[int, RawMove]]] = {}
@@ -261,13 +341,35 @@ class Searcher:
         self._stop = False
         self.nodes = 0
 
-    def new_game(self) -> None:
-        """Forget the table and the history."""
+    def set_hash(self, hash_mb: int) -> None:
+        """Bound the tables and caches to ``hash_mb`` MiB from now on (they start empty)."""
         self.tt.clear()
-        self.history.clear()
-        self._eval_cache.clear()
-        self._capture_cache.clear()
+        self.tt = TranspositionTable(hash_capacity(hash_mb))
+        self._eval_cap = hash_capacity(hash_mb, EVAL_SHARE, EVAL_ENTRY_BYTES)
+        self._capture_cap = hash_capacity(hash_mb, CAPTURE_SHARE, CAPTURE_ENTRY_BYTES)
+        self.new_game()
+
+    def new_game(self) -> None:
+        """Forget the table and the history (freed in the background: :func:`~exochess.engine.tt.reclaim`)."""
+        self.tt.clear()
+        reclaim([self.history, self._eval_cache, self._capture_cache])
+        self.history = {}
+        self._eval_cache = {}
+        self._capture_cache = {}
         self.release()
+
+    def table_sizes(self) -> dict[str, tuple[int, int]]:
+        """Per table (``tt``, ``eval``, ``captures``): the entries held now and the most it may hold.
+
+        The bounds follow from ``Hash``; the generations and caches dropped by a search and
+        waiting for :meth:`release` count towards them too.
+        """
+        tt = self.tt
+        return {
+            "tt": (len(tt) + sum(len(d) for d in tt.retired), tt.max_entries),
+            "eval": (len(self._eval_cache), self._eval_cap),
+            "captures": (len(self._capture_cache), self._capture_cap),
+        }
 
     def release(self) -> None:
         """Free the tables and caches that filled up during the searches so far.
@@ -275,14 +377,16 @@ class Searcher:
         A search drops a full cache without freeing it (freeing takes tens of milliseconds);
         call this once the answer is out.  :meth:`search` also calls it before it starts.
         """
-        self._retired.clear()
+        if self._retired:
+            reclaim(self._retired)
+            self._retired = []
         self.tt.release()
 
     def _retire(self, cache: object) -> None:
         """Keep a full cache until :meth:`release`; at most two wait (bounded memory)."""
         retired = self._retired
         if len(retired) >= 2:
-            del retired[0]  # a long search: free the oldest now, as before
+            reclaim([retired.pop(0)])  # a long search: free the oldest now, in the background
         retired.append(cache)
 
     def stop(self) -> None:
@@ -580,7 +684,17 @@ class Searcher:
             elif state == _LOSS:
                 score = -(MATE - 1)
             else:
-                if exact_all:
+                if exact_all and n > 0 and -MATE_BOUND < best_total < MATE_BOUND:
+                    # With noise the root needs each move's score only where it could win once
+                    # its bonus is added: above ``best_total - bonus``.  A null window there
+                    # first, an open one above it only if the move gets through.  (Searching
+                    # every move with the whole window made Fugue's level 4 visit 45,000 nodes
+                    # for depth 2 where level 5 needed 500: nothing below the root was cut.)
+                    floor = best_total - bonus[i]
+                    score = -self._negamax(depth - 1, -floor - 1, -floor, 1, False)
+                    if score > floor:
+                        score = -self._negamax(depth - 1, -INF, -floor, 1, True)
+                elif exact_all:
                     score = -self._negamax(depth - 1, -INF, INF, 1, True)
                 elif n == 0:
                     score = -self._negamax(depth - 1, -beta, -alpha, 1, True)
@@ -687,6 +801,7 @@ class Searcher:
 
     def _check_budget(self) -> None:
         self._next_check = self.nodes + CHECK_EVERY
+        time.sleep(0)  # lets the thread that reads commands run (see CHECK_EVERY)
         if self._protected:
             return  # the first iteration always completes (it is bounded: FIRST_QUIESCENCE)
         if self._node_limit is not None:
@@ -720,7 +835,7 @@ class Searcher:
         dyn = cache.get(key)
         if dyn is None:
             dyn = self.ev.dynamic(self.board)
-            if len(cache) >= EVAL_CACHE_SIZE:  # full: start again (no eviction bookkeeping)
+            if len(cache) >= self._eval_cap:  # full: start again (no eviction bookkeeping)
                 self._retire(cache)
                 self._eval_cache = cache = {}
             cache[key] = dyn
@@ -781,7 +896,7 @@ class Searcher:
                 ]
                 if len(found) > 1:
                     found.sort(key=_first, reverse=True)
-            if len(cache) >= CAPTURE_CACHE_SIZE:  # full: start again, like the evaluation cache
+            if len(cache) >= self._capture_cap:  # full: start again, like the evaluation cache
                 self._retire(cache)
                 self._capture_cache = cache = {}
             cache[key] = captures = found

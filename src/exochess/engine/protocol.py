@@ -27,6 +27,7 @@ this process asks the interpreter to switch threads every :data:`SWITCH_INTERVAL
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -317,6 +318,11 @@ def main() -> int:
     """``exochess engine``."""
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     try:
-        return run(sys.stdin, sys.stdout)
+        code = run(sys.stdin, sys.stdout)
     except KeyboardInterrupt:
-        return 0
+        code = 0
+    # Exit at once after "quit": the interpreter's own teardown (modules, then the tables of
+    # the game, hundreds of MiB after a long search) took 100 ms to over a second, and an
+    # interface waits for the process to end.  Nothing is left to write or close.
+    sys.stdout.flush()
+    os._exit(code)

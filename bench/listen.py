@@ -1,0 +1,145 @@
+"""How fast the engine answers ``isready``, ``stop`` and ``quit`` while it searches (issue 48).
+
+    python bench/listen.py [--variants fugue,interweave,rebelfury] [--builds pure,compiled]
+                           [--searches 20] [--polls 10] [--compiled-path build/compiled]
+
+For each build and game, an ``exochess engine`` process searches ``go infinite`` from
+positions of a game (the start, then the position after each answer, so that later searches
+are in the middlegame); during each search ``--polls`` ``isready`` are sent at random moments
+0.05-0.25 s apart, then ``stop``.  A latency is the time from writing the command to reading
+its answer (``readyok``; ``bestmove``).  ``quit`` is sent once per game during a search: the
+time until the process has exited.  Prints p50/p99/max per build and game.
+
+The pure build is the editable install (``EXOCHESS_PURE=1``); the compiled build is
+``--compiled-path`` first on PYTHONPATH (``make compiled``).  Figures only: nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Engine:
+    """An engine process and a thread that stamps each line it writes."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [str(Path(sys.executable).parent / "exochess"), "engine"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1, env=env,
+        )
+        self.lines: queue.Queue[tuple[float, str]] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put((time.perf_counter(), line.strip()))
+
+    def send(self, line: str) -> float:
+        assert self.proc.stdin is not None
+        sent = time.perf_counter()
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return sent
+
+    def wait_for(self, prefix: str, timeout: float = 60.0) -> tuple[float, str]:
+        deadline = time.monotonic() + timeout
+        while True:
+            at, line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            if line.startswith(prefix):
+                return at, line
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def measure(
+    variant: str, env: dict[str, str], searches: int, polls: int, rng: random.Random
+) -> dict[str, list[float]]:
+    """Latencies in ms: isready, stop, quit."""
+    out: dict[str, list[float]] = {"isready": [], "stop": [], "quit": []}
+    engine = Engine(env)
+    engine.send("uci")
+    engine.wait_for("uciok")
+    engine.send(f"setoption name Variant value {variant}")
+    engine.send("isready")
+    engine.wait_for("readyok")
+    moves: list[str] = []
+    for _ in range(searches):
+        engine.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
+        engine.send("go infinite")
+        time.sleep(0.3)  # past the first iterations
+        for _ in range(polls):
+            time.sleep(rng.uniform(0.05, 0.25))
+            sent = engine.send("isready")
+            at, _line = engine.wait_for("readyok")
+            out["isready"].append((at - sent) * 1000)
+        sent = engine.send("stop")
+        at, line = engine.wait_for("bestmove")
+        out["stop"].append((at - sent) * 1000)
+        best = line.split()[1]
+        if best == "(none)":
+            moves = []
+        else:
+            moves.append(best)
+    engine.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
+    engine.send("go infinite")
+    time.sleep(0.5)
+    sent = engine.send("quit")
+    engine.proc.wait(60)
+    out["quit"].append((time.perf_counter() - sent) * 1000)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--variants", default="fugue,interweave,rebelfury")
+    parser.add_argument("--builds", default="pure,compiled")
+    parser.add_argument("--searches", type=int, default=20, help="go infinite ... stop cycles a game (20)")
+    parser.add_argument("--polls", type=int, default=10, help="isready a search (10)")
+    parser.add_argument("--compiled-path", default=str(ROOT / "build" / "compiled"))
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    print(f"listen: {args.searches} searches a game, {args.polls} isready each; latencies in ms")
+    print()
+    print("| build | game | isready p50 / p99 / max (n) | stop p50 / p99 / max (n) | quit |")
+    print("|---|---|---|---|---|")
+    for build in args.builds.split(","):
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        env.pop("EXOCHESS_PURE", None)
+        if build == "pure":
+            env["EXOCHESS_PURE"] = "1"
+        else:
+            env["PYTHONPATH"] = args.compiled_path
+        for variant in args.variants.split(","):
+            lat = measure(variant, env, args.searches, args.polls, rng)
+
+            def fmt(xs: list[float]) -> str:
+                return (f"{statistics.median(xs):.1f} / {percentile(xs, 99):.1f} / {max(xs):.1f} "
+                        f"({len(xs)})")
+
+            print(f"| {build} | {variant} | {fmt(lat['isready'])} | {fmt(lat['stop'])} | "
+                  f"{lat['quit'][0]:.0f} |")
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -4,7 +4,7 @@
                            [--movetime 1000] [--top-games 100] [--top-movetime 100]
                            [--rungs 2-8] [--jobs 2]
                            [--anchor "cmd:python bench/greedy.py"] [--anchor-elo 500]
-                           [--anchor-games 20] [--rung-games 2=10,8=12]
+                           [--anchor-games 20] [--rung-games 2=10,8=12] [--rung-minutes 3]
 
 Every rung ``k vs k-1`` is an ``exochess match`` of ``--games`` games (pairs from
 one random 4-ply opening, colours alternating) at ``--movetime`` ms a move for
@@ -25,6 +25,8 @@ k-1 plus the rung ``k vs k-1``.  A rung won or lost 100% has no finite estimate;
 counted as if the loser had scored half a game (said so in the table).  The intervals
 add up along the chain (the rungs' variances are summed), so the top levels' are widest.
 ``--rung-games 2=10,8=12`` sets the games of single rungs (the others use ``--games``).
+``--rung-minutes`` ends a rung after the first complete pair played past that many minutes
+(a CPU budget: the table says how many games each rung got).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import math
 import sys
 import time
 
-from exochess_lab.match import MatchResult, elo_from_score, parse_player, run_match
+from exochess_lab.match import GameResult, MatchResult, elo_from_score, parse_player, run_match
 
 Z95 = 1.96
 
@@ -72,6 +74,32 @@ def rung_elo(result: MatchResult) -> tuple[float, float, bool]:
     se_score = math.sqrt(var / n)
     slope = 400 / math.log(10) / (mean * (1 - mean))  # d Elo / d score at the mean
     return elo_from_score(mean), slope * se_score, clamped
+
+
+class _OutOfTime(Exception):
+    """Raised by a rung's game callback when its minutes are spent (after a complete pair)."""
+
+
+def play_rung(
+    variant: str, high: str, low: str, games: int, movetime: int, seed: int, jobs: int,
+    minutes: float | None,
+) -> MatchResult:
+    """A rung's match, cut after the first complete pair past ``minutes`` (None: all games)."""
+    started = time.perf_counter()
+    played: list[GameResult] = []
+
+    def on_game(game: GameResult) -> None:
+        played.append(game)
+        if minutes is not None and len(played) % 2 == 0 and time.perf_counter() - started > 60 * minutes:
+            raise _OutOfTime
+
+    try:
+        return run_match(
+            variant, parse_player(high), parse_player(low), games, movetime, seed=seed, jobs=jobs,
+            on_game=on_game,
+        )
+    except _OutOfTime:
+        return MatchResult(played)
 
 
 def parse_counts(text: str) -> dict[int, int]:
@@ -112,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--anchor-games", type=int, default=20, help="games of level 1 vs the anchor (20)")
     parser.add_argument("--anchor-movetime", type=int, default=100, help="ms a move vs the anchor (100)")
     parser.add_argument("--rung-games", default="", help="games of single rungs: '2=10,8=12'")
+    parser.add_argument("--rung-minutes", type=float, default=None, help="a rung's time budget")
     args = parser.parse_args(argv)
     rungs = parse_rungs(args.rungs)
     counts = parse_counts(args.rung_games)
@@ -132,10 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         chain = chains.setdefault(variant, {})
         for high, low, games, movetime in plan:
             started = time.perf_counter()
-            result = run_match(
-                variant, parse_player(high), parse_player(low), games, movetime,
-                seed=args.seed, jobs=args.jobs,
-            )
+            result = play_rung(variant, high, low, games, movetime, args.seed, args.jobs, args.rung_minutes)
             minutes = (time.perf_counter() - started) / 60
             name = "anchor" if low == args.anchor else low
             print(f"| {variant} | {high} vs {name}, {movetime} ms | {cell(result)} | {minutes:.1f} |")

@@ -29,18 +29,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import heapq
 import itertools
 import logging
 import math
 import multiprocessing
+import os
 import pickle
 import random
 import signal
+import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -51,6 +54,8 @@ from exochess.board import Board
 from exochess.engine import Limits, Searcher, analyse, best_move
 from exochess.engine.levels import DEFAULT_MOVETIME_MS
 from exochess.engine.levels import level as engine_level
+from exochess.engine.protocol import SWITCH_INTERVAL_S
+from exochess.engine.tt import DEFAULT_HASH_MB, MAX_HASH_MB, MIN_HASH_MB
 from exochess.variants import all_variants
 from exochess.web.compute.cpuwork import lower_priority
 from exochess.web.domain import N_, Color, EngineBusy, EngineFailed, TooManyEngineJobs
@@ -82,6 +87,18 @@ AGEING = 30
 _POLL_S = 0.2
 
 
+def engine_hash_mb() -> int:
+    """MiB of tables a search may hold (UCI's ``Hash``): ``$EXOCHESS_ENGINE_HASH_MB``, default 64.
+
+    Each job of a worker searches with a fresh :class:`Searcher` of this size, so a worker's
+    memory stays within about this plus the interpreter's (``docs/engine.md``, "Memory").
+    """
+    text = os.environ.get("EXOCHESS_ENGINE_HASH_MB", "")
+    if text.isdigit():
+        return min(MAX_HASH_MB, max(MIN_HASH_MB, int(text)))
+    return DEFAULT_HASH_MB
+
+
 def _board(variant: str, start_fen: str, texts: list[str]) -> Board:
     board = Board(variant, fen=start_fen)
     for text in texts:
@@ -106,21 +123,37 @@ def compute_move(
     """The computer's move (canonical text) in the position after ``texts``.
 
     With a ``clock`` the search spends what :meth:`Limits.time_budget` allocates from it, and
-    never more than the level's own move time.
+    never more than the level's own move time.  Without a ``searcher`` one of
+    :func:`engine_hash_mb` is made, and its tables are freed in the background afterwards.
     """
     board = _board(variant, start_fen, texts)
     if level <= RANDOM_LEVEL:
         choices = sorted(str(m) for m in board.legal_moves)
         return random.Random(seed).choice(choices)
-    if clock is None:
-        return str(best_move(board, level, seed=seed, searcher=searcher))
-    lv = engine_level(level, board.variant.name)
-    limits = Limits(
-        movetime_ms=lv.movetime_ms(None), wtime_ms=clock.wtime_ms, btime_ms=clock.btime_ms,
-        winc_ms=clock.winc_ms, binc_ms=clock.binc_ms,
-    )
-    s = searcher if searcher is not None else Searcher()
-    return str(s.search(board, limits, options=lv.options(), seed=seed).best)
+    with _searcher(searcher) as s:
+        if clock is None:
+            return str(best_move(board, level, seed=seed, searcher=s))
+        lv = engine_level(level, board.variant.name)
+        limits = Limits(
+            movetime_ms=lv.movetime_ms(None), wtime_ms=clock.wtime_ms, btime_ms=clock.btime_ms,
+            winc_ms=clock.winc_ms, binc_ms=clock.binc_ms,
+        )
+        return str(s.search(board, limits, options=lv.options(), seed=seed).best)
+
+
+@contextlib.contextmanager
+def _searcher(given: Searcher | None) -> Iterator[Searcher]:
+    """``given``, or a new searcher of :func:`engine_hash_mb` whose tables are handed to the
+    background reclaimer when done (freed inline, a big table holds the GIL for 100 ms or more,
+    which in Redis mode stalls the worker's event loop)."""
+    if given is not None:
+        yield given
+        return
+    s = Searcher(hash_mb=engine_hash_mb())
+    try:
+        yield s
+    finally:
+        s.new_game()
 
 
 def compute_analysis(
@@ -128,7 +161,8 @@ def compute_analysis(
 ) -> dict[str, Any]:
     """Engine evaluation of a position: score, mate, depth and principal variation (texts)."""
     board = _board(variant, start_fen, texts)
-    analysis = analyse(board, movetime_ms=movetime_ms, searcher=searcher)
+    with _searcher(searcher) as s:
+        analysis = analyse(board, movetime_ms=movetime_ms, searcher=s)
     return {
         "depth": analysis.depth,
         "score_cp": analysis.score_cp,
@@ -199,6 +233,10 @@ def _worker_main(conn: Connection, stops: Connection) -> None:
     # a search takes a whole core for seconds: below the server's priority, so that on a busy
     # machine the live games' moves (the event loop) are served first (issue 17's attack)
     lower_priority()
+    # the stop thread gets the GIL within about this long of a stop request (the search pauses
+    # for other threads every few dozen nodes: exochess.engine.search.CHECK_EVERY)
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    hash_mb = engine_hash_mb()
     current = _Current()
     threading.Thread(target=_stop_watch, args=(current, stops), daemon=True).start()
     _prepare()
@@ -216,7 +254,11 @@ def _worker_main(conn: Connection, stops: Connection) -> None:
         if message is None:
             return
         seq, fn, args = message
-        searcher = Searcher()
+        searcher = Searcher(hash_mb=hash_mb)
+        # The cyclic collector stays off until the reply is out, as in the engine protocol:
+        # its first pass after a search walks everything the search allocated (30-100 ms),
+        # which delayed the answer of a stopped job.
+        gc.disable()
         with current.lock:
             stopped = seq in current.stops
             current.stops.clear()  # the others name jobs already over
@@ -234,6 +276,13 @@ def _worker_main(conn: Connection, stops: Connection) -> None:
             conn.send(reply)
         except (OSError, ValueError):
             return
+        # the job's tables are freed in the background, a slice at a time: dropped at once
+        # (up to a million entries) they held the next job back by a few hundred ms; what is
+        # left is moved out of the collector's sight before it runs again
+        searcher.new_game()
+        del searcher
+        gc.freeze()
+        gc.enable()
 
 
 # --- the server side ---------------------------------------------------------------------------

@@ -37,6 +37,7 @@ import datetime as dt
 import logging
 import math
 import secrets
+import sys
 import time
 import zlib
 from collections import Counter
@@ -52,6 +53,7 @@ from redis.exceptions import RedisError
 
 from exochess.board import Board
 from exochess.engine.levels import DEFAULT_MOVETIME_MS
+from exochess.engine.protocol import SWITCH_INTERVAL_S
 from exochess.web import metrics
 from exochess.web.compute.enginepool import (
     ANALYSIS_CAP_MS,
@@ -406,6 +408,9 @@ def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
     """An arq worker running the engine's jobs, ``jobs`` at a time (one per core is right)."""
 
     async def startup(ctx: dict[str, Any]) -> None:
+        # the searches run in threads beside the event loop: let the loop have the GIL within
+        # a millisecond or so (the search pauses for other threads every few dozen nodes)
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         ctx["storage"] = Storage(database_url)
         ctx["cpu"] = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="engine")
         ctx["bus"] = RedisBus(redis_url, origin="worker")

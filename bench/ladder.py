@@ -5,6 +5,7 @@
                            [--rungs 2-8] [--jobs 2]
                            [--anchor "cmd:python bench/greedy.py"] [--anchor-elo 500]
                            [--anchor-games 20] [--rung-games 2=10,8=12] [--rung-minutes 3]
+                           [--nodes 30000 [--cap-nodes 200000]]
 
 Every rung ``k vs k-1`` is an ``exochess match`` of ``--games`` games (pairs from
 one random 4-ply opening, colours alternating) at ``--movetime`` ms a move for
@@ -27,6 +28,11 @@ add up along the chain (the rungs' variances are summed), so the top levels' are
 ``--rung-games 2=10,8=12`` sets the games of single rungs (the others use ``--games``).
 ``--rung-minutes`` ends a rung after the first complete pair played past that many minutes
 (a CPU budget: the table says how many games each rung got).
+
+``--nodes N`` budgets moves in nodes instead of time, which a loaded machine does not change:
+level 8 searches N nodes a move, levels 1-7 stop at their depth (``engine/levels.py``) or at
+``--cap-nodes``, whichever comes first (on the site levels 1-7 have the time to reach their
+depth; level 8 thinks longer there than N nodes).
 """
 
 from __future__ import annotations
@@ -141,14 +147,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--anchor-movetime", type=int, default=100, help="ms a move vs the anchor (100)")
     parser.add_argument("--rung-games", default="", help="games of single rungs: '2=10,8=12'")
     parser.add_argument("--rung-minutes", type=float, default=None, help="a rung's time budget")
+    parser.add_argument("--nodes", type=int, default=0, help="level 8's nodes a move (0: time)")
+    parser.add_argument("--cap-nodes", type=int, default=200_000, help="levels 1-7's cap with --nodes")
     args = parser.parse_args(argv)
     rungs = parse_rungs(args.rungs)
     counts = parse_counts(args.rung_games)
+    if args.nodes:
+        print(f"budgets in nodes: level 8 {args.nodes:,} a move, levels 1-7 their depth or "
+              f"{args.cap_nodes:,} (the ms below do not apply)")
     print(f"ladder: {args.games} games a rung at {args.movetime} ms (level 8's time); "
           f"8 vs 1: {args.top_games} games at {args.top_movetime} ms; seed {args.seed}")
     print()
     print("| variant | match | result (wins-losses-draws of the higher level) | minutes |")
     print("|---|---|---|---|")
+    def player(level: str) -> str:
+        if not args.nodes or not level.isdigit():
+            return level
+        return f"level={level},nodes={args.nodes if level == '8' else args.cap_nodes}"
+
     chains: dict[str, dict[int, tuple[float, float, bool]]] = {}
     for variant in args.variants.split(","):
         plan: list[tuple[str, str, int, int]] = []
@@ -161,7 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         chain = chains.setdefault(variant, {})
         for high, low, games, movetime in plan:
             started = time.perf_counter()
-            result = play_rung(variant, high, low, games, movetime, args.seed, args.jobs, args.rung_minutes)
+            result = play_rung(
+                variant, player(high), player(low), games, movetime, args.seed, args.jobs, args.rung_minutes
+            )
             minutes = (time.perf_counter() - started) / 60
             name = "anchor" if low == args.anchor else low
             print(f"| {variant} | {high} vs {name}, {movetime} ms | {cell(result)} | {minutes:.1f} |")

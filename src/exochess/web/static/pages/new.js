@@ -14,8 +14,22 @@ const showNote = () => {
 variantSelect.addEventListener("change", showNote);
 showNote();
 // the Level menu means something only against the computer
-const level = /** @type {HTMLSelectElement} */ (document.getElementById("level"));
-const syncLevel = () => { level.disabled = /** @type {RadioNodeList} */ (form.elements.namedItem("opponent")).value !== "computer"; };
+const level = document.getElementById("level");
+// each level's rating in the chosen game (engine/levels.py ELO, measured by bench/ladder.py)
+const levelElos = JSON.parse(level.dataset.elos || "{}");
+const showElos = () => {
+  const elos = levelElos[variantSelect.value] || {};
+  for (const option of level.options) {
+    const n = parseInt(option.value, 10);
+    if (n < 1) continue;
+    const elo = elos[n];
+    const text = elo == null ? String(n) : t("{level} (≈ {elo} Elo)", { level: n, elo });
+    option.textContent = option.dataset.note ? `${text} (${option.dataset.note})` : text;
+  }
+};
+variantSelect.addEventListener("change", showElos);
+showElos();
+const syncLevel = () => { level.disabled = form.elements.opponent.value !== "computer"; };
 for (const radio of form.querySelectorAll("input[name=opponent]")) radio.addEventListener("change", syncLevel);
 syncLevel();
 // The time control: "-", "M+S" or "Nd" (the server's one text form, web/game/timecontrol.py).

@@ -36,14 +36,15 @@ UPPER: Final = 2
 
 Entry = tuple[int, int, int, Any]
 
-TT_ENTRY_BYTES: Final = 300
-"""Memory an entry holds, measured (``bench/memory.py``): the dict slot, the key (a 64-bit int),
-the entry tuple, its score and the raw move it keeps alive (a tuple of 14-17 fields)."""
+TT_ENTRY_BYTES: Final = 350
+"""Memory an entry holds: the dict slot, the key (a 64-bit int), the entry tuple, its score and
+the raw move it keeps alive (a tuple of 14-17 fields).  Measured by summing ``sys.getsizeof``
+over the table after searches (250-360 bytes by game; docs/engine.md, "Memory")."""
 DEFAULT_HASH_MB: Final = 64
 """The ``Hash`` option's default (MiB)."""
 MIN_HASH_MB: Final = 1
 MAX_HASH_MB: Final = 4096
-TT_SHARE: Final = 0.75
+TT_SHARE: Final = 0.5
 """Share of ``Hash`` given to the transposition table; the search's evaluation and capture caches
 get the rest (:meth:`Searcher.__init__ <exochess.engine.search.Searcher>`)."""
 

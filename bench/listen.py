@@ -1,6 +1,6 @@
 """How fast the engine answers ``isready``, ``stop`` and ``quit`` while it searches (issue 48).
 
-    python bench/listen.py [--variants fugue,interweave,rebelfury] [--builds pure,compiled]
+    python bench/listen.py [--variants fugue,interweave,rebelfury] [--builds control,pure,compiled]
                            [--searches 20] [--polls 10] [--compiled-path build/compiled]
 
 For each build and game, an ``exochess engine`` process searches ``go infinite`` from
@@ -11,7 +11,11 @@ its answer (``readyok``; ``bestmove``).  ``quit`` is sent once per game during a
 time until the process has exited.  Prints p50/p99/max per build and game.
 
 The pure build is the editable install (``EXOCHESS_PURE=1``); the compiled build is
-``--compiled-path`` first on PYTHONPATH (``make compiled``).  Figures only: nothing is asserted.
+``--compiled-path`` first on PYTHONPATH (``make compiled``).  The ``control`` build is no engine:
+a small Python program that answers the same commands while a second thread keeps a core busy
+in C code that holds no GIL (hashing).  Nothing in it waits for the GIL, so its latencies are
+those of the machine itself (the scheduler of a loaded machine): the floor for the others.
+Figures only: nothing is asserted.
 """
 
 from __future__ import annotations
@@ -30,12 +34,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+CONTROL = r"""
+import hashlib, sys, threading
+busy = threading.Event()
+def burn():
+    data = b"x" * 4_000_000
+    while True:
+        busy.wait()
+        hashlib.sha256(data).digest()  # releases the GIL while it hashes
+threading.Thread(target=burn, daemon=True).start()
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "uci": print("uciok", flush=True)
+    elif word == "isready": print("readyok", flush=True)
+    elif word == "go": busy.set(); print("info depth 1", flush=True)
+    elif word == "stop": busy.clear(); print("bestmove 0000", flush=True)
+    elif word == "quit": break
+"""
+"""The control build: answers like an engine, burns a core without holding the GIL."""
+
+
 class Engine:
     """An engine process and a thread that stamps each line it writes."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], control: bool = False) -> None:
+        command = [sys.executable, "-c", CONTROL] if control else [
+            str(Path(sys.executable).parent / "exochess"), "engine"
+        ]
         self.proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "exochess"), "engine"],
+            command,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1, env=env,
         )
         self.lines: queue.Queue[tuple[float, str]] = queue.Queue()
@@ -71,7 +98,7 @@ def measure(
 ) -> dict[str, list[float]]:
     """Latencies in ms: isready, stop, quit."""
     out: dict[str, list[float]] = {"isready": [], "stop": [], "quit": []}
-    engine = Engine(env)
+    engine = Engine(env, control=env.get("LISTEN_CONTROL") == "1")
     engine.send("uci")
     engine.wait_for("uciok")
     engine.send(f"setoption name Variant value {variant}")
@@ -109,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--variants", default="fugue,interweave,rebelfury")
-    parser.add_argument("--builds", default="pure,compiled")
+    parser.add_argument("--builds", default="control,pure,compiled")
     parser.add_argument("--searches", type=int, default=20, help="go infinite ... stop cycles a game (20)")
     parser.add_argument("--polls", type=int, default=10, help="isready a search (10)")
     parser.add_argument("--compiled-path", default=str(ROOT / "build" / "compiled"))
@@ -126,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         env.pop("EXOCHESS_PURE", None)
         if build == "pure":
             env["EXOCHESS_PURE"] = "1"
+        elif build == "control":
+            env["LISTEN_CONTROL"] = "1"
         else:
             env["PYTHONPATH"] = args.compiled_path
         for variant in args.variants.split(","):

@@ -70,7 +70,8 @@ def test_errors_never_kill_the_engine() -> None:
         "position fen nonsense w\n"
         "setoption name Variant value chess\n"
         "setoption name Level value 11\n"
-        "setoption name Hash value 16\n"
+        "setoption name Hash value 0\n"  # out of range (Hash itself is known)
+        "setoption name Contempt value 16\n"
         "setoption\n"
         "go depth\n"
         "go sideways 3\n"
@@ -79,7 +80,7 @@ def test_errors_never_kill_the_engine() -> None:
         "isready\n"
     )
     errors = [line for line in out if line.startswith("info string error")]
-    assert len(errors) == 12
+    assert len(errors) == 13
     assert out[-1] == "readyok"
 
 

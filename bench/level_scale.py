@@ -1,0 +1,111 @@
+"""Each level's rating on one Elo scale per game, from the ladder's rungs: the recipe of levels.ELO.
+
+    python bench/level_scale.py            (prints the table and the ELO dict for engine/levels.py)
+
+The rungs below are match results (wins-losses-draws of the higher level), each with where it
+comes from: ``bench/data/ladder/*.txt`` records of 29 Nov 2026 (issue 48, ``bench/ladder.py``
+with the command in each file's first line) or the ladder tables of ``docs/benchmarks.md``
+("Levels: the ladder", "Strength") when a rung could not be replayed within the CPU budget.
+Where several matches played the same rung they are pooled (added up).  The anchor is a
+random-but-greedy player (``bench/greedy.py``) fixed at :data:`ANCHOR_ELO`; level 1 is the
+anchor plus its result against it, level k is level k-1 plus the rung ``k vs k-1``.  A rung won
+100% is counted as if the loser had scored half a game (no finite estimate otherwise), and the
+95% intervals add up along the chain (variances summed).  Ratings are rounded to 10.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+ANCHOR_ELO = 500
+"""The greedy player's fixed rating: arbitrary, chosen so that level 1 lands where a player who
+has just learnt the rules might (a few hundred points above nothing)."""
+
+Rung = tuple[int, int, int, str]
+"""(wins, losses, draws) of the higher level, and the source."""
+
+FUGUE_LADDER = "bench/data/ladder/levels-2026-11-29.txt"
+ANCHORS = "bench/data/ladder/anchors-2026-11-29.txt"
+LOW_RUNGS = "bench/data/ladder/low-rungs-2026-11-29.txt"
+DOCS = "docs/benchmarks.md"
+
+RUNGS: dict[str, dict[int, list[Rung]]] = {
+    "fugue": {
+        1: [(25, 15, 0, FUGUE_LADDER)],
+        2: [(40, 0, 0, FUGUE_LADDER)],
+        3: [(33, 7, 0, FUGUE_LADDER)],
+        4: [(24, 8, 0, FUGUE_LADDER)],
+        5: [(18, 2, 0, FUGUE_LADDER)],
+        6: [(14, 0, 0, FUGUE_LADDER)],
+        7: [(2, 0, 0, FUGUE_LADDER), (6, 3, 1, DOCS + ", re-measured after the stronger level 8, 500 ms")],
+        8: [(8, 2, 0, DOCS + ", re-measured after the stronger level 8, 500 ms")],
+    },
+    "interweave": {
+        1: [(17, 13, 0, ANCHORS)],
+        2: [(6, 0, 0, DOCS + ", replay after forced-capture quiescence, 500 ms")],
+        3: [(5, 1, 0, DOCS + ", replay, 500 ms")],
+        4: [(5, 1, 0, DOCS + ", replay, 500 ms")],
+        5: [(4, 2, 0, DOCS + ", replay, 500 ms")],
+        6: [(6, 0, 0, DOCS + ", replay, 500 ms")],
+        7: [(5, 1, 0, DOCS + ", replay, 500 ms")],
+        8: [(3, 3, 0, DOCS + ", replay, 500 ms"), (6, 4, 0, DOCS + ", replay, 10 more games")],
+    },
+    "rebelfury": {
+        1: [(16, 14, 0, ANCHORS)],
+        2: [(39, 1, 0, DOCS + ", day 6, 1000 ms")],
+        3: [(29, 11, 0, DOCS + ", day 6, 1000 ms")],
+        4: [(32, 8, 0, DOCS + ", day 5, 1000 ms")],
+        5: [(31, 8, 1, DOCS + ", day 5, 1000 ms")],
+        6: [(29, 11, 0, DOCS + ", day 6, 1000 ms")],
+        7: [(28, 11, 1, DOCS + ", day 5, 1000 ms"), (7, 3, 0, DOCS + ", re-measured, 500 ms")],
+        8: [(27, 12, 1, DOCS + ", day 6, 1000 ms"), (7, 3, 0, DOCS + ", re-measured, 500 ms")],
+    },
+}
+
+
+def rung_elo(wins: int, losses: int, draws: int) -> tuple[float, float, bool]:
+    """(Elo difference, its standard error, clamped) of one rung, from the higher level's view."""
+    n = wins + losses + draws
+    mean = (wins + 0.5 * draws) / n
+    clamped = mean in (0.0, 1.0)
+    mean = min(max(mean, 0.5 / n), 1 - 0.5 / n)
+    var = (wins * (1 - mean) ** 2 + losses * mean**2 + draws * (0.5 - mean) ** 2) / max(1, n - 1)
+    var = max(var, mean * (1 - mean) / 2)
+    slope = 400 / math.log(10) / (mean * (1 - mean))
+    return -400 * math.log10(1 / mean - 1), slope * math.sqrt(var / n), clamped
+
+
+def scale(rungs: dict[int, list[Rung]]) -> list[tuple[float, float, bool, int]]:
+    """(rating, 95% half-interval, a rung clamped, games) of levels 1-8."""
+    out = []
+    rating, var = float(ANCHOR_ELO), 0.0
+    for k in range(1, 9):
+        w = sum(r[0] for r in rungs[k])
+        l_ = sum(r[1] for r in rungs[k])
+        d = sum(r[2] for r in rungs[k])
+        diff, se, clamped = rung_elo(w, l_, d)
+        rating += diff
+        var += se * se
+        out.append((rating, 1.96 * math.sqrt(var), clamped, w + l_ + d))
+    return out
+
+
+def main() -> int:
+    print(f"| game | {' | '.join(f'level {k}' for k in range(1, 9))} |")
+    print("|---|" + "---|" * 8)
+    table: dict[str, dict[int, int]] = {}
+    for game, rungs in RUNGS.items():
+        cells = []
+        table[game] = {}
+        for k, (rating, half, clamped, games) in enumerate(scale(rungs), start=1):
+            table[game][k] = round(rating / 10) * 10
+            cells.append(f"{table[game][k]} ± {half:.0f}{'*' if clamped else ''} ({games})")
+        print(f"| {game} | " + " | ".join(cells) + " |")
+    print()
+    print("ELO =", table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

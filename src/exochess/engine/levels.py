@@ -86,17 +86,19 @@ LEVELS: dict[int, Level] = {
 """The default table (Fugue's, and any game's without a table of its own)."""
 
 ELO: dict[str, dict[int, int]] = {
-    "fugue": {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0, 8: 0},
-    "interweave": {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0, 8: 0},
-    "rebelfury": {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0, 8: 0},
+    "fugue": {1: 590, 2: 1350, 3: 1620, 4: 1810, 5: 2190, 6: 2760, 7: 2920, 8: 3160},
+    "interweave": {1: 550, 2: 1040, 3: 1660, 4: 1870, 5: 1990, 6: 2410, 7: 2690, 8: 2730},
+    "rebelfury": {1: 520, 2: 1240, 3: 1420, 4: 1660, 5: 1880, 6: 2050, 7: 2200, 8: 2340},
 }
 """Each level's rating, one Elo scale per game (not comparable across games), rounded to 10.
 
-Measured by the ladder of ``bench/data/ladder/levels-2026-11-29.txt`` (its first lines give
-the command): level 1 against a random-but-greedy player (``bench/greedy.py``) fixed at 500,
-then each level against the one below, the differences added up.  Level 8 was rated at
-15,000 nodes a move (about a tenth of a second unloaded); on the site it thinks 3 s, so it
-is stronger there than its number.  The intervals are in ``docs/benchmarks.md``.
+The recipe is ``bench/level_scale.py``, which prints this table: a random-but-greedy player
+(``bench/greedy.py``) is fixed at 500, level 1 is rated by its matches against it, and each
+level k by its matches against level k-1 (the records of 29 Nov 2026 in
+``bench/data/ladder/``, pooled with the ladder matches of ``docs/benchmarks.md`` for the
+rungs the CPU budget did not allow to replay).  The 95% intervals grow along the chain, from
+about ±120 at level 1 to ±460-780 at level 8 (``docs/benchmarks.md``, "Levels: the ladder").
+Level 8 was rated at 0.5-1 s a move or 15,000 nodes; on the site it thinks 3 s.
 """
 
 

@@ -13,7 +13,7 @@ from exochess.engine.levels import level_elo
 from exochess.errors import UnknownVariantError
 from exochess.rulesdoc import page_language, render_html
 from exochess.svg import board as board_svg
-from exochess.variants import all_variants, find_variant
+from exochess.variants import all_variants, default_variant, find_variant
 from exochess.web.accounts.sessions import current_user
 from exochess.web.game.positions import variant_json
 from exochess.web.game.service import MAX_LEVEL, analysis_board

@@ -14,22 +14,23 @@ const showNote = () => {
 variantSelect.addEventListener("change", showNote);
 showNote();
 // the Level menu means something only against the computer
-const level = document.getElementById("level");
+const level = /** @type {HTMLSelectElement} */ (document.getElementById("level"));
 // each level's rating in the chosen game (engine/levels.py ELO, measured by bench/ladder.py)
+/** @type {Record<string, Record<string, number | null>>} */
 const levelElos = JSON.parse(level.dataset.elos || "{}");
 const showElos = () => {
   const elos = levelElos[variantSelect.value] || {};
-  for (const option of level.options) {
+  for (const option of Array.from(level.options)) {
     const n = parseInt(option.value, 10);
     if (n < 1) continue;
-    const elo = elos[n];
+    const elo = elos[String(n)];
     const text = elo == null ? String(n) : t("{level} (≈ {elo} Elo)", { level: n, elo });
     option.textContent = option.dataset.note ? `${text} (${option.dataset.note})` : text;
   }
 };
 variantSelect.addEventListener("change", showElos);
 showElos();
-const syncLevel = () => { level.disabled = form.elements.opponent.value !== "computer"; };
+const syncLevel = () => { level.disabled = /** @type {RadioNodeList} */ (form.elements.namedItem("opponent")).value !== "computer"; };
 for (const radio of form.querySelectorAll("input[name=opponent]")) radio.addEventListener("change", syncLevel);
 syncLevel();
 // The time control: "-", "M+S" or "Nd" (the server's one text form, web/game/timecontrol.py).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from exochess.engine.levels import ELO, LEVELS, level_elo
 from exochess.variants import all_variants
+from tests.helpers import bench_script
 
 
 def test_every_game_has_a_rating_for_every_level_and_they_rise() -> None:
@@ -20,3 +21,23 @@ def test_every_game_has_a_rating_for_every_level_and_they_rise() -> None:
 def test_an_unmeasured_game_or_level_has_no_rating() -> None:
     assert level_elo(9, "fugue") is None
     assert level_elo(3, "no such game") is None
+
+
+def test_the_ratings_are_what_their_recipe_computes() -> None:
+    # levels.ELO is data; bench/level_scale.py is how it was computed from the ladder's rungs
+    scale = bench_script("level_scale")
+    for game, rungs in scale.RUNGS.items():
+        ratings = [row[0] for row in scale.scale(rungs)]
+        computed = {k: round(rating / 10) * 10 for k, rating in enumerate(ratings, start=1)}
+        assert computed == ELO[game], game
+
+
+def test_the_greedy_anchor_takes_the_most_material_or_the_win() -> None:
+    import random
+
+    from exochess import Board
+
+    greedy = bench_script("greedy")
+    # White's Queen on d1 can take the Black King on d8 (a win) or nothing else
+    board = Board("fugue", fen="3k4/8/8/8/8/8/8/3QK3 w")
+    assert greedy.greedy_move(board, random.Random(1)) == "d1xd8"

@@ -98,6 +98,7 @@ def create_app(
         pool: EngineBackend | None = None
         queue = None
         sweep = None
+        queue_metrics = None
         if shared is not None:
             from exochess.web.game.jobs import EngineSweep, JobQueue
             from exochess.web.live.presence import SharedCounts
@@ -107,6 +108,11 @@ def create_app(
             counts = SharedCounts(bus.redis, bus.origin)
             counts.start()
             hub.attach(bus, counts)
+            from exochess.web.game.queuestats import QueueCollector
+
+            # the engine queue's figures, read from Redis at each scrape (the same on every server)
+            queue_metrics = QueueCollector(shared)
+            metrics.add_collector(queue_metrics)
             if use_engine_pool:
                 limit = os.environ.get("EXOCHESS_ENGINE_QUEUE_LIMIT", "")
                 pool = queue = JobQueue(shared, **({"limit": int(limit)} if limit.isdigit() else {}))
@@ -166,6 +172,9 @@ def create_app(
                 await queue.aclose()
             if bus is not None:
                 await bus.close()
+            if queue_metrics is not None:
+                metrics.remove_collector(queue_metrics)
+                queue_metrics.close()
             storage.close()
 
     app = FastAPI(title="exochess", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)

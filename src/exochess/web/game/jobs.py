@@ -11,8 +11,9 @@ So the answer is stored exactly once:
 
 - a job's id is made of the game, the ply and the moves, so two servers asking for the same
   move queue one job (arq refuses a second job with the id of a queued or running one);
-- a worker killed mid-job leaves the job in the queue, and arq gives it to a worker again
-  once the dead one's claim has expired (job timeout + 10 s);
+- a worker killed mid-job leaves the job in the queue, and another worker (or the same one
+  restarted) takes it again once the dead one's lease has expired: a few seconds, since a live
+  worker renews it every second (:mod:`exochess.web.game.worker`);
 - a second run of the job (a retry, or two workers) finds the move stored, or loses the
   guarded update, and stores nothing.
 
@@ -47,8 +48,9 @@ from typing import Any
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
 from arq.jobs import Job
-from arq.worker import Worker, func
+from arq.worker import Retry
 from redis.exceptions import RedisError
+from sqlalchemy.exc import OperationalError
 
 from exochess.board import Board
 from exochess.engine.levels import DEFAULT_MOVETIME_MS
@@ -73,6 +75,7 @@ from exochess.web.domain import (
 )
 from exochess.web.game.clock import Clock, timing_from_env
 from exochess.web.game.positions import reason_text
+from exochess.web.game.queuestats import QUEUE_NAME, QueueState, read_state, sync_client
 from exochess.web.game.timecontrol import stored_time_control
 from exochess.web.live.movenote import MoveNote
 from exochess.web.live.presence import env_seconds
@@ -82,7 +85,6 @@ from exochess.web.storage.store import now as storage_now
 
 log = logging.getLogger("exochess.web")
 
-QUEUE_NAME = "exochess:engine"
 QUEUE_LIMIT = 200
 """Jobs that may wait in the queue; beyond it new computer games and analyses are refused
 (``$EXOCHESS_ENGINE_QUEUE_LIMIT`` sets another bound)."""
@@ -129,6 +131,7 @@ class JobQueue:
         self._pool: ArqRedis | None = None
         self._by_client: Counter[str] = Counter()
         self._counts: Counter[str] = Counter()
+        self._stats_client: Any = None
 
     async def _redis(self) -> ArqRedis:
         if self._pool is None:
@@ -149,7 +152,6 @@ class JobQueue:
             depth = int(await (await self._redis()).zcard(QUEUE_NAME))
         except (RedisError, OSError) as exc:
             raise EngineFailed("the engine queue is unreachable; try again") from exc
-        metrics.QUEUE_DEPTH.set(depth)
         return depth
 
     async def admit(self) -> None:
@@ -223,8 +225,28 @@ class JobQueue:
                     del self._by_client[client]
 
     def stats(self) -> PoolStats:
+        """This server's own counters only (:meth:`live_stats` reads the queue)."""
         return PoolStats(workers=0, ready=0, running=0, queued_moves=self._counts["queued"],
                          queued_analyses=0, completed=self._counts["completed"], cancelled=0,
+                         refused=self._counts["refused"], killed=0)
+
+    async def state(self) -> QueueState:
+        """The queue as Redis holds it now (:mod:`exochess.web.game.queuestats`); raises
+        :class:`EngineFailed` while Redis is away."""
+        if self._stats_client is None:
+            self._stats_client = sync_client(self.url)
+        try:
+            return await asyncio.to_thread(read_state, self._stats_client)
+        except (RedisError, OSError) as exc:
+            raise EngineFailed("the engine queue is unreachable; try again") from exc
+
+    async def live_stats(self) -> PoolStats:
+        """:meth:`stats` with the site's figures read from the queue: workers alive (all
+        ready: a worker heartbeats once it polls), jobs running and waiting, jobs done."""
+        state = await self.state()
+        return PoolStats(workers=state.workers, ready=state.workers, running=state.running,
+                         queued_moves=state.waiting, queued_analyses=0,
+                         completed=sum(n for n, _s in state.done.values()), cancelled=0,
                          refused=self._counts["refused"], killed=0)
 
     async def ping(self) -> bool:
@@ -237,6 +259,8 @@ class JobQueue:
         """Nothing to stop here: queued jobs stay for the workers."""
 
     async def aclose(self) -> None:
+        if self._stats_client is not None:
+            self._stats_client.close()
         if self._pool is not None:
             with contextlib.suppress(Exception):
                 await self._pool.aclose()
@@ -353,6 +377,18 @@ async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str,
     increments when it was queued) and stored with its clock stamp, worked out here from the
     stored rows as the servers do (:mod:`exochess.web.game.clock`).
     """
+    try:
+        return await _engine_move(ctx, game_id, ply, variant, start_fen, texts, level, seed,
+                                  budget_ms, queued_at, clock)
+    except OperationalError as exc:
+        # the database is away (a restart): the job waits and runs again, not lost
+        log.warning("engine move of game %s waits for the database: %s", game_id, exc.orig)
+        raise Retry(defer=min(5.0, 0.5 * ctx.get("job_try", 1))) from exc
+
+
+async def _engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str, start_fen: str,
+                       texts: list[str], level: int, seed: int, budget_ms: int,
+                       queued_at: float, clock: list[int] | None) -> str | None:
     storage: Storage = ctx["storage"]
     loop = asyncio.get_running_loop()
     cpu: ThreadPoolExecutor = ctx["cpu"]
@@ -399,37 +435,3 @@ async def engine_analysis(ctx: dict[str, Any], variant: str, start_fen: str, tex
     )
     metrics.ENGINE_SECONDS.labels("analysis").observe(max(0.0, time.time() - queued_at))
     return result
-
-
-def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
-                job_timeout_s: float = JOB_TIMEOUT_S) -> Worker:
-    """An arq worker running the engine's jobs, ``jobs`` at a time (one per core is right)."""
-
-    async def startup(ctx: dict[str, Any]) -> None:
-        ctx["storage"] = Storage(database_url)
-        ctx["cpu"] = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="engine")
-        ctx["bus"] = RedisBus(redis_url, origin="worker")
-
-    async def shutdown(ctx: dict[str, Any]) -> None:
-        ctx["cpu"].shutdown(wait=True)
-        await ctx["bus"].close()
-        ctx["storage"].close()
-
-    settings = RedisSettings.from_dsn(redis_url)
-    settings.conn_retries = 30  # a worker started before Redis waits for it
-    return Worker(
-        functions=[
-            # results of moves are not kept: the answer is the stored move; the id is then free
-            # again for a retry after a takeback
-            func(engine_move, name="engine_move", keep_result=0, max_tries=5),
-            func(engine_analysis, name="engine_analysis", keep_result=60, max_tries=2),
-        ],
-        redis_settings=settings,
-        queue_name=QUEUE_NAME,
-        max_jobs=jobs,
-        job_timeout=job_timeout_s,
-        poll_delay=0.05,
-        on_startup=startup,
-        on_shutdown=shutdown,
-        handle_signals=True,
-    )

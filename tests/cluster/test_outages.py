@@ -49,6 +49,19 @@ def computer_moved(url: str, gid: str, ply: int) -> bool:
     return bool(game_state(url, gid)["ply"] >= ply)
 
 
+def _at_ply(url: str, gid: str, ply: int) -> Callable[[], bool]:
+    return lambda: computer_moved(url, gid, ply)
+
+
+def _figures(url: str, waiting: int, running: int, workers: int) -> Callable[[], bool]:
+    """Whether ``url``'s metrics show this many jobs waiting and running, and workers alive."""
+    def check() -> bool:
+        m = scrape(url)
+        return (m["exochess_engine_queue_depth"], m["exochess_engine_jobs_running"],
+                m["exochess_engine_workers_alive"]) == (waiting, running, workers)
+    return check
+
+
 def test_the_worker_outlives_redis_outages(own_cluster: Cluster) -> None:
     a, b = own_cluster.servers
     worker = own_cluster.workers[0]
@@ -76,11 +89,10 @@ def test_the_worker_outlives_redis_outages(own_cluster: Cluster) -> None:
         res = httpx.post(f"{b.url}/api/games/{friend['id']}/moves", timeout=30,
                          json={"secret": seats["white"], "move": a_move(state, rng), "ply": 0})
         assert res.status_code == 200, res.text
-        wait_for("the move seen on the other server",
-                 lambda g=friend["id"]: game_state(a.url, g)["ply"] == 1)
+        wait_for("the move seen on the other server", _at_ply(a.url, friend["id"], 1))
         # and computer games: the same worker process plays a new game's first move
         computer = new_game(a.url, opponent="computer", level=1, color="black")
-        wait_for("the computer's first move", lambda g=computer["id"]: computer_moved(b.url, g, 1))
+        wait_for("the computer's first move", _at_ply(b.url, computer["id"], 1))
     assert worker.proc is not None and worker.proc.poll() is None
 
 
@@ -108,9 +120,7 @@ def test_a_worker_killed_in_a_computer_move(own_cluster: Cluster) -> None:
     assert game_state(a.url, gid)["ply"] == 0  # it died before storing the move
     # the figures come from the queue: the same on both servers, true without any new game
     for server in (a, b):
-        wait_for("the job counted waiting, no worker alive", lambda s=server: (
-            (m := scrape(s.url))["exochess_engine_queue_depth"] == 1
-            and m["exochess_engine_jobs_running"] == 0 and m["exochess_engine_workers_alive"] == 0))
+        wait_for("the job counted waiting, no worker alive", _figures(server.url, 1, 0, 0))
     engine = httpx.get(a.url + "/api/engine", timeout=30).json()
     assert engine["workers"] == 0 and engine["queued_moves"] == 1
     spare = Worker(own_cluster.root, redis_url, own_cluster.services.postgres.url, "spare").start()
@@ -120,9 +130,7 @@ def test_a_worker_killed_in_a_computer_move(own_cluster: Cluster) -> None:
             (e := httpx.get(b.url + "/api/engine", timeout=30).json())["workers"] == 1 and e))
         assert api["enabled"] is True
         for url in (a.url, b.url, spare.url):
-            wait_for("the queue empty again", lambda u=url: (
-                (m := scrape(u))["exochess_engine_queue_depth"] == 0
-                and m["exochess_engine_jobs_running"] == 0 and m["exochess_engine_workers_alive"] == 1))
+            wait_for("the queue empty again", _figures(url, 0, 0, 1))
         done = scrape(spare.url)
         assert done['exochess_engine_jobs_done_total{kind="move"}'] >= 1
         assert done['exochess_engine_job_run_seconds_total{kind="move"}'] > 0

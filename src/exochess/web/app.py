@@ -99,6 +99,7 @@ def create_app(
         queue = None
         sweep = None
         queue_metrics = None
+        peers = None
         if shared is not None:
             from exochess.web.game.jobs import EngineSweep, JobQueue
             from exochess.web.live.presence import SharedCounts
@@ -133,6 +134,14 @@ def create_app(
             bus.on_message = hub.receive
             bus.on_resync = service.resync_all
             bus.start()
+            from exochess.web.live.peers import PeerWatch
+
+            async def peers_changed(_what: str) -> None:
+                # a peer gone may have stored changes it never announced: read them
+                await service.resync_all()
+
+            peers = PeerWatch(bus.redis, bus.origin, peers_changed)
+            peers.start()
         if pool is not None:
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume_engine_games()
@@ -161,6 +170,8 @@ def create_app(
             gc.set_threshold(*thresholds)
             if sweep is not None:
                 await sweep.close()
+            if peers is not None:
+                await peers.close()
             lobby.close()
             service.close()
             if pool is not None:

@@ -1,4 +1,4 @@
-"""Issue 18's failure tests: a server or a worker killed with SIGKILL, Redis and PostgreSQL
+"""Issue 18's failure tests: a server killed with SIGKILL, Redis and PostgreSQL
 restarted.  Each runs on a site of its own (two servers, one worker) and is bounded in time."""
 
 from __future__ import annotations

@@ -37,7 +37,10 @@ def register(sub: Any) -> None:
                         help="seconds a job may run (default 60); a dead worker's job is taken again "
                              "within seconds, its lease no longer renewed")
     worker.add_argument("--metrics-port", type=int, default=0,
-                        help="serve Prometheus metrics on this port (default: none)")
+                        help="serve Prometheus metrics and /readyz on this port (default: none)")
+    worker.add_argument("--metrics-host", default="127.0.0.1",
+                        help="address of the metrics port (default 127.0.0.1; 0.0.0.0 for a "
+                             "Prometheus on another machine, behind the firewall)")
     worker.add_argument("--nice", type=int, default=0,
                         help="lower the worker's CPU priority by this much (servers sharing the "
                              "machine then come first; default 0)")
@@ -100,11 +103,12 @@ def run_worker(args: argparse.Namespace) -> int:
     if args.metrics_port:
         metrics.add_collector(QueueCollector(redis))
         try:
-            serve_operations(args.metrics_port, health)
+            serve_operations(args.metrics_port, health, args.metrics_host)
         except OSError as exc:
             return _error("worker", f"cannot serve metrics on port {args.metrics_port}: {exc}")
     print(f"exochess: engine worker on {redis} ({args.jobs} job(s) at once)"
-          + (f"; /metrics and /readyz on 127.0.0.1:{args.metrics_port}" if args.metrics_port else ""),
+          + (f"; /metrics and /readyz on {args.metrics_host}:{args.metrics_port}"
+             if args.metrics_port else ""),
           flush=True)
     make_worker(redis, database, jobs=args.jobs, job_timeout_s=args.job_timeout, health=health).run()
     return 0

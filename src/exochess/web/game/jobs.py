@@ -48,9 +48,8 @@ from typing import Any
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
 from arq.jobs import Job
-from arq.worker import Retry
+from arq.worker import func
 from redis.exceptions import RedisError
-from sqlalchemy.exc import OperationalError
 
 from exochess.board import Board
 from exochess.engine.levels import DEFAULT_MOVETIME_MS
@@ -77,6 +76,13 @@ from exochess.web.game.clock import Clock, timing_from_env
 from exochess.web.game.positions import reason_text
 from exochess.web.game.queuestats import QUEUE_NAME, QueueState, read_state, sync_client
 from exochess.web.game.timecontrol import stored_time_control
+from exochess.web.game.worker import (
+    MOVE_TRIES,
+    EngineWorker,
+    Health,
+    retry_on_database_outage,
+    watch_database,
+)
 from exochess.web.live.movenote import MoveNote
 from exochess.web.live.presence import env_seconds
 from exochess.web.live.pubsub import RedisBus, connect
@@ -377,18 +383,6 @@ async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str,
     increments when it was queued) and stored with its clock stamp, worked out here from the
     stored rows as the servers do (:mod:`exochess.web.game.clock`).
     """
-    try:
-        return await _engine_move(ctx, game_id, ply, variant, start_fen, texts, level, seed,
-                                  budget_ms, queued_at, clock)
-    except OperationalError as exc:
-        # the database is away (a restart): the job waits and runs again, not lost
-        log.warning("engine move of game %s waits for the database: %s", game_id, exc.orig)
-        raise Retry(defer=min(5.0, 0.5 * ctx.get("job_try", 1))) from exc
-
-
-async def _engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str, start_fen: str,
-                       texts: list[str], level: int, seed: int, budget_ms: int,
-                       queued_at: float, clock: list[int] | None) -> str | None:
     storage: Storage = ctx["storage"]
     loop = asyncio.get_running_loop()
     cpu: ThreadPoolExecutor = ctx["cpu"]
@@ -435,3 +429,45 @@ async def engine_analysis(ctx: dict[str, Any], variant: str, start_fen: str, tex
     )
     metrics.ENGINE_SECONDS.labels("analysis").observe(max(0.0, time.time() - queued_at))
     return result
+
+
+def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
+                job_timeout_s: float = JOB_TIMEOUT_S, health: Health | None = None) -> EngineWorker:
+    """A worker running the engine's jobs, ``jobs`` at a time (one per core is right); it
+    waits out Redis and database outages and holds its jobs by a renewed lease
+    (:mod:`exochess.web.game.worker`), telling ``health`` what it waits for."""
+    health = health if health is not None else Health()
+
+    async def startup(ctx: dict[str, Any]) -> None:
+        if "storage" in ctx:  # entered again after Redis came back: everything is there
+            return
+        ctx["storage"] = Storage(database_url)
+        ctx["cpu"] = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="engine")
+        ctx["bus"] = RedisBus(redis_url, origin="worker")
+        ctx["probe"] = watch_database(ctx["storage"], health)
+
+    async def shutdown(ctx: dict[str, Any]) -> None:
+        ctx["probe"].cancel()
+        ctx["cpu"].shutdown(wait=True)
+        await ctx["bus"].close()
+        ctx["storage"].close()
+
+    settings = RedisSettings.from_dsn(redis_url)
+    return EngineWorker(
+        functions=[
+            # results of moves are not kept: the answer is the stored move; the id is then free
+            # again for a retry after a takeback
+            func(retry_on_database_outage(engine_move), name="engine_move", keep_result=0,
+                 max_tries=MOVE_TRIES),
+            func(engine_analysis, name="engine_analysis", keep_result=60, max_tries=2),
+        ],
+        redis_settings=settings,
+        queue_name=QUEUE_NAME,
+        max_jobs=jobs,
+        job_timeout=job_timeout_s,
+        poll_delay=0.05,
+        on_startup=startup,
+        on_shutdown=shutdown,
+        handle_signals=True,
+        health=health,
+    )

@@ -1,4 +1,5 @@
-"""``exochess worker``: the arq worker that runs the engine's jobs (:mod:`exochess.web.game.jobs`),
+"""The engine worker's machinery (``exochess worker``; its jobs and
+:func:`~exochess.web.game.jobs.make_worker` are in :mod:`exochess.web.game.jobs`): arq's worker
 made to outlive its services and to lose no job with itself.
 
 - **Outages of any length.**  arq's own worker exits on the first Redis error of its polling
@@ -6,8 +7,8 @@ made to outlive its services and to lose no job with itself.
   says once in its log what it waits for, tries again with a backoff (at most
   :data:`RETRY_MAX_S` apart) and goes on with the same pool and the jobs it was running; a
   worker started before Redis waits for it the same way.  The database is probed every
-  :data:`PROBE_S`; a job that cannot reach it is deferred and tried again
-  (:func:`~exochess.web.game.jobs.engine_move`).  :class:`Health` holds what it waits for,
+  :data:`PROBE_S` (:func:`watch_database`); a computer move that cannot reach it is deferred
+  and tried again (:func:`retry_on_database_outage`).  :class:`Health` holds what it waits for,
   which ``/readyz`` on the worker's ``--metrics-port`` answers and its log tells.
 - **A short lease instead of a long timeout.**  arq marks a job taken with an
   ``in-progress`` key that expires after the job timeout + 10 s: a worker killed mid-job left
@@ -24,33 +25,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import functools
 import json
 import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Iterable
 from socketserver import ThreadingMixIn
-from typing import Any
+from typing import Any, cast
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from arq import create_pool
 from arq.connections import RedisSettings
-from arq.worker import Worker, func
+from arq.typing import WorkerCoroutine
+from arq.worker import Retry, Worker
 from prometheus_client import make_wsgi_app
 from redis.exceptions import RedisError
 from sqlalchemy import text as sql_text
+from sqlalchemy.exc import OperationalError
 
-from exochess.web.game.jobs import JOB_TIMEOUT_S, engine_analysis, engine_move
 from exochess.web.game.queuestats import (
     DONE_KEY,
     IN_PROGRESS_PREFIX,
-    QUEUE_NAME,
     WORKERS_KEY,
     job_kind,
 )
-from exochess.web.live.pubsub import RedisBus
 from exochess.web.storage.store import Storage
 
 log = logging.getLogger("exochess.worker")
@@ -110,11 +111,13 @@ class EngineWorker(Worker):
     """arq's worker with reconnection, short renewed leases, heartbeats and site-wide counters
     (see the module docstring)."""
 
-    def __init__(self, *args: Any, health: Health, redis_url: str, lease_s: float = LEASE_S,
-                 **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, *args: Any, health: Health, lease_s: float = LEASE_S, **kwargs: Any) -> None:
+        super().__init__(*args, on_job_start=self._job_started, on_job_end=self._job_ended, **kwargs)
         self.health = health
-        self.redis_url = redis_url
+        settings = self.redis_settings or RedisSettings()
+        # fail fast, then wait here with a backoff (arq's own retries end in an exit)
+        self._settings = dataclasses.replace(settings, conn_timeout=1, conn_retries=0)
+        self.redis_where = f"{settings.host}:{settings.port}"
         self.worker_id = secrets.token_hex(6)
         self.lease_s = lease_s
         # arq's own claim lasts the job timeout + 10 s; ours is renewed while the job runs
@@ -128,16 +131,14 @@ class EngineWorker(Worker):
         while True:
             try:
                 if self._pool is None:
-                    settings = RedisSettings.from_dsn(self.redis_url)
-                    settings.conn_timeout, settings.conn_retries = 1, 0
-                    self._pool = await create_pool(settings, default_queue_name=self.queue_name)
+                    self._pool = await create_pool(self._settings, default_queue_name=self.queue_name)
                 await super().main()
                 return
             except (RedisError, OSError, TimeoutError) as exc:
                 await self._redis_lost(exc)
 
     async def _redis_lost(self, exc: BaseException) -> None:
-        self.health.down("redis", self.redis_url, exc)
+        self.health.down("redis", self.redis_where, exc)
         await asyncio.sleep(self._delay)
         self._delay = min(2 * self._delay, RETRY_MAX_S)
 
@@ -170,10 +171,10 @@ class EngineWorker(Worker):
             pipe.zremrangebyscore(WORKERS_KEY, "-inf", wall_ms - 60_000)  # long-dead workers
             await pipe.execute()
 
-    async def job_started(self, ctx: dict[str, Any]) -> None:
+    async def _job_started(self, ctx: dict[str, Any]) -> None:
         self._started[ctx["job_id"]] = time.monotonic()
 
-    async def job_ended(self, ctx: dict[str, Any]) -> None:
+    async def _job_ended(self, ctx: dict[str, Any]) -> None:
         started = self._started.pop(ctx["job_id"], None)
         if started is None:
             return
@@ -208,57 +209,26 @@ async def _probe_database(storage: Storage, health: Health, where: str) -> None:
         await asyncio.sleep(PROBE_S)
 
 
-def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
-                job_timeout_s: float = JOB_TIMEOUT_S, health: Health | None = None,
-                lease_s: float = LEASE_S) -> EngineWorker:
-    """A worker running the engine's jobs, ``jobs`` at a time (one per core is right)."""
-    health = health if health is not None else Health()
-    shown = database_url.rpartition("@")[2]  # the host and database, not a password
+def watch_database(storage: Storage, health: Health) -> asyncio.Task[None]:
+    """Check every :data:`PROBE_S` that the database answers, telling ``health`` (a task of
+    the running event loop; cancel it to stop)."""
+    where = storage.url.rpartition("@")[2]  # the host and database, not a password
+    return asyncio.create_task(_probe_database(storage, health, where), name="db-probe")
 
-    async def startup(ctx: dict[str, Any]) -> None:
-        if "storage" in ctx:  # entered again after Redis came back: everything is there
-            return
-        ctx["storage"] = storage = Storage(database_url)
-        ctx["cpu"] = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="engine")
-        ctx["bus"] = RedisBus(redis_url, origin="worker")
-        ctx["probe"] = asyncio.create_task(_probe_database(storage, health, shown), name="db-probe")
 
-    async def shutdown(ctx: dict[str, Any]) -> None:
-        ctx["probe"].cancel()
-        ctx["cpu"].shutdown(wait=True)
-        await ctx["bus"].close()
-        ctx["storage"].close()
+def retry_on_database_outage(job: Callable[..., Awaitable[Any]]) -> WorkerCoroutine:
+    """``job`` run again a little later (arq's :class:`Retry`, up to the function's tries)
+    when the database is away, instead of failing for good."""
 
-    worker: EngineWorker
+    @functools.wraps(job)
+    async def run(ctx: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await job(ctx, *args, **kwargs)
+        except OperationalError as exc:
+            log.warning("engine job %s waits for the database: %s", ctx.get("job_id"), exc.orig)
+            raise Retry(defer=min(5.0, 0.5 * ctx.get("job_try", 1))) from exc
 
-    async def on_job_start(ctx: dict[str, Any]) -> None:
-        await worker.job_started(ctx)
-
-    async def on_job_end(ctx: dict[str, Any]) -> None:
-        await worker.job_ended(ctx)
-
-    worker = EngineWorker(
-        functions=[
-            # results of moves are not kept: the answer is the stored move; the id is then free
-            # again for a retry after a takeback
-            func(engine_move, name="engine_move", keep_result=0, max_tries=MOVE_TRIES),
-            func(engine_analysis, name="engine_analysis", keep_result=60, max_tries=2),
-        ],
-        redis_settings=RedisSettings.from_dsn(redis_url),
-        queue_name=QUEUE_NAME,
-        max_jobs=jobs,
-        job_timeout=job_timeout_s,
-        poll_delay=0.05,
-        on_startup=startup,
-        on_shutdown=shutdown,
-        on_job_start=on_job_start,
-        on_job_end=on_job_end,
-        handle_signals=True,
-        health=health,
-        redis_url=redis_url,
-        lease_s=lease_s,
-    )
-    return worker
+    return cast(WorkerCoroutine, run)
 
 
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):

@@ -1037,6 +1037,30 @@ def target_2(services: Services, args: argparse.Namespace) -> None:
               f"ratio {runs[first][1] / runs[first][0]:.2f} (target >= 1.6)", flush=True)
 
 
+def scaling(services: Services, args: argparse.Namespace) -> None:
+    """Issue 42's scaling figure: the servers' CPU per stored move with 2 processes against 1,
+    the same generator of games moving as fast as they can, ``--scaling`` rounds, the order of
+    1 and 2 alternated each round (so a drift of the machine's speed weighs on both).
+
+    CPU per move is what other load on a shared machine distorts least: moves per second
+    depend on the cores left, the CPU a move costs hardly does.  Target: ratio <= 1.25."""
+    games = args.t2_games[0] if args.t2_games else args.games
+    per: dict[int, list[float]] = {1: [], 2: []}
+    for round_ in range(args.scaling):
+        for servers in ((1, 2) if round_ % 2 == 0 else (2, 1)):
+            load: Load = run_site(services, args, servers, 0, lambda site: human_load(
+                site, games, 0, args.seconds, (0.0, 0.0)))
+            ms = load.cpu["servers"] * 1000 / max(1, load.moves)
+            per[servers].append(ms)
+            print(f"   round {round_ + 1}, {servers} process(es): {load.moves / args.seconds:.0f} moves/s, "
+                  f"servers {ms:.3f} ms of CPU a stored move{short_text(load)}", flush=True)
+    one, two = sum(per[1]) / len(per[1]), sum(per[2]) / len(per[2])
+    paired = [b / a for a, b in zip(per[1], per[2], strict=True)]
+    print(f"2c. servers' CPU per stored move, {games} games, mean of {args.scaling} alternated runs "
+          f"each: 1 process {one:.3f} ms, 2 processes {two:.3f} ms, ratio {two / one:.2f} "
+          f"(target <= 1.25); ratio in each round {min(paired):.2f} .. {max(paired):.2f}", flush=True)
+
+
 def target_3(services: Services, args: argparse.Namespace) -> None:
     games = max(10, args.games // 4)
 
@@ -1248,6 +1272,10 @@ def main(argv: list[str] | None = None) -> int:
                              "--quick, --games only)")
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each measurement")
     parser.add_argument("--targets", default="123", help="which targets to measure (default 123)")
+    parser.add_argument("--scaling", type=int, default=0, metavar="ROUNDS",
+                        help="only measure the servers' CPU per stored move with 2 processes "
+                             "against 1, ROUNDS alternated runs of each (issue 42: at least 5; "
+                             "--t2-games sets the games, --seconds each run)")
     parser.add_argument("--watcher-procs", type=int, default=2,
                         help="processes the watching websockets of target 1 are spread over")
     parser.add_argument("--player-procs", type=int, default=2,
@@ -1293,6 +1321,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.statements:
             statements_bench(services)
+            return 0
+        if args.scaling:
+            scaling(services, args)
             return 0
         for name, fn in (("1", target_1), ("2", target_2), ("3", target_3)):
             if name in args.targets:

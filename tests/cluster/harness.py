@@ -26,9 +26,18 @@ class Worker:
 
     def __init__(self, root: Path, redis_url: str, database_url: str, name: str,
                  job_timeout: float = 5.0, nice: int = 0) -> None:
+        from tests.web.serverproc import free_port
+
         self.log_path = root / f"{name}.log"
+        self.metrics_port = free_port()
+        """Its ``/metrics`` and ``/readyz``."""
         self.args = [sys.executable, "-m", "exochess.cli.main", "worker", "--redis-url", redis_url,
-                     "--database-url", database_url, "--job-timeout", str(job_timeout), "--nice", str(nice)]
+                     "--database-url", database_url, "--job-timeout", str(job_timeout), "--nice", str(nice),
+                     "--metrics-port", str(self.metrics_port)]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.metrics_port}"
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Worker:

@@ -176,7 +176,8 @@ def test_the_cluster_command_starts_and_stops_everything(tmp_path: Path) -> None
     with open(out, "wb") as sink:
         proc = subprocess.Popen(
             [sys.executable, "-m", "exochess.cli.main", "cluster", "--servers", "2", "--workers", "1",
-             "--port", str(port), "--dir", str(root), "--log-level", "warning"],
+             "--port", str(port), "--metrics-port", str(free_port()), "--dir", str(root),
+             "--log-level", "warning"],
             stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
         )
     try:

@@ -98,6 +98,8 @@ def create_app(
         pool: EngineBackend | None = None
         queue = None
         sweep = None
+        queue_metrics = None
+        peers = None
         if shared is not None:
             from exochess.web.game.jobs import EngineSweep, JobQueue
             from exochess.web.live.presence import SharedCounts
@@ -107,6 +109,11 @@ def create_app(
             counts = SharedCounts(bus.redis, bus.origin)
             counts.start()
             hub.attach(bus, counts)
+            from exochess.web.game.queuestats import QueueCollector
+
+            # the engine queue's figures, read from Redis at each scrape (the same on every server)
+            queue_metrics = QueueCollector(shared)
+            metrics.add_collector(queue_metrics)
             if use_engine_pool:
                 limit = os.environ.get("EXOCHESS_ENGINE_QUEUE_LIMIT", "")
                 pool = queue = JobQueue(shared, **({"limit": int(limit)} if limit.isdigit() else {}))
@@ -127,6 +134,14 @@ def create_app(
             bus.on_message = hub.receive
             bus.on_resync = service.resync_all
             bus.start()
+            from exochess.web.live.peers import PeerWatch
+
+            async def peers_changed(_what: str) -> None:
+                # a peer gone may have stored changes it never announced: read them
+                await service.resync_all()
+
+            peers = PeerWatch(bus.redis, bus.origin, peers_changed)
+            peers.start()
         if pool is not None:
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume_engine_games()
@@ -155,6 +170,8 @@ def create_app(
             gc.set_threshold(*thresholds)
             if sweep is not None:
                 await sweep.close()
+            if peers is not None:
+                await peers.close()
             lobby.close()
             service.close()
             if pool is not None:
@@ -166,6 +183,9 @@ def create_app(
                 await queue.aclose()
             if bus is not None:
                 await bus.close()
+            if queue_metrics is not None:
+                metrics.remove_collector(queue_metrics)
+                queue_metrics.close()
             storage.close()
 
     app = FastAPI(title="exochess", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)

@@ -16,6 +16,7 @@ from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
+    REGISTRY,
     CollectorRegistry,
     Counter,
     Gauge,
@@ -23,6 +24,7 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
+from prometheus_client.registry import Collector
 
 REQUESTS = Counter(
     "exochess_http_requests_total", "HTTP requests answered", ["method", "status"]
@@ -43,9 +45,9 @@ REMOTE_MOVES = Counter(
     "Moves stored by another process (Redis mode): played on the cached game from the message, "
     "or the game read again from the database", ["how"],
 )
-QUEUE_DEPTH = Gauge(
-    "exochess_engine_queue_depth", "Engine jobs waiting in the queue (Redis mode)", multiprocess_mode="max"
-)
+# The engine queue's depth, running jobs and live workers are read from Redis at each scrape
+# (exochess.web.game.queuestats, added with add_collector): a process's own count is wrong as
+# soon as another process queues or runs a job.
 ENGINE_SECONDS = Histogram(
     "exochess_engine_job_seconds", "Time from queueing an engine job to its answer being stored",
     ["kind"], buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64),
@@ -142,10 +144,31 @@ def time_garbage_collection() -> None:
         gc.callbacks.append(_time_gc)
 
 
+_shared: list[Collector] = []
+"""Collectors of figures shared by the whole site (read from Redis at each scrape)."""
+
+
+def add_collector(collector: Collector) -> None:
+    """Expose ``collector``'s metrics too, until :func:`remove_collector` (its ``collect`` may
+    block on the network: :func:`exposition` is for a thread, not an event loop)."""
+    REGISTRY.register(collector)
+    _shared.append(collector)
+
+
+def remove_collector(collector: Collector) -> None:
+    """Stop exposing ``collector`` (a server's app shutting down: another may be made after)."""
+    if collector in _shared:
+        _shared.remove(collector)
+        REGISTRY.unregister(collector)
+
+
 def exposition() -> tuple[bytes, str]:
-    """The metrics as Prometheus' text format: (body, content type)."""
+    """The metrics as Prometheus' text format: (body, content type).  May block on Redis (the
+    shared collectors): call it from a thread."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        for collector in _shared:  # the site's figures once, not added up over the processes
+            registry.register(collector)
         return generate_latest(registry), CONTENT_TYPE_LATEST
     return generate_latest(), CONTENT_TYPE_LATEST

@@ -11,8 +11,9 @@ So the answer is stored exactly once:
 
 - a job's id is made of the game, the ply and the moves, so two servers asking for the same
   move queue one job (arq refuses a second job with the id of a queued or running one);
-- a worker killed mid-job leaves the job in the queue, and arq gives it to a worker again
-  once the dead one's claim has expired (job timeout + 10 s);
+- a worker killed mid-job leaves the job in the queue, and another worker (or the same one
+  restarted) takes it again once the dead one's lease has expired: a few seconds, since a live
+  worker renews it every second (:mod:`exochess.web.game.worker`);
 - a second run of the job (a retry, or two workers) finds the move stored, or loses the
   guarded update, and stores nothing.
 
@@ -48,7 +49,7 @@ from typing import Any
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
 from arq.jobs import Job
-from arq.worker import Worker, func
+from arq.worker import func
 from redis.exceptions import RedisError
 
 from exochess.board import Board
@@ -75,7 +76,15 @@ from exochess.web.domain import (
 )
 from exochess.web.game.clock import Clock, timing_from_env
 from exochess.web.game.positions import reason_text
+from exochess.web.game.queuestats import QUEUE_NAME, QueueState, read_state, sync_client
 from exochess.web.game.timecontrol import stored_time_control
+from exochess.web.game.worker import (
+    MOVE_TRIES,
+    EngineWorker,
+    Health,
+    retry_on_database_outage,
+    watch_database,
+)
 from exochess.web.live.movenote import MoveNote
 from exochess.web.live.presence import env_seconds
 from exochess.web.live.pubsub import RedisBus, connect
@@ -84,7 +93,6 @@ from exochess.web.storage.store import now as storage_now
 
 log = logging.getLogger("exochess.web")
 
-QUEUE_NAME = "exochess:engine"
 QUEUE_LIMIT = 200
 """Jobs that may wait in the queue; beyond it new computer games and analyses are refused
 (``$EXOCHESS_ENGINE_QUEUE_LIMIT`` sets another bound)."""
@@ -131,6 +139,7 @@ class JobQueue:
         self._pool: ArqRedis | None = None
         self._by_client: Counter[str] = Counter()
         self._counts: Counter[str] = Counter()
+        self._stats_client: Any = None
 
     async def _redis(self) -> ArqRedis:
         if self._pool is None:
@@ -151,7 +160,6 @@ class JobQueue:
             depth = int(await (await self._redis()).zcard(QUEUE_NAME))
         except (RedisError, OSError) as exc:
             raise EngineFailed("the engine queue is unreachable; try again") from exc
-        metrics.QUEUE_DEPTH.set(depth)
         return depth
 
     async def admit(self) -> None:
@@ -225,8 +233,28 @@ class JobQueue:
                     del self._by_client[client]
 
     def stats(self) -> PoolStats:
+        """This server's own counters only (:meth:`live_stats` reads the queue)."""
         return PoolStats(workers=0, ready=0, running=0, queued_moves=self._counts["queued"],
                          queued_analyses=0, completed=self._counts["completed"], cancelled=0,
+                         refused=self._counts["refused"], killed=0)
+
+    async def state(self) -> QueueState:
+        """The queue as Redis holds it now (:mod:`exochess.web.game.queuestats`); raises
+        :class:`EngineFailed` while Redis is away."""
+        if self._stats_client is None:
+            self._stats_client = sync_client(self.url)
+        try:
+            return await asyncio.to_thread(read_state, self._stats_client)
+        except (RedisError, OSError) as exc:
+            raise EngineFailed("the engine queue is unreachable; try again") from exc
+
+    async def live_stats(self) -> PoolStats:
+        """:meth:`stats` with the site's figures read from the queue: workers alive (all
+        ready: a worker heartbeats once it polls), jobs running and waiting, jobs done."""
+        state = await self.state()
+        return PoolStats(workers=state.workers, ready=state.workers, running=state.running,
+                         queued_moves=state.waiting, queued_analyses=0,
+                         completed=sum(n for n, _s in state.done.values()), cancelled=0,
                          refused=self._counts["refused"], killed=0)
 
     async def ping(self) -> bool:
@@ -239,6 +267,8 @@ class JobQueue:
         """Nothing to stop here: queued jobs stay for the workers."""
 
     async def aclose(self) -> None:
+        if self._stats_client is not None:
+            self._stats_client.close()
         if self._pool is not None:
             with contextlib.suppress(Exception):
                 await self._pool.aclose()
@@ -404,29 +434,36 @@ async def engine_analysis(ctx: dict[str, Any], variant: str, start_fen: str, tex
 
 
 def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
-                job_timeout_s: float = JOB_TIMEOUT_S) -> Worker:
-    """An arq worker running the engine's jobs, ``jobs`` at a time (one per core is right)."""
+                job_timeout_s: float = JOB_TIMEOUT_S, health: Health | None = None) -> EngineWorker:
+    """A worker running the engine's jobs, ``jobs`` at a time (one per core is right); it
+    waits out Redis and database outages and holds its jobs by a renewed lease
+    (:mod:`exochess.web.game.worker`), telling ``health`` what it waits for."""
+    health = health if health is not None else Health()
 
     async def startup(ctx: dict[str, Any]) -> None:
         # the searches run in threads beside the event loop: let the loop have the GIL within
         # a millisecond or so (the search pauses for other threads every few dozen nodes)
         sys.setswitchinterval(SWITCH_INTERVAL_S)
+        if "storage" in ctx:  # entered again after Redis came back: everything is there
+            return
         ctx["storage"] = Storage(database_url)
         ctx["cpu"] = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="engine")
         ctx["bus"] = RedisBus(redis_url, origin="worker")
+        ctx["probe"] = watch_database(ctx["storage"], health)
 
     async def shutdown(ctx: dict[str, Any]) -> None:
+        ctx["probe"].cancel()
         ctx["cpu"].shutdown(wait=True)
         await ctx["bus"].close()
         ctx["storage"].close()
 
     settings = RedisSettings.from_dsn(redis_url)
-    settings.conn_retries = 30  # a worker started before Redis waits for it
-    return Worker(
+    return EngineWorker(
         functions=[
             # results of moves are not kept: the answer is the stored move; the id is then free
             # again for a retry after a takeback
-            func(engine_move, name="engine_move", keep_result=0, max_tries=5),
+            func(retry_on_database_outage(engine_move), name="engine_move", keep_result=0,
+                 max_tries=MOVE_TRIES),
             func(engine_analysis, name="engine_analysis", keep_result=60, max_tries=2),
         ],
         redis_settings=settings,
@@ -437,4 +474,5 @@ def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
         on_startup=startup,
         on_shutdown=shutdown,
         handle_signals=True,
+        health=health,
     )

@@ -3,6 +3,7 @@ and, in Redis mode, Redis answer) and ``/metrics`` (Prometheus)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -50,5 +51,6 @@ async def readyz(request: Request, service: Service) -> JSONResponse:
 
 @router.get("/metrics")
 async def prometheus() -> Response:
-    body, content_type = metrics.exposition()
+    # in a thread: the engine queue's figures are read from Redis at each scrape
+    body, content_type = await asyncio.to_thread(metrics.exposition)
     return Response(body, media_type=content_type)

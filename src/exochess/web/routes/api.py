@@ -209,4 +209,8 @@ async def engine_status(service: Service) -> dict[str, Any]:
     """The engine pool's load and counters (``{"enabled": false}`` without an engine)."""
     if service.pool is None:
         return {"enabled": False}
-    return {"enabled": True, **dataclasses.asdict(service.pool.stats())}
+    # Redis mode: the workers and jobs as the queue holds them (this server's own counters
+    # know nothing of the workers)
+    live_stats = getattr(service.pool, "live_stats", None)
+    stats = await live_stats() if live_stats is not None else service.pool.stats()
+    return {"enabled": True, **dataclasses.asdict(stats)}

@@ -630,6 +630,24 @@ class Storage:
         stamps = [_stamp(*r[1:]) for r in rows]
         return _row_to_game(row, texts, stamps)
 
+    def game_mark(self, game_id: str) -> tuple[int, str] | None:
+        """The game's stored ply and status (None if there is no such game): one indexed row,
+        for a server to tell whether its cached copy is behind (Redis mode)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(games.c.ply, games.c.status).where(games.c.id == game_id)).first()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def game_marks(self, game_ids: list[str]) -> dict[str, tuple[int, str]]:
+        """:meth:`game_mark` of many games at once (those that exist), in one statement."""
+        marks: dict[str, tuple[int, str]] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(game_ids), 500):  # bounded IN lists
+                chunk = game_ids[start:start + 500]
+                query = select(games.c.id, games.c.ply, games.c.status).where(games.c.id.in_(chunk))
+                for game_id, ply, status in conn.execute(query):
+                    marks[str(game_id)] = (int(ply), str(status))
+        return marks
+
     @staticmethod
     def _guarded_update(conn: Connection, game_id: str, at_ply: int, **values: Any) -> None:
         """Update an active game only if it is still at ``at_ply`` (the optimistic check).

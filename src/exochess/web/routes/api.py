@@ -15,9 +15,12 @@ from exochess.variants import all_variants
 from exochess.web.accounts.ratings import DELETED_NAME
 from exochess.web.accounts.sessions import current_user
 from exochess.web.domain import InvalidRequest
+from exochess.web.game.analysis import analysis_line, analysis_position
+from exochess.web.game.live import LiveGame
+from exochess.web.game.newgames import MAX_LEVEL
 from exochess.web.game.pgnexport import game_pgn
 from exochess.web.game.positions import variant_json
-from exochess.web.game.service import MAX_LEVEL, GameService, LiveGame, analysis_line
+from exochess.web.game.service import GameService
 from exochess.web.game.timecontrol import NO_CLOCK, TimeControl
 from exochess.web.http.deps import ChatDep, Service, Settings
 from exochess.web.http.disconnect import client_address, unless_disconnected
@@ -88,7 +91,7 @@ async def list_games(service: Service, ids: str | None = None, limit: int = 30) 
     rows = await service.recent_games(max(1, min(limit, MAX_LISTED)), id_list)
     games = []
     for r in rows:
-        turn, deadline = service.turn_and_deadline(r)
+        turn, deadline = service.clocks.turn_and_deadline(r)
         games.append(GameSummary(
             id=r.id, variant=r.variant, white=r.white, black=r.black, level=r.level, ply=r.ply,
             status=r.status, result=r.result, reason=r.reason,
@@ -177,7 +180,7 @@ async def legal_after(
     board asks for when the state's tree was cut (a node with ``"next": null``)."""
     live = await service.get(game_id)
     prefix = (prefix or [])[:MAX_PREFIX]
-    view = await service.legal_after(live, ply, prefix)
+    view = await service.view.legal_after(live, ply, prefix)
     return {"ply": ply, "prefix": prefix, "legal": view["actions"], "legal_count": view["count"]}
 
 
@@ -187,7 +190,10 @@ async def position(body: PositionRequest, service: Service) -> Response:
 
     Built (and encoded) in a worker process: a client may send any position.
     """
-    text = await service.analysis_position(body.variant, body.fen, body.moves, body.prefix[:MAX_PREFIX])
+    text = await service.cpu_free.run(
+        "listing its legal moves", analysis_position,
+        body.variant, body.fen, body.moves, body.prefix[:MAX_PREFIX],
+    )
     return Response(text, media_type="application/json")
 
 
@@ -200,7 +206,7 @@ async def analyse(body: AnalyseRequest, request: Request, service: Service) -> d
     variant, start_fen, texts = await service.cpu_free.run(
         "replaying the moves", analysis_line, body.variant, body.fen, body.moves
     )
-    work = service.evaluate(variant, start_fen, texts, body.movetime_ms, client_address(request))
+    work = service.computer.evaluate(variant, start_fen, texts, body.movetime_ms, client_address(request))
     return await unless_disconnected(request, work)
 
 

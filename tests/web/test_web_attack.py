@@ -132,11 +132,15 @@ def test_the_computer_tries_again_when_the_move_pool_is_busy(
         svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), pool, Hub())
         try:
             monkeypatch.setattr(moves_module, "played", busy_once)
+            moved = asyncio.Event()  # set when the computer's move is published
+
+            def heard(changed: Any) -> None:
+                if changed.board.ply() >= 1:
+                    moved.set()
+
+            svc.listeners.append(heard)
             live, _seats, _you = await svc.create("fugue", "computer", 0, "black", None)
-            for _ in range(1200):  # the computer (level 0: a random move) has moved, once
-                if live.board.ply() == 1:
-                    break
-                await asyncio.sleep(0.05)
+            await asyncio.wait_for(moved.wait(), 60)  # the computer (level 0: a random move)
             assert refused and live.board.ply() == 1 and len(live.row.moves) == 1
         finally:
             svc.close()

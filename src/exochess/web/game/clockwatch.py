@@ -41,7 +41,7 @@ class ClockWatch:
         game_id = live.row.id
         clock = live.clock(self.timing) if live.row.status == GameStatus.ACTIVE else None
         current = self._timers.get(game_id)
-        if clock is None or self.closed:
+        if clock is None or not clock.judged or self.closed:  # the computer's turn: no deadline
             if current is not None:
                 current[1].cancel()
                 del self._timers[game_id]

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import time
 import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from exochess.web.compute.enginepool import EngineBackend, EngineClock
+from exochess.web.compute.enginepool import EngineBackend, EngineClock, think_budget_ms
 from exochess.web.domain import (
     N_,
     Color,
@@ -33,10 +35,10 @@ log = logging.getLogger("exochess.web")
 ENGINE_RETRY_S = 1.0
 """Delay before the computer tries again to store a move the database refused (busy)."""
 
-PlayPort = Callable[[LiveGame, Color, str, int], Awaitable[bool]]
-"""The service's move path for the computer: play ``text`` for ``seat`` at ``ply`` (taking the
-game's lock); False when the game has moved on or ended meanwhile (nothing played), else as a
-player's move."""
+PlayPort = Callable[[LiveGame, Color, str, int, int | None], Awaitable[bool]]
+"""The service's move path for the computer: play ``text`` for ``seat`` at ``ply``, charged at
+most ``think_ms`` on its clock (taking the game's lock); False when the game has moved on or
+ended meanwhile (nothing played), else as a player's move."""
 
 
 class Computer:
@@ -95,13 +97,19 @@ class Computer:
             row = live.row
             ply = live.board.ply()
             seed = zlib.crc32(f"{row.id}:{ply}".encode())
+            seat, budget = live.to_move(), self.budget(live)
+            asked = time.monotonic()
             text = await self.pool.move(
-                row.variant, row.start_fen, list(row.moves), row.level or 0, seed, self.budget(live),
-                game_id=row.id,
+                row.variant, row.start_fen, list(row.moves), row.level or 0, seed, budget, game_id=row.id,
             )
             if text is None:
                 return  # queued: a worker stores the move and announces it (Redis mode)
-            if not await self.play(live, live.to_move(), text, ply):
+            # charged its think time: the wait for an answer, within what its search may take
+            think_ms = math.ceil((time.monotonic() - asked) * 1000)
+            if budget is not None:
+                allowed = think_budget_ms(row.variant, row.level or 0, budget, seat == Color.WHITE)
+                think_ms = min(think_ms, allowed)
+            if not await self.play(live, seat, text, ply, think_ms):
                 return
         except asyncio.CancelledError:
             raise

@@ -90,10 +90,12 @@ class MovePlayer:
         self.unsure = unsure
 
     async def play(
-        self, live: LiveGame, seat: Color, text: str, ply: int | None, arrived: dt.datetime, lag_ms: int = 0
+        self, live: LiveGame, seat: Color, text: str, ply: int | None, arrived: dt.datetime,
+        lag_ms: int = 0, think_ms: int | None = None,
     ) -> MoveNote | None:
         """Play and store ``seat``'s move ``text`` arriving at ``arrived`` (the game's lock
-        held, its time judged); ``ply``, if given, must be current.
+        held, its time judged); ``ply``, if given, must be current; ``think_ms``, the computer's
+        think time (what its move costs it at most).
 
         Returns the move as the other processes can play it on their copies (None when it
         ended the game: they read a finished game again, with its result and ratings).
@@ -109,7 +111,7 @@ class MovePlayer:
                                 now=board.ply(), ply=ply)
         current = board.ply()
         clock = live.clock(self.timing)
-        stamp = clock.after_move(arrived, lag_ms) if clock is not None else Stamp(None, None, arrived)
+        stamp = Stamp(None, None, arrived) if clock is None else clock.after_move(arrived, lag_ms, think_ms)
         move = await self.store.play(
             live.row.id, current, stamp, partial(played, board.copy(), text), partial(self.unsure, live)
         )

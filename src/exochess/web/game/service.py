@@ -367,7 +367,7 @@ class GameService:
 
     async def _play_locked(
         self, live: LiveGame, seat: Color, text: str, ply: int | None, arrived: dt.datetime | None = None,
-        lag_ms: int = 0,
+        lag_ms: int = 0, think_ms: int | None = None,
     ) -> MoveNote | None:
         """With the lock held: judge the time at ``arrived`` (default now: a time out raises
         :class:`TimeRanOut`, the game ended instead), then play and store the move."""
@@ -375,7 +375,7 @@ class GameService:
         if live.active and await self.finisher.expire(live, arrived):
             raise TimeRanOut(N_("the game is over ({reason})"), reason=live.row.reason or "")
         try:
-            note = await self.moves.play(live, seat, text, ply, arrived, lag_ms)
+            note = await self.moves.play(live, seat, text, ply, arrived, lag_ms, think_ms)
         except ConflictError as exc:
             await self._reload(live)
             # the watchers may hold the state this process had (another one stored a move and
@@ -386,12 +386,14 @@ class GameService:
             await self.cache.load_players(live)
         return note
 
-    async def _computer_plays(self, live: LiveGame, seat: Color, text: str, ply: int) -> bool:
+    async def _computer_plays(
+        self, live: LiveGame, seat: Color, text: str, ply: int, think_ms: int | None
+    ) -> bool:
         """The computer's move path (:data:`~exochess.web.game.computer.PlayPort`)."""
         async with live.lock:
             if live.board.ply() != ply or not live.active:
                 return False
-            await self._play_locked(live, seat, text, ply)
+            await self._play_locked(live, seat, text, ply, think_ms=think_ms)
         return True
 
     async def takeback(

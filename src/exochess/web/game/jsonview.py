@@ -1,5 +1,12 @@
-"""What the watchers of a live game are sent (:class:`JsonView`): the game's state, kept
-encoded until the game changes, and the small presence message.
+"""What the watchers of a live game are sent (:class:`JsonView`): the game's state
+(:class:`~exochess.web.game.statemodel.GameState`), kept encoded until the game changes, and
+the small presence message.
+
+The state is encoded by ``orjson``; its moves (encoded a ply at a time,
+:class:`~exochess.web.game.history.HistoryJson`), legal-move tree and annotations (encoded
+in the worker that lists the moves, :class:`~exochess.web.game.legalview.LegalView`) go in
+as :class:`orjson.Fragment`, already encoded.  ``bench/state.py`` measures it against the
+former string splicing (docs/benchmarks.md).
 
 The legal-move view in a state is that of :meth:`JsonView.prepare`, computed off the event loop
 before a state is sent, never on the loop while encoding.
@@ -9,7 +16,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
+
+import orjson
 
 from exochess.web.domain import N_, Color, GameStatus, PlayerKind, PositionTooLarge, StalePosition
 from exochess.web.game.analysis import tree_after
@@ -81,15 +90,8 @@ class JsonView:
         return await self.cpu.run("listing its legal moves", tree_after, live.board.copy(), prefix)
 
     def state(self, live: LiveGame) -> dict[str, Any]:
-        """The game's state as plain data (what :meth:`state_text` encodes)."""
-        state, view = self._fields(live)
-        moves, captured = live.history.update(live.board, live.fens, live.row.moves)
-        state["fens"] = live.fens
-        state["moves"] = json.loads(moves)
-        state["captured"] = captured
-        state["legal"] = json.loads(view.actions)
-        state["annotations"] = json.loads(view.annotations)
-        return state
+        """The game's state as plain data (:meth:`state_text` decoded)."""
+        return cast(dict[str, Any], orjson.loads(self.state_text(live)))
 
     def _fields(self, live: LiveGame) -> tuple[dict[str, Any], LegalView]:
         """The state without its history (``fens``, ``moves``, ``captured``), ``legal`` tree and
@@ -99,7 +101,7 @@ class JsonView:
         players = {}
         for color in Color:
             kind = live.kind_of(color)
-            players[color] = {
+            players[color.value] = {
                 "kind": kind, "level": row.level if kind == PlayerKind.ENGINE else None,
                 "name": row.name_of(color), "user": live.players.get(color),
             }
@@ -121,7 +123,7 @@ class JsonView:
             "time_control": stored_time_control(row.time_control).to_json(),
             "clock": self.clock_json(live),
             "rated": row.rated,
-            "online": self.online(row.id),
+            "online": {color.value: here for color, here in self.online(row.id).items()},
             "absent_since": self.absent_json(live),
             "legal_count": view.count,
             "legal_error": view.error,
@@ -136,21 +138,19 @@ class JsonView:
 
     @staticmethod
     def absent_json(live: LiveGame) -> dict[str, int | None]:
-        return {c: None if (t := live.absent_since.get(c)) is None else epoch_ms(t) for c in Color}
+        return {c.value: None if (t := live.absent_since.get(c)) is None else epoch_ms(t) for c in Color}
 
     def state_text(self, live: LiveGame) -> str:
-        """The game's state as JSON text (cached until the game changes).  The moves (encoded a
-        ply at a time, :class:`~exochess.web.game.history.HistoryJson`), the legal-move tree
-        and the rule annotations are spliced in already encoded."""
+        """The game's state as JSON text (cached until the game changes)."""
         if live.state_cache is None:
             state, view = self._fields(live)
             moves, captured = live.history.update(live.board, live.fens, live.row.moves)
-            head = json.dumps(state)
-            live.state_cache = (
-                f'{head[:-1]}, "fens": {json.dumps(live.fens)}, "moves": {moves}, '
-                f'"captured": {json.dumps(captured)}, "legal": {view.actions}, '
-                f'"annotations": {view.annotations}}}'
-            )
+            state["fens"] = live.fens
+            state["moves"] = orjson.Fragment(moves)
+            state["captured"] = captured
+            state["legal"] = orjson.Fragment(view.actions)
+            state["annotations"] = orjson.Fragment(view.annotations)
+            live.state_cache = orjson.dumps(state).decode()
         return live.state_cache
 
     def presence(self, live: LiveGame) -> str:

@@ -1,7 +1,9 @@
 """The JSON API under ``/api``.  Errors are raised, never returned: see :mod:`exochess.web.http.errors`.
 
 A game's state is answered as the service's cached JSON text (it is the same text the
-websocket broadcasts, and encoding it once per change matters with many watchers).
+websocket broadcasts, and encoding it once per change matters with many watchers); the routes
+that answer it declare :class:`~exochess.web.game.statemodel.GameState` as their response
+model, so OpenAPI documents it (FastAPI does not re-validate a ``Response``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from exochess.web.game.newgames import MAX_LEVEL
 from exochess.web.game.pgnexport import game_pgn
 from exochess.web.game.positions import variant_json
 from exochess.web.game.service import GameService
+from exochess.web.game.statemodel import GameState
 from exochess.web.game.timecontrol import NO_CLOCK, TimeControl
 from exochess.web.http.deps import ChatDep, Service, Settings
 from exochess.web.http.disconnect import client_address, unless_disconnected
@@ -102,36 +105,36 @@ async def list_games(service: Service, ids: str | None = None, limit: int = 30) 
     return GameList(games=games)
 
 
-@router.get("/games/{game_id}")
+@router.get("/games/{game_id}", response_model=GameState)
 async def game_state(game_id: str, service: Service) -> Response:
     return state_reply(service, await service.get(game_id))
 
 
-@router.post("/games/{game_id}/moves")
+@router.post("/games/{game_id}/moves", response_model=GameState)
 async def play(game_id: str, body: MoveRequest, request: Request, service: Service) -> Response:
     return state_reply(
         service, await service.play(game_id, body.secret, body.move, body.ply, body.lag_ms, _uid(request))
     )
 
 
-@router.post("/games/{game_id}/resign")
+@router.post("/games/{game_id}/resign", response_model=GameState)
 async def resign(game_id: str, body: SeatAction, request: Request, service: Service) -> Response:
     return state_reply(service, await service.resign(game_id, body.secret, _uid(request)))
 
 
-@router.post("/games/{game_id}/abort")
+@router.post("/games/{game_id}/abort", response_model=GameState)
 async def abort(game_id: str, body: SeatAction, service: Service) -> Response:
     """Call the game off (no result): either player, until both sides have moved."""
     return state_reply(service, await service.abort(game_id, body.secret))
 
 
-@router.post("/games/{game_id}/claim")
+@router.post("/games/{game_id}/claim", response_model=GameState)
 async def claim(game_id: str, body: SeatAction, service: Service) -> Response:
     """Claim the win of a real-time game whose opponent has been gone past the absence limit."""
     return state_reply(service, await service.claim(game_id, body.secret))
 
 
-@router.post("/games/{game_id}/takeback")
+@router.post("/games/{game_id}/takeback", response_model=GameState)
 async def takeback(game_id: str, body: TakebackRequest, request: Request, service: Service) -> Response:
     return state_reply(service, await service.takeback(game_id, body.secret, body.action, _uid(request)))
 

@@ -274,7 +274,7 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else float("nan")
 
 
-HEAD = re.compile(r'"ply": (\d+), "turn": "(\w+)", "status": "(\w+)"')
+HEAD = re.compile(r'"ply": ?(\d+), ?"turn": ?"(\w+)", ?"status": ?"(\w+)"')
 """A state's ply, side to move and status (in this order in every state, and nowhere else:
 moves have no ``turn``), read without parsing the state."""
 LEGAL = '"legal": '
@@ -573,7 +573,9 @@ def random_game(seed: int, plies: int) -> list[str]:
 
 
 STATE = b'{"type": "state"'
-PLY = re.compile(rb'"ply": (\d+), "turn"')
+COMPACT_STATE = b'{"type":"state"'
+"""How a state begins: the site's encoder writes it compact (orjson), former ones spaced."""
+PLY = re.compile(rb'"ply": ?(\d+), ?"turn"')
 """A state's ply (``"ply": N, "turn"`` is in every state once, and nowhere else), read from its
 bytes: the player's sockets never decode or parse a state."""
 
@@ -620,7 +622,7 @@ class Player:
 
     def received(self, raw: bytes | memoryview) -> None:
         """A whole message arrived (only valid during the call: picows reuses the buffer)."""
-        if raw[:len(STATE)] == STATE:
+        if raw[:len(COMPACT_STATE)] == COMPACT_STATE or raw[:len(STATE)] == STATE:
             found = PLY.search(raw)
             self.ply = int(found.group(1)) if found else self.ply
             self.at = time.perf_counter()

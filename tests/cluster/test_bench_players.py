@@ -19,9 +19,10 @@ cluster = bench_script("cluster")
 
 
 def state(ply: int, padding: int = 0) -> str:
-    """A state as the site's begins (the player reads only its type and ply)."""
-    return (f'{{"type": "state", "id": "g", "ply": {ply}, "turn": "white", '
-            f'"fens": ["{"x" * padding}"]}}')
+    """A state as the site's begins, compact as its encoder writes it (the player reads only its
+    type and ply)."""
+    return (f'{{"type":"state","id":"g","ply":{ply},"turn":"white",'
+            f'"fens":["{"x" * padding}"]}}')
 
 
 async def until_error(player: Any) -> None:

@@ -74,11 +74,11 @@ class Process:
 
 
 def _same_game(a: GameService, b: GameService, game_id: str) -> None:
-    one, two = a._games[game_id], b._games[game_id]
+    one, two = a.cache.games[game_id], b.cache.games[game_id]
     assert two.fens == one.fens and two.row.moves == one.row.moves
     assert two.row.stamps == one.row.stamps and two.row.ply == one.row.ply
     assert two.board.fen() == one.board.fen()
-    assert b._clock_json(two) == a._clock_json(one)
+    assert b.view.clock_json(two) == a.view.clock_json(one)
 
 
 def test_a_note_is_played_on_the_other_copy_without_reading_the_database(tmp_path: Path) -> None:
@@ -100,14 +100,14 @@ def test_a_note_is_played_on_the_other_copy_without_reading_the_database(tmp_pat
                 await mover.service.play(gid, seats[game.to_move()], text, ply)
                 await mover.hand(other)
                 _same_game(mover.service, other.service, gid)
-                assert not other.service._games[gid].stale
+                assert not other.service.cache.games[gid].stale
             # after the first read, neither process read the game again
             assert (a.loads, b.loads) == (1, 1)
             # and what they hold is what is stored
             stored = a.service.storage.load_game(gid)
             assert stored is not None
-            assert stored.moves == b.service._games[gid].row.moves
-            assert stored.stamps == b.service._games[gid].row.stamps
+            assert stored.moves == b.service.cache.games[gid].row.moves
+            assert stored.stamps == b.service.cache.games[gid].row.stamps
         finally:
             await a.close()
             await b.close()
@@ -129,7 +129,7 @@ def test_a_missed_or_wrong_note_makes_the_copy_read_the_game_again(tmp_path: Pat
             a.bus.sent.clear()
             await a.service.play(gid, seats[Color.BLACK], "e7-e6", 1)
             await a.hand(b)
-            assert b.service._games[gid].stale and b.service._games[gid].board.ply() == 0
+            assert b.service.cache.games[gid].stale and b.service.cache.games[gid].board.ply() == 0
             assert (await b.service.get(gid)).row.moves == ["d2-d3", "e7-e6"]
             assert b.loads == 2
             # a note whose position does not match the copy's, then a malformed one, then one
@@ -139,9 +139,9 @@ def test_a_missed_or_wrong_note_makes_the_copy_read_the_game_again(tmp_path: Pat
             a.bus.sent.clear()
             wrong = {**envelope["a"], "f": "8/8/8/8/8/8/8/8 w - - 0 1"}
             for note, played in ((wrong, False), ({"p": "2"}, False), (envelope["a"], True)):
-                b.service._games[gid].stale = False  # as it was before the move (a test's shortcut)
+                b.service.cache.games[gid].stale = False  # as it was before the move (a test's shortcut)
                 await b.hub.receive({**envelope, "a": note})
-                copy = b.service._games[gid]
+                copy = b.service.cache.games[gid]
                 assert copy.stale is not played
                 assert copy.board.ply() == (3 if played else 2) and len(copy.fens) == copy.board.ply() + 1
             _same_game(a.service, b.service, gid)

@@ -18,7 +18,8 @@ import pytest
 import websockets
 
 from exochess.web.domain import GameNotFound
-from exochess.web.game.service import GameService, is_game_id
+from exochess.web.game.live import is_game_id
+from exochess.web.game.service import GameService
 from exochess.web.live.hub import Hub
 from exochess.web.storage.store import GameRow, Storage
 from tests.web.serverproc import Server, run_async
@@ -69,7 +70,7 @@ def test_an_id_of_another_shape_is_answered_without_a_database_read(tmp_path: Pa
             with pytest.raises(GameNotFound):
                 await svc.get(missing)
             assert reads == [missing]  # a well-formed id is looked up (and nothing is kept for it)
-            svc._games.clear()
+            svc.cache.games.clear()
             assert (await svc.get(live.row.id)).row.id == live.row.id
         finally:
             svc.close()

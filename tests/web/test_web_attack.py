@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from exochess.web.domain import Color, PositionTooLarge
-from exochess.web.game import service as service_module
+from exochess.web.game import computer as computer_module
+from exochess.web.game import moves as moves_module
 from exochess.web.game.service import GameService
 from exochess.web.live.hub import Hub
 from exochess.web.storage.store import Storage
@@ -20,13 +21,13 @@ def test_a_move_is_read_and_judged_off_the_event_loop(tmp_path: Path, monkeypatc
     """Reading a move and judging the position after it list legal moves (tens of thousands
     in a huge position): that runs in the game pool's thread, not on the loop."""
     seen: list[threading.Thread] = []
-    real = service_module.played
+    real = moves_module.played
 
     def watched(board: Any, text: str) -> Any:
         seen.append(threading.current_thread())
         return real(board, text)
 
-    monkeypatch.setattr(service_module, "played", watched)
+    monkeypatch.setattr(moves_module, "played", watched)
 
     async def run() -> None:
         svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), None, Hub())
@@ -49,7 +50,7 @@ def test_a_move_past_the_time_bound_is_refused_and_the_game_goes_on(
     """A move whose position takes longer than the bound to judge gets a clear error (422);
     nothing is stored or changed, and the game stays playable."""
     release = threading.Event()
-    real = service_module.played
+    real = moves_module.played
 
     def stuck(board: Any, text: str) -> Any:
         release.wait(60)
@@ -60,13 +61,13 @@ def test_a_move_past_the_time_bound_is_refused_and_the_game_goes_on(
         try:
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
             svc.cpu_games.timeout_s = 0.2
-            monkeypatch.setattr(service_module, "played", stuck)
+            monkeypatch.setattr(moves_module, "played", stuck)
             with pytest.raises(PositionTooLarge, match="reading the move"):
                 await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
             release.set()
             assert live.board.ply() == 0 and live.row.moves == []
             assert svc.storage.load_game(live.row.id).moves == []  # type: ignore[union-attr]
-            monkeypatch.setattr(service_module, "played", real)
+            monkeypatch.setattr(moves_module, "played", real)
             await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
             assert live.board.ply() == 1
         finally:
@@ -116,8 +117,8 @@ def test_the_computer_tries_again_when_the_move_pool_is_busy(
     from exochess.web.compute.enginepool import EnginePool
     from exochess.web.domain import ServerBusy
 
-    monkeypatch.setattr(service_module, "ENGINE_RETRY_S", 0.05)
-    real = service_module.played
+    monkeypatch.setattr(computer_module, "ENGINE_RETRY_S", 0.05)
+    real = moves_module.played
     refused: list[str] = []
 
     def busy_once(board: Any, text: str) -> Any:
@@ -130,12 +131,16 @@ def test_the_computer_tries_again_when_the_move_pool_is_busy(
         pool = EnginePool(1)
         svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), pool, Hub())
         try:
-            monkeypatch.setattr(service_module, "played", busy_once)
+            monkeypatch.setattr(moves_module, "played", busy_once)
+            moved = asyncio.Event()  # set when the computer's move is published
+
+            def heard(changed: Any) -> None:
+                if changed.board.ply() >= 1:
+                    moved.set()
+
+            svc.listeners.append(heard)
             live, _seats, _you = await svc.create("fugue", "computer", 0, "black", None)
-            for _ in range(1200):  # the computer (level 0: a random move) has moved, once
-                if live.board.ply() == 1:
-                    break
-                await asyncio.sleep(0.05)
+            await asyncio.wait_for(moved.wait(), 60)  # the computer (level 0: a random move)
             assert refused and live.board.ply() == 1 and len(live.row.moves) == 1
         finally:
             svc.close()

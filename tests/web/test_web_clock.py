@@ -7,7 +7,15 @@ import datetime as dt
 import pytest
 
 from exochess.web.domain import Color, Stamp
-from exochess.web.game.clock import MAX_LAG_CREDIT_MS, Clock, Expiry, Timing, epoch_ms, ms_between
+from exochess.web.game.clock import (
+    FIRST_MOVE_MS,
+    MAX_LAG_CREDIT_MS,
+    Clock,
+    Expiry,
+    Timing,
+    epoch_ms,
+    ms_between,
+)
 from exochess.web.game.timecontrol import TimeControl
 
 T0 = dt.datetime(2026, 1, 1, 12, 0, 0)
@@ -177,3 +185,24 @@ def test_a_move_sent_while_the_previous_was_stored_costs_nothing() -> None:
     clock = game.clock()
     stamp = clock.after_move(at(4980))
     assert stamp == Stamp(55_000, 60_000, at(5000))
+
+
+def test_the_computers_seat_is_never_judged_by_its_deadline_and_pays_its_think_time() -> None:
+    """Issue 39, item 11: the computer is never aborted (its first move may come late), never
+    flagged while it is to move, and its move costs at most its think time."""
+    control = TimeControl.parse("1+2")
+    first = Clock.of(control, T0, 0, None, W, Timing(), computer=W)
+    assert first is not None and not first.judged
+    assert first.expired(at(10 * FIRST_MOVE_MS)) is None  # a human would be aborted
+    human = Clock.of(control, T0, 0, None, W, Timing(), computer=B)
+    assert human is not None and human.judged and human.expired(at(FIRST_MOVE_MS)) == Expiry.ABORT
+    last = Stamp(60_000, 60_000, at(1000))
+    running = Clock.of(control, T0, 2, last, W, Timing(), computer=W)
+    assert running is not None and running.expired(at(1000 + 120_000)) is None
+    # held 90 s by a busy server, thought 250 ms: charged 250 ms, plus the increment
+    stamp = running.after_move(at(1000 + 90_000), 0, 250)
+    assert (stamp.white_ms, stamp.black_ms) == (60_000 - 250 + 2000, 60_000)
+    # a player's move is charged its wall time, whatever think_ms says
+    other = Clock.of(control, T0, 2, last, W, Timing(), computer=B)
+    assert other is not None
+    assert other.after_move(at(1000 + 5000), 0, 250).white_ms == 60_000 - 5000 + 2000

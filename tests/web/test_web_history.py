@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import random
 
+import orjson
 import pytest
 
 from exochess import Board
@@ -14,9 +14,11 @@ from tests.helpers import game_names
 
 
 def whole(board: Board, fens: list[str]) -> tuple[str, dict[str, list[str]]]:
-    """The history as the state built it before: every move encoded again."""
+    """The history as the state built it before: every move encoded again (by the state's
+    encoder, so that the texts compare byte for byte)."""
     history = board.move_stack
-    return json.dumps([move_json(board.variant, m) for m in history]), captured_json(board.variant, fens, history)
+    encoded = orjson.dumps([move_json(board.variant, m) for m in history]).decode()
+    return encoded, captured_json(board.variant, fens, history)
 
 
 def play(board: Board, fens: list[str], texts: list[str], rng: random.Random) -> bool:

@@ -112,7 +112,7 @@ def test_game_legal_moves_after_a_prefix(client: httpx.Client) -> None:
 
 
 def test_the_free_positions_time_bound_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from exochess.web.game.service import POSITION_TIME_ENV, POSITION_TIME_LIMIT_S, position_time_limit
+    from exochess.web.game.analysis import POSITION_TIME_ENV, POSITION_TIME_LIMIT_S, position_time_limit
 
     monkeypatch.setenv(POSITION_TIME_ENV, "120")
     assert position_time_limit() == 120.0

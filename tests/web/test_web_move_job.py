@@ -1,4 +1,4 @@
-"""A move is read and stored in one database-thread job (``MoveJob`` in web/game/service.py, the
+"""A move is read and stored in one database-thread job (``MoveJob`` in web/storage/movestore.py, the
 way with PostgreSQL): its queue bound, its time bound, and a caller that gives up before the
 store, on a real SQLite file with the service's real threads."""
 
@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from exochess.web.domain import Color, PositionTooLarge, ServerBusy
-from exochess.web.game import service as service_module
 from exochess.web.game.service import GameService
 from exochess.web.live.hub import Hub
+from exochess.web.storage import movestore as movestore_module
+from exochess.web.storage.movestore import OneJobMoveStore
 from exochess.web.storage.store import Storage
 from tests.web.serverproc import run_async
 
@@ -35,13 +36,20 @@ async def sqlite_service(
     left held) and the service and its storage are closed."""
     storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
     svc = GameService(storage, None, Hub())
-    svc.moves_in_one_job = True  # PostgreSQL's way, here on SQLite's one thread
+    svc.moves.store = OneJobMoveStore(storage, svc._db)  # PostgreSQL's way, here on SQLite's one thread
     try:
         yield storage, svc
     finally:
         release.set()
         svc.close()
         storage.close()
+
+
+def _waiting(svc: GameService) -> int:
+    """Moves read and stored in the database threads now."""
+    store = svc.moves.store
+    assert isinstance(store, OneJobMoveStore)
+    return store.waiting
 
 
 async def _blocked(svc: GameService, release: threading.Event) -> asyncio.Task[bool]:
@@ -54,7 +62,7 @@ async def _blocked(svc: GameService, release: threading.Event) -> asyncio.Task[b
 async def _settled(svc: GameService) -> None:
     """Wait (at most 1 s) until the service has no background task and no move in a thread."""
     for _ in range(50):
-        if not svc._background and svc._moves_waiting == 0:
+        if not svc._background and _waiting(svc) == 0:
             return
         await asyncio.sleep(0.02)
 
@@ -65,7 +73,7 @@ def test_a_move_past_its_time_bound_is_not_stored_and_the_game_plays_on(
     """The database thread is held past the move's time bound: the player is told, the job
     later finds nobody waiting and stores nothing, the cached game is read again and takes
     the same move afterwards."""
-    monkeypatch.setattr(service_module, "MOVE_TIME_LIMIT_S", 0.2)
+    monkeypatch.setattr(movestore_module, "MOVE_TIME_LIMIT_S", 0.2)
     release = threading.Event()
 
     async def run() -> None:
@@ -78,7 +86,7 @@ def test_a_move_past_its_time_bound_is_not_stored_and_the_game_plays_on(
             release.set()
             await blocker
             await _settled(svc)  # the job ran, and the game was read again after it
-            assert svc._moves_waiting == 0
+            assert _waiting(svc) == 0
             assert stored_moves(storage, gid) == []
             assert (await svc.get(gid)).board.ply() == 0
             await svc.play(gid, seats[Color.WHITE], "d2-d3", 0)
@@ -92,7 +100,7 @@ def test_moves_past_the_queue_bound_are_refused_as_busy(
 ) -> None:
     """With one move already waiting for the (held) database thread and a bound of one, a
     move of another game is refused as busy at once; the waiting one is stored after."""
-    monkeypatch.setattr(service_module, "MAX_MOVES_WAITING", 1)
+    monkeypatch.setattr(movestore_module, "MAX_MOVES_WAITING", 1)
     release = threading.Event()
 
     async def run() -> None:
@@ -109,7 +117,7 @@ def test_moves_past_the_queue_bound_are_refused_as_busy(
             await waiting
             assert stored_moves(storage, first.row.id) == ["d2-d3"]
             assert stored_moves(storage, second.row.id) == []
-            assert svc._moves_waiting == 0
+            assert _waiting(svc) == 0
             await svc.play(second.row.id, seats2[Color.WHITE], "d2-d3", 0)  # room again
 
     run_async(run)

@@ -21,6 +21,7 @@ from exochess.web.domain import Color, InvalidRequest, Stamp
 from exochess.web.game.positions import legal_tree
 from exochess.web.game.service import GameService
 from exochess.web.live.hub import Hub
+from exochess.web.storage.movestore import OneJobMoveStore, TwoStepMoveStore
 from exochess.web.storage.store import Finish, Storage
 from exochess.web.storage.threads import DbThreads
 from tests.web.serverproc import Server, run_async, served_in_thread
@@ -111,8 +112,9 @@ def test_a_move_takes_its_jobs_and_its_state_lists_the_next_moves(
     async def run() -> None:
         storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
         svc = GameService(storage, None, Hub())
-        assert svc.moves_in_one_job is False  # SQLite's default
-        svc.moves_in_one_job = one_job
+        assert isinstance(svc.moves.store, TwoStepMoveStore)  # SQLite's default
+        if one_job:
+            svc.moves.store = OneJobMoveStore(storage, svc._db)
         jobs: list[str] = []
         real_run = svc.cpu_games.run
         real_submit = svc._db.submit

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from exochess.web.domain import Color, NotYourTurn
-from exochess.web.game import service as service_module
+from exochess.web.game import cache as cache_module
+from exochess.web.game import moves as moves_module
 from exochess.web.game.positions import PositionTooLargeError
 from exochess.web.game.service import GameService
 from exochess.web.live.hub import Hub
@@ -17,7 +18,7 @@ from tests.web.serverproc import run_async
 
 
 def test_cache_eviction_and_reload(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(service_module, "CACHE_GAMES", 3)
+    monkeypatch.setattr(cache_module, "CACHE_GAMES", 3)
 
     async def run() -> None:
         svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), None, Hub())
@@ -27,7 +28,7 @@ def test_cache_eviction_and_reload(tmp_path: Path, monkeypatch: pytest.MonkeyPat
                 live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
                 await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
                 made.append((live.row.id, seats))
-            assert len(svc._games) <= 3
+            assert len(svc.cache.games) <= 3
             gid, seats = made[0]
             again = await svc.get(gid)  # reloaded from the database
             assert again.board.ply() == 1 and again.row.moves == ["d2-d3"]
@@ -57,8 +58,8 @@ def test_unknown_game_ids_leave_nothing_behind(tmp_path: Path) -> None:
             # many clients asking for the same unknown id at once
             results = await asyncio.gather(*(svc.get("same-unknown") for _ in range(50)), return_exceptions=True)
             assert all(isinstance(r, GameNotFound) for r in results)
-            assert set(svc._loading) <= {live.row.id}
-            assert list(svc._games) == [live.row.id]
+            assert set(svc.cache.loading) <= {live.row.id}
+            assert list(svc.cache.games) == [live.row.id]
             assert (await svc.get(live.row.id)) is live
         finally:
             svc.close()
@@ -105,12 +106,12 @@ def test_long_game_is_replayed_off_the_event_loop(tmp_path: Path) -> None:
             gid = live.row.id
             for ply, text in enumerate(texts):
                 storage.add_move(gid, ply, text, None)
-            svc._games.clear()  # as after a restart: the next request loads it from the database
-            svc._loading.clear()
+            svc.cache.games.clear()  # as after a restart: the next request loads it from the database
+            svc.cache.loading.clear()
             loop_thread = threading.current_thread()
             ticks = 0
             seen: dict[str, Any] = {}
-            build = svc._build
+            build = svc.cache.build
 
             def watched(row: Any) -> Any:
                 seen["thread"] = threading.current_thread()
@@ -119,7 +120,7 @@ def test_long_game_is_replayed_off_the_event_loop(tmp_path: Path) -> None:
                 seen["ticks_after"] = ticks
                 return result
 
-            svc._build = watched  # type: ignore[method-assign]
+            svc.cache.build = watched  # type: ignore[method-assign]
             done = False
 
             async def ticker() -> None:
@@ -157,7 +158,7 @@ def test_position_too_large_to_list_leaves_the_game_resignable(
         try:
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
             assert svc.state(live)["legal_count"] == 22 and svc.state(live)["legal_error"] is None
-            monkeypatch.setattr(service_module, "game_view", too_large)
+            monkeypatch.setattr(moves_module, "game_view", too_large)
             await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
             state = svc.state(live)
             assert state["legal"] == [] and state["legal_error"].startswith("position too large")

@@ -31,15 +31,14 @@ import contextlib
 import multiprocessing
 import os
 import signal
-import time
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import FrameType
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-from exochess.web import metrics
 from exochess.web.domain import N_, PositionTooLarge, ServerBusy
+from exochess.web.storage.threads import ThreadJob
 
 T = TypeVar("T")
 
@@ -77,90 +76,6 @@ def _timed(seconds: float, what: str, fn: Callable[..., T], *args: Any) -> T:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-
-
-class ThreadJob(Generic[T]):
-    """``fn(*args)`` for a worker thread, handed back to the event loop in one step, and timed.
-
-    ``loop.run_in_executor`` wraps a thread's future in an asyncio one, and a time bound on it
-    (``wait_for`` over ``shield``) adds two futures more: each link is one more pass of the
-    event loop before the waiting coroutine runs again, and under a burst of other work (a
-    flood of websocket handshakes) every pass waits behind the whole burst.  Here the thread
-    itself schedules the result onto the loop: the waiter is set in one pass, the coroutine
-    runs in the next.  The times kept (``exochess_work_*_seconds``): how long the job waited
-    for a thread, how long it ran, and how long the loop took to take its result up.
-    """
-
-    def __init__(self, pool: str, fn: Callable[..., T], *args: Any) -> None:
-        self.pool = pool
-        self.fn = fn
-        self.args = args
-        self.loop = asyncio.get_running_loop()
-        self.waiter: asyncio.Future[T] = self.loop.create_future()
-        self.queued = time.perf_counter()
-        self.ended = 0.0
-        self.on_end: Callable[[], None] | None = None
-        """Called on the loop when the job is over, even if nobody waits for it any more."""
-
-    def __call__(self) -> None:
-        start = time.perf_counter()
-        metrics.WORK_WAIT.labels(self.pool).observe(start - self.queued)
-        result: Any = None
-        error: BaseException | None = None
-        try:
-            result = self.fn(*self.args)
-        except BaseException as exc:  # handed to the waiting coroutine, raised there
-            error = exc
-        self.ended = time.perf_counter()
-        metrics.WORK_RUN.labels(self.pool).observe(self.ended - start)
-        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile (server stopping)
-            self.loop.call_soon_threadsafe(self._deliver, result, error)
-
-    def _deliver(self, result: Any, error: BaseException | None) -> None:
-        if self.on_end is not None:
-            self.on_end()
-        if self.waiter.done():  # timed out or cancelled: nobody takes the result
-            return
-        if error is not None:
-            self.waiter.set_exception(error)
-        else:
-            self.waiter.set_result(result)
-
-    def dropped(self) -> None:
-        """The executor refused the job (shut down): end it as if it had failed."""
-        if self.on_end is not None:
-            self.on_end()
-
-    def never_run(self, future: Future[None]) -> None:
-        """For the pool's future of this job: if the pool dropped the job unrun (a shutdown
-        that cancels waiting jobs), end it and cancel the wait, instead of leaving the waiting
-        coroutine to its time bound."""
-        if future.cancelled():
-            with contextlib.suppress(RuntimeError):
-                self.loop.call_soon_threadsafe(self._cancel)
-
-    def _cancel(self) -> None:
-        if self.on_end is not None:
-            self.on_end()
-        self.waiter.cancel()
-
-    async def result(self, timeout_s: float | None = None, on_timeout: BaseException | None = None) -> T:
-        """Wait for the job; past ``timeout_s`` raise ``on_timeout`` (the job runs on to its
-        end in its thread, it cannot be stopped).  Cancelling the wait leaves the job alone."""
-        timer = None
-        if timeout_s is not None:
-            def overtime() -> None:
-                if not self.waiter.done():
-                    self.waiter.set_exception(on_timeout or TimeoutError())
-            timer = self.loop.call_later(timeout_s, overtime)
-        try:
-            result = await self.waiter
-        finally:
-            if timer is not None:
-                timer.cancel()
-        if self.ended:
-            metrics.WORK_RESUME.labels(self.pool).observe(time.perf_counter() - self.ended)
-        return result
 
 
 def _warm() -> int:

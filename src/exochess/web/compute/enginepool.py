@@ -156,6 +156,21 @@ def _searcher(given: Searcher | None) -> Iterator[Searcher]:
         s.new_game()
 
 
+def think_budget_ms(variant: str, level: int, clock: EngineClock, white_to_move: bool) -> int:
+    """The longest :func:`compute_move` lets the computer search a move on ``clock``: its level's
+    move time, within the hard bound the engine's time management allots from the clock (0 for
+    the random level, which does not search).  A computer move is charged at most this."""
+    if level <= RANDOM_LEVEL:
+        return 0
+    lv = engine_level(level, variant)
+    limits = Limits(
+        movetime_ms=lv.movetime_ms(None), wtime_ms=clock.wtime_ms, btime_ms=clock.btime_ms,
+        winc_ms=clock.winc_ms, binc_ms=clock.binc_ms,
+    )
+    _soft, hard = limits.time_budget(white_to_move)
+    return lv.movetime_ms(None) if hard is None else math.ceil(hard * 1000)
+
+
 def compute_analysis(
     variant: str, start_fen: str, texts: list[str], movetime_ms: int, searcher: Searcher | None = None
 ) -> dict[str, Any]:

@@ -15,6 +15,10 @@ The rules (docs/web.md, "Clocks"):
   is added.  A side whose clock reaches zero (exactly zero included) loses on time.
 - **Correspondence**: each move must arrive within the days per move of the previous one; the
   side that misses its deadline loses on time.  There are no running totals.
+- **The computer's seat** is never judged by its deadline: it is never aborted (it always
+  makes its first move), never flagged while it thinks, and when its move arrives its clock is
+  charged its real think time (``think_ms``), not the time the server took to ask it and
+  store its answer (a busy machine's queues are not the computer's slowness).
 """
 
 from __future__ import annotations
@@ -106,15 +110,17 @@ class Clock:
     """When the side to move's time began: the arrival of the last move, or the creation."""
     started: bool
     """Whether both sides have made their first move."""
+    computer: Color | None = None
+    """The seat the computer plays, if any (see the module docstring)."""
 
     @classmethod
     def of(
         cls, control: TimeControl, created: dt.datetime, ply: int, last: Stamp | None, to_move: Color,
-        timing: Timing = Timing(),
+        timing: Timing = Timing(), computer: Color | None = None,
     ) -> Clock | None:
         """The clock of a game with the time control ``control``, created at ``created``, after
         ``ply`` moves, the last of which has the stamp ``last`` (None for a game without a
-        clock)."""
+        clock); ``computer`` is the seat the computer plays, if any."""
         if control.kind == TimeControlKind.NONE:
             return None
         # correspondence shows each side its full days per move (the side to move counts down)
@@ -124,7 +130,7 @@ class Clock:
             since = last.at
             if last.white_ms is not None and last.black_ms is not None:
                 white, black = last.white_ms, last.black_ms
-        return cls(control, timing, white, black, to_move, since, started=ply >= 2)
+        return cls(control, timing, white, black, to_move, since, started=ply >= 2, computer=computer)
 
     def left_at_since(self, color: Color) -> int:
         """``color``'s time left when :attr:`since` began."""
@@ -151,9 +157,16 @@ class Clock:
         """Abort before both sides have moved, a loss on time after."""
         return Expiry.FLAG if self.started else Expiry.ABORT
 
+    @property
+    def judged(self) -> bool:
+        """Whether the side to move's deadline is judged (not while the computer is to move)."""
+        return self.to_move != self.computer
+
     def expired(self, now: dt.datetime) -> Expiry | None:
-        """What the passing of the deadline calls for at ``now`` (None: the time is not out;
-        a clock at exactly zero is out)."""
+        """What the passing of the deadline calls for at ``now`` (None: the time is not out, or
+        it is the computer's turn; a clock at exactly zero is out)."""
+        if not self.judged:
+            return None
         return self.expiry if ms_between(self.since, now) >= self.period_ms else None
 
     def left(self, color: Color, now: dt.datetime) -> int:
@@ -168,12 +181,13 @@ class Clock:
             return self.left_at_since(color)
         return max(0, self.left_at_since(color) - ms_between(self.since, now))
 
-    def after_move(self, now: dt.datetime, lag_ms: int = 0) -> Stamp:
+    def after_move(self, now: dt.datetime, lag_ms: int = 0, think_ms: int | None = None) -> Stamp:
         """The stamp of a move the side to move makes, arriving at ``now`` with the client's
         reported lag ``lag_ms``.  Call it only when :meth:`expired` is None at ``now``.
 
         Real time: the mover's clock loses the time since :attr:`since`, less the credited lag,
-        and gains the increment (only once the clock has started).
+        and gains the increment (only once the clock has started).  The computer's move costs at
+        most ``think_ms``, its measured think time.
         """
         # a move sent while the previous one was being stored arrived "before" it: it is
         # counted as arriving with it (it cost nothing, and the next clock starts from there)
@@ -183,6 +197,8 @@ class Clock:
         white, black = self.white_ms, self.black_ms
         if self.started:
             spent = max(0, ms_between(self.since, now))
+            if think_ms is not None and self.to_move == self.computer:
+                spent = min(spent, max(0, think_ms))
             credit = min(max(0, lag_ms), MAX_LAG_CREDIT_MS, spent)
             left = self.left_at_since(self.to_move) - (spent - credit) + self.control.increment_ms
             if self.to_move == Color.WHITE:

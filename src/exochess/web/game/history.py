@@ -9,9 +9,10 @@ and lost pieces, so a move adds one ply's work and the rest is string joining.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import orjson
 
 from exochess.board import Board
 from exochess.web.game.positions import move_json, pieces_lost
@@ -62,10 +63,10 @@ class HistoryJson:
             moves = [board.peek()] if keep == count - 1 else board.move_stack[keep:]
             variant = board.variant
             for i, move in enumerate(moves, start=keep):
-                encoded = json.dumps(move_json(variant, move))
+                encoded = orjson.dumps(move_json(variant, move)).decode()
                 plies.append(_Ply(fens[i], texts[i], encoded, pieces_lost(variant, fens[i], move)))
         lost: dict[str, list[str]] = {"white": [], "black": []}
         for ply in plies:
             for color, letter in ply.lost:
                 lost[color].append(letter)
-        return "[" + ", ".join(ply.encoded for ply in plies) + "]", lost
+        return "[" + ",".join(ply.encoded for ply in plies) + "]", lost

@@ -64,6 +64,7 @@ from exochess.web.compute.enginepool import (
     PoolStats,
     compute_analysis,
     compute_move,
+    think_budget_ms,
 )
 from exochess.web.domain import (
     Color,
@@ -396,15 +397,19 @@ async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str,
         return None
     timed = Clock.of(
         stored_time_control(row.time_control), row.created, len(row.moves),
-        row.stamps[-1] if row.stamps else None, mover, timing_from_env(),
+        row.stamps[-1] if row.stamps else None, mover, timing_from_env(), computer=mover,
     )
     budget = EngineClock(*clock) if clock is not None and len(clock) == 4 else None
+    asked = time.monotonic()
     text = await loop.run_in_executor(cpu, compute_move, variant, start_fen, texts, level, seed, budget)
+    # the computer is charged its think time, within what its search may take; its deadline is
+    # never judged (the queue's wait and a busy machine are not its slowness)
+    think_ms = math.ceil((time.monotonic() - asked) * 1000)
+    if budget is not None:
+        think_ms = min(think_ms, think_budget_ms(variant, level, budget, mover == Color.WHITE))
     fen, finish = await loop.run_in_executor(cpu, _after, variant, start_fen, texts, text)
     arrived = storage_now()
-    if timed is not None and timed.expired(arrived):
-        return None  # out of time: the servers' flag check ends the game, not this move
-    stamp = timed.after_move(arrived) if timed is not None else Stamp(None, None, arrived)
+    stamp = timed.after_move(arrived, 0, think_ms) if timed is not None else Stamp(None, None, arrived)
     try:
         await loop.run_in_executor(cpu, storage.add_move, game_id, ply, text, finish, stamp)
     except ConflictError:

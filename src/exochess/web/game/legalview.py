@@ -11,9 +11,10 @@ spliced as it is into every state sent to the watchers.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,8 +33,8 @@ class LegalView:
     @classmethod
     def of(cls, view: dict[str, Any]) -> LegalView:
         """Encode a view as :func:`exochess.web.game.positions.game_view` builds it (CPU work)."""
-        return cls(view["count"], json.dumps(view["actions"]),
-                   json.dumps(view.get("annotations")), view.get("error"))
+        return cls(view["count"], orjson.dumps(view["actions"]).decode(),
+                   orjson.dumps(view.get("annotations")).decode(), view.get("error"))
 
     @classmethod
     def too_large(cls, error: str) -> LegalView:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 from exochess.variants import default_variant
 from exochess.web.compute.enginepool import RANDOM_LEVEL
 from exochess.web.domain import Color, GameStatus, Opponent, PlayerKind, SeatChoice, TakebackAction
-from exochess.web.game.service import MAX_LEVEL
+from exochess.web.game.newgames import MAX_LEVEL
 
 MIN_MOVETIME_MS = 50
 MAX_MOVETIME_MS = 10_000

@@ -1,7 +1,9 @@
 """The JSON API under ``/api``.  Errors are raised, never returned: see :mod:`exochess.web.http.errors`.
 
 A game's state is answered as the service's cached JSON text (it is the same text the
-websocket broadcasts, and encoding it once per change matters with many watchers).
+websocket broadcasts, and encoding it once per change matters with many watchers); the routes
+that answer it declare :class:`~exochess.web.game.statemodel.GameState` as their response
+model, so OpenAPI documents it (FastAPI does not re-validate a ``Response``).
 """
 
 from __future__ import annotations
@@ -15,9 +17,13 @@ from exochess.variants import all_variants
 from exochess.web.accounts.ratings import DELETED_NAME
 from exochess.web.accounts.sessions import current_user
 from exochess.web.domain import InvalidRequest
+from exochess.web.game.analysis import analysis_line, analysis_position
+from exochess.web.game.live import LiveGame
+from exochess.web.game.newgames import MAX_LEVEL
 from exochess.web.game.pgnexport import game_pgn
 from exochess.web.game.positions import variant_json
-from exochess.web.game.service import MAX_LEVEL, GameService, LiveGame, analysis_line
+from exochess.web.game.service import GameService
+from exochess.web.game.statemodel import GameState
 from exochess.web.game.timecontrol import NO_CLOCK, TimeControl
 from exochess.web.http.deps import ChatDep, Service, Settings
 from exochess.web.http.disconnect import client_address, unless_disconnected
@@ -88,7 +94,7 @@ async def list_games(service: Service, ids: str | None = None, limit: int = 30) 
     rows = await service.recent_games(max(1, min(limit, MAX_LISTED)), id_list)
     games = []
     for r in rows:
-        turn, deadline = service.turn_and_deadline(r)
+        turn, deadline = service.clocks.turn_and_deadline(r)
         games.append(GameSummary(
             id=r.id, variant=r.variant, white=r.white, black=r.black, level=r.level, ply=r.ply,
             status=r.status, result=r.result, reason=r.reason,
@@ -99,36 +105,36 @@ async def list_games(service: Service, ids: str | None = None, limit: int = 30) 
     return GameList(games=games)
 
 
-@router.get("/games/{game_id}")
+@router.get("/games/{game_id}", response_model=GameState)
 async def game_state(game_id: str, service: Service) -> Response:
     return state_reply(service, await service.get(game_id))
 
 
-@router.post("/games/{game_id}/moves")
+@router.post("/games/{game_id}/moves", response_model=GameState)
 async def play(game_id: str, body: MoveRequest, request: Request, service: Service) -> Response:
     return state_reply(
         service, await service.play(game_id, body.secret, body.move, body.ply, body.lag_ms, _uid(request))
     )
 
 
-@router.post("/games/{game_id}/resign")
+@router.post("/games/{game_id}/resign", response_model=GameState)
 async def resign(game_id: str, body: SeatAction, request: Request, service: Service) -> Response:
     return state_reply(service, await service.resign(game_id, body.secret, _uid(request)))
 
 
-@router.post("/games/{game_id}/abort")
+@router.post("/games/{game_id}/abort", response_model=GameState)
 async def abort(game_id: str, body: SeatAction, service: Service) -> Response:
     """Call the game off (no result): either player, until both sides have moved."""
     return state_reply(service, await service.abort(game_id, body.secret))
 
 
-@router.post("/games/{game_id}/claim")
+@router.post("/games/{game_id}/claim", response_model=GameState)
 async def claim(game_id: str, body: SeatAction, service: Service) -> Response:
     """Claim the win of a real-time game whose opponent has been gone past the absence limit."""
     return state_reply(service, await service.claim(game_id, body.secret))
 
 
-@router.post("/games/{game_id}/takeback")
+@router.post("/games/{game_id}/takeback", response_model=GameState)
 async def takeback(game_id: str, body: TakebackRequest, request: Request, service: Service) -> Response:
     return state_reply(service, await service.takeback(game_id, body.secret, body.action, _uid(request)))
 
@@ -177,7 +183,7 @@ async def legal_after(
     board asks for when the state's tree was cut (a node with ``"next": null``)."""
     live = await service.get(game_id)
     prefix = (prefix or [])[:MAX_PREFIX]
-    view = await service.legal_after(live, ply, prefix)
+    view = await service.view.legal_after(live, ply, prefix)
     return {"ply": ply, "prefix": prefix, "legal": view["actions"], "legal_count": view["count"]}
 
 
@@ -187,7 +193,10 @@ async def position(body: PositionRequest, service: Service) -> Response:
 
     Built (and encoded) in a worker process: a client may send any position.
     """
-    text = await service.analysis_position(body.variant, body.fen, body.moves, body.prefix[:MAX_PREFIX])
+    text = await service.cpu_free.run(
+        "listing its legal moves", analysis_position,
+        body.variant, body.fen, body.moves, body.prefix[:MAX_PREFIX],
+    )
     return Response(text, media_type="application/json")
 
 
@@ -200,7 +209,7 @@ async def analyse(body: AnalyseRequest, request: Request, service: Service) -> d
     variant, start_fen, texts = await service.cpu_free.run(
         "replaying the moves", analysis_line, body.variant, body.fen, body.moves
     )
-    work = service.evaluate(variant, start_fen, texts, body.movetime_ms, client_address(request))
+    work = service.computer.evaluate(variant, start_fen, texts, body.movetime_ms, client_address(request))
     return await unless_disconnected(request, work)
 
 

@@ -15,8 +15,9 @@ from exochess.rulesdoc import page_language, render_html
 from exochess.svg import board as board_svg
 from exochess.variants import all_variants, default_variant, find_variant
 from exochess.web.accounts.sessions import current_user
+from exochess.web.game.analysis import analysis_board
+from exochess.web.game.newgames import MAX_LEVEL
 from exochess.web.game.positions import variant_json
-from exochess.web.game.service import MAX_LEVEL, analysis_board
 from exochess.web.game.timecontrol import (
     CORRESPONDENCE_DAYS,
     INCREMENT_CHOICES,

@@ -29,7 +29,8 @@ from pydantic import BaseModel, ValidationError
 from exochess.web.accounts.sessions import current_user
 from exochess.web.domain import GameNotFound, GameServiceError, SecretRequired, WrongSeat
 from exochess.web.game.clock import epoch_ms
-from exochess.web.game.service import GameService, LiveGame
+from exochess.web.game.live import LiveGame
+from exochess.web.game.service import GameService
 from exochess.web.http.deps import ChatDep, Service
 from exochess.web.http.errors import status_of, validation_message
 from exochess.web.http.i18n import N_, localized, request_language

@@ -57,7 +57,8 @@ from exochess.web.domain import (
     SecretRequired,
     TooFast,
 )
-from exochess.web.game.service import GameService, LiveGame
+from exochess.web.game.live import LiveGame
+from exochess.web.game.service import GameService
 from exochess.web.game.timecontrol import NO_CLOCK, TimeControl, TimeControlKind, stored_time_control
 from exochess.web.social.throttle import Throttle
 from exochess.web.storage.store import (

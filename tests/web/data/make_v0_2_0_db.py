@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+
 from fastapi.testclient import TestClient
 
 from exochess.board import Board

@@ -26,7 +26,6 @@ LIMIT_MS = 3000
 ENV = {
     "EXOCHESS_PRESENCE_REFRESH_S": "0.5",  # a dead server's counts expire after 1.5 s
     "EXOCHESS_LOBBY_GRACE_S": "1",
-    "EXOCHESS_LOBBY_ACTIONS": "50/200",
     "EXOCHESS_TEST_TIMING": str(LIMIT_MS),
     "EXOCHESS_WS_PER_ADDRESS": "4",
     "EXOCHESS_WS_PER_GAME": "2",

@@ -27,7 +27,7 @@ PASSWORD = "a long password"
 
 @pytest.fixture(scope="module")
 def rated_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    env = {"EXOCHESS_LOBBY_GRACE_S": "120", "EXOCHESS_LOBBY_ACTIONS": "50/200"}
+    env = {"EXOCHESS_LOBBY_GRACE_S": "120"}
     srv = Server(tmp_path_factory.mktemp("rated") / "rated.sqlite", env=env).start()
     yield srv
     srv.stop()

@@ -69,6 +69,11 @@ class _Backend(Protocol):
     async def close(self) -> None: ...
 
 
+def _window(item: RateLimitItem, name: str) -> str:
+    """The windows' kind of one rate of a limit (a limit's rates are counted apart)."""
+    return f"{name}/{item.amount}/{item.get_expiry()}"
+
+
 class _Memory:
     """One process's windows (no I/O: each call completes without suspending)."""
 
@@ -76,13 +81,13 @@ class _Memory:
         self.windows = MovingWindows(clock)
 
     async def hit(self, item: RateLimitItem, name: str, key: str) -> bool:
-        return self.windows.hit(item, name, key)
+        return self.windows.hit(item, _window(item, name), key)
 
     async def retry_in(self, item: RateLimitItem, name: str, key: str) -> float:
-        return self.windows.retry_in(item, name, key)
+        return self.windows.retry_in(item, _window(item, name), key)
 
     async def full(self, item: RateLimitItem, name: str, key: str) -> bool:
-        return not self.windows.test(item, name, key)
+        return not self.windows.test(item, _window(item, name), key)
 
     async def close(self) -> None:
         return None

@@ -16,7 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from exochess.web.game.clock import Timing
 from exochess.web.game.jobs import QUEUE_LIMIT, SWEEP_AFTER_S, SWEEP_EVERY_S
-from exochess.web.limits import parse_rate_limits
+from exochess.web.limits import LIMITS, parse_rate_limits
 from exochess.web.live.hub import PER_ADDRESS, PER_GAME
 from exochess.web.live.presence import REFRESH_S
 from exochess.web.social.lobby import GRACE_S
@@ -60,8 +60,8 @@ class Settings(BaseSettings):
     )
     rate_limits: str = Field(
         "",
-        description="Rate limits: 'off', or ';'-separated name=rate entries (games=30/minute; "
-        "see docs/web.md for the names); unnamed limits keep their defaults.",
+        description="Rate limits: 'off', or ';'-separated name=rate entries such as "
+        "games=30/minute (the names below); the limits not named keep their defaults.",
     )
     db_threads: int = Field(
         DB_THREADS,
@@ -126,3 +126,29 @@ def load_settings(**overrides: Any) -> Settings:
             f"{PREFIX}{'.'.join(str(p) for p in e['loc']).upper()}: {e['msg']}" for e in exc.errors()
         )
         raise SettingsError(problems) from None
+
+
+def settings_table() -> str:
+    """The Markdown table of every setting (docs/settings.md holds it; a test keeps it true)."""
+    lines = ["| Variable | Default | Meaning |", "| --- | --- | --- |"]
+    for name, field in Settings.model_fields.items():
+        default = field.default
+        if name == "rate_limits":
+            shown = "(each limit's default)"
+        elif default is None or default == "":
+            shown = "(none)"
+        else:
+            shown = f"`{str(default).lower() if isinstance(default, bool) else default}`"
+        lines.append(f"| `{PREFIX}{name.upper()}` | {shown} | {field.description} |")
+    return "\n".join(lines) + "\n"
+
+
+def limits_table() -> str:
+    """The Markdown table of every declared rate limit (docs/settings.md holds it too)."""
+    lines = ["| Limit | Default | Counted per |", "| --- | --- | --- |"]
+    lines += [f"| `{limit.name}` | `{limit.default}` | {limit.key} |" for limit in LIMITS]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(settings_table() + "\n" + limits_table(), end="")

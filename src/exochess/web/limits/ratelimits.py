@@ -69,11 +69,6 @@ class _Backend(Protocol):
     async def close(self) -> None: ...
 
 
-def _window(item: RateLimitItem, name: str) -> str:
-    """The windows' kind of one rate of a limit (a limit's rates are counted apart)."""
-    return f"{name}/{item.amount}/{item.get_expiry()}"
-
-
 class _Memory:
     """One process's windows (no I/O: each call completes without suspending)."""
 
@@ -81,13 +76,13 @@ class _Memory:
         self.windows = MovingWindows(clock)
 
     async def hit(self, item: RateLimitItem, name: str, key: str) -> bool:
-        return self.windows.hit(item, _window(item, name), key)
+        return self.windows.hit(item, name, key)
 
     async def retry_in(self, item: RateLimitItem, name: str, key: str) -> float:
-        return self.windows.retry_in(item, _window(item, name), key)
+        return self.windows.retry_in(item, name, key)
 
     async def full(self, item: RateLimitItem, name: str, key: str) -> bool:
-        return not self.windows.test(item, _window(item, name), key)
+        return not self.windows.test(item, name, key)
 
     async def close(self) -> None:
         return None
@@ -138,6 +133,12 @@ class RateLimits:
         unknown = set(self.rates) - set(BY_NAME)
         if unknown:
             raise ValueError(f"undeclared rate limits: {', '.join(sorted(unknown))}")
+        self._plan = {
+            name: (BY_NAME[name], [(item, f"{name}/{item.amount}/{item.get_expiry()}") for item in items])
+            for name, items in self.rates.items() if items
+        }
+        """Per limit: its declaration and its rates, each with the name its window is counted
+        under (a limit's rates are counted apart)."""
         self.shared = redis_url is not None
         self._backend: _Backend = _Memory(clock) if redis_url is None else _Shared(redis_url)
         self._clock = clock
@@ -145,28 +146,28 @@ class RateLimits:
         """(name, key) -> (until, the refusal) for the ``precheck`` limits."""
 
     def __bool__(self) -> bool:
-        return bool(self.rates)
+        return bool(self._plan)
 
     def limited(self, name: str) -> bool:
         """Whether the limit ``name`` is on."""
-        return name in self.rates
+        return name in self._plan
 
     async def hit(self, name: str, key: str) -> Refusal | None:
         """Count one action of ``key`` against the limit ``name``: None if allowed, else the
         refusal (nothing counted).  Raises :class:`LimiterUnavailable` for a ``fail_closed``
         limit whose storage cannot be reached."""
-        items = self.rates.get(name)
-        if not items:
+        plan = self._plan.get(name)
+        if plan is None:
             return None
-        limit = BY_NAME[name]
+        limit, rates = plan
         try:
-            for item in items:
-                if not await self._backend.hit(item, name, key):
-                    return await self._refusal(limit, item, key)
+            for item, window in rates:
+                if not await self._backend.hit(item, window, key):
+                    return await self._refusal(limit, item, window, key)
             if limit.precheck:
-                for item in items:
-                    if await self._backend.full(item, name, key):
-                        self._remember(await self._refusal(limit, item, key), key)
+                for item, window in rates:
+                    if await self._backend.full(item, window, key):
+                        self._remember(await self._refusal(limit, item, window, key), key)
                         break
         except StorageError as exc:
             if limit.fail_closed:
@@ -176,14 +177,14 @@ class RateLimits:
 
     async def test(self, name: str, key: str) -> Refusal | None:
         """Whether ``key`` is over the limit ``name`` now (nothing counted)."""
-        items = self.rates.get(name)
-        if not items:
+        plan = self._plan.get(name)
+        if plan is None:
             return None
-        limit = BY_NAME[name]
+        limit, rates = plan
         try:
-            for item in items:
-                if await self._backend.full(item, name, key):
-                    return await self._refusal(limit, item, key)
+            for item, window in rates:
+                if await self._backend.full(item, window, key):
+                    return await self._refusal(limit, item, window, key)
         except StorageError as exc:
             if limit.fail_closed:
                 raise LimiterUnavailable(str(exc)) from exc
@@ -204,8 +205,8 @@ class RateLimits:
             return None
         return Refusal(refusal.limit, refusal.item, max(1, math.ceil(left)))
 
-    async def _refusal(self, limit: Limit, item: RateLimitItem, key: str) -> Refusal:
-        wait = max(1, math.ceil(await self._backend.retry_in(item, limit.name, key)))
+    async def _refusal(self, limit: Limit, item: RateLimitItem, window: str, key: str) -> Refusal:
+        wait = max(1, math.ceil(await self._backend.retry_in(item, window, key)))
         refusal = Refusal(limit, item, wait)
         if limit.precheck:
             self._remember(refusal, key)

@@ -69,7 +69,8 @@ async def main(hits: int, keys: int, redis: str | None) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hits", type=int, default=100_000)
     parser.add_argument("--keys", type=int, default=1000)
     parser.add_argument("--redis", action="store_true", help="also Redis mode (needs redis-server)")

@@ -105,7 +105,8 @@ def test_the_pool_keeps_a_connection_for_each_database_thread(services: Any, mon
         load_settings()
     monkeypatch.setenv("EXOCHESS_DB_THREADS", "3")
     threads = load_settings().db_threads
-    assert thread_count(sqlite=True, configured=threads) == 1 and thread_count(sqlite=False, configured=threads) == 3
+    assert thread_count(sqlite=True, configured=threads) == 1
+    assert thread_count(sqlite=False, configured=threads) == 3
     store = Storage(services.postgres.url, db_threads=threads)
     try:
         assert store.engine.pool.size() == 3  # type: ignore[attr-defined]

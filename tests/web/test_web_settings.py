@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import exochess
-from exochess.web.settings import Settings, SettingsError, limits_table, load_settings, settings_table
+from exochess.web.settings import SettingsError, limits_table, load_settings, settings_table
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = Path(exochess.__file__).parent
@@ -36,7 +36,7 @@ def test_settings_come_from_exochess_variables_and_options_override_them(monkeyp
     settings = load_settings(database_url="sqlite:///from-option.sqlite", redis_url=None)
     assert settings.db_threads == 3 and settings.redis_url is None
     assert settings.database_url == "sqlite:///from-option.sqlite"
-    assert settings.timing().first_move_ms == 2500 and Settings().timing().day_ms == 2500
+    assert settings.timing().first_move_ms == 2500 and load_settings().timing().day_ms == 2500
 
 
 @pytest.mark.parametrize(("variable", "value"), [

@@ -65,7 +65,7 @@ def test_no_module_reads_the_environment_for_a_setting() -> None:
         if relative in allowed:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv"):
-                if isinstance(node.value, ast.Name) and node.value.id == "os":
-                    readers.append(f"{relative}:{node.lineno}")
+            if (isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv")
+                    and isinstance(node.value, ast.Name) and node.value.id == "os"):
+                readers.append(f"{relative}:{node.lineno}")
     assert readers == [], readers

@@ -49,6 +49,16 @@ def test_a_value_that_cannot_be_used_is_named(monkeypatch: pytest.MonkeyPatch, v
         load_settings()
 
 
+def test_redis_modes_defaults_are_the_modules_own() -> None:
+    pytest.importorskip("arq")
+    from exochess.web import settings
+    from exochess.web.game import jobs
+    from exochess.web.live import presence
+
+    assert (settings.QUEUE_LIMIT, settings.SWEEP_EVERY_S, settings.SWEEP_AFTER_S, settings.REFRESH_S) == (
+        jobs.QUEUE_LIMIT, jobs.SWEEP_EVERY_S, jobs.SWEEP_AFTER_S, presence.REFRESH_S)
+
+
 def test_no_module_reads_the_environment_for_a_setting() -> None:
     """Only the settings class reads ``EXOCHESS_*``; the CLI writes the variables for the
     processes it starts (uvicorn's workers, ``exochess cluster``'s children)."""

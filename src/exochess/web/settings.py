@@ -15,14 +15,22 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from exochess.web.game.clock import Timing
-from exochess.web.game.jobs import QUEUE_LIMIT, SWEEP_AFTER_S, SWEEP_EVERY_S
 from exochess.web.limits import LIMITS, parse_rate_limits
 from exochess.web.live.hub import PER_ADDRESS, PER_GAME
-from exochess.web.live.presence import REFRESH_S
 from exochess.web.social.lobby import GRACE_S
 from exochess.web.storage.threads import DB_THREADS
 
 PREFIX = "EXOCHESS_"
+# Redis mode's defaults, written here: their modules need the cluster extra (redis, arq), which a
+# site on one process may not have; tests/web/test_web_settings.py checks they agree.
+QUEUE_LIMIT = 200
+"""``exochess.web.game.jobs.QUEUE_LIMIT``."""
+SWEEP_EVERY_S = 5.0
+"""``exochess.web.game.jobs.SWEEP_EVERY_S``."""
+SWEEP_AFTER_S = 5.0
+"""``exochess.web.game.jobs.SWEEP_AFTER_S``."""
+REFRESH_S = 10.0
+"""``exochess.web.live.presence.REFRESH_S``."""
 DEFAULT_DB = "sqlite:///exochess.sqlite"
 
 

@@ -485,6 +485,9 @@ class Storage:
         """Run inside the transaction that stores a game's result (the ratings update): if one
         raises, the result is not stored either."""
         self.is_sqlite = url.startswith("sqlite")
+        self.db_threads = thread_count(self.is_sqlite, db_threads)
+        """The database threads a server on this storage runs (the setting ``EXOCHESS_DB_THREADS``
+        on PostgreSQL, one on SQLite); the pool keeps a connection for each."""
         kwargs: dict[str, Any] = {}
         if self.is_sqlite:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout}
@@ -496,7 +499,7 @@ class Storage:
             # of the 8 threads' connections were overflow, closed when given back and opened
             # again for the next job (bench/cluster.py, 2 processes: 491-704 connections opened
             # in 30 s, PostgreSQL 1.39-1.58 ms of CPU a move against 0.41-0.53 ms without)
-            kwargs["pool_size"] = thread_count(sqlite=False, configured=db_threads)
+            kwargs["pool_size"] = self.db_threads
         self.engine: Engine = create_engine(url, **kwargs)
         self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         """The same pool, each statement its own transaction (a move's single statement)."""

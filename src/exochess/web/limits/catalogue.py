@@ -1,8 +1,8 @@
 """The declared rate limits: what each counts, its default, whom it is keyed on.
 
 To give a new feature a limit (puzzle attempts, bot tokens...), add one :class:`Limit` to
-:data:`LIMITS` and call ``await rate_limits.hit("<name>", key)`` where the feature acts (or
-:meth:`~exochess.web.limits.RateLimits.check`, which raises :class:`~exochess.web.domain.TooFast`).
+:data:`LIMITS` and call ``await rate_limits.hit("<name>", key)`` where the feature acts: None,
+or a :class:`~exochess.web.limits.Refusal` to answer with (its ``retry_s`` for ``Retry-After``).
 The setting ``EXOCHESS_RATE_LIMITS`` then accepts ``<name>=<rate>`` like the others, and the
 table in docs/settings.md lists it.
 

@@ -63,7 +63,9 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.web.serverproc import Server
 
-from exochess.web.http.ratelimit import DEFAULT_LIMITS
+from exochess.web.limits import LIMITS
+
+DEFAULT_LIMITS = {limit.name: limit.default for limit in LIMITS}
 
 
 def pct(values: list[float], p: float) -> float:
@@ -1096,8 +1098,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         # every bench client comes from 127.0.0.1: lift the per-address websocket cap
         server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,
-                        env={"EXOCHESS_WS_PER_ADDRESS": str(max(2 * args.games, args.watchers) + 10),
-                             "EXOCHESS_LOBBY_ACTIONS": "100/100"}).start()
+                        env={"EXOCHESS_WS_PER_ADDRESS": str(max(2 * args.games, args.watchers) + 10)}).start()
         try:
             if args.lobby_only:
                 lobby_report(server, args.watchers, args.lobby_procs)

@@ -19,14 +19,14 @@ import websockets
 
 from tests.cluster.common import a_move, game_state, new_game, recv_until, seated, ws_url
 from tests.cluster.harness import Cluster, Services
-from tests.web.serverproc import run_async
+from tests.web.serverproc import LOOSE_LOBBY, run_async
 
 LIMIT_MS = 3000
 """The absence limit (and first-move limit) of these sites (``$EXOCHESS_TEST_TIMING``)."""
 ENV = {
     "EXOCHESS_PRESENCE_REFRESH_S": "0.5",  # a dead server's counts expire after 1.5 s
     "EXOCHESS_LOBBY_GRACE_S": "1",
-    "EXOCHESS_LOBBY_ACTIONS": "50/200",
+    "EXOCHESS_RATE_LIMITS": LOOSE_LOBBY,
     "EXOCHESS_TEST_TIMING": str(LIMIT_MS),
     "EXOCHESS_WS_PER_ADDRESS": "4",
     "EXOCHESS_WS_PER_GAME": "2",

@@ -96,14 +96,18 @@ def test_racing_writers_of_the_same_ply_store_exactly_one_move(storage: Storage,
 def test_the_pool_keeps_a_connection_for_each_database_thread(services: Any, monkeypatch: Any) -> None:
     """With fewer kept connections than threads, the threads' surplus connections were closed
     after each job and opened again for the next (hundreds a minute under load)."""
+    from exochess.web.settings import SettingsError, load_settings
     from exochess.web.storage.threads import DB_THREADS, thread_count
 
     assert thread_count(sqlite=True) == 1 and thread_count(sqlite=False) == DB_THREADS
     monkeypatch.setenv("EXOCHESS_DB_THREADS", "nonsense")
-    assert thread_count(sqlite=False) == DB_THREADS
+    with pytest.raises(SettingsError, match="EXOCHESS_DB_THREADS"):
+        load_settings()
     monkeypatch.setenv("EXOCHESS_DB_THREADS", "3")
-    assert thread_count(sqlite=True) == 1
-    store = Storage(services.postgres.url)
+    threads = load_settings().db_threads
+    assert thread_count(sqlite=True, configured=threads) == 1
+    assert thread_count(sqlite=False, configured=threads) == 3
+    store = Storage(services.postgres.url, db_threads=threads)
     try:
         assert store.engine.pool.size() == 3  # type: ignore[attr-defined]
     finally:

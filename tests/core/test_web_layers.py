@@ -4,14 +4,15 @@ From the bottom up (each package's docstring says the same):
 
 0. the foundation, modules at the top of :mod:`exochess.web`: ``domain`` (the service's
    words and errors) and ``metrics`` (one owner of every Prometheus metric);
-1. ``storage``: the database;
+1. ``storage`` (the database) and ``limits`` (the rate limits), side by side;
 2. ``compute`` (CPU work, engine pool) and ``live`` (websocket hub, Redis pub/sub, presence),
    side by side: neither imports the other;
 3. ``accounts``: users, sessions, ratings;
 4. ``game``: the live game;
 5. ``social``: lobby and chat;
 6. ``http``: middleware, limits, errors, languages, templates, the routes' dependencies;
-7. ``routes``, then ``app`` (the factory that assembles everything) and the package itself.
+7. ``routes`` and ``settings`` (read where a process starts, passed down), side by side; then
+   ``app`` (the factory that assembles everything) and the package itself.
 
 Every import counts, those inside functions too: an import deferred to call time still makes
 the lower layer depend on the upper one.
@@ -27,13 +28,14 @@ import exochess.web
 WEB = Path(exochess.web.__file__).parent
 RANK = {
     "domain": 0, "metrics": 0,
-    "storage": 1,
+    "storage": 1, "limits": 1,
     "compute": 2, "live": 2,
     "accounts": 3,
     "game": 4,
     "social": 5,
     "http": 6,
     "routes": 7,
+    "settings": 7,
     "app": 8, "__init__": 9,
 }
 """The layer of each package (or foundation module) of :mod:`exochess.web`."""
@@ -63,7 +65,7 @@ def test_every_module_of_the_site_belongs_to_a_layer() -> None:
     parts = {part_of("exochess.web." + ".".join(p.relative_to(WEB).with_suffix("").parts))
              for p in WEB.rglob("*.py")}
     assert parts <= set(RANK), parts - set(RANK)
-    for package in ("storage", "compute", "live", "accounts", "game", "social", "http", "routes"):
+    for package in ("storage", "limits", "compute", "live", "accounts", "game", "social", "http", "routes"):
         init = WEB / package / "__init__.py"
         assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"{package} has no docstring"
 

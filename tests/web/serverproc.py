@@ -26,6 +26,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+TEST_LIMITS = "games=off;analyses=off;sockets=off;signups=off;misses=off"
+"""The rate limits of test servers (:data:`exochess.web.limits.LIMITS`' names)."""
+LOOSE_LOBBY = TEST_LIMITS + ";lobby=200 per 4 seconds"
+"""The same with room for tests that post and accept many challenges from one address."""
+
 START_TIMEOUT_S = 120.0
 """A server starts in 1-3 s; on a loaded machine, under ``nice -n 19``, it took over 30."""
 
@@ -38,8 +43,9 @@ class Server:
         self.db_path = db_path
         self.log_level = log_level
         # Test and benchmark servers serve one client address (127.0.0.1) many games at once:
-        # per-address rate limits are off unless a test sets EXOCHESS_RATE_LIMITS itself.
-        self.env = {"EXOCHESS_RATE_LIMITS": "off", **(env or {})}
+        # the per-address request limits are off unless a test sets EXOCHESS_RATE_LIMITS itself
+        # (the chat's, the lobby's and the logins' keep their defaults).
+        self.env = {"EXOCHESS_RATE_LIMITS": TEST_LIMITS, **(env or {})}
         self._database_url = database_url
         self.port = port or free_port()
         self.engine_workers = engine_workers

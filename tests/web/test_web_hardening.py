@@ -313,11 +313,12 @@ def test_websocket_connects_are_rate_limited_per_address(limited: Server) -> Non
 
 
 def test_rate_limit_setting_is_read_or_refused_clearly() -> None:
-    from exochess.web.http.ratelimit import RateLimitSettingError, parse_rate_limits
+    from exochess.web.limits import RateLimitSettingError, parse_rate_limits
 
     assert parse_rate_limits("off") == {}
-    parsed = parse_rate_limits("games=5/minute;sockets=10/second")
-    assert (parsed["games"].amount, parsed["sockets"].amount) == (5, 10)
+    parsed = parse_rate_limits("games=5/minute;sockets=10/second;chat=off")
+    assert (parsed["games"][0].amount, parsed["sockets"][0].amount) == (5, 10) and "chat" not in parsed
+    assert [i.amount for i in parse_rate_limits("login-account=3/minute,9/hour")["login-account"]] == [3, 9]
     assert str(parsed["analyses"]) == str(parse_rate_limits(None)["analyses"])  # the default
     for bad in ("games=lots", "gamez=5/minute", "games"):
         with pytest.raises(RateLimitSettingError, match="EXOCHESS_RATE_LIMITS"):
@@ -375,7 +376,7 @@ def test_websocket_from_a_foreign_origin_is_refused(guarded: Server, gclient: ht
 
 
 def test_rate_limits_count_an_ipv6_client_by_its_64_network() -> None:
-    from exochess.web.http.ratelimit import client_key
+    from exochess.web.limits import client_key
 
     assert client_key("203.0.113.7") == "203.0.113.7"
     assert client_key("2001:db8:1:2:aaaa::1") == client_key("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"

@@ -7,7 +7,7 @@ import threading
 
 from limits import parse
 
-from exochess.web.http.windows import SWEEP_S, MovingWindows
+from exochess.web.limits.windows import SWEEP_S, MovingWindows
 
 
 class Clock:

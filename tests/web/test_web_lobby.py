@@ -17,7 +17,7 @@ import pytest
 import websockets
 
 from exochess.board import Board
-from tests.web.serverproc import Server, recv_until, run_async
+from tests.web.serverproc import LOOSE_LOBBY, Server, recv_until, run_async
 
 GRACE_S = "1"
 
@@ -25,7 +25,7 @@ GRACE_S = "1"
 @pytest.fixture(scope="module")
 def lobby_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     # tiny clocks: "0.05+0" (3 seconds) is a time control, so a game can be played out to a flag
-    env = {"EXOCHESS_LOBBY_GRACE_S": GRACE_S, "EXOCHESS_LOBBY_ACTIONS": "50/200", "EXOCHESS_TEST_TINY_CLOCKS": "1"}
+    env = {"EXOCHESS_LOBBY_GRACE_S": GRACE_S, "EXOCHESS_RATE_LIMITS": LOOSE_LOBBY, "EXOCHESS_TEST_TINY_CLOCKS": "1"}
     srv = Server(tmp_path_factory.mktemp("lobby") / "lobby.sqlite", env=env).start()
     yield srv
     srv.stop()

@@ -18,7 +18,7 @@ from sqlalchemy import insert
 from exochess.web.accounts.ratings import Rating, rated_pair
 from exochess.web.accounts.users import Accounts
 from exochess.web.storage.store import Storage, now, ratings
-from tests.web.serverproc import Server, recv_until, run_async
+from tests.web.serverproc import LOOSE_LOBBY, Server, recv_until, run_async
 from tests.web.test_web_accounts import fresh_name, signed_client
 from tests.web.test_web_lobby import token, ws_url
 
@@ -27,7 +27,7 @@ PASSWORD = "a long password"
 
 @pytest.fixture(scope="module")
 def rated_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    env = {"EXOCHESS_LOBBY_GRACE_S": "120", "EXOCHESS_LOBBY_ACTIONS": "50/200"}
+    env = {"EXOCHESS_LOBBY_GRACE_S": "120", "EXOCHESS_RATE_LIMITS": LOOSE_LOBBY}
     srv = Server(tmp_path_factory.mktemp("rated") / "rated.sqlite", env=env).start()
     yield srv
     srv.stop()

@@ -25,7 +25,7 @@ from websockets.server import ServerProtocol
 from exochess.web.app import create_app
 from exochess.web.http.errors import error_body
 from exochess.web.http.protocols import COMPRESSION, UVICORN_PROTOCOLS, WebSocketProtocol
-from exochess.web.http.ratelimit import parse_rate_limits
+from exochess.web.limits import parse_rate_limits
 from tests.web.serverproc import free_port, run_async
 
 SERVER_SIDE = (HttpToolsProtocol, WebSocketsSansIOProtocol, ServerProtocol)

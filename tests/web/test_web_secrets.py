@@ -64,8 +64,9 @@ def test_plain_secrets_of_an_existing_database_are_hashed_on_start_and_keep_work
                         white=PlayerKind.HUMAN, black=PlayerKind.HUMAN, level=None, white_secret="x", black_secret="y")
     storage.close()
     white, black = "WhiteSecretFromBefore1", "BlackSecretFromBefore1"
-    with sqlite3.connect(path) as db:  # what an older version stored: the secrets themselves
+    with sqlite3.connect(path) as db:  # what a version before 0.2 stored: the secrets themselves
         db.execute("UPDATE games SET white_secret = ?, black_secret = ?", (white, black))
+        db.execute("DROP TABLE alembic_version")  # and no Alembic yet
     srv = Server(path).start()
     try:
         assert stored_secrets(path)["oldgame1"] == (hash_secret(white), hash_secret(black))

@@ -78,8 +78,18 @@ def run_worker(args: argparse.Namespace) -> int:
 
     It outlives Redis and the database (it waits for them, saying so in its log and on
     ``/readyz``); see :mod:`exochess.web.game.worker`."""
-    redis = args.redis_url or os.environ.get("EXOCHESS_REDIS_URL")
-    database = args.database_url or os.environ.get("EXOCHESS_DATABASE_URL")
+    try:
+        from exochess.web.settings import SettingsError, load_settings
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        return _error("worker", f"the web extra is not installed ({exc}); "
+                                "run: pip install 'exochess[web,cluster]'")
+    try:
+        settings = load_settings(redis_url=args.redis_url, database_url=args.database_url)
+    except SettingsError as exc:
+        return _error("worker", str(exc))
+    redis = settings.redis_url
+    # the default database is for a server on its own: a worker must be told the servers' one
+    database = settings.database_url if "database_url" in settings.model_fields_set else None
     if not redis or not database:
         return _error("worker", "needs --redis-url and --database-url (or $EXOCHESS_REDIS_URL and "
                                 "$EXOCHESS_DATABASE_URL): the ones the servers use")
@@ -111,7 +121,8 @@ def run_worker(args: argparse.Namespace) -> int:
           + (f"; /metrics and /readyz on {args.metrics_host}:{args.metrics_port}"
              if args.metrics_port else ""),
           flush=True)
-    make_worker(redis, database, jobs=args.jobs, job_timeout_s=args.job_timeout, health=health).run()
+    make_worker(redis, database, jobs=args.jobs, job_timeout_s=args.job_timeout, health=health,
+                timing=settings.timing()).run()
     return 0
 
 

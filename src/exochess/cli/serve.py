@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="SQLAlchemy URL (default: $EXOCHESS_DATABASE_URL or sqlite:///exochess.sqlite)",
     )
-    parser.add_argument("--engine-workers", type=int, default=2, help="engine processes (default 2)")
+    parser.add_argument("--engine-workers", type=int, default=None,
+                        help="engine processes (default: $EXOCHESS_ENGINE_WORKERS or 2)")
     parser.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
     parser.add_argument("--log-format", choices=("text", "json"), default="text",
                         help="log lines as text or as one JSON object each (default text)")
@@ -49,16 +50,24 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from exochess.web import create_app
+        from exochess.web.storage.migrate import upgrade_database
     except ImportError as exc:  # pragma: no cover - depends on the install
         print(f"exochess serve: error: the web extra is not installed ({exc}); "
               "run: pip install 'exochess[web]'", file=sys.stderr)
         return 2
     from exochess.web.http.logs import logging_config
     from exochess.web.http.protocols import UVICORN_PROTOCOLS
-    from exochess.web.http.ratelimit import RateLimitSettingError
+    from exochess.web.settings import SettingsError, load_settings
 
-    url = args.database_url or os.environ.get("EXOCHESS_DATABASE_URL") or "sqlite:///exochess.sqlite"
-    redis = args.redis_url or os.environ.get("EXOCHESS_REDIS_URL") or None
+    try:
+        # read once: the environment, the command line's options on top
+        settings = load_settings(database_url=args.database_url, redis_url=args.redis_url,
+                                 engine_workers=args.engine_workers)
+    except SettingsError as exc:
+        print(f"exochess serve: error: {exc}", file=sys.stderr)
+        return 2
+    url = settings.database_url
+    redis = settings.redis_url
     if args.workers < 1:
         print("exochess serve: error: --workers must be at least 1", file=sys.stderr)
         return 2
@@ -75,16 +84,19 @@ def run(args: argparse.Namespace) -> int:
             print(f"exochess serve: error: Redis mode needs the cluster extra ({exc}); "
                   "run: pip install 'exochess[cluster]'", file=sys.stderr)
             return 2
-    # uvicorn's worker processes import the app by name and read these
+    # uvicorn's worker processes import the app by name and build their settings from these
     os.environ["EXOCHESS_DATABASE_URL"] = url
-    os.environ["EXOCHESS_ENGINE_WORKERS"] = str(args.engine_workers)
+    os.environ["EXOCHESS_ENGINE_WORKERS"] = str(settings.engine_workers)
     if redis is not None:
         os.environ["EXOCHESS_REDIS_URL"] = redis
     try:
-        app = create_app(url, engine_workers=args.engine_workers, redis=redis)
-    except RateLimitSettingError as exc:
-        print(f"exochess serve: error: {exc}", file=sys.stderr)
+        upgraded = upgrade_database(url)
+    except Exception as exc:  # the database cannot be reached or upgraded: say so and stop
+        print(f"exochess serve: error: the database {url} cannot be upgraded ({exc})", file=sys.stderr)
         return 2
+    if upgraded:
+        print(f"exochess: database upgraded to {upgraded}", flush=True)
+    app = create_app(settings=settings)
     mode = f", Redis {redis}, {args.workers} process(es)" if redis else ""
     print(f"exochess: serving on http://{args.host}:{args.port}/ (database {url}{mode})", flush=True)
     options: dict[str, Any] = {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -27,11 +26,13 @@ from exochess.web.http.errors import install_error_handlers
 from exochess.web.http.health import router as health_router
 from exochess.web.http.loginguard import LoginGuard
 from exochess.web.http.logs import RequestIdMiddleware
-from exochess.web.http.ratelimit import RateLimitMiddleware, rate_limits_from_env
+from exochess.web.http.ratelimit import RateLimitMiddleware
 from exochess.web.http.security import RequestGuardMiddleware, SecurityHeadersMiddleware
+from exochess.web.limits import RateLimits
 from exochess.web.live.hub import Hub
 from exochess.web.routes import accounts, api, pages, ws
 from exochess.web.routes import lobby as lobby_routes
+from exochess.web.settings import Settings, load_settings
 from exochess.web.social.chat import Chat
 from exochess.web.social.lobby import Lobby
 from exochess.web.storage.store import Storage
@@ -39,19 +40,6 @@ from exochess.web.storage.store import Storage
 HERE = Path(__file__).parent
 MAX_BODY = 16 * 1024
 """Largest request body accepted (bytes)."""
-DEFAULT_DB = "sqlite:///exochess.sqlite"
-
-
-def database_url() -> str:
-    """The database to use when none is given: ``$EXOCHESS_DATABASE_URL`` or ./exochess.sqlite."""
-    return os.environ.get("EXOCHESS_DATABASE_URL", DEFAULT_DB)
-
-
-def redis_url() -> str | None:
-    """Redis mode's server (``$EXOCHESS_REDIS_URL``), or None: one process on its own."""
-    return os.environ.get("EXOCHESS_REDIS_URL") or None
-
-
 GZIP_LEVEL = 6
 """Compression level of HTTP answers (gzip, for clients that accept it)."""
 GC_YOUNG_OBJECTS = 10_000
@@ -72,28 +60,33 @@ async def probe_loop_lag() -> None:
 
 def create_app_from_env() -> FastAPI:
     """The app as ``exochess serve --workers N`` starts it in each worker process (uvicorn
-    imports it by name): everything from the environment."""
-    workers = os.environ.get("EXOCHESS_ENGINE_WORKERS", "2")
-    return create_app(engine_workers=int(workers) if workers.isdigit() else 2)
+    imports it by name): every setting from the environment (``serve`` exported its options)."""
+    return create_app()
 
 
 def create_app(
-    database: str | None = None, *, engine_workers: int = 2, use_engine_pool: bool = True,
-    rate_limits: Mapping[str, RateLimitItem] | None = None, redis: str | None = None,
+    database: str | None = None, *, engine_workers: int | None = None, use_engine_pool: bool = True,
+    rate_limits: Mapping[str, list[RateLimitItem]] | str | None = None, redis: str | None = None,
+    settings: Settings | None = None,
 ) -> FastAPI:
-    """Build the site.  ``database`` is an SQLAlchemy URL (default: env or ./exochess.sqlite);
-    ``rate_limits`` per client address (default: ``$EXOCHESS_RATE_LIMITS``, see ``ratelimit.py``);
-    ``redis`` a Redis URL (default: ``$EXOCHESS_REDIS_URL``) for Redis mode: changes fan out to
-    the other server processes and engine work goes to ``exochess worker`` processes."""
-    url = database or database_url()
-    limits = rate_limits_from_env() if rate_limits is None else rate_limits
-    shared = redis or redis_url()
+    """Build the site from ``settings`` (default: read from the environment once, here), the
+    other arguments overriding them: ``database`` an SQLAlchemy URL; ``rate_limits`` the
+    rates by limit name (or a setting's text; see :mod:`exochess.web.limits`); ``redis`` a
+    Redis URL for Redis mode: changes fan out to the other server processes, engine work goes
+    to ``exochess worker`` processes, and the rate limits are counted in Redis."""
+    base = settings if settings is not None else load_settings()
+    settings = base.model_copy(update={k: v for k, v in {
+        "database_url": database, "engine_workers": engine_workers, "redis_url": redis,
+    }.items() if v is not None})
+    url = settings.database_url
+    shared = settings.redis_url
+    limits = RateLimits(settings.rate_limits if rate_limits is None else rate_limits, redis_url=shared)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # imported here: the redis and arq packages are needed in Redis mode only
-        storage = Storage(url)
-        hub = Hub()
+        storage = Storage(url, db_threads=settings.db_threads)
+        hub = Hub(per_game=settings.ws_per_game, per_address=settings.ws_per_address)
         bus = None
         pool: EngineBackend | None = None
         queue = None
@@ -106,26 +99,26 @@ def create_app(
             from exochess.web.live.pubsub import RedisBus
 
             bus = RedisBus(shared)
-            counts = SharedCounts(bus.redis, bus.origin)
+            counts = SharedCounts(bus.redis, bus.origin, refresh_s=settings.presence_refresh_s)
             counts.start()
-            hub.attach(bus, counts)
+            hub.attach(bus, counts, refresh_s=settings.presence_refresh_s)
             from exochess.web.game.queuestats import QueueCollector
 
             # the engine queue's figures, read from Redis at each scrape (the same on every server)
             queue_metrics = QueueCollector(shared)
             metrics.add_collector(queue_metrics)
             if use_engine_pool:
-                limit = os.environ.get("EXOCHESS_ENGINE_QUEUE_LIMIT", "")
-                pool = queue = JobQueue(shared, **({"limit": int(limit)} if limit.isdigit() else {}))
+                pool = queue = JobQueue(shared, limit=settings.engine_queue_limit)
         elif use_engine_pool:
-            pool = EnginePool(engine_workers)
-        service = GameService(storage, pool, hub)
+            pool = EnginePool(settings.engine_workers)
+        service = GameService(storage, pool, hub, timing=settings.timing())
         app.state.service = service
         app.state.accounts = Accounts(storage.engine)
         app.state.sessions = Sessions(storage.engine)
-        app.state.login_guard = LoginGuard(redis_url=shared)
-        app.state.lobby = lobby = Lobby(service)
-        app.state.chat = Chat(service)
+        app.state.login_guard = LoginGuard(limits)
+        app.state.lobby = lobby = Lobby(service, limits, grace_s=settings.lobby_grace_s,
+                                        tiny_clocks=settings.test_tiny_clocks)
+        app.state.chat = Chat(service, limits)
         await lobby.start()
         app.state.bus = bus
         if bus is not None:
@@ -160,7 +153,8 @@ def create_app(
         # full passes rarer; a young pass stays short (it scans only the young objects).
         gc.set_threshold(GC_YOUNG_OBJECTS, *gc.get_threshold()[1:])
         if queue is not None and shared is not None:
-            sweep = EngineSweep(shared, storage, service.resume_engine_game)
+            sweep = EngineSweep(shared, storage, service.resume_engine_game,
+                                every_s=settings.engine_sweep_s, after_s=settings.engine_sweep_after_s)
             sweep.start()
         try:
             yield
@@ -186,12 +180,16 @@ def create_app(
             if queue_metrics is not None:
                 metrics.remove_collector(queue_metrics)
                 queue_metrics.close()
+            await limits.close()
             storage.close()
 
     app = FastAPI(title="exochess", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.settings = SiteSettings(
-        has_engine=use_engine_pool, glyphs={v.name: glyphs(v) for v in all_variants()}
+        has_engine=use_engine_pool, glyphs={v.name: glyphs(v) for v in all_variants()},
+        tiny_clocks=settings.test_tiny_clocks,
     )
+    app.state.config = settings
+    app.state.rate_limits = limits
     # Starlette runs the last added outermost: headers on every answer, then the rate limits,
     # the body limit, and the checks of state-changing requests (which read the bounded body).
     # zlib's default level, not Starlette's 9: the compression runs on the event loop, and on

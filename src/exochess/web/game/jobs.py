@@ -75,7 +75,7 @@ from exochess.web.domain import (
     Stamp,
     TooManyEngineJobs,
 )
-from exochess.web.game.clock import Clock, timing_from_env
+from exochess.web.game.clock import Clock, Timing
 from exochess.web.game.positions import reason_text
 from exochess.web.game.queuestats import QUEUE_NAME, QueueState, read_state, sync_client
 from exochess.web.game.timecontrol import stored_time_control
@@ -87,7 +87,6 @@ from exochess.web.game.worker import (
     watch_database,
 )
 from exochess.web.live.movenote import MoveNote
-from exochess.web.live.presence import env_seconds
 from exochess.web.live.pubsub import RedisBus, connect
 from exochess.web.storage.store import ConflictError, Finish, Storage
 from exochess.web.storage.store import now as storage_now
@@ -96,16 +95,16 @@ log = logging.getLogger("exochess.web")
 
 QUEUE_LIMIT = 200
 """Jobs that may wait in the queue; beyond it new computer games and analyses are refused
-(``$EXOCHESS_ENGINE_QUEUE_LIMIT`` sets another bound)."""
+(the setting ``EXOCHESS_ENGINE_QUEUE_LIMIT`` sets another bound)."""
 JOB_TIMEOUT_S = 60.0
 """Longest run of one job in a worker (a level-8 move thinks 3 s, an analysis at most 5 s)."""
 RESULT_POLL_S = 0.05
 ENQUEUE_ATTEMPTS = 60
 """Tries to queue a computer move while Redis is unreachable (about two minutes)."""
 SWEEP_EVERY_S = 5.0
-"""How often a server tries to take the sweep's lock (``$EXOCHESS_ENGINE_SWEEP_S``)."""
+"""How often a server tries to take the sweep's lock (the setting ``EXOCHESS_ENGINE_SWEEP_S``)."""
 SWEEP_AFTER_S = 5.0
-"""A computer game is swept when unchanged for this long (``$EXOCHESS_ENGINE_SWEEP_AFTER_S``):
+"""A computer game is swept when unchanged for this long (the setting ``EXOCHESS_ENGINE_SWEEP_AFTER_S``):
 longer than queueing takes, so the sweep does not race the server that is queueing."""
 SWEEP_LOCK = "exochess:engine-sweep"
 
@@ -294,13 +293,11 @@ class EngineSweep:
     """
 
     def __init__(self, url: str, storage: Storage, resume: Callable[[str], Awaitable[None]], *,
-                 every_s: float | None = None, after_s: float | None = None) -> None:
+                 every_s: float = SWEEP_EVERY_S, after_s: float = SWEEP_AFTER_S) -> None:
         self.storage = storage
         self.resume = resume
-        self.every_s = every_s if every_s is not None else env_seconds(
-            "EXOCHESS_ENGINE_SWEEP_S", SWEEP_EVERY_S)
-        self.after_s = after_s if after_s is not None else env_seconds(
-            "EXOCHESS_ENGINE_SWEEP_AFTER_S", SWEEP_AFTER_S)
+        self.every_s = every_s
+        self.after_s = after_s
         self.origin = secrets.token_hex(6)
         self._redis = connect(url)
         self._task: asyncio.Task[None] | None = None
@@ -397,7 +394,7 @@ async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str,
         return None
     timed = Clock.of(
         stored_time_control(row.time_control), row.created, len(row.moves),
-        row.stamps[-1] if row.stamps else None, mover, timing_from_env(), computer=mover,
+        row.stamps[-1] if row.stamps else None, mover, ctx.get("timing", Timing()), computer=mover,
     )
     budget = EngineClock(*clock) if clock is not None and len(clock) == 4 else None
     asked = time.monotonic()
@@ -439,10 +436,12 @@ async def engine_analysis(ctx: dict[str, Any], variant: str, start_fen: str, tex
 
 
 def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
-                job_timeout_s: float = JOB_TIMEOUT_S, health: Health | None = None) -> EngineWorker:
+                job_timeout_s: float = JOB_TIMEOUT_S, health: Health | None = None,
+                timing: Timing | None = None) -> EngineWorker:
     """A worker running the engine's jobs, ``jobs`` at a time (one per core is right); it
     waits out Redis and database outages and holds its jobs by a renewed lease
-    (:mod:`exochess.web.game.worker`), telling ``health`` what it waits for."""
+    (:mod:`exochess.web.game.worker`), telling ``health`` what it waits for.  ``timing``: the
+    rules' durations (the servers' own: a test setting shortens them)."""
     health = health if health is not None else Health()
 
     async def startup(ctx: dict[str, Any]) -> None:
@@ -452,6 +451,7 @@ def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
         if "storage" in ctx:  # entered again after Redis came back: everything is there
             return
         ctx["storage"] = Storage(database_url)
+        ctx["timing"] = timing or Timing()
         ctx["cpu"] = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="engine")
         ctx["bus"] = RedisBus(redis_url, origin="worker")
         ctx["probe"] = watch_database(ctx["storage"], health)

@@ -27,7 +27,6 @@ ValueError: time control 0+0: a game needs some time or an increment
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -77,9 +76,12 @@ class TimeControl:
     """Correspondence: days a side has for each move."""
 
     @classmethod
-    def parse(cls, text: str) -> TimeControl:
+    def parse(cls, text: str, *, any_minutes: bool = False) -> TimeControl:
         """The time control written ``text`` (see the module's docstring); ``ValueError``
-        with a message naming the problem otherwise."""
+        with a message naming the problem otherwise.  ``any_minutes`` accepts any minutes
+        with two decimals (``"0.05+0"``: 3 seconds): for a stored game's control, already
+        checked, and for test servers that play a game out to a flag (the setting
+        ``EXOCHESS_TEST_TINY_CLOCKS``, never in production)."""
         value = text.strip()
         if value in ("-", "", "none"):
             return NO_CLOCK
@@ -94,7 +96,7 @@ class TimeControl:
             increment = int(match.group(2))
             if minutes > MAX_MINUTES:
                 raise ValueError(f"time control {value}: at most {MAX_MINUTES} minutes")
-            if minutes != minutes.numerator and minutes not in FRACTIONAL_MINUTES and not tiny_clocks():
+            if minutes != minutes.numerator and minutes not in FRACTIONAL_MINUTES and not any_minutes:
                 raise ValueError(f"time control {value}: minutes must be whole, or 0.25, 0.5 or 0.75")
             if increment > MAX_INCREMENT_S:
                 raise ValueError(f"time control {value}: at most {MAX_INCREMENT_S} seconds of increment")
@@ -157,16 +159,10 @@ class TimeControl:
         }
 
 
-def tiny_clocks() -> bool:
-    """Whether any minutes with two decimals are allowed (``"0.05+0"``: 3 seconds), for tests
-    that play a game out to a flag: set ``$EXOCHESS_TEST_TINY_CLOCKS=1`` (never in production)."""
-    return os.environ.get("EXOCHESS_TEST_TINY_CLOCKS") == "1"
-
-
 NO_CLOCK: Final = TimeControl(TimeControlKind.NONE)
 """The time control of a game without a clock (every game made before clocks existed)."""
 
 
 def stored_time_control(text: str | None) -> TimeControl:
     """The time control of a stored game (``NULL`` for games made before there were any)."""
-    return NO_CLOCK if text is None else TimeControl.parse(text)
+    return NO_CLOCK if text is None else TimeControl.parse(text, any_minutes=True)

@@ -25,6 +25,9 @@ class SiteSettings:
     has_engine: bool
     glyphs: dict[str, dict[str, str]]
     """SVG markup of every piece of every game, for the pages' boards."""
+    tiny_clocks: bool = False
+    """Accept any minutes with two decimals as a time control (the test setting
+    ``EXOCHESS_TEST_TINY_CLOCKS``)."""
 
 
 async def get_service(conn: HTTPConnection) -> GameService:

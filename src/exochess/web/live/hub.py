@@ -9,7 +9,7 @@ message per write it can take, not one per change.
 
 The hub also counts connections per game and per client address and refuses a
 new one beyond :attr:`Hub.per_game` or :attr:`Hub.per_address` (defaults from
-``$EXOCHESS_WS_PER_GAME`` and ``$EXOCHESS_WS_PER_ADDRESS``).  Alone, a process counts its own
+the settings ``EXOCHESS_WS_PER_GAME`` and ``EXOCHESS_WS_PER_ADDRESS``).  Alone, a process counts its own
 connections; in Redis mode the caps hold for the whole site (:meth:`Hub.refusal_anywhere` adds
 the other processes' counts, shared through :class:`~exochess.web.live.presence.SharedCounts`).
 
@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-import os
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -51,7 +50,7 @@ PER_ADDRESS = 64
 """Default cap on the websockets open from one client address (all games together)."""
 SEATS_REFRESH_S = 10.0
 """How often a process repeats its seat counts to the others (Redis mode; the shared counts'
-``$EXOCHESS_PRESENCE_REFRESH_S`` sets another period)."""
+the setting ``EXOCHESS_PRESENCE_REFRESH_S`` sets another period)."""
 SEATS_TTL_S = 3 * SEATS_REFRESH_S
 """Seat counts of a process not heard of for this long are forgotten (it died)."""
 ADDRESS_COUNT = "ws-address"
@@ -136,11 +135,6 @@ class Connection:
             self.task.cancel()
 
 
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "")
-    return int(value) if value.isascii() and value.isdigit() else default
-
-
 class Hub:
     """Connections by game id, each with the seat (colour) it proved, or None for a spectator.
 
@@ -148,11 +142,9 @@ class Hub:
     connection) changed, so that the caller tells the watchers only then.
     """
 
-    def __init__(self, per_game: int | None = None, per_address: int | None = None) -> None:
-        self.per_game = per_game if per_game is not None else _env_int("EXOCHESS_WS_PER_GAME", PER_GAME)
-        self.per_address = (
-            per_address if per_address is not None else _env_int("EXOCHESS_WS_PER_ADDRESS", PER_ADDRESS)
-        )
+    def __init__(self, per_game: int = PER_GAME, per_address: int = PER_ADDRESS) -> None:
+        self.per_game = per_game
+        self.per_address = per_address
         self._rooms: dict[str, dict[Socket, Connection]] = {}
         self._seats: dict[str, Counter[Color]] = {}
         self._addresses: Counter[str] = Counter()
@@ -174,14 +166,14 @@ class Hub:
         self.seats_ttl_s = SEATS_TTL_S
         self._tasks: set[asyncio.Task[Any]] = set()
 
-    def attach(self, bus: Bus, counts: SharedCounts | None = None) -> None:
+    def attach(self, bus: Bus, counts: SharedCounts | None = None,
+               refresh_s: float = SEATS_REFRESH_S) -> None:
         """Share broadcasts and presence with the other processes through ``bus``, and the
-        connection counts (for the caps) through ``counts`` (in the loop)."""
-        from exochess.web.live.presence import refresh_from_env  # Redis mode only (see above)
-
+        connection counts (for the caps) through ``counts`` (in the loop); the seats present
+        are written again every ``refresh_s`` seconds."""
         self.bus = bus
         self.counts = counts
-        self.seats_refresh_s = refresh_from_env()
+        self.seats_refresh_s = refresh_s
         self.seats_ttl_s = 3 * self.seats_refresh_s
         self._spawn(self._refresh_seats())
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import time
 from collections.abc import Awaitable
 from typing import cast
@@ -35,24 +34,9 @@ log = logging.getLogger("exochess.web")
 
 PREFIX = "exochess:count:"
 REFRESH_S = 10.0
-"""How often a process rewrites its counts (``$EXOCHESS_PRESENCE_REFRESH_S``)."""
+"""How often a process rewrites its counts (the setting ``EXOCHESS_PRESENCE_REFRESH_S``)."""
 TTL_FACTOR = 3
 """A process's counts expire this many refresh periods after its last write."""
-
-
-def env_seconds(name: str, default: float) -> float:
-    """A period in seconds from the environment variable ``name`` (tests make them short);
-    ``default`` when it is unset, not a number or not positive."""
-    try:
-        value = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
-def refresh_from_env() -> float:
-    """The refresh period: ``$EXOCHESS_PRESENCE_REFRESH_S``, else the default."""
-    return env_seconds("EXOCHESS_PRESENCE_REFRESH_S", REFRESH_S)
 
 
 def _name(kind: str, key: str) -> str:
@@ -62,10 +46,10 @@ def _name(kind: str, key: str) -> str:
 class SharedCounts:
     """This process's counts, written to Redis, and the sum of the other processes' ones."""
 
-    def __init__(self, client: aioredis.Redis, origin: str, refresh_s: float | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, origin: str, refresh_s: float = REFRESH_S) -> None:
         self.redis = client
         self.origin = origin
-        self.refresh_s = refresh_s if refresh_s is not None else refresh_from_env()
+        self.refresh_s = refresh_s
         self.ttl_s = TTL_FACTOR * self.refresh_s
         self._mine: dict[tuple[str, str], int] = {}
         self._dirty: set[tuple[str, str]] = set()

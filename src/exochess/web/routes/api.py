@@ -69,9 +69,9 @@ async def variants(settings: Settings) -> VariantList:
 
 
 @router.post("/games", status_code=201)
-async def create_game(body: NewGame, request: Request, service: Service) -> CreatedGame:
+async def create_game(body: NewGame, request: Request, service: Service, settings: Settings) -> CreatedGame:
     try:
-        time_control = TimeControl.parse(body.time_control)
+        time_control = TimeControl.parse(body.time_control, any_minutes=settings.tiny_clocks)
     except ValueError as exc:
         raise InvalidRequest(str(exc)) from exc
     live, seats, you = await service.create(

@@ -1,5 +1,6 @@
 """Where players meet: the lobby's challenges and live games (``lobby``), chat in a game
-(``chat``) and the token buckets that tell a person from a flood (``throttle``).
+(``chat``); both limited through :class:`~exochess.web.limits.RateLimits` (the limits
+``lobby``, ``lobby-messages`` and ``chat``).
 
-Imports everything below it (foundation, storage, accounts, game); never HTTP.
+Imports everything below it (foundation, storage, limits, accounts, game); never HTTP.
 """

@@ -2,7 +2,7 @@
 
 Spectators read the players' chat but cannot write in it (there is no spectator room).  A
 line is one line of plain text of at most :data:`MAX_CHARS` characters; each seat may write a
-few lines a second (:data:`LINES_PER_S`, bursts of :data:`BURST`).  Lines are stored and sent
+few lines a second (the rate limit ``chat``, counted per seat).  Lines are stored and sent
 as written: pages show them as text (never as HTML), and the PGN writer escapes them for its
 comments.  Muting is the reader's affair, done in the browser.
 """
@@ -15,12 +15,12 @@ from typing import Any
 
 from exochess.web.domain import N_, Color, InvalidRequest, TooFast
 from exochess.web.game.service import GameService
-from exochess.web.social.throttle import Throttle
+from exochess.web.limits import RateLimits
 from exochess.web.storage.store import ChatRow
 
 MAX_CHARS = 140
-LINES_PER_S = 2.0
-BURST = 4
+CHAT = "chat"
+"""The rate limit of a seat's lines (``limits/catalogue.py``: 4 at once, 2 a second)."""
 HISTORY = 200
 """Lines a newcomer receives (the most recent ones)."""
 
@@ -51,9 +51,10 @@ def line_json(row: ChatRow) -> dict[str, Any]:
 class Chat:
     """Stores and sends the chat lines of games."""
 
-    def __init__(self, service: GameService) -> None:
+    def __init__(self, service: GameService, limits: RateLimits) -> None:
         self.service = service
-        self.throttle = Throttle(rate=LINES_PER_S, burst=BURST)
+        self.limits = limits
+        """Lines per seat of a game (the limit ``chat``)."""
 
     async def say(self, game_id: str, seat: Color, text: object) -> dict[str, Any]:
         """Store the line ``text`` of the player of ``seat`` and send it to the game's watchers.
@@ -63,9 +64,11 @@ class Chat:
         """
         line = clean_line(text)
         live = await self.service.get(game_id)
-        if not self.throttle.allow((live.row.id, seat)):
+        refusal = await self.limits.hit(CHAT, f"{live.row.id}:{seat}")
+        if refusal is not None:
+            item = refusal.item
             raise TooFast(N_("chat: at most {burst} lines at once and {rate} a second; wait a moment"),
-                          burst=BURST, rate=f"{LINES_PER_S:g}")
+                          burst=item.amount, rate=f"{item.amount / item.get_expiry():g}")
         row = await self.service.db(
             self.service.storage.add_chat, live.row.id, live.board.ply(), seat, live.row.name_of(seat), line
         )

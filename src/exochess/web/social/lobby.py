@@ -32,7 +32,6 @@ import contextlib
 import datetime as dt
 import json
 import logging
-import os
 import re
 import secrets
 import unicodedata
@@ -60,7 +59,7 @@ from exochess.web.domain import (
 from exochess.web.game.live import LiveGame
 from exochess.web.game.service import GameService
 from exochess.web.game.timecontrol import NO_CLOCK, TimeControl, TimeControlKind, stored_time_control
-from exochess.web.social.throttle import Throttle
+from exochess.web.limits import RateLimits, client_key
 from exochess.web.storage.store import (
     ChallengeLimitError,
     ChallengeRow,
@@ -92,25 +91,9 @@ GRACE_S = 10.0
 """Default time a real-time challenge outlives its poster's last lobby socket."""
 POSTER_COUNT = "lobby-poster"
 """The kind of shared count of a poster's lobby sockets (Redis mode)."""
-ACTIONS = (2.0, 10)
-"""Lobby actions (post, accept, cancel) per client address: per second, and at once."""
+ACTIONS = "lobby"
+"""The rate limit of lobby actions (post, accept, cancel) per client address."""
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
-
-
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
-def _actions_limit(text: str) -> tuple[float, int]:
-    """``$EXOCHESS_LOBBY_ACTIONS``, ``"<per second>/<burst>"`` (default :data:`ACTIONS`)."""
-    rate, _, burst = text.partition("/")
-    try:
-        return max(float(rate), 0.01), max(int(burst), 1)
-    except ValueError:
-        return ACTIONS
 
 
 def clean_name(value: object) -> str:
@@ -205,13 +188,15 @@ def in_rating_range(challenge: dict[str, Any], mine: dict[str, int], spread: int
 class Lobby:
     """Posts, accepts and cancels challenges; keeps the lobby's watchers up to date."""
 
-    def __init__(self, service: GameService, grace_s: float | None = None) -> None:
+    def __init__(self, service: GameService, limits: RateLimits, grace_s: float = GRACE_S,
+                 tiny_clocks: bool = False) -> None:
         self.service = service
         self.hub = service.hub
-        self.grace_s = grace_s if grace_s is not None else _env_float("EXOCHESS_LOBBY_GRACE_S", GRACE_S)
-        rate, burst = _actions_limit(os.environ.get("EXOCHESS_LOBBY_ACTIONS", ""))
-        self.actions = Throttle(rate=rate, burst=burst)
-        """Posts, accepts and cancels per client address."""
+        self.grace_s = grace_s
+        self.limits = limits
+        """Posts, accepts and cancels per client address (the limit ``lobby``)."""
+        self.tiny_clocks = tiny_clocks
+        """Accept any minutes with two decimals (a test setting: see ``Settings``)."""
         self._present: Counter[str] = Counter()
         """Open lobby sockets per player key (this process's)."""
         self._expiry: dict[str, asyncio.TimerHandle] = {}
@@ -243,8 +228,8 @@ class Lobby:
 
     # --- challenges -------------------------------------------------------------------
 
-    def _throttle(self, address: str) -> None:
-        if not self.actions.allow(address):
+    async def _throttle(self, address: str) -> None:
+        if await self.limits.hit(ACTIONS, client_key(address)) is not None:
             raise TooFast(N_("too many lobby actions: wait a moment and try again"))
 
     async def post(
@@ -265,14 +250,14 @@ class Lobby:
         except UnknownVariantError as exc:
             raise InvalidRequest(str(exc)) from exc
         try:
-            control = TimeControl.parse(time_control)
+            control = TimeControl.parse(time_control, any_minutes=self.tiny_clocks)
         except ValueError as exc:
             raise InvalidRequest(str(exc)) from exc
         if color not in tuple(SeatChoice):
             raise InvalidRequest(N_("color must be 'white', 'black' or 'random'"))
         if rated and control == NO_CLOCK:
             raise InvalidRequest(N_("a rated challenge needs a time control (real time or correspondence)"))
-        self._throttle(address)
+        await self._throttle(address)
         secret = secrets.token_urlsafe(16)
         row = ChallengeRow(
             id=secrets.token_urlsafe(6).replace("-", "x").replace("_", "y"),
@@ -313,7 +298,7 @@ class Lobby:
         only they may accept a rated challenge (not their own, from any browser)."""
         key = poster_key(user, player)
         shown = user.name if user is not None else clean_name(name)
-        self._throttle(address)
+        await self._throttle(address)
         row = await self._load(challenge_id)
         if row.poster_key == key or (user is not None and row.poster_user == user.id):
             raise Conflict(N_("you cannot accept your own challenge"))
@@ -331,7 +316,7 @@ class Lobby:
         try:
             live, seat_secrets = await self.service.create_between(
                 row.variant, users[Color.WHITE], users[Color.BLACK], rated=row.rated,
-                time_control=TimeControl.parse(row.time_control),
+                time_control=TimeControl.parse(row.time_control, any_minutes=True),
                 names={poster: row.poster_name, poster.other: shown},
                 seat_secrets={poster: row.poster_secret},
             )
@@ -351,7 +336,7 @@ class Lobby:
     ) -> None:
         """Withdraw an open challenge of one's own (a signed-in poster's, from any browser)."""
         key = poster_key(user, player)
-        self._throttle(address)
+        await self._throttle(address)
         row = await self._load(challenge_id)
         if row.poster_key != key:
             raise Conflict(N_("only its poster may cancel a challenge"))

@@ -48,7 +48,6 @@ from sqlalchemy import (
     false,
     func,
     insert,
-    inspect,
     or_,
     select,
     update,
@@ -56,11 +55,11 @@ from sqlalchemy import (
 from sqlalchemy import Enum as SAEnum
 from sqlalchemy import text as sql_text
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.schema import CreateColumn
 
 from exochess.web.domain import N_, ChallengeStatus, Color, GameStatus, PlayerKind, SeatChoice, Stamp
 from exochess.web.storage.groupcommit import GroupCommit
-from exochess.web.storage.threads import thread_count
+from exochess.web.storage.migrate import upgrade
+from exochess.web.storage.threads import DB_THREADS, thread_count
 
 log = logging.getLogger("exochess.web")
 metadata = MetaData()
@@ -72,7 +71,7 @@ SECRET_PREFIX = "sha256:"
 contains ``:``), so rows written before secrets were hashed are told apart."""
 
 SCHEMA_LOCK_KEY = 0x65786F6368657373
-"""PostgreSQL advisory-lock key held while a server makes or upgrades the tables ("exochess")."""
+"""PostgreSQL advisory-lock key held while a server upgrades the schema ("exochess")."""
 
 
 def hash_secret(secret: str) -> str:
@@ -474,8 +473,9 @@ def _stamp(white_ms: int | None, black_ms: int | None, at: dt.datetime | None, c
 class Storage:
     """Synchronous storage; the web service calls it from one worker thread."""
 
-    def __init__(self, url: str, *, busy_timeout: float = 30.0) -> None:
-        """Open (and create the tables of) the database at ``url``.
+    def __init__(self, url: str, *, busy_timeout: float = 30.0, db_threads: int = DB_THREADS) -> None:
+        """Open the database at ``url``, upgraded to the code's schema first (its Alembic
+        migrations, :mod:`exochess.web.storage.migrate`; an empty database gets every table).
 
         ``busy_timeout`` (seconds, SQLite only) is how long a write waits for another writer's
         lock before it fails.
@@ -485,6 +485,9 @@ class Storage:
         """Run inside the transaction that stores a game's result (the ratings update): if one
         raises, the result is not stored either."""
         self.is_sqlite = url.startswith("sqlite")
+        self.db_threads = thread_count(self.is_sqlite, db_threads)
+        """The database threads a server on this storage runs (the setting ``EXOCHESS_DB_THREADS``
+        on PostgreSQL, one on SQLite); the pool keeps a connection for each."""
         kwargs: dict[str, Any] = {}
         if self.is_sqlite:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout}
@@ -496,7 +499,7 @@ class Storage:
             # of the 8 threads' connections were overflow, closed when given back and opened
             # again for the next job (bench/cluster.py, 2 processes: 491-704 connections opened
             # in 30 s, PostgreSQL 1.39-1.58 ms of CPU a move against 0.41-0.53 ms without)
-            kwargs["pool_size"] = thread_count(sqlite=False)
+            kwargs["pool_size"] = self.db_threads
         self.engine: Engine = create_engine(url, **kwargs)
         self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         """The same pool, each statement its own transaction (a move's single statement)."""
@@ -514,13 +517,10 @@ class Storage:
                 cur.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
                 cur.close()
         with self._schema_lock():
-            metadata.create_all(self.engine)
-            added = self.add_missing_columns()
-            if added:
-                log.info("added columns to an older database: %s", ", ".join(added))
-            hashed = self.hash_plain_secrets()
-            if hashed:
-                log.info("hashed the plain seat secrets of %d stored games", hashed)
+            self.upgraded_to = upgrade(self.engine)
+            """The revision this opening upgraded the database to (None: it was there already)."""
+        if self.upgraded_to is not None:
+            log.info("database upgraded to revision %s", self.upgraded_to)
 
     @contextlib.contextmanager
     def _schema_lock(self) -> Iterator[None]:
@@ -542,53 +542,6 @@ class Storage:
 
     def close(self) -> None:
         self.engine.dispose()
-
-    def add_missing_columns(self, schema: MetaData = metadata) -> list[str]:
-        """Add the columns a newer version declares to tables an older version created.
-
-        ``create_all`` makes missing tables but leaves existing ones alone.  A column added to a
-        table later must therefore be nullable or have a ``server_default``, so that the rows
-        already stored stay valid; this adds each one with ``ALTER TABLE ... ADD COLUMN`` (run on
-        every start; returns ``table.column`` of each column added).  Columns are only ever added
-        here, never changed or dropped: a change that needs more is a data migration of its own.
-        """
-        added: list[str] = []
-        with self.engine.begin() as conn:
-            present = inspect(conn)
-            for table in schema.sorted_tables:
-                have = {c["name"] for c in present.get_columns(table.name)}
-                for column in table.columns:
-                    if column.name in have:
-                        continue
-                    if not column.nullable and column.server_default is None:
-                        raise RuntimeError(
-                            f"column {table.name}.{column.name} cannot be added to stored rows:"
-                            " declare it nullable or give it a server_default"
-                        )
-                    ddl = CreateColumn(column).compile(dialect=conn.dialect)
-                    conn.execute(sql_text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
-                    added.append(f"{table.name}.{column.name}")
-        return added
-
-    def hash_plain_secrets(self) -> int:
-        """Replace the plain seat secrets of rows written by older versions with their digests
-        (run on every start; returns the number of games changed)."""
-        plain = or_(
-            games.c.white_secret.not_like(SECRET_PREFIX + "%"),
-            games.c.black_secret.not_like(SECRET_PREFIX + "%"),
-        )
-        with self.engine.begin() as conn:
-            query = select(games.c.id, games.c.white_secret, games.c.black_secret).where(plain)
-            rows = conn.execute(query).all()
-            for game_id, white, black in rows:
-                # guarded by the old values: another process migrating at once changes nothing twice
-                conn.execute(
-                    update(games)
-                    .where(games.c.id == game_id, games.c.white_secret == white,
-                           games.c.black_secret == black)
-                    .values(white_secret=stored_secret(white), black_secret=stored_secret(black))
-                )
-        return len(rows)
 
     # --- games -------------------------------------------------------------------
 

@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import os
 import queue
 import threading
 import time
@@ -33,19 +32,15 @@ from exochess.web.domain import N_, StorageUnavailable
 log = logging.getLogger("exochess.web")
 T = TypeVar("T")
 
-DB_THREADS_ENV = "EXOCHESS_DB_THREADS"
 DB_THREADS = 8
 """Database threads of a server process on PostgreSQL (SQLite has one writer: one thread)."""
 
 
-def thread_count(sqlite: bool) -> int:
-    """How many database threads a server runs: one on SQLite; on PostgreSQL
-    ``$EXOCHESS_DB_THREADS`` if it is a positive whole number, else :data:`DB_THREADS`.  The
-    connection pool keeps as many connections (see :class:`~exochess.web.storage.Storage`)."""
-    if sqlite:
-        return 1
-    text = os.environ.get(DB_THREADS_ENV, "")
-    return int(text) if text.isdigit() and int(text) > 0 else DB_THREADS
+def thread_count(sqlite: bool, configured: int = DB_THREADS) -> int:
+    """How many database threads a server runs: one on SQLite; on PostgreSQL ``configured``
+    (the setting ``EXOCHESS_DB_THREADS``).  The connection pool keeps as many connections (see
+    :class:`~exochess.web.storage.Storage`)."""
+    return 1 if sqlite else max(1, configured)
 
 
 class ThreadJob(Generic[T]):

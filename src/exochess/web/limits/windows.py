@@ -1,9 +1,12 @@
 """Moving-window counts per client, in memory, with no thread of their own.
 
-The rate limits (``ratelimit.py``) used the ``limits`` library's ``MemoryStorage``, which expires
-old entries in a ``threading.Timer``: a new thread started every 10 ms while anything is being
-counted, each walking every key.  Under a flood of requests that was a few percent of a core and a
-steady stream of threads taking the GIL from the event loop.  Here each key's window is pruned
+The in-memory storage of :class:`~exochess.web.limits.RateLimits` on one process.  The rate
+limits first used the ``limits`` library's ``MemoryStorage``, which expires old entries in a
+``threading.Timer``: a new thread started every 10 ms while anything is being counted, each
+walking every key (its asyncio twin starts a task per hit instead, which walks every key through
+a worker thread each: docs/decisions/0013-rate-limit-windows-in-memory.md measures both).
+Under a flood of requests that was a few percent of a core and a steady stream of threads
+taking the GIL from the event loop.  Here each key's window is pruned
 when it is used, and the keys nobody used for a whole period are dropped by a sweep run at most
 every :data:`SWEEP_S` seconds from :meth:`MovingWindows.hit`.  The limits themselves are still the
 library's :class:`~limits.RateLimitItem` (``30/minute``), parsed by it.

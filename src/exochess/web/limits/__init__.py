@@ -1,0 +1,21 @@
+"""Every rate limit of the site, in one place: :class:`RateLimits` (``ratelimits.py``) on the
+``limits`` library, the catalogue of declared limits (``catalogue.py``: what each counts, its
+default, whom it is keyed on), and the identities they are keyed on (``identity.py``: a client
+address, an account name normalised as logins normalise it).
+
+Storage is chosen once: in memory for one process (``windows.py``, see
+docs/decisions/0013-rate-limit-windows-in-memory.md), in Redis in Redis mode (``limits``' async
+Redis storage), so that a limit holds across every server sharing that Redis.
+
+Layer 1 beside ``storage``: it imports only the foundation (``domain``), so that the lobby and
+the chat (``social``) and the HTTP middleware and logins (``http``) all use it.
+"""
+
+from exochess.web.limits.catalogue import LIMITS, Limit, RateLimitSettingError, parse_rate_limits
+from exochess.web.limits.identity import account_key, client_key, fold_name
+from exochess.web.limits.ratelimits import LimiterUnavailable, RateLimits, Refusal
+
+__all__ = [
+    "LIMITS", "Limit", "LimiterUnavailable", "RateLimitSettingError", "RateLimits", "Refusal",
+    "account_key", "client_key", "fold_name", "parse_rate_limits",
+]

@@ -1,0 +1,118 @@
+"""The schema's Alembic migrations: a database file written by exochess 0.2.0 upgrades and
+keeps every game; an older one gains its columns and hashed secrets; a new one matches the
+code's tables; ``exochess db`` upgrades and reports."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import create_engine, inspect, text
+
+from exochess.web.domain import PlayerKind
+from exochess.web.storage.migrate import head, upgrade_database
+from exochess.web.storage.store import SECRET_PREFIX, Storage, metadata
+
+V0_2_0 = Path(__file__).parent / "data" / "v0_2_0.sqlite"
+"""Written by exochess 0.2.0 (recipe: data/make_v0_2_0_db.py)."""
+
+
+def _rows(path: Path, query: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as conn:
+        return sorted(conn.execute(query).fetchall(), key=repr)
+
+
+def test_a_database_of_release_0_2_0_upgrades_and_keeps_every_game(tmp_path: Path) -> None:
+    db = tmp_path / "old.sqlite"
+    shutil.copy(V0_2_0, db)
+    assert "alembic_version" not in {r[0] for r in _rows(db, "SELECT name FROM sqlite_master")}
+    games = _rows(db, "SELECT id, variant, ply, status, result, white_user, black_user, rated FROM games")
+    moves = _rows(db, "SELECT game_id, ply, text, white_ms, black_ms FROM moves")
+    kept = {table: _rows(db, f"SELECT * FROM {table}")
+            for table in ("users", "ratings", "rating_history", "chat", "challenges", "sessions")}
+    assert len(games) >= 5 and len(moves) >= 15 and len(kept["users"]) == 2 and kept["rating_history"]
+
+    assert upgrade_database(f"sqlite:///{db}") == head()
+
+    assert _rows(db, "SELECT version_num FROM alembic_version") == [(head(),)]
+    assert _rows(db, "SELECT id, variant, ply, status, result, white_user, black_user, rated FROM games") == games
+    assert _rows(db, "SELECT game_id, ply, text, white_ms, black_ms FROM moves") == moves
+    for table, rows in kept.items():
+        assert _rows(db, f"SELECT * FROM {table}") == rows, table
+    storage = Storage(f"sqlite:///{db}")
+    try:
+        assert storage.upgraded_to is None  # the second opening finds it at the newest revision
+        for game_id, _variant, ply, *_ in games:
+            row = storage.load_game(str(game_id))
+            assert row is not None and len(row.moves) == ply
+            assert row.moves == [m[2] for m in sorted(moves, key=lambda m: int(str(m[1]))) if m[0] == game_id]
+    finally:
+        storage.close()
+
+
+def test_an_older_database_gains_its_columns_and_hashed_secrets(tmp_path: Path) -> None:
+    """What a release before 0.2 left: no Alembic, columns missing, seat secrets in plain."""
+    url = f"sqlite:///{tmp_path / 'older.sqlite'}"
+    first = Storage(url)
+    first.create_game(id="g1", variant="fugue", start_fen="x", white=PlayerKind.HUMAN,
+                      black=PlayerKind.HUMAN, level=None, white_secret="a", black_secret="b")
+    first.add_move("g1", 0, "e2-e3", None)
+    first.close()
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE alembic_version"))
+        conn.execute(text("DROP INDEX ix_chat_game_id"))
+        for column in ("white_ms", "black_ms", "at"):
+            conn.execute(text(f"ALTER TABLE moves DROP COLUMN {column}"))
+        conn.execute(text("ALTER TABLE games DROP COLUMN rematch_id"))
+        conn.execute(text("UPDATE games SET white_secret = 'plain-white', black_secret = 'plain-black'"))
+    engine.dispose()
+
+    reopened = Storage(url)
+    try:
+        assert reopened.upgraded_to == head()
+        found = inspect(reopened.engine)
+        assert {"white_ms", "black_ms", "at"} <= {c["name"] for c in found.get_columns("moves")}
+        assert "rematch_id" in {c["name"] for c in found.get_columns("games")}
+        assert "ix_chat_game_id" in {i["name"] for i in found.get_indexes("chat")}
+        row = reopened.load_game("g1")
+        assert row is not None and row.moves == ["e2-e3"]
+        assert row.white_secret.startswith(SECRET_PREFIX) and row.black_secret.startswith(SECRET_PREFIX)
+        (stamp,) = row.stamps  # a move stored before there were clocks arrived when its row was written
+        assert stamp.white_ms is None and stamp.at is not None
+    finally:
+        reopened.close()
+
+
+def test_a_new_database_is_exactly_the_codes_schema(tmp_path: Path) -> None:
+    storage = Storage(f"sqlite:///{tmp_path / 'new.sqlite'}")
+    try:
+        assert storage.upgraded_to == head()
+        with storage.engine.connect() as conn:
+            assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+    finally:
+        storage.close()
+
+
+def test_exochess_db_upgrades_and_reports(tmp_path: Path) -> None:
+    db = tmp_path / "cli.sqlite"
+    shutil.copy(V0_2_0, db)
+
+    def exochess(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "exochess.cli.main", "db", *args,
+                               "--database-url", f"sqlite:///{db}"],
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    assert exochess("current").stdout.startswith("none")
+    res = exochess("upgrade")
+    assert res.returncode == 0 and res.stdout.strip() == f"upgraded to {head()}", res.stderr
+    assert exochess("upgrade").stdout.strip() == f"already at {head()}"
+    assert exochess("current").stdout.startswith(head())
+    broken = subprocess.run([sys.executable, "-m", "exochess.cli.main", "db", "upgrade", "--database-url",
+                             "nonsense://"], capture_output=True, text=True, timeout=120, check=False)
+    assert broken.returncode != 0 and "Traceback" not in broken.stderr and "nonsense" in broken.stderr

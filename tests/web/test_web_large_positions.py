@@ -111,14 +111,17 @@ def test_game_legal_moves_after_a_prefix(client: httpx.Client) -> None:
     assert res.status_code == 409 and "stale position" in res.json()["error"]
 
 
-def test_the_free_positions_time_bound_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from exochess.web.game.analysis import POSITION_TIME_ENV, POSITION_TIME_LIMIT_S, position_time_limit
+def test_the_free_positions_time_bound_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    from exochess.web.game.analysis import POSITION_TIME_LIMIT_S
+    from exochess.web.settings import SettingsError, load_settings
 
-    monkeypatch.setenv(POSITION_TIME_ENV, "120")
-    assert position_time_limit() == 120.0
-    for bad in ("", "soon", "-5", "0", "nan", "inf"):
-        monkeypatch.setenv(POSITION_TIME_ENV, bad)
-        assert position_time_limit() == POSITION_TIME_LIMIT_S, bad
+    assert load_settings().position_time_limit_s == POSITION_TIME_LIMIT_S
+    monkeypatch.setenv("EXOCHESS_POSITION_TIME_LIMIT_S", "120")
+    assert load_settings().position_time_limit_s == 120.0
+    for bad in ("soon", "-5", "0"):
+        monkeypatch.setenv("EXOCHESS_POSITION_TIME_LIMIT_S", bad)
+        with pytest.raises(SettingsError, match="POSITION_TIME_LIMIT_S"):
+            load_settings()
 
 
 def test_large_answers_are_gzipped_at_the_default_level(client: httpx.Client) -> None:

@@ -65,8 +65,6 @@ def test_no_module_reads_the_environment_for_a_setting() -> None:
     allowed = {
         "_build.py",  # EXOCHESS_PURE: which build of the package to import, before any setting
         "cli/serve.py", "cli/cluster.py",  # they export settings to child processes
-        "web/game/service.py",  # pending: the GameService split owns it (position time limit)
-        "web/game/clock.py",  # pending with service.py: timing_from_env
         "web/metrics.py",  # PROMETHEUS_MULTIPROC_DIR, prometheus_client's own variable
     }
     readers = []

@@ -122,7 +122,7 @@ def run_worker(args: argparse.Namespace) -> int:
              if args.metrics_port else ""),
           flush=True)
     make_worker(redis, database, jobs=args.jobs, job_timeout_s=args.job_timeout, health=health,
-                timing=settings.timing()).run()
+                timing=settings.timing(), hash_mb=settings.engine_hash_mb).run()
     return 0
 
 

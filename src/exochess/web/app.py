@@ -110,8 +110,9 @@ def create_app(
             if use_engine_pool:
                 pool = queue = JobQueue(shared, limit=settings.engine_queue_limit)
         elif use_engine_pool:
-            pool = EnginePool(settings.engine_workers)
-        service = GameService(storage, pool, hub, timing=settings.timing())
+            pool = EnginePool(settings.engine_workers, hash_mb=settings.engine_hash_mb)
+        service = GameService(storage, pool, hub, timing=settings.timing(),
+                              position_time_limit_s=settings.position_time_limit_s)
         app.state.service = service
         app.state.accounts = Accounts(storage.engine)
         app.state.sessions = Sessions(storage.engine)

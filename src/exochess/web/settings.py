@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from exochess.engine.tt import DEFAULT_HASH_MB, MAX_HASH_MB, MIN_HASH_MB
 from exochess.web.game.clock import Timing
 from exochess.web.limits import LIMITS, parse_rate_limits
 from exochess.web.live.hub import PER_ADDRESS, PER_GAME
@@ -85,6 +86,12 @@ class Settings(BaseSettings):
     )
     presence_refresh_s: float = Field(
         REFRESH_S, gt=0, description="Redis mode: how often a server rewrites its shared connection counts."
+    )
+    engine_hash_mb: int = Field(
+        DEFAULT_HASH_MB,
+        ge=MIN_HASH_MB,
+        le=MAX_HASH_MB,
+        description="MiB of tables each engine search may hold (UCI's Hash): bounds a worker's memory.",
     )
     position_time_limit_s: float = Field(
         15.0, gt=0, description="Wall-clock bound in seconds on serving a free position (analysis board)."

@@ -35,7 +35,6 @@ import itertools
 import logging
 import math
 import multiprocessing
-import os
 import pickle
 import random
 import signal
@@ -87,16 +86,24 @@ AGEING = 30
 _POLL_S = 0.2
 
 
+_hash_mb = DEFAULT_HASH_MB
+
+
+def set_engine_hash_mb(mb: int) -> None:
+    """Size the tables of this process's searches (UCI's ``Hash``, in MiB; the setting
+    ``EXOCHESS_ENGINE_HASH_MB``), clamped to what the engine accepts.  A worker process gets it
+    from its pool, a Redis-mode worker from its settings."""
+    global _hash_mb
+    _hash_mb = min(MAX_HASH_MB, max(MIN_HASH_MB, mb))
+
+
 def engine_hash_mb() -> int:
-    """MiB of tables a search may hold (UCI's ``Hash``): ``$EXOCHESS_ENGINE_HASH_MB``, default 64.
+    """MiB of tables a search may hold (UCI's ``Hash``), default 64.
 
     Each job of a worker searches with a fresh :class:`Searcher` of this size, so a worker's
     memory stays within about this plus the interpreter's (``docs/engine.md``, "Memory").
     """
-    text = os.environ.get("EXOCHESS_ENGINE_HASH_MB", "")
-    if text.isdigit():
-        return min(MAX_HASH_MB, max(MIN_HASH_MB, int(text)))
-    return DEFAULT_HASH_MB
+    return _hash_mb
 
 
 def _board(variant: str, start_fen: str, texts: list[str]) -> Board:
@@ -240,8 +247,9 @@ def _prepare() -> None:
             log.debug("cannot warm the engine for %s", variant.name, exc_info=True)
 
 
-def _worker_main(conn: Connection, stops: Connection) -> None:
-    """A worker process: run the jobs received on ``conn`` one at a time until told to quit."""
+def _worker_main(conn: Connection, stops: Connection, hash_mb: int = DEFAULT_HASH_MB) -> None:
+    """A worker process: run the jobs received on ``conn`` one at a time until told to quit,
+    each search with tables of ``hash_mb`` MiB."""
     # Ctrl-C in a terminal reaches the whole process group: the server stops its workers itself
     # (and a worker whose server is gone reads EOF and ends), so a search is not cut by a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -251,6 +259,7 @@ def _worker_main(conn: Connection, stops: Connection) -> None:
     # the stop thread gets the GIL within about this long of a stop request (the search pauses
     # for other threads every few dozen nodes: exochess.engine.search.CHECK_EVERY)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    set_engine_hash_mb(hash_mb)
     hash_mb = engine_hash_mb()
     current = _Current()
     threading.Thread(target=_stop_watch, args=(current, stops), daemon=True).start()
@@ -329,12 +338,12 @@ class _Entry:
 class _Worker:
     """One worker process, its pipe and its stop channel."""
 
-    def __init__(self) -> None:
+    def __init__(self, hash_mb: int = DEFAULT_HASH_MB) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe(duplex=True)
         child_stops, self.stops = ctx.Pipe(duplex=False)
         self.process: BaseProcess = ctx.Process(
-            target=_worker_main, args=(child, child_stops), daemon=True, name="exochess-engine"
+            target=_worker_main, args=(child, child_stops, hash_mb), daemon=True, name="exochess-engine"
         )
         self.process.start()
         self.job: int | None = None
@@ -407,8 +416,11 @@ class EnginePool:
         per_client: int = PER_CLIENT_LIMIT,
         analysis_cap_ms: int = ANALYSIS_CAP_MS,
         express: bool = True,
+        hash_mb: int = DEFAULT_HASH_MB,
     ) -> None:
         general = max(1, workers)
+        self.hash_mb = hash_mb
+        """MiB of tables each worker's search may hold (the setting ``EXOCHESS_ENGINE_HASH_MB``)."""
         self._workers = general + (1 if express else 0)
         # with two workers or more, one is kept for the computer's moves
         self._analysis_slots = max(1, general - 1)
@@ -617,7 +629,7 @@ class EnginePool:
         return loop.run_in_executor(self._readers, worker.conn.recv)
 
     async def _start_worker(self) -> _Worker | None:
-        worker = _Worker()
+        worker = _Worker(self.hash_mb)
         self._live.add(worker)
         reply = self._recv(worker)
         try:

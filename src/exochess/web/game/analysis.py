@@ -4,8 +4,6 @@ what a client sends (CPU work, run in the bounded pool of free positions)."""
 from __future__ import annotations
 
 import json
-import math
-import os
 from typing import Any
 
 from exochess.board import Board
@@ -18,22 +16,10 @@ MAX_START_MOVES = 1000
 """Legal moves a game's set-up starting position may have: a live game keeps its board's list
 of legal moves in memory, and checks moves against it (the starting positions of the three
 games have 22 to 118; the position of issue 17 has 45,136)."""
-POSITION_TIME_ENV = "EXOCHESS_POSITION_TIME_LIMIT_S"
 POSITION_TIME_LIMIT_S = 15.0
 """Wall-clock bound on serving a free position (analysis board, a new game's FEN): past it the
-client gets "too large" instead of a stall."""
-
-
-def position_time_limit() -> float:
-    """The bound of free positions: ``$EXOCHESS_POSITION_TIME_LIMIT_S`` seconds if it is a
-    positive number (a slow or crowded machine, where a position's few seconds of CPU take
-    longer), else :data:`POSITION_TIME_LIMIT_S`."""
-    text = os.environ.get(POSITION_TIME_ENV, "")
-    try:
-        value = float(text)
-    except ValueError:
-        return POSITION_TIME_LIMIT_S
-    return value if math.isfinite(value) and value > 0 else POSITION_TIME_LIMIT_S
+client gets "too large" instead of a stall (the setting ``EXOCHESS_POSITION_TIME_LIMIT_S``
+changes it, for a slow or crowded machine)."""
 
 
 def analysis_board(variant: str, fen: str | None, moves: list[str]) -> Board:

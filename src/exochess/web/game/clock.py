@@ -24,7 +24,6 @@ The rules (docs/web.md, "Clocks"):
 from __future__ import annotations
 
 import datetime as dt
-import os
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
@@ -60,17 +59,6 @@ class Timing:
         """How long an opponent must be gone before the win may be claimed."""
         fast = control.speed in ("ultrabullet", "bullet", "blitz")
         return self.absence_fast_ms if fast else self.absence_slow_ms
-
-
-def timing_from_env() -> Timing:
-    """The rules' durations, shortened by ``$EXOCHESS_TEST_TIMING`` (tests only): a number of
-    milliseconds that replaces the first-move limit, the absence limits and the length of a
-    correspondence day alike."""
-    value = os.environ.get("EXOCHESS_TEST_TIMING", "")
-    if not value.isascii() or not value.isdigit() or int(value) <= 0:
-        return Timing()
-    ms = int(value)
-    return Timing(first_move_ms=ms, day_ms=ms, absence_fast_ms=ms, absence_slow_ms=ms)
 
 
 class Expiry(StrEnum):

@@ -64,6 +64,7 @@ from exochess.web.compute.enginepool import (
     PoolStats,
     compute_analysis,
     compute_move,
+    set_engine_hash_mb,
     think_budget_ms,
 )
 from exochess.web.domain import (
@@ -437,7 +438,7 @@ async def engine_analysis(ctx: dict[str, Any], variant: str, start_fen: str, tex
 
 def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
                 job_timeout_s: float = JOB_TIMEOUT_S, health: Health | None = None,
-                timing: Timing | None = None) -> EngineWorker:
+                timing: Timing | None = None, hash_mb: int | None = None) -> EngineWorker:
     """A worker running the engine's jobs, ``jobs`` at a time (one per core is right); it
     waits out Redis and database outages and holds its jobs by a renewed lease
     (:mod:`exochess.web.game.worker`), telling ``health`` what it waits for.  ``timing``: the
@@ -448,6 +449,8 @@ def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
         # the searches run in threads beside the event loop: let the loop have the GIL within
         # a millisecond or so (the search pauses for other threads every few dozen nodes)
         sys.setswitchinterval(SWITCH_INTERVAL_S)
+        if hash_mb is not None:
+            set_engine_hash_mb(hash_mb)
         if "storage" in ctx:  # entered again after Redis came back: everything is there
             return
         ctx["storage"] = Storage(database_url)

@@ -37,9 +37,9 @@ from exochess.web.domain import (
     TakebackAction,
     WrongSeat,
 )
-from exochess.web.game.analysis import position_time_limit
+from exochess.web.game.analysis import POSITION_TIME_LIMIT_S
 from exochess.web.game.cache import GameCache
-from exochess.web.game.clock import Timing, timing_from_env
+from exochess.web.game.clock import Timing
 from exochess.web.game.clockwatch import ClockWatch
 from exochess.web.game.computer import Computer
 from exochess.web.game.finisher import Finisher, TimeRanOut, game_over
@@ -55,7 +55,7 @@ from exochess.web.live.movenote import MoveNote
 from exochess.web.storage.movestore import move_store
 from exochess.web.storage.store import ConflictError, GameRow, Storage
 from exochess.web.storage.store import now as storage_now
-from exochess.web.storage.threads import DbThreads, thread_count
+from exochess.web.storage.threads import DbThreads
 
 log = logging.getLogger("exochess.web")
 T = TypeVar("T")
@@ -65,7 +65,8 @@ class GameService:
     """Creates, loads and plays games; raises the errors of :mod:`exochess.web.domain`."""
 
     def __init__(
-        self, storage: Storage, pool: EngineBackend | None, hub: Hub, timing: Timing | None = None
+        self, storage: Storage, pool: EngineBackend | None, hub: Hub, timing: Timing | None = None,
+        position_time_limit_s: float = POSITION_TIME_LIMIT_S,
     ) -> None:
         self.storage = storage
         # the rating update runs in the transaction that stores a game's result
@@ -74,16 +75,16 @@ class GameService:
         storage.move_groups.observer = metrics.MOVES_PER_STATEMENT.observe
         self.pool = pool
         self.hub = hub
-        self.timing = timing if timing is not None else timing_from_env()
+        self.timing = timing if timing is not None else Timing()
         self.closed = False
-        self._db = DbThreads(thread_count(storage.is_sqlite))
+        self._db = DbThreads(storage.db_threads)
         self._background: set[asyncio.Task[None]] = set()
         # CPU-heavy work off the event loop: live games' views and replays in one pool, free
         # positions (analysis board, new games' FENs) in another, so floods of the latter
         # never delay the former.
         self.cpu_games = CpuWork("game views", workers=2, max_jobs=256, timeout_s=20.0)
         self.cpu_free = CpuWork(
-            "position views", workers=1, max_jobs=4, timeout_s=position_time_limit(), processes=True
+            "position views", workers=1, max_jobs=4, timeout_s=position_time_limit_s, processes=True
         )
         self.listeners: list[Callable[[LiveGame], None]] = []
         """Told of every published change and every new game (the lobby's list of live games)."""

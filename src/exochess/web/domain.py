@@ -173,6 +173,10 @@ class TooLarge(GameServiceError):
     """More input than the service accepts (e.g. moves in an analysis request)."""
 
 
+class EngineWithheld(GameServiceError):
+    """No engine may look at this game now: it is between people and not over (fair play)."""
+
+
 class EngineDisabled(GameServiceError):
     """This server runs without engine workers."""
 

@@ -239,6 +239,24 @@ def player_info(conn: Connection, user_id: int, variant: str, game_id: str | Non
     }
 
 
+def ratings_before(engine: Engine, row: GameRow) -> dict[Color, int]:
+    """The ratings the seats' accounts had when the game began (its PGN's ``WhiteElo`` and
+    ``BlackElo``): those the game's rating update started from, or, for a game that changed no
+    rating (yet), the current ones."""
+    out: dict[Color, int] = {}
+    with engine.connect() as conn:
+        for color in Color:
+            user_id = row.user_of(color)
+            if user_id is None:
+                continue
+            before = conn.execute(
+                select(rating_history.c.before)
+                .where(rating_history.c.game_id == row.id, rating_history.c.user_id == user_id)
+            ).scalar_one_or_none()
+            out[color] = round(before if before is not None else load_rating(conn, user_id, row.variant).rating)
+    return out
+
+
 def players_by_id(engine: Engine, user_ids: set[int], variant: str) -> dict[int, PlayerInfo]:
     """:class:`PlayerInfo` of several accounts in ``variant`` at once (for a lobby's rows)."""
     with engine.connect() as conn:

@@ -4,6 +4,7 @@ asks), the computer's games keep their evaluation; a rated game's PGN as other s
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from typing import Any
 
@@ -96,3 +97,17 @@ def test_pgn_of_a_rated_game_as_other_sites_write_it(fair_server: Server) -> Non
     assert [str(m) for m in read.moves] == ["e2-e3", "d7-d6", "d2-d3"]
     for client in players.values():
         client.close()
+
+
+def test_two_accounts_of_one_browser_cannot_take_both_seats(fair_server: Server) -> None:
+    alice, bob = account(fair_server, "ba"), account(fair_server, "bb")
+    browser = secrets.token_urlsafe(18)  # the token one browser keeps, whoever signs in there
+    res = alice.post("/api/challenges", json={"variant": "fugue", "time_control": "1+0", "rated": True,
+                                              "player": browser})
+    assert res.status_code == 201, res.text
+    cid = res.json()["challenge"]["id"]
+    res = bob.post(f"/api/challenges/{cid}/accept", json={"player": browser})
+    assert res.status_code == 409 and "one browser" in res.json()["error"], res.text
+    assert bob.post(f"/api/challenges/{cid}/accept", json={"player": secrets.token_urlsafe(18)}).status_code == 200
+    alice.close()
+    bob.close()

@@ -138,6 +138,15 @@ def account_key(user_id: int) -> str:
     return hash_secret(f"account:{user_id}")
 
 
+def browser_key(player: object) -> str | None:
+    """The stored form of the browser's player token, sent by a signed-in player too (None when
+    none, or not a token): two accounts signed in one after the other in one browser share it."""
+    try:
+        return player_key(player)
+    except InvalidRequest:
+        return None
+
+
 def poster_key(user: User | None, player: object) -> str:
     """Whose challenges these are: the signed-in account, else the guest's player token."""
     return account_key(user.id) if user is not None else player_key(player)
@@ -279,6 +288,7 @@ class Lobby:
             poster_key=key, poster_secret=hash_secret(secret), poster_address=address or None,
             status=ChallengeStatus.OPEN, game_id=None, poster_color=None, created=now(),
             poster_user=user.id if user is not None else None, rated=bool(rated),
+            poster_browser=browser_key(player),
         )
         try:
             await self.service.db(
@@ -316,6 +326,11 @@ class Lobby:
         row = await self._load(challenge_id)
         if row.poster_key == key or (user is not None and row.poster_user == user.id):
             raise Conflict(N_("you cannot accept your own challenge"))
+        browser = browser_key(player)
+        if browser is not None and browser == row.poster_browser:
+            # the same browser on both seats (two accounts signed in in turn, or account and
+            # guest): one person playing themself, which a rated game must not be either
+            raise Conflict(N_("both seats of a game cannot be taken from one browser"))
         if row.status != ChallengeStatus.OPEN:
             raise Conflict(N_("this challenge has already been accepted"))
         if row.rated and user is None:

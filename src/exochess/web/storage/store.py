@@ -239,6 +239,9 @@ challenges = Table(
     # The poster's account (None: a guest); a rated challenge has one, and so does its acceptor.
     Column("poster_user", Integer, ForeignKey("users.id"), nullable=True),
     Column("rated", Boolean, nullable=False, server_default=false()),
+    # The digest of the poster's browser token (sent by a signed-in poster too): an acceptor
+    # from the same browser is refused (two accounts of one browser cannot meet).
+    Column("poster_browser", String(64), nullable=True),
 )
 
 chat = Table(
@@ -418,6 +421,8 @@ class ChallengeRow:
     poster_user: int | None = None
     """The poster's account, if they were signed in."""
     rated: bool = False
+    poster_browser: str | None = None
+    """The digest of the poster's browser token, if it sent one."""
 
 
 @dataclass

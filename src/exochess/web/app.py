@@ -19,6 +19,7 @@ from exochess.web import metrics
 from exochess.web.accounts.sessions import SessionMiddleware, Sessions
 from exochess.web.accounts.users import Accounts
 from exochess.web.compute.enginepool import EngineBackend, EnginePool
+from exochess.web.game.deadgames import DeadGames
 from exochess.web.game.positions import glyphs
 from exochess.web.game.service import GameService
 from exochess.web.http.bodylimit import BodyLimitMiddleware
@@ -120,6 +121,8 @@ def create_app(
         app.state.lobby = lobby = Lobby(service)
         app.state.chat = Chat(service)
         await lobby.start()
+        app.state.dead_games = dead_games = DeadGames(service)
+        dead_games.start()
         app.state.bus = bus
         if bus is not None:
             hub.on_remote = service.on_remote_change
@@ -156,6 +159,7 @@ def create_app(
             if sweep is not None:
                 await sweep.close()
             lobby.close()
+            dead_games.close()
             service.close()
             if pool is not None:
                 pool.shutdown()

@@ -278,7 +278,9 @@ def ratings_before(engine: Engine, row: GameRow) -> dict[Color, int]:
                 select(rating_history.c.before)
                 .where(rating_history.c.game_id == row.id, rating_history.c.user_id == user_id)
             ).scalar_one_or_none()
-            out[color] = round(before if before is not None else load_rating(conn, user_id, row.variant).rating)
+            if before is None:
+                before = load_rating(conn, user_id, row.variant).rating
+            out[color] = round(before)
     return out
 
 

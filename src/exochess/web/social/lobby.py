@@ -37,6 +37,7 @@ import re
 import secrets
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from exochess.errors import UnknownVariantError
@@ -80,8 +81,10 @@ PER_ADDRESS = 10
 """Open challenges from one client address at once (a player token costs nothing to make)."""
 LISTED_CHALLENGES = 100
 LISTED_GAMES = 20
-LIVE_WINDOW = dt.timedelta(hours=1)
-"""A real-time game is listed while it changed within this time (correspondence ones always)."""
+LIVE_WINDOW = dt.timedelta(minutes=5)
+"""A game is listed while its last move is this recent (and both sides have moved)."""
+LASTING_WINDOW = dt.timedelta(days=3)
+"""A correspondence game is listed while its last move is this recent."""
 REFRESH_S = 30.0
 """How often the live games are listed again while anyone watches the lobby."""
 MIN_INTERVAL_S = 0.01
@@ -216,6 +219,8 @@ class Lobby:
     def __init__(self, service: GameService, grace_s: float | None = None) -> None:
         self.service = service
         self.hub = service.hub
+        self.clock: Callable[[], dt.datetime] = now
+        """The time the live list is measured from (a test puts its own clock here)."""
         self.grace_s = grace_s if grace_s is not None else _env_float("EXOCHESS_LOBBY_GRACE_S", GRACE_S)
         rate, burst = _actions_limit(os.environ.get("EXOCHESS_LOBBY_ACTIONS", ""))
         self.actions = Throttle(rate=rate, burst=burst)
@@ -457,7 +462,8 @@ class Lobby:
     async def _build(self) -> str:
         storage = self.service.storage
         rows = await self.service.db(storage.open_challenges, LISTED_CHALLENGES)
-        games = await self.service.db(storage.live_games, now() - LIVE_WINDOW, LISTED_GAMES)
+        at = self.clock()
+        games = await self.service.db(storage.live_games, at - LIVE_WINDOW, LISTED_GAMES, at - LASTING_WINDOW)
         self._listed = {g.id for g in games}
         infos = await self._infos(rows, games)
         return json.dumps({

@@ -275,6 +275,10 @@ _MOVE_COLUMNS = tuple(MoveRow.__annotations__)
 order."""
 
 
+BOTH_MOVED = 2
+"""Plies after which both sides of a game have moved (both seats are taken)."""
+
+
 def _at_ply(game_id: ColumnElement[Any], ply: ColumnElement[Any]) -> ColumnElement[bool]:
     """The optimistic check of every change to a game: it is still active and at ``ply``."""
     return and_(games.c.id == game_id, games.c.ply == ply, games.c.status == GameStatus.ACTIVE)
@@ -822,9 +826,13 @@ class Storage:
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(games)).scalar_one())
 
-    def live_games(self, since: dt.datetime, limit: int) -> list[GameRow]:
-        """Active games between two people, changed since ``since`` (or correspondence ones),
-        the most recently changed first: the lobby's games to watch."""
+    def live_games(
+        self, since: dt.datetime, limit: int, lasting_since: dt.datetime | None = None
+    ) -> list[GameRow]:
+        """Active games between two people in which both sides have moved (so both seats are
+        taken), the last move made since ``since`` (a correspondence game: since
+        ``lasting_since``), the most recently changed first: the lobby's games to watch."""
+        lasting = games.c.time_control.like("%d")
         with self.engine.connect() as conn:
             q = (
                 select(games)
@@ -832,12 +840,44 @@ class Storage:
                     games.c.status == GameStatus.ACTIVE,
                     games.c.white == PlayerKind.HUMAN,
                     games.c.black == PlayerKind.HUMAN,
-                    or_(games.c.updated >= since, games.c.time_control.like("%d")),
+                    games.c.ply >= BOTH_MOVED,
+                    or_(and_(~lasting, games.c.updated >= since),
+                        and_(lasting, games.c.updated >= (lasting_since or since))),
                 )
                 .order_by(games.c.updated.desc())
                 .limit(limit)
             )
             return [_row_to_game(r, []) for r in conn.execute(q)]
+
+    def abort_dead_games(
+        self, *, at: dt.datetime, invitation_ttl: dt.timedelta, idle_ttl: dt.timedelta, limit: int = 500,
+    ) -> list[str]:
+        """Call off the dead games between people (no result, status aborted), as of ``at``:
+        those nobody moved in since ``invitation_ttl`` after they were made (an invitation
+        nobody joined), and those without a real-time clock with no move for ``idle_ttl``
+        (real-time games end by their clocks).  Returns the ids called off."""
+        people = and_(games.c.status == GameStatus.ACTIVE, games.c.white == PlayerKind.HUMAN,
+                      games.c.black == PlayerKind.HUMAN)
+        untimed = or_(games.c.time_control.is_(None), games.c.time_control == "-",
+                      games.c.time_control.like("%d"))
+        unjoined = and_(games.c.ply == 0, games.c.created < at - invitation_ttl)
+        idle = and_(untimed, games.c.updated < at - idle_ttl)
+        with self.engine.begin() as conn:
+            found = [(r.id, r.ply) for r in conn.execute(
+                select(games.c.id, games.c.ply).where(people, or_(unjoined, idle)).limit(limit))]
+            done = []
+            for game_id, ply in found:
+                reason = N_("Aborted: the invitation expired, nobody joined") if ply == 0 else \
+                    N_("Aborted: no move for a long time")
+                changed = conn.execute(
+                    update(games).where(games.c.id == game_id, games.c.ply == ply,
+                                        games.c.status == GameStatus.ACTIVE)
+                    .values(status=GameStatus.ABORTED, result="*", termination="aborted", reason=reason,
+                            takeback_offer=None, updated=at)
+                ).rowcount
+                if changed == 1:
+                    done.append(game_id)
+            return done
 
     # --- challenges ----------------------------------------------------------------------
 

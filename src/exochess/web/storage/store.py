@@ -829,8 +829,8 @@ class Storage:
     def live_games(
         self, since: dt.datetime, limit: int, lasting_since: dt.datetime | None = None
     ) -> list[GameRow]:
-        """Active games between two people in which both sides have moved (so both seats are
-        taken), the last move made since ``since`` (a correspondence game: since
+        """Active games between two people whose seats are both taken (both sides have moved,
+        or the lobby seated them), the last change since ``since`` (a correspondence game: since
         ``lasting_since``), the most recently changed first: the lobby's games to watch."""
         lasting = games.c.time_control.like("%d")
         with self.engine.connect() as conn:
@@ -840,7 +840,9 @@ class Storage:
                     games.c.status == GameStatus.ACTIVE,
                     games.c.white == PlayerKind.HUMAN,
                     games.c.black == PlayerKind.HUMAN,
-                    games.c.ply >= BOTH_MOVED,
+                    # both seats taken: both sides have moved, or the lobby seated both players
+                    or_(games.c.ply >= BOTH_MOVED,
+                        games.c.id.in_(select(challenges.c.game_id).where(challenges.c.game_id.is_not(None)))),
                     or_(and_(~lasting, games.c.updated >= since),
                         and_(lasting, games.c.updated >= (lasting_since or since))),
                 )

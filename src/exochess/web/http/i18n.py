@@ -92,6 +92,21 @@ def translations(lang: str) -> gettext.NullTranslations:
 
 
 @cache
+def untranslated(path: str) -> list[str]:
+    """The message ids of the catalogue at ``path`` without a translation (an empty or fuzzy
+    ``msgstr``, or an empty plural form): ``make messages-check`` fails on any."""
+    with open(path, "rb") as f:
+        cat = read_po(f)
+    missing = []
+    for message in cat:
+        if not message.id:
+            continue
+        forms = [message.string] if isinstance(message.string, str) else list(message.string)
+        if message.fuzzy or not forms or not all(form and form.strip() for form in forms):
+            missing.append(message.id if isinstance(message.id, str) else message.id[0])
+    return missing
+
+
 def js_messages(lang: str) -> dict[str, str]:
     """The translated texts of the site's scripts (entries extracted from ``static/*.js``):
     each page carries this small catalogue, so that scripts never show English on a French page."""

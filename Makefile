@@ -134,7 +134,7 @@ test: lint typecheck unit unit-compiled
 LOCALE := src/exochess/web/locale
 LANGS := fr es
 POT := build/messages.pot
-EXTRACT = $(BIN)/pybabel -q extract -F babel.cfg -k _ -k t -k gettext -k ngettext:1,2 -k N_ -k tr:2 \
+EXTRACT = $(BIN)/pybabel -q extract -F babel.cfg -k _ -k t -k gettext -k ngettext:1,2 -k N_ -k tr:2 -k Phrase \
 	--add-comments=Translators: --add-location=file --sort-by-file --no-wrap --project=exochess -o $(POT) src
 
 messages: $(DEV_STAMP)
@@ -160,7 +160,7 @@ messages-check: $(DEV_STAMP)
 	done
 	$(BIN)/python -c 'import sys; from exochess.web.http.i18n import untranslated; \
 		bad = [f"{p}: no translation for {m!r}" for p in sys.argv[1:] for m in untranslated(p)]; \
-		print(*bad, sep="\n", file=sys.stderr); sys.exit(1 if bad else 0)' \
+		[print(line, file=sys.stderr) for line in bad]; sys.exit(1 if bad else 0)' \
 		$(foreach l,$(LANGS),$(LOCALE)/$(l)/LC_MESSAGES/messages.po)
 
 # Installs the git hook that runs ruff and mypy before each commit (.pre-commit-config.yaml).

@@ -10,6 +10,8 @@ import datetime as dt
 from dataclasses import dataclass
 from enum import StrEnum
 
+from exochess.phrase import Phrase
+
 
 class Color(StrEnum):
     """A seat at the board."""
@@ -100,6 +102,9 @@ class GameServiceError(Exception):
     """
 
     def __init__(self, message: str, **params: object) -> None:
+        if isinstance(message, Phrase) and not params:
+            # a sentence of the library (a move refused, a FEN error): translated like ours
+            message, params = message.template, dict(message.params)
         self.template = message
         self.params = params
         self.message = message.format(**params) if params else message

@@ -649,7 +649,8 @@ class Board:
         code = self.squares[origin]
         side_name = "White" if self.side > 0 else "Black"
         if code == 0:
-            return Phrase("{move} is illegal: there is no piece on {square}", move=text, square=square_name(origin))
+            return Phrase("{move} is illegal: there is no piece on {square}", move=text,
+                          square=square_name(origin))
         if code * self.side < 0:
             return Phrase("{move} is illegal: the piece on {square} is not {side}'s", move=text,
                           square=square_name(origin), side=side_name)
@@ -828,8 +829,9 @@ class Board:
         mine = self.squares[square] > 0
         around = [self.squares[t] for t in self._geo.neighbours[square]]
         if around and all(code != 0 and (code > 0) == mine for code in around):
-            return Phrase("the {piece} on {square} has no legal move: its own pieces fill every square next to it",
-                          piece=name, square=square_name(square))
+            return Phrase(
+                "the {piece} on {square} has no legal move: its own pieces fill every square next to it",
+                piece=name, square=square_name(square))
         return Phrase("the {piece} on {square} has no legal move", piece=name, square=square_name(square))
 
     # --- misc ------------------------------------------------------------------

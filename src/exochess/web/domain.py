@@ -104,7 +104,8 @@ class GameServiceError(Exception):
     def __init__(self, message: str, **params: object) -> None:
         if isinstance(message, Phrase) and not params:
             # a sentence of the library (a move refused, a FEN error): translated like ours
-            message, params = message.template, dict(message.params)
+            params = dict(message.params)
+            message = message.template
         self.template = message
         self.params = params
         self.message = message.format(**params) if params else message

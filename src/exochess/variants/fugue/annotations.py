@@ -48,7 +48,8 @@ def annotate(variant: Variant, board: Board) -> Annotations:
                     name = variant.piece_names[variant.letters[abs(b[t])].upper()]
                     reason = Phrase(
                         "the {piece} on {square} is protected by the Shield on {by}: it cannot be"
-                        " captured (it can still be swapped)", piece=name, square=square_name(t), by=square_name(s))
+                        " captured (it can still be swapped)",
+                        piece=name, square=square_name(t), by=square_name(s))
                     marks.append(Mark(t, SHIELDED, reason, (s,)))
     marks.sort(key=lambda m: (m.square, MARK_KINDS.index(m.kind)))
     return Annotations(marks=tuple(marks))

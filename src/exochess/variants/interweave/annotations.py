@@ -50,6 +50,7 @@ def annotate(variant: Variant, board: Board) -> Annotations:
             name = variant.piece_names[variant.letters[abs(board.squares[s])].upper()]
             reason = Phrase(
                 "capturing is compulsory: {side} must capture this turn, and the {piece} on {square}"
-                " can ({moves})", side=side, piece=name, square=square_name(s), moves=" ".join(sorted(firsts[s])))
+                " can ({moves})",
+                side=side, piece=name, square=square_name(s), moves=" ".join(sorted(firsts[s])))
             marks.append(Mark(s, MUST_CAPTURE, reason))
     return Annotations(marks=tuple(marks), reserves=reserves)

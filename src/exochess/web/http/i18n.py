@@ -109,7 +109,7 @@ def untranslated(path: str) -> list[str]:
     for message in cat:
         if not message.id:
             continue
-        forms = [message.string] if isinstance(message.string, str) else list(message.string)
+        forms = [message.string] if isinstance(message.string, str) else list(message.string or ())
         if message.fuzzy or not forms or not all(form and form.strip() for form in forms):
             missing.append(message.id if isinstance(message.id, str) else message.id[0])
     return missing

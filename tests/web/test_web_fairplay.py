@@ -111,3 +111,17 @@ def test_two_accounts_of_one_browser_cannot_take_both_seats(fair_server: Server)
     assert bob.post(f"/api/challenges/{cid}/accept", json={"player": secrets.token_urlsafe(18)}).status_code == 200
     alice.close()
     bob.close()
+
+
+@pytest.mark.parametrize(("variant", "fen", "rank"), [
+    ("fugue", "8K/8/8/8/8/8/8/k7 w", "rank 8"),
+    ("rebelfury", "12F/12/12/12/12/12/12/12/12/12/12/f11 w", "rank 12"),
+    ("fugue", "8/8/8/8/8/8/8/" + "9" * 5000 + " w", "rank 1"),
+])
+def test_a_rank_too_long_is_a_400_naming_it(fair_server: Server, variant: str, fen: str, rank: str) -> None:
+    with httpx.Client(base_url=fair_server.url, timeout=30.0) as client:
+        for path, body in (("/api/position", {"variant": variant, "fen": fen}),
+                           ("/api/games", {"variant": variant, "opponent": "friend", "fen": fen})):
+            res = client.post(path, json=body)
+            assert res.status_code == 400, (path, res.text)
+            assert rank in res.json()["error"] and "describes more than" in res.json()["error"]

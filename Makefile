@@ -129,11 +129,12 @@ test: lint typecheck unit unit-compiled
 # The site's message catalogues (docs/translating.md): extract every text (templates, Python,
 # scripts' t("..."), the games' words) into the template, merge it into each language's .po,
 # and compile each one to check it (the site compiles the .po files in memory when it starts,
-# so no .mo file is kept).  messages-check fails when the .po files are out of date.
+# so no .mo file is kept).  messages-check fails when the .po files are out of date, or when a
+# French or Spanish message has no translation (an empty or fuzzy msgstr).
 LOCALE := src/exochess/web/locale
 LANGS := fr es
 POT := build/messages.pot
-EXTRACT = $(BIN)/pybabel -q extract -F babel.cfg -k _ -k t -k gettext -k ngettext:1,2 -k N_ -k tr:2 \
+EXTRACT = $(BIN)/pybabel -q extract -F babel.cfg -k _ -k t -k gettext -k ngettext:1,2 -k N_ -k tr:2 -k Phrase \
 	--add-comments=Translators: --add-location=file --sort-by-file --no-wrap --project=exochess -o $(POT) src
 
 messages: $(DEV_STAMP)
@@ -157,6 +158,10 @@ messages-check: $(DEV_STAMP)
 		$(BIN)/pybabel -q update --ignore-obsolete --ignore-pot-creation-date --no-wrap -i $(POT) -d build/locale-check -l $$l || exit 1; \
 		diff -u -I '^"Generated-By: ' $(LOCALE)/$$l/LC_MESSAGES/messages.po build/locale-check/$$l/LC_MESSAGES/messages.po >&2 || exit 1; \
 	done
+	$(BIN)/python -c 'import sys; from exochess.web.http.i18n import untranslated; \
+		bad = [f"{p}: no translation for {m!r}" for p in sys.argv[1:] for m in untranslated(p)]; \
+		[print(line, file=sys.stderr) for line in bad]; sys.exit(1 if bad else 0)' \
+		$(foreach l,$(LANGS),$(LOCALE)/$(l)/LC_MESSAGES/messages.po)
 
 # Installs the git hook that runs ruff and mypy before each commit (.pre-commit-config.yaml).
 pre-commit: $(DEV_STAMP)

@@ -25,6 +25,7 @@ from exochess.fen import format_placement, parse_placement
 from exochess.geometry import Geometry, parse_square, square_name
 from exochess.move import Action, Move
 from exochess.outcome import BLACK, WHITE, Outcome, Termination
+from exochess.phrase import Phrase
 from exochess.rawmove import CHANGES, EXTRA, FROM, TRIPLE, VICTIMS, RawMove, split_actions, to_move
 from exochess.variant import FORBIDDEN, THREEFOLD_LOSS, Variant, resolve_variant
 from exochess.zobrist import KEYS_BY_CODE, PIECE_KEYS, SIDE_KEY
@@ -641,25 +642,27 @@ class Board:
                     raise IllegalMoveError(
                         f"{square_name(sq)} is not on the {self._geo.width}x{self._geo.height} board"
                     )
+        text = str(move)
         if self.is_game_over():
-            return f"{move} is illegal: the game is over"
+            return Phrase("{move} is illegal: the game is over", move=text)
         origin = move.from_square
         code = self.squares[origin]
         side_name = "White" if self.side > 0 else "Black"
         if code == 0:
-            return f"{move} is illegal: there is no piece on {square_name(origin)}"
+            return Phrase("{move} is illegal: there is no piece on {square}", move=text,
+                          square=square_name(origin))
         if code * self.side < 0:
-            return f"{move} is illegal: the piece on {square_name(origin)} is not {side_name}'s"
+            return Phrase("{move} is illegal: the piece on {square} is not {side}'s", move=text,
+                          square=square_name(origin), side=side_name)
         specific = self.variant.explain_illegal(self, move)
         if specific:
-            return f"{move} is illegal: {specific}"
+            return Phrase("{move} is illegal: {why}", move=text, why=specific)
         own = sorted(str(m) for m in self.moves_from(origin))
         name = self.variant.piece_names.get(self.variant.letters[abs(code)], "piece")
         if not own:
-            return f"{move} is illegal: {self._no_move_text(origin)}"
-        return (
-            f"{move} is illegal; the {name} on {square_name(origin)} can play: {' '.join(own)}"
-        )
+            return Phrase("{move} is illegal: {why}", move=text, why=self._no_move_text(origin))
+        return Phrase("{move} is illegal; the {piece} on {square} can play: {moves}", move=text, piece=name,
+                      square=square_name(origin), moves=" ".join(own))
 
     # --- stepwise turns ----------------------------------------------------------
 
@@ -820,8 +823,16 @@ class Board:
         return self._no_move_text(square)
 
     def _no_move_text(self, square: int) -> str:
+        """The piece on ``square`` has no legal move and no rule of its game holds it (those
+        the game explains itself): say why when its own pieces wall it in."""
         name = self.variant.piece_names.get(self.variant.letters[abs(self.squares[square])], "piece")
-        return f"the {name} on {square_name(square)} has no legal move"
+        mine = self.squares[square] > 0
+        around = [self.squares[t] for t in self._geo.neighbours[square]]
+        if around and all(code != 0 and (code > 0) == mine for code in around):
+            return Phrase(
+                "the {piece} on {square} has no legal move: its own pieces fill every square next to it",
+                piece=name, square=square_name(square))
+        return Phrase("the {piece} on {square} has no legal move", piece=name, square=square_name(square))
 
     # --- misc ------------------------------------------------------------------
 

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 
 class ExochessError(ValueError):
-    """Base class of every error caused by bad input to exochess."""
+    """Base class of every error caused by bad input to exochess.
+
+    A message made as a :class:`~exochess.phrase.Phrase` stays one through ``str(error)``, so
+    an interface can translate it.
+    """
+
+    def __str__(self) -> str:
+        # str(error) hands back the message itself: a Phrase keeps its template and fields
+        if len(self.args) == 1 and isinstance(self.args[0], str):
+            return self.args[0]
+        return super().__str__()
 
 
 class UnknownVariantError(ExochessError):

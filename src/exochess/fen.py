@@ -44,23 +44,39 @@ def parse_placement(text: str, geo: Geometry, codes: Mapping[str, int]) -> list[
                 j = i
                 while j < len(row) and row[j] in DIGITS:
                     j += 1
-                run = int(row[i:j])
-                if run == 0 or row[i] == "0":
-                    raise FenError(f"rank {rank + 1}: an empty run cannot be {row[i:j]!r}")
-                file += run
+                digits = row[i:j]
+                # A run never exceeds the board's width, so more than two digits is an error
+                # before ``int`` is asked (thousands of digits would exceed its limit).
+                if row[i] == "0":
+                    raise FenError(f"rank {rank + 1}: an empty run cannot be {digits[:8]!r}")
+                if len(digits) > _MAX_RUN_DIGITS:
+                    raise FenError(_too_long(rank, row, geo))
+                file += int(digits)
+                if file > geo.width:
+                    raise FenError(_too_long(rank, row, geo))
                 i = j
                 continue
             code = codes.get(ch)
             if code is None:
                 raise FenError(f"rank {rank + 1}: {ch!r} is not a piece letter of this game")
             if file >= geo.width:
-                break
+                # a piece past the end of the rank: refusing it is the only safe reading
+                # (dropping it silently could remove a King and decide the game)
+                raise FenError(_too_long(rank, row, geo))
             board[rank * STRIDE + file] = code
             file += 1
             i += 1
-        if file > geo.width:
-            raise FenError(f"rank {rank + 1} ({row!r}) describes more than {geo.width} squares")
     return board
+
+
+_MAX_RUN_DIGITS = 2
+"""Boards are at most 16 wide, so a run of empty squares has one or two digits."""
+
+
+def _too_long(rank: int, row: str, geo: Geometry) -> str:
+    """The message for a rank that describes more squares than the board is wide."""
+    shown = row if len(row) <= 40 else row[:37] + "..."
+    return f"rank {rank + 1} ({shown!r}) describes more than {geo.width} squares"
 
 
 def format_placement(board: Sequence[int], geo: Geometry, letters: Mapping[int, str]) -> str:

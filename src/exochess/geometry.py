@@ -79,7 +79,9 @@ def parse_square(name: str) -> int:
     >>> parse_square("k10") == square(10, 9)
     True
     """
-    if len(name) < 2 or not ("a" <= name[0] <= "p") or not (name[1:].isascii() and name[1:].isdigit()):
+    # at most three characters: a rank of thousands of digits is no square (nor a job for int)
+    digits = name[1:]
+    if not 2 <= len(name) <= 3 or not "a" <= name[0] <= "p" or not (digits.isascii() and digits.isdigit()):
         raise ValueError(f"not a square name: {name!r}")
     if name[1] == "0":
         raise ValueError(f"not a square name: {name!r}")

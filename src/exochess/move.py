@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from exochess.errors import MoveSyntaxError
 from exochess.geometry import parse_square, square_name, victim_order
+from exochess.phrase import Phrase
 
 KINDS = "-x~*@"
 """Action separators: ``-`` quiet, ``x`` capture, ``~`` swap, ``*`` mutual destruction, ``@`` shot/rifle."""
@@ -80,7 +81,7 @@ class Action:
         """Parse one action; raise :class:`MoveSyntaxError` if the text is malformed."""
         m = _ACTION_RE.match(text.strip())
         if m is None:
-            raise MoveSyntaxError(f"malformed move text: {text.strip()!r}")
+            raise MoveSyntaxError(Phrase("malformed move text: {text}", text=repr(text.strip())))
         origin = parse_square(m["from"])
         promo = m["promo"].upper() if m["promo"] else None
         tag = m["tag"].upper() if m["tag"] else None

@@ -11,9 +11,19 @@ variation, so every move survives a round trip unchanged.
 
 Tags written: the seven-tag roster minus ``Round`` (``Event``, ``Site``,
 ``Date``, ``White``, ``Black``, ``Result``), then ``Variant``, ``SetUp``,
-``FEN`` and ``Termination``, then any other tags in the order given.  The
+``FEN`` and ``Termination``, then any other tags in the order given (a web
+site adds ``TimeControl``, ``WhiteElo``, ``BlackElo``, ``Rated``).  The
 ``FEN`` tag is always written, so a game stays readable even if a starting
 position is revised (the Rebel Fury array is a reconstruction).
+
+``Termination`` takes the values other sites write: ``normal`` (the rules
+ended the game: a royal capture, a repetition, no legal move -- which one is
+found again from the moves, :attr:`Game.termination`), ``resignation``,
+``time forfeit``, ``abandoned`` (a game called off, or left by a player) and
+``unterminated`` while it goes on.  Clocks are written as lichess does, a
+``[%clk h:mm:ss]`` command in the comment after each move (the mover's time
+left; fractions of a second only when there are some, ``0:00:09.25``), and
+read back into :attr:`Game.clocks`.
 
 >>> from exochess import Board
 >>> board = Board("fugue")
@@ -64,6 +74,59 @@ _AFTER_ROSTER = ("Variant", "SetUp", "FEN", "Termination")
 
 UNTERMINATED = "unterminated"
 """``Termination`` tag value of a game still in progress."""
+NORMAL = "normal"
+"""``Termination`` of a game the rules ended (the reason is found again from the moves)."""
+TIME_FORFEIT = "time forfeit"
+"""``Termination`` of a game lost on time."""
+ABANDONED = "abandoned"
+"""``Termination`` of a game called off (aborted) or left by a player."""
+_SITE_TERMINATIONS = {
+    # the site's own words for an ending, as the PGN writes them
+    "aborted": ABANDONED, ABANDONED: ABANDONED, TIME_FORFEIT: TIME_FORFEIT,
+    "resignation": "resignation", NORMAL: NORMAL, UNTERMINATED: UNTERMINATED,
+}
+
+
+def pgn_termination(value: str) -> str:
+    """The ``Termination`` tag value of an ending named ``value``: one of the rules'
+    (:class:`~exochess.outcome.Termination`, written ``normal``) or of a site's (``time
+    forfeit``, ``aborted``...).  An unknown value is kept as it is.
+
+    >>> pgn_termination("royal capture"), pgn_termination("aborted")
+    ('normal', 'abandoned')
+    """
+    key = value.strip().lower()
+    if key in _SITE_TERMINATIONS:
+        return _SITE_TERMINATIONS[key]
+    if any(term.value == key and term is not Termination.RESIGNATION for term in Termination):
+        return NORMAL
+    return value
+
+
+_CLOCK_RE = re.compile(r"\[%clk\s+(\d{1,4}):([0-5]\d):([0-5]\d)(?:\.(\d{1,3}))?\s*\]")
+
+
+def format_clock(ms: int) -> str:
+    """A clock reading as ``[%clk]`` writes it: ``h:mm:ss``, with the fraction of a second
+    only when there is one (lossless to the millisecond).
+
+    >>> format_clock(59_000), format_clock(3_723_450), format_clock(-5)
+    ('0:00:59', '1:02:03.45', '0:00:00')
+    """
+    ms = max(0, ms)
+    seconds, frac = divmod(ms, 1000)
+    hours, rest = divmod(seconds, 3600)
+    text = f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
+    return text + f".{frac:03d}".rstrip("0") if frac else text
+
+
+def parse_clock(text: str) -> int | None:
+    """Milliseconds of the first ``[%clk h:mm:ss(.f)]`` command in a comment (None: none there)."""
+    m = _CLOCK_RE.search(text)
+    if m is None:
+        return None
+    hours, minutes, seconds, frac = m.groups()
+    return ((int(hours) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + int((frac or "0").ljust(3, "0"))
 
 
 class PgnError(ExochessError):
@@ -93,7 +156,9 @@ class Game:
     result: str = "*"
     """Result token: ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``."""
     comments: dict[int, str] = field(default_factory=dict)
-    """Comment after ply n (n = 0: before the first move)."""
+    """Comment after ply n (n = 0: before the first move), without its ``[%clk]`` command."""
+    clocks: dict[int, int] = field(default_factory=dict)
+    """The mover's clock (milliseconds left) after ply n, from the ``[%clk]`` commands."""
 
     def board(self, plies: int | None = None) -> Board:
         """A board with the first ``plies`` moves (default: all) played from :attr:`fen`.
@@ -119,8 +184,12 @@ class Game:
 
     @property
     def termination(self) -> Termination | None:
-        """The ``Termination`` tag as a :class:`~exochess.outcome.Termination`, if it names one."""
+        """The ``Termination`` tag as a :class:`~exochess.outcome.Termination`, if it names one;
+        for ``normal``, the rules' reason found again from the final position."""
         value = self.headers.get("Termination", "").strip().lower()
+        if value == NORMAL:
+            outcome = self.board().outcome()
+            return outcome.termination if outcome is not None else None
         for term in Termination:
             if term.value == value:
                 return term
@@ -157,6 +226,7 @@ def write_game(
     headers: Mapping[str, str] | None = None,
     result: str | None = None,
     comments: Mapping[int, str] | None = None,
+    clocks: Mapping[int, int] | None = None,
     width: int = 79,
 ) -> str:
     """The PGN text of a game.
@@ -167,6 +237,8 @@ def write_game(
     The moves are replayed, so an illegal one raises :class:`PgnError`.  ``result`` defaults
     to the outcome of the final position (``*`` while the game goes on); give
     ``"1-0"``/``"0-1"`` for a resignation.
+    ``clocks`` maps a ply n to the mover's milliseconds left after it (``[%clk]``); a
+    ``Termination`` header names how the game ended (:func:`pgn_termination`'s words).
     Movetext lines are wrapped at ``width`` characters; a move is never split.
 
     >>> print(write_game(["e2-e3"], variant="fugue", headers={"Event": "Demo"}).splitlines()[-1])
@@ -174,6 +246,7 @@ def write_game(
     """
     all_headers: dict[str, str] = {}
     extra_comments: dict[int, str] = {}
+    all_clocks: dict[int, int] = {}
     if isinstance(game, Board):
         board = game.copy()
         moves = board.move_stack
@@ -181,6 +254,7 @@ def write_game(
     elif isinstance(game, Game):
         all_headers.update(game.headers)
         extra_comments.update(game.comments)
+        all_clocks.update(game.clocks)
         start = Board(game.variant, fen=game.fen)
         moves = list(game.moves)
         if result is None and game.result != "*":
@@ -192,6 +266,8 @@ def write_game(
         all_headers.update(headers)
     if comments:
         extra_comments.update(comments)
+    if clocks:
+        all_clocks.update(clocks)
     final = start.copy()
     canonical: list[Move] = []
     for index, move in enumerate(moves):
@@ -208,9 +284,11 @@ def write_game(
     if result not in RESULTS:
         raise PgnError(f"not a PGN result: {result!r} (use 1-0, 0-1, 1/2-1/2 or *)")
     if outcome is not None:
-        termination = outcome.termination.value
+        termination = NORMAL
+    elif "Termination" in all_headers and all_headers["Termination"] != UNTERMINATED:
+        termination = pgn_termination(all_headers["Termination"])
     elif result != "*":
-        termination = all_headers.get("Termination", Termination.RESIGNATION.value)
+        termination = Termination.RESIGNATION.value
     else:
         termination = UNTERMINATED
     all_headers["Result"] = result
@@ -245,8 +323,11 @@ def write_game(
         elif index == 0 or (index in extra_comments):
             tokens.append(f"{offset // 2 + 1}...")
         tokens.append(str(move))
+        after = [f"[%clk {format_clock(all_clocks[index + 1])}]"] if index + 1 in all_clocks else []
         if index + 1 in extra_comments:
-            tokens.append(_comment(extra_comments[index + 1]))
+            after.append(extra_comments[index + 1])
+        if after:
+            tokens.append(_comment(" ".join(after)))
     tokens.append(result)
     movetext: list[str] = []
     line = ""
@@ -450,6 +531,7 @@ def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_varia
 
     moves: list[Move] = []
     comments: dict[int, str] = {}
+    clocks: dict[int, int] = {}
     result: str | None = None
     depth = 0
     for token in _tokenise(body, move_line):
@@ -467,7 +549,13 @@ def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_varia
             raise PgnError(f"line {token.line}: {token.text!r} after the result {result}")
         if token.kind == "comment":
             ply = len(moves)
-            comments[ply] = f"{comments[ply]} {token.text}" if ply in comments else token.text
+            text = token.text
+            clock = parse_clock(text)
+            if clock is not None:
+                clocks[ply] = clock
+                text = " ".join(_CLOCK_RE.sub(" ", text).split())
+            if text:
+                comments[ply] = f"{comments[ply]} {text}" if ply in comments else text
             continue
         if token.kind == "result":
             result = token.text
@@ -487,7 +575,10 @@ def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_varia
         if result not in RESULTS:
             raise PgnError(f"not a PGN result: {result!r}")
     headers["Result"] = result
-    return Game(headers, variant.name, board.starting_fen, moves, result, comments)
+    return Game(headers, variant.name, board.starting_fen, moves, result, comments, clocks)
 
 
-__all__ = ["RESULTS", "Game", "PgnError", "read_game", "read_games", "write_game"]
+__all__ = [
+    "ABANDONED", "NORMAL", "RESULTS", "TIME_FORFEIT", "UNTERMINATED", "Game", "PgnError",
+    "format_clock", "parse_clock", "pgn_termination", "read_game", "read_games", "write_game",
+]

@@ -137,7 +137,7 @@ def test_pgn_of_a_royal_less_start_round_trips(
     assert game.result == "*"  # a missing royal decides nothing
     if fatal is not None:
         text = write_game([fatal], variant=variant, fen=fen)
-        assert '[Termination "royal capture"]' in text
+        assert '[Termination "normal"]' in text
         game = read_game(text)
         assert game.result == ("1-0" if winner else "0-1")
         assert [str(m) for m in game.moves] == [fatal]

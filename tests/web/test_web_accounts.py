@@ -108,7 +108,9 @@ def test_result_rates_a_game_exactly_once(tmp_path: Path) -> None:
         storage.create_game(id="g1", variant="fugue", start_fen="x", white=PlayerKind.HUMAN, black=PlayerKind.HUMAN,
                             level=None, white_secret="s1", black_secret="s2", time_control="5+3",
                             white_user=a.id, black_user=b.id, rated=True)
-        storage.finish("g1", 0, {"result": "1-0", "termination": "resignation", "reason": "r"})
+        for ply, text in enumerate(("e2-e3", "d7-d6")):  # both sides moved: the result counts
+            storage.add_move("g1", ply, text, None)
+        storage.finish("g1", 2, {"result": "1-0", "termination": "resignation", "reason": "r"})
         with storage.engine.begin() as conn:  # a second server seeing the same result
             apply_game_result(conn, "g1")
         with storage.engine.connect() as conn:
@@ -300,6 +302,9 @@ def test_rated_game_between_two_accounts(server: Server) -> None:
         state = w.get(f"/api/games/{gid}").json()
         assert state["rated"] and state["players"]["white"]["user"] == {
             "name": wn, "rating": 1500, "provisional": True, "diff": None}
+        # both sides move first: a game over before that changes no rating (issue 40)
+        assert w.post(f"/api/games/{gid}/moves", json={"move": "a1~b1", "ply": 0}).status_code == 200
+        assert b.post(f"/api/games/{gid}/moves", json={"move": "a11-a10", "ply": 1}).status_code == 200
         res = b.post(f"/api/games/{gid}/resign", json={})
         assert res.status_code == 200, res.text
         assert b.post(f"/api/games/{gid}/resign", json={}).status_code == 409  # once

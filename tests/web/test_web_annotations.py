@@ -18,11 +18,15 @@ def test_a_live_game_carries_annotations_and_captured_pieces(client: httpx.Clien
     data = create(client, variant="fugue", opponent="friend", color="white", fen=FROZEN)
     state = client.get(f"/api/games/{data['id']}").json()
     notes = state["annotations"]
+    template = ["the {piece} on {square} is immobilized by the Immobilizer on {by}",
+                {"piece": "Queen", "square": "d4", "by": "e5"}]
     assert notes["marks"] == [{
         "square": "d4", "kind": "frozen", "by": ["e5"],
         "reason": "the Queen on d4 is immobilized by the Immobilizer on e5",
+        "reason_t": template,  # what the page translates it with
     }]
     assert notes["stuck"] == {"d4": "the Queen on d4 is immobilized by the Immobilizer on e5"}
+    assert notes["stuck_t"] == {"d4": template}
     assert notes["gazes"] == [] and notes["reserves"] is None
     assert state["captured"] == {"white": [], "black": []}
     secret = data["seats"]["white"]["secret"]

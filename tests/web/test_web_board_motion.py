@@ -247,6 +247,8 @@ def test_analyse_from_a_game_carries_the_whole_game(page: Any, server: Server) -
         gid, seats = data["id"], [data["seats"]["white"]["secret"], data["seats"]["black"]["secret"]]
         for i, t in enumerate(["a1-a2", "h8-h7", "a2-a3"]):
             assert c.post(f"/api/games/{gid}/moves", json={"move": t, "secret": seats[i % 2]}).status_code == 200
+        # analysis after the game (issue 40): a game between people is analysed once it is over
+        assert c.post(f"/api/games/{gid}/resign", json={"secret": seats[1]}).status_code == 200
     page.goto(f"/game/{gid}")
     page.wait_for_selector('#game[data-ply="3"]')
     page.click("#analyse")

@@ -196,21 +196,31 @@ def test_a_beginners_reply_does_not_wait_for_level_8_searches(engine_server: Ser
         assert after["cancelled"] - before["cancelled"] >= 2
 
 
-def test_evaluate_is_for_the_players_until_the_game_ends(engine_server: Server) -> None:
+def test_evaluate_is_for_nobody_until_a_game_between_people_ends(engine_server: Server) -> None:
     with httpx.Client(base_url=engine_server.url, timeout=30.0) as c:
         data = create(c, variant="fugue", opponent="friend", color="white")
         gid, seats = data["id"], data["seats"]
         url = f"/api/games/{gid}/evaluate"
-        res = c.post(url, json={})
-        assert res.status_code == 401 and "players" in res.json()["error"]
-        assert c.post(url, json={"secret": "not-a-seat"}).status_code == 403
-        res = c.post(url, json={"secret": seats["black"]["secret"]})
-        assert res.status_code == 200, res.text
-        assert res.json()["best"]
+        # fair play (issue 40): not the players either, while the game is on
+        for body in ({}, {"secret": "not-a-seat"}, {"secret": seats["black"]["secret"]}):
+            res = c.post(url, json=body)
+            assert res.status_code == 403 and "analysis after the game" in res.json()["error"], res.text
         assert c.post(f"/api/games/{gid}/resign", json={"secret": seats["white"]["secret"]}).status_code == 200
         res = c.post(url, json={})
         assert res.status_code == 200, res.text
         assert res.json()["side_to_move"] == "white"
+
+
+def test_evaluate_is_for_the_player_of_a_game_against_the_computer(engine_server: Server) -> None:
+    with httpx.Client(base_url=engine_server.url, timeout=30.0) as c:
+        data = create(c, variant="fugue", opponent="computer", level=1, color="white")
+        url = f"/api/games/{data['id']}/evaluate"
+        res = c.post(url, json={})
+        assert res.status_code == 401 and "players" in res.json()["error"]
+        assert c.post(url, json={"secret": "not-a-seat"}).status_code == 403
+        res = c.post(url, json={"secret": data["seats"]["white"]["secret"]})
+        assert res.status_code == 200, res.text
+        assert res.json()["best"]
 
 
 def test_resigning_stops_the_computers_search(engine_server: Server) -> None:
@@ -234,7 +244,8 @@ def test_the_game_page_evaluates_for_its_player_only(browser: Any, server: Serve
     watcher = browser.new_context(base_url=server.url)
     try:
         page = player.new_page()
-        gid = new_game(page, opponent="friend", color="white")
+        # a game against the computer (one between people has no evaluation while it is on)
+        gid = new_game(page, opponent="computer", color="white")
         page.click("#evaluate")
         page.wait_for_selector("#eval:has-text('Best line')", timeout=30000)
         other = watcher.new_page()

@@ -261,14 +261,17 @@ def test_server_messages_come_in_the_page_language(browser: Any, server: Server,
     assert res.json()["error"] == "ce n'est pas votre tour : trait aux Blancs"
     res = client.get("/api/games/nope", headers={"Cookie": "lang=fr"})
     assert res.status_code == 404 and res.json()["error"] == "identifiant de partie inconnu 'nope'"
-    # a spectator asks for an evaluation: the refusal shows on the page, in French
+    # no evaluation while a game between people is on (issue 40): the page says so in French,
+    # and so does the API's refusal
+    res = client.post(f"/api/games/{gid}/evaluate", json={}, headers={"Accept-Language": "fr"})
+    assert res.status_code == 403
+    assert res.json()["error"] == "analyse après la partie : pas de moteur pendant une partie entre personnes"
     ctx = context(browser, server, "fr", DESKTOP)
     try:
         page = ctx.new_page()
         settle(page, f"/game/{gid}")
-        page.click("#evaluate")
-        page.wait_for_selector("#eval:has-text('seuls les joueurs')")
-        assert page.locator("#eval").inner_text() == "seuls les joueurs peuvent évaluer une partie en cours (secret de place)"
+        assert page.locator("#evaluate").is_hidden()
+        assert page.locator("#analysis-later").inner_text().startswith("Analyse après la partie")
     finally:
         ctx.close()
 

@@ -18,6 +18,7 @@ from exochess.web import metrics
 from exochess.web.accounts.sessions import SessionMiddleware, Sessions
 from exochess.web.accounts.users import Accounts
 from exochess.web.compute.enginepool import EngineBackend, EnginePool
+from exochess.web.game.deadgames import DeadGames
 from exochess.web.game.positions import glyphs
 from exochess.web.game.service import GameService
 from exochess.web.http.bodylimit import BodyLimitMiddleware
@@ -121,6 +122,8 @@ def create_app(
                                         tiny_clocks=settings.test_tiny_clocks)
         app.state.chat = Chat(service, limits)
         await lobby.start()
+        app.state.dead_games = dead_games = DeadGames(service)
+        dead_games.start()
         app.state.bus = bus
         if bus is not None:
             hub.on_remote = service.on_remote_change
@@ -168,6 +171,7 @@ def create_app(
             if peers is not None:
                 await peers.close()
             lobby.close()
+            dead_games.close()
             service.close()
             if pool is not None:
                 pool.shutdown()

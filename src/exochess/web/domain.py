@@ -10,6 +10,8 @@ import datetime as dt
 from dataclasses import dataclass
 from enum import StrEnum
 
+from exochess.phrase import Phrase
+
 
 class Color(StrEnum):
     """A seat at the board."""
@@ -100,6 +102,10 @@ class GameServiceError(Exception):
     """
 
     def __init__(self, message: str, **params: object) -> None:
+        if isinstance(message, Phrase) and not params:
+            # a sentence of the library (a move refused, a FEN error): translated like ours
+            params = dict(message.params)
+            message = message.template
         self.template = message
         self.params = params
         self.message = message.format(**params) if params else message
@@ -171,6 +177,10 @@ class TooFast(GameServiceError):
 
 class TooLarge(GameServiceError):
     """More input than the service accepts (e.g. moves in an analysis request)."""
+
+
+class EngineWithheld(GameServiceError):
+    """No engine may look at this game now: it is between people and not over (fair play)."""
 
 
 class EngineDisabled(GameServiceError):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from exochess.annotations import FROZEN, MARK_KINDS, SHIELDED, Annotations, Mark
 from exochess.geometry import square_name
+from exochess.phrase import Phrase
 from exochess.variants.fugue.rules import IMMOBILIZER, SHIELD
 
 if TYPE_CHECKING:
@@ -26,10 +27,8 @@ def frozen_reason(variant: Variant, squares: list[int], square: int, immobilizer
     """The sentence for the piece on ``square`` frozen by the Immobilizer on ``immobilizer``
     (also the reason an illegal move of that piece is refused with)."""
     name = variant.piece_names[variant.letters[abs(squares[square])].upper()]
-    return (
-        f"the {name} on {square_name(square)} is immobilized "
-        f"by the Immobilizer on {square_name(immobilizer)}"
-    )
+    return Phrase("the {piece} on {square} is immobilized by the Immobilizer on {by}",
+                  piece=name, square=square_name(square), by=square_name(immobilizer))
 
 
 def annotate(variant: Variant, board: Board) -> Annotations:
@@ -47,10 +46,10 @@ def annotate(variant: Variant, board: Board) -> Annotations:
             for t in near[s]:
                 if b[t] * sign > 0:
                     name = variant.piece_names[variant.letters[abs(b[t])].upper()]
-                    reason = (
-                        f"the {name} on {square_name(t)} is protected by the Shield on "
-                        f"{square_name(s)}: it cannot be captured (it can still be swapped)"
-                    )
+                    reason = Phrase(
+                        "the {piece} on {square} is protected by the Shield on {by}: it cannot be"
+                        " captured (it can still be swapped)",
+                        piece=name, square=square_name(t), by=square_name(s))
                     marks.append(Mark(t, SHIELDED, reason, (s,)))
     marks.sort(key=lambda m: (m.square, MARK_KINDS.index(m.kind)))
     return Annotations(marks=tuple(marks))

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from exochess.annotations import MUST_CAPTURE, Annotations, Mark, Reserve
 from exochess.geometry import square_name
 from exochess.move import Action
+from exochess.phrase import Phrase
 from exochess.rawmove import ACTION_CHANGES, FROM
 from exochess.variants.interweave.rules import RESERVE_TYPES, as_extra, reserve_counts
 
@@ -47,9 +48,9 @@ def annotate(variant: Variant, board: Board) -> Annotations:
         side = "White" if board.side > 0 else "Black"
         for s in sorted(firsts):
             name = variant.piece_names[variant.letters[abs(board.squares[s])].upper()]
-            reason = (
-                f"capturing is compulsory: {side} must capture this turn, and the {name} on "
-                f"{square_name(s)} can ({' '.join(sorted(firsts[s]))})"
-            )
+            reason = Phrase(
+                "capturing is compulsory: {side} must capture this turn, and the {piece} on {square}"
+                " can ({moves})",
+                side=side, piece=name, square=square_name(s), moves=" ".join(sorted(firsts[s])))
             marks.append(Mark(s, MUST_CAPTURE, reason))
     return Annotations(marks=tuple(marks), reserves=reserves)

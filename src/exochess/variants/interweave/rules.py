@@ -42,6 +42,7 @@ from exochess.compiled import COMPILED
 from exochess.errors import FenError
 from exochess.geometry import parse_square, square_name
 from exochess.move import Action
+from exochess.phrase import Phrase
 from exochess.rawmove import ACTION_CHANGES, ACTION_LENGTH, FROM, SINGLE_VICTIM, TO, VICTIMS, RawMove, to_move
 from exochess.variant import THREEFOLD_LOSS, Variant
 from exochess.zobrist import KEY_BITS
@@ -1410,13 +1411,15 @@ def _explain(variant: Interweave, board: Board, move: Move) -> str | None:
         # share a handful of them.
         starts = {raw[:ACTION_CHANGES] for raw in raws}
         firsts = " ".join(sorted({str(Action(*start)) for start in starts}))
-        return f"capturing is compulsory; {side} must begin with one of: {firsts}"
+        return Phrase("capturing is compulsory; {side} must begin with one of: {moves}",
+                      side=side, moves=firsts)
     legal = [to_move(raw) for raw in raws]
     n = len(played)
     longer = sorted({str(m.actions[n]) for m in legal if len(m.actions) > n and m.actions[:n] == played})
     if longer:
         where = square_name(played[-1].to_square)
-        return f"the chain must go on: the piece on {where} can still capture ({' '.join(longer)})"
+        return Phrase("the chain must go on: the piece on {square} can still capture ({moves})",
+                      square=where, moves=" ".join(longer))
     for m in legal:
         k = len(m.actions)
         if k < n and played[:k] == m.actions:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from exochess.annotations import PETRIFIED, Annotations, Gaze, Mark
 from exochess.geometry import square_name
+from exochess.phrase import Phrase, joined
 from exochess.variants.rebelfury.rules import (
     _GAZE_BIT,
     _GAZE_MASK,
@@ -65,14 +66,16 @@ def petrified_reason(variant: Variant, squares: list[int], square: int) -> str |
     kind = abs(squares[square])
     names = variant.piece_names
     letters = variant.piece_letters
-    by = " and ".join(f"the {names[letters[abs(squares[g]) - 1]]} on {square_name(g)}" for g in gazers)
+    by = joined([Phrase("the {piece} on {square}", piece=names[letters[abs(squares[g]) - 1]],
+                        square=square_name(g)) for g in gazers])
+    fields = {"piece": names[letters[kind - 1]], "square": square_name(square), "by": by}
     if kind == MIMOTAUR:
-        leaps = " and can only capture with a Jumper leap"
-    elif _HAS_JUM[kind]:
-        leaps = " and can only make a Jumper leap"
-    else:
-        leaps = " and cannot move"
-    return f"the {names[letters[kind - 1]]} on {square_name(square)} is petrified by {by}{leaps}"
+        return Phrase(
+            "the {piece} on {square} is petrified by {by} and can only capture with a Jumper leap", **fields)
+    if _HAS_JUM[kind]:
+        return Phrase(
+            "the {piece} on {square} is petrified by {by} and can only make a Jumper leap", **fields)
+    return Phrase("the {piece} on {square} is petrified by {by} and cannot move", **fields)
 
 
 def annotate(variant: Variant, board: Board) -> Annotations:

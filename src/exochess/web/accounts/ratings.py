@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, Engine, func, insert, select, update
 
 from exochess.web.domain import Color
 from exochess.web.storage.store import GameRow, games, now, rating_history, ratings, users
@@ -144,6 +144,26 @@ def _floor(r: Rating) -> Rating:
 
 WHITE_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
+BOTH_MOVED = 2
+"""Plies a rated game needs before its result counts: one by each side (an abort, a claim or a
+flag before that changes no rating)."""
+PAIR_GAMES_PER_DAY = 3
+"""Rated games between the same two accounts that move their ratings in any 24 hours: more
+would let two accounts of one person farm points (issue 40 saw 1500 -> 1817 in 11 s).  Later
+games of the pair that day are played and kept, unrated in effect."""
+PAIR_WINDOW = dt.timedelta(days=1)
+
+
+def pair_games_today(conn: Connection, a: int, b: int, at: dt.datetime) -> int:
+    """How many games between accounts ``a`` and ``b`` (either colours) changed ``a``'s
+    rating in the 24 hours before ``at``."""
+    pair = ((games.c.white_user == a) & (games.c.black_user == b)) | (
+        (games.c.white_user == b) & (games.c.black_user == a))
+    return int(conn.execute(
+        select(func.count()).select_from(rating_history.join(games, games.c.id == rating_history.c.game_id))
+        .where(rating_history.c.user_id == a, rating_history.c.created > at - PAIR_WINDOW, pair)
+    ).scalar_one())
+
 
 # --- storage ------------------------------------------------------------------------------
 
@@ -188,10 +208,13 @@ def apply_game_result(conn: Connection, game_id: str) -> None:
     ``(game_id, user_id)`` would refuse a second row anyway).
     """
     row = conn.execute(
-        select(games.c.variant, games.c.result, games.c.white_user, games.c.black_user)
+        select(games.c.variant, games.c.result, games.c.white_user, games.c.black_user, games.c.ply)
         .where(games.c.id == game_id, games.c.rated.is_(True))
     ).first()
     if row is None or row.white_user is None or row.black_user is None or row.result not in WHITE_SCORE:
+        return
+    if row.white_user == row.black_user or row.ply < BOTH_MOVED:
+        # one account on both seats, or a game over before both sides moved: nothing to rate
         return
     claimed = conn.execute(
         update(games).where(games.c.id == game_id, games.c.ratings_done.is_(False)).values(ratings_done=True)
@@ -199,6 +222,8 @@ def apply_game_result(conn: Connection, game_id: str) -> None:
     if claimed != 1:
         return
     stamp = now()
+    if pair_games_today(conn, row.white_user, row.black_user, stamp) >= PAIR_GAMES_PER_DAY:
+        return  # the pair has had its rated games of the day: the result stands, the ratings do not move
     white = load_rating(conn, row.white_user, row.variant, stamp)
     black = load_rating(conn, row.black_user, row.variant, stamp)
     new_white, new_black = rated_pair(white, black, WHITE_SCORE[row.result])
@@ -237,6 +262,26 @@ def player_info(conn: Connection, user_id: int, variant: str, game_id: str | Non
         "name": None if user is None or user.deleted is not None else user.name,
         "rating": round(rating.rating), "provisional": rating.provisional, "diff": diff,
     }
+
+
+def ratings_before(engine: Engine, row: GameRow) -> dict[Color, int]:
+    """The ratings the seats' accounts had when the game began (its PGN's ``WhiteElo`` and
+    ``BlackElo``): those the game's rating update started from, or, for a game that changed no
+    rating (yet), the current ones."""
+    out: dict[Color, int] = {}
+    with engine.connect() as conn:
+        for color in Color:
+            user_id = row.user_of(color)
+            if user_id is None:
+                continue
+            before = conn.execute(
+                select(rating_history.c.before)
+                .where(rating_history.c.game_id == row.id, rating_history.c.user_id == user_id)
+            ).scalar_one_or_none()
+            if before is None:
+                before = load_rating(conn, user_id, row.variant).rating
+            out[color] = round(before)
+    return out
 
 
 def players_by_id(engine: Engine, user_ids: set[int], variant: str) -> dict[int, PlayerInfo]:

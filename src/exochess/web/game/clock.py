@@ -195,6 +195,17 @@ class Clock:
                 black = left
         return Stamp(white, black, now)
 
+    def at_end(self, ended: dt.datetime) -> Stamp:
+        """The clocks as they stood when the game ended at ``ended`` without a move (a flag, a
+        resignation, an abort, a claim): the side to move's clock ran from :attr:`since` until
+        then (never below zero: a flag shows 0), the other's stood.  A game ended by a move (a
+        royal capture) already has its final clocks in that move's stamp.  Real time only;
+        other controls keep what :meth:`left` says.  For the finisher (issue 40): stored with
+        the result, and shown by the final state and the PGN.
+        """
+        ended = max(ended, self.since)
+        return Stamp(self.left(Color.WHITE, ended), self.left(Color.BLACK, ended), ended)
+
     def to_json(self) -> dict[str, Any]:
         """The clock in the game state (documented in docs/web.md, "Clocks").
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from exochess.board import Board
-from exochess.pgn import write_game
-from exochess.web.domain import Color, PlayerKind
+from exochess.pgn import UNTERMINATED, pgn_termination, write_game
+from exochess.web.domain import Color, PlayerKind, Stamp
+from exochess.web.game.timecontrol import TimeControl, TimeControlKind, stored_time_control
 from exochess.web.storage.store import ChatRow, GameRow
 
 
@@ -30,13 +31,40 @@ def pgn_comments(rows: list[ChatRow], plies: int) -> dict[int, str]:
     return {ply: " ".join(lines) for ply, lines in comments.items()}
 
 
+def pgn_time_control(control: TimeControl) -> str:
+    """The ``TimeControl`` tag as the PGN standard writes it: ``60+0`` (seconds + increment),
+    ``1/259200`` (one move in three days: correspondence), ``-`` (no clock).
+
+    >>> pgn_time_control(TimeControl.parse("1+0")), pgn_time_control(TimeControl.parse("3d"))
+    ('60+0', '1/259200')
+    """
+    if control.kind == TimeControlKind.REALTIME:
+        return f"{control.base_ms // 1000}+{control.increment_ms // 1000}"
+    if control.kind == TimeControlKind.CORRESPONDENCE:
+        return f"1/{control.days * 86400}"
+    return "-"
+
+
+def pgn_clocks(row: GameRow, stamps: list[Stamp]) -> dict[int, int]:
+    """The mover's clock after each ply (``[%clk]``), from the stored clocks of the moves."""
+    clocks: dict[int, int] = {}
+    for ply, stamp in enumerate(stamps, start=1):
+        mover = Color.to_move(row.start_fen, ply - 1)
+        left = stamp.white_ms if mover == Color.WHITE else stamp.black_ms
+        if left is not None:
+            clocks[ply] = left
+    return clocks
+
+
 def game_pgn(
     row: GameRow, board: Board, names: Mapping[Color, str | None] | None = None,
-    chat: list[ChatRow] | None = None,
+    chat: list[ChatRow] | None = None, elos: Mapping[Color, int] | None = None,
 ) -> str:
-    """The game as PGN, with the site's Event/Site/Date/players headers (and FEN if set up);
-    ``names``: the accounts' names of the seats they hold; with ``chat``, those lines as
-    comments after the moves they followed."""
+    """The game as PGN, with the site's Event/Site/Date/players headers (and FEN if set up),
+    its ``TimeControl``, ``Rated``, the players' ratings (``elos``, ``WhiteElo``/``BlackElo``),
+    the clocks after each move (``[%clk]``) and how it ended (``Termination``); ``names``: the
+    accounts' names of the seats they hold; with ``chat``, those lines as comments after the
+    moves they followed."""
     white, black = _players(row, names or {})
     result = row.result or "*"
     headers = {
@@ -52,7 +80,14 @@ def game_pgn(
     if row.start_fen != board.variant.starting_fen:
         headers["SetUp"] = "1"
         headers["FEN"] = row.start_fen
-    if row.termination:
-        headers["Termination"] = row.termination
-    comments = pgn_comments(chat, len(board.move_stack)) if chat else None
-    return write_game(board, headers=headers, result=result, comments=comments)
+    headers["Termination"] = pgn_termination(row.termination) if row.termination else UNTERMINATED
+    headers["TimeControl"] = pgn_time_control(stored_time_control(row.time_control))
+    headers["Rated"] = "true" if row.rated else "false"
+    for color, tag in ((Color.WHITE, "WhiteElo"), (Color.BLACK, "BlackElo")):
+        if elos and color in elos:
+            headers[tag] = str(elos[color])
+    plies = len(board.move_stack)
+    comments = pgn_comments(chat, plies) if chat else None
+    # the stamps of the moves on the board (a row may hold one more while a takeback settles)
+    clocks = pgn_clocks(row, row.stamps[:plies]) if len(row.stamps) >= plies else None
+    return write_game(board, headers=headers, result=result, comments=comments, clocks=clocks)

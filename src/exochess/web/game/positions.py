@@ -11,6 +11,7 @@ from exochess.fen import parse_placement
 from exochess.geometry import square_name
 from exochess.move import Action, Move
 from exochess.outcome import Outcome, Termination
+from exochess.phrase import phrase_json
 from exochess.rawmove import (
     FROM,
     KIND,
@@ -266,8 +267,10 @@ def variant_json(variant: Variant) -> dict[str, Any]:
 def annotations_json(board: Board) -> dict[str, Any]:
     """The board's :meth:`~exochess.board.Board.annotations` for the page (squares by name).
 
-    ``marks``: ``{square, kind, reason, by}`` each; ``gazes``: ``{square, color, cells,
-    affects}``; ``stuck``: square -> why the piece there cannot move; ``reserves``: side ->
+    ``marks``: ``{square, kind, reason, by, reason_t}`` each; ``gazes``: ``{square, color, cells,
+    affects}``; ``stuck``: square -> why the piece there cannot move; ``stuck_t``: the same
+    reasons as ``[template, fields]`` (``reason_t`` too: :func:`exochess.phrase.phrase_json`,
+    what a page translates them with); ``reserves``: side ->
     letter -> count, or None for a game without reserves.  CPU work (it lists the legal
     moves): call it where the legal-move tree is built.
     """
@@ -280,7 +283,8 @@ def annotations_json(board: Board) -> dict[str, Any]:
             reserves[color_name(r.white)][r.letter] = r.count
     return {
         "marks": [
-            {"square": names[m.square], "kind": m.kind, "reason": m.reason, "by": [names[s] for s in m.by]}
+            {"square": names[m.square], "kind": m.kind, "reason": m.reason, "by": [names[s] for s in m.by],
+             "reason_t": phrase_json(m.reason)}
             for m in notes.marks
         ],
         "gazes": [
@@ -289,6 +293,8 @@ def annotations_json(board: Board) -> dict[str, Any]:
             for g in notes.gazes
         ],
         "stuck": {names[sq]: reason for sq, reason in notes.stuck},
+        # the reasons as [template, fields] (exochess.phrase), for the page to translate
+        "stuck_t": {names[sq]: phrase_json(reason) for sq, reason in notes.stuck},
         "reserves": reserves,
     }
 

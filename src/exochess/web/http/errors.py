@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from exochess.web.domain import (
     Conflict,
     EngineDisabled,
+    EngineWithheld,
     GameNotFound,
     GameServiceError,
     IllegalMove,
@@ -51,6 +52,7 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     TooFast: HTTPStatus.TOO_MANY_REQUESTS,
     IllegalMove: HTTPStatus.UNPROCESSABLE_ENTITY,
     EngineDisabled: HTTPStatus.SERVICE_UNAVAILABLE,  # and EngineFailed
+    EngineWithheld: HTTPStatus.FORBIDDEN,
     TooManyEngineJobs: HTTPStatus.TOO_MANY_REQUESTS,  # a kind of ServerBusy, but the client's own doing
     TooManyAttempts: HTTPStatus.TOO_MANY_REQUESTS,
     StorageUnavailable: HTTPStatus.SERVICE_UNAVAILABLE,

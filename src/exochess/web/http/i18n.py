@@ -31,6 +31,7 @@ from babel.messages.pofile import read_po
 from babel.support import Translations
 from starlette.requests import HTTPConnection
 
+from exochess.phrase import Phrase
 from exochess.web.domain import N_ as N_  # the marker lives with the errors that use it most
 
 LOCALE_DIR = Path(__file__).parent.parent / "locale"
@@ -92,6 +93,28 @@ def translations(lang: str) -> gettext.NullTranslations:
 
 
 @cache
+def _in_library(path: str) -> bool:
+    """Whether a catalogue location is in the library (outside the web package): its phrases
+    (:class:`~exochess.phrase.Phrase`, a rule state's reason) reach the pages in the state's
+    JSON, and the scripts translate them."""
+    return path.endswith(".py") and "/web/" not in path
+
+
+def untranslated(path: str) -> list[str]:
+    """The message ids of the catalogue at ``path`` without a translation (an empty or fuzzy
+    ``msgstr``, or an empty plural form): ``make messages-check`` fails on any."""
+    with open(path, "rb") as f:
+        cat = read_po(f)
+    missing = []
+    for message in cat:
+        if not message.id:
+            continue
+        forms = [message.string] if isinstance(message.string, str) else list(message.string or ())
+        if message.fuzzy or not forms or not all(form and form.strip() for form in forms):
+            missing.append(message.id if isinstance(message.id, str) else message.id[0])
+    return missing
+
+
 def js_messages(lang: str) -> dict[str, str]:
     """The translated texts of the site's scripts (entries extracted from ``static/*.js``):
     each page carries this small catalogue, so that scripts never show English on a French page."""
@@ -102,7 +125,7 @@ def js_messages(lang: str) -> dict[str, str]:
     for message in cat:
         if not message.id or message.fuzzy or not isinstance(message.id, str):
             continue
-        for_scripts = any(path.endswith(".js") for path, _ in message.locations) or any(
+        for_scripts = any(path.endswith(".js") or _in_library(path) for path, _ in message.locations) or any(
             comment.startswith(SCRIPTS_COMMENT) for comment in message.auto_comments)
         if for_scripts and isinstance(message.string, str) and message.string:
             out[message.id] = message.string
@@ -118,7 +141,9 @@ def localized(template: str, params: Mapping[str, object], lang: str) -> str:
     'la partie est terminée (Les Blancs gagnent : les Noirs ont abandonné)'
     """
     tr = translations(lang).gettext
-    fields = {name: tr(value) if isinstance(value, str) and value else value
+    # a field that is a phrase of the library is a sentence of its own, translated the same way
+    fields = {name: localized(value.template, value.params, lang) if isinstance(value, Phrase)
+              else tr(value) if isinstance(value, str) and value else value
               for name, value in params.items()}
     try:
         return tr(template).format(**fields) if fields else tr(template)

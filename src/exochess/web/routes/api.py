@@ -14,10 +14,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 
 from exochess.variants import all_variants
-from exochess.web.accounts.ratings import DELETED_NAME
+from exochess.web.accounts.ratings import DELETED_NAME, ratings_before
 from exochess.web.accounts.sessions import current_user
 from exochess.web.domain import InvalidRequest
 from exochess.web.game.analysis import analysis_line, analysis_position
+from exochess.web.game.fairplay import refuse_engine_help
 from exochess.web.game.live import LiveGame
 from exochess.web.game.newgames import MAX_LEVEL
 from exochess.web.game.pgnexport import game_pgn
@@ -155,8 +156,9 @@ async def pgn(
     lines = await chat.all_lines(game_id) if with_chat else None
     # a long game's PGN is CPU work: off the loop, on a copy (the live board may move meanwhile)
     names = {color: info["name"] or DELETED_NAME for color, info in live.players.items() if info}
+    elos = await service.db(ratings_before, service.storage.engine, live.row)
     text = await service.cpu_games.run(
-        "writing the PGN", game_pgn, live.row, live.board.copy(), names, lines
+        "writing the PGN", game_pgn, live.row, live.board.copy(), names, lines, elos
     )
     return Response(
         text,
@@ -169,7 +171,9 @@ async def pgn(
 async def evaluate(
     game_id: str, request: Request, service: Service, body: SeatAction | None = None
 ) -> dict[str, Any]:
-    """The engine's view of the game: for its players (``secret``) while it lasts, then for anyone."""
+    """The engine's view of the game: for its players (``secret``) while a game against the
+    computer lasts, then for anyone; never while a game between people is on (403)."""
+    refuse_engine_help((await service.get(game_id)).row)
     secret = body.secret if body is not None else None
     work = service.evaluate_game(game_id, secret, EVALUATE_MS, client_address(request), _uid(request))
     return await unless_disconnected(request, work)

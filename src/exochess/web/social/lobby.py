@@ -36,6 +36,7 @@ import re
 import secrets
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from exochess.errors import UnknownVariantError
@@ -80,8 +81,10 @@ PER_ADDRESS = 10
 """Open challenges from one client address at once (a player token costs nothing to make)."""
 LISTED_CHALLENGES = 100
 LISTED_GAMES = 20
-LIVE_WINDOW = dt.timedelta(hours=1)
-"""A real-time game is listed while it changed within this time (correspondence ones always)."""
+LIVE_WINDOW = dt.timedelta(minutes=5)
+"""A game is listed while its last move is this recent (and both sides have moved)."""
+LASTING_WINDOW = dt.timedelta(days=3)
+"""A correspondence game is listed while its last move is this recent."""
 REFRESH_S = 30.0
 """How often the live games are listed again while anyone watches the lobby."""
 MIN_INTERVAL_S = 0.01
@@ -120,6 +123,15 @@ def player_key(token: object) -> str:
 def account_key(user_id: int) -> str:
     """The stored poster key of an account (never equal to a player token's: it has a ``:``)."""
     return hash_secret(f"account:{user_id}")
+
+
+def browser_key(player: object) -> str | None:
+    """The stored form of the browser's player token, sent by a signed-in player too (None when
+    none, or not a token): two accounts signed in one after the other in one browser share it."""
+    try:
+        return player_key(player)
+    except InvalidRequest:
+        return None
 
 
 def poster_key(user: User | None, player: object) -> str:
@@ -192,6 +204,8 @@ class Lobby:
                  tiny_clocks: bool = False) -> None:
         self.service = service
         self.hub = service.hub
+        self.clock: Callable[[], dt.datetime] = now
+        """The time the live list is measured from (a test puts its own clock here)."""
         self.grace_s = grace_s
         self.limits = limits
         """Posts, accepts and cancels per client address (the limit ``lobby``)."""
@@ -265,6 +279,7 @@ class Lobby:
             poster_key=key, poster_secret=hash_secret(secret), poster_address=address or None,
             status=ChallengeStatus.OPEN, game_id=None, poster_color=None, created=now(),
             poster_user=user.id if user is not None else None, rated=bool(rated),
+            poster_browser=browser_key(player),
         )
         try:
             await self.service.db(
@@ -302,6 +317,11 @@ class Lobby:
         row = await self._load(challenge_id)
         if row.poster_key == key or (user is not None and row.poster_user == user.id):
             raise Conflict(N_("you cannot accept your own challenge"))
+        browser = browser_key(player)
+        if browser is not None and browser == row.poster_browser:
+            # the same browser on both seats (two accounts signed in in turn, or account and
+            # guest): one person playing themself, which a rated game must not be either
+            raise Conflict(N_("both seats of a game cannot be taken from one browser"))
         if row.status != ChallengeStatus.OPEN:
             raise Conflict(N_("this challenge has already been accepted"))
         if row.rated and user is None:
@@ -428,7 +448,8 @@ class Lobby:
     async def _build(self) -> str:
         storage = self.service.storage
         rows = await self.service.db(storage.open_challenges, LISTED_CHALLENGES)
-        games = await self.service.db(storage.live_games, now() - LIVE_WINDOW, LISTED_GAMES)
+        at = self.clock()
+        games = await self.service.db(storage.live_games, at - LIVE_WINDOW, LISTED_GAMES, at - LASTING_WINDOW)
         self._listed = {g.id for g in games}
         infos = await self._infos(rows, games)
         return json.dumps({

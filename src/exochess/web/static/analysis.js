@@ -105,7 +105,9 @@ export class AnalysisPage {
       if (this.extras) this.extras.setVariant(v, this.board); else this.extras = new BoardExtras(this.root, v, this.board);
       const name = document.getElementById("game-name");
       if (name) name.textContent = `· ${v.title}`;
-      document.title = `${v.title} · Analysis board · exochess`;
+      // (the text outside the template literal: the catalogue's extraction reads only plain calls)
+      const board = t("Analysis board");
+      document.title = [v.title, board, "exochess"].join(" · ");
     }
     const last = pos.moves[pos.moves.length - 1];
     // one move more on the same line (made here by hand, so shown at once): sounded and announced

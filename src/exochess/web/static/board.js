@@ -3,7 +3,7 @@
 // legal destinations, highlights, and step-by-step input of special moves and chains.
 // Squares are named like "e4"; pieces are FEN letters (upper case White, lower case Black).
 
-import { t } from "/static/i18n.js";
+import { t, tPhrase } from "/static/i18n.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
 
@@ -404,7 +404,7 @@ export class BoardView {
       "data-square": sq, transform: `translate(${x},${y})` }, parent);
     const title = el("title", {}, g);
     // the name, and on the board (not while dragging) what holds the piece
-    const held = at ? [] : this._marksOn(sq).map((m) => sentence(m.reason));
+    const held = at ? [] : this._marksOn(sq).map(markSentence);
     const piece = this.pieceNames[type] || type;
     const name = white ? t("White {piece}", { piece }) : t("Black {piece}", { piece });
     title.textContent = [name, ...held].join("\n");
@@ -473,9 +473,9 @@ export class BoardView {
   _reasonFor(square) {
     if (!this.notes || this.chain) return null;
     const stuck = this.notes.stuck && this.notes.stuck[square];
-    if (stuck) return sentence(stuck);
+    if (stuck) return sentence(tPhrase((this.notes.stuck_t && this.notes.stuck_t[square]) || stuck));
     const held = this._marksOn(square).filter((m) => m.kind !== "must-capture");
-    if (held.length) return held.map((m) => sentence(m.reason)).join(" ");
+    if (held.length) return held.map(markSentence).join(" ");
     return null;
   }
 
@@ -517,7 +517,7 @@ export class BoardView {
       seen.set(m.square, n + 1);
       const g = el("g", { class: `badge ${m.kind}`, "data-mark": m.kind, "data-square": m.square,
         transform: `translate(${x + 80 - n * 34},${y + 20})` }, badges);
-      el("title", {}, g).textContent = sentence(m.reason);
+      el("title", {}, g).textContent = markSentence(m);
       el("circle", { r: 17, class: "badge-disc" }, g);
       el("path", { d: BADGE_PATHS[m.kind] || "", class: "badge-art" }, g);
     }
@@ -642,6 +642,9 @@ export class BoardView {
     bar.appendChild(cancel);
   }
 }
+
+// Why a mark holds its piece, in the page's language.
+function markSentence(m) { return sentence(tPhrase(m.reason_t || m.reason)); }
 
 // A reason from the library ("the Queen on d4 is immobilized ...") as a sentence.
 export function sentence(text) {

@@ -16,6 +16,13 @@ export const colorName = (color) => (color === "white" ? t("White") : t("Black")
 
 const SEAT_KEY = (id) => `exochess:seat:${id}`;
 const INVITE_KEY = (id) => `exochess:invite:${id}`;
+const REMATCH_KEY = (id) => `exochess:rematch:${id}`;
+
+// What this browser did about a rematch game: "asked" (it offered it) or "declined".
+function markRematch(id, what) { try { localStorage.setItem(REMATCH_KEY(id), what); } catch { /* private mode */ } }
+function rematchMark(id) { try { return localStorage.getItem(REMATCH_KEY(id)); } catch { return null; } }
+function rematchAskedHere(id) { return rematchMark(id) === "asked"; }
+function rematchDeclined(id) { return rematchMark(id) === "declined"; }
 
 export function saveSeat(id, color, secret) {
   localStorage.setItem(SEAT_KEY(id), JSON.stringify({ color, secret }));
@@ -172,6 +179,7 @@ export class GamePage {
     this.$("#accept-takeback").addEventListener("click", () => this.action("takeback", { action: "accept" }));
     this.$("#decline-takeback").addEventListener("click", () => this.action("takeback", { action: "decline" }));
     this.$("#rematch").addEventListener("click", () => this.rematch());
+    this.$("#decline-rematch").addEventListener("click", () => this.declineRematch());
     this.$("#evaluate").addEventListener("click", () => this.evaluate());
     this.$("#seat-use-link").addEventListener("click", () => this.useOfferedSeat());
     this.$("#seat-keep").addEventListener("click", () => this.closeSeatChoice());
@@ -254,6 +262,7 @@ export class GamePage {
         this.moveArrived(msg, before.ply, wasLive);
       }
       if (before.status === "active" && msg.status !== "active") this.sound.play("end");
+      if (msg.id === before.id && (this.offeredToMe(msg) && !this.offeredToMe(before))) this.sound.play("offer");
       this.render();
     } else if (msg.type === "presence") {
       // who is online changed: a small message, the rest of the state is unchanged
@@ -322,9 +331,31 @@ export class GamePage {
     } catch (err) { this.error(err.message); }
   }
 
+  // What the other player offers this one now: "takeback", "rematch" or null.
+  offeredToMe(s) {
+    const me = this.myColor();
+    if (!me) return null;
+    if (s.status === "active" && s.takeback_offer && s.takeback_offer !== me) return "takeback";
+    if (s.status !== "active" && s.rematch_id && !rematchAskedHere(s.rematch_id) && !rematchDeclined(s.rematch_id)) return "rematch";
+    return null;
+  }
+
+  // Decline a rematch: the new game is called off (each player keeps their seat's secret in
+  // it, so this seat's secret, or the account, may abort it); the one who asked sees it aborted.
+  async declineRematch() {
+    const id = this.state.rematch_id;
+    if (!id) return;
+    try {
+      await postJSON(`/api/games/${id}/abort`, { secret: this.seat && this.seat.secret });
+      markRematch(id, "declined");
+      this.render();
+    } catch (err) { this.error(err.message); }
+  }
+
   async rematch() {
     try {
       const data = await postJSON(`/api/games/${this.id}/rematch`, { secret: this.seat && this.seat.secret });
+      markRematch(data.id, "asked");
       saveSeat(data.id, data.color, data.secret);
       location.href = `/game/${data.id}`;
     } catch (err) { this.error(err.message); }
@@ -509,7 +540,20 @@ export class GamePage {
       this.$(id).disabled = !connected;
     }
     const rematch = this.$("#rematch");
-    rematch.hidden = !me || active;
-    rematch.textContent = s.rematch_id ? t("Join the rematch") : t("Rematch");
+    const declined = Boolean(s.rematch_id && rematchDeclined(s.rematch_id));
+    rematch.hidden = !me || active || declined;
+    const rematchOffered = this.offeredToMe(s) === "rematch";
+    rematch.textContent = rematchOffered ? t("Accept the rematch") : (s.rematch_id ? t("Join the rematch") : t("Rematch"));
+    this.$("#decline-rematch").hidden = !rematchOffered;
+    this.$("#decline-rematch").disabled = !connected;
+    if (rematchOffered) this.$("#status").textContent += " · " + t("your opponent offers a rematch");
+    if (declined) this.$("#status").textContent += " · " + t("rematch declined");
+    // fair play: no engine in a game between people while it is on (the server refuses it too)
+    const people = s.players.white.kind === "human" && s.players.black.kind === "human";
+    const barred = active && people;
+    this.$("#evaluate").hidden = barred;
+    this.$("#analyse").hidden = barred;
+    this.$("#analysis-later").hidden = !barred;
+    if (barred) this.$("#eval").textContent = "";
   }
 }

@@ -26,6 +26,18 @@ export function t(text, values = {}) {
   return translated.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 }
 
+// A sentence of the library in the page's language: [template, fields] (exochess.phrase, as the
+// state's annotations carry it) translated, each field translated too (a piece's name, a side)
+// or itself such a sentence; plain text is translated when the catalogue has it.
+export function tPhrase(value) {
+  if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") {
+    const fields = {};
+    for (const [name, field] of Object.entries(value[1] || {})) fields[name] = tPhrase(field);
+    return t(value[0], fields);
+  }
+  return typeof value === "string" ? t(value) : "";
+}
+
 // The page's language (<html lang>), for dates and numbers.
 /** @returns {string} */
 export function pageLanguage() {

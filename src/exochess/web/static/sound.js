@@ -7,6 +7,8 @@ const KEY = "exochess:sound";
 const SOUNDS = {
   move: [[520, 0, 0.07, "triangle", 0.25]],
   capture: [[300, 0, 0.09, "square", 0.12], [190, 0.05, 0.12, "triangle", 0.25]],
+  // the other player asks for something (a takeback, a rematch): two rising notes
+  offer: [[660, 0, 0.1, "sine", 0.2], [880, 0.12, 0.14, "sine", 0.2]],
   end: [[523, 0, 0.16, "sine", 0.22], [659, 0.14, 0.16, "sine", 0.22], [784, 0.28, 0.3, "sine", 0.22]],
 };
 

@@ -238,6 +238,9 @@ challenges = Table(
     # The poster's account (None: a guest); a rated challenge has one, and so does its acceptor.
     Column("poster_user", Integer, ForeignKey("users.id"), nullable=True),
     Column("rated", Boolean, nullable=False, server_default=false()),
+    # The digest of the poster's browser token (sent by a signed-in poster too): an acceptor
+    # from the same browser is refused (two accounts of one browser cannot meet).
+    Column("poster_browser", String(64), nullable=True),
 )
 
 chat = Table(
@@ -269,6 +272,10 @@ class MoveRow(TypedDict):
 _MOVE_COLUMNS = tuple(MoveRow.__annotations__)
 """The columns of a move's row that the move path fills (all but ``id``), in :class:`MoveRow`'s
 order."""
+
+
+BOTH_MOVED = 2
+"""Plies after which both sides of a game have moved (both seats are taken)."""
 
 
 def _at_ply(game_id: ColumnElement[Any], ply: ColumnElement[Any]) -> ColumnElement[bool]:
@@ -417,6 +424,8 @@ class ChallengeRow:
     poster_user: int | None = None
     """The poster's account, if they were signed in."""
     rated: bool = False
+    poster_browser: str | None = None
+    """The digest of the poster's browser token, if it sent one."""
 
 
 @dataclass
@@ -788,9 +797,13 @@ class Storage:
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(games)).scalar_one())
 
-    def live_games(self, since: dt.datetime, limit: int) -> list[GameRow]:
-        """Active games between two people, changed since ``since`` (or correspondence ones),
-        the most recently changed first: the lobby's games to watch."""
+    def live_games(
+        self, since: dt.datetime, limit: int, lasting_since: dt.datetime | None = None
+    ) -> list[GameRow]:
+        """Active games between two people whose seats are both taken (both sides have moved,
+        or the lobby seated them), the last change since ``since`` (a correspondence game: since
+        ``lasting_since``), the most recently changed first: the lobby's games to watch."""
+        lasting = games.c.time_control.like("%d")
         with self.engine.connect() as conn:
             q = (
                 select(games)
@@ -798,12 +811,46 @@ class Storage:
                     games.c.status == GameStatus.ACTIVE,
                     games.c.white == PlayerKind.HUMAN,
                     games.c.black == PlayerKind.HUMAN,
-                    or_(games.c.updated >= since, games.c.time_control.like("%d")),
+                    # both seats taken: both sides have moved, or the lobby seated both players
+                    or_(games.c.ply >= BOTH_MOVED,
+                        games.c.id.in_(select(challenges.c.game_id).where(challenges.c.game_id.is_not(None)))),
+                    or_(and_(~lasting, games.c.updated >= since),
+                        and_(lasting, games.c.updated >= (lasting_since or since))),
                 )
                 .order_by(games.c.updated.desc())
                 .limit(limit)
             )
             return [_row_to_game(r, []) for r in conn.execute(q)]
+
+    def abort_dead_games(
+        self, *, at: dt.datetime, invitation_ttl: dt.timedelta, idle_ttl: dt.timedelta, limit: int = 500,
+    ) -> list[str]:
+        """Call off the dead games between people (no result, status aborted), as of ``at``:
+        those nobody moved in since ``invitation_ttl`` after they were made (an invitation
+        nobody joined), and those without a real-time clock with no move for ``idle_ttl``
+        (real-time games end by their clocks).  Returns the ids called off."""
+        people = and_(games.c.status == GameStatus.ACTIVE, games.c.white == PlayerKind.HUMAN,
+                      games.c.black == PlayerKind.HUMAN)
+        untimed = or_(games.c.time_control.is_(None), games.c.time_control == "-",
+                      games.c.time_control.like("%d"))
+        unjoined = and_(games.c.ply == 0, games.c.created < at - invitation_ttl)
+        idle = and_(untimed, games.c.updated < at - idle_ttl)
+        with self.engine.begin() as conn:
+            found = [(r.id, r.ply) for r in conn.execute(
+                select(games.c.id, games.c.ply).where(people, or_(unjoined, idle)).limit(limit))]
+            done = []
+            for game_id, ply in found:
+                reason = N_("Aborted: the invitation expired, nobody joined") if ply == 0 else \
+                    N_("Aborted: no move for a long time")
+                changed = conn.execute(
+                    update(games).where(games.c.id == game_id, games.c.ply == ply,
+                                        games.c.status == GameStatus.ACTIVE)
+                    .values(status=GameStatus.ABORTED, result="*", termination="aborted", reason=reason,
+                            takeback_offer=None, updated=at)
+                ).rowcount
+                if changed == 1:
+                    done.append(game_id)
+            return done
 
     # --- challenges ----------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from exochess.web.domain import (
     GameServiceError,
     IllegalMove,
     InvalidRequest,
+    LessonNotFound,
     PositionTooLarge,
     SecretRequired,
     ServerBusy,
@@ -46,6 +47,7 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     SecretRequired: HTTPStatus.UNAUTHORIZED,
     WrongSeat: HTTPStatus.FORBIDDEN,
     GameNotFound: HTTPStatus.NOT_FOUND,
+    LessonNotFound: HTTPStatus.NOT_FOUND,
     Conflict: HTTPStatus.CONFLICT,  # and its kinds: GameOver, NotYourTurn, StalePosition
     TooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     TooFast: HTTPStatus.TOO_MANY_REQUESTS,

@@ -241,6 +241,17 @@ challenges = Table(
     Column("rated", Boolean, nullable=False, server_default=false()),
 )
 
+lesson_progress = Table(
+    # the stars of each lesson stage an account has completed (its best score): see docs/lessons.md
+    "lesson_progress",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("variant", String(32), primary_key=True),
+    Column("stage", String(64), primary_key=True),
+    Column("stars", Integer, nullable=False),
+    Column("updated", DateTime, nullable=False),
+)
+
 chat = Table(
     "chat",
     metadata,

@@ -21,6 +21,7 @@ from exochess.lessons import Course, Stage
 from exochess.variants import all_variants, find_variant
 from exochess.web.accounts.progress import Progress, progress_of, record_stars
 from exochess.web.accounts.sessions import current_user
+from exochess.web.domain import N_, LessonNotFound
 from exochess.web.game.lessonplay import MAX_LESSON_MOVES, course_of, lesson_answer
 from exochess.web.game.positions import color_name, variant_json
 from exochess.web.game.service import MAX_LEVEL
@@ -62,7 +63,7 @@ def courses(lang: str) -> list[dict[str, Any]]:
     for v in all_variants():
         try:
             course = course_of(v.name)
-        except Exception:  # a game without lessons is simply not listed
+        except LessonNotFound:  # a game without lessons is simply not listed
             continue
         out.append({"name": v.name, "title": v.title,
                     "stages": [_stage_summary(s, lang) for s in course.stages],
@@ -86,9 +87,9 @@ async def learn_index(request: Request) -> HTMLResponse:
 async def learn_game(request: Request, game: str) -> HTMLResponse:
     course, variant, lang = _game_context(request, game)
     stages = [_stage_summary(s, lang) for s in course.stages]
-    return render(request, "learn_game.html", title=tr(request, "Learn %(game)s") % {"game": variant["title"]},
-                  variant=variant, stages=stages, practice=len(course.practice),
-                  page={"variant": course.variant, "stages": [s["id"] for s in stages]})
+    title = tr(request, "Learn %(game)s") % {"game": variant["title"]}
+    return render(request, "learn_game.html", title=title, variant=variant, stages=stages,
+                  practice=len(course.practice))
 
 
 @router.get("/learn/{game}/{stage_id}", response_class=HTMLResponse)
@@ -96,8 +97,6 @@ async def learn_stage(request: Request, game: str, stage_id: str) -> HTMLRespons
     course, variant, lang = _game_context(request, game)
     stage = course.stage(stage_id)
     if stage is None:
-        from exochess.web.domain import N_, LessonNotFound
-
         raise LessonNotFound(N_("There is no such lesson."))
     index = course.stages.index(stage)
     following = course.stages[index + 1].id if index + 1 < len(course.stages) else None
@@ -119,8 +118,9 @@ async def practice(request: Request, game: str) -> HTMLResponse:
     positions = [{"id": p.id, "fen": p.fen, "level": min(p.level, MAX_LEVEL), "title": p.title.get(lang),
                   "hint": p.hint.get(lang), "color": color_name(Board(game, fen=p.fen).turn),
                   "within": p.win_within} for p in course.practice]
-    return render(request, "practice.html", title=tr(request, "Practice %(game)s") % {"game": variant["title"]},
-                  variant=variant, positions=positions, page={"variant": course.variant, "positions": positions})
+    title = tr(request, "Practice %(game)s") % {"game": variant["title"]}
+    return render(request, "practice.html", title=title, variant=variant, positions=positions,
+                  page={"variant": course.variant, "positions": positions})
 
 
 @router.post("/api/learn/{game}/{stage_id}/{number}")
@@ -146,8 +146,6 @@ async def save_progress(body: StageStars, request: Request, service: Service) ->
     """Keep a completed stage's stars in the signed-in player's account (the best score stays)."""
     course = course_of(body.variant)
     if course.stage(body.stage) is None:
-        from exochess.web.domain import N_, LessonNotFound
-
         raise LessonNotFound(N_("There is no such lesson."))
     user = current_user(request)
     if user is None:

@@ -101,6 +101,8 @@ export class LessonPage {
     this.shown = reply;
     const pos = reply.position;
     this.root.dataset.fen = pos.fen;
+    this.root.dataset.exercise = String(this.index + 1);
+    this.root.dataset.used = String(reply.used);
     this.root.dataset.status = reply.status;
     this.board.setFen(pos.fen);
     const last = pos.moves[pos.moves.length - 1];

@@ -26,3 +26,4 @@ for (const card of document.querySelectorAll(".practice-card")) {
     startPractice(page.variant, p).catch((e) => { document.getElementById("error").textContent = e.message; });
   });
 }
+document.body.dataset.ready = "true";

@@ -121,7 +121,8 @@ export class LessonPage {
     if (reply.status === "solved") {
       const stars = reply.stars || exerciseStars(ex.par, reply.used + this.spent);
       this.results[this.index] = stars;
-      status = t("Solved in {moves} moves: {stars} of 3 stars.", { moves: reply.used, stars });
+      status = reply.used === 1 ? t("Solved in one move: {stars} of 3 stars.", { stars })
+        : t("Solved in {moves} moves: {stars} of 3 stars.", { moves: reply.used, stars });
       this.$("#explanation").textContent = ex.explanation;
       this.$("#explanation").hidden = false;
       this.$("#retry").hidden = true;

@@ -4,12 +4,16 @@ account, the course's pages and the links to them (docs/lessons.md)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 
 from exochess.lessons import course_path, load_course, solve
 from exochess.variants import all_variants
+from exochess.web.accounts.progress import progress_of, record_stars
+from exochess.web.accounts.users import Accounts
+from exochess.web.storage.store import Storage
 from tests.web.serverproc import Server
 from tests.web.test_web_accounts import fresh_name
 
@@ -113,3 +117,19 @@ def test_the_pages_and_the_links_to_them(client: httpx.Client) -> None:
     assert client.get("/learn/chess").status_code == 404
     assert client.get("/learn/fugue/nothing").status_code == 404
     assert client.get("/practice/chess").status_code == 404
+
+
+
+def test_closing_the_account_forgets_its_progress(tmp_path: Path) -> None:
+    storage = Storage(f"sqlite:///{tmp_path / 'progress.sqlite'}")
+    try:
+        accounts = Accounts(storage.engine)
+        leaver, stayer = accounts.create("leaver", "a long password"), accounts.create("stayer", "a long password")
+        for user in (leaver, stayer):
+            assert record_stars(storage.engine, user.id, "fugue", "king", 2) == 2
+        assert record_stars(storage.engine, leaver.id, "fugue", "king", 1) == 2  # the best stays
+        accounts.delete(leaver, "a long password")
+        assert progress_of(storage.engine, leaver.id) == {}
+        assert progress_of(storage.engine, stayer.id) == {"fugue": {"king": 2}}
+    finally:
+        storage.close()

@@ -1,3 +1,4 @@
+// @ts-check
 // Lesson progress: the best stars of each completed stage, kept in this browser (localStorage)
 // and, for a signed-in player, in the account (/api/learn/progress). Reading merges both (the
 // better score wins) and sends the account what only this browser knew.
@@ -8,7 +9,7 @@ const KEY = "exochess-learn";
 const PRACTICE_KEY = "exochess-practice";
 
 function read(key) {
-  try { return JSON.parse(localStorage.getItem(key)) || {}; } catch { return {}; }
+  try { return JSON.parse(localStorage.getItem(key) || "{}") || {}; } catch { return {}; }
 }
 
 function write(key, value) {
@@ -78,7 +79,7 @@ export function recordPracticeWin(game, id) {
 
 // The practice game a game page shows, if it was started from /practice (see practice.js).
 export function practiceGame(gameId) {
-  try { return JSON.parse(sessionStorage.getItem(`exochess-practice-game:${gameId}`)); } catch { return null; }
+  try { return JSON.parse(sessionStorage.getItem(`exochess-practice-game:${gameId}`) || "null"); } catch { return null; }
 }
 
 export function rememberPracticeGame(gameId, info) {

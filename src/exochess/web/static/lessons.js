@@ -1,3 +1,4 @@
+// @ts-check
 // A lesson stage: its exercises one after another on the site's board. The server judges each
 // move (/api/learn/<game>/<stage>/<n>): any move that reaches the goal solves the exercise, the
 // opponent's scripted replies come back with the position, and stars count the moves used.
@@ -32,6 +33,10 @@ export class LessonPage {
     this.$("#next").addEventListener("click", () => this.open(this.index + 1));
     this.$("#replay").addEventListener("click", () => { this.results = []; this.open(0); });
     this.results = [];
+    this.moves = [];
+    this.shown = null;
+    this.index = 0;
+    this.spent = 0;
     this.drawSteps();
     this.open(0);
   }

@@ -1,3 +1,4 @@
+// @ts-check
 // On the game page: the end of a practice game (started from /practice) gets a result screen with
 // a retry; and a first visit to a game's page offers that game's course.
 import { postJSON } from "/static/api.js";
@@ -11,7 +12,7 @@ export function offerCourse(root, game) {
   const offer = root.querySelector("#learn-offer");
   if (!offer) return;
   let dismissed = [];
-  try { dismissed = JSON.parse(localStorage.getItem(DISMISSED)) || []; } catch { dismissed = []; }
+  try { dismissed = JSON.parse(localStorage.getItem(DISMISSED) || "[]") || []; } catch { dismissed = []; }
   if (localProgress()[game] || dismissed.includes(game)) return;
   offer.hidden = false;
   offer.querySelector("#learn-offer-close").addEventListener("click", () => {

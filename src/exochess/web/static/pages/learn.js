@@ -1,3 +1,4 @@
+// @ts-check
 // /learn and /learn/<game>: each stage's stars, from this browser and the account.
 import { loadProgress, showProgress } from "/static/learnprogress.js";
 

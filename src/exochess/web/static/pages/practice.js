@@ -1,3 +1,4 @@
+// @ts-check
 // /practice/<game>: each position starts a game against the computer from its FEN, played on the
 // ordinary game page; that page shows the result and offers a retry (practiceresult.js).
 import { postJSON } from "/static/api.js";
@@ -18,12 +19,12 @@ export async function startPractice(game, position) {
   location.href = created.seats[position.color].url;
 }
 
-for (const card of document.querySelectorAll(".practice-card")) {
+for (const card of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".practice-card"))) {
   const p = page.positions.find((x) => x.id === card.dataset.id);
-  staticBoard(card.querySelector(".mini"), variant, p.fen);
-  card.querySelector(".practice-won").hidden = !won[p.id];
-  card.querySelector(".practice-play").addEventListener("click", () => {
-    startPractice(page.variant, p).catch((e) => { document.getElementById("error").textContent = e.message; });
+  staticBoard(/** @type {HTMLElement} */ (card.querySelector(".mini")), variant, p.fen);
+  /** @type {HTMLElement} */ (card.querySelector(".practice-won")).hidden = !won[p.id];
+  /** @type {HTMLElement} */ (card.querySelector(".practice-play")).addEventListener("click", () => {
+    startPractice(page.variant, p).catch((e) => { /** @type {HTMLElement} */ (document.getElementById("error")).textContent = e.message; });
   });
 }
 document.body.dataset.ready = "true";

@@ -31,8 +31,6 @@ from exochess.lessons import (
 from exochess.variants import find_variant
 from tests.helpers import game_names
 
-pytestmark = pytest.mark.generic
-
 COURSES = [(name, load_course(name)) for name in game_names() if course_path(find_variant(name)).is_file()]
 """Every game under test that has a lessons file (a game may have none: it then has no course)."""
 EXERCISES = [
@@ -48,11 +46,13 @@ PRACTICE = [
 ]
 
 
+@pytest.mark.generic
 def test_courses_are_found_beside_the_games() -> None:
     for name, course in COURSES:
         assert course is not None and course.variant == name
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize(("game", "exercise"), EXERCISES)
 def test_exercise_is_solved_by_the_library_and_failed_by_a_wrong_move(game: str, exercise: Exercise) -> None:
     line = solve(game, exercise)
@@ -71,6 +71,7 @@ def test_exercise_is_solved_by_the_library_and_failed_by_a_wrong_move(game: str,
     assert attempt.status == FAILED
 
 
+@pytest.mark.generic
 @pytest.mark.parametrize(("game", "position"), PRACTICE)
 def test_practice_position_is_a_forced_win(game: str, position: object) -> None:
     from exochess.lessons import Practice
@@ -82,6 +83,7 @@ def test_practice_position_is_a_forced_win(game: str, position: object) -> None:
         assert forced_win(board, position.win_within - 1) is None
 
 
+@pytest.mark.generic
 def test_texts_exist_in_every_language() -> None:
     for _, course in COURSES:
         assert course is not None

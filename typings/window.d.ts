@@ -3,6 +3,7 @@
 import type { AnalysisPage } from "../src/exochess/web/static/analysis.js";
 import type { ChatBox } from "../src/exochess/web/static/chat.js";
 import type { GamePage } from "../src/exochess/web/static/game.js";
+import type { LessonPage } from "../src/exochess/web/static/lessons.js";
 import type { LobbyPage } from "../src/exochess/web/static/lobby.js";
 
 declare global {
@@ -16,5 +17,6 @@ declare global {
     exochessChat?: ChatBox;
     exochessLobby?: LobbyPage;
     exochessAnalysis?: AnalysisPage;
+    exochessLesson?: LessonPage;
   }
 }

@@ -73,6 +73,7 @@ def test_an_older_database_gains_its_columns_and_hashed_secrets(tmp_path: Path) 
         conn.execute(text("ALTER TABLE games DROP COLUMN rematch_id"))
         # and no column of a revision after the baseline: such a database never had one
         conn.execute(text("ALTER TABLE challenges DROP COLUMN poster_browser"))
+        conn.execute(text("DROP TABLE lesson_progress"))
         conn.execute(text("UPDATE games SET white_secret = 'plain-white', black_secret = 'plain-black'"))
     engine.dispose()
 

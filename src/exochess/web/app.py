@@ -31,7 +31,7 @@ from exochess.web.http.ratelimit import RateLimitMiddleware
 from exochess.web.http.security import RequestGuardMiddleware, SecurityHeadersMiddleware
 from exochess.web.limits import RateLimits
 from exochess.web.live.hub import Hub
-from exochess.web.routes import accounts, api, pages, ws
+from exochess.web.routes import accounts, api, learn, pages, ws
 from exochess.web.routes import lobby as lobby_routes
 from exochess.web.settings import Settings, load_settings
 from exochess.web.social.chat import Chat
@@ -209,6 +209,7 @@ def create_app(
     app.add_middleware(RequestIdMiddleware)  # outermost: it times and counts every answer
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(pages.router)
+    app.include_router(learn.router)
     app.include_router(api.router)
     app.include_router(accounts.router)
     app.include_router(ws.router)

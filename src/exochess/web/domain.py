@@ -132,6 +132,10 @@ class GameNotFound(GameServiceError):
         self.game_id = game_id
 
 
+class LessonNotFound(GameServiceError):
+    """No game, stage, exercise or practice position of that name has a lesson."""
+
+
 class ChallengeNotFound(GameNotFound):
     """No lobby challenge has this id (or it was cancelled or expired)."""
 

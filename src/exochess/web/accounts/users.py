@@ -27,7 +27,7 @@ from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy.exc import IntegrityError
 
 from exochess.web.domain import N_, Color, Conflict, InvalidRequest, SecretRequired
-from exochess.web.storage.store import games, now, secret_matches, sessions, users
+from exochess.web.storage.store import games, lesson_progress, now, secret_matches, sessions, users
 
 MIN_NAME = 3
 MAX_NAME = 20
@@ -220,12 +220,13 @@ class Accounts:
         self.notify(AccountEvent.PASSWORD_CHANGED, user)
 
     def delete(self, user: User, password: str) -> None:
-        """Close the account: its password and sessions go, its games stay (shown under "deleted
-        player"), its name stays taken."""
+        """Close the account: its password, sessions and lesson progress go, its games stay (shown
+        under "deleted player"), its name stays taken."""
         self.authenticate(user.name, password)
         with self.engine.begin() as conn:
             conn.execute(update(users).where(users.c.id == user.id).values(password_hash=None, deleted=now()))
             conn.execute(sessions.delete().where(sessions.c.user_id == user.id))
+            conn.execute(lesson_progress.delete().where(lesson_progress.c.user_id == user.id))
         self.notify(AccountEvent.DELETED, user)
 
     def by_name(self, name_text: str) -> User | None:

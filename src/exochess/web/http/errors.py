@@ -26,6 +26,7 @@ from exochess.web.domain import (
     GameServiceError,
     IllegalMove,
     InvalidRequest,
+    LessonNotFound,
     PositionTooLarge,
     SecretRequired,
     ServerBusy,
@@ -47,6 +48,7 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     SecretRequired: HTTPStatus.UNAUTHORIZED,
     WrongSeat: HTTPStatus.FORBIDDEN,
     GameNotFound: HTTPStatus.NOT_FOUND,
+    LessonNotFound: HTTPStatus.NOT_FOUND,
     Conflict: HTTPStatus.CONFLICT,  # and its kinds: GameOver, NotYourTurn, StalePosition
     TooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     TooFast: HTTPStatus.TOO_MANY_REQUESTS,

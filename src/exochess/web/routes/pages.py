@@ -3,16 +3,19 @@ to the JSON API."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from exochess.engine.levels import level_elo
 from exochess.errors import UnknownVariantError
+from exochess.lessons import course_path, load_course
 from exochess.rulesdoc import page_language, render_html
 from exochess.svg import board as board_svg
+from exochess.variant import Variant
 from exochess.variants import all_variants, default_variant, find_variant
 from exochess.web.accounts.sessions import current_user
 from exochess.web.game.analysis import analysis_board
@@ -36,9 +39,46 @@ def tr(request: Request, message: str) -> str:
     return translations(request_language(request)).gettext(message)
 
 
+def learnable() -> list[str]:
+    """The games that have a course (docs/lessons.md)."""
+    return [v.name for v in all_variants() if course_path(v).is_file()]
+
+
 @router.get("/")
 async def home(request: Request) -> HTMLResponse:
-    return render(request, "home.html", title="exochess")
+    return render(request, "home.html", title="exochess", learnable=learnable())
+
+
+_HEADING = re.compile(r'<h([23]) id="([^"]+)">(.*?)</h\1>')
+
+
+def with_stage_links(variant: Variant, html: str, lang: str, label: str) -> str:
+    """The rules page ``html`` with, after each section a lesson stage teaches, ``label`` and a
+    link to that stage (its title in ``lang``).  Stages name the English page's heading ids; a translated
+    page has the same sections in the same order, so headings are matched by position."""
+    course = load_course(variant)
+    if course is None:
+        return html
+    prefix = f"{variant.name}-"  # the page's ids carry the game's name (several pages, one site)
+    english = [m.group(2).removeprefix(prefix) for m in _HEADING.finditer(render_html(variant, "en"))]
+    here = [m.group(2) for m in _HEADING.finditer(html)]
+    if len(english) != len(here):
+        here = [prefix + h for h in english]  # a page with other sections: only matching ids are linked
+    stages: dict[str, list[tuple[str, str]]] = {}
+    for stage in course.stages:
+        if stage.rules_section in english:
+            local = here[english.index(stage.rules_section)]
+            stages.setdefault(local, []).append((stage.id, stage.title.get(lang)))
+
+    def add(m: re.Match[str]) -> str:
+        links = stages.get(m.group(2))
+        if not links:
+            return m.group(0)
+        items = ", ".join(
+            f'<a href="/learn/{variant.name}/{sid}">{escape(title)}</a>' for sid, title in links)
+        return f'{m.group(0)}\n<p class="learn-link">{escape(label)} {items}</p>'
+
+    return _HEADING.sub(add, html)
 
 
 @router.get("/rules/{variant}")
@@ -50,9 +90,10 @@ async def rules(request: Request, variant: str) -> HTMLResponse:
     lang = request_language(request)
     shown = page_language(v, lang)
     # the rules page is HTML we render ourselves from the game's own rules text
-    body = Markup(render_html(v, shown))
+    body = Markup(with_stage_links(v, render_html(v, shown), lang, tr(request, "Learn it on the board:")))
     return render(request, "rules.html", title=tr(request, "%(game)s rules") % {"game": v.title},
-                  variant=translated_variant(variant_json(v), lang), body=body, rules_lang=shown)
+                  variant=translated_variant(variant_json(v), lang), body=body, rules_lang=shown,
+                  has_lessons=course_path(v).is_file())
 
 
 @router.get("/new")

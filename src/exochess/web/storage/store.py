@@ -243,6 +243,17 @@ challenges = Table(
     Column("poster_browser", String(64), nullable=True),
 )
 
+lesson_progress = Table(
+    # the stars of each lesson stage an account has completed (its best score): see docs/lessons.md
+    "lesson_progress",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("variant", String(32), primary_key=True),
+    Column("stage", String(64), primary_key=True),
+    Column("stars", Integer, nullable=False),
+    Column("updated", DateTime, nullable=False),
+)
+
 chat = Table(
     "chat",
     metadata,

@@ -3,9 +3,12 @@
 import { ChatBox } from "/static/chat.js";
 import { GamePage } from "/static/game.js";
 import { pageData } from "/static/pagedata.js";
+import { offerCourse, watchPractice } from "/static/practiceresult.js";
 
-const game = new GamePage(
-  /** @type {HTMLElement} */ (document.getElementById("game")), pageData("game-state"), pageData("account-seat"),
-);
+const root = /** @type {HTMLElement} */ (document.getElementById("game"));
+const state = pageData("game-state");
+const game = new GamePage(root, state, pageData("account-seat"));
 window.exochessGame = game;
 window.exochessChat = new ChatBox(game, /** @type {HTMLElement} */ (document.getElementById("chat")), pageData("chat-texts"));
+// a practice game (started from /practice) ends on a result screen; any other offers the course once
+if (!watchPractice(root, game)) offerCourse(root, state.variant.name);

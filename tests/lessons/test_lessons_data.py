@@ -1,0 +1,136 @@
+"""Every game's lessons file, checked by the rules library (generic over the registry).
+
+For each exercise: the goal is reached by some line of the learner's moves within the allowed
+number (found by search, not read from the file), no shorter line reaches it (so ``par`` is
+right), and some first move makes it unreachable (a wrong move fails the attempt).  Each
+practice position has a forced win within its number of moves, and none sooner.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from exochess import Board
+from exochess.lessons import (
+    FAILED,
+    LANGUAGES,
+    SOLVED,
+    Exercise,
+    LessonError,
+    course_path,
+    forced_win,
+    load_course,
+    parse_course,
+    play,
+    solvable_after,
+    solve,
+)
+from exochess.variants import find_variant
+from tests.helpers import game_names
+
+COURSES = [(name, load_course(name)) for name in game_names() if course_path(find_variant(name)).is_file()]
+"""Every game under test that has a lessons file (a game may have none: it then has no course)."""
+EXERCISES = [
+    pytest.param(name, exercise, id=f"{name}-{stage.id}-{i + 1}")
+    for name, course in COURSES if course is not None
+    for stage in course.stages
+    for i, exercise in enumerate(stage.exercises)
+]
+PRACTICE = [
+    pytest.param(name, p, id=f"{name}-{p.id}")
+    for name, course in COURSES if course is not None
+    for p in course.practice
+]
+
+
+@pytest.mark.generic
+def test_courses_are_found_beside_the_games() -> None:
+    for name, course in COURSES:
+        assert course is not None and course.variant == name
+
+
+@pytest.mark.generic
+@pytest.mark.parametrize(("game", "exercise"), EXERCISES)
+def test_exercise_is_solved_by_the_library_and_failed_by_a_wrong_move(game: str, exercise: Exercise) -> None:
+    line = solve(game, exercise)
+    assert line is not None, "no line of the learner's moves reaches the goal"
+    assert len(line) == exercise.par, f"the shortest solution takes {len(line)} moves, not {exercise.par}"
+    attempt = play(game, exercise, line)
+    assert attempt.status == SOLVED and attempt.used == exercise.par
+    board = Board(game, fen=exercise.fen)
+    wrong = next((str(m) for m in sorted(board.legal_moves, key=str)
+                  if not solvable_after(game, exercise, [str(m)])), None)
+    assert wrong is not None, "every first move can still reach the goal: nothing to get wrong"
+    # played out with the scripted replies, a wrong start never solves the exercise
+    moves = [wrong]
+    while (attempt := play(game, exercise, moves)).status == "playing":
+        moves.append(str(min(attempt.board.legal_moves, key=str)))
+    assert attempt.status == FAILED
+
+
+@pytest.mark.generic
+@pytest.mark.parametrize(("game", "position"), PRACTICE)
+def test_practice_position_is_a_forced_win(game: str, position: object) -> None:
+    from exochess.lessons import Practice
+
+    assert isinstance(position, Practice)
+    board = Board(game, fen=position.fen)
+    assert forced_win(board, position.win_within) is not None
+    if position.win_within > 1:
+        assert forced_win(board, position.win_within - 1) is None
+
+
+@pytest.mark.generic
+def test_texts_exist_in_every_language() -> None:
+    for _, course in COURSES:
+        assert course is not None
+        for stage in course.stages:
+            for text in (stage.title, stage.intro):
+                assert set(LANGUAGES) <= set(text.by_language)
+
+
+def test_malformed_files_are_refused_with_the_problem_named() -> None:
+    variant = find_variant("fugue")
+    good = json.loads(course_path(variant).read_text(encoding="utf-8"))
+    cases = {
+        "format": ({**good, "format": 99}, "'format' must be 1"),
+        "no stages": ({**good, "stages": []}, "no stages"),
+        "bad FEN": (_with_exercise(good, fen="8/8 w"), "bad FEN"),
+        "unknown goal": (_with_exercise(good, goal={"type": "checkmate"}), "unknown goal type"),
+        "bad square": (_with_exercise(good, goal={"type": "capture", "squares": ["z9"]}), "not a square"),
+        "off board": (_with_exercise(good, goal={"type": "capture", "squares": ["i9"]}), "not on the 8x8"),
+        "missing French": (_with_exercise(good, hint={"en": "x", "es": "y"}), "no 'fr' text"),
+        "limit": (_with_exercise(good, par=2, limit=1), "'limit' must be between"),
+    }
+    for name, (data, message) in cases.items():
+        with pytest.raises(LessonError, match=message):
+            parse_course(variant, data)
+        assert name
+
+
+def _with_exercise(data: dict[str, object], **change: object) -> dict[str, object]:
+    copy = json.loads(json.dumps(data))
+    copy["stages"][0]["exercises"][0].update(change)
+    return copy  # type: ignore[no-any-return]
+
+
+def test_a_move_after_the_end_and_an_illegal_move_are_refused() -> None:
+    course = load_course("fugue")
+    assert course is not None
+    exercise = course.stages[0].exercises[0]
+    line = solve("fugue", exercise)
+    assert line
+    with pytest.raises(LessonError, match="over"):
+        play("fugue", exercise, [*line, "h8-g8"])
+    from exochess.errors import ExochessError
+
+    with pytest.raises(ExochessError):
+        play("fugue", exercise, ["a1-a9"])
+
+
+def test_lessons_files_ship_with_the_package() -> None:
+    pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"variants/*/lessons.json"' in pyproject

@@ -1,0 +1,176 @@
+"""Browser tests of the lessons: a newcomer takes the first stage of each game with clicks, sees
+the stars and finds them again after a reload; a practice position is won against the computer
+at its level on the ordinary game page, which then shows the result and a retry.
+
+Set EXOCHESS_SHOTS=/some/dir to keep screenshots.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from exochess import Board, square_name
+from exochess.lessons import course_path, forced_win, load_course, solve
+from exochess.move import Move
+from exochess.variants import all_variants
+from tests.web.test_web_browser import click, shot
+
+GAMES = [v.name for v in all_variants() if course_path(v).is_file()]
+TIMEOUT = 120_000
+"""Generous: on a crowded machine a new game against the computer took 20 s to create."""
+
+
+def enter(page: Any, text: str, used: int) -> None:
+    """Enter the move ``text`` with clicks: each action from its square to its destination (a
+    piece acting in place is clicked twice); a chooser (promotion, victim) gets the move's text.
+    Returns once the lesson has judged it (``used`` learner moves so far)."""
+    move = Move.from_text(text)
+    for i, action in enumerate(move.actions):
+        if i == 0:
+            click(page, square_name(action.from_square))
+        click(page, square_name(action.to_square))
+    page.wait_for_function(
+        "used => document.querySelector('.chooser') || document.querySelector('#lesson').dataset.used === used",
+        arg=str(used), timeout=TIMEOUT)
+    if page.locator(".chooser").count():
+        for value in (text, str(move.actions[-1])):
+            button = page.locator(f'.chooser button[data-move="{value}"]')
+            if button.count():
+                button.click()
+                break
+        else:
+            raise AssertionError(f"no choice for {text}")
+        page.wait_for_selector(f'#lesson[data-used="{used}"]', timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_newcomer_completes_the_first_stage_and_keeps_the_stars(page: Any, game: str) -> None:
+    course = load_course(game)
+    assert course is not None
+    stage = course.stages[0]
+    page.goto("/")
+    page.click(f'.card[data-variant="{game}"] a[href="/learn/{game}"]')
+    page.wait_for_selector("body[data-progress='shown']")
+    assert page.locator(f'[data-stars="{game}/{stage.id}"]').inner_text() == ""
+    page.click(f'a.stage-link[href="/learn/{game}/{stage.id}"]')
+    for n, exercise in enumerate(stage.exercises, start=1):
+        page.wait_for_selector(f'#lesson[data-exercise="{n}"][data-status="playing"][data-used="0"]', timeout=TIMEOUT)
+        assert page.locator("#task").inner_text() == exercise.task.get("en")
+        line = solve(game, exercise)
+        assert line
+        for used, text in enumerate(line, start=1):
+            enter(page, text, used)
+        page.wait_for_selector(f'#lesson[data-exercise="{n}"][data-status="solved"]', timeout=TIMEOUT)
+        assert page.locator("#explanation").inner_text() == exercise.explanation.get("en")
+        assert "3" in page.locator("#status").inner_text()
+        if n < len(stage.exercises):
+            page.click("#next")
+    page.wait_for_selector("#lesson[data-saved='true']", timeout=TIMEOUT)
+    assert page.locator("#done-stars").inner_text() == "★★★"
+    shot(page, f"lesson-{game}-done")
+    # the course page, reloaded, shows the stage done with its stars
+    page.goto(f"/learn/{game}")
+    page.reload()
+    page.wait_for_selector("body[data-progress='shown']")
+    assert page.locator(f'[data-stars="{game}/{stage.id}"]').inner_text() == "★★★"
+    assert "1 of" in page.locator(".learn-count").inner_text()
+
+
+def test_a_wrong_move_fails_the_exercise_and_it_can_be_tried_again(page: Any) -> None:
+    page.goto("/learn/fugue/king")
+    page.wait_for_selector('#lesson[data-status="playing"]', timeout=TIMEOUT)
+    enter(page, "d4-e5", 1)  # the pawn is on d5
+    page.wait_for_selector('#lesson[data-status="failed"]', timeout=TIMEOUT)
+    assert not page.locator("#hint").is_hidden()
+    page.click("#retry")
+    page.wait_for_selector('#lesson[data-status="playing"][data-used="0"]', timeout=TIMEOUT)
+    enter(page, "d4xd5", 1)
+    page.wait_for_selector('#lesson[data-status="solved"]', timeout=TIMEOUT)
+    assert "2 of 3" in page.locator("#status").inner_text()  # the failed attempt cost a star
+
+
+def test_a_signed_in_learner_finds_the_progress_in_another_browser(browser: Any, server: Any) -> None:
+    from tests.web.test_web_accounts import fresh_name
+
+    name, password = fresh_name("pupil"), "a long password"
+    first = browser.new_context(base_url=server.url, viewport={"width": 1200, "height": 900})
+    page = first.new_page()
+    page.goto("/signup")
+    page.fill("#name", name)
+    page.fill("#password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/signup" not in url)
+    page.goto("/learn/fugue/king")
+    for n, exercise in enumerate(load_course("fugue").stages[0].exercises, start=1):  # type: ignore[union-attr]
+        page.wait_for_selector(f'#lesson[data-exercise="{n}"][data-status="playing"][data-used="0"]', timeout=TIMEOUT)
+        for used, text in enumerate(solve("fugue", exercise) or [], start=1):
+            enter(page, text, used)
+        page.wait_for_selector('#lesson[data-status="solved"]', timeout=TIMEOUT)
+        if not page.locator("#next").is_hidden():
+            page.click("#next")
+    page.wait_for_selector("#lesson[data-saved='true']", timeout=TIMEOUT)
+    first.close()
+    second = browser.new_context(base_url=server.url, viewport={"width": 1200, "height": 900})
+    page = second.new_page()
+    page.goto("/login")
+    page.fill("#name", name)
+    page.fill("#password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/login" not in url)
+    page.goto("/learn")
+    page.wait_for_selector("body[data-progress='shown']")
+    assert page.locator('[data-stars="fugue/king"]').first.inner_text() == "★★★"
+    second.close()
+
+
+def test_a_practice_position_is_won_against_the_computer(page: Any) -> None:
+    # Interweave's forced capture: White offers a pawn, the computer (at the position's level)
+    # must take it with its King, which then stands where White's King takes it.
+    course = load_course("interweave")
+    assert course is not None
+    position = course.position("forced-capture")
+    assert position is not None and position.win_within == 2
+    board = Board("interweave", fen=position.fen)
+    first = forced_win(board, 2)
+    assert first == "c6-d7"
+    page.goto("/practice/interweave")
+    page.wait_for_selector("body[data-ready='true']")
+    page.click(f'.practice-play[data-id="{position.id}"]')
+    page.wait_for_function("() => location.pathname.startsWith('/game/') || document.querySelector('#error').textContent",
+                           timeout=TIMEOUT)
+    assert "/game/" in page.url, page.locator("#error").inner_text()
+    page.wait_for_selector("#game[data-connected='1']", timeout=TIMEOUT)
+    assert page.locator("#learn-offer").is_hidden()  # a practice game offers no course
+    click(page, "c6")
+    click(page, "d7")
+    page.wait_for_selector('[data-ply="2"]', timeout=TIMEOUT)  # the computer's forced capture
+    board.push_text(first)
+    reply = page.locator('#moves .mv[data-ply="2"]').get_attribute("data-move")
+    assert reply == "d8xd6(d7)"
+    board.push_text(reply)
+    winning = forced_win(board, 1)
+    assert winning is not None
+    start, _, rest = winning.partition("x")
+    click(page, start)
+    click(page, rest.split("(")[0])
+    page.wait_for_selector('#practice-result[data-result="won"]', timeout=TIMEOUT)
+    assert "won" in page.locator("#practice-result-title").inner_text()
+    shot(page, "practice-won")
+    page.click("#practice-back")
+    page.wait_for_url("**/practice/interweave")
+    assert not page.locator(f'.practice-card[data-id="{position.id}"] .practice-won').is_hidden()
+
+
+def test_a_first_game_page_offers_the_course(page: Any) -> None:
+    from tests.web.test_web_browser import new_game
+
+    new_game(page, variant="rebelfury")
+    offer = page.locator("#learn-offer")
+    assert not offer.is_hidden()
+    assert offer.locator('a[href="/learn/rebelfury"]').count() == 1
+    page.click("#learn-offer-close")
+    page.reload()
+    page.wait_for_selector("#game[data-connected='1']", timeout=TIMEOUT)
+    assert page.locator("#learn-offer").is_hidden()

@@ -14,9 +14,10 @@ import pytest
 
 from exochess import Board
 from exochess.engine import Searcher
-from exochess.web.compute.enginepool import MOVE, EnginePool
+from exochess.web.compute.enginepool import EnginePool
 from exochess.web.compute.fairshare import (
     ANALYSIS,
+    MOVE,
     FairQueue,
     MoveBudget,
     Ticket,
@@ -204,7 +205,7 @@ def test_admit_refuses_a_long_game_without_a_place_and_says_when() -> None:
             with pytest.raises(EngineBusy) as exc:
                 await pool.admit("addr:b", 8)
             assert 1 <= exc.value.retry_after <= 20
-            pool.drop_game("ga")  # the game ended
+            await pool.drop_game("ga")  # the game ended
             await pool.admit("addr:b", 8)
         finally:
             pool.shutdown()

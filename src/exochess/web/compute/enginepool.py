@@ -61,11 +61,10 @@ from exochess.engine.protocol import SWITCH_INTERVAL_S
 from exochess.engine.tt import DEFAULT_HASH_MB, MAX_HASH_MB, MIN_HASH_MB
 from exochess.variants import all_variants
 from exochess.web.compute.cpuwork import lower_priority
+from exochess.web.compute.fairshare import ANALYSIS as ANALYSIS
 from exochess.web.compute.fairshare import (
-    ANALYSIS,
     GAMES_PER_OWNER,
     HOLD_S,
-    MOVE,
     MOVES_PER_OWNER,
     PLACES_PER_SLOT,
     FairQueue,
@@ -73,6 +72,7 @@ from exochess.web.compute.fairshare import (
     Ticket,
     owner_of,
 )
+from exochess.web.compute.fairshare import MOVE as MOVE
 from exochess.web.domain import N_, Color, EngineBusy, EngineFailed, TooManyEngineJobs
 
 log = logging.getLogger("exochess.web")
@@ -395,7 +395,7 @@ class EngineBackend(Protocol):
     async def analyse(self, variant: str, start_fen: str, texts: list[str], movetime_ms: int,
                       client: str | None = None, *, owner: str | None = None) -> dict[str, Any]: ...
 
-    def drop_game(self, game_id: str) -> None:
+    async def drop_game(self, game_id: str) -> None:
         """``game_id`` is over or abandoned: its place among the long moves is free."""
 
     def stats(self) -> PoolStats: ...
@@ -505,7 +505,7 @@ class EnginePool:
         )
         return result
 
-    def drop_game(self, game_id: str) -> None:
+    async def drop_game(self, game_id: str) -> None:
         """``game_id`` is over or abandoned: its place among the long moves is free (its queued
         move, if any, is dropped by the caller cancelling the wait)."""
         self._budget.release(game_id)

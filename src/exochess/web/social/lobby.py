@@ -79,6 +79,11 @@ PER_PLAYER = 3
 PER_ADDRESS = 10
 """Open challenges from one client address at once (a player token costs nothing to make)."""
 LISTED_CHALLENGES = 100
+LISTED_PER_ADDRESS = 3
+"""Open challenges of one client address (else one player) listed in the lobby's view: twelve
+addresses posting ten each filled the view and hid every newer challenge (issue 41)."""
+READ_CHALLENGES = 1000
+"""Newest open challenges read to choose the listed ones from."""
 LISTED_GAMES = 20
 LIVE_WINDOW = dt.timedelta(hours=1)
 """A real-time game is listed while it changed within this time (correspondence ones always)."""
@@ -189,6 +194,25 @@ def live_game_json(row: GameRow, infos: Infos | None = None) -> dict[str, Any]:
         "rated": row.rated,
         "updated": row.updated.isoformat() + "Z",
     }
+
+
+def listed_challenges(rows: list[ChallengeRow], limit: int = LISTED_CHALLENGES,
+                      per_address: int = LISTED_PER_ADDRESS) -> list[ChallengeRow]:
+    """The challenges the lobby lists, from ``rows`` newest first: the newest first, at most
+    ``per_address`` from one client address (or, without one, one player), at most ``limit``.
+    A flood from a few addresses then leaves room for everyone else's, and a new challenge
+    comes at the top."""
+    shown: Counter[str] = Counter()
+    listed = []
+    for row in rows:
+        source = row.poster_address or row.poster_key
+        if shown[source] >= per_address:
+            continue
+        shown[source] += 1
+        listed.append(row)
+        if len(listed) >= limit:
+            break
+    return listed
 
 
 def in_rating_range(challenge: dict[str, Any], mine: dict[str, int], spread: int) -> bool:
@@ -441,7 +465,7 @@ class Lobby:
 
     async def _build(self) -> str:
         storage = self.service.storage
-        rows = await self.service.db(storage.open_challenges, LISTED_CHALLENGES)
+        rows = listed_challenges(await self.service.db(storage.open_challenges, READ_CHALLENGES))
         games = await self.service.db(storage.live_games, now() - LIVE_WINDOW, LISTED_GAMES)
         self._listed = {g.id for g in games}
         infos = await self._infos(rows, games)

@@ -35,14 +35,13 @@ import logging
 import os
 import re
 import secrets
-import unicodedata
 from collections import Counter
 from typing import Any
 
 from exochess.errors import UnknownVariantError
 from exochess.variants import find_variant
 from exochess.web.accounts.ratings import START_RATING, PlayerInfo, ratings_of
-from exochess.web.accounts.users import User
+from exochess.web.accounts.users import User, guest_name_taken
 from exochess.web.domain import (
     N_,
     ChallengeNotFound,
@@ -56,6 +55,7 @@ from exochess.web.domain import (
     SeatChoice,
     SecretRequired,
     TooFast,
+    has_hidden_characters,
 )
 from exochess.web.game.service import GameService, LiveGame
 from exochess.web.game.timecontrol import NO_CLOCK, TimeControl, TimeControlKind, stored_time_control
@@ -126,7 +126,7 @@ def clean_name(value: object) -> str:
         raise InvalidRequest(N_("a display name is required"))
     if len(name) > MAX_NAME:
         raise InvalidRequest(N_("a display name has at most {count} characters"), count=MAX_NAME)
-    if not name.isprintable() or any(unicodedata.category(c) in ("Cf", "Co", "Cs") for c in name):
+    if not name.isprintable() or has_hidden_characters(name):
         raise InvalidRequest(N_("a display name may not contain control or invisible characters"))
     return name
 
@@ -266,6 +266,15 @@ class Lobby:
 
     # --- challenges -------------------------------------------------------------------
 
+    async def _guest_name(self, name: object) -> str:
+        """A guest's display name (:func:`clean_name`), refused when it looks like an account's
+        name or a reserved one (a guest could otherwise pass for that player)."""
+        shown = clean_name(name)
+        if await self.service.db(guest_name_taken, self.service.storage.engine, shown):
+            raise Conflict(N_("the name {name} looks like an account's name or a reserved one: "
+                              "choose another, or sign in"), name=shown)
+        return shown
+
     def _throttle(self, address: str) -> None:
         if not self.actions.allow(address):
             raise TooFast(N_("too many lobby actions: wait a moment and try again"))
@@ -278,7 +287,7 @@ class Lobby:
         A signed-in ``user`` posts under their username (``name`` and ``player`` are then not
         needed); only they may post a ``rated`` one, and only with a time control."""
         key = poster_key(user, player)
-        shown = user.name if user is not None else clean_name(name)
+        shown = user.name if user is not None else await self._guest_name(name)
         if rated and user is None:
             raise SecretRequired(
                 N_("sign in to post a rated challenge: rated games are played between accounts")
@@ -335,7 +344,7 @@ class Lobby:
         A signed-in ``user`` plays under their username, their seat belonging to the account;
         only they may accept a rated challenge (not their own, from any browser)."""
         key = poster_key(user, player)
-        shown = user.name if user is not None else clean_name(name)
+        shown = user.name if user is not None else await self._guest_name(name)
         self._throttle(address)
         row = await self._load(challenge_id)
         if row.poster_key == key or (user is not None and row.poster_user == user.id):

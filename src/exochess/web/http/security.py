@@ -309,8 +309,15 @@ class RequestGuardMiddleware:
         await self.app(scope, replay, send)
 
 
+HSTS = "max-age=31536000; includeSubDomains"
+"""``Strict-Transport-Security`` of a response served over https: browsers then never use plain
+http for this site for a year (a network attacker cannot strip TLS from the next visit)."""
+
+
 class SecurityHeadersMiddleware:
-    """Add the security headers (:data:`SECURITY_HEADERS` and the CSP) to every HTTP response."""
+    """Add the security headers (:data:`SECURITY_HEADERS` and the CSP) to every HTTP response,
+    and :data:`HSTS` to those served over https (directly, or behind a TLS proxy that says so
+    with ``X-Forwarded-Proto``, which uvicorn's ``--proxy-headers`` reads from trusted proxies)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -327,6 +334,8 @@ class SecurityHeadersMiddleware:
                 headers.setdefault("Content-Security-Policy", policy)
                 for name, value in SECURITY_HEADERS.items():
                     headers.setdefault(name, value)
+                if scope.get("scheme") == "https":
+                    headers.setdefault("Strict-Transport-Security", HSTS)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

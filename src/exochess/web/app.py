@@ -71,8 +71,8 @@ async def probe_loop_lag() -> None:
 
 
 def create_app_from_env() -> FastAPI:
-    """The app as ``exochess serve --workers N`` starts it in each worker process (uvicorn
-    imports it by name): everything from the environment."""
+    """The app for an ASGI server that imports it by name (``uvicorn --factory
+    exochess.web.app:create_app_from_env``): everything from the environment."""
     workers = os.environ.get("EXOCHESS_ENGINE_WORKERS", "2")
     return create_app(engine_workers=int(workers) if workers.isdigit() else 2)
 

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Query, Request, Response
 from exochess.variants import all_variants
 from exochess.web.accounts.ratings import DELETED_NAME
 from exochess.web.accounts.sessions import current_user
+from exochess.web.compute.fairshare import owner_of
 from exochess.web.domain import InvalidRequest
 from exochess.web.game.pgnexport import game_pgn
 from exochess.web.game.positions import variant_json
@@ -44,6 +45,11 @@ MAX_PREFIX = 64
 EVALUATE_MS = 1000
 
 
+def request_owner(request: Request) -> str:
+    """Who the request's engine and CPU work is charged to: the account, else the address."""
+    return owner_of(_uid(request), client_address(request))
+
+
 def _uid(request: Request) -> int | None:
     """The signed-in account's id: it proves the seats the account holds, without a secret."""
     user = current_user(request)
@@ -68,6 +74,10 @@ async def create_game(body: NewGame, request: Request, service: Service) -> Crea
         time_control = TimeControl.parse(body.time_control)
     except ValueError as exc:
         raise InvalidRequest(str(exc)) from exc
+    if body.opponent == "computer" and service.pool is not None and isinstance(body.level, int):
+        # a long game needs a place among the long moves: refused here, with Retry-After,
+        # rather than left waiting for its computer's moves (issue 41)
+        await service.pool.admit(request_owner(request), body.level)
     live, seats, you = await service.create(
         body.variant, body.opponent, body.level, body.color, body.fen, time_control, _uid(request)
     )
@@ -198,7 +208,7 @@ async def analyse(body: AnalyseRequest, request: Request, service: Service) -> d
     The replay and the game-over check (which lists the legal moves) run in a worker process.
     """
     variant, start_fen, texts = await service.cpu_free.run(
-        "replaying the moves", analysis_line, body.variant, body.fen, body.moves
+        "replaying the moves", analysis_line, body.variant, body.fen, body.moves, owner=request_owner(request)
     )
     work = service.evaluate(variant, start_fen, texts, body.movetime_ms, client_address(request))
     return await unless_disconnected(request, work)

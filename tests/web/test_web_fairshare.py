@@ -211,3 +211,34 @@ def test_admit_refuses_a_long_game_without_a_place_and_says_when() -> None:
             pool.shutdown()
 
     run_async(scenario)
+
+
+def test_a_new_long_game_reserves_its_place_before_it_exists() -> None:
+    """Thirty creations at once pass no check the others have not counted: each reserves its
+    place, and the game created takes it over (its moves charged to its creator)."""
+
+    async def scenario() -> None:
+        pool = EnginePool(workers=1, express=False, long_budget_s=2 * LEVEL8_S)
+        await asyncio.wait_for(pool.warm(), HANG_GUARD_S)
+        try:
+            keys = []
+            refused = 0
+            for i in range(30):
+                try:
+                    keys.append((i, await pool.reserve(f"addr:{i}", 8)))
+                except EngineBusy as exc:
+                    assert exc.retry_after >= 1
+                    refused += 1
+            assert len(keys) == 2 and refused == 28
+            assert await pool.reserve("addr:quick", 1) is None  # a quick level needs no place
+            (i0, k0), (i1, k1) = keys
+            await pool.claim(k0, "game0", f"addr:{i0}")
+            await pool.claim(k1, "", f"addr:{i1}")  # that creation failed: its place is free
+            assert set(pool._budget.holders()) == {"game0"}
+            assert await pool._submit(MOVE, nap, (0.01,), LEVEL8_S, None, "game0") == "move"
+            assert pool._game_owners["game0"] == f"addr:{i0}"
+            assert await pool.reserve("addr:late", 8) is not None  # the freed place
+        finally:
+            pool.shutdown()
+
+    run_async(scenario)

@@ -95,6 +95,8 @@ MOVE_OVERTIME_S = 30.0
 search still answers with its best move so far."""
 READY_TIMEOUT_S = 120.0
 """A new worker that has not imported the engine after this long is replaced."""
+GAME_OWNERS_KEPT = 100_000
+"""Games whose owner the pool remembers (the oldest are forgotten: charged to the game then)."""
 QUICK_MOVE_S = 0.5
 """Moves that think at most this long (levels 0-3) may also use the express worker; longer ones
 need a place in the long moves' budget."""
@@ -395,6 +397,16 @@ class EngineBackend(Protocol):
     async def analyse(self, variant: str, start_fen: str, texts: list[str], movetime_ms: int,
                       client: str | None = None, *, owner: str | None = None) -> dict[str, Any]: ...
 
+    async def reserve(self, owner: str, level: int) -> str | None:
+        """Before a computer game at ``level`` is created for ``owner``: a place among the long
+        moves held for it (its key, None for a quick level), or :class:`EngineBusy` with the
+        seconds to wait."""
+
+    async def claim(self, key: str | None, game_id: str, owner: str) -> None:
+        """The game ``game_id`` was created for ``owner``: its moves are charged to the owner,
+        and the reservation ``key`` (if any) is its place (or, None after a failed creation
+        ``game_id`` empty, the reservation is freed)."""
+
     async def drop_game(self, game_id: str) -> None:
         """``game_id`` is over or abandoned: its place among the long moves is free."""
 
@@ -439,6 +451,8 @@ class EnginePool:
             per_owner=long_games_per_owner, hold_s=hold_s,
         )
         self._seq = itertools.count(1)
+        self._game_owners: dict[str, str] = {}
+        """The owner of each game created here (:meth:`claim`), which its moves are charged to."""
         self._cond = asyncio.Condition()
         self._closed = False
         self._ready = 0
@@ -471,6 +485,28 @@ class EnginePool:
             raise EngineBusy(N_("the computer is busy with long searches: try again in {seconds} s, "
                                 "choose a lower level, or play a friend"), retry_after=retry, seconds=retry)
 
+    async def reserve(self, owner: str, level: int) -> str | None:
+        """See :meth:`EngineBackend.reserve`."""
+        cost = move_cost(level)
+        if cost <= QUICK_MOVE_S:
+            return None
+        await self.admit(owner, level)
+        key = f"reserved:{next(self._seq)}"
+        self._budget.reserve(key, owner, cost, time.monotonic())
+        return key
+
+    async def claim(self, key: str | None, game_id: str, owner: str) -> None:
+        """See :meth:`EngineBackend.claim`."""
+        if not game_id:
+            if key is not None:
+                self._budget.release(key)
+            return
+        if key is not None:
+            self._budget.rename(key, game_id)
+        self._game_owners[game_id] = owner
+        while len(self._game_owners) > GAME_OWNERS_KEPT:
+            del self._game_owners[next(iter(self._game_owners))]  # the oldest games
+
     async def move(
         self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
         clock: EngineClock | None = None, *, game_id: str = "", owner: str | None = None,
@@ -484,7 +520,7 @@ class EnginePool:
         budget = move_cost(level)
         result: str = await self._submit(
             MOVE, compute_move, (variant, start_fen, list(texts), level, seed, clock), budget,
-            owner or owner_of(None, None, game_id), game_id or None,
+            owner, game_id or None,
         )
         return result
 
@@ -590,7 +626,7 @@ class EnginePool:
     ) -> Any:
         if self._closed:
             raise EngineFailed("the engine is shutting down")
-        owner = owner or owner_of(None, None, game)
+        owner = owner or self._game_owners.get(game or "") or owner_of(None, None, game)
         self._refuse(kind, budget_s, owner, game)
         loop = asyncio.get_running_loop()
         long_game = game if kind == MOVE and budget_s > QUICK_MOVE_S else None

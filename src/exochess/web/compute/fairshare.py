@@ -19,6 +19,10 @@ level-8 moves is served one turn in every round, like everyone else; a newcomer'
 a bounded number of jobs queued or running (:data:`MOVES_PER_OWNER`, the pool's per-client limit
 for analyses); beyond it the job is refused with the seconds to wait.
 
+A new computer game at a long level *reserves* its place before it is created (the request is
+refused then, with Retry-After, rather than the game left without replies), and the place is
+the game's once it exists.
+
 *Budget of long moves* (:class:`MoveBudget`): fairness alone cannot keep a reply quick when
 thirty owners each wait for a three-second search: the honest player's turn comes after thirty
 others.  So the work the long moves (levels 4-8) may put in the queue is bounded: a game that
@@ -217,6 +221,17 @@ class MoveBudget:
         # a place held by a move in progress frees at the earliest one hold after it ends
         soonest = min(lapses, default=self.hold_s + cost)
         return max(1, math.ceil(soonest))
+
+    def reserve(self, key: str, owner: str, cost: float, now: float) -> None:
+        """Hold a place for a game about to be created under ``key`` (call :meth:`refusal`
+        first); it lapses :attr:`hold_s` from now unless :meth:`rename` gives it its game."""
+        self._places[key] = _Place(owner, cost, until=now + self.hold_s)
+
+    def rename(self, key: str, game: str) -> None:
+        """The reservation ``key`` is ``game``'s place from now on."""
+        place = self._places.pop(key, None)
+        if place is not None:
+            self._places[game] = place
 
     def take(self, game: str, owner: str, cost: float) -> None:
         """A move of ``game`` is queued (call :meth:`refusal` first)."""

@@ -210,6 +210,34 @@ class JobQueue:
                 f" try again in {retry} s, or play a friend", retry_after=retry,
             )
 
+    async def reserve(self, owner: str, level: int) -> str | None:
+        """Before a computer game at ``level`` is created for ``owner``: its place among the
+        long moves (the key), None for a quick level; :class:`EngineBusy` when there is none."""
+        cost = move_cost(level)
+        if cost <= QUICK_MOVE_S:
+            return None
+        key = f"reserved:{secrets.token_hex(8)}"
+        try:
+            await (await self.share()).place(key, owner, cost)
+        except EngineBusy:
+            self._counts["refused"] += 1
+            raise
+        except (RedisError, OSError) as exc:
+            raise EngineFailed("the engine queue is unreachable; try again") from exc
+        return key
+
+    async def claim(self, key: str | None, game_id: str, owner: str) -> None:
+        """The game ``game_id`` was created for ``owner`` (empty: its creation failed)."""
+        with contextlib.suppress(RedisError, OSError, EngineFailed):
+            share = await self.share()
+            if not game_id:
+                if key is not None:
+                    await share.release(key)
+                return
+            if key is not None:
+                await share.rename(key, game_id)
+            await share.set_owner(game_id, owner)
+
     async def _claim(self, owner: str, game_id: str, job_id: str, cost: float) -> int:
         """Count a computer move against its owner and, if long, take its game's place: the
         move's position among the owner's waiting jobs (refusals raise, with Retry-After)."""
@@ -233,6 +261,9 @@ class JobQueue:
         ply = len(texts)
         cost = move_cost(level)
         budget_ms = int(cost * 1000)
+        if owner is None:
+            with contextlib.suppress(RedisError, OSError, EngineFailed):
+                owner = await (await self.share()).owner_of_game(game_id)
         owner = owner or owner_of(None, None, game_id)
         job_id = move_job_id(game_id, ply, texts)
         delay = 0.1

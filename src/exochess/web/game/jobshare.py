@@ -32,6 +32,7 @@ from exochess.web.domain import N_, EngineBusy, TooManyEngineJobs
 
 OWNER_KEY = "exochess:engine:owner:{kind}:{owner}"
 PLACES_KEY = "exochess:engine:places"
+GAME_OWNER_KEY = "exochess:engine:owner-of:{game}"
 MOVE_LEAD_S = 3600.0
 """How far in the past a computer move's start is put: ahead of every analysis."""
 ANALYSIS_LEAD_S = 600.0
@@ -153,6 +154,21 @@ class RedisShare:
         """``game``'s move is stored: its place lapses :attr:`hold_s` from now unless it moves again."""
         await self.redis.eval(  # type: ignore[misc]
             _DONE, 1, PLACES_KEY, game, str(_now_ms() + int(self.hold_s * 1000)))
+
+    async def rename(self, key: str, game: str) -> None:
+        """The place reserved under ``key`` is ``game``'s from now on."""
+        value = await self.redis.hget(PLACES_KEY, key)  # type: ignore[misc]
+        if value is not None:
+            await self.redis.hset(PLACES_KEY, game, value)  # type: ignore[misc]
+            await self.redis.hdel(PLACES_KEY, key)  # type: ignore[misc]
+
+    async def set_owner(self, game: str, owner: str) -> None:
+        """Remember who ``game``'s computer moves are charged to (for a day)."""
+        await self.redis.set(GAME_OWNER_KEY.format(game=game), owner, ex=86_400)
+
+    async def owner_of_game(self, game: str) -> str | None:
+        value = await self.redis.get(GAME_OWNER_KEY.format(game=game))
+        return value.decode() if isinstance(value, bytes) else value
 
     async def release(self, game: str) -> None:
         """``game`` is over: its place is free."""

@@ -74,13 +74,22 @@ async def create_game(body: NewGame, request: Request, service: Service) -> Crea
         time_control = TimeControl.parse(body.time_control)
     except ValueError as exc:
         raise InvalidRequest(str(exc)) from exc
-    if body.opponent == "computer" and service.pool is not None and isinstance(body.level, int):
-        # a long game needs a place among the long moves: refused here, with Retry-After,
-        # rather than left waiting for its computer's moves (issue 41)
-        await service.pool.admit(request_owner(request), body.level)
-    live, seats, you = await service.create(
-        body.variant, body.opponent, body.level, body.color, body.fen, time_control, _uid(request)
-    )
+    owner = request_owner(request)
+    pool = service.pool if body.opponent == "computer" and isinstance(body.level, int) else None
+    # a long game needs a place among the long moves: refused here, with Retry-After, rather
+    # than left waiting for its computer's moves; its moves are charged to its owner (issue 41)
+    key = await pool.reserve(owner, body.level) if pool is not None and body.level is not None else None
+    try:
+        live, seats, you = await service.create(
+            body.variant, body.opponent, body.level, body.color, body.fen, time_control, _uid(request)
+        )
+    except BaseException:
+        if pool is not None:
+            await pool.claim(key, "", owner)
+        raise
+    if pool is not None:
+        # before the computer's first move is asked (no await in EnginePool.claim)
+        await pool.claim(key, live.row.id, owner)
     base = f"/game/{live.row.id}"
     return CreatedGame(
         id=live.row.id,

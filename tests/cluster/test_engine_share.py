@@ -113,3 +113,28 @@ def test_long_moves_share_a_budget_of_places_across_servers(redis_url: str) -> N
     out = run_async(scenario)
     assert all(r >= 1 for r in out["refused"]), out
     assert set(out["holders"]) == {"honest"}, out
+
+
+def test_a_new_long_game_reserves_its_place_on_any_server(redis_url: str) -> None:
+    async def scenario() -> tuple[int, set[str], str | None]:
+        one, two = (JobQueue(redis_url, long_budget_s=6.0) for _ in range(2))
+        try:
+            await (await one._redis()).flushall()
+            keys = []
+            refused = 0
+            for i in range(10):  # ten creations at once, on either server
+                try:
+                    keys.append(await (one if i % 2 else two).reserve(f"addr:{i}", 8))
+                except EngineBusy:
+                    refused += 1
+            await one.claim(keys[0], "g0", "addr:0")
+            await two.claim(keys[1], "", "addr:1")  # a creation that failed
+            holders = set(await (await one.share()).holders())
+            owner = await (await two.share()).owner_of_game("g0")
+            return refused, holders, owner
+        finally:
+            await one.aclose()
+            await two.aclose()
+
+    refused, holders, owner = run_async(scenario)
+    assert refused == 8 and holders == {"g0"} and owner == "addr:0"

@@ -31,6 +31,16 @@ HANG_GUARD_S = 120.0
 LEVEL8_S = 3.0
 
 
+@pytest.fixture(autouse=True)
+def patient(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No job is stopped for overtime here: on a crowded machine a niced worker importing this
+    module for its first stand-in job can take longer than a move's grace."""
+    from exochess.web.compute import enginepool
+
+    monkeypatch.setattr(enginepool, "MOVE_OVERTIME_S", 600.0)
+    monkeypatch.setattr(enginepool, "OVERTIME_S", 600.0)
+
+
 def ticket(owner: str, cost: float = LEVEL8_S, kind: str = MOVE, name: str = "") -> Ticket:
     return Ticket(kind, owner, cost, kind == MOVE and cost <= 0.5, name or owner)
 

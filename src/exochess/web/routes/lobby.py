@@ -186,6 +186,7 @@ async def lobby_socket(websocket: WebSocket, lobby: LobbyDep) -> None:
             raw = await websocket.receive_text()
             verdict = throttle.check()
             if verdict == "close":  # still flooding after being told to slow down
+                await conn.finish()  # the answers so far first, then the close
                 await websocket.close(code=CLOSE_FLOOD, reason=throttle.reason())
                 break
             if verdict == "slow":

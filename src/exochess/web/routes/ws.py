@@ -118,6 +118,7 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
             raw = await websocket.receive_text()
             if limit.check() != "ok":  # pings count too: a flood is closed, not answered
                 log.info("game websocket closed: message flood", extra={"game": game_id})
+                await session.conn.finish()  # the answers so far first, then the close
                 await websocket.close(code=CLOSE_FLOOD, reason=limit.reason())
                 break
             before = hub.online(game_id)

@@ -45,6 +45,13 @@ MAX_PREFIX = 64
 EVALUATE_MS = 1000
 
 
+async def _ended(service: GameService, game_id: str) -> None:
+    """A game ended by its player: its place among the long computer moves is free at once
+    (the others lapse after their hold)."""
+    if service.pool is not None:
+        await service.pool.drop_game(game_id)
+
+
 def request_owner(request: Request) -> str:
     """Who the request's engine and CPU work is charged to: the account, else the address."""
     return owner_of(_uid(request), client_address(request))
@@ -132,13 +139,17 @@ async def play(game_id: str, body: MoveRequest, request: Request, service: Servi
 
 @router.post("/games/{game_id}/resign")
 async def resign(game_id: str, body: SeatAction, request: Request, service: Service) -> Response:
-    return state_reply(service, await service.resign(game_id, body.secret, _uid(request)))
+    live = await service.resign(game_id, body.secret, _uid(request))
+    await _ended(service, game_id)
+    return state_reply(service, live)
 
 
 @router.post("/games/{game_id}/abort")
 async def abort(game_id: str, body: SeatAction, service: Service) -> Response:
     """Call the game off (no result): either player, until both sides have moved."""
-    return state_reply(service, await service.abort(game_id, body.secret))
+    live = await service.abort(game_id, body.secret)
+    await _ended(service, game_id)
+    return state_reply(service, live)
 
 
 @router.post("/games/{game_id}/claim")

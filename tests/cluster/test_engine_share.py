@@ -20,7 +20,8 @@ from tests.web.serverproc import run_async
 pytest.importorskip("arq")
 
 from exochess.cli.localservices import MissingProgram, RedisServer
-from exochess.web.game.jobs import QUEUE_NAME, JobQueue
+from exochess.web.game.jobs import JobQueue
+from exochess.web.game.queuestats import QUEUE_NAME
 
 START = Board("fugue").fen()
 

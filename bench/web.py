@@ -7,6 +7,10 @@ analyses.  Starts its own server on 127.0.0.1 with a temp SQLite file.
     python bench/web.py --clocks [--games 200] [--moves 10]
     python bench/web.py --lobby-only [--watchers 500] [--lobby-procs 4]
     python bench/web.py --refusals 4000
+    python bench/web.py --fair [--moves 10] [--seconds 120]
+    python bench/web.py --ws-flood [--seconds 30]
+
+``--fair`` and ``--ws-flood`` (issue 41): see ``bench/fairshare.py``.
 
 ``--lobby-only`` (issue 20): ``--watchers`` sockets watch the lobby, spread over ``--lobby-procs``
 client processes; 20 challenges are posted one after the other, and for each the time from
@@ -1063,6 +1067,10 @@ def main() -> None:
     ap.add_argument("--refusals", type=int, default=0,
                     help="only the server CPU per websocket handshake refused by the rate limit, "
                          "over this many handshakes in bursts of 50 (e.g. 4000)")
+    ap.add_argument("--fair", action="store_true",
+                    help="issue 41: honest level-8 replies quiet and under a 30-address level-8 flood")
+    ap.add_argument("--ws-flood", action="store_true",
+                    help="issue 41: another game's ping round trip while one socket floods pings")
     ap.add_argument("--only", default=",".join(KINDS),
                     help=f"attack kinds, comma-separated (default all: {','.join(KINDS)})")
     args = ap.parse_args()
@@ -1078,6 +1086,22 @@ def main() -> None:
                 server.stop()
         print(f"server CPU per refused websocket handshake ({args.refusals} in bursts of 50 from one "
               f"address): {per * 1000:.3f} ms; answers {answers}")
+        return
+    if args.fair or args.ws_flood:
+        from fairshare import fair_report, ws_flood_report  # bench/ is the script's directory
+
+        limits = ";".join(f"{kind}={rate}" for kind, rate in DEFAULT_LIMITS.items())
+        print(f"per-address rate limits: {limits}")
+        with tempfile.TemporaryDirectory() as tmp:
+            server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,
+                            env={"EXOCHESS_RATE_LIMITS": limits}).start()
+            try:
+                if args.fair:
+                    asyncio.run(fair_report(server.url, args.moves, args.seconds))
+                else:
+                    asyncio.run(ws_flood_report(server.url, args.seconds))
+            finally:
+                server.stop()
         return
     if args.attack:
         # the test servers turn the per-address limits off (tests/web/serverproc.py): here they

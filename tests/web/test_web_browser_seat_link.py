@@ -60,3 +60,15 @@ def test_a_link_with_another_secret_asks_before_replacing_the_seat(page: Any, se
     # the same secret again: nothing to ask
     open_link(page, gid, f"seat=black&secret={black}")
     assert page.locator("#seat-choice").is_hidden()
+
+
+def test_a_link_whose_colour_disagrees_with_its_secret_shows_the_secrets_seat(page: Any, server: Server) -> None:
+    """Issue 41, finding 8: ``#seat=white&secret=<black's secret>`` was saved as white and the page
+    showed the wrong side; the server's answer to the secret decides."""
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        data = create(c, variant="fugue", opponent="friend", color="white")
+    gid, black = data["id"], data["seats"]["black"]["secret"]
+    open_link(page, gid, f"seat=white&secret={black}")
+    page.wait_for_function(f"JSON.parse(localStorage.getItem('exochess:seat:{gid}')).color === 'black'")
+    assert saved_seat(page, gid) == {"color": "black", "secret": black}
+    page.wait_for_selector("#status:has-text('waiting for')")  # white is to move: black waits

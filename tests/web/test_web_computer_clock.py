@@ -36,10 +36,10 @@ class HeldPool(EnginePool):
         self.asked = asyncio.Event()
 
     async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
-                   clock: EngineClock | None = None, *, game_id: str = "") -> str:
+                   clock: EngineClock | None = None, *, game_id: str = "", owner: str | None = None) -> str:
         self.asked.set()
         await self.gate.wait()
-        return await super().move(variant, start_fen, texts, level, seed, clock, game_id=game_id)
+        return await super().move(variant, start_fen, texts, level, seed, clock, game_id=game_id, owner=owner)
 
 
 async def _past(svc: GameService, live: LiveGame) -> None:

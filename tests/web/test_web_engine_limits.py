@@ -184,7 +184,12 @@ def test_a_beginners_reply_does_not_wait_for_level_8_searches(engine_server: Ser
     """Level-8 games keep every general worker busy: the level-1 reply comes first all the same."""
     with httpx.Client(base_url=engine_server.url, timeout=30.0) as c:
         before = wait_for(c, "idle", idle)
-        games = [create(c, variant="fugue", opponent="computer", level=8, color="black") for _ in range(4)]
+        # four players (one long game each, issue 41), the places of the long moves' budget
+        games = []
+        for i in range(4):
+            with httpx.Client(base_url=engine_server.url, timeout=30.0,
+                              transport=httpx.HTTPTransport(local_address=f"127.0.8.{i + 1}")) as player:
+                games.append(create(player, variant="fugue", opponent="computer", level=8, color="black"))
         wait_for(c, "busy", lambda s: s["running"] >= 2)
         state = computer_reply(c, 1)
         plies = [c.get(f"/api/games/{g['id']}").json()["ply"] for g in games]

@@ -156,8 +156,9 @@ def test_moves_go_first_and_short_ones_before_long_ones() -> None:
         await until(pool, lambda s: s.running == 1)
         queued = [
             asyncio.create_task(job("analysis", pool.analyse("fugue", START, [], 100, "y"))),
-            asyncio.create_task(job("level 8", pool.move("fugue", START, [], 8, 1))),
-            asyncio.create_task(job("level 1", pool.move("fugue", START, [], 1, 1))),
+            # two games (owners): one owner's own moves are served in the order asked
+            asyncio.create_task(job("level 8", pool.move("fugue", START, [], 8, 1, game_id="g8"))),
+            asyncio.create_task(job("level 1", pool.move("fugue", START, [], 1, 1, game_id="g1"))),
         ]
         await until(pool, lambda s: s.queued_moves + s.queued_analyses == 3 or s.completed >= 1)
         await asyncio.gather(blocker, *queued)

@@ -282,23 +282,28 @@ def test_correspondence_challenge_survives_a_restart(tmp_path: Path) -> None:
 def test_watchers_see_every_change_of_a_burst(lobby_server: Server) -> None:
     """Challenges posted and cancelled all at once: the watcher's last view has them all, then
     none (a change that lands while the view is being built is sent in a view after it)."""
-    players = [token() for _ in range(8)]  # under the cap of open challenges per address
+    players = [token() for _ in range(8)]
 
     async def run() -> None:
-        async with websockets.connect(ws_url(lobby_server, "/ws/lobby")) as watcher, \
-                httpx.AsyncClient(base_url=lobby_server.url) as ac:
+        # each player from an address of its own: the view lists at most 3 of one address
+        clients = [httpx.AsyncClient(base_url=lobby_server.url,
+                                     transport=httpx.AsyncHTTPTransport(local_address=f"127.0.7.{i + 1}"))
+                   for i in range(len(players))]
+        async with websockets.connect(ws_url(lobby_server, "/ws/lobby")) as watcher:
             await recv_until(watcher, "lobby")
             body = {"variant": "fugue", "time_control": "5d", "color": "random", "name": "Burst"}
             answers = await asyncio.gather(*(ac.post("/api/challenges", json={**body, "player": p})
-                                             for p in players))
+                                             for ac, p in zip(clients, players, strict=True)))
             assert all(res.status_code == 201 for res in answers)
             ids = {res.json()["challenge"]["id"] for res in answers}
             await recv_until(watcher, "lobby", lambda m: ids <= {c["id"] for c in m["challenges"]})
-            cancels = await asyncio.gather(*(ac.post(f"/api/challenges/{cid}/cancel", json={"player": p})
-                                             for cid, p in zip([r.json()["challenge"]["id"] for r in answers],
-                                                               players, strict=True)))
+            cancels = await asyncio.gather(*(ac.post(f"/api/challenges/{r.json()['challenge']['id']}/cancel",
+                                                     json={"player": p})
+                                             for ac, r, p in zip(clients, answers, players, strict=True)))
             assert all(res.status_code == 200 for res in cancels)
             await recv_until(watcher, "lobby", lambda m: not ids & {c["id"] for c in m["challenges"]})
+        for ac in clients:
+            await ac.aclose()
 
     run_async(run)
 

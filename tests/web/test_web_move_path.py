@@ -119,9 +119,9 @@ def test_a_move_takes_its_jobs_and_its_state_lists_the_next_moves(
         real_run = svc.cpu_games.run
         real_submit = svc._db.submit
 
-        async def counted(what: str, fn: Any, *args: Any) -> Any:
+        async def counted(what: str, fn: Any, *args: Any, owner: str | None = None) -> Any:
             jobs.append(what)
-            return await real_run(what, fn, *args)
+            return await real_run(what, fn, *args, owner=owner)
 
         def submitted(call: Any, *, urgent: bool = False) -> None:
             jobs.append(f"database thread: {call.pool}{' (urgent)' if urgent else ''}")

@@ -2,7 +2,10 @@
 
 With ``--redis-url`` (or ``$EXOCHESS_REDIS_URL``) the server runs in Redis mode: it shares
 its changes with the other server processes and leaves engine work to ``exochess worker``
-processes; ``--workers N`` then starts N processes on the one port (uvicorn's worker model).
+processes.  One command is one process: several run as several commands on their own ports
+behind the proxy (``exochess cluster`` does it on one machine).  ``--workers N`` (uvicorn's
+processes sharing one port) was dropped (issue 41): its supervisor stalled about 60 s when a
+worker died while starting, and each process counted the per-address limits on its own.
 
 Registered in :mod:`exochess.cli.main` through :func:`register`; also runnable
 as ``python -m exochess.cli.serve``.
@@ -32,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--redis-url", default=None,
                         help="Redis for many processes (default: $EXOCHESS_REDIS_URL; none: one process)")
     parser.add_argument("--workers", type=int, default=1,
-                        help="server processes on this port (Redis mode only; default 1)")
+                        help="only 1: run several servers as separate commands on their own ports "
+                             "behind the proxy, or with 'exochess cluster --servers N'")
 
 
 def register(sub: Any) -> None:
@@ -68,13 +72,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     url = settings.database_url
     redis = settings.redis_url
-    if args.workers < 1:
-        print("exochess serve: error: --workers must be at least 1", file=sys.stderr)
-        return 2
-    if args.workers > 1 and redis is None:
-        # without Redis each process would only see its own moves and websockets
-        print("exochess serve: error: --workers above 1 needs Redis (--redis-url or "
-              "$EXOCHESS_REDIS_URL), so that the processes share their changes", file=sys.stderr)
+    if args.workers != 1:
+        print("exochess serve: error: one command runs one server process: start several on their own "
+              "ports behind the proxy (docs/deploy.md), or run 'exochess cluster --servers N' on one "
+              "machine", file=sys.stderr)
         return 2
     if redis is not None:
         try:
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"exochess serve: error: Redis mode needs the cluster extra ({exc}); "
                   "run: pip install 'exochess[cluster]'", file=sys.stderr)
             return 2
-    # uvicorn's worker processes import the app by name and build their settings from these
+    # processes started from this one (the engine's workers) read the same settings
     os.environ["EXOCHESS_DATABASE_URL"] = url
     os.environ["EXOCHESS_ENGINE_WORKERS"] = str(settings.engine_workers)
     if redis is not None:
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     if upgraded:
         print(f"exochess: database upgraded to {upgraded}", flush=True)
     app = create_app(settings=settings)
-    mode = f", Redis {redis}, {args.workers} process(es)" if redis else ""
+    mode = f", Redis {redis}" if redis else ""
     print(f"exochess: serving on http://{args.host}:{args.port}/ (database {url}{mode})", flush=True)
     options: dict[str, Any] = {
         "host": args.host, "port": args.port, "log_level": args.log_level, "ws_max_size": 1 << 16,
@@ -107,14 +108,7 @@ def run(args: argparse.Namespace) -> int:
         # with 1012 "service restart", which the game page answers by reconnecting
         "timeout_graceful_shutdown": 10,
     }
-    if args.workers > 1:
-        # uvicorn kills a worker that has not answered its health check within 5 s by default:
-        # on a busy machine, starting one (imports, database, Redis) takes longer, and the
-        # workers were killed and started again forever
-        uvicorn.run("exochess.web.app:create_app_from_env", factory=True, workers=args.workers,
-                    timeout_worker_healthcheck=60, **options)
-    else:
-        uvicorn.run(app, **options)
+    uvicorn.run(app, **options)
     return 0
 
 

@@ -60,8 +60,8 @@ async def probe_loop_lag() -> None:
 
 
 def create_app_from_env() -> FastAPI:
-    """The app as ``exochess serve --workers N`` starts it in each worker process (uvicorn
-    imports it by name): every setting from the environment (``serve`` exported its options)."""
+    """The app for an ASGI server that imports it by name (``uvicorn --factory
+    exochess.web.app:create_app_from_env``): every setting from the environment."""
     return create_app()
 
 

@@ -7,6 +7,7 @@ status code in one table, for the JSON API and the websocket alike.
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -232,3 +233,14 @@ class Stamp:
     white_ms: int | None
     black_ms: int | None
     at: dt.datetime
+
+
+INVISIBLE = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0")
+"""Characters that show nothing although they are not format characters (fillers, blanks)."""
+
+
+def has_hidden_characters(text: str) -> bool:
+    """Whether ``text`` holds a character that changes how the rest reads without being seen:
+    format characters (right-to-left overrides and isolates, zero-width spaces and joiners,
+    the byte-order mark), control, private-use or surrogate code points, or a blank filler."""
+    return any(c in INVISIBLE or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") for c in text)

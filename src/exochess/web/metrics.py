@@ -1,9 +1,9 @@
 """Prometheus metrics of a server (and of an engine worker), served on ``/metrics``.
 
 One module owns every metric, so names and labels are defined once.  Each process counts its
-own; with ``exochess serve --workers N`` (several processes behind one port) set
-``$PROMETHEUS_MULTIPROC_DIR`` to an empty directory so that ``/metrics`` adds up all of them
-(prometheus-client's multiprocess mode), or run one process per port (``exochess cluster``).
+own: run one process per port (``exochess cluster``) and scrape each; a deployment that puts
+several processes behind one port may set ``$PROMETHEUS_MULTIPROC_DIR`` to an empty directory
+so that ``/metrics`` adds up all of them (prometheus-client's multiprocess mode).
 """
 
 from __future__ import annotations

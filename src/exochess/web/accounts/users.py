@@ -86,6 +86,43 @@ def skeleton(name: str) -> str:
     return s.translate(_SKELETON_CHARS)
 
 
+_LATIN_LOOKALIKES = str.maketrans({
+    # Cyrillic and Greek letters drawn like Latin ones (lower case: names are folded first)
+    "\u0430": "a", "\u0432": "b", "\u0435": "e", "\u0451": "e", "\u043a": "k", "\u043c": "m",
+    "\u043d": "h", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0442": "t", "\u0443": "y",
+    "\u0445": "x", "\u0456": "i", "\u0458": "j", "\u0455": "s", "\u0501": "d", "\u04cf": "l",
+    "\u03b1": "a", "\u03b2": "b", "\u03b5": "e", "\u03b9": "i", "\u03ba": "k", "\u03bd": "v",
+    "\u03bf": "o", "\u03c1": "p", "\u03c4": "t", "\u03c5": "u", "\u03c7": "x", "\u0261": "g",
+    "\u0131": "i",
+})
+
+
+def guest_skeleton(text: str) -> str:
+    """What a guest's display name looks like, to compare with the accounts' skeletons: NFKC,
+    case-folded, Cyrillic and Greek look-alikes of Latin letters made Latin, marks, spaces
+    and punctuation dropped, then :func:`skeleton`.
+
+    >>> guest_skeleton("\u0391dm\u0456n ") == guest_skeleton("ad_min") == skeleton("admin")
+    True
+    """
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    latin = folded.translate(_LATIN_LOOKALIKES)
+    return skeleton("".join(c for c in latin if c.isalnum()))
+
+
+def guest_name_taken(engine: Engine, text: str) -> bool:
+    """Whether a guest display name ``text`` looks like an account's name or a reserved one
+    (it would impersonate them): accounts' names are refused as look-alikes already, guests'
+    were not (issue 41)."""
+    skel = guest_skeleton(text)
+    if not skel:
+        return False
+    if skel in {skeleton(r) for r in RESERVED}:
+        return True
+    with engine.connect() as conn:
+        return conn.execute(select(users.c.id).where(users.c.skeleton == skel).limit(1)).first() is not None
+
+
 def check_password(password: str, name: str) -> None:
     """Raise :class:`AccountError` if ``password`` may not be used by ``name``."""
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:

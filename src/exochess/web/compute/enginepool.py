@@ -7,15 +7,19 @@ Why not a ``ProcessPoolExecutor``: it runs jobs first come first served, cannot 
 queue, and cannot stop a job once a worker has taken it.  Here each job slot is one spawned
 process fed through a pipe by an asyncio task of the server, which lets the pool:
 
-- serve the computer's moves of live games before analyses (two queues; a move never waits
-  for an analysis queued before it), the moves shortest first (a level-1 reply is not stuck
-  behind level-8 searches) with ageing (a move goes before shorter ones that came
-  :data:`AGEING` times its thinking time later, so none waits forever); keep one worker for
-  moves when there are two or more; and run one more, *express*, worker that only takes quick
-  moves (levels 0-3), so a beginner's reply never waits for level-8 searches or analyses;
-- refuse analyses beyond a bounded queue (:class:`EngineBusy`, 503) and beyond a number of
-  concurrent jobs per client address (:class:`TooManyEngineJobs`, 429), both with the
-  seconds to wait before trying again;
+- charge every job to its owner (account, else address) and serve the owners fairly
+  (:mod:`~exochess.web.compute.fairshare`): the computer's moves of live games before
+  analyses (a move never waits for an analysis queued before it), each kind in start-time fair
+  order across owners (one owner's ten queued moves get one turn a round, a short move goes
+  before a long one asked at the same time); keep one worker for moves when there are two or
+  more; and run one more, *express*, worker that only takes quick moves (levels 0-3), so a
+  beginner's reply never waits for level-8 searches or analyses;
+- bound the work waiting: each owner may have :data:`MOVES_PER_OWNER` moves and
+  ``per_client`` analyses queued or running; the long moves (levels 4-8) share a budget of
+  places (:class:`~exochess.web.compute.fairshare.MoveBudget`), so a game that holds one
+  waits behind a bounded amount of work however many others ask; analyses beyond a bounded
+  queue are refused (:class:`EngineBusy`, 503), an owner's jobs beyond their bound too
+  (:class:`TooManyEngineJobs`, 429), all with the seconds to wait before trying again;
 - cap an analysis's thinking time, and stop any job that runs past its time by far;
 - stop a job whose caller stopped waiting (the HTTP client went away, the game ended): the
   awaiting task is cancelled, a queued job is dropped, a running one is asked to stop.  The
@@ -30,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import heapq
 import itertools
 import logging
 import math
@@ -57,6 +60,18 @@ from exochess.engine.protocol import SWITCH_INTERVAL_S
 from exochess.engine.tt import DEFAULT_HASH_MB, MAX_HASH_MB, MIN_HASH_MB
 from exochess.variants import all_variants
 from exochess.web.compute.cpuwork import lower_priority
+from exochess.web.compute.fairshare import ANALYSIS as ANALYSIS
+from exochess.web.compute.fairshare import (
+    GAMES_PER_OWNER,
+    HOLD_S,
+    MOVES_PER_OWNER,
+    PLACES_PER_SLOT,
+    FairQueue,
+    MoveBudget,
+    Ticket,
+    owner_of,
+)
+from exochess.web.compute.fairshare import MOVE as MOVE
 from exochess.web.domain import N_, Color, EngineBusy, EngineFailed, TooManyEngineJobs
 
 log = logging.getLogger("exochess.web")
@@ -79,10 +94,11 @@ MOVE_OVERTIME_S = 30.0
 search still answers with its best move so far."""
 READY_TIMEOUT_S = 120.0
 """A new worker that has not imported the engine after this long is replaced."""
+GAME_OWNERS_KEPT = 100_000
+"""Games whose owner the pool remembers (the oldest are forgotten: charged to the game then)."""
 QUICK_MOVE_S = 0.5
-"""Moves that think at most this long (levels 0-3) may also use the express worker."""
-AGEING = 30
-"""Weight of a move's thinking time against its waiting time in the moves' queue."""
+"""Moves that think at most this long (levels 0-3) may also use the express worker; longer ones
+need a place in the long moves' budget."""
 _POLL_S = 0.2
 
 
@@ -104,6 +120,11 @@ def engine_hash_mb() -> int:
     memory stays within about this plus the interpreter's (``docs/engine.md``, "Memory").
     """
     return _hash_mb
+
+
+def move_cost(level: int) -> float:
+    """Seconds a computer move at ``level`` thinks for (what it is charged in the fair share)."""
+    return 0.0 if level <= RANDOM_LEVEL else DEFAULT_MOVETIME_MS.get(level, 3000) / 1000
 
 
 def _board(variant: str, start_fen: str, texts: list[str]) -> Board:
@@ -311,28 +332,26 @@ def _worker_main(conn: Connection, stops: Connection, hash_mb: int = DEFAULT_HAS
 
 # --- the server side ---------------------------------------------------------------------------
 
-MOVE, ANALYSIS = "move", "analysis"
-
-
 @dataclass
 class _Job:
     kind: str
     fn: Callable[..., Any]
     args: tuple[Any, ...]
     budget_s: float
-    client: str | None
+    owner: str
     future: asyncio.Future[Any]
     seq: int
+    game: str | None = None
+    """The game of a long computer move (it holds a place in the :class:`MoveBudget`)."""
     attempts: int = 0
-    state: str = "queued"  # queued -> running -> done
     stop_asked: float | None = None
     worker: _Worker | None = None
+    ticket: Ticket = field(init=False)
 
-
-@dataclass(order=True)
-class _Entry:
-    key: tuple[float, int]
-    job: _Job = field(compare=False)
+    @property
+    def state(self) -> str:
+        """queued -> running -> done (the ticket's state in the fair queue)."""
+        return self.ticket.state
 
 
 class _Worker:
@@ -378,6 +397,8 @@ class PoolStats:
     cancelled: int
     refused: int
     killed: int
+    long_games: int = 0
+    """Games holding a place in the budget of long computer moves."""
 
 
 class EngineBackend(Protocol):
@@ -386,16 +407,32 @@ class EngineBackend(Protocol):
 
     async def warm(self) -> None: ...
 
-    async def admit(self) -> None:
-        """Raise :class:`EngineBusy` if no new computer game should start now."""
+    async def admit(self, owner: str | None = None, level: int | None = None) -> None:
+        """Raise :class:`EngineBusy` if no new computer game (at ``level``, for ``owner``)
+        should start now."""
 
     async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
-                   clock: EngineClock | None = None, *, game_id: str = "") -> str | None:
+                   clock: EngineClock | None = None, *, game_id: str = "",
+                   owner: str | None = None) -> str | None:
         """The computer's move (searched on ``clock`` in a game with one) for the caller to
-        store, or None when the backend stores it."""
+        store, or None when the backend stores it; charged to ``owner`` (see
+        :func:`~exochess.web.compute.fairshare.owner_of`)."""
 
     async def analyse(self, variant: str, start_fen: str, texts: list[str], movetime_ms: int,
-                      client: str | None = None) -> dict[str, Any]: ...
+                      client: str | None = None, *, owner: str | None = None) -> dict[str, Any]: ...
+
+    async def reserve(self, owner: str, level: int) -> str | None:
+        """Before a computer game at ``level`` is created for ``owner``: a place among the long
+        moves held for it (its key, None for a quick level), or :class:`EngineBusy` with the
+        seconds to wait."""
+
+    async def claim(self, key: str | None, game_id: str, owner: str) -> None:
+        """The game ``game_id`` was created for ``owner``: its moves are charged to the owner,
+        and the reservation ``key`` (if any) is its place (or, None after a failed creation
+        ``game_id`` empty, the reservation is freed)."""
+
+    async def drop_game(self, game_id: str) -> None:
+        """``game_id`` is over or abandoned: its place among the long moves is free."""
 
     def stats(self) -> PoolStats: ...
 
@@ -417,6 +454,10 @@ class EnginePool:
         analysis_cap_ms: int = ANALYSIS_CAP_MS,
         express: bool = True,
         hash_mb: int = DEFAULT_HASH_MB,
+        moves_per_owner: int = MOVES_PER_OWNER,
+        long_budget_s: float | None = None,
+        long_games_per_owner: int = GAMES_PER_OWNER,
+        hold_s: float = HOLD_S,
     ) -> None:
         general = max(1, workers)
         self.hash_mb = hash_mb
@@ -426,14 +467,19 @@ class EnginePool:
         self._analysis_slots = max(1, general - 1)
         self.queue_limit = queue_limit
         self.per_client = per_client
+        self.moves_per_owner = moves_per_owner
         self.analysis_cap_ms = analysis_cap_ms
-        self._moves: list[_Entry] = []
-        self._quick: list[_Entry] = []
-        self._analyses: list[_Entry] = []
-        self._queued = {MOVE: 0, ANALYSIS: 0}
-        self._running = {MOVE: 0, ANALYSIS: 0}
-        self._by_client: Counter[str] = Counter()
+        self._queue = FairQueue()
+        self._queued = self._queue.queued
+        self._running = self._queue.running
+        level8_s = DEFAULT_MOVETIME_MS[max(DEFAULT_MOVETIME_MS)] / 1000
+        self._budget = MoveBudget(
+            long_budget_s if long_budget_s is not None else PLACES_PER_SLOT * general * level8_s,
+            per_owner=long_games_per_owner, hold_s=hold_s,
+        )
         self._seq = itertools.count(1)
+        self._game_owners: dict[str, str] = {}
+        """The owner of each game created here (:meth:`claim`), which its moves are charged to."""
         self._cond = asyncio.Condition()
         self._closed = False
         self._ready = 0
@@ -453,33 +499,79 @@ class EnginePool:
         """Wait until every worker has started and imported the engine."""
         await self._ready_event.wait()
 
-    async def admit(self) -> None:
-        """A computer game may always start: its moves queue by priority (analyses are bounded)."""
+    async def admit(self, owner: str | None = None, level: int | None = None) -> None:
+        """Raise :class:`EngineBusy` (with the seconds to wait) when a computer game at
+        ``level`` for ``owner`` would find no place among the long moves; quick levels always
+        start (their moves are short, the express worker serves them)."""
+        cost = move_cost(level or 0)
+        if owner is None or cost <= QUICK_MOVE_S:
+            return
+        retry = self._budget.refusal(None, owner, cost, time.monotonic())
+        if retry is not None:
+            self._counts["refused"] += 1
+            raise EngineBusy(N_("the computer is busy with long searches: try again in {seconds} s, "
+                                "choose a lower level, or play a friend"), retry_after=retry, seconds=retry)
+
+    async def reserve(self, owner: str, level: int) -> str | None:
+        """See :meth:`EngineBackend.reserve`."""
+        cost = move_cost(level)
+        if cost <= QUICK_MOVE_S:
+            return None
+        await self.admit(owner, level)
+        key = f"reserved:{next(self._seq)}"
+        self._budget.reserve(key, owner, cost, time.monotonic())
+        return key
+
+    async def claim(self, key: str | None, game_id: str, owner: str) -> None:
+        """See :meth:`EngineBackend.claim`."""
+        if not game_id:
+            if key is not None:
+                self._budget.release(key)
+            return
+        if key is not None:
+            self._budget.rename(key, game_id)
+        self._game_owners[game_id] = owner
+        while len(self._game_owners) > GAME_OWNERS_KEPT:
+            del self._game_owners[next(iter(self._game_owners))]  # the oldest games
 
     async def move(
         self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
-        clock: EngineClock | None = None, *, game_id: str = "",
+        clock: EngineClock | None = None, *, game_id: str = "", owner: str | None = None,
     ) -> str:
-        """The computer's move at ``level`` (on ``clock``, if the game has one); cancelling the
-        awaiting task stops the search."""
-        budget = 0.0 if level <= RANDOM_LEVEL else DEFAULT_MOVETIME_MS.get(level, 3000) / 1000
+        """The computer's move at ``level`` (on ``clock``, if the game has one), charged to
+        ``owner`` (else to the game); cancelling the awaiting task stops the search.
+
+        Raises :class:`TooManyEngineJobs` when the owner already waits for
+        :attr:`moves_per_owner` moves, :class:`EngineBusy` when a long move's game finds no
+        place in the budget (see :mod:`~exochess.web.compute.fairshare`)."""
+        budget = move_cost(level)
         result: str = await self._submit(
-            MOVE, compute_move, (variant, start_fen, list(texts), level, seed, clock), budget, None
+            MOVE, compute_move, (variant, start_fen, list(texts), level, seed, clock), budget,
+            owner, game_id or None,
         )
         return result
 
     async def analyse(
-        self, variant: str, start_fen: str, texts: list[str], movetime_ms: int, client: str | None = None
+        self, variant: str, start_fen: str, texts: list[str], movetime_ms: int, client: str | None = None,
+        *, owner: str | None = None,
     ) -> dict[str, Any]:
-        """An analysis of at most :attr:`analysis_cap_ms`, counted against ``client``'s limit.
+        """An analysis of at most :attr:`analysis_cap_ms`, charged to ``owner`` (else to the
+        client address ``client``), who may have :attr:`per_client` at once.
 
         Raises :class:`TooManyEngineJobs` or :class:`EngineBusy` instead of queueing too much.
         """
         movetime_ms = max(1, min(movetime_ms, self.analysis_cap_ms))
         args = (variant, start_fen, list(texts), movetime_ms)
         budget = movetime_ms / 1000
-        result: dict[str, Any] = await self._submit(ANALYSIS, compute_analysis, args, budget, client)
+        result: dict[str, Any] = await self._submit(
+            ANALYSIS, compute_analysis, args, budget, owner or owner_of(None, client or "?"),
+        )
         return result
+
+    async def drop_game(self, game_id: str) -> None:
+        """``game_id`` is over or abandoned: its place among the long moves is free (its queued
+        move, if any, is dropped by the caller cancelling the wait)."""
+        self._budget.release(game_id)
 
     def stats(self) -> PoolStats:
         return PoolStats(
@@ -492,6 +584,7 @@ class EnginePool:
             cancelled=self._counts["cancelled"],
             refused=self._counts["refused"],
             killed=self._counts["killed"],
+            long_games=len(self._budget.holders()),
         )
 
     def shutdown(self) -> None:
@@ -509,58 +602,74 @@ class EnginePool:
             worker.process.join(max(0.0, deadline - time.monotonic()))
             worker.kill()
         self._live.clear()
-        for entry in self._moves + self._quick + self._analyses:
-            if not entry.job.future.done():
-                entry.job.future.cancel()
+        for ticket in self._queue.waiting(MOVE) + self._queue.waiting(ANALYSIS):
+            job: _Job = ticket.item
+            if not job.future.done():
+                job.future.cancel()
         self._readers.shutdown(wait=False, cancel_futures=True)
 
     # --- queueing ------------------------------------------------------------------------
 
     def _retry_after(self) -> int:
         """Seconds until the analyses queued now have probably been served."""
-        waiting = sum(e.job.budget_s for e in self._analyses if e.job.state == "queued")
+        waiting = sum(t.cost for t in self._queue.waiting(ANALYSIS))
         return max(1, math.ceil((waiting + self.analysis_cap_ms / 1000) / self._analysis_slots))
 
+    def _refuse(self, kind: str, budget_s: float, owner: str, game: str | None) -> None:
+        """Raise the refusal of a job ``owner`` asks for, if it must be refused (see the module)."""
+        if kind == MOVE:
+            if self._queue.held(owner, MOVE) >= self.moves_per_owner:
+                self._counts["refused"] += 1
+                retry = max(1, math.ceil(budget_s * self.moves_per_owner))
+                raise TooManyEngineJobs(
+                    N_("too many computer moves of yours are waiting (at most {count}); "
+                       "try again in {seconds} s"),
+                    retry_after=retry, count=self.moves_per_owner, seconds=retry,
+                )
+            if game is not None and budget_s > QUICK_MOVE_S:
+                retry_ = self._budget.refusal(game, owner, budget_s, time.monotonic())
+                if retry_ is not None:
+                    self._counts["refused"] += 1
+                    raise EngineBusy(N_("the computer is busy with long searches: try again in {seconds} s"),
+                                     retry_after=retry_, seconds=retry_)
+            return
+        if self._queue.held(owner, ANALYSIS) >= self.per_client:
+            self._counts["refused"] += 1
+            raise TooManyEngineJobs(
+                N_("too many engine analyses from your address at once (at most {count}); "
+                   "wait for one to finish"),
+                retry_after=max(1, math.ceil(self.analysis_cap_ms / 1000)), count=self.per_client,
+            )
+        free = self._running[ANALYSIS] < self._analysis_slots and self._queued[ANALYSIS] == 0
+        if not free and self._queued[ANALYSIS] >= self.queue_limit:
+            self._counts["refused"] += 1
+            retry = self._retry_after()
+            raise EngineBusy(N_("the engine is busy: try again in {seconds} s"), retry_after=retry,
+                             seconds=retry)
+
     async def _submit(
-        self, kind: str, fn: Callable[..., Any], args: tuple[Any, ...], budget_s: float, client: str | None
+        self, kind: str, fn: Callable[..., Any], args: tuple[Any, ...], budget_s: float, owner: str | None,
+        game: str | None = None,
     ) -> Any:
         if self._closed:
             raise EngineFailed("the engine is shutting down")
-        if kind == ANALYSIS:
-            if client is not None and self._by_client[client] >= self.per_client:
-                self._counts["refused"] += 1
-                raise TooManyEngineJobs(
-                    N_("too many engine analyses from your address at once (at most {count}); "
-                       "wait for one to finish"),
-                    retry_after=max(1, math.ceil(self.analysis_cap_ms / 1000)), count=self.per_client,
-                )
-            free = self._running[ANALYSIS] < self._analysis_slots and self._queued[ANALYSIS] == 0
-            if not free and self._queued[ANALYSIS] >= self.queue_limit:
-                self._counts["refused"] += 1
-                retry = self._retry_after()
-                raise EngineBusy(N_("the engine is busy: try again in {seconds} s"), retry_after=retry,
-                                 seconds=retry)
+        owner = owner or self._game_owners.get(game or "") or owner_of(None, None, game)
+        self._refuse(kind, budget_s, owner, game)
         loop = asyncio.get_running_loop()
-        job = _Job(kind, fn, args, budget_s, client, loop.create_future(), next(self._seq))
-        if client is not None:
-            self._by_client[client] += 1
+        long_game = game if kind == MOVE and budget_s > QUICK_MOVE_S else None
+        job = _Job(kind, fn, args, budget_s, owner, loop.create_future(), next(self._seq), long_game)
+        job.ticket = Ticket(kind, owner, budget_s, kind == MOVE and budget_s <= QUICK_MOVE_S, job)
+        if long_game is not None:
+            self._budget.take(long_game, owner, budget_s)
         job.future.add_done_callback(lambda _f: self._on_done(job))
-        self._enqueue(job)
+        self._queue.push(job.ticket)
         async with self._cond:
             self._cond.notify_all()
         return await job.future
 
     def _enqueue(self, job: _Job) -> None:
-        job.state = "queued"
-        self._queued[job.kind] += 1
-        if job.kind == MOVE:
-            # shortest first, with ageing: a level-1 move (0.2 s) asked now goes before a level-8
-            # move (3 s) unless that one has waited (3 - 0.2) * AGEING seconds already
-            key = time.monotonic() + AGEING * job.budget_s
-            heap = self._quick if job.budget_s <= QUICK_MOVE_S else self._moves
-            heapq.heappush(heap, _Entry((key, job.seq), job))
-        else:
-            heapq.heappush(self._analyses, _Entry((float(job.seq), job.seq), job))
+        """Queue a job again (its worker died before or while running it)."""
+        self._queue.requeue(job.ticket)
 
     def _on_done(self, job: _Job) -> None:
         """The job's future is settled: by its result, its error, or the caller's cancellation."""
@@ -568,44 +677,17 @@ class EnginePool:
             return
         self._counts["cancelled"] += 1
         if job.state == "queued":
-            job.state = "done"  # left in its heap, skipped when popped
-            self._queued[job.kind] -= 1
-            self._release_client(job)
+            self._finish(job)  # left in its heap, skipped when it comes up
         elif job.state == "running":
             self._ask_stop(job)
 
-    def _release_client(self, job: _Job) -> None:
-        if job.client is not None:
-            self._by_client[job.client] -= 1
-            if self._by_client[job.client] <= 0:
-                del self._by_client[job.client]
-
-    @staticmethod
-    def _top(heap: list[_Entry]) -> _Entry | None:
-        """The first entry still queued (cancelled ones are dropped here)."""
-        while heap and heap[0].job.state != "queued":
-            heapq.heappop(heap)
-        return heap[0] if heap else None
-
     def _pick(self, express: bool) -> _Job | None:
-        """The next job for a slot: moves (quick or not, by key) before analyses; the express
+        """The next job for a slot: moves before analyses, fairly across owners; the express
         slot takes quick moves only."""
-        quick = self._top(self._quick)
-        candidates = [e for e in (quick, None if express else self._top(self._moves)) if e is not None]
-        if candidates:
-            entry = min(candidates)
-            heapq.heappop(self._quick if entry is quick else self._moves)
-        elif express or self._running[ANALYSIS] >= self._analysis_slots:
+        ticket = self._queue.pop(quick_only=express, analyses=self._running[ANALYSIS] < self._analysis_slots)
+        if ticket is None:
             return None
-        else:
-            first = self._top(self._analyses)
-            if first is None:
-                return None
-            entry = heapq.heappop(self._analyses)
-        job = entry.job
-        self._queued[job.kind] -= 1
-        self._running[job.kind] += 1
-        job.state = "running"
+        job: _Job = ticket.item
         return job
 
     async def _next_job(self, express: bool) -> _Job:
@@ -671,7 +753,6 @@ class EnginePool:
                     if not job.future.done():
                         job.future.set_exception(EngineFailed(f"the engine failed: {exc}"))
                     alive = False
-                self._running[job.kind] -= 1
                 worker.job = None
                 if job.kind == ANALYSIS:
                     async with self._cond:
@@ -739,8 +820,9 @@ class EnginePool:
         return True
 
     def _finish(self, job: _Job) -> None:
-        job.state = "done"
-        self._release_client(job)
+        self._queue.finish(job.ticket)
+        if job.game is not None:
+            self._budget.done(job.game, time.monotonic())
 
     def _lost(self, job: _Job, why: str) -> bool:
         """The worker died under ``job``: try it once more on a new worker, unless abandoned."""

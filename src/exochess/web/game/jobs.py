@@ -19,6 +19,10 @@ So the answer is stored exactly once:
 
 Analyses are jobs too; the server that queued one waits for its result.
 
+Every job is charged to its owner and ordered fairly, and the long moves have a budget of
+places, as on one process; the bookkeeping lives in Redis (:mod:`exochess.web.game.jobshare`),
+and the worker frees a job's claims when it ends.
+
 A server can die between storing a player's move and queueing the computer's reply (or Redis
 can lose the queue when it restarts).  :class:`EngineSweep` mends that: every few seconds one
 server (the holder of a short Redis lock) looks for computer games that have waited a while for
@@ -53,20 +57,23 @@ from arq.worker import func
 from redis.exceptions import RedisError
 
 from exochess.board import Board
-from exochess.engine.levels import DEFAULT_MOVETIME_MS
 from exochess.engine.protocol import SWITCH_INTERVAL_S
 from exochess.web import metrics
 from exochess.web.compute.enginepool import (
+    ANALYSIS,
     ANALYSIS_CAP_MS,
+    MOVE,
     PER_CLIENT_LIMIT,
-    RANDOM_LEVEL,
+    QUICK_MOVE_S,
     EngineClock,
     PoolStats,
     compute_analysis,
     compute_move,
+    move_cost,
     set_engine_hash_mb,
     think_budget_ms,
 )
+from exochess.web.compute.fairshare import MOVES_PER_OWNER, owner_of
 from exochess.web.domain import (
     Color,
     EngineBusy,
@@ -77,6 +84,7 @@ from exochess.web.domain import (
     TooManyEngineJobs,
 )
 from exochess.web.game.clock import Clock, Timing
+from exochess.web.game.jobshare import RedisShare, move_start
 from exochess.web.game.positions import reason_text
 from exochess.web.game.queuestats import QUEUE_NAME, QueueState, read_state, sync_client
 from exochess.web.game.timecontrol import stored_time_control
@@ -98,6 +106,12 @@ QUEUE_LIMIT = 200
 """Jobs that may wait in the queue; beyond it new computer games and analyses are refused
 (the setting ``EXOCHESS_ENGINE_QUEUE_LIMIT`` sets another bound)."""
 JOB_TIMEOUT_S = 60.0
+JOB_EXPIRES_S = 7200.0
+"""A job not started this long after it was queued is dropped (its start is put up to an hour
+in the past: see :mod:`exochess.web.game.jobshare`)."""
+LONG_BUDGET_S = 24.0
+"""Thinking time the long moves' places add up to in Redis mode (eight level-8 moves: the
+workers are other machines; ``$EXOCHESS_ENGINE_LONG_BUDGET_S`` sets another)."""
 """Longest run of one job in a worker (a level-8 move thinks 3 s, an analysis at most 5 s)."""
 RESULT_POLL_S = 0.05
 ENQUEUE_ATTEMPTS = 60
@@ -118,6 +132,10 @@ def redis_settings(url: str) -> RedisSettings:
     return settings
 
 
+def _at(epoch_s: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(epoch_s, dt.UTC)
+
+
 def move_job_id(game_id: str, ply: int, texts: list[str]) -> str:
     """The id of the job for the computer's move at ``ply``: the same for every server that asks
     (so it is queued once), different after a takeback changed the moves before it."""
@@ -132,15 +150,25 @@ class JobQueue:
     """
 
     def __init__(self, url: str, *, limit: int = QUEUE_LIMIT, per_client: int = PER_CLIENT_LIMIT,
-                 analysis_cap_ms: int = ANALYSIS_CAP_MS) -> None:
+                 analysis_cap_ms: int = ANALYSIS_CAP_MS, moves_per_owner: int = MOVES_PER_OWNER,
+                 long_budget_s: float = LONG_BUDGET_S) -> None:
         self.url = url
         self.limit = limit
         self.per_client = per_client
+        self.moves_per_owner = moves_per_owner
+        self.long_budget_s = long_budget_s
         self.analysis_cap_ms = analysis_cap_ms
         self._pool: ArqRedis | None = None
-        self._by_client: Counter[str] = Counter()
+        self._share: RedisShare | None = None
         self._counts: Counter[str] = Counter()
         self._stats_client: Any = None
+
+    async def share(self) -> RedisShare:
+        """The owners' bounds and the long moves' places, in Redis."""
+        if self._share is None:
+            self._share = RedisShare(await self._redis(), moves_per_owner=self.moves_per_owner,
+                                     analyses_per_owner=self.per_client, budget_s=self.long_budget_s)
+        return self._share
 
     async def _redis(self) -> ArqRedis:
         if self._pool is None:
@@ -163,8 +191,18 @@ class JobQueue:
             raise EngineFailed("the engine queue is unreachable; try again") from exc
         return depth
 
-    async def admit(self) -> None:
-        """Raise :class:`EngineBusy` if the queue is full (before starting a computer game)."""
+    async def admit(self, owner: str | None = None, level: int | None = None) -> None:
+        """Raise :class:`EngineBusy` if the queue is full, or a long game for ``owner`` would
+        find no place (before starting a computer game)."""
+        cost = move_cost(level or 0)
+        if owner is not None and cost > QUICK_MOVE_S:
+            try:
+                await (await self.share()).place(None, owner, cost, take=False)
+            except EngineBusy:
+                self._counts["refused"] += 1
+                raise
+            except (RedisError, OSError) as exc:
+                raise EngineFailed("the engine queue is unreachable; try again") from exc
         depth = await self.depth()
         if depth >= self.limit:
             self._counts["refused"] += 1
@@ -174,20 +212,81 @@ class JobQueue:
                 f" try again in {retry} s, or play a friend", retry_after=retry,
             )
 
+    async def reserve(self, owner: str, level: int) -> str | None:
+        """Before a computer game at ``level`` is created for ``owner``: its place among the
+        long moves (the key), None for a quick level; :class:`EngineBusy` when there is none."""
+        cost = move_cost(level)
+        if cost <= QUICK_MOVE_S:
+            return None
+        key = f"reserved:{secrets.token_hex(8)}"
+        try:
+            await (await self.share()).place(key, owner, cost)
+        except EngineBusy:
+            self._counts["refused"] += 1
+            raise
+        except (RedisError, OSError) as exc:
+            raise EngineFailed("the engine queue is unreachable; try again") from exc
+        return key
+
+    async def claim(self, key: str | None, game_id: str, owner: str) -> None:
+        """The game ``game_id`` was created for ``owner`` (empty: its creation failed)."""
+        with contextlib.suppress(RedisError, OSError, EngineFailed):
+            share = await self.share()
+            if not game_id:
+                if key is not None:
+                    await share.release(key)
+                return
+            if key is not None:
+                await share.rename(key, game_id)
+            await share.set_owner(game_id, owner)
+
+    async def _claim(self, owner: str, game_id: str, job_id: str, cost: float) -> int:
+        """Count a computer move against its owner and, if long, take its game's place: the
+        move's position among the owner's waiting jobs (refusals raise, with Retry-After)."""
+        share = await self.share()
+        position = await share.enter(owner, MOVE, job_id, cost)
+        if cost > QUICK_MOVE_S:
+            try:
+                await share.place(game_id, owner, cost)
+            except EngineBusy:
+                await share.leave(owner, MOVE, job_id)
+                raise
+        return position
+
     async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
-                   clock: EngineClock | None = None, *, game_id: str = "") -> str | None:
+                   clock: EngineClock | None = None, *, game_id: str = "",
+                   owner: str | None = None) -> str | None:
         """Queue the computer's move in game ``game_id`` (the worker stores it, on ``clock`` if
-        the game has one); returns None."""
+        the game has one), charged to ``owner``; returns None.  Raises
+        :class:`TooManyEngineJobs` or :class:`EngineBusy` as the pool does."""
         budget = None if clock is None else [clock.wtime_ms, clock.btime_ms, clock.winc_ms, clock.binc_ms]
         ply = len(texts)
-        budget_ms = 0 if level <= RANDOM_LEVEL else DEFAULT_MOVETIME_MS.get(level, 3000)
+        cost = move_cost(level)
+        budget_ms = int(cost * 1000)
+        if owner is None:
+            with contextlib.suppress(RedisError, OSError, EngineFailed):
+                owner = await (await self.share()).owner_of_game(game_id)
+        owner = owner or owner_of(None, None, game_id)
+        job_id = move_job_id(game_id, ply, texts)
         delay = 0.1
         # the game waits for this move: while Redis is away (a restart), keep trying
         for _attempt in range(ENQUEUE_ATTEMPTS):
             try:
+                position = await self._claim(owner, game_id, job_id, cost)
+            except (TooManyEngineJobs, EngineBusy):
+                self._counts["refused"] += 1
+                raise
+            except (EngineFailed, RedisError, OSError) as exc:
+                log.warning("cannot queue the engine move of game %s: %s", game_id, exc)
+                await asyncio.sleep(delay)
+                delay = min(2 * delay, 2.0)
+                continue
+            try:
                 job = await (await self._redis()).enqueue_job(
                     "engine_move", game_id, ply, variant, start_fen, list(texts), level, seed,
-                    budget_ms, time.time(), budget, _job_id=move_job_id(game_id, ply, texts),
+                    budget_ms, time.time(), budget, owner, _job_id=job_id,
+                    _defer_until=_at(move_start(position, cost, MOVE)),
+                    _expires=JOB_EXPIRES_S,
                 )
             except (EngineFailed, RedisError, OSError) as exc:
                 log.warning("cannot queue the engine move of game %s: %s", game_id, exc)
@@ -201,22 +300,26 @@ class JobQueue:
         raise EngineFailed("the engine queue is unreachable")
 
     async def analyse(self, variant: str, start_fen: str, texts: list[str], movetime_ms: int,
-                      client: str | None = None) -> dict[str, Any]:
-        """An analysis run by a worker; this server waits for its result."""
-        if client is not None and self._by_client[client] >= self.per_client:
-            self._counts["refused"] += 1
-            raise TooManyEngineJobs(
-                f"too many engine analyses from your address at once (at most {self.per_client});"
-                " wait for one to finish", retry_after=max(1, math.ceil(self.analysis_cap_ms / 1000)),
-            )
+                      client: str | None = None, *, owner: str | None = None) -> dict[str, Any]:
+        """An analysis run by a worker, charged to ``owner`` (else the address ``client``); this
+        server waits for its result."""
         await self.admit()
         movetime_ms = max(1, min(movetime_ms, self.analysis_cap_ms))
-        if client is not None:
-            self._by_client[client] += 1
+        owner = owner or owner_of(None, client or "?")
+        job_id = f"analysis:{secrets.token_hex(8)}"
+        try:
+            position = await (await self.share()).enter(owner, ANALYSIS, job_id, movetime_ms / 1000)
+        except TooManyEngineJobs:
+            self._counts["refused"] += 1
+            raise
+        except (RedisError, OSError) as exc:
+            raise EngineFailed("the engine queue is unreachable; try again") from exc
         try:
             redis = await self._redis()
             job: Job | None = await redis.enqueue_job(
-                "engine_analysis", variant, start_fen, list(texts), movetime_ms, time.time()
+                "engine_analysis", variant, start_fen, list(texts), movetime_ms, time.time(), owner,
+                _job_id=job_id, _expires=JOB_EXPIRES_S,
+                _defer_until=_at(move_start(position, movetime_ms / 1000, ANALYSIS)),
             )
             assert job is not None  # a fresh random id is never taken
             result: dict[str, Any] = await job.result(
@@ -228,10 +331,13 @@ class JobQueue:
             metrics.ERRORS.labels("engine").inc()
             raise EngineFailed("the engine did not answer; try again") from exc
         finally:
-            if client is not None:
-                self._by_client[client] -= 1
-                if self._by_client[client] <= 0:
-                    del self._by_client[client]
+            with contextlib.suppress(RedisError, OSError, EngineFailed):
+                await (await self.share()).leave(owner, ANALYSIS, job_id)
+
+    async def drop_game(self, game_id: str) -> None:
+        """``game_id`` is over: its place among the long moves is free."""
+        with contextlib.suppress(RedisError, OSError, EngineFailed):
+            await (await self.share()).release(game_id)
 
     def stats(self) -> PoolStats:
         """This server's own counters only (:meth:`live_stats` reads the queue)."""
@@ -377,13 +483,29 @@ def _after(variant: str, start_fen: str, texts: list[str], move: str) -> tuple[s
 
 async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str, start_fen: str,
                       texts: list[str], level: int, seed: int, budget_ms: int,
-                      queued_at: float, clock: list[int] | None = None) -> str | None:
+                      queued_at: float, clock: list[int] | None = None,
+                      owner: str | None = None) -> str | None:
     """arq job: the computer's move at ``ply``, stored and announced; None if not needed (any more).
 
     In a game with a time control the move is searched on ``clock`` (both sides' times and
     increments when it was queued) and stored with its clock stamp, worked out here from the
-    stored rows as the servers do (:mod:`exochess.web.game.clock`).
+    stored rows as the servers do (:mod:`exochess.web.game.clock`).  Whatever the outcome, the
+    job's claims (its owner's count, its game's place) are freed at the end.
     """
+    try:
+        return await _engine_move(ctx, game_id, ply, variant, start_fen, texts, level, seed,
+                                  budget_ms, queued_at, clock)
+    finally:
+        if owner is not None:
+            with contextlib.suppress(RedisError, OSError):
+                share: RedisShare = ctx["share"]
+                await share.leave(owner, MOVE, move_job_id(game_id, ply, texts))
+                await share.place_done(game_id)
+
+
+async def _engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str, start_fen: str,
+                       texts: list[str], level: int, seed: int, budget_ms: int,
+                       queued_at: float, clock: list[int] | None) -> str | None:
     storage: Storage = ctx["storage"]
     loop = asyncio.get_running_loop()
     cpu: ThreadPoolExecutor = ctx["cpu"]
@@ -426,8 +548,9 @@ async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str,
 
 
 async def engine_analysis(ctx: dict[str, Any], variant: str, start_fen: str, texts: list[str],
-                          movetime_ms: int, queued_at: float) -> dict[str, Any]:
-    """arq job: an analysis (its result goes back to the server that waits for it)."""
+                          movetime_ms: int, queued_at: float, owner: str | None = None) -> dict[str, Any]:
+    """arq job: an analysis (its result goes back to the server that waits for it, which frees
+    its owner's claim)."""
     loop = asyncio.get_running_loop()
     result: dict[str, Any] = await loop.run_in_executor(
         ctx["cpu"], compute_analysis, variant, start_fen, texts, movetime_ms
@@ -458,6 +581,8 @@ def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
         ctx["cpu"] = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="engine")
         ctx["bus"] = RedisBus(redis_url, origin="worker")
         ctx["probe"] = watch_database(ctx["storage"], health)
+        ctx["share"] = RedisShare(ctx["redis"], moves_per_owner=MOVES_PER_OWNER,
+                                  analyses_per_owner=PER_CLIENT_LIMIT, budget_s=LONG_BUDGET_S)
 
     async def shutdown(ctx: dict[str, Any]) -> None:
         ctx["probe"].cancel()

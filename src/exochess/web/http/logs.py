@@ -37,6 +37,28 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+_SECRET_PARAM = re.compile(r"(?i)\b(secret|password|token|player)=[^&\s\"']*")
+
+
+def redact(text: str) -> str:
+    """``text`` with the values of URL parameters that hold secrets replaced by ``***``."""
+    return _SECRET_PARAM.sub(lambda m: f"{m.group(1)}=***", text)
+
+
+class RedactFilter(logging.Filter):
+    """Keep seat secrets, passwords and player tokens out of every log line: uvicorn logs a
+    websocket's URL with its query (``/ws/games/x?secret=...``, issue 41), and a client may put
+    anything in a URL.  The message is formatted here and its secret parameters replaced."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "=" in message:
+            cleaned = redact(message)
+            if cleaned != message:
+                record.msg, record.args = cleaned, None
+        return True
+
+
 class JsonFormatter(logging.Formatter):
     """A record as one JSON line: time, level, logger, message, request id, and any ``extra``."""
 
@@ -63,13 +85,13 @@ def logging_config(level: str, fmt: str) -> dict[str, Any]:
         {"()": JsonFormatter} if fmt == "json"
         else {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"}
     )
-    handler = {"class": "logging.StreamHandler", "formatter": "site", "filters": ["request_id"],
+    handler = {"class": "logging.StreamHandler", "formatter": "site", "filters": ["request_id", "redact"],
                "stream": "ext://sys.stderr"}
     upper = level.upper()
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"request_id": {"()": RequestIdFilter}},
+        "filters": {"request_id": {"()": RequestIdFilter}, "redact": {"()": RedactFilter}},
         "formatters": {"site": formatter},
         "handlers": {"default": handler},
         "loggers": {

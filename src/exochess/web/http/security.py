@@ -12,7 +12,9 @@ refuses it with a 4xx naming the problem, and otherwise hands the same bytes on 
   cross-site form post never reaches an action);
 * bytes that are not UTF-8, JSON nested deeper than :data:`MAX_JSON_DEPTH` (Python's parser
   recurses and fails with ``RecursionError`` around 1,000 levels), or text holding a lone
-  surrogate (``"\\ud800"``: it cannot be encoded, so it must not reach the service) -> 400;
+  surrogate (``"\\ud800"``: it cannot be encoded, so it must not reach the service), or an
+  integer longer than :data:`MAX_JSON_INT_DIGITS` digits (Python refuses to convert more than
+  4,300 with a ``ValueError`` that is no ``JSONDecodeError``: it was a 500) -> 400;
 * a client that hangs up before its body has arrived is logged as such, at info level.
 
 A websocket handshake from a foreign origin is refused (403) as well: moves travel over it.
@@ -39,6 +41,9 @@ log = logging.getLogger("exochess.web")
 
 MAX_JSON_DEPTH = 32
 """Deepest nesting of arrays and objects accepted in a JSON body or message (the API needs 2)."""
+MAX_JSON_INT_DIGITS = 40
+"""Longest integer (digits) accepted in a JSON body or message: the API's numbers (plies,
+milliseconds, levels) need a handful; Python's own limit (4,300) raises a bare ``ValueError``."""
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -134,11 +139,20 @@ def _check_text(value: Any) -> None:
             todo.extend(item)
 
 
+def _parse_int(digits: str) -> int:
+    """The JSON parser's integer conversion, refusing over-long integers with :class:`BadJSON`
+    before ``int`` is asked (which costs quadratic time and fails past 4,300 digits)."""
+    count = len(digits) - digits.startswith("-")
+    if count > MAX_JSON_INT_DIGITS:
+        raise BadJSON(f"number too long: an integer of {count} digits (at most {MAX_JSON_INT_DIGITS})")
+    return int(digits)
+
+
 def parse_json_text(text: str) -> Any:
-    """Parse JSON text, refusing deep nesting and lone surrogates with :class:`BadJSON`;
-    malformed JSON raises :class:`json.JSONDecodeError` (also a ``ValueError``)."""
+    """Parse JSON text, refusing deep nesting, over-long integers and lone surrogates with
+    :class:`BadJSON`; malformed JSON raises :class:`json.JSONDecodeError` (also a ``ValueError``)."""
     check_depth(text)
-    value = json.loads(text)
+    value = json.loads(text, parse_int=_parse_int)
     _check_text(value)
     return value
 
@@ -295,8 +309,15 @@ class RequestGuardMiddleware:
         await self.app(scope, replay, send)
 
 
+HSTS = "max-age=31536000; includeSubDomains"
+"""``Strict-Transport-Security`` of a response served over https: browsers then never use plain
+http for this site for a year (a network attacker cannot strip TLS from the next visit)."""
+
+
 class SecurityHeadersMiddleware:
-    """Add the security headers (:data:`SECURITY_HEADERS` and the CSP) to every HTTP response."""
+    """Add the security headers (:data:`SECURITY_HEADERS` and the CSP) to every HTTP response,
+    and :data:`HSTS` to those served over https (directly, or behind a TLS proxy that says so
+    with ``X-Forwarded-Proto``, which uvicorn's ``--proxy-headers`` reads from trusted proxies)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -313,6 +334,8 @@ class SecurityHeadersMiddleware:
                 headers.setdefault("Content-Security-Policy", policy)
                 for name, value in SECURITY_HEADERS.items():
                     headers.setdefault(name, value)
+                if scope.get("scheme") == "https":
+                    headers.setdefault("Strict-Transport-Security", HSTS)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

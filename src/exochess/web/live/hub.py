@@ -128,6 +128,13 @@ class Connection:
         """Send in order with the broadcasts (through the same queue), waiting for room."""
         await self.queue.put(message)
 
+    async def finish(self, timeout_s: float = 2.0) -> None:
+        """Stop after the messages queued so far are sent (at most ``timeout_s``), so that a
+        close the caller sends next comes after them, not before."""
+        self.stop()
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
+            await asyncio.wait_for(asyncio.shield(self.task), timeout_s)
+
     def stop(self) -> None:
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(None)

@@ -16,6 +16,7 @@ from fastapi import APIRouter, Query, Request, Response
 from exochess.variants import all_variants
 from exochess.web.accounts.ratings import DELETED_NAME, ratings_before
 from exochess.web.accounts.sessions import current_user
+from exochess.web.compute.fairshare import owner_of
 from exochess.web.domain import InvalidRequest
 from exochess.web.game.analysis import analysis_line, analysis_position
 from exochess.web.game.fairplay import refuse_engine_help
@@ -51,6 +52,18 @@ MAX_PREFIX = 64
 EVALUATE_MS = 1000
 
 
+async def _ended(service: GameService, game_id: str) -> None:
+    """A game ended by its player: its place among the long computer moves is free at once
+    (the others lapse after their hold)."""
+    if service.pool is not None:
+        await service.pool.drop_game(game_id)
+
+
+def request_owner(request: Request) -> str:
+    """Who the request's engine and CPU work is charged to: the account, else the address."""
+    return owner_of(_uid(request), client_address(request))
+
+
 def _uid(request: Request) -> int | None:
     """The signed-in account's id: it proves the seats the account holds, without a secret."""
     user = current_user(request)
@@ -75,9 +88,22 @@ async def create_game(body: NewGame, request: Request, service: Service, setting
         time_control = TimeControl.parse(body.time_control, any_minutes=settings.tiny_clocks)
     except ValueError as exc:
         raise InvalidRequest(str(exc)) from exc
-    live, seats, you = await service.create(
-        body.variant, body.opponent, body.level, body.color, body.fen, time_control, _uid(request)
-    )
+    owner = request_owner(request)
+    pool = service.pool if body.opponent == "computer" and isinstance(body.level, int) else None
+    # a long game needs a place among the long moves: refused here, with Retry-After, rather
+    # than left waiting for its computer's moves; its moves are charged to its owner (issue 41)
+    key = await pool.reserve(owner, body.level) if pool is not None and body.level is not None else None
+    try:
+        live, seats, you = await service.create(
+            body.variant, body.opponent, body.level, body.color, body.fen, time_control, _uid(request)
+        )
+    except BaseException:
+        if pool is not None:
+            await pool.claim(key, "", owner)
+        raise
+    if pool is not None:
+        # before the computer's first move is asked (no await in EnginePool.claim)
+        await pool.claim(key, live.row.id, owner)
     base = f"/game/{live.row.id}"
     return CreatedGame(
         id=live.row.id,
@@ -120,13 +146,17 @@ async def play(game_id: str, body: MoveRequest, request: Request, service: Servi
 
 @router.post("/games/{game_id}/resign", response_model=GameState)
 async def resign(game_id: str, body: SeatAction, request: Request, service: Service) -> Response:
-    return state_reply(service, await service.resign(game_id, body.secret, _uid(request)))
+    live = await service.resign(game_id, body.secret, _uid(request))
+    await _ended(service, game_id)
+    return state_reply(service, live)
 
 
 @router.post("/games/{game_id}/abort", response_model=GameState)
 async def abort(game_id: str, body: SeatAction, service: Service) -> Response:
     """Call the game off (no result): either player, until both sides have moved."""
-    return state_reply(service, await service.abort(game_id, body.secret))
+    live = await service.abort(game_id, body.secret)
+    await _ended(service, game_id)
+    return state_reply(service, live)
 
 
 @router.post("/games/{game_id}/claim", response_model=GameState)
@@ -211,7 +241,7 @@ async def analyse(body: AnalyseRequest, request: Request, service: Service) -> d
     The replay and the game-over check (which lists the legal moves) run in a worker process.
     """
     variant, start_fen, texts = await service.cpu_free.run(
-        "replaying the moves", analysis_line, body.variant, body.fen, body.moves
+        "replaying the moves", analysis_line, body.variant, body.fen, body.moves, owner=request_owner(request)
     )
     work = service.computer.evaluate(variant, start_fen, texts, body.movetime_ms, client_address(request))
     return await unless_disconnected(request, work)

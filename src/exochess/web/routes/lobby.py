@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -53,12 +52,17 @@ from exochess.web.http.templating import render
 from exochess.web.routes.pages import tr
 from exochess.web.routes.ws import CLOSE_TOO_MANY, read_message
 from exochess.web.social.lobby import LOBBY_ROOM, Lobby, in_rating_range, poster_key
+from exochess.web.social.throttle import CLOSE_FLOOD, MessageLimit
 
 log = logging.getLogger("exochess.web")
 router = APIRouter()
 
-SOCKET_MESSAGES = "lobby-messages"
-"""The rate limit of the messages one lobby socket sends."""
+SOCKET_RATE = 4.0
+SOCKET_BURST = 12
+"""Messages a lobby socket may send a second, and at once (a limit of the connection itself,
+so it needs no sharing between servers)."""
+SOCKET_STRIKES = 20
+"""Messages over the limit answered with "slow down"; the next one closes the connection."""
 MAX_RANGE = 3000
 """The widest rating range a filter may ask for (beyond it every rating is in)."""
 
@@ -176,12 +180,17 @@ async def lobby_socket(websocket: WebSocket, lobby: LobbyDep) -> None:
         return
     conn = hub.join(LOBBY_ROOM, websocket, None, address)
     session = _LobbySession(user=current_user(websocket), lang=request_language(websocket))
-    socket_key = secrets.token_hex(8)  # this connection's own window
+    throttle = MessageLimit(SOCKET_RATE, SOCKET_BURST, strikes=SOCKET_STRIKES)
     try:
         await conn.send(await lobby.snapshot_text())
         while True:
             raw = await websocket.receive_text()
-            if await lobby.limits.hit(SOCKET_MESSAGES, socket_key) is not None:
+            verdict = throttle.check()
+            if verdict == "close":  # still flooding after being told to slow down
+                await conn.finish()  # the answers so far first, then the close
+                await websocket.close(code=CLOSE_FLOOD, reason=throttle.reason())
+                break
+            if verdict == "slow":
                 error = TooFast(N_("too many messages: slow down"))
                 await conn.send(json.dumps(
                     {"type": "error", "error": localized(error.template, error.params, session.lang),

@@ -38,6 +38,7 @@ from exochess.web.http.schemas import CLIENT_MESSAGES, Auth, Ping, WsChat, WsMov
 from exochess.web.http.security import BadJSON, parse_json_text
 from exochess.web.live.hub import Connection
 from exochess.web.social.chat import Chat
+from exochess.web.social.throttle import CLOSE_FLOOD, MessageLimit
 from exochess.web.storage.store import now as storage_now
 
 MAX_MESSAGE = 16 * 1024
@@ -113,8 +114,14 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
         lines = await chat.history(game_id)
         if lines:  # a game without chat costs its watchers no extra message
             await session.conn.send(json.dumps({"type": "chat", "lines": lines, "history": True}))
+        limit = MessageLimit()
         while True:
             raw = await websocket.receive_text()
+            if limit.check() != "ok":  # pings count too: a flood is closed, not answered
+                log.info("game websocket closed: message flood", extra={"game": game_id})
+                await session.conn.finish()  # the answers so far first, then the close
+                await websocket.close(code=CLOSE_FLOOD, reason=limit.reason())
+                break
             before = hub.online(game_id)
             reply = await _handle(service, chat, session, raw)
             if reply is not None:

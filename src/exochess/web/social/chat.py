@@ -10,10 +10,9 @@ comments.  Muting is the reader's affair, done in the browser.
 from __future__ import annotations
 
 import json
-import unicodedata
 from typing import Any
 
-from exochess.web.domain import N_, Color, InvalidRequest, TooFast
+from exochess.web.domain import N_, Color, InvalidRequest, TooFast, has_hidden_characters
 from exochess.web.game.service import GameService
 from exochess.web.limits import RateLimits
 from exochess.web.storage.store import ChatRow
@@ -35,8 +34,10 @@ def clean_line(value: object) -> str:
     if len(text) > MAX_CHARS:
         raise InvalidRequest(N_("a chat line has at most {count} characters ({given} given)"),
                              count=MAX_CHARS, given=len(text))
-    if any(unicodedata.category(c) in ("Cc", "Cs", "Co") for c in text):
-        raise InvalidRequest(N_("a chat line may not contain control characters"))
+    if has_hidden_characters(text):
+        # right-to-left overrides and zero-width characters make a line read other than it is
+        raise InvalidRequest(
+            N_("a chat line may not contain control, invisible or direction-changing characters"))
     return text
 
 

@@ -34,7 +34,6 @@ import json
 import logging
 import re
 import secrets
-import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -42,7 +41,7 @@ from typing import Any
 from exochess.errors import UnknownVariantError
 from exochess.variants import find_variant
 from exochess.web.accounts.ratings import START_RATING, PlayerInfo, ratings_of
-from exochess.web.accounts.users import User
+from exochess.web.accounts.users import User, guest_name_taken
 from exochess.web.domain import (
     N_,
     ChallengeNotFound,
@@ -56,6 +55,7 @@ from exochess.web.domain import (
     SeatChoice,
     SecretRequired,
     TooFast,
+    has_hidden_characters,
 )
 from exochess.web.game.live import LiveGame
 from exochess.web.game.service import GameService
@@ -80,6 +80,11 @@ PER_PLAYER = 3
 PER_ADDRESS = 10
 """Open challenges from one client address at once (a player token costs nothing to make)."""
 LISTED_CHALLENGES = 100
+LISTED_PER_ADDRESS = 3
+"""Open challenges of one client address (else one player) listed in the lobby's view: twelve
+addresses posting ten each filled the view and hid every newer challenge (issue 41)."""
+READ_CHALLENGES = 1000
+"""Newest open challenges read to choose the listed ones from."""
 LISTED_GAMES = 20
 LIVE_WINDOW = dt.timedelta(minutes=5)
 """A game is listed while its last move is this recent (and both sides have moved)."""
@@ -108,7 +113,7 @@ def clean_name(value: object) -> str:
         raise InvalidRequest(N_("a display name is required"))
     if len(name) > MAX_NAME:
         raise InvalidRequest(N_("a display name has at most {count} characters"), count=MAX_NAME)
-    if not name.isprintable() or any(unicodedata.category(c) in ("Cf", "Co", "Cs") for c in name):
+    if not name.isprintable() or has_hidden_characters(name):
         raise InvalidRequest(N_("a display name may not contain control or invisible characters"))
     return name
 
@@ -187,6 +192,25 @@ def live_game_json(row: GameRow, infos: Infos | None = None) -> dict[str, Any]:
     }
 
 
+def listed_challenges(rows: list[ChallengeRow], limit: int = LISTED_CHALLENGES,
+                      per_address: int = LISTED_PER_ADDRESS) -> list[ChallengeRow]:
+    """The challenges the lobby lists, from ``rows`` newest first: the newest first, at most
+    ``per_address`` from one client address (or, without one, one player), at most ``limit``.
+    A flood from a few addresses then leaves room for everyone else's, and a new challenge
+    comes at the top."""
+    shown: Counter[str] = Counter()
+    listed = []
+    for row in rows:
+        source = row.poster_address or row.poster_key
+        if shown[source] >= per_address:
+            continue
+        shown[source] += 1
+        listed.append(row)
+        if len(listed) >= limit:
+            break
+    return listed
+
+
 def in_rating_range(challenge: dict[str, Any], mine: dict[str, int], spread: int) -> bool:
     """Whether a listed challenge's poster is rated within ``spread`` points of ``mine`` (the
     viewer's rating per game, the starting rating where they have none).  A guest's challenge
@@ -242,6 +266,15 @@ class Lobby:
 
     # --- challenges -------------------------------------------------------------------
 
+    async def _guest_name(self, name: object) -> str:
+        """A guest's display name (:func:`clean_name`), refused when it looks like an account's
+        name or a reserved one (a guest could otherwise pass for that player)."""
+        shown = clean_name(name)
+        if await self.service.db(guest_name_taken, self.service.storage.engine, shown):
+            raise Conflict(N_("the name {name} looks like an account's name or a reserved one: "
+                              "choose another, or sign in"), name=shown)
+        return shown
+
     async def _throttle(self, address: str) -> None:
         if await self.limits.hit(ACTIONS, client_key(address)) is not None:
             raise TooFast(N_("too many lobby actions: wait a moment and try again"))
@@ -254,7 +287,7 @@ class Lobby:
         A signed-in ``user`` posts under their username (``name`` and ``player`` are then not
         needed); only they may post a ``rated`` one, and only with a time control."""
         key = poster_key(user, player)
-        shown = user.name if user is not None else clean_name(name)
+        shown = user.name if user is not None else await self._guest_name(name)
         if rated and user is None:
             raise SecretRequired(
                 N_("sign in to post a rated challenge: rated games are played between accounts")
@@ -312,7 +345,7 @@ class Lobby:
         A signed-in ``user`` plays under their username, their seat belonging to the account;
         only they may accept a rated challenge (not their own, from any browser)."""
         key = poster_key(user, player)
-        shown = user.name if user is not None else clean_name(name)
+        shown = user.name if user is not None else await self._guest_name(name)
         await self._throttle(address)
         row = await self._load(challenge_id)
         if row.poster_key == key or (user is not None and row.poster_user == user.id):
@@ -447,7 +480,7 @@ class Lobby:
 
     async def _build(self) -> str:
         storage = self.service.storage
-        rows = await self.service.db(storage.open_challenges, LISTED_CHALLENGES)
+        rows = listed_challenges(await self.service.db(storage.open_challenges, READ_CHALLENGES))
         at = self.clock()
         games = await self.service.db(storage.live_games, at - LIVE_WINDOW, LISTED_GAMES, at - LASTING_WINDOW)
         self._listed = {g.id for g in games}

@@ -204,7 +204,7 @@ export class GamePage {
     this.conn = new Reconnector(`${proto}://${location.host}/ws/games/${this.id}`, {
       onOpen: () => {
         // the seat secret goes in a message, never in a URL (kept out of access logs)
-        if (this.seat && this.seat.secret) this.conn.send({ type: "auth", secret: this.seat.secret });
+        if (this.seat && this.seat.secret) this.conn.send({ type: "auth", secret: this.seat.secret, ref: "seat" });
         // an account's seat is given to the connection by the server: its hello says so
         else if (!this.seat) this.online();
         this.clocks.onOpen();
@@ -281,6 +281,14 @@ export class GamePage {
       // the connection keeps the seat it had
       this.closeSeatChoice();
       this.error(t("The link's secret does not open a seat in this game: your seat is kept ({reason}).", { reason: msg.error }));
+    } else if (msg.type === "hello" && msg.ref === "seat" && this.seat && msg.you && msg.you !== this.seat.color) {
+      // the secret opens the other seat than the one saved with it (a link whose #seat= was
+      // wrong): the server's word is the truth, saved and shown
+      saveSeat(this.id, msg.you, this.seat.secret);
+      this.seat = { color: msg.you, secret: this.seat.secret };
+      this.board.flip();
+      this.you = msg.you;
+      this.online();
     } else if (msg.type === "hello") {
       this.you = msg.you;
       if (!this.seat || msg.you === this.seat.color) this.online();

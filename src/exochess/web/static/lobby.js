@@ -248,7 +248,9 @@ export class LobbyPage {
     body.replaceChildren();
     const range = this.account ? this.$("#rating-range").value : "";
     let hidden = 0;
-    for (const c of this.view.challenges) {
+    // the viewer's own challenges first, then the others newest first (as the server lists them)
+    const ordered = [...this.view.challenges].sort((a, b) => Number(this.isMine(b)) - Number(this.isMine(a)));
+    for (const c of ordered) {
       const mine = this.isMine(c);
       if (!mine && range && !inRatingRange(c, this.account?.ratings ?? {}, Number(range))) {
         hidden += 1;

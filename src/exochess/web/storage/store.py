@@ -902,12 +902,12 @@ class Storage:
         return None if row is None else ChallengeRow(**row._mapping)
 
     def open_challenges(self, limit: int) -> list[ChallengeRow]:
-        """The open challenges, oldest first."""
+        """The ``limit`` newest open challenges, newest first."""
         with self.engine.connect() as conn:
             q = (
                 select(challenges)
                 .where(challenges.c.status == ChallengeStatus.OPEN)
-                .order_by(challenges.c.created, challenges.c.id)
+                .order_by(challenges.c.created.desc(), challenges.c.id.desc())
                 .limit(limit)
             )
             return [ChallengeRow(**r._mapping) for r in conn.execute(q)]

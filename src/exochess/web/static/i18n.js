@@ -29,8 +29,13 @@ export function t(text, values = {}) {
 // A sentence of the library in the page's language: [template, fields] (exochess.phrase, as the
 // state's annotations carry it) translated, each field translated too (a piece's name, a side)
 // or itself such a sentence; plain text is translated when the catalogue has it.
+/**
+ * @param {unknown} value
+ * @returns {string}
+ */
 export function tPhrase(value) {
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") {
+    /** @type {{[name: string]: string}} */
     const fields = {};
     for (const [name, field] of Object.entries(value[1] || {})) fields[name] = tPhrase(field);
     return t(value[0], fields);

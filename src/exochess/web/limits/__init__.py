@@ -4,7 +4,7 @@ default, whom it is keyed on), and the identities they are keyed on (``identity.
 address, an account name normalised as logins normalise it).
 
 Storage is chosen once: in memory for one process (``windows.py``, see
-docs/decisions/0013-rate-limit-windows-in-memory.md), in Redis in Redis mode (``limits``' async
+docs/decisions/0014-rate-limit-windows-in-memory.md), in Redis in Redis mode (``limits``' async
 Redis storage), so that a limit holds across every server sharing that Redis.
 
 Layer 1 beside ``storage``: it imports only the foundation (``domain``), so that the lobby and

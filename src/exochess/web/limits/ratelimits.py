@@ -7,7 +7,7 @@ refused action is not counted).  Counting is a moving window, as the ``limits`` 
 
 - one process: in memory, with :class:`~exochess.web.limits.windows.MovingWindows` (the
   library's asyncio ``MemoryStorage`` starts a task per counted hit that walks every key, each
-  key through a thread: see docs/decisions/0013-rate-limit-windows-in-memory.md);
+  key through a thread: see docs/decisions/0014-rate-limit-windows-in-memory.md);
 - Redis mode: the library's async Redis storage (Lua scripts, one round trip a hit), so that
   every server process sharing the Redis counts the same windows.
 

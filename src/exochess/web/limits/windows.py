@@ -4,7 +4,7 @@ The in-memory storage of :class:`~exochess.web.limits.RateLimits` on one process
 limits first used the ``limits`` library's ``MemoryStorage``, which expires old entries in a
 ``threading.Timer``: a new thread started every 10 ms while anything is being counted, each
 walking every key (its asyncio twin starts a task per hit instead, which walks every key through
-a worker thread each: docs/decisions/0013-rate-limit-windows-in-memory.md measures both).
+a worker thread each: docs/decisions/0014-rate-limit-windows-in-memory.md measures both).
 Under a flood of requests that was a few percent of a core and a steady stream of threads
 taking the GIL from the event loop.  Here each key's window is pruned
 when it is used, and the keys nobody used for a whole period are dropped by a sweep run at most

@@ -31,7 +31,6 @@ from exochess.errors import ExochessError
 from exochess.geometry import parse_square
 from exochess.move import Move
 from exochess.variant import Variant, resolve_variant
-from exochess.variants import find_variant
 
 LESSONS_FILE = "lessons.json"
 """The course's file name, in the game's own folder."""
@@ -153,7 +152,7 @@ def course_path(variant: Variant) -> Path:
 
 @functools.cache
 def _load(name: str) -> Course | None:
-    variant = find_variant(name)
+    variant = resolve_variant(name)
     path = course_path(variant)
     if not path.is_file():
         return None

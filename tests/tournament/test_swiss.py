@@ -110,6 +110,8 @@ def test_impossible_rounds_and_bad_records_are_refused() -> None:
         pair_round(players, [r1, r1], 2)
     with pytest.raises(ValueError, match="unknown player 9"):
         pair_round(players, [SwissRound((Game(1, 9, D),))], 3)
+    with pytest.raises(ValueError, match="twice"):
+        pair_round([*players, players[0]], [], 3)
     assert pair_round([], [], 1) == RoundPairing(pairings=())
     assert pair_round(field(1), [], 1) == RoundPairing(pairings=(), bye=1)
 

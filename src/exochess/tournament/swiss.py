@@ -11,7 +11,7 @@ joiners are paired from the round they join with the score they were given.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -170,10 +170,10 @@ def pair_round(
     number = len(rounds) + 1
     if number > total_rounds:
         raise ValueError(f"the event has {total_rounds} rounds; round {number} cannot be paired")
-    history = _histories(players, rounds)
-    active = [p for p in players if p.active_in(number)]
     if len({p.id for p in players}) != len(players):
         raise ValueError("a player is registered twice")
+    history = _histories(players, rounds)
+    active = [p for p in players if p.active_in(number)]
     if not active:
         return RoundPairing(pairings=())
     if len(active) == 1:
@@ -210,7 +210,7 @@ def pair_round(
 
 
 def _checked(
-    raw: Iterable[dict[str, Any]],
+    raw: Sequence[dict[str, Any]],
     active: set[int],
     previous: set[tuple[int, int]],
     history: dict[int, _History],

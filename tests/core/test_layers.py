@@ -10,6 +10,7 @@ web site) list the games and may import the registry.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import exochess
@@ -73,3 +74,24 @@ def test_the_engine_tools_stay_out_of_the_package() -> None:
                 importers.append(path.relative_to(PACKAGE).as_posix())
     assert importers and all(p.startswith("cli/") for p in importers), importers
     assert not (PACKAGE / "engine" / "match.py").exists()
+
+
+def test_the_tournament_library_stands_alone() -> None:
+    """``exochess.tournament`` (pairing and standings) is pure: it imports only the standard
+    library, its pairing libraries and itself, never the site, the engine or the games, so the
+    web layer builds on it and not the other way round."""
+    allowed = ("exochess.tournament", "networkx", "caissify_pairings")
+    found = []
+    for path in sorted((PACKAGE / "tournament").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                continue  # relative: inside the package
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            found += [
+                f"{path.name}: {name}" for name in names
+                if not name.startswith(allowed) and (
+                    name.startswith("exochess") or name.split(".")[0] not in sys.stdlib_module_names)
+            ]
+    assert (PACKAGE / "tournament" / "swiss.py").exists()
+    assert not found, found

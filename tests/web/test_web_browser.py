@@ -206,7 +206,8 @@ def test_friend_game_in_two_browsers(browser: Any, server: Server) -> None:
         shot(black, "friend-finished")
         white.click("#rematch")
         white.wait_for_url(lambda url: gid not in url)
-        black.wait_for_selector("#rematch:has-text('Join the rematch')")
+        # the offer is told to Black (issue 40): the button accepts it
+        black.wait_for_selector("#rematch:has-text('Accept the rematch')")
         black.click("#rematch")
         black.wait_for_url(lambda url: gid not in url)
         black.wait_for_selector("#game[data-connected='1']")

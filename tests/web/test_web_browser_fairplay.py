@@ -1,6 +1,7 @@
 """Browser test of fair play (issue 40): two accounts meet in the lobby for a rated 1+0 game; no
 engine control is on either player's page or a spectator's while it is on, and the API refuses
-an evaluation to all three; the game goes to a flag, after which the controls come back, and its
+an evaluation to all three; the game goes to a flag, after which the controls come back, the loser's clock shows 0 on
+both pages, and its
 PGN holds TimeControl "60+0", a [%clk] for every move and Termination "time forfeit", and reads
 back with its clocks.
 
@@ -67,6 +68,12 @@ def test_a_rated_bullet_game_has_no_engine_and_a_pgn_with_its_clocks(people: Any
         page.wait_for_selector("#game[data-status='finished']", timeout=FLAG_WAIT_MS)
     state = alice.request.get(f"/api/games/{game}").json()
     assert state["termination"] == "time forfeit" and state["result"] == "1-0"
+    # the final clocks are those at the end: the loser's shows 0, on both players' pages
+    assert state["clock"]["black_ms"] == 0 and 0 < state["clock"]["white_ms"] <= 60_000
+    for page in (alice, bob):
+        page.wait_for_function(
+            "() => document.querySelector(\".clock[data-color='black'] .clock-time\")?.textContent === '0:00.0'")
+        assert page.locator(".clock[data-color='white'] .clock-time").text_content() != "0:00.0"
     for page in (alice, bob):
         page.wait_for_selector("#evaluate:not([hidden])")
         assert page.locator("#analysis-later").is_hidden()

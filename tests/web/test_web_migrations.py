@@ -74,6 +74,8 @@ def test_an_older_database_gains_its_columns_and_hashed_secrets(tmp_path: Path) 
         # and no column of a revision after the baseline: such a database never had one
         conn.execute(text("ALTER TABLE challenges DROP COLUMN poster_browser"))
         conn.execute(text("DROP TABLE lesson_progress"))
+        for column in ("end_white_ms", "end_black_ms"):
+            conn.execute(text(f"ALTER TABLE games DROP COLUMN {column}"))
         conn.execute(text("UPDATE games SET white_secret = 'plain-white', black_secret = 'plain-black'"))
     engine.dispose()
 

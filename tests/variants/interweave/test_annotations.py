@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from exochess import Board, parse_square, square_name
 from exochess.annotations import MUST_CAPTURE, Reserve
+from exochess.move import Action
+from exochess.variants.interweave.rules import shown_text
 
 
 def must_capture(fen: str) -> list[str]:
@@ -44,3 +48,12 @@ def test_i12_reserves_are_reported_per_side() -> None:
         Reserve(True, "R", 1), Reserve(True, "N", 0), Reserve(True, "B", 2),
         Reserve(False, "R", 0), Reserve(False, "N", 3), Reserve(False, "B", 0),
     )
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("e7-e8=R", "e7-e8=S"), ("d7xd8=N", "d7xd8=L"), ("c7-c8=B", "c7-c8=X"), ("e4@(e5,f4)", "e4@(e5,f4)"),
+])
+def test_compulsory_capture_texts_write_moves_in_the_boards_letters(text: str, shown: str) -> None:
+    """The compulsory-capture reasons list moves as the board draws the pieces (issue 40): a
+    promotion to a Smasher is written =S, as on its glyph, not =R, its FEN letter."""
+    assert shown_text(Board("interweave").variant, Action.from_text(text)) == shown

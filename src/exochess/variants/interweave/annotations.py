@@ -22,11 +22,12 @@ from exochess.geometry import square_name
 from exochess.move import Action
 from exochess.phrase import Phrase
 from exochess.rawmove import ACTION_CHANGES, FROM
-from exochess.variants.interweave.rules import RESERVE_TYPES, as_extra, reserve_counts
+from exochess.variants.interweave.rules import RESERVE_TYPES, as_extra, reserve_counts, shown_text
 
 if TYPE_CHECKING:
     from exochess.board import Board
     from exochess.variant import Variant
+
 
 
 def annotate(variant: Variant, board: Board) -> Annotations:
@@ -44,7 +45,7 @@ def annotate(variant: Variant, board: Board) -> Annotations:
         starts = {raw[:ACTION_CHANGES] for raw in board.raw_captures()}
         firsts: dict[int, set[str]] = {}
         for fields in starts:
-            firsts.setdefault(fields[FROM], set()).add(str(Action(*fields)))
+            firsts.setdefault(fields[FROM], set()).add(shown_text(variant, Action(*fields)))
         side = "White" if board.side > 0 else "Black"
         for s in sorted(firsts):
             name = variant.piece_names[variant.letters[abs(board.squares[s])].upper()]

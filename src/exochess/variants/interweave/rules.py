@@ -34,6 +34,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
@@ -1397,6 +1398,20 @@ if not COMPILED:
     # and no Python frame beyond this one), rather than the compiled method's unpacking.
     setattr(Interweave, "extra_delta", staticmethod(_extra_delta_source))  # noqa: B010 (mypy: a method)
 
+def shown_text(variant: Variant, action: Action) -> str:
+    """``action`` written as the board shows it (issue 40): a promotion names the piece by the
+    letter on its glyph (a Smasher is drawn "S", its FEN letter is R), not by its FEN letter.
+
+    >>> from exochess import Board
+    >>> shown_text(Board("interweave").variant, Action.from_text("e7-e8=R"))
+    'e7-e8=S'
+    """
+    if action.promotion is None:
+        return str(action)
+    label = variant.glyph_labels.get(action.promotion, action.promotion)
+    return f"{replace(action, promotion=None)}={label}"
+
+
 def _explain(variant: Interweave, board: Board, move: Move) -> str | None:
 
     raws = board.raw_moves()
@@ -1410,7 +1425,7 @@ def _explain(variant: Interweave, board: Board, move: Move) -> str | None:
         # Only the distinct first actions are made into text: tens of thousands of chains may
         # share a handful of them.
         starts = {raw[:ACTION_CHANGES] for raw in raws}
-        firsts = " ".join(sorted({str(Action(*start)) for start in starts}))
+        firsts = " ".join(sorted({shown_text(variant, Action(*start)) for start in starts}))
         return Phrase("capturing is compulsory; {side} must begin with one of: {moves}",
                       side=side, moves=firsts)
     legal = [to_move(raw) for raw in raws]

@@ -79,10 +79,25 @@ class Finisher:
         self.reload = reload
         self.load_players = load_players
 
-    async def finish(self, live: LiveGame, values: Finish, status: GameStatus) -> None:
-        """Store the end ``values`` and ``status``, then show them (raises
-        :class:`~exochess.web.domain.StalePosition` if another writer changed the game first:
-        it has been read again)."""
+    def with_end_clocks(self, live: LiveGame, values: Finish, ended: dt.datetime) -> Finish:
+        """``values`` with the clocks of a real-time game that ends without a move at ``ended``:
+        the running clock stopped where it stood (0 on a flag), the other as it was
+        (:meth:`~exochess.web.game.clock.Clock.at_end`); other controls store none."""
+        clock = live.clock(self.timing)
+        if clock is None or live.time_control.kind != TimeControlKind.REALTIME:
+            return values
+        end = clock.at_end(ended)
+        values = values.copy()
+        values["end_white_ms"], values["end_black_ms"] = end.white_ms, end.black_ms
+        return values
+
+    async def finish(
+        self, live: LiveGame, values: Finish, status: GameStatus, ended: dt.datetime | None = None,
+    ) -> None:
+        """Store the end ``values``, ``status`` and the clocks at ``ended`` (now by default),
+        then show them (raises :class:`~exochess.web.domain.StalePosition` if another writer
+        changed the game first: it has been read again)."""
+        values = self.with_end_clocks(live, values, storage_now() if ended is None else ended)
         try:
             await self.db.call(self.storage.finish, live.row.id, live.board.ply(), values, status)
         except ConflictError as exc:
@@ -109,7 +124,7 @@ class Finisher:
                 "reason": lost_on_time_text(loser),
             }
             status = GameStatus.FINISHED
-        await self.finish(live, values, status)
+        await self.finish(live, values, status, now)
         return True
 
     async def resign(self, live: LiveGame, seat: Color) -> None:

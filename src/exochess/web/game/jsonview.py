@@ -132,8 +132,15 @@ class JsonView:
     def clock_json(self, live: LiveGame) -> dict[str, Any] | None:
         clock = live.clock(self.timing)
         if clock is None or live.row.status != GameStatus.ACTIVE:
-            # a finished game shows the clocks as they stood after its last move
-            return None if clock is None else {**clock.to_json(), "running": None, "deadline": None}
+            # a finished game shows its clocks at the end: those stored when it ended without a
+            # move (a flag shows 0), else those after its last move (a royal capture's)
+            if clock is None:
+                return None
+            row = live.row
+            end = {"white_ms": row.end_white_ms, "black_ms": row.end_black_ms}
+            if row.end_white_ms is None or row.end_black_ms is None:
+                end = {}
+            return {**clock.to_json(), **end, "running": None, "deadline": None}
         return clock.to_json()
 
     @staticmethod

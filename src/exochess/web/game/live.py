@@ -125,6 +125,8 @@ class LiveGame:
         row.result = values["result"]
         row.termination = values["termination"]
         row.reason = values["reason"]
+        row.end_white_ms = values.get("end_white_ms")
+        row.end_black_ms = values.get("end_black_ms")
         row.takeback_offer = None
         self.state_cache = None
 

@@ -53,7 +53,9 @@ class TimeControlState(_Strict):
 
 class ClockState(_Strict):
     """The clocks as they stood after the last move (docs/web.md, "Clocks"): a client counts the
-    running side down from ``since``, or to ``deadline``."""
+    running side down from ``since``, or to ``deadline``.  Once the game is over, the times
+    left at its end (a flag shows the loser's 0, a resignation the running clock where it
+    stopped)."""
 
     white_ms: int
     black_ms: int

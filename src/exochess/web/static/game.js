@@ -67,6 +67,8 @@ export class GamePage {
     this.id = root.dataset.game;
     this.state = state;
     this.viewPly = null;
+    /** @type {number | null} the ply at which this player's takeback offer was declined */
+    this.takebackDeclinedAt = null;
     this.pendingRef = 0;
     this.pending = null;      // {move, ply, ref}: a move sent and not yet seen stored
     this.link = "connecting"; // "online" once the seat is proved; "reconnecting" after a drop
@@ -263,6 +265,13 @@ export class GamePage {
       }
       if (before.status === "active" && msg.status !== "active") this.sound.play("end");
       if (msg.id === before.id && (this.offeredToMe(msg) && !this.offeredToMe(before))) this.sound.play("offer");
+      // this player's takeback offer is gone with the position unchanged: the opponent declined
+      // it (an accepted one changes the ply); said in the status until the next change
+      const me = this.myColor();
+      const declined = msg.id === before.id && msg.status === "active" && msg.ply === before.ply
+        && Boolean(me) && before.takeback_offer === me && !msg.takeback_offer;
+      if (declined) this.takebackDeclinedAt = msg.ply;
+      else if (msg.id !== before.id || msg.ply !== before.ply || msg.takeback_offer) this.takebackDeclinedAt = null;
       this.render();
     } else if (msg.type === "presence") {
       // who is online changed: a small message, the rest of the state is unchanged
@@ -541,6 +550,9 @@ export class GamePage {
     this.$("#accept-takeback").hidden = !offered;
     this.$("#decline-takeback").hidden = !offered;
     if (active && me && s.takeback_offer === me) this.$("#status").textContent += " · " + t("takeback offered");
+    if (active && me && !s.takeback_offer && this.takebackDeclinedAt === s.ply) {
+      this.$("#status").textContent += " · " + t("takeback declined");
+    }
     if (offered) this.$("#status").textContent += " · " + t("your opponent asks to take back a move");
     this.$("#typed").hidden = !myTurn;
     // actions that need the server wait for the connection

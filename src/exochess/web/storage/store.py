@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from sqlalchemy import (
     ARRAY,
@@ -197,6 +197,11 @@ games = Table(
     # the players' display names (a guest's chosen name now, an account's username later)
     Column("white_name", String(NAME_LENGTH), nullable=True),
     Column("black_name", String(NAME_LENGTH), nullable=True),
+    # the clocks when the game ended without a move (a flag, a resignation, an abort, a claim:
+    # issue 40); NULL while it is on, without real-time clocks, and when a move ended it (that
+    # move's stamp holds its final clocks)
+    Column("end_white_ms", Integer, nullable=True),
+    Column("end_black_ms", Integer, nullable=True),
 )
 
 moves = Table(
@@ -398,6 +403,10 @@ class GameRow:
     white_name: str | None = None
     """White's display name; ``None`` when none was given (and for games made before names)."""
     black_name: str | None = None
+    end_white_ms: int | None = None
+    """White's time left when the game ended without a move (None: see ``games.end_white_ms``)."""
+    end_black_ms: int | None = None
+    """Likewise for Black."""
     moves: list[str] = field(default_factory=list)
     stamps: list[Stamp] = field(default_factory=list)
     """The clock columns of each move (:class:`~exochess.web.game.clock.Stamp`), in order; for a
@@ -458,6 +467,9 @@ class Finish(TypedDict):
     result: str
     termination: str
     reason: str
+    end_white_ms: NotRequired[int | None]
+    """The clocks when the game ended without a move (real time only; see ``games``)."""
+    end_black_ms: NotRequired[int | None]
 
 
 FinishHook = Callable[[Connection, str], None]

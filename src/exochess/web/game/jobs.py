@@ -75,6 +75,7 @@ from exochess.web.compute.enginepool import (
 )
 from exochess.web.compute.fairshare import MOVES_PER_OWNER, owner_of
 from exochess.web.domain import (
+    N_,
     Color,
     EngineBusy,
     EngineFailed,
@@ -252,6 +253,28 @@ class JobQueue:
                 await share.leave(owner, MOVE, job_id)
                 raise
         return position
+
+    async def check_move(self, level: int, *, game_id: str, owner: str | None = None) -> None:
+        """The refusals :meth:`move` would meet now, nothing queued (see
+        :meth:`~exochess.web.compute.enginepool.EngineBackend.check_move`); Redis away refuses
+        nothing here (the move's own queueing keeps trying)."""
+        cost = move_cost(level)
+        try:
+            share = await self.share()
+            owner = owner or await share.owner_of_game(game_id) or owner_of(None, None, game_id)
+            if await share.held(owner, MOVE) >= self.moves_per_owner:
+                retry = max(1, math.ceil(cost * self.moves_per_owner))
+                raise TooManyEngineJobs(
+                    N_("too many computer moves of yours are waiting (at most {count}); "
+                       "try again in {seconds} s"),
+                    retry_after=retry, count=self.moves_per_owner, seconds=retry)
+            if cost > QUICK_MOVE_S:
+                await share.place(game_id, owner, cost, take=False)
+        except EngineBusy:
+            self._counts["refused"] += 1
+            raise
+        except (EngineFailed, RedisError, OSError):
+            return
 
     async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
                    clock: EngineClock | None = None, *, game_id: str = "",

@@ -133,6 +133,11 @@ class RedisShare:
                    "wait for one to finish"), retry_after=retry, count=bound)
         return position
 
+    async def held(self, owner: str, kind: str) -> int:
+        """``owner``'s jobs of ``kind`` whose claims have not lapsed."""
+        key = OWNER_KEY.format(kind=kind, owner=owner)
+        return int(await self.redis.zcount(key, _now_ms(), "+inf"))
+
     async def leave(self, owner: str, kind: str, job_id: str) -> None:
         """``job_id`` is over: it no longer counts against its owner."""
         await self.redis.zrem(OWNER_KEY.format(kind=kind, owner=owner), job_id)

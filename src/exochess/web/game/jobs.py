@@ -75,7 +75,6 @@ from exochess.web.compute.enginepool import (
 )
 from exochess.web.compute.fairshare import MOVES_PER_OWNER, owner_of
 from exochess.web.domain import (
-    N_,
     Color,
     EngineBusy,
     EngineFailed,
@@ -262,12 +261,7 @@ class JobQueue:
         try:
             share = await self.share()
             owner = owner or await share.owner_of_game(game_id) or owner_of(None, None, game_id)
-            if await share.held(owner, MOVE) >= self.moves_per_owner:
-                retry = max(1, math.ceil(cost * self.moves_per_owner))
-                raise TooManyEngineJobs(
-                    N_("too many computer moves of yours are waiting (at most {count}); "
-                       "try again in {seconds} s"),
-                    retry_after=retry, count=self.moves_per_owner, seconds=retry)
+            await share.check(owner, MOVE, cost)
             if cost > QUICK_MOVE_S:
                 await share.place(game_id, owner, cost, take=False)
         except EngineBusy:

@@ -139,3 +139,32 @@ def test_a_new_long_game_reserves_its_place_on_any_server(redis_url: str) -> Non
 
     refused, holders, owner = run_async(scenario)
     assert refused == 8 and holders == {"g0"} and owner == "addr:0"
+
+
+def test_a_players_move_is_checked_against_the_computers_reply_first(redis_url: str) -> None:
+    """``check_move`` (asked before a player's move is stored) meets the refusals ``move``
+    would, queueing nothing: the owner's bound, then a long game's place; a game holding its
+    place passes."""
+
+    async def scenario() -> list[str]:
+        queue = JobQueue(redis_url, moves_per_owner=1, long_budget_s=3.0)
+        try:
+            await (await queue._redis()).flushall()
+            await queue.check_move(3, game_id="a1", owner="addr:a")  # room: nothing refused
+            before = await _order(queue)
+            await queue.move("fugue", START, [], 3, 1, game_id="a1", owner="addr:a")
+            with pytest.raises(TooManyEngineJobs) as bound:
+                await queue.check_move(3, game_id="a2", owner="addr:a")
+            assert bound.value.retry_after >= 1
+            await queue.claim(await queue.reserve("addr:b", 8), "b1", "addr:b")
+            await queue.check_move(8, game_id="b1")  # its owner and place, read from Redis
+            with pytest.raises(EngineBusy) as place:
+                await queue.check_move(8, game_id="c1", owner="addr:c")  # the only place is b1's
+            assert place.value.retry_after >= 1
+            assert before == []
+            return await _order(queue)
+        finally:
+            await queue.aclose()
+
+    order = run_async(scenario)
+    assert len(order) == 1 and order[0].startswith("move:a1:"), order  # checks queue nothing

@@ -418,6 +418,11 @@ class EngineBackend(Protocol):
         store, or None when the backend stores it; charged to ``owner`` (see
         :func:`~exochess.web.compute.fairshare.owner_of`)."""
 
+    async def check_move(self, level: int, *, game_id: str, owner: str | None = None) -> None:
+        """Raise the refusal (:class:`TooManyEngineJobs`, :class:`EngineBusy`, with the seconds
+        to wait) that the computer's next move in ``game_id`` would meet now, queueing nothing:
+        a player's move is refused before it is stored rather than left without a reply."""
+
     async def analyse(self, variant: str, start_fen: str, texts: list[str], movetime_ms: int,
                       client: str | None = None, *, owner: str | None = None) -> dict[str, Any]: ...
 
@@ -550,6 +555,11 @@ class EnginePool:
             owner, game_id or None,
         )
         return result
+
+    async def check_move(self, level: int, *, game_id: str, owner: str | None = None) -> None:
+        """See :meth:`EngineBackend.check_move` (the refusals of :meth:`move`, nothing queued)."""
+        owner = owner or self._game_owners.get(game_id) or owner_of(None, None, game_id)
+        self._refuse(MOVE, move_cost(level), owner, game_id or None)
 
     async def analyse(
         self, variant: str, start_fen: str, texts: list[str], movetime_ms: int, client: str | None = None,

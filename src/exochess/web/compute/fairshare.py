@@ -32,7 +32,9 @@ places held add up to at most ``budget_s`` (by default :data:`PLACES_PER_SLOT` l
 worker that may take moves), and one owner holds at most :data:`GAMES_PER_OWNER` of them.  A game
 without a place is refused (:class:`~exochess.web.domain.EngineBusy`, with the seconds until
 the first place frees): before it starts (``admit``), or, for a game left alone longer than
-``HOLD_S``, at its next move, which the game service asks again a little later.  A game holding
+``HOLD_S``, at its next move: the game service asks the backend first (``check_move``) and
+refuses the player's move before storing it, and a computer move refused all the same is asked
+again after its Retry-After.  The service frees a game's place as soon as the game ends.  A game holding
 a place waits behind at most the other places' moves, whatever the flood outside.
 """
 

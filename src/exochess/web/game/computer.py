@@ -13,9 +13,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from exochess.web.compute.enginepool import EngineBackend, EngineClock, think_budget_ms
+from exochess.web.compute.fairshare import owner_of
 from exochess.web.domain import (
     N_,
     Color,
+    EngineBusy,
     EngineDisabled,
     GameOver,
     GameServiceError,
@@ -57,6 +59,9 @@ class Computer:
         self.closed = False
         self.tasks: dict[str, asyncio.Task[None]] = {}
         """The computer's turn under way in each game."""
+        self.waits: dict[str, tuple[int, asyncio.TimerHandle]] = {}
+        """Games whose computer move the engine refused: the seconds it said to wait (its
+        Retry-After) and the timer that asks again then."""
 
     def thinking(self, game_id: str) -> bool:
         """Whether the computer's turn is under way in ``game_id``."""
@@ -68,6 +73,18 @@ class Computer:
         task = self.tasks.pop(game_id, None)
         if task is not None:
             task.cancel()
+        waiting = self.waits.pop(game_id, None)
+        if waiting is not None:
+            waiting[1].cancel()
+
+    async def check_reply(self, live: LiveGame) -> None:
+        """Before a player's move is stored in a game against the computer: raise the refusal
+        (:class:`~exochess.web.domain.EngineBusy` or its 429 kind, with Retry-After) the
+        computer's reply would meet, so that the move is refused with nothing changed rather
+        than stored and left without a reply."""
+        if self.pool is None or not live.active:
+            return
+        await self.pool.check_move(live.row.level or 0, game_id=live.row.id)
 
     def schedule(self, live: LiveGame) -> None:
         """Start the computer's turn if it is to move in ``live`` (and not thinking already)."""
@@ -77,6 +94,9 @@ class Computer:
             return
         if self.thinking(live.row.id):
             return
+        waiting = self.waits.pop(live.row.id, None)
+        if waiting is not None:
+            waiting[1].cancel()  # asked again now (a takeback, a resumed game...)
         self.tasks[live.row.id] = asyncio.create_task(self._turn(live))
 
     def budget(self, live: LiveGame) -> EngineClock | None:
@@ -115,6 +135,16 @@ class Computer:
             raise
         except TimeRanOut:
             pass  # the computer's time ran out: the game is over, and published below
+        except EngineBusy as exc:
+            # the engine refused the move (the game idle past its place's hold, or its owner's
+            # share full): ask again when it said, not every second, and say so once
+            if live.row.id not in self.waits:
+                log.info("engine move in game %s refused (%s); asking again in %d s",
+                         live.row.id, exc.message, exc.retry_after)
+            wait = max(1, int(exc.retry_after))
+            handle = asyncio.get_running_loop().call_later(wait, self._ask_again, live)
+            self.waits[live.row.id] = (wait, handle)
+            return
         except (StorageUnavailable, ServerBusy):
             # not stored, nothing changed (the database, or the pool that reads moves, was
             # busy): the computer tries again a little later
@@ -133,14 +163,20 @@ class Computer:
         await self.publish(live)
         self.schedule(live)
 
+    def _ask_again(self, live: LiveGame) -> None:
+        self.waits.pop(live.row.id, None)
+        self.schedule(live)
+
     async def evaluate(
-        self, variant: str, start_fen: str, texts: list[str], movetime_ms: int, client: str | None = None
+        self, variant: str, start_fen: str, texts: list[str], movetime_ms: int, client: str | None = None,
+        owner: str | None = None,
     ) -> dict[str, Any]:
         """The engine's view of the position after ``texts``, searched for ``movetime_ms`` (at
-        most the pool's cap), counted against ``client``'s share of the engine."""
+        most the pool's cap), charged to ``owner`` (the account, else the address ``client``)."""
         if self.pool is None:
             raise EngineDisabled(N_("the engine is disabled on this server"))
-        return await self.pool.analyse(variant, start_fen, texts, movetime_ms, client)
+        return await self.pool.analyse(variant, start_fen, texts, movetime_ms, client,
+                                       owner=owner or owner_of(None, client or "?"))
 
     async def evaluate_game(
         self, live: LiveGame, secret: str | None, user_id: int | None, movetime_ms: int, client: str | None
@@ -157,9 +193,13 @@ class Computer:
         if live.board.is_game_over():
             raise GameOver(N_("the game is over: there is nothing to evaluate"))
         row = live.row
-        return await self.evaluate(row.variant, row.start_fen, list(row.moves), movetime_ms, client)
+        # charged like the computer's moves: to the account when signed in, else the address
+        return await self.evaluate(row.variant, row.start_fen, list(row.moves), movetime_ms, client,
+                                   owner_of(user_id, client or "?"))
 
     def close(self) -> None:
         self.closed = True
         for task in self.tasks.values():
             task.cancel()
+        for _wait, handle in self.waits.values():
+            handle.cancel()

@@ -253,6 +253,23 @@ class JobQueue:
                 raise
         return position
 
+    async def check_move(self, level: int, *, game_id: str, owner: str | None = None) -> None:
+        """The refusals :meth:`move` would meet now, nothing queued (see
+        :meth:`~exochess.web.compute.enginepool.EngineBackend.check_move`); Redis away refuses
+        nothing here (the move's own queueing keeps trying)."""
+        cost = move_cost(level)
+        try:
+            share = await self.share()
+            owner = owner or await share.owner_of_game(game_id) or owner_of(None, None, game_id)
+            await share.check(owner, MOVE, cost)
+            if cost > QUICK_MOVE_S:
+                await share.place(game_id, owner, cost, take=False)
+        except EngineBusy:
+            self._counts["refused"] += 1
+            raise
+        except (EngineFailed, RedisError, OSError):
+            return
+
     async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
                    clock: EngineClock | None = None, *, game_id: str = "",
                    owner: str | None = None) -> str | None:

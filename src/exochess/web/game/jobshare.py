@@ -123,15 +123,26 @@ class RedisShare:
         position = int(await self.redis.eval(  # type: ignore[misc]
             _ENTER, 1, key, str(_now_ms()), str(bound), job_id, str(int(self.claim_s * 1000))))
         if position < 0:
-            retry = max(1, math.ceil(cost_s * bound))
-            if kind == MOVE:
-                raise TooManyEngineJobs(
-                    N_("too many computer moves of yours are waiting (at most {count}); "
-                       "try again in {seconds} s"), retry_after=retry, count=bound, seconds=retry)
-            raise TooManyEngineJobs(
-                N_("too many engine analyses from your address at once (at most {count}); "
-                   "wait for one to finish"), retry_after=retry, count=bound)
+            raise self._too_many(kind, bound, cost_s)
         return position
+
+    async def check(self, owner: str, kind: str, cost_s: float) -> None:
+        """Raise what :meth:`enter` would for one more job of ``owner``, counting nothing."""
+        bound = self.bounds.get(kind, self.analyses_per_owner)
+        key = OWNER_KEY.format(kind=kind, owner=owner)
+        if int(await self.redis.zcount(key, _now_ms(), "+inf")) >= bound:
+            raise self._too_many(kind, bound, cost_s)
+
+    @staticmethod
+    def _too_many(kind: str, bound: int, cost_s: float) -> TooManyEngineJobs:
+        retry = max(1, math.ceil(cost_s * bound))
+        if kind == MOVE:
+            return TooManyEngineJobs(
+                N_("too many computer moves of yours are waiting (at most {count}); "
+                   "try again in {seconds} s"), retry_after=retry, count=bound, seconds=retry)
+        return TooManyEngineJobs(
+            N_("too many engine analyses from your address at once (at most {count}); "
+               "wait for one to finish"), retry_after=retry, count=bound)
 
     async def leave(self, owner: str, kind: str, job_id: str) -> None:
         """``job_id`` is over: it no longer counts against its owner."""

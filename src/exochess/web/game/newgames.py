@@ -65,9 +65,10 @@ class NewGames:
     async def create(
         self, variant_name: str, opponent: Opponent | str, level: int | None, color: SeatChoice | str,
         fen: str | None, time_control: TimeControl, user_id: int | None,
-        names: Mapping[Color, str], seat_secrets: Mapping[Color, str],
+        names: Mapping[Color, str], seat_secrets: Mapping[Color, str], owner: str | None = None,
     ) -> Created:
-        """A game against the computer or a friend (see :meth:`GameService.create`)."""
+        """A game against the computer or a friend (see :meth:`GameService.create`); ``owner``
+        holds one of its share of the free positions' places while a set-up position is read."""
         variant = _variant(variant_name)
         try:
             board = Board(variant, fen=fen.strip() if fen and fen.strip() else None)
@@ -75,7 +76,8 @@ class NewGames:
             raise InvalidRequest(N_("bad FEN: {reason}"), reason=str(exc)) from exc
         if fen and fen.strip():
             # a set-up position may have any number of legal moves: count them off the loop
-            count = await self.cpu.run("listing its legal moves", start_moves, variant.name, fen.strip())
+            count = await self.cpu.run("listing its legal moves", start_moves, variant.name, fen.strip(),
+                                       owner=owner)
             if count > MAX_START_MOVES:
                 raise PositionTooLarge(
                     f"position too large: {count:,} legal moves"

@@ -225,6 +225,10 @@ class GameService:
                                  note=note.to_json() if note is not None and fits else None)
         for listener in self.listeners:
             listener(live)
+        if not live.active and live.row.level is not None and self.pool is not None:
+            # a computer game ended (whatever the way: mate, royal capture, time, resignation,
+            # abort...): its place among the long moves is free at once, not after its hold
+            await self.pool.drop_game(live.row.id)
 
     async def announce_presence(self, live: LiveGame) -> None:
         """Tell this process's watchers which seats are online and since when the others are
@@ -300,12 +304,15 @@ class GameService:
         color: SeatChoice | str, fen: str | None, time_control: TimeControl = NO_CLOCK,
         user_id: int | None = None,
         *, names: Mapping[Color, str] | None = None, seat_secrets: Mapping[Color, str] | None = None,
+        owner: str | None = None,
     ) -> tuple[LiveGame, dict[Color, str], Color]:
         """A new game (:meth:`NewGames.create`): (the game, the seat secrets its creator
         receives, the creator's colour).  Against the computer only the creator's seat secret
-        is returned; against a friend both, so that the creator can pass one on."""
+        is returned; against a friend both, so that the creator can pass one on.  ``owner``
+        (account, else address) is charged the CPU work of a set-up position."""
         made = await self.new_games.create(
-            variant_name, opponent, level, color, fen, time_control, user_id, names or {}, seat_secrets or {}
+            variant_name, opponent, level, color, fen, time_control, user_id, names or {}, seat_secrets or {},
+            owner,
         )
         live = await self._started(made)
         if opponent == Opponent.COMPUTER:
@@ -350,6 +357,10 @@ class GameService:
             seat = live.seat(secret, user_id)
             if live.kind_of(seat) != PlayerKind.HUMAN:
                 raise WrongSeat(N_("that seat is played by the computer"))
+            if live.kind_of(seat.other) == PlayerKind.ENGINE:
+                # the computer's reply must find room in its owner's share of the engine (and,
+                # for a long level, a place): else the move is refused now, nothing stored
+                await self.computer.check_reply(live)
             try:
                 note = await self._play_locked(live, seat, text, ply, arrived, lag_ms)
             except TimeRanOut:
@@ -411,17 +422,34 @@ class GameService:
         return live
 
     async def rematch(
-        self, game_id: str, secret: str | None, user_id: int | None = None,
+        self, game_id: str, secret: str | None, user_id: int | None = None, owner: str | None = None,
     ) -> tuple[LiveGame, Color, str | None]:
         """The rematch of a finished game (created once, colours swapped): (game, your colour,
         your secret, which is the one you hold in the finished game; None when the seat was
-        proved by the account, which holds the rematch's seat too)."""
+        proved by the account, which holds the rematch's seat too).  Against the computer, a
+        new rematch reserves its place among the long moves for ``owner`` first, as a new
+        computer game does (:class:`~exochess.web.domain.EngineBusy` with Retry-After when
+        there is none)."""
         live = await self.get(game_id)
         seat = live.seat(secret, user_id)
         if live.active:
             raise Conflict(N_("the game is still being played"))
+        pool = self.pool if live.row.level is not None and owner is not None else None
+        key: str | None = None
         async with live.lock:
-            rematch_id = await self.rematches.rematch(live)
+            if pool is not None and owner is not None and live.row.rematch_id is None:
+                key = await pool.reserve(owner, live.row.level or 0)
+            else:
+                pool = None  # the rematch exists (its place was reserved by whoever created it)
+            try:
+                rematch_id = await self.rematches.rematch(live)
+            except BaseException:
+                if pool is not None and owner is not None:
+                    await pool.claim(key, "", owner)
+                raise
+        if pool is not None and owner is not None:
+            # before the computer's first move is asked, as for a new game
+            await pool.claim(key, rematch_id, owner)
         new = await self.get(rematch_id)
         self.computer.schedule(new)
         await self.publish(live)

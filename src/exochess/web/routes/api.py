@@ -52,13 +52,6 @@ MAX_PREFIX = 64
 EVALUATE_MS = 1000
 
 
-async def _ended(service: GameService, game_id: str) -> None:
-    """A game ended by its player: its place among the long computer moves is free at once
-    (the others lapse after their hold)."""
-    if service.pool is not None:
-        await service.pool.drop_game(game_id)
-
-
 def request_owner(request: Request) -> str:
     """Who the request's engine and CPU work is charged to: the account, else the address."""
     return owner_of(_uid(request), client_address(request))
@@ -95,7 +88,8 @@ async def create_game(body: NewGame, request: Request, service: Service, setting
     key = await pool.reserve(owner, body.level) if pool is not None and body.level is not None else None
     try:
         live, seats, you = await service.create(
-            body.variant, body.opponent, body.level, body.color, body.fen, time_control, _uid(request)
+            body.variant, body.opponent, body.level, body.color, body.fen, time_control, _uid(request),
+            owner=owner,
         )
     except BaseException:
         if pool is not None:
@@ -147,7 +141,6 @@ async def play(game_id: str, body: MoveRequest, request: Request, service: Servi
 @router.post("/games/{game_id}/resign", response_model=GameState)
 async def resign(game_id: str, body: SeatAction, request: Request, service: Service) -> Response:
     live = await service.resign(game_id, body.secret, _uid(request))
-    await _ended(service, game_id)
     return state_reply(service, live)
 
 
@@ -155,7 +148,6 @@ async def resign(game_id: str, body: SeatAction, request: Request, service: Serv
 async def abort(game_id: str, body: SeatAction, service: Service) -> Response:
     """Call the game off (no result): either player, until both sides have moved."""
     live = await service.abort(game_id, body.secret)
-    await _ended(service, game_id)
     return state_reply(service, live)
 
 
@@ -172,7 +164,7 @@ async def takeback(game_id: str, body: TakebackRequest, request: Request, servic
 
 @router.post("/games/{game_id}/rematch")
 async def rematch(game_id: str, body: SeatAction, request: Request, service: Service) -> Rematch:
-    new, color, secret = await service.rematch(game_id, body.secret, _uid(request))
+    new, color, secret = await service.rematch(game_id, body.secret, _uid(request), request_owner(request))
     url = f"/game/{new.row.id}" + (f"#seat={color}&secret={secret}" if secret else "")
     return Rematch(id=new.row.id, color=color, secret=secret, url=url)
 
@@ -222,14 +214,14 @@ async def legal_after(
 
 
 @router.post("/position")
-async def position(body: PositionRequest, service: Service) -> Response:
+async def position(body: PositionRequest, request: Request, service: Service) -> Response:
     """The analysis board's position; with ``prefix``, ``legal`` is the tree after those actions.
 
     Built (and encoded) in a worker process: a client may send any position.
     """
     text = await service.cpu_free.run(
         "listing its legal moves", analysis_position,
-        body.variant, body.fen, body.moves, body.prefix[:MAX_PREFIX],
+        body.variant, body.fen, body.moves, body.prefix[:MAX_PREFIX], owner=request_owner(request),
     )
     return Response(text, media_type="application/json")
 
@@ -243,7 +235,8 @@ async def analyse(body: AnalyseRequest, request: Request, service: Service) -> d
     variant, start_fen, texts = await service.cpu_free.run(
         "replaying the moves", analysis_line, body.variant, body.fen, body.moves, owner=request_owner(request)
     )
-    work = service.computer.evaluate(variant, start_fen, texts, body.movetime_ms, client_address(request))
+    work = service.computer.evaluate(variant, start_fen, texts, body.movetime_ms, client_address(request),
+                                     request_owner(request))
     return await unless_disconnected(request, work)
 
 

@@ -65,7 +65,7 @@ class Runner(Protocol):
     """A bounded pool that runs CPU work off the event loop
     (:class:`~exochess.web.compute.cpuwork.CpuWork`)."""
 
-    async def run(self, what: str, fn: Callable[..., T], *args: Any) -> T: ...
+    async def run(self, what: str, fn: Callable[..., T], *args: Any, owner: str | None = None) -> T: ...
 
 
 class MoveAbandoned(Exception):

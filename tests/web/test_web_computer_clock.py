@@ -105,7 +105,7 @@ def test_the_computer_is_not_flagged_for_the_servers_delay_and_is_charged_its_th
         pool = HeldPool()
         svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), pool, Hub())
         try:
-            control = TimeControl.parse("0.05+0")
+            control = TimeControl.parse("0.05+0", any_minutes=True)
             live, seats, _you = await svc.create("fugue", "computer", 0, "white", None, control)
             gid = live.row.id
             pool.gate.set()

@@ -97,9 +97,9 @@ def run_worker(args: argparse.Namespace) -> int:
         return _error("worker", "--jobs and --job-timeout must be positive")
     try:
         from exochess.web import metrics
-        from exochess.web.game.jobs import make_worker
         from exochess.web.game.queuestats import QueueCollector
         from exochess.web.game.worker import Health, serve_operations
+        from exochess.web.game.workerjobs import make_worker
         from exochess.web.http.logs import logging_config
     except ImportError as exc:  # pragma: no cover - depends on the install
         return _error("worker", f"the cluster extra is not installed ({exc}); "

@@ -95,7 +95,8 @@ def create_app(
         queue_metrics = None
         peers = None
         if shared is not None:
-            from exochess.web.game.jobs import EngineSweep, JobQueue
+            from exochess.web.game.jobs import JobQueue
+            from exochess.web.game.sweep import EngineSweep
             from exochess.web.live.presence import SharedCounts
             from exochess.web.live.pubsub import RedisBus
 

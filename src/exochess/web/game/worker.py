@@ -1,5 +1,5 @@
 """The engine worker's machinery (``exochess worker``; its jobs and
-:func:`~exochess.web.game.jobs.make_worker` are in :mod:`exochess.web.game.jobs`): arq's worker
+:func:`~exochess.web.game.workerjobs.make_worker` are in :mod:`exochess.web.game.workerjobs`): arq's worker
 made to outlive its services and to lose no job with itself.
 
 - **Outages of any length.**  arq's own worker exits on the first Redis error of its polling

@@ -177,7 +177,8 @@ def test_one_line_is_the_search_it_was(game: str) -> None:
     for board in (Board(game), middle(game)):
         plain = Searcher().search(board, Limits(depth=3))
         one = Searcher().search(board, Limits(depth=3), multipv=1)
-        assert (one.best, one.score_cp, one.pv, one.nodes) == (plain.best, plain.score_cp, plain.pv, plain.nodes)
+        assert (one.best, one.score_cp, one.pv) == (plain.best, plain.score_cp, plain.pv)
+        assert one.nodes == plain.nodes
         assert one.lines == [] and one.all_lines() == [one]
 
 

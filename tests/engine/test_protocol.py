@@ -126,7 +126,7 @@ def test_a_weak_level_on_a_clock_keeps_its_move_time_as_a_cap() -> None:
 
     searched: list[Limits] = []
     session = EngineProtocol(lambda line: None)
-    session._run = lambda board, limits, options: searched.append(limits)  # type: ignore[method-assign]
+    session._run = lambda board, limits, options, *rest: searched.append(limits)  # type: ignore[method-assign]
     for level in (2, 8):
         session.handle(f"setoption name Level value {level}")
         session.handle("position startpos")

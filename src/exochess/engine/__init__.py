@@ -9,13 +9,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from exochess.board import Board
 from exochess.engine.levels import LEVELS, Level, level
 from exochess.engine.levels import level as get_level
 from exochess.engine.limits import Limits
-from exochess.engine.search import MATE, Analysis, EngineError, Searcher, SearchOptions
+from exochess.engine.search import MATE, MAX_MULTIPV, Analysis, EngineError, Searcher, SearchOptions
 from exochess.move import Move
 
 
@@ -49,21 +49,26 @@ def analyse(
     nodes: int | None = None,
     on_iteration: Callable[[Analysis], None] | None = None,
     searcher: Searcher | None = None,
+    multipv: int = 1,
+    searchmoves: Collection[Move] | None = None,
 ) -> Analysis:
     """Full-strength analysis of ``board`` (not modified).
 
     Stops at ``depth``, ``movetime_ms`` or ``nodes``, whichever comes first
     (with none given: 1000 ms).  ``on_iteration`` is called with the
-    :class:`Analysis` of every completed iteration.
+    :class:`Analysis` of every completed iteration.  ``multipv`` lines (best
+    first, in :meth:`Analysis.all_lines`) and ``searchmoves`` (the root moves to
+    consider) are :meth:`Searcher.search`'s.
     """
     if depth is None and movetime_ms is None and nodes is None:
         movetime_ms = 1000
     s = searcher if searcher is not None else Searcher()
     limits = Limits(depth=depth, movetime_ms=movetime_ms, nodes=nodes)
-    return s.search(board, limits, on_iteration=on_iteration)
+    return s.search(board, limits, on_iteration=on_iteration, multipv=multipv, searchmoves=searchmoves)
 
 
 __all__ = [
-    "LEVELS", "MATE", "Analysis", "EngineError", "Level", "Limits", "SearchOptions", "Searcher",
+    "LEVELS", "MATE", "MAX_MULTIPV", "Analysis", "EngineError", "Level", "Limits", "SearchOptions",
+    "Searcher",
     "analyse", "best_move", "level",
 ]

@@ -7,11 +7,13 @@ See ``docs/protocol.md`` for the full description.  In short::
     setoption name Variant value fugue    (resets the position to the start)
     setoption name Level value 5
     setoption name Hash value 64          (MiB for the tables; they start empty)
+    setoption name MultiPV value 3        (lines per iteration, best first)
     ucinewgame
     position startpos|fen <FEN> [moves <m1> <m2> ...]
     go [depth N] [nodes N] [movetime MS] [wtime MS btime MS [winc MS] [binc MS] [movestogo N]] [infinite]
-                                          -> info depth ... score cp|mate ... nodes ... nps ... pv ...
-                                          -> bestmove <move>
+       [searchmoves <m1> <m2> ...]
+                                  -> info depth ... multipv K score cp|mate ... nodes ... nps ... pv ...
+                                  -> bestmove <move>
     stop                                  -> (the running search ends, bestmove is printed)
     quit
 
@@ -37,9 +39,10 @@ from exochess import __version__
 from exochess.board import Board
 from exochess.engine.levels import level as get_level
 from exochess.engine.limits import Limits
-from exochess.engine.search import Analysis, Searcher, SearchOptions
+from exochess.engine.search import MAX_MULTIPV, Analysis, Searcher, SearchOptions
 from exochess.engine.tt import DEFAULT_HASH_MB, MAX_HASH_MB, MIN_HASH_MB
 from exochess.errors import ExochessError
+from exochess.move import Move
 from exochess.variants import all_variants, default_variant, find_variant
 
 SWITCH_INTERVAL_S = 0.001
@@ -48,10 +51,12 @@ SWITCH_INTERVAL_S = 0.001
 of the search."""
 
 GO_INT_FIELDS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo")
+GO_WORDS = (*GO_INT_FIELDS, "infinite", "searchmoves")
+"""The words of ``go``: ``searchmoves`` takes the moves up to the next of them."""
 
 
 def format_info(a: Analysis) -> str:
-    """The ``info`` line of one completed iteration.
+    """The ``info`` line of one line of a completed iteration (``multipv`` is its rank).
 
     ``score mate N`` counts *moves* (UCI custom): N > 0 the side to move wins,
     N < 0 it loses; ``score cp`` is from the side to move's point of view.
@@ -63,8 +68,8 @@ def format_info(a: Analysis) -> str:
         score = f"cp {a.score_cp}"
     pv = " ".join(str(m) for m in a.pv)
     return (
-        f"info depth {a.depth} seldepth {a.seldepth} score {score} nodes {a.nodes} nps {a.nps} "
-        f"time {a.time_ms} pv {pv}"
+        f"info depth {a.depth} seldepth {a.seldepth} multipv {a.multipv} score {score} "
+        f"nodes {a.nodes} nps {a.nps} time {a.time_ms} pv {pv}"
     )
 
 
@@ -77,6 +82,7 @@ class EngineProtocol:
         self.variant_name = default_variant().name
         self.level = 8
         self.hash_mb = DEFAULT_HASH_MB
+        self.multipv = 1
         self.board = Board(self.variant_name)
         self.searcher = Searcher()
         self._thread: threading.Thread | None = None
@@ -145,6 +151,7 @@ class EngineProtocol:
         self.send(f"option name Variant type combo default {self.variant_name} {names}")
         self.send("option name Level type spin default 8 min 1 max 8")
         self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min {MIN_HASH_MB} max {MAX_HASH_MB}")
+        self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
         self.send("uciok")
 
     def cmd_isready(self, args: list[str]) -> None:
@@ -172,8 +179,10 @@ class EngineProtocol:
                 raise ValueError(f"Hash must be {MIN_HASH_MB} to {MAX_HASH_MB} MiB, not {mb}")
             self.hash_mb = mb
             self.searcher.set_hash(mb)
+        elif name == "multipv":
+            self.multipv = _multipv(value)
         else:
-            self.error(f"unknown option {name!r} (known: Variant, Level, Hash)")
+            self.error(f"unknown option {name!r} (known: Variant, Level, Hash, MultiPV)")
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
         self.finish()
@@ -203,12 +212,21 @@ class EngineProtocol:
         self.finish()
         values: dict[str, int] = {}
         infinite = False
+        listed: list[str] | None = None
         i = 0
         while i < len(args):
             word = args[i]
             if word == "infinite":
                 infinite = True
                 i += 1
+            elif word == "searchmoves":
+                i += 1
+                listed = []
+                while i < len(args) and args[i] not in GO_WORDS:
+                    listed.append(args[i])
+                    i += 1
+                if not listed:
+                    raise ValueError("searchmoves needs at least one move")
             elif word in GO_INT_FIELDS:
                 if i + 1 >= len(args):
                     raise ValueError(f"{word} needs a number")
@@ -223,6 +241,7 @@ class EngineProtocol:
             self.error("the game is over: there is no move to play")
             self.send("bestmove (none)")
             return
+        searchmoves = self._searchmoves(listed) if listed is not None else None
         lv = get_level(self.level, self.variant_name)
         has_budget = infinite or any(k in values for k in ("depth", "nodes", "movetime", "wtime", "btime"))
         movetime = values.get("movetime")
@@ -246,10 +265,29 @@ class EngineProtocol:
         options = lv.options()
         self.infinite = infinite
         self._released.clear()
-        self._thread = threading.Thread(target=self._run, args=(board, limits, options), daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, args=(board, limits, options, self.multipv, searchmoves), daemon=True
+        )
         self._thread.start()
 
-    def _run(self, board: Board, limits: Limits, options: SearchOptions) -> None:
+    def _searchmoves(self, listed: list[str]) -> list[Move]:
+        """The moves of ``go searchmoves``, each legal here (else an error naming it, and no search)."""
+        moves = []
+        for text in listed:
+            try:
+                moves.append(self.board.parse_move(text))
+            except ExochessError as exc:
+                raise ExochessError(f"searchmoves: {exc}") from None
+        return moves
+
+    def _run(
+        self,
+        board: Board,
+        limits: Limits,
+        options: SearchOptions,
+        multipv: int,
+        searchmoves: list[Move] | None,
+    ) -> None:
         # The cyclic garbage collector stays off until bestmove is out: the search turns it
         # off while it runs, and the first collection after that walks everything the search
         # allocated (30 to 100 ms after a one-second search), which would delay the answer.
@@ -260,22 +298,32 @@ class EngineProtocol:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            self._search_and_answer(board, limits, options)
+            self._search_and_answer(board, limits, options, multipv, searchmoves)
         finally:
             self.searcher.release()  # the caches the search dropped, now that bestmove is out
             gc.freeze()
             if collecting:
                 gc.enable()
 
-    def _search_and_answer(self, board: Board, limits: Limits, options: SearchOptions) -> None:
+    def _search_and_answer(
+        self,
+        board: Board,
+        limits: Limits,
+        options: SearchOptions,
+        multipv: int,
+        searchmoves: list[Move] | None,
+    ) -> None:
         try:
             shown: list[Analysis] = []
 
             def show(a: Analysis) -> None:
                 shown.append(a)
-                self.send(format_info(a))
+                for line in a.all_lines():  # multipv 1..N, best first
+                    self.send(format_info(line))
 
-            result = self.searcher.search(board, limits, options=options, on_iteration=show)
+            result = self.searcher.search(
+                board, limits, options=options, on_iteration=show, multipv=multipv, searchmoves=searchmoves
+            )
             if not shown or shown[-1].best != result.best:
                 # Stopped inside an iteration in which another move had already taken the lead.
                 self.send(format_info(result))
@@ -296,6 +344,17 @@ class EngineProtocol:
         for row in render(self.board).splitlines():
             self.send(f"info string {row}")
         self.send(f"info string fen {self.board.fen()}")
+
+
+def _multipv(value: str) -> int:
+    """The value of ``setoption name MultiPV``: a whole number from 1 to :data:`MAX_MULTIPV`."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(f"MultiPV must be a whole number from 1 to {MAX_MULTIPV}, not {value!r}") from None
+    if not 1 <= n <= MAX_MULTIPV:
+        raise ValueError(f"MultiPV must be 1 to {MAX_MULTIPV}, not {n}")
+    return n
 
 
 def run(stdin: TextIO, stdout: TextIO) -> int:

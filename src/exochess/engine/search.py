@@ -51,7 +51,7 @@ import gc
 import math
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Final
@@ -72,7 +72,7 @@ from exochess.engine.tt import (
     reclaim,
     to_tt,
 )
-from exochess.errors import ExochessError
+from exochess.errors import ExochessError, IllegalMoveError
 from exochess.move import Move
 from exochess.outcome import Termination
 from exochess.rawmove import CHANGES, FROM, KIND, MORE, PROMOTION, TO, VICTIMS, RawAction, RawMove, to_move
@@ -81,6 +81,8 @@ from exochess.variant import FORBIDDEN, THREEFOLD_LOSS
 MATE: Final = 100_000
 """Score of a won game at the root (minus the plies it takes)."""
 MAX_PLY: Final = 96
+MAX_MULTIPV: Final = 64
+"""Most lines a multi-PV search gives (more than any interface shows; each costs a root pass)."""
 MATE_BOUND: Final = MATE - 1_000
 """Scores beyond this are wins or losses."""
 INF: Final = MATE + 1
@@ -202,6 +204,15 @@ class Analysis:
     seldepth: int = 0
     """Deepest ply reached (quiescence included)."""
     raw_pv: list[RawMove] = field(default_factory=list, repr=False)
+    multipv: int = 1
+    """Rank of this line among the lines of a multi-PV search (1 = best)."""
+    lines: list[Analysis] = field(default_factory=list, repr=False)
+    """With ``multipv`` > 1: every line of the iteration, best first (the first is this one's
+    line, as a separate object); empty in a single-line search.  :meth:`all_lines` covers both."""
+
+    def all_lines(self) -> list[Analysis]:
+        """The lines of the search, best first: :attr:`lines`, or this analysis alone."""
+        return self.lines if self.lines else [self]
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,11 +417,23 @@ class Searcher:
         options: SearchOptions | None = None,
         seed: int = 0,
         on_iteration: Callable[[Analysis], None] | None = None,
+        multipv: int = 1,
+        searchmoves: Collection[Move] | None = None,
     ) -> Analysis:
         """Search a copy of ``board`` within ``limits`` and return the result.
 
-        Raises :class:`EngineError` if the game is over (there is no move to find).
+        ``multipv`` (1 to :data:`MAX_MULTIPV`) asks for that many best root moves, each with its
+        own score and principal variation (:attr:`Analysis.lines`; fewer when the position has
+        fewer moves).  Every iteration searches the root once per line, each pass among the
+        moves no earlier pass picked, so N lines cost up to N root searches; the result is the
+        first line.  ``searchmoves`` restricts the root to these moves (all legal here).
+
+        Raises :class:`EngineError` if the game is over (there is no move to find),
+        :class:`~exochess.errors.IllegalMoveError` if a move of ``searchmoves`` is not legal
+        here (or none is given) and :class:`ValueError` if ``multipv`` is out of range.
         """
+        if not 1 <= multipv <= MAX_MULTIPV:
+            raise ValueError(f"multipv must be 1 to {MAX_MULTIPV}, not {multipv}")
         # The cyclic garbage collector is off while the search runs: every node allocates
         # tuples and lists (moves, table entries, capture lists), so its passes over the
         # young objects cost about 2% of the search, and they find nothing (the search makes
@@ -420,7 +443,7 @@ class Searcher:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            return self._search(board, limits, options, seed, on_iteration)
+            return self._search(board, limits, options, seed, on_iteration, multipv, searchmoves)
         finally:
             if collecting:
                 gc.enable()
@@ -432,6 +455,8 @@ class Searcher:
         options: SearchOptions | None,
         seed: int,
         on_iteration: Callable[[Analysis], None] | None,
+        multipv: int,
+        searchmoves: Collection[Move] | None,
     ) -> Analysis:
         # The budget counts from the call: the set-up (root moves, their static scores) too.
         start = time.perf_counter()
@@ -448,6 +473,9 @@ class Searcher:
             root_moves = [m for m in root_moves if to_move(m).actions[:n] == opened]
         if not root_moves:
             raise EngineError("the game is over: there is no move to search")
+        if searchmoves is not None:
+            root_moves = _restricted(root_moves, searchmoves)
+        lines_wanted = min(multipv, len(root_moves))
         self._setup(b, options, limits)
         self._start = start
         soft, hard = limits.time_budget(b.turn)
@@ -462,6 +490,7 @@ class Searcher:
         scores = self._static_scores(root_moves)
         order = sorted(range(len(root_moves)), key=lambda i: scores[i] + bonus[i], reverse=True)
         result: Analysis | None = None
+        lines: list[tuple[int, int, list[RawMove]]] = []
         # The first iteration always completes (so there is a searched move to play however
         # small the budget): its quiescence is capped hard to keep it short in every position.
         # A search that stops at depth 1 (the weak levels) then runs depth 1 again with the
@@ -480,11 +509,17 @@ class Searcher:
                 self._next_check = min(self._next_check, self._node_limit)
             self._ext_limit = 2 * depth  # royal threat extensions stop at twice the nominal depth
             try:
-                windowed = self.options.aspiration and depth >= ASPIRATION_DEPTH and noise == 0
-                if windowed and result is not None and abs(result.score_cp) < MATE_BOUND:
-                    best_i, best_score = self._aspiration(depth, root_moves, order, scores, result)
+                if lines_wanted > 1:
+                    lines = self._multi_root(
+                        depth, root_moves, order, scores, bonus, noise, result, lines_wanted
+                    )
+                    best_i, best_score = lines[0][0], lines[0][1]
                 else:
-                    best_i, best_score = self._root(depth, root_moves, order, scores, bonus, noise > 0)
+                    windowed = self.options.aspiration and depth >= ASPIRATION_DEPTH and noise == 0
+                    if windowed and result is not None and abs(result.score_cp) < MATE_BOUND:
+                        best_i, best_score = self._aspiration(depth, root_moves, order, scores, result)
+                    else:
+                        best_i, best_score = self._root(depth, root_moves, order, scores, bonus, noise > 0)
             except SearchStopped:
                 while self._score_stack:  # unwind the moves the interrupted search had made
                     self._unplay()
@@ -494,10 +529,19 @@ class Searcher:
                         # A move beat the previous best at the unfinished depth: trust it.
                         result = self._analysis(result.depth, s, root_moves[i], [root_moves[i]])
                 break
-            pv = self._root_pv if self._root_pv and self._root_pv[0] is root_moves[best_i] else [
-                root_moves[best_i]
-            ]
-            result = self._analysis(depth, best_score, root_moves[best_i], pv)
+            if lines_wanted > 1:
+                result = self._analysis(depth, best_score, root_moves[best_i], lines[0][2])
+                # A copy of the first line, not the result itself: no reference cycle (the
+                # protocol freezes what survives a search out of the collector's sight).
+                result.lines = [
+                    self._analysis(depth, s, root_moves[i], line_pv, rank + 1)
+                    for rank, (i, s, line_pv) in enumerate(lines)
+                ]
+            else:
+                pv = self._root_pv if self._root_pv and self._root_pv[0] is root_moves[best_i] else [
+                    root_moves[best_i]
+                ]
+                result = self._analysis(depth, best_score, root_moves[best_i], pv)
             if on_iteration is not None:
                 on_iteration(result)
             if abs(best_score) >= MATE_BOUND and MATE - abs(best_score) <= depth:
@@ -543,7 +587,9 @@ class Searcher:
         self._next_check = next_check
         return scores
 
-    def _analysis(self, depth: int, score: int, best: RawMove, raw_pv: list[RawMove]) -> Analysis:
+    def _analysis(
+        self, depth: int, score: int, best: RawMove, raw_pv: list[RawMove], rank: int = 1
+    ) -> Analysis:
         elapsed = max(1e-6, time.perf_counter() - self._start)
         mate = None
         if score >= MATE_BOUND:
@@ -561,6 +607,7 @@ class Searcher:
             time_ms=int(elapsed * 1000),
             seldepth=self._seldepth,
             raw_pv=list(raw_pv),
+            multipv=rank,
         )
 
     def _setup(self, board: Board, options: SearchOptions, limits: Limits) -> None:
@@ -658,6 +705,52 @@ class Searcher:
                 self._partial = fail_high
             raise
 
+    def _multi_root(
+        self,
+        depth: int,
+        moves: list[RawMove],
+        order: list[int],
+        scores: list[int],
+        bonus: list[int],
+        noise: int,
+        last: Analysis | None,
+        count: int,
+    ) -> list[tuple[int, int, list[RawMove]]]:
+        """The ``count`` best root moves at ``depth``: (index, score, principal variation), best first.
+
+        One root pass per line, each over the moves that no earlier pass picked (the first pass
+        is the single-line search, aspiration included), so each line's score is exact for its
+        move.  The lines are then sorted by score (with a level's noise bonus, as the root
+        chooses): a later pass may score its move above an earlier one (the table has grown
+        since), and the lines must read best first.  ``order`` becomes the lines' moves, then
+        the rest as the last pass ranked them.  Stopped after the first pass, the first line
+        is complete: it becomes ``_partial`` (the stopped search's candidate).
+        """
+        found: list[tuple[int, int, list[RawMove]]] = []
+        rest = list(order)
+        for k in range(count):
+            try:
+                if k == 0:
+                    windowed = self.options.aspiration and depth >= ASPIRATION_DEPTH and noise == 0
+                    if windowed and last is not None and abs(last.score_cp) < MATE_BOUND:
+                        best_i, best_score = self._aspiration(depth, moves, rest, scores, last)
+                    else:
+                        best_i, best_score = self._root(depth, moves, rest, scores, bonus, noise > 0)
+                else:
+                    # Not stored in the table: the best of a subset is not the position's score.
+                    best_i, best_score = self._root(depth, moves, rest, scores, bonus, noise > 0, store=False)
+            except SearchStopped:
+                if found:
+                    self._partial = (found[0][0], found[0][1])
+                raise
+            root_pv = self._root_pv
+            pv = list(root_pv) if root_pv and root_pv[0] is moves[best_i] else [moves[best_i]]
+            found.append((best_i, best_score, pv))
+            rest.remove(best_i)
+        found.sort(key=lambda line: _ranked(line[1], bonus[line[0]]), reverse=True)
+        order[:] = [line[0] for line in found] + rest
+        return found
+
     def _root(
         self,
         depth: int,
@@ -668,11 +761,13 @@ class Searcher:
         exact_all: bool,
         alpha: int = -INF,
         beta: int = INF,
+        store: bool = True,
     ) -> tuple[int, int]:
-        """Search every root move to ``depth`` in the window (alpha, beta); reorder ``order`` best first.
+        """Search the moves in ``order`` to ``depth`` in the window (alpha, beta); sort ``order`` best first.
 
         A score at or above ``beta`` ends the pass at once (the caller searches again); a
-        result at or below ``alpha`` is an upper bound.
+        result at or below ``alpha`` is an upper bound.  ``store``: put the result in the
+        table (not for a pass over part of the moves).
         """
         window = alpha, beta
         best_i = order[0]
@@ -726,6 +821,8 @@ class Searcher:
         order.sort(key=lambda i: scores[i] + (bonus[i] if abs(scores[i]) < MATE_BOUND else 0), reverse=True)
         order.remove(best_i)
         order.insert(0, best_i)
+        if not store:
+            return best_i, best_score
         key = self.board.zobrist_hash()
         if best_score >= window[1]:
             flag = LOWER
@@ -1300,6 +1397,28 @@ class Searcher:
                     if score >= beta:
                         break
         return stand if best == -INF else best  # forced, with every capture skipped by the caps
+
+
+def _ranked(score: int, bonus: int) -> int:
+    """A root move's score as the root ranks it: with its noise bonus unless it is a game end."""
+    return score + bonus if -MATE_BOUND < score < MATE_BOUND else score
+
+
+def _restricted(moves: list[RawMove], searchmoves: Collection[Move]) -> list[RawMove]:
+    """The moves of ``moves`` that ``searchmoves`` names (UCI's ``go searchmoves``).
+
+    Raises :class:`~exochess.errors.IllegalMoveError` naming the moves that are not among
+    them, or if ``searchmoves`` is empty.
+    """
+    wanted = set(searchmoves)
+    if not wanted:
+        raise IllegalMoveError("searchmoves names no move")
+    kept = [m for m in moves if to_move(m) in wanted]
+    if len(kept) < len(wanted):
+        found = {to_move(m) for m in kept}
+        missing = " ".join(sorted({str(m) for m in wanted if m not in found}))
+        raise IllegalMoveError(f"searchmoves: not a legal move here: {missing}")
+    return kept
 
 
 _first = itemgetter(0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -87,3 +88,25 @@ def random_walk(variant: str, rng: random.Random, plies: int, fen: str | None = 
             break
         board.push_raw(rng.choice(moves))
     return board
+
+
+AFTER_BASELINE_TABLES = ("lesson_progress",)
+"""Tables that Alembic revisions after the baseline (0001) add (0004)."""
+AFTER_BASELINE_COLUMNS = (
+    ("challenges", "poster_browser"),
+    ("games", "end_white_ms"),
+    ("games", "end_black_ms"),
+)
+"""(table, column) that Alembic revisions after the baseline add (0003, 0005)."""
+
+
+def as_before_alembic(execute: Callable[[str], object]) -> None:
+    """Make a database of today's schema look as a release before Alembic left it: no
+    ``alembic_version``, and nothing that a revision after the baseline adds (such a database
+    never had it).  ``execute`` runs one SQL statement.  A new revision that adds a table or a
+    column adds it to the lists above."""
+    execute("DROP TABLE alembic_version")
+    for table in AFTER_BASELINE_TABLES:
+        execute(f"DROP TABLE {table}")
+    for table, column in AFTER_BASELINE_COLUMNS:
+        execute(f"ALTER TABLE {table} DROP COLUMN {column}")

@@ -6,13 +6,13 @@ falling back to asyncio's 64 KiB."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from exochess.cli.localservices import MissingProgram, RedisServer
+from tests.web.serverproc import run_async
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,6 @@ def test_the_subscription_stream_has_the_wide_buffer(redis_url: str) -> None:
             await wide.aclose()
             await plain.aclose()
 
-    wide_limit, plain_limit = asyncio.run(limits())
+    wide_limit, plain_limit = run_async(limits)
     assert wide_limit == SUBSCRIPTION_BUFFER
     assert plain_limit < SUBSCRIPTION_BUFFER  # asyncio's default: the override is what widens it

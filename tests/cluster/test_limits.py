@@ -4,13 +4,13 @@ limit that fails closed (logins) says so and the others let the action through."
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 
 import pytest
 
 from exochess.web.limits import LimiterUnavailable, RateLimits
 from tests.cluster.harness import Services
+from tests.web.serverproc import run_async
 
 
 def test_a_limit_holds_across_servers_sharing_redis(services: Services) -> None:
@@ -33,7 +33,7 @@ def test_a_limit_holds_across_servers_sharing_redis(services: Services) -> None:
             await one.close()
             await two.close()
 
-    asyncio.run(run())
+    run_async(run)
 
 
 def test_without_redis_logins_fail_closed_and_the_others_open(services: Services) -> None:
@@ -47,4 +47,4 @@ def test_without_redis_logins_fail_closed_and_the_others_open(services: Services
         finally:
             await limits.close()
 
-    asyncio.run(run())
+    run_async(run)

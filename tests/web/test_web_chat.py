@@ -78,7 +78,9 @@ def test_players_chat_and_spectators_read(server: Server) -> None:
     run_async(run)
     with httpx.Client(base_url=server.url) as client:
         plain = client.get(f"/api/games/{game}/pgn").text
-        assert "{" not in plain and '[White "Ann"]' in plain and '[Black "Ben"]' in plain
+        # no chat without asking (the only comments are the moves' clocks)
+        assert "[Ann]" not in plain and "[Ben]" not in plain
+        assert '[White "Ann"]' in plain and '[Black "Ben"]' in plain
         with_chat = client.get(f"/api/games/{game}/pgn?chat=1").text
         # before the first move Ann's line, after it Ben's; a brace cannot end the comment early
         assert '{[Ann] <img src=x onerror="alert(1)"> hello ){ there' in with_chat

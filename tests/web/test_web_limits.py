@@ -4,7 +4,6 @@ counted on the account name as the login reads it (issue 41, finding 2)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from exochess.web import create_app
 from exochess.web.limits import LIMITS, RateLimits, account_key, parse_rate_limits
+from tests.web.serverproc import run_async
 
 
 class Clock:
@@ -38,7 +38,7 @@ def test_each_limit_counts_per_key_and_refusals_say_when_to_retry() -> None:
         clock.now += 10.0
         assert await limits.hit("chat", "g1:white") is None
 
-    asyncio.run(run())
+    run_async(run)
 
 
 def test_several_rates_of_one_limit_must_all_allow_a_hit() -> None:
@@ -55,7 +55,7 @@ def test_several_rates_of_one_limit_must_all_allow_a_hit() -> None:
         refusal = await limits.hit("login-account", "alice")
         assert refusal is not None and refusal.item.amount == 3  # now the hourly one is
 
-    asyncio.run(run())
+    run_async(run)
 
 
 def test_a_precheck_limit_is_known_full_without_asking_the_storage() -> None:
@@ -73,7 +73,7 @@ def test_a_precheck_limit_is_known_full_without_asking_the_storage() -> None:
         clock.now += 60.0
         assert limits.blocked("sockets", "a") is None
 
-    asyncio.run(run())
+    run_async(run)
 
 
 def test_every_declared_limit_has_a_readable_default() -> None:

@@ -12,6 +12,7 @@ from exochess.web.domain import Color, PlayerKind
 from exochess.web.game.service import GameService
 from exochess.web.live.hub import Hub
 from exochess.web.storage.store import SECRET_PREFIX, Storage, hash_secret, secret_matches
+from tests.helpers import as_before_alembic
 from tests.web.serverproc import Server, run_async
 
 
@@ -66,7 +67,7 @@ def test_plain_secrets_of_an_existing_database_are_hashed_on_start_and_keep_work
     white, black = "WhiteSecretFromBefore1", "BlackSecretFromBefore1"
     with sqlite3.connect(path) as db:  # what a version before 0.2 stored: the secrets themselves
         db.execute("UPDATE games SET white_secret = ?, black_secret = ?", (white, black))
-        db.execute("DROP TABLE alembic_version")  # and no Alembic yet
+        as_before_alembic(db.execute)  # and no Alembic yet
     srv = Server(path).start()
     try:
         assert stored_secrets(path)["oldgame1"] == (hash_secret(white), hash_secret(black))

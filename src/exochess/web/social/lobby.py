@@ -195,13 +195,17 @@ def live_game_json(row: GameRow, infos: Infos | None = None) -> dict[str, Any]:
 def listed_challenges(rows: list[ChallengeRow], limit: int = LISTED_CHALLENGES,
                       per_address: int = LISTED_PER_ADDRESS) -> list[ChallengeRow]:
     """The challenges the lobby lists, from ``rows`` newest first: the newest first, at most
-    ``per_address`` from one client address (or, without one, one player), at most ``limit``.
-    A flood from a few addresses then leaves room for everyone else's, and a new challenge
-    comes at the top."""
+    ``per_address`` from one owner — the account of a signed-in poster, else the client address
+    (or, without one, the player) — at most ``limit``.  A flood from a few addresses then leaves
+    room for everyone else's, and a new challenge comes at the top; accounts behind one address
+    (a school, a shared network) are each listed (sign-ups are limited per address)."""
     shown: Counter[str] = Counter()
     listed = []
     for row in rows:
-        source = row.poster_address or row.poster_key
+        if row.poster_user is not None:
+            source = f"user:{row.poster_user}"
+        else:
+            source = f"address:{row.poster_address}" if row.poster_address else f"player:{row.poster_key}"
         if shown[source] >= per_address:
             continue
         shown[source] += 1
@@ -287,11 +291,11 @@ class Lobby:
         A signed-in ``user`` posts under their username (``name`` and ``player`` are then not
         needed); only they may post a ``rated`` one, and only with a time control."""
         key = poster_key(user, player)
-        shown = user.name if user is not None else await self._guest_name(name)
         if rated and user is None:
             raise SecretRequired(
                 N_("sign in to post a rated challenge: rated games are played between accounts")
             )
+        shown = user.name if user is not None else await self._guest_name(name)
         try:
             game = find_variant(variant)
         except UnknownVariantError as exc:
@@ -345,7 +349,6 @@ class Lobby:
         A signed-in ``user`` plays under their username, their seat belonging to the account;
         only they may accept a rated challenge (not their own, from any browser)."""
         key = poster_key(user, player)
-        shown = user.name if user is not None else await self._guest_name(name)
         await self._throttle(address)
         row = await self._load(challenge_id)
         if row.poster_key == key or (user is not None and row.poster_user == user.id):
@@ -361,6 +364,7 @@ class Lobby:
             raise SecretRequired(
                 N_("sign in to accept a rated challenge: rated games are played between accounts")
             )
+        shown = user.name if user is not None else await self._guest_name(name)
         poster = secrets.choice(list(Color)) if row.color == SeatChoice.RANDOM else Color(row.color)
         storage = self.service.storage
         if not await self.service.db(storage.take_challenge, row.id, poster):

@@ -133,7 +133,7 @@ def test_two_accounts_meet_in_the_lobby_and_play_a_rated_game(rated_server: Serv
 def test_rated_challenges_need_accounts_and_a_clock(rated_server: Server) -> None:
     alice, alice_name = account(rated_server, "ralice")
     with httpx.Client(base_url=rated_server.url) as guest:
-        guest_body = {"variant": "interweave", "time_control": "3+2", "name": "Guest", "player": token()}
+        guest_body = {"variant": "interweave", "time_control": "3+2", "name": "Wanderer", "player": token()}
         before = {c["id"] for c in challenges(guest)}
         res = guest.post("/api/challenges", json={**guest_body, "rated": True})
         assert res.status_code == 401 and "sign in to post a rated challenge" in res.json()["error"]
@@ -146,7 +146,7 @@ def test_rated_challenges_need_accounts_and_a_clock(rated_server: Server) -> Non
         res = alice.post("/api/challenges", json={"variant": "interweave", "time_control": "2d", "rated": True})
         assert res.status_code == 201, res.text
         cid = res.json()["challenge"]["id"]
-        res = guest.post(f"/api/challenges/{cid}/accept", json={"player": token(), "name": "Guest"})
+        res = guest.post(f"/api/challenges/{cid}/accept", json={"player": token(), "name": "Wanderer"})
         assert res.status_code == 401 and "sign in to accept a rated challenge" in res.json()["error"]
         # the same account in a second browser is still the poster
         with signed_client(rated_server) as again:
@@ -164,7 +164,7 @@ def test_rated_challenges_need_accounts_and_a_clock(rated_server: Server) -> Non
         res = guest.post("/api/challenges", json=guest_body)
         assert res.status_code == 201
         cid, guest_secret = res.json()["challenge"]["id"], res.json()["secret"]
-        assert res.json()["challenge"]["player"] == {"name": "Guest", "rating": None, "provisional": None,
+        assert res.json()["challenge"]["player"] == {"name": "Wanderer", "rating": None, "provisional": None,
                                                      "account": None}
         res = alice.post(f"/api/challenges/{cid}/accept", json={})
         assert res.status_code == 200, res.text
@@ -174,7 +174,7 @@ def test_rated_challenges_need_accounts_and_a_clock(rated_server: Server) -> Non
         mine, theirs = start["color"], "white" if start["color"] == "black" else "black"
         assert state["players"][mine]["name"] == alice_name
         assert state["players"][mine]["user"]["name"] == alice_name
-        assert state["players"][theirs]["name"] == "Guest" and state["players"][theirs]["user"] is None
+        assert state["players"][theirs]["name"] == "Wanderer" and state["players"][theirs]["user"] is None
         # the guest plays with the secret they were given when posting
         first = alice if mine == "white" else guest
         body: dict[str, Any] = {"move": "d2-c3", "ply": 0}

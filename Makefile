@@ -97,6 +97,7 @@ $(TSC): package.json package-lock.json
 
 lint: $(DEV_STAMP) $(TSC)
 	$(BIN)/ruff check src tests bench setup.py
+	$(BIN)/ruff format --check src tests bench setup.py
 	$(TSC) --noEmit -p tsconfig.json
 
 # Formats the Python sources with ruff's formatter (settings: pyproject.toml's [tool.ruff.format]).

@@ -102,8 +102,9 @@ class BuildExtOrPure(build_ext):
         try:
             super().run()
         except (CCompilerError, ExecError, PlatformError) as error:
-            print(f"exochess: pure Python build (the compiled modules do not build: {error})",
-                  file=sys.stderr)
+            print(
+                f"exochess: pure Python build (the compiled modules do not build: {error})", file=sys.stderr
+            )
             # A half-built set would only make the package fall back at every import.
             for path in self.get_outputs():
                 if os.path.exists(path):

@@ -119,13 +119,23 @@ def run(build: str, args: argparse.Namespace) -> dict[str, dict[str, tuple[int, 
     env = {k: v for k, v in os.environ.items() if k != "EXOCHESS_PURE"}
     if build == "pure":
         env["EXOCHESS_PURE"] = "1"
-    command = [sys.executable, __file__, "--worker", "--nodes", str(args.nodes),
-               "--positions", str(args.positions), *(["--quick"] if args.quick else [])]
+    command = [
+        sys.executable,
+        __file__,
+        "--worker",
+        "--nodes",
+        str(args.nodes),
+        "--positions",
+        str(args.positions),
+        *(["--quick"] if args.quick else []),
+    ]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     result = json.loads(done.stdout.splitlines()[-1])
     if result["build"] != build:
-        sys.exit(f"the {build} build is not available here (got {result['build']}): "
-                 "run `make compiled` and set PYTHONPATH=build/compiled")
+        sys.exit(
+            f"the {build} build is not available here (got {result['build']}): "
+            "run `make compiled` and set PYTHONPATH=build/compiled"
+        )
     figures: dict[str, dict[str, tuple[int, float]]] = result["figures"]
     return figures
 
@@ -165,8 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         chess_rate = chess_best[0] / chess_best[1]
         print(f"python-chess perft: {chess_best[0]:,} nodes, {chess_rate:,.0f} nodes/s")
-    print(f"{'game':<12}{'work':<8}{'nodes':>11}{'pure n/s':>12}{'compiled n/s':>14}{'ratio':>8}"
-          f"{'pure/pc':>9}{'comp/pc':>9}")
+    print(
+        f"{'game':<12}{'work':<8}{'nodes':>11}{'pure n/s':>12}{'compiled n/s':>14}{'ratio':>8}"
+        f"{'pure/pc':>9}{'comp/pc':>9}"
+    )
     for game, works in best["pure"].items():
         for work, (nodes, pure_seconds) in works.items():
             compiled_nodes, compiled_seconds = best["compiled"][game][work]
@@ -177,8 +189,10 @@ def main(argv: list[str] | None = None) -> int:
             versus = ""
             if work == "perft" and chess_rate is not None:
                 versus = f"{pure_rate / chess_rate:>9.2f}{compiled_rate / chess_rate:>9.2f}"
-            print(f"{game:<12}{work:<8}{nodes:>11,}{pure_rate:>12,.0f}{compiled_rate:>14,.0f}"
-                  f"{compiled_rate / pure_rate:>8.2f}{versus}")
+            print(
+                f"{game:<12}{work:<8}{nodes:>11,}{pure_rate:>12,.0f}{compiled_rate:>14,.0f}"
+                f"{compiled_rate / pure_rate:>8.2f}{versus}"
+            )
     return 0
 
 

@@ -152,8 +152,10 @@ class CpuMeter:
         """The whole machine's busy and idle CPU seconds over the window (after :meth:`stop`)."""
 
     def _read(self) -> dict[str, float]:
-        used = {role: sum(_cpu_of(p) for root in roots for p in _children(root))
-                for role, roots in self.roots.items()}
+        used = {
+            role: sum(_cpu_of(p) for root in roots for p in _children(root))
+            for role, roots in self.roots.items()
+        }
         for i, root in enumerate(self.roots["servers"]):  # each server alone too (not a role)
             used[f"server{i}"] = sum(_cpu_of(p) for p in _children(root))
         # this process alone: the servers, workers and Redis are its children too (an earlier
@@ -177,12 +179,14 @@ class CpuMeter:
         return used, servers
 
 
-def accounting_text(used: dict[str, float], per_server: list[float], machine: tuple[float, float],
-                    moves: int, seconds: float) -> str:
+def accounting_text(
+    used: dict[str, float], per_server: list[float], machine: tuple[float, float], moves: int, seconds: float
+) -> str:
     """Where the machine's cores went over a window: each server process, each other role
     (PostgreSQL's backends together, Redis, the load generator, engine workers), what the
     site does not account for (other processes on the machine) and the idle share; in cores
     and in ms of CPU per stored move."""
+
     def one(name: str, cpu: float) -> str:
         return f"{name} {cpu / seconds:.2f} ({cpu * 1000 / max(1, moves):.2f})"
 
@@ -191,10 +195,12 @@ def accounting_text(used: dict[str, float], per_server: list[float], machine: tu
     site = sum(used.values())
     busy, idle = machine
     cores = os.cpu_count() or 1
-    return (f"   accounting, cores (ms a stored move): {', '.join(parts)}; site {site / seconds:.2f} "
-            f"({site * 1000 / max(1, moves):.2f}); other processes {max(0.0, busy - site) / seconds:.2f}; "
-            f"machine idle {idle / seconds:.2f} of {cores} cores "
-            f"({100 * idle / max(1e-9, busy + idle):.0f}%)")
+    return (
+        f"   accounting, cores (ms a stored move): {', '.join(parts)}; site {site / seconds:.2f} "
+        f"({site * 1000 / max(1, moves):.2f}); other processes {max(0.0, busy - site) / seconds:.2f}; "
+        f"machine idle {idle / seconds:.2f} of {cores} cores "
+        f"({100 * idle / max(1e-9, busy + idle):.0f}%)"
+    )
 
 
 def cpu_text(used: dict[str, float], moves: int) -> str:
@@ -318,8 +324,9 @@ class Sock:
             self.errors.append(f"closed: {exc}")
         self.changed.set()
 
-    async def wait_ply(self, ply: int, timeout: float = 60, mover: Sock | None = None,
-                       parse: bool = True) -> dict[str, Any]:
+    async def wait_ply(
+        self, ply: int, timeout: float = 60, mover: Sock | None = None, parse: bool = True
+    ) -> dict[str, Any]:
         """The state at ``ply`` or later as its ``ply``, ``turn``, ``status`` and ``legal``
         (an empty dict without ``parse``); an error on this socket or on ``mover``'s is raised."""
         deadline = time.monotonic() + timeout
@@ -338,8 +345,12 @@ class Sock:
         head = HEAD.search(raw)
         assert head is not None, raw[:200]
         start = raw.index(LEGAL) + len(LEGAL)
-        return {"ply": int(head.group(1)), "turn": head.group(2), "status": head.group(3),
-                "legal": JSON_VALUE.raw_decode(raw, start)[0]}
+        return {
+            "ply": int(head.group(1)),
+            "turn": head.group(2),
+            "status": head.group(3),
+            "legal": JSON_VALUE.raw_decode(raw, start)[0],
+        }
 
     async def close(self) -> None:
         await self.ws.close()
@@ -354,8 +365,9 @@ async def create_games(urls: list[str], n: int, **body: Any) -> list[dict[str, A
     async with httpx.AsyncClient(timeout=120) as client:
         out = []
         for i in range(n):
-            res = await client.post(urls[i % len(urls)] + "/api/games",
-                                    json={"variant": "fugue", "opponent": "friend", **body})
+            res = await client.post(
+                urls[i % len(urls)] + "/api/games", json={"variant": "fugue", "opponent": "friend", **body}
+            )
             res.raise_for_status()
             out.append(res.json())
         return out
@@ -375,8 +387,9 @@ async def open_all(factories: list[Any], gate: int = 32) -> list[Sock]:
 async def connect(url: str, deflate: bool) -> Any:
     """A websocket to ``url``; ``deflate``: offer per-message compression, as browsers do (the
     server then compresses every message once per socket)."""
-    return await websockets.connect(url, open_timeout=120, max_queue=None, max_size=None,
-                                    compression="deflate" if deflate else None)
+    return await websockets.connect(
+        url, open_timeout=120, max_queue=None, max_size=None, compression="deflate" if deflate else None
+    )
 
 
 async def _drain(urls: list[str], stop: Any, opened: Any, received: Any, deflate: bool) -> None:
@@ -409,8 +422,7 @@ async def _drain(urls: list[str], stop: Any, opened: Any, received: Any, deflate
         received.value += count
 
 
-def watcher_process(urls: list[str], stop: Any, opened: Any, received: Any, deflate: bool,
-                    nice: int) -> None:
+def watcher_process(urls: list[str], stop: Any, opened: Any, received: Any, deflate: bool, nice: int) -> None:
     """A process of watchers (see the module's text: the load generator's cheap part)."""
     os.nice(nice)
     uvloop.run(_drain(urls, stop, opened, received, deflate))
@@ -426,9 +438,15 @@ class Watchers:
         self.received = ctx.Value("i", 0)
         self.wanted = len(urls)
         chunks = [urls[i::procs] for i in range(procs)] if urls else []
-        self.procs = [ctx.Process(target=watcher_process, daemon=True,
-                                  args=(chunk, self.stop_event, self.opened, self.received, deflate, nice))
-                      for chunk in chunks if chunk]
+        self.procs = [
+            ctx.Process(
+                target=watcher_process,
+                daemon=True,
+                args=(chunk, self.stop_event, self.opened, self.received, deflate, nice),
+            )
+            for chunk in chunks
+            if chunk
+        ]
 
     async def start(self) -> None:
         for proc in self.procs:
@@ -485,8 +503,15 @@ class Backlog:
 
     async def _sockets(self) -> int:
         proc = await asyncio.create_subprocess_exec(
-            "ss", "-tnH", "state", "established", "dst", f"127.0.0.1:{self.redis_port}",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+            "ss",
+            "-tnH",
+            "state",
+            "established",
+            "dst",
+            f"127.0.0.1:{self.redis_port}",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         out, _ = await proc.communicate()
         return sum(int(line.split()[0]) for line in out.decode().splitlines() if line.split())
 
@@ -509,8 +534,10 @@ class Backlog:
         def kb(values: list[int]) -> str:
             return f"{sum(values) / max(1, len(values)) / 1024:.0f}/{max(values, default=0) / 1024:.0f}"
 
-        return (f"subscriptions' backlog, KB mean/max ({len(self.at_redis)} samples): at Redis "
-                f"{kb(self.at_redis)}, in the sockets {kb(self.in_sockets)}")
+        return (
+            f"subscriptions' backlog, KB mean/max ({len(self.at_redis)} samples): at Redis "
+            f"{kb(self.at_redis)}, in the sockets {kb(self.in_sockets)}"
+        )
 
 
 BACKLOG_EVERY_S = 0.25
@@ -519,10 +546,22 @@ BACKLOG_EVERY_S = 0.25
 class Load:
     """The outcome of :func:`human_load`."""
 
-    def __init__(self, lat: list[float], moves: int, sockets: int, cpu: dict[str, float],
-                 watched: int, short: int, own: list[float], per_server: list[float],
-                 stages: str, refused: int = 0, backlog: str = "",
-                 machine: tuple[float, float] = (0.0, 0.0), sessions: int = 0) -> None:
+    def __init__(
+        self,
+        lat: list[float],
+        moves: int,
+        sockets: int,
+        cpu: dict[str, float],
+        watched: int,
+        short: int,
+        own: list[float],
+        per_server: list[float],
+        stages: str,
+        refused: int = 0,
+        backlog: str = "",
+        machine: tuple[float, float] = (0.0, 0.0),
+        sessions: int = 0,
+    ) -> None:
         self.lat, self.moves, self.sockets, self.cpu, self.watched = lat, moves, sockets, cpu, watched
         self.machine = machine
         self.sessions = sessions
@@ -545,11 +584,13 @@ class Load:
     def detail(self, seconds: float) -> str:
         """Per-server CPU (share of a core), the mover's own round trip, the stages."""
         cores = ", ".join(f"{cpu / seconds:.2f}" for cpu in self.per_server)
-        return (f"   server processes' CPU (cores): {cores}; round trip to the mover's own socket p50 "
-                f"{pct(self.own, 50) * 1000:.0f} ms, p99 {pct(self.own, 99) * 1000:.0f} ms\n"
-                f"{accounting_text(self.cpu, self.per_server, self.machine, self.moves, seconds)}; "
-                f"PostgreSQL connections opened {self.sessions}\n"
-                f"   {self.stages}" + (f"\n   {self.backlog}" if self.backlog else ""))
+        return (
+            f"   server processes' CPU (cores): {cores}; round trip to the mover's own socket p50 "
+            f"{pct(self.own, 50) * 1000:.0f} ms, p99 {pct(self.own, 99) * 1000:.0f} ms\n"
+            f"{accounting_text(self.cpu, self.per_server, self.machine, self.moves, seconds)}; "
+            f"PostgreSQL connections opened {self.sessions}\n"
+            f"   {self.stages}" + (f"\n   {self.backlog}" if self.backlog else "")
+        )
 
 
 def random_game(seed: int, plies: int) -> list[str]:
@@ -622,12 +663,12 @@ class Player:
 
     def received(self, raw: bytes | memoryview) -> None:
         """A whole message arrived (only valid during the call: picows reuses the buffer)."""
-        if raw[:len(COMPACT_STATE)] == COMPACT_STATE or raw[:len(STATE)] == STATE:
+        if raw[: len(COMPACT_STATE)] == COMPACT_STATE or raw[: len(STATE)] == STATE:
             found = PLY.search(raw)
             self.ply = int(found.group(1)) if found else self.ply
             self.at = time.perf_counter()
             self.changed.set()
-        elif raw[:len(ERROR)] == ERROR:
+        elif raw[: len(ERROR)] == ERROR:
             text = bytes(raw)
             if BUSY in text:
                 self.refused += 1
@@ -643,8 +684,9 @@ class Player:
             self.error = f"closed: {why}"
         self.changed.set()
 
-    async def wait_ply(self, ply: int, until: float, mover: Player | None = None,
-                       refused: int | None = None) -> bool:
+    async def wait_ply(
+        self, ply: int, until: float, mover: Player | None = None, refused: int | None = None
+    ) -> bool:
         """Wait until this socket saw the state at ``ply`` (True) or ``until`` (monotonic) passed
         (False); an error on this socket or on ``mover``'s is raised, and :class:`Refused` when
         ``mover`` has more refusals than ``refused``."""
@@ -750,8 +792,15 @@ class Plan:
         self.index, self.gid, self.secrets, self.urls = index, gid, secrets, urls
 
 
-async def _players(plans: list[Plan], plies: int, seconds: float, think: tuple[float, float],
-                   deflate: bool, pipe: Any, go: Any) -> None:
+async def _players(
+    plans: list[Plan],
+    plies: int,
+    seconds: float,
+    think: tuple[float, float],
+    deflate: bool,
+    pipe: Any,
+    go: Any,
+) -> None:
     """A players' process: prepare the games' moves, open both seats' sockets, say ready, play
     from ``go`` for ``seconds``, send back (round trips, moves, games short of moves)."""
     games = [(plan, random_game(plan.index, plies)) for plan in plans]
@@ -761,9 +810,12 @@ async def _players(plans: list[Plan], plies: int, seconds: float, think: tuple[f
         async with sem:
             return await open_seat(url, secret, deflate)
 
-    seats = await asyncio.gather(*(asyncio.gather(*(seat(plan.urls[c], plan.secrets[c])
-                                                   for c in ("white", "black")))
-                                   for plan, _texts in games))
+    seats = await asyncio.gather(
+        *(
+            asyncio.gather(*(seat(plan.urls[c], plan.secrets[c]) for c in ("white", "black")))
+            for plan, _texts in games
+        )
+    )
     for white, black in seats:
         white.partner, black.partner = black, white
     far = time.monotonic() + 120
@@ -804,16 +856,29 @@ async def _players(plans: list[Plan], plies: int, seconds: float, think: tuple[f
             own.append(mover.at - sent)
         short += 1
 
-    await asyncio.gather(*(play(texts, w, b, random.Random(plan.index))
-                           for (plan, texts), (w, b) in zip(games, seats, strict=True)))
+    await asyncio.gather(
+        *(
+            play(texts, w, b, random.Random(plan.index))
+            for (plan, texts), (w, b) in zip(games, seats, strict=True)
+        )
+    )
     refused = sum(p.refused for pair in seats for p in pair)
     pipe.send((lat, moves, short, own, refused))  # before closing: the CPU meter stops when all have answered
-    await asyncio.gather(*(p.link.close() for pair in seats for p in pair if p.link is not None),
-                         return_exceptions=True)
+    await asyncio.gather(
+        *(p.link.close() for pair in seats for p in pair if p.link is not None), return_exceptions=True
+    )
 
 
-def players_process(plans: list[Plan], plies: int, seconds: float, think: tuple[float, float],
-                    deflate: bool, pipe: Any, go: Any, nice: int) -> None:
+def players_process(
+    plans: list[Plan],
+    plies: int,
+    seconds: float,
+    think: tuple[float, float],
+    deflate: bool,
+    pipe: Any,
+    go: Any,
+    nice: int,
+) -> None:
     """A process of the load generator's players (see :func:`human_load`)."""
     os.nice(nice)
     try:
@@ -823,8 +888,9 @@ def players_process(plans: list[Plan], plies: int, seconds: float, think: tuple[
         raise
 
 
-async def human_load(site: Site, games: int, watchers: int, seconds: float,
-                     think: tuple[float, float]) -> Load:
+async def human_load(
+    site: Site, games: int, watchers: int, seconds: float, think: tuple[float, float]
+) -> Load:
     """Friend games whose two players sit on different servers, plus watchers; the round trips,
     moves stored, sockets and CPU used per role.
 
@@ -836,22 +902,44 @@ async def human_load(site: Site, games: int, watchers: int, seconds: float,
     state at the next ply."""
     urls = site.urls
     created = await create_games(urls, games)
-    plans = [Plan(i, g["id"], {c: g["seats"][c]["secret"] for c in ("white", "black")},
-                  {c: f"{ws_base(urls[(i + k) % len(urls)])}/ws/games/{g['id']}"
-                   for k, c in enumerate(("white", "black"))})
-             for i, g in enumerate(created)]
-    watching = Watchers([f"{ws_base(urls[j % len(urls)])}/ws/games/{created[j % games]['id']}"
-                         for j in range(watchers)], max(1, site.watcher_procs), site.deflate,
-                        site.loadgen_nice)
+    plans = [
+        Plan(
+            i,
+            g["id"],
+            {c: g["seats"][c]["secret"] for c in ("white", "black")},
+            {
+                c: f"{ws_base(urls[(i + k) % len(urls)])}/ws/games/{g['id']}"
+                for k, c in enumerate(("white", "black"))
+            },
+        )
+        for i, g in enumerate(created)
+    ]
+    watching = Watchers(
+        [f"{ws_base(urls[j % len(urls)])}/ws/games/{created[j % games]['id']}" for j in range(watchers)],
+        max(1, site.watcher_procs),
+        site.deflate,
+        site.loadgen_nice,
+    )
     await watching.start()
     ctx = multiprocessing.get_context("spawn")
     go = ctx.Event()
     procs, pipes = [], []
     for k in range(max(1, min(site.player_procs, games))):
         mine, theirs = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=players_process, daemon=True,
-                           args=(plans[k::site.player_procs], site.plies, seconds, think,
-                                 site.deflate, theirs, go, site.loadgen_nice))
+        proc = ctx.Process(
+            target=players_process,
+            daemon=True,
+            args=(
+                plans[k :: site.player_procs],
+                site.plies,
+                seconds,
+                think,
+                site.deflate,
+                theirs,
+                go,
+                site.loadgen_nice,
+            ),
+        )
         proc.start()
         procs.append(proc)
         pipes.append(mine)
@@ -881,19 +969,36 @@ async def human_load(site: Site, games: int, watchers: int, seconds: float,
     for proc in procs:
         await asyncio.to_thread(proc.join, 60)
     lat = [x for r in results for x in r[0]]
-    return Load(lat, sum(r[1] for r in results), 2 * games + watchers, cpu, watched,
-                sum(r[2] for r in results), [x for r in results for x in r[3]], per_server, stages,
-                sum(r[4] for r in results), backlog.text(), meter.machine, meter.sessions)
+    return Load(
+        lat,
+        sum(r[1] for r in results),
+        2 * games + watchers,
+        cpu,
+        watched,
+        sum(r[2] for r in results),
+        [x for r in results for x in r[3]],
+        per_server,
+        stages,
+        sum(r[4] for r in results),
+        backlog.text(),
+        meter.machine,
+        meter.sessions,
+    )
 
 
 async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.Event) -> int:
     """Computer games at ``level``, the human side answering at once; returns engine moves seen."""
     created = await create_games(urls, games, opponent="computer", level=level, color="black")
-    socks = await open_all([
-        (lambda g=g, i=i: Sock.open(f"{ws_base(urls[i % len(urls)])}/ws/games/{g['id']}",
-                                    g["seats"]["black"]["secret"]))
-        for i, g in enumerate(created)
-    ])
+    socks = await open_all(
+        [
+            (
+                lambda g=g, i=i: Sock.open(
+                    f"{ws_base(urls[i % len(urls)])}/ws/games/{g['id']}", g["seats"]["black"]["secret"]
+                )
+            )
+            for i, g in enumerate(created)
+        ]
+    )
     seen = 0
 
     async def play(sock: Sock, secret: str, rng: random.Random) -> None:
@@ -908,12 +1013,17 @@ async def computer_load(urls: list[str], games: int, level: int, stop: asyncio.E
             if state["status"] != "active":
                 return
             text = rng.choice(whole_moves(state["legal"]))["text"]
-            await sock.ws.send(json.dumps({"type": "move", "move": text, "ply": state["ply"],
-                                           "secret": secret}))
+            await sock.ws.send(
+                json.dumps({"type": "move", "move": text, "ply": state["ply"], "secret": secret})
+            )
             ply = state["ply"] + 2
 
-    await asyncio.gather(*(play(s, g["seats"]["black"]["secret"], random.Random(i))
-                           for i, (s, g) in enumerate(zip(socks, created, strict=True))))
+    await asyncio.gather(
+        *(
+            play(s, g["seats"]["black"]["secret"], random.Random(i))
+            for i, (s, g) in enumerate(zip(socks, created, strict=True))
+        )
+    )
     await asyncio.gather(*(s.close() for s in socks))
     return seen
 
@@ -938,8 +1048,14 @@ def idle_workers(cluster: Cluster) -> None:
 def run_site(services: Services, args: argparse.Namespace, servers: int, workers: int, fn: Any) -> Any:
     # workers niced as `exochess cluster` starts them: on one machine the players come first;
     # every client comes from 127.0.0.1, so the per-address cap on websockets is lifted
-    cluster = Cluster(services, servers=servers, workers=workers, worker_nice=10,
-                      env={"EXOCHESS_WS_PER_ADDRESS": "100000"}, start_timeout=300).start()
+    cluster = Cluster(
+        services,
+        servers=servers,
+        workers=workers,
+        worker_nice=10,
+        env={"EXOCHESS_WS_PER_ADDRESS": "100000"},
+        start_timeout=300,
+    ).start()
     if workers and os.nice(0) >= 10 and not args.workers_as_servers:
         idle_workers(cluster)
     try:
@@ -966,12 +1082,16 @@ THINK = (1.0, 3.0)
 
 def target_1(services: Services, args: argparse.Namespace) -> None:
     watchers = max(0, args.clients - 2 * args.games)
-    load: Load = run_site(services, args, 2, 1, lambda site: human_load(
-        site, args.games, watchers, args.seconds, THINK))
-    print(f"1. {load.sockets} websockets on 2 servers, {args.games} games: {load.moves} moves, round trip "
-          f"p50 {pct(load.lat, 50) * 1000:.0f} ms, p99 {pct(load.lat, 99) * 1000:.0f} ms "
-          f"(target p99 < 100 ms); watchers received {load.watched} states; "
-          f"{cpu_text(load.cpu, load.moves)}{short_text(load)}", flush=True)
+    load: Load = run_site(
+        services, args, 2, 1, lambda site: human_load(site, args.games, watchers, args.seconds, THINK)
+    )
+    print(
+        f"1. {load.sockets} websockets on 2 servers, {args.games} games: {load.moves} moves, round trip "
+        f"p50 {pct(load.lat, 50) * 1000:.0f} ms, p99 {pct(load.lat, 99) * 1000:.0f} ms "
+        f"(target p99 < 100 ms); watchers received {load.watched} states; "
+        f"{cpu_text(load.cpu, load.moves)}{short_text(load)}",
+        flush=True,
+    )
     print(load.detail(args.seconds), flush=True)
 
 
@@ -984,37 +1104,50 @@ def target_2_once(services: Services, args: argparse.Namespace, games: int) -> t
     used: dict[int, dict[str, float]] = {}  # CPU ms per move by role
     others: dict[int, float] = {}  # cores other processes on the machine used
     for servers in (1, 2):
-        load: Load = run_site(services, args, servers, 0, lambda site: human_load(
-            site, games, 0, args.seconds, (0.0, 0.0)))
+        load: Load = run_site(
+            services, args, servers, 0, lambda site: human_load(site, games, 0, args.seconds, (0.0, 0.0))
+        )
         rates[servers] = load.moves / args.seconds
         used[servers] = {role: cpu * 1000 / max(1, load.moves) for role, cpu in load.cpu.items()}
         others[servers] = max(0.0, load.machine[0] - sum(load.cpu.values())) / args.seconds
         cores_used[servers] = " + ".join(f"{cpu / args.seconds:.2f}" for cpu in load.per_server)
-        print(f"   {games} games, {servers} process(es): {rates[servers]:.0f} moves/s, round trip p50 "
-              f"{pct(load.lat, 50) * 1000:.0f} ms; {cpu_text(load.cpu, load.moves)}{short_text(load)}",
-              flush=True)
+        print(
+            f"   {games} games, {servers} process(es): {rates[servers]:.0f} moves/s, round trip p50 "
+            f"{pct(load.lat, 50) * 1000:.0f} ms; {cpu_text(load.cpu, load.moves)}{short_text(load)}",
+            flush=True,
+        )
         print(load.detail(args.seconds), flush=True)
     ratio = rates[2] / rates[1]
-    print(f"2. moves stored per second, {games} games moving at once: 1 process "
-          f"{rates[1]:.0f}/s, 2 processes {rates[2]:.0f}/s, ratio {ratio:.2f} "
-          "(target >= 1.6)", flush=True)
+    print(
+        f"2. moves stored per second, {games} games moving at once: 1 process "
+        f"{rates[1]:.0f}/s, 2 processes {rates[2]:.0f}/s, ratio {ratio:.2f} "
+        "(target >= 1.6)",
+        flush=True,
+    )
     cores = os.cpu_count() or 1
     one = min(1000 / max(used[1]["servers"], 1e-6), cores * 1000 / max(sum(used[1].values()), 1e-6))
     two = min(2000 / max(used[2]["servers"], 1e-6), cores * 1000 / max(sum(used[2].values()), 1e-6))
-    print(f"   CPU bound on {cores} cores from the CPU per move above (1 process: one core for the "
-          f"server at most; every process shares the cores): 1 process {one:.0f}/s, 2 processes "
-          f"{two:.0f}/s, ratio {two / one:.2f}", flush=True)
+    print(
+        f"   CPU bound on {cores} cores from the CPU per move above (1 process: one core for the "
+        f"server at most; every process shares the cores): 1 process {one:.0f}/s, 2 processes "
+        f"{two:.0f}/s, ratio {two / one:.2f}",
+        flush=True,
+    )
     site = sum(used[2].values())
     ceiling = cores * 1000 / max(site, 1e-6)
-    print(f"   room for the target on {cores} cores: with 2 processes the site used {site:.2f} ms of "
-          f"CPU a move (servers {used[2]['servers']:.2f}, the rest {site - used[2]['servers']:.2f}), "
-          f"so every core busy would be {ceiling:.0f}/s (with the {cores - others[2]:.2f} cores other "
-          f"processes left: {ceiling * (cores - others[2]) / cores:.0f}/s); 1.6 x 1 process is "
-          f"{1.6 * rates[1]:.0f}/s: "
-          + ("room" if ceiling >= 1.6 * rates[1] else "no room, whatever the code"), flush=True)
-    summary = (f"{games:>5} games: 1 process {rates[1]:4.0f}/s ({cores_used[1]} cores), 2 processes "
-               f"{rates[2]:4.0f}/s ({cores_used[2]} cores), ratio {ratio:.2f}; CPU bound ratio "
-               f"{two / one:.2f}")
+    print(
+        f"   room for the target on {cores} cores: with 2 processes the site used {site:.2f} ms of "
+        f"CPU a move (servers {used[2]['servers']:.2f}, the rest {site - used[2]['servers']:.2f}), "
+        f"so every core busy would be {ceiling:.0f}/s (with the {cores - others[2]:.2f} cores other "
+        f"processes left: {ceiling * (cores - others[2]) / cores:.0f}/s); 1.6 x 1 process is "
+        f"{1.6 * rates[1]:.0f}/s: " + ("room" if ceiling >= 1.6 * rates[1] else "no room, whatever the code"),
+        flush=True,
+    )
+    summary = (
+        f"{games:>5} games: 1 process {rates[1]:4.0f}/s ({cores_used[1]} cores), 2 processes "
+        f"{rates[2]:4.0f}/s ({cores_used[2]} cores), ratio {ratio:.2f}; CPU bound ratio "
+        f"{two / one:.2f}"
+    )
     return rates[1], rates[2], summary
 
 
@@ -1023,7 +1156,8 @@ def target_2(services: Services, args: argparse.Namespace) -> None:
     opponent's answer, so with too few games the figure is the round trip's, not the
     servers' capacity; the sweep shows where the servers saturate)."""
     sizes: list[int] = args.t2_games or (
-        [args.games] if args.quick else [args.games, 2 * args.games, 3 * args.games])
+        [args.games] if args.quick else [args.games, 2 * args.games, 3 * args.games]
+    )
     runs = {games: target_2_once(services, args, games) for games in sizes}
     if len(runs) > 1:
         print(f"2. sweep ({args.seconds:g} s each; server processes' CPU in cores):", flush=True)
@@ -1033,10 +1167,13 @@ def target_2(services: Services, args: argparse.Namespace) -> None:
         best_one = max(runs, key=lambda games: runs[games][0])
         best_two = max(runs, key=lambda games: runs[games][1])
         first = sizes[0]
-        print(f"2. capacity (each configuration's best moves/s over the sweep): 1 process "
-              f"{runs[best_one][0]:.0f}/s ({best_one} games), 2 processes {runs[best_two][1]:.0f}/s "
-              f"({best_two} games), ratio {runs[best_two][1] / runs[best_one][0]:.2f}; at {first} games "
-              f"ratio {runs[first][1] / runs[first][0]:.2f} (target >= 1.6)", flush=True)
+        print(
+            f"2. capacity (each configuration's best moves/s over the sweep): 1 process "
+            f"{runs[best_one][0]:.0f}/s ({best_one} games), 2 processes {runs[best_two][1]:.0f}/s "
+            f"({best_two} games), ratio {runs[best_two][1] / runs[best_one][0]:.2f}; at {first} games "
+            f"ratio {runs[first][1] / runs[first][0]:.2f} (target >= 1.6)",
+            flush=True,
+        )
 
 
 def scaling(services: Services, args: argparse.Namespace) -> None:
@@ -1049,18 +1186,25 @@ def scaling(services: Services, args: argparse.Namespace) -> None:
     games = args.t2_games[0] if args.t2_games else args.games
     per: dict[int, list[float]] = {1: [], 2: []}
     for round_ in range(args.scaling):
-        for servers in ((1, 2) if round_ % 2 == 0 else (2, 1)):
-            load: Load = run_site(services, args, servers, 0, lambda site: human_load(
-                site, games, 0, args.seconds, (0.0, 0.0)))
+        for servers in (1, 2) if round_ % 2 == 0 else (2, 1):
+            load: Load = run_site(
+                services, args, servers, 0, lambda site: human_load(site, games, 0, args.seconds, (0.0, 0.0))
+            )
             ms = load.cpu["servers"] * 1000 / max(1, load.moves)
             per[servers].append(ms)
-            print(f"   round {round_ + 1}, {servers} process(es): {load.moves / args.seconds:.0f} moves/s, "
-                  f"servers {ms:.3f} ms of CPU a stored move{short_text(load)}", flush=True)
+            print(
+                f"   round {round_ + 1}, {servers} process(es): {load.moves / args.seconds:.0f} moves/s, "
+                f"servers {ms:.3f} ms of CPU a stored move{short_text(load)}",
+                flush=True,
+            )
     one, two = sum(per[1]) / len(per[1]), sum(per[2]) / len(per[2])
     paired = [b / a for a, b in zip(per[1], per[2], strict=True)]
-    print(f"2c. servers' CPU per stored move, {games} games, mean of {args.scaling} alternated runs "
-          f"each: 1 process {one:.3f} ms, 2 processes {two:.3f} ms, ratio {two / one:.2f} "
-          f"(target <= 1.25); ratio in each round {min(paired):.2f} .. {max(paired):.2f}", flush=True)
+    print(
+        f"2c. servers' CPU per stored move, {games} games, mean of {args.scaling} alternated runs "
+        f"each: 1 process {one:.3f} ms, 2 processes {two:.3f} ms, ratio {two / one:.2f} "
+        f"(target <= 1.25); ratio in each round {min(paired):.2f} .. {max(paired):.2f}",
+        flush=True,
+    )
 
 
 def target_3(services: Services, args: argparse.Namespace) -> None:
@@ -1078,9 +1222,12 @@ def target_3(services: Services, args: argparse.Namespace) -> None:
 
     base, _ = run_site(services, args, 2, 2, lambda site: with_engine(site, 0))
     loaded, engine_moves = run_site(services, args, 2, 2, lambda site: with_engine(site, 20))
-    print(f"3. human round trip p99 ({games} games): {pct(base, 99) * 1000:.0f} ms alone, "
-          f"{pct(loaded, 99) * 1000:.0f} ms beside 20 level-8 computer games ({engine_moves} engine "
-          f"moves), +{(pct(loaded, 99) - pct(base, 99)) * 1000:.0f} ms (target <= +20 ms)", flush=True)
+    print(
+        f"3. human round trip p99 ({games} games): {pct(base, 99) * 1000:.0f} ms alone, "
+        f"{pct(loaded, 99) * 1000:.0f} ms beside 20 level-8 computer games ({engine_moves} engine "
+        f"moves), +{(pct(loaded, 99) - pct(base, 99)) * 1000:.0f} ms (target <= +20 ms)",
+        flush=True,
+    )
 
 
 def envelope_bench() -> None:
@@ -1104,8 +1251,14 @@ def envelope_bench() -> None:
         return out
 
     for plies, state in asyncio.run(states()).items():
-        envelope = {"k": "g" * 12, "m": state, "c": True, "ch": True, "o": "abcdef",
-                    "a": {"p": plies, "mv": "e2-e4", "f": "x" * 60, "t": [1, 2, "2026-11-26T01:00:00"]}}
+        envelope = {
+            "k": "g" * 12,
+            "m": state,
+            "c": True,
+            "ch": True,
+            "o": "abcdef",
+            "a": {"p": plies, "mv": "e2-e4", "f": "x" * 60, "t": [1, 2, "2026-11-26T01:00:00"]},
+        }
 
         def whole(envelope: dict[str, Any] = envelope) -> None:
             json.loads(json.dumps(envelope, separators=(",", ":")))
@@ -1119,9 +1272,12 @@ def envelope_bench() -> None:
             for _ in range(2000):
                 fn()
             best[name] = min(best.get(name, math.inf), (time.process_time() - started) / 2000 * 1e6)
-        print(f"envelope with a state of {len(state)} bytes ({plies} plies), encode + decode: "
-              f"state escaped inside the JSON {best['whole']:.0f} us, state after a header line "
-              f"{best['framed']:.0f} us", flush=True)
+        print(
+            f"envelope with a state of {len(state)} bytes ({plies} plies), encode + decode: "
+            f"state escaped inside the JSON {best['whole']:.0f} us, state after a header line "
+            f"{best['framed']:.0f} us",
+            flush=True,
+        )
 
 
 def subscription_bench(redis_url: str, size: int = 35_000, busy_ms: float = 20.0) -> None:
@@ -1175,9 +1331,11 @@ def subscription_bench(redis_url: str, size: int = 35_000, busy_ms: float = 20.0
     for name, runner in (("uvloop", uvloop.run), ("asyncio", asyncio.run)):
         for label, buffer in (("site's", pubsub.SUBSCRIPTION_BUFFER), ("asyncio's default", 1 << 16)):
             per_pass, rate = runner(once(buffer))
-            print(f"subscription, {name} loop, {label} buffer ({buffer // 1024} KiB), {size} B envelopes, "
-                  f"{busy_ms:g} ms of other work per pass: {per_pass:.1f} envelopes per pass, {rate:.0f}/s",
-                  flush=True)
+            print(
+                f"subscription, {name} loop, {label} buffer ({buffer // 1024} KiB), {size} B envelopes, "
+                f"{busy_ms:g} ms of other work per pass: {per_pass:.1f} envelopes per pass, {rate:.0f}/s",
+                flush=True,
+            )
 
 
 def pre_ping_bench(services: Services) -> None:
@@ -1199,8 +1357,11 @@ def pre_ping_bench(services: Services) -> None:
             runs[ping].append((time.process_time() - started) / 2000 * 1e6)
     for engine in engines.values():
         engine.dispose()
-    print("server CPU per transaction (median of 5 x 2,000): with pool_pre_ping "
-          f"{sorted(runs[True])[2]:.0f} us, without {sorted(runs[False])[2]:.0f} us", flush=True)
+    print(
+        "server CPU per transaction (median of 5 x 2,000): with pool_pre_ping "
+        f"{sorted(runs[True])[2]:.0f} us, without {sorted(runs[False])[2]:.0f} us",
+        flush=True,
+    )
 
 
 def statements_bench(services: Services, moves: int = 4000) -> None:
@@ -1215,14 +1376,29 @@ def statements_bench(services: Services, moves: int = 4000) -> None:
     postmaster = int((services.postgres.data / "postmaster.pid").read_text().split()[0])
     games = [f"statements{i:04d}" for i in range(64)]
     for gid in games:
-        storage.create_game(id=gid, variant="fugue", start_fen="start", white=PlayerKind.HUMAN,
-                            black=PlayerKind.HUMAN, level=None, white_secret="w" * 20, black_secret="b" * 20)
+        storage.create_game(
+            id=gid,
+            variant="fugue",
+            start_fen="start",
+            white=PlayerKind.HUMAN,
+            black=PlayerKind.HUMAN,
+            level=None,
+            white_secret="w" * 20,
+            black_secret="b" * 20,
+        )
     ply = dict.fromkeys(games, 0)
     stamp = dt.datetime(2026, 11, 27, 12, 0, 0)
 
     def row(gid: str) -> MoveRow:
-        return {"game_id": gid, "ply": ply[gid], "text": "d2-d3", "created": stamp,
-                "white_ms": 60_000, "black_ms": 60_000, "at": stamp}
+        return {
+            "game_id": gid,
+            "ply": ply[gid],
+            "text": "d2-d3",
+            "created": stamp,
+            "white_ms": 60_000,
+            "black_ms": 60_000,
+            "at": stamp,
+        }
 
     def store(size: int) -> None:
         for start in range(0, moves, size):
@@ -1245,9 +1421,14 @@ def statements_bench(services: Services, moves: int = 4000) -> None:
     finally:
         storage.close()
     for size, got in runs.items():
-        print(f"{size:>2} moves a statement: PostgreSQL " + ", ".join(f"{pg:.0f}" for pg, _ in got)
-              + " µs a move; server " + ", ".join(f"{own:.0f}" for _, own in got)
-              + f" µs a move ({moves:,} moves a round, 3 rounds)", flush=True)
+        print(
+            f"{size:>2} moves a statement: PostgreSQL "
+            + ", ".join(f"{pg:.0f}" for pg, _ in got)
+            + " µs a move; server "
+            + ", ".join(f"{own:.0f}" for _, own in got)
+            + f" µs a move ({moves:,} moves a round, 3 rounds)",
+            flush=True,
+        )
 
 
 def game_counts(text: str) -> list[int]:
@@ -1268,39 +1449,75 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller loads (about a minute)")
     parser.add_argument("--clients", type=int, default=2000, help="websocket clients of target 1")
     parser.add_argument("--games", type=int, default=200, help="live games of target 1")
-    parser.add_argument("--t2-games", type=game_counts, default=None, metavar="N[,N...]",
-                        help="games moving at once in target 2, or a comma-separated list to "
-                             "sweep (default: --games, twice and three times as many; with "
-                             "--quick, --games only)")
+    parser.add_argument(
+        "--t2-games",
+        type=game_counts,
+        default=None,
+        metavar="N[,N...]",
+        help="games moving at once in target 2, or a comma-separated list to "
+        "sweep (default: --games, twice and three times as many; with "
+        "--quick, --games only)",
+    )
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each measurement")
     parser.add_argument("--targets", default="123", help="which targets to measure (default 123)")
-    parser.add_argument("--scaling", type=int, default=0, metavar="ROUNDS",
-                        help="only measure the servers' CPU per stored move with 2 processes "
-                             "against 1, ROUNDS alternated runs of each (issue 42: at least 5; "
-                             "--t2-games sets the games, --seconds each run)")
-    parser.add_argument("--watcher-procs", type=int, default=2,
-                        help="processes the watching websockets of target 1 are spread over")
-    parser.add_argument("--player-procs", type=int, default=2,
-                        help="processes the players' websockets are spread over")
-    parser.add_argument("--plies", type=int, default=200,
-                        help="moves prepared for each game (a game short of them stops early)")
-    parser.add_argument("--loadgen-nice", type=int, default=0,
-                        help="niceness of the load generator's processes (default 0)")
-    parser.add_argument("--deflate", action="store_true",
-                        help="clients offer per-message compression, as browsers do (default: "
-                             "they do not, so that the servers' sends are measured without it)"),
-    parser.add_argument("--envelope", action="store_true",
-                        help="only time the pub/sub envelope's wire form (no cluster)")
-    parser.add_argument("--workers-as-servers", action="store_true",
-                        help="under nice, leave the engine workers at the servers' priority (by "
-                             "default they go to the idle class, below everything else)")
-    parser.add_argument("--subscription", action="store_true",
-                        help="only measure how many envelopes a subscription takes per pass of a "
-                             "busy event loop (Redis only)")
-    parser.add_argument("--pre-ping", action="store_true",
-                        help="only time the database pool's ping before each transaction")
-    parser.add_argument("--statements", action="store_true",
-                        help="only time a stored move by the size of the statement storing it")
+    parser.add_argument(
+        "--scaling",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="only measure the servers' CPU per stored move with 2 processes "
+        "against 1, ROUNDS alternated runs of each (issue 42: at least 5; "
+        "--t2-games sets the games, --seconds each run)",
+    )
+    parser.add_argument(
+        "--watcher-procs",
+        type=int,
+        default=2,
+        help="processes the watching websockets of target 1 are spread over",
+    )
+    parser.add_argument(
+        "--player-procs", type=int, default=2, help="processes the players' websockets are spread over"
+    )
+    parser.add_argument(
+        "--plies",
+        type=int,
+        default=200,
+        help="moves prepared for each game (a game short of them stops early)",
+    )
+    parser.add_argument(
+        "--loadgen-nice", type=int, default=0, help="niceness of the load generator's processes (default 0)"
+    )
+    (
+        parser.add_argument(
+            "--deflate",
+            action="store_true",
+            help="clients offer per-message compression, as browsers do (default: "
+            "they do not, so that the servers' sends are measured without it)",
+        ),
+    )
+    parser.add_argument(
+        "--envelope", action="store_true", help="only time the pub/sub envelope's wire form (no cluster)"
+    )
+    parser.add_argument(
+        "--workers-as-servers",
+        action="store_true",
+        help="under nice, leave the engine workers at the servers' priority (by "
+        "default they go to the idle class, below everything else)",
+    )
+    parser.add_argument(
+        "--subscription",
+        action="store_true",
+        help="only measure how many envelopes a subscription takes per pass of a "
+        "busy event loop (Redis only)",
+    )
+    parser.add_argument(
+        "--pre-ping", action="store_true", help="only time the database pool's ping before each transaction"
+    )
+    parser.add_argument(
+        "--statements",
+        action="store_true",
+        help="only time a stored move by the size of the statement storing it",
+    )
     args = parser.parse_args(argv)
     if args.envelope:
         envelope_bench()

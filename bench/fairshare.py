@@ -52,8 +52,10 @@ async def honest_replies(url: str, moves: int, address: str) -> list[float]:
     transport = httpx.AsyncHTTPTransport(local_address=address)
     async with httpx.AsyncClient(base_url=url, transport=transport, timeout=600) as ac:
         while True:
-            res = await ac.post("/api/games", json={"variant": "fugue", "opponent": "computer",
-                                                     "level": LEVEL, "color": "white"})
+            res = await ac.post(
+                "/api/games",
+                json={"variant": "fugue", "opponent": "computer", "level": LEVEL, "color": "white"},
+            )
             if res.status_code == 201:
                 break
             await asyncio.sleep(float(res.headers.get("retry-after", "1")))
@@ -94,8 +96,10 @@ async def flooder(url: str, address: str, until: float, answers: Counter[str]) -
     async with httpx.AsyncClient(base_url=url, transport=transport, timeout=120) as ac:
         while time.monotonic() < until:
             try:
-                res = await ac.post("/api/games", json={"variant": "fugue", "opponent": "computer",
-                                                         "level": LEVEL, "color": "black"})
+                res = await ac.post(
+                    "/api/games",
+                    json={"variant": "fugue", "opponent": "computer", "level": LEVEL, "color": "black"},
+                )
             except httpx.HTTPError as exc:
                 answers[type(exc).__name__] += 1
                 await asyncio.sleep(1)
@@ -120,14 +124,20 @@ async def fair_report(url: str, moves: int, seconds: float) -> None:
     await asyncio.gather(*flood)
     async with httpx.AsyncClient(base_url=url, timeout=120) as ac:
         engine = (await ac.get("/api/engine")).json()
-    print(f"honest level-{LEVEL} reply, quiet ({len(quiet)} moves): p50 {pct(quiet, 50):.2f} s, "
-          f"p99 {pct(quiet, 99):.2f} s, max {max(quiet):.2f} s")
-    print(f"honest level-{LEVEL} reply under a 30-address level-{LEVEL} flood ({len(loaded)} moves): "
-          f"p50 {pct(loaded, 50):.2f} s, p99 {pct(loaded, 99):.2f} s, max {max(loaded):.2f} s; "
-          f"p99 ratio {pct(loaded, 99) / pct(quiet, 99):.2f} (target <= 2)")
-    print(f"flood's game creations by answer: {dict(sorted(answers.items()))}; engine: "
-          f"completed {engine['completed']}, refused {engine['refused']}, long games holding a place "
-          f"{engine.get('long_games')}")
+    print(
+        f"honest level-{LEVEL} reply, quiet ({len(quiet)} moves): p50 {pct(quiet, 50):.2f} s, "
+        f"p99 {pct(quiet, 99):.2f} s, max {max(quiet):.2f} s"
+    )
+    print(
+        f"honest level-{LEVEL} reply under a 30-address level-{LEVEL} flood ({len(loaded)} moves): "
+        f"p50 {pct(loaded, 50):.2f} s, p99 {pct(loaded, 99):.2f} s, max {max(loaded):.2f} s; "
+        f"p99 ratio {pct(loaded, 99) / pct(quiet, 99):.2f} (target <= 2)"
+    )
+    print(
+        f"flood's game creations by answer: {dict(sorted(answers.items()))}; engine: "
+        f"completed {engine['completed']}, refused {engine['refused']}, long games holding a place "
+        f"{engine.get('long_games')}"
+    )
 
 
 async def pinger(url: str, until: float, rtts: list[float]) -> None:
@@ -181,7 +191,8 @@ async def ws_flood_report(url: str, seconds: float) -> None:
     loaded: list[float] = []
     receive, send = multiprocessing.Pipe(duplex=False)
     proc = multiprocessing.get_context("spawn").Process(
-        target=_flood_process, args=(f"{base}/ws/games/{flood_id}", seconds + 2, send))
+        target=_flood_process, args=(f"{base}/ws/games/{flood_id}", seconds + 2, send)
+    )
     proc.start()
     await asyncio.sleep(2)  # the flood is under way
     await pinger(f"{base}/ws/games/{calm_id}", time.monotonic() + seconds, loaded)
@@ -189,7 +200,11 @@ async def ws_flood_report(url: str, seconds: float) -> None:
     proc.join(30)
     ms = [x * 1000 for x in quiet]
     lms = [x * 1000 for x in loaded]
-    print(f"another game's ping round trip, quiet ({len(ms)}): p50 {pct(ms, 50):.1f} ms, "
-          f"p99 {pct(ms, 99):.1f} ms")
-    print(f"  while one socket floods pings ({len(lms)}): p50 {pct(lms, 50):.1f} ms, "
-          f"p99 {pct(lms, 99):.1f} ms, max {max(lms):.1f} ms (target p99 < 50 ms); flood: {dict(counts)}")
+    print(
+        f"another game's ping round trip, quiet ({len(ms)}): p50 {pct(ms, 50):.1f} ms, "
+        f"p99 {pct(ms, 99):.1f} ms"
+    )
+    print(
+        f"  while one socket floods pings ({len(lms)}): p50 {pct(lms, 50):.1f} ms, "
+        f"p99 {pct(lms, 99):.1f} ms, max {max(lms):.1f} ms (target p99 < 50 ms); flood: {dict(counts)}"
+    )

@@ -37,9 +37,11 @@ def main() -> None:
         view = game_view(Board(variant.name))
         gc.collect()  # untracks the tuples of atoms, as the server's first young pass would
         kept = LegalView.of(view)
-        print(f"{variant.name} start: {view['count']} moves; view as dicts/lists: {tracked(view)} "
-              f"tracked objects; as JSON text: {tracked(kept)} "
-              f"({len(kept.actions) + len(kept.annotations)} characters)")
+        print(
+            f"{variant.name} start: {view['count']} moves; view as dicts/lists: {tracked(view)} "
+            f"tracked objects; as JSON text: {tracked(kept)} "
+            f"({len(kept.actions) + len(kept.annotations)} characters)"
+        )
 
 
 if __name__ == "__main__":

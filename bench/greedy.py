@@ -81,7 +81,7 @@ def main() -> int:
             position = line.strip()
             board = Board(variant)
             if "moves" in words:
-                for text in words[words.index("moves") + 1:]:
+                for text in words[words.index("moves") + 1 :]:
                     board.push_text(text)
         elif command == "go":
             rng = random.Random(zlib.crc32(f"{variant} {position}".encode()))

@@ -47,9 +47,18 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp())
     env = dict(os.environ, EXOCHESS_RATE_LIMITS="off")
     server = subprocess.Popen(
-        [sys.executable, "-m", "exochess.cli.serve", "--port", str(args.port),
-         "--database-url", f"sqlite:///{folder / 'bench.sqlite'}"],
-        env=env, stdout=subprocess.DEVNULL, stderr=(folder / "log").open("w"),
+        [
+            sys.executable,
+            "-m",
+            "exochess.cli.serve",
+            "--port",
+            str(args.port),
+            "--database-url",
+            f"sqlite:///{folder / 'bench.sqlite'}",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=(folder / "log").open("w"),
     )
     base = f"http://127.0.0.1:{args.port}"
     try:
@@ -69,8 +78,14 @@ def main() -> None:
         def play_other() -> None:
             for ply, text in enumerate(OTHER_GAME):
                 start = time.perf_counter()
-                res = client.post(f"/api/games/{other['id']}/moves", json={
-                    "secret": seats(other)["white" if ply % 2 == 0 else "black"], "move": text, "ply": ply})
+                res = client.post(
+                    f"/api/games/{other['id']}/moves",
+                    json={
+                        "secret": seats(other)["white" if ply % 2 == 0 else "black"],
+                        "move": text,
+                        "ply": ply,
+                    },
+                )
                 res.raise_for_status()
                 waits.append((start - began, (time.perf_counter() - start) * 1000))
                 time.sleep(0.3)
@@ -86,14 +101,18 @@ def main() -> None:
         beside.start()
         for ply, (color, text) in enumerate([("black", BLACK), ("white", white)]):
             start = time.perf_counter()
-            res = client.post(f"/api/games/{grown['id']}/moves",
-                              json={"secret": seats(grown)[color], "move": text, "ply": ply})
+            res = client.post(
+                f"/api/games/{grown['id']}/moves",
+                json={"secret": seats(grown)[color], "move": text, "ply": ply},
+            )
             res.raise_for_status()
             took = (time.perf_counter() - start) * 1000
             print(f"{color}'s move: sent at {start - began:.2f} s, {took:.0f} ms")
         beside.join()
-        print("the other game's moves meanwhile (sent at, took):",
-              ", ".join(f"{at:.2f} s {took:.0f} ms" for at, took in waits))
+        print(
+            "the other game's moves meanwhile (sent at, took):",
+            ", ".join(f"{at:.2f} s {took:.0f} ms" for at, took in waits),
+        )
     finally:
         server.terminate()
         server.wait(10)

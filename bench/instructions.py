@@ -76,13 +76,24 @@ def instructions(variant: str, index: int, nodes: int, compiled: str | None = No
     """Instructions executed by :func:`child` under valgrind, and the nodes it searched
     (``compiled``: the directory of a compiled build to run instead of the sources)."""
     command = [
-        "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+        "valgrind",
+        "--tool=cachegrind",
+        "--cache-sim=no",
+        "--cachegrind-out-file=/dev/null",
         # The real interpreter: valgrind cannot follow a shell-script shim (pyenv).
-        os.path.realpath(sys.executable), __file__, "--child", variant, str(index), str(nodes),
+        os.path.realpath(sys.executable),
+        __file__,
+        "--child",
+        variant,
+        str(index),
+        str(nodes),
     ]
     first = [str(Path(compiled).resolve())] if compiled else [str(HERE.parent / "src")]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*first, *sys.path]),
-               EXOCHESS_EXPECT_BUILD="compiled" if compiled else "pure")
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([*first, *sys.path]),
+        EXOCHESS_EXPECT_BUILD="compiled" if compiled else "pure",
+    )
     env.pop("EXOCHESS_PURE", None)
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
     match = REFS.search(done.stderr)

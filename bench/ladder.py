@@ -87,7 +87,13 @@ class _OutOfTime(Exception):
 
 
 def play_rung(
-    variant: str, high: str, low: str, games: int, movetime: int, seed: int, jobs: int,
+    variant: str,
+    high: str,
+    low: str,
+    games: int,
+    movetime: int,
+    seed: int,
+    jobs: int,
     minutes: float | None,
 ) -> MatchResult:
     """A rung's match, cut after the first complete pair past ``minutes`` (None: all games)."""
@@ -101,7 +107,13 @@ def play_rung(
 
     try:
         return run_match(
-            variant, parse_player(high), parse_player(low), games, movetime, seed=seed, jobs=jobs,
+            variant,
+            parse_player(high),
+            parse_player(low),
+            games,
+            movetime,
+            seed=seed,
+            jobs=jobs,
             on_game=on_game,
         )
     except _OutOfTime:
@@ -153,13 +165,18 @@ def main(argv: list[str] | None = None) -> int:
     rungs = parse_rungs(args.rungs)
     counts = parse_counts(args.rung_games)
     if args.nodes:
-        print(f"budgets in nodes: level 8 {args.nodes:,} a move, levels 1-7 their depth or "
-              f"{args.cap_nodes:,} (the ms below do not apply)")
-    print(f"ladder: {args.games} games a rung at {args.movetime} ms (level 8's time); "
-          f"8 vs 1: {args.top_games} games at {args.top_movetime} ms; seed {args.seed}")
+        print(
+            f"budgets in nodes: level 8 {args.nodes:,} a move, levels 1-7 their depth or "
+            f"{args.cap_nodes:,} (the ms below do not apply)"
+        )
+    print(
+        f"ladder: {args.games} games a rung at {args.movetime} ms (level 8's time); "
+        f"8 vs 1: {args.top_games} games at {args.top_movetime} ms; seed {args.seed}"
+    )
     print()
     print("| variant | match | result (wins-losses-draws of the higher level) | minutes |")
     print("|---|---|---|---|")
+
     def player(level: str) -> str:
         if not args.nodes or not level.isdigit():
             return level
@@ -194,8 +211,10 @@ def main(argv: list[str] | None = None) -> int:
 def print_scale(chains: dict[str, dict[int, tuple[float, float, bool]]], anchor_elo: float) -> None:
     """The chained ratings: level k = anchor + the rungs up to k, with 95% intervals."""
     print()
-    print(f"Ratings (the anchor fixed at {anchor_elo:.0f}; ± is the 95% interval of the chain; "
-          "* a rung won or lost 100%, counted as if the loser had half a game)")
+    print(
+        f"Ratings (the anchor fixed at {anchor_elo:.0f}; ± is the 95% interval of the chain; "
+        "* a rung won or lost 100%, counted as if the loser had half a game)"
+    )
     print()
     print("| variant | " + " | ".join(f"level {k}" for k in range(1, 9)) + " |")
     print("|---|" + "---|" * 8)

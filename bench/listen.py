@@ -58,12 +58,18 @@ class Engine:
     """An engine process and a thread that stamps each line it writes."""
 
     def __init__(self, env: dict[str, str], control: bool = False) -> None:
-        command = [sys.executable, "-c", CONTROL] if control else [
-            str(Path(sys.executable).parent / "exochess"), "engine"
-        ]
+        command = (
+            [sys.executable, "-c", CONTROL]
+            if control
+            else [str(Path(sys.executable).parent / "exochess"), "engine"]
+        )
         self.proc = subprocess.Popen(
             command,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1, env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+            env=env,
         )
         self.lines: queue.Queue[tuple[float, str]] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
@@ -161,11 +167,11 @@ def main(argv: list[str] | None = None) -> int:
             lat = measure(variant, env, args.searches, args.polls, rng)
 
             def fmt(xs: list[float]) -> str:
-                return (f"{statistics.median(xs):.1f} / {percentile(xs, 99):.1f} / {max(xs):.1f} "
-                        f"({len(xs)})")
+                return f"{statistics.median(xs):.1f} / {percentile(xs, 99):.1f} / {max(xs):.1f} ({len(xs)})"
 
-            print(f"| {build} | {variant} | {fmt(lat['isready'])} | {fmt(lat['stop'])} | "
-                  f"{lat['quit'][0]:.0f} |")
+            print(
+                f"| {build} | {variant} | {fmt(lat['isready'])} | {fmt(lat['stop'])} | {lat['quit'][0]:.0f} |"
+            )
             sys.stdout.flush()
     return 0
 

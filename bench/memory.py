@@ -45,7 +45,11 @@ def wait_for(proc: subprocess.Popen[str], prefix: str) -> str:
 def run(variant: str, hash_mb: int, seconds: float, env: dict[str, str]) -> dict[str, float]:
     proc = subprocess.Popen(
         [str(Path(sys.executable).parent / "exochess"), "engine"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1, env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+        env=env,
     )
     assert proc.stdin is not None
 
@@ -86,8 +90,13 @@ def run(variant: str, hash_mb: int, seconds: float, env: dict[str, str]) -> dict
     proc.wait(60)
     words = last_info.split()
     nodes = int(words[words.index("nodes") + 1]) if "nodes" in words else 0
-    return {"base": base / 1024, "peak": peak / 1024, "clear_ms": clear_ms, "after": after / 1024,
-            "nodes": nodes}
+    return {
+        "base": base / 1024,
+        "peak": peak / 1024,
+        "clear_ms": clear_ms,
+        "after": after / 1024,
+        "nodes": nodes,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,15 +118,19 @@ def main(argv: list[str] | None = None) -> int:
         env["PYTHONPATH"] = args.compiled_path
     print(f"memory ({args.build} build): go infinite for {args.seconds:.0f} s from the start; MiB")
     print()
-    print("| game | Hash | RSS before | peak RSS | peak - before | ucinewgame+isready ms | RSS 2 s later "
-          "| nodes (last iteration) |")
+    print(
+        "| game | Hash | RSS before | peak RSS | peak - before | ucinewgame+isready ms | RSS 2 s later "
+        "| nodes (last iteration) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for variant in args.variants.split(","):
         for hash_mb in (int(h) for h in args.hash.split(",")):
             r = run(variant, hash_mb, args.seconds, env)
             grown = r["peak"] - r["base"]
-            print(f"| {variant} | {hash_mb} | {r['base']:.0f} | {r['peak']:.0f} | {grown:.0f} "
-                  f"| {r['clear_ms']:.1f} | {r['after']:.0f} | {r['nodes']:,} |")
+            print(
+                f"| {variant} | {hash_mb} | {r['base']:.0f} | {r['peak']:.0f} | {grown:.0f} "
+                f"| {r['clear_ms']:.1f} | {r['after']:.0f} | {r['nodes']:,} |"
+            )
             sys.stdout.flush()
     return 0
 

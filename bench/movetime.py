@@ -202,8 +202,9 @@ def run_game(
             f"depth >= 2 among the others: {100 * sum(d >= 2 for d in free) / max(1, len(free)):.1f}%)"
         )
     share = 100 * cpu / (sum(times) / 1000)
-    print(f"  the engine had {share:.0f}% of a core while it answered (its start-up included)"
-          f"{cpu_pressure()}")
+    print(
+        f"  the engine had {share:.0f}% of a core while it answered (its start-up included){cpu_pressure()}"
+    )
     sys.stdout.flush()
 
 

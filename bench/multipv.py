@@ -56,10 +56,17 @@ def run(depth: int | None, multipv: int, repeat: int) -> list[dict[str, object]]
                     a = searcher.search(board, Limits(depth=d), multipv=multipv)  # type: ignore[call-arg,unused-ignore]
                 best_cpu = min(best_cpu, time.process_time() - t0)
                 nodes, best = a.nodes, str(a.best)
-            rows.append({
-                "game": variant.name, "position": name, "depth": d, "nodes": nodes, "best": best,
-                "cpu_s": round(best_cpu, 3), "nps_cpu": int(nodes / max(best_cpu, 1e-6)),
-            })
+            rows.append(
+                {
+                    "game": variant.name,
+                    "position": name,
+                    "depth": d,
+                    "nodes": nodes,
+                    "best": best,
+                    "cpu_s": round(best_cpu, 3),
+                    "nps_cpu": int(nodes / max(best_cpu, 1e-6)),
+                }
+            )
     return rows
 
 
@@ -77,8 +84,10 @@ def main() -> None:
         print(json.dumps(rows))
         return
     for r in rows:
-        print(f"{r['game']:<11} {r['position']:<8} depth {r['depth']} nodes {r['nodes']:>9} "
-              f"cpu {r['cpu_s']:>7.3f} s  {r['nps_cpu']:>8} nodes/s  best {r['best']}")
+        print(
+            f"{r['game']:<11} {r['position']:<8} depth {r['depth']} nodes {r['nodes']:>9} "
+            f"cpu {r['cpu_s']:>7.3f} s  {r['nps_cpu']:>8} nodes/s  best {r['best']}"
+        )
     total_nodes = sum(int(str(r["nodes"])) for r in rows)
     total_cpu = sum(float(str(r["cpu_s"])) for r in rows)
     print(f"total nodes {total_nodes} cpu {total_cpu:.2f} s  {int(total_nodes / total_cpu)} nodes/s")

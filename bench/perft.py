@@ -37,11 +37,18 @@ POSITIONS: dict[str, list[tuple[str, str | None, int]]] = {
     ],
     "rebelfury": [
         ("start", None, 3),
-        ("middle 1", "f1c3x1g1df/a1a3a1a2a/1a2a1m2a2/3gda1a4/7c4/1h7j2/12/2D3JH4/3AAC6/1A1F1M1A2A1/"
-                     "A1A3A1A2A/2CG2X1G1DF w", 2),
+        (
+            "middle 1",
+            "f1c3x1g1df/a1a3a1a2a/1a2a1m2a2/3gda1a4/7c4/1h7j2/12/2D3JH4/3AAC6/1A1F1M1A2A1/"
+            "A1A3A1A2A/2CG2X1G1DF w",
+            2,
+        ),
         ("middle 2", "12/10f1/2f6x1a/1a2ma6/4a2g2a1/3h6C1/5Jd5/4G7/6AM4/A1FA4A3/1X7F2/12 b", 3),
-        ("middle 3", "11f/1a1d2c5/a1f1x2ac1ha/1j1a1ga3a1/4a4g2/7m4/3M4J3/1H3G6/2G3D3A1/A2AXA1F1C2/"
-                     "1A2C1A1A2A/F11 w", 3),
+        (
+            "middle 3",
+            "11f/1a1d2c5/a1f1x2ac1ha/1j1a1ga3a1/4a4g2/7m4/3M4J3/1H3G6/2G3D3A1/A2AXA1F1C2/1A2C1A1A2A/F11 w",
+            3,
+        ),
     ],
 }
 
@@ -128,8 +135,10 @@ def main() -> int:
             total_nodes += nodes
             total_time += seconds
             print(f"{variant:<12}{label:<12}{depth:>6}{nodes:>12,}{seconds:>10.2f}{nodes / seconds:>12,.0f}")
-        print(f"{variant:<12}{'all':<12}{'':>6}{total_nodes:>12,}{total_time:>10.2f}"
-              f"{total_nodes / total_time:>12,.0f}")
+        print(
+            f"{variant:<12}{'all':<12}{'':>6}{total_nodes:>12,}{total_time:>10.2f}"
+            f"{total_nodes / total_time:>12,.0f}"
+        )
     print()
     print(f"{'game':<12}{'push+pop median (us)':>22}{'board + 200 moves (KiB)':>26}")
     for variant in POSITIONS:

@@ -78,8 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     print("| build | game | p50 / p99 / max (n) |")
     print("|---|---|---|")
     for variant, lat in results.items():
-        print(f"| {build} | {variant} | {statistics.median(lat):.1f} / {percentile(lat, 99):.1f} / "
-              f"{max(lat):.1f} ({len(lat)}) |")
+        print(
+            f"| {build} | {variant} | {statistics.median(lat):.1f} / {percentile(lat, 99):.1f} / "
+            f"{max(lat):.1f} ({len(lat)}) |"
+        )
     return 0
 
 

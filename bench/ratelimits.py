@@ -46,8 +46,10 @@ async def _timed(name: str, hits: int, keys: int, hit: Callable[[str], Awaitable
             most_tasks = max(most_tasks, len(asyncio.all_tasks()) - tasks_before)
             threads.add(threading.active_count())
     per = (time.perf_counter() - start) / hits * 1e6
-    print(f"{name:20s} {per:8.2f} us/hit   threads {started_threads}->{max(threads)}   "
-          f"tasks at once (sampled) {most_tasks}")
+    print(
+        f"{name:20s} {per:8.2f} us/hit   threads {started_threads}->{max(threads)}   "
+        f"tasks at once (sampled) {most_tasks}"
+    )
 
 
 async def main(hits: int, keys: int, redis: str | None) -> None:
@@ -69,8 +71,9 @@ async def main(hits: int, keys: int, redis: str | None) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--hits", type=int, default=100_000)
     parser.add_argument("--keys", type=int, default=1000)
     parser.add_argument("--redis", action="store_true", help="also Redis mode (needs redis-server)")

@@ -50,8 +50,10 @@ class Outlook:
         for name, ends in (("H1", self.h1), ("H0", self.h0)):
             ends = sorted(ends)
             if ends:
-                parts.append(f"{name} {100 * len(ends) / runs:5.1f}% after {ends[len(ends) // 2]} more pairs "
-                             f"(90%: {ends[int(len(ends) * 0.9)]})")
+                parts.append(
+                    f"{name} {100 * len(ends) / runs:5.1f}% after {ends[len(ends) // 2]} more pairs "
+                    f"(90%: {ends[int(len(ends) * 0.9)]})"
+                )
             else:
                 parts.append(f"{name}   0.0%")
         if self.undecided:
@@ -99,8 +101,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("source", help="a match record, or pair counts like 5-0-24-1-44")
     parser.add_argument("--sprt", help="the test's ELO0,ELO1 (default: the record's)")
-    parser.add_argument("--fresh", action="append", default=[], metavar="ELO0,ELO1",
-                        help="also a new test with these bounds, from no pairs (repeatable)")
+    parser.add_argument(
+        "--fresh",
+        action="append",
+        default=[],
+        metavar="ELO0,ELO1",
+        help="also a new test with these bounds, from no pairs (repeatable)",
+    )
     parser.add_argument("--runs", type=int, default=300, help="simulated runs a test (default 300)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the draws (default 1)")
     args = parser.parse_args(argv)
@@ -115,9 +122,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     elo, low, high = elo_estimate(counts)
     pentanomial = "-".join(map(str, counts))
-    print(f"{sum(counts)} pairs {pentanomial}: Elo {elo:+.0f} ({low:+.0f} .. {high:+.0f}), "
-          f"LLR {test.llr(counts):.2f} of SPRT({test.elo0:g}, {test.elo1:g}) "
-          f"[{test.bounds[0]:.2f}, {test.bounds[1]:.2f}]")
+    print(
+        f"{sum(counts)} pairs {pentanomial}: Elo {elo:+.0f} ({low:+.0f} .. {high:+.0f}), "
+        f"LLR {test.llr(counts):.2f} of SPRT({test.elo0:g}, {test.elo1:g}) "
+        f"[{test.bounds[0]:.2f}, {test.bounds[1]:.2f}]"
+    )
     rng = random.Random(args.seed)
     decided = test.verdict(counts)
     if decided is not None:

@@ -69,7 +69,8 @@ async def measure(plies: int, encodings: int, moves: int) -> dict[str, float]:
                 live.state_cache = None
                 svc.state_text(live)
             figures[f"state {variant} ({len(texts)} plies, {size:,} chars)"] = (
-                (time.process_time() - start) / encodings * 1e6)
+                (time.process_time() - start) / encodings * 1e6
+            )
         texts = line("fugue", 20, 2)
         played = 0
         start = time.process_time()
@@ -99,8 +100,11 @@ def main(argv: list[str] | None = None) -> None:
     rounds = [asyncio.run(measure(args.plies, args.encodings, args.moves)) for _ in range(args.rounds)]
     for name in rounds[0]:
         values = [r[name] for r in rounds]
-        print(f"{name:55s} median {statistics.median(values):9.1f} µs CPU  (rounds: "
-              + ", ".join(f"{v:.1f}" for v in values) + ")")
+        print(
+            f"{name:55s} median {statistics.median(values):9.1f} µs CPU  (rounds: "
+            + ", ".join(f"{v:.1f}" for v in values)
+            + ")"
+        )
 
 
 if __name__ == "__main__":

@@ -56,8 +56,10 @@ def main(argv: list[str] | None = None) -> int:
         nodes += result.nodes
         moves.append(str(result.best))
     build = "compiled" if COMPILED else "pure"
-    print(f"{args.variant} depth {args.depth}, {len(rows)} positions, {build}, player {args.player}: "
-          f"{nodes} nodes, {cpu:.1f} s CPU, {nodes / max(cpu, 1e-9):.0f} nodes/s")
+    print(
+        f"{args.variant} depth {args.depth}, {len(rows)} positions, {build}, player {args.player}: "
+        f"{nodes} nodes, {cpu:.1f} s CPU, {nodes / max(cpu, 1e-9):.0f} nodes/s"
+    )
     print("best moves:", " ".join(moves))
     return 0
 

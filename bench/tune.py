@@ -376,8 +376,17 @@ def tune(args: argparse.Namespace) -> int:
     l2_placement = args.l2 if args.l2_placement is None else args.l2_placement
     pull = [l2_placement if j in cells else args.l2 for j in range(lay.size)]
     theta, _, epoch = descend(
-        train, held, theta0, k, epochs=args.epochs, rate=args.rate, l2=args.l2, frozen=frozen,
-        weights=len(lay.weights), last=args.last, l2_cells=pull,
+        train,
+        held,
+        theta0,
+        k,
+        epochs=args.epochs,
+        rate=args.rate,
+        l2=args.l2,
+        frozen=frozen,
+        weights=len(lay.weights),
+        last=args.last,
+        l2_cells=pull,
     )
     tuned = from_vector(theta, lay)
     rounded = to_vector(tuned, lay)
@@ -388,9 +397,15 @@ def tune(args: argparse.Namespace) -> int:
     for name in lay.weights:
         print(f"  {name}: {start['weights'][name]} -> {tuned['weights'][name]}")
     tuned["meta"] = {
-        "data": args.data, "positions": len(samples), "k": k, "epoch": epoch,
-        "mse_held_before": before_held, "mse_held_after": after_held, "l2": args.l2,
-        "l2_placement": l2_placement, "fit": args.fit,
+        "data": args.data,
+        "positions": len(samples),
+        "k": k,
+        "epoch": epoch,
+        "mse_held_before": before_held,
+        "mse_held_after": after_held,
+        "l2": args.l2,
+        "l2_placement": l2_placement,
+        "fit": args.fit,
     }
     out = Path(args.out)
     out.write_text(json.dumps(tuned, indent=1) + "\n")

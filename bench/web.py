@@ -172,8 +172,9 @@ async def join_cost(server: Server, watchers: int) -> tuple[int, int]:
     url = server.url.replace("http", "ws") + f"/ws/games/{d['id']}"
     socks = []
     for _ in range(0, watchers, 50):
-        socks += await asyncio.gather(*(websockets.connect(url, max_queue=None, open_timeout=300)
-                                        for _ in range(50)))
+        socks += await asyncio.gather(
+            *(websockets.connect(url, max_queue=None, open_timeout=300) for _ in range(50))
+        )
     socks = socks[:watchers]
     for sock in socks:  # drain what the watchers' own joins brought
         await sock.send(json.dumps({"type": "ping"}))
@@ -199,9 +200,12 @@ async def _watch_lobby(url: str, count: int, pipe: Any) -> None:
     socks: list[Any] = []
     for _ in range(0, count, 50):
         # no keepalive pings: a client stalled by a loaded machine must not be dropped for it
-        socks += await asyncio.gather(*(websockets.connect(url, max_queue=None, open_timeout=300,
-                                                           ping_interval=None)
-                                        for _ in range(min(50, count - len(socks)))))
+        socks += await asyncio.gather(
+            *(
+                websockets.connect(url, max_queue=None, open_timeout=300, ping_interval=None)
+                for _ in range(min(50, count - len(socks)))
+            )
+        )
     for sock in socks:  # the view each gets on connecting
         assert json.loads(await sock.recv())["type"] == "lobby"
     seen: dict[str, list[float]] = {}
@@ -267,6 +271,7 @@ def lobby_fanout(server: Server, watchers: int, posts: int, procs: int) -> tuple
         child.start()
         pipes.append(mine)
         children.append(child)
+
     def receive(pipe: Any) -> Any:
         try:
             return pipe.recv()
@@ -321,8 +326,16 @@ def page_load(server: Server, gid: str) -> tuple[float, float | None]:
         return html_ms, None
     from playwright.sync_api import sync_playwright
 
-    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
         page = browser.new_page()
@@ -343,8 +356,9 @@ def first_engine_reply(server: Server, level: int) -> float | None:
         if not info["engine"]:
             return None
         t0 = time.perf_counter()
-        d = c.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": level,
-                                      "color": "black"}).json()
+        d = c.post(
+            "/api/games", json={"variant": "fugue", "opponent": "computer", "level": level, "color": "black"}
+        ).json()
         gid = d["id"]
         while True:
             if c.get(f"/api/games/{gid}").json()["ply"] >= 1:
@@ -403,8 +417,9 @@ def reply_among_level8_games(server: Server, games: int) -> float:
     for i in range(games):
         transport = httpx.HTTPTransport(local_address=f"127.0.1.{10 + i}")
         with httpx.Client(base_url=server.url, transport=transport, timeout=120) as c:
-            d = c.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 8,
-                                          "color": "black"}).json()
+            d = c.post(
+                "/api/games", json={"variant": "fugue", "opponent": "computer", "level": 8, "color": "black"}
+            ).json()
             seats.append((d["id"], d["seats"]["black"]["secret"]))
     reply = first_engine_reply(server, 1)
     assert reply is not None
@@ -418,8 +433,10 @@ def engine_report(server: Server) -> None:
     for abandon in (True, False):
         reply, counts = asyncio.run(engine_under_load(server, 20, abandon))
         how = "fired and abandoned" if abandon else "still waiting"
-        print(f"level-1 reply with 20 analyses of 10 s from 20 addresses {how}: {reply * 1000:.0f} ms "
-              f"({', '.join(f'{k} {v}' for k, v in counts.items())})")
+        print(
+            f"level-1 reply with 20 analyses of 10 s from 20 addresses {how}: {reply * 1000:.0f} ms "
+            f"({', '.join(f'{k} {v}' for k, v in counts.items())})"
+        )
     reply = reply_among_level8_games(server, 30)
     print(f"level-1 reply while 30 level-8 games wait for the computer: {reply * 1000:.0f} ms")
 
@@ -478,15 +495,19 @@ class Human:
     async def connect(self, ws_base: str, gate: asyncio.Semaphore) -> None:
         for color in ("white", "black"):
             async with gate:
-                sock = await authed(f"{ws_base}/ws/games/{self.gid}", self.secrets[color],
-                                    local_addr=(human_address(self.i, color), 0))
+                sock = await authed(
+                    f"{ws_base}/ws/games/{self.gid}",
+                    self.secrets[color],
+                    local_addr=(human_address(self.i, color), 0),
+                )
             self.seats[color] = Seat(sock)
 
     async def state(self, client: httpx.AsyncClient, ply: int) -> dict[str, Any]:
         """The state at ``ply`` or later: from the sockets, else asked for over HTTP."""
         for _ in range(50):
-            best = max((s.latest for s in self.seats.values() if s.latest), key=lambda m: m["ply"],
-                       default=None)
+            best = max(
+                (s.latest for s in self.seats.values() if s.latest), key=lambda m: m["ply"], default=None
+            )
             if best is not None and best["ply"] >= ply:
                 return best
             seat = self.seats["white"]
@@ -496,8 +517,9 @@ class Human:
         res = await client.get(f"/api/games/{self.gid}")
         return res.json()  # type: ignore[no-any-return]
 
-    async def play(self, client: httpx.AsyncClient, until: float, lat: list[float],
-                   errors: dict[str, int]) -> None:
+    async def play(
+        self, client: httpx.AsyncClient, until: float, lat: list[float], errors: dict[str, int]
+    ) -> None:
         ply = 0
         ref = 0
         while time.monotonic() < until:
@@ -538,9 +560,15 @@ class Human:
 ID_LETTERS = string.ascii_letters + string.digits
 """The letters of the site's game ids."""
 KINDS = ("huge", "hugegame", "deep", "analyses", "create", "joins", "unknown")
-KIND_NAMES = ("huge position (45,136 moves)", "game from the huge position", "JSON nested 1,000 deep",
-              "analyses (20 at once, abandoned)", "game creation", "websocket joins (50 at once)",
-              "unknown game ids")
+KIND_NAMES = (
+    "huge position (45,136 moves)",
+    "game from the huge position",
+    "JSON nested 1,000 deep",
+    "analyses (20 at once, abandoned)",
+    "game creation",
+    "websocket joins (50 at once)",
+    "unknown game ids",
+)
 
 
 class Attacker:
@@ -575,9 +603,16 @@ class Attacker:
 
     async def deep_json(self, ac: httpx.AsyncClient) -> int:
         gid = random.choice(self.gids)
-        paths = ["/api/games", "/api/position", "/api/analyse", f"/api/games/{gid}/moves",
-                 f"/api/games/{gid}/resign", f"/api/games/{gid}/takeback", f"/api/games/{gid}/rematch",
-                 f"/api/games/{gid}/evaluate"]
+        paths = [
+            "/api/games",
+            "/api/position",
+            "/api/analyse",
+            f"/api/games/{gid}/moves",
+            f"/api/games/{gid}/resign",
+            f"/api/games/{gid}/takeback",
+            f"/api/games/{gid}/rematch",
+            f"/api/games/{gid}/evaluate",
+        ]
         res = await ac.post(random.choice(paths), content=DEEP, headers={"Content-Type": "application/json"})
         return res.status_code
 
@@ -597,8 +632,12 @@ class Attacker:
         return results[0]
 
     async def create_games(self, ac: httpx.AsyncClient) -> int:
-        body = random.choice([{"variant": "rebelfury", "opponent": "computer", "level": 8, "color": "black"},
-                              {"variant": "interweave", "opponent": "friend"}])
+        body = random.choice(
+            [
+                {"variant": "rebelfury", "opponent": "computer", "level": 8, "color": "black"},
+                {"variant": "interweave", "opponent": "friend"},
+            ]
+        )
         return (await ac.post("/api/games", json=body)).status_code
 
     async def join_leave(self, ac: httpx.AsyncClient) -> str:
@@ -622,18 +661,26 @@ class Attacker:
         made_up = "".join(random.choices(ID_LETTERS, k=8))
         return (await ac.get(f"/api/games/{made_up}")).status_code
 
-
     async def run(self, seconds: float, only: list[str]) -> None:
         """Every kind in ``only`` in a loop (some with two workers) for ``seconds``."""
         until = time.monotonic() + seconds
-        kinds = [(self.huge_position, 2), (self.huge_game, 1), (self.deep_json, 2),
-                 (self.abandoned_analyses, 1), (self.create_games, 2), (self.join_leave, 1),
-                 (self.unknown_ids, 1)]
-        await asyncio.gather(*(
-            self.loop(name, until, fn)
-            for (fn, workers), short, name in zip(kinds, KINDS, KIND_NAMES, strict=True) if short in only
-            for _ in range(workers)
-        ))
+        kinds = [
+            (self.huge_position, 2),
+            (self.huge_game, 1),
+            (self.deep_json, 2),
+            (self.abandoned_analyses, 1),
+            (self.create_games, 2),
+            (self.join_leave, 1),
+            (self.unknown_ids, 1),
+        ]
+        await asyncio.gather(
+            *(
+                self.loop(name, until, fn)
+                for (fn, workers), short, name in zip(kinds, KINDS, KIND_NAMES, strict=True)
+                if short in only
+                for _ in range(workers)
+            )
+        )
 
 
 async def refusal_cost(server: Server, handshakes: int) -> tuple[float, dict[str, int]]:
@@ -711,13 +758,13 @@ def server_histograms(server: Server) -> dict[tuple[str, str], dict[float, float
     out: dict[tuple[str, str], dict[float, float]] = {}
     for line in text.splitlines():
         if line.startswith(GC_BY_THREAD + "{"):
-            labels = dict(kv.split("=", 1) for kv in line[line.index("{") + 1:line.index("}")].split(","))
+            labels = dict(kv.split("=", 1) for kv in line[line.index("{") + 1 : line.index("}")].split(","))
             key = (GC_BY_THREAD, f"{labels['generation'].strip(chr(34))} {labels['thread'].strip(chr(34))}")
             out[key] = {float("inf"): float(line.rsplit(" ", 1)[1])}
         for name, label, _title in SERVER_TIMES:
             if not line.startswith(name + "_bucket{"):
                 continue
-            labels = dict(kv.split("=", 1) for kv in line[line.index("{") + 1:line.index("}")].split(","))
+            labels = dict(kv.split("=", 1) for kv in line[line.index("{") + 1 : line.index("}")].split(","))
             key = (name, labels.get(label, '""').strip('"'))
             bound = labels["le"].strip('"')
             le = float("inf") if bound == "+Inf" else float(bound)
@@ -725,8 +772,9 @@ def server_histograms(server: Server) -> dict[tuple[str, str], dict[float, float
     return out
 
 
-def histogram_report(before: dict[tuple[str, str], dict[float, float]],
-                     after: dict[tuple[str, str], dict[float, float]]) -> list[str]:
+def histogram_report(
+    before: dict[tuple[str, str], dict[float, float]], after: dict[tuple[str, str], dict[float, float]]
+) -> list[str]:
     """Per histogram, the count in the phase and the bucket bounds holding its p50/p90/p99."""
     lines = []
     for name, _label, title in SERVER_TIMES:
@@ -739,10 +787,15 @@ def histogram_report(before: dict[tuple[str, str], dict[float, float]],
             def bound(q: float, cum: dict[float, float] = cum, total: float = total) -> str:
                 b = min(b for b, c in cum.items() if c >= q * total)
                 return "> 5 s" if b == float("inf") else f"<= {b * 1000:g} ms"
-            lines.append(f"    {title} {key[1]}: {total:.0f}, p50 {bound(0.5)}, p90 {bound(0.9)}, "
-                         f"p99 {bound(0.99)}")
-    by_thread = [f"{key[1]} {count[float('inf')] - before.get(key, {}).get(float('inf'), 0.0):.0f}"
-                 for key, count in sorted(after.items()) if key[0] == GC_BY_THREAD]
+
+            lines.append(
+                f"    {title} {key[1]}: {total:.0f}, p50 {bound(0.5)}, p90 {bound(0.9)}, p99 {bound(0.99)}"
+            )
+    by_thread = [
+        f"{key[1]} {count[float('inf')] - before.get(key, {}).get(float('inf'), 0.0):.0f}"
+        for key, count in sorted(after.items())
+        if key[0] == GC_BY_THREAD
+    ]
     if by_thread:
         lines.append("    gc passes by generation and thread: " + ", ".join(by_thread))
     return lines
@@ -757,8 +810,9 @@ async def client_lag(lags: list[float], until: float) -> None:
         lags.append(loop.time() - start - 0.1)
 
 
-async def attack(server: Server, games: int, seconds: float, only: list[str], phases: bool = False,
-                 procs: int = 4) -> None:
+async def attack(
+    server: Server, games: int, seconds: float, only: list[str], phases: bool = False, procs: int = 4
+) -> None:
     """The humans play for ``seconds`` while the attacker sends every kind in ``only`` at once;
     with ``phases``, one kind after the other (``seconds`` each, the humans playing throughout),
     each with the server process's CPU time: what one request of each kind costs, compared
@@ -803,8 +857,10 @@ async def _human_process(url: str, games: list[tuple[int, str, dict[str, str]]],
             lags: list[float] = []
             cpu0 = time.process_time()
             loop = asyncio.get_running_loop()
-            await asyncio.gather(client_lag(lags, loop.time() + until - time.monotonic()),
-                                 *(h.play(hc, until, lat, errors) for h in humans))
+            await asyncio.gather(
+                client_lag(lags, loop.time() + until - time.monotonic()),
+                *(h.play(hc, until, lat, errors) for h in humans),
+            )
             pipe.send((lat, errors, time.process_time() - cpu0, lags))
     for h in humans:
         await h.close()
@@ -838,6 +894,7 @@ class Crowd:
                 return pipe.recv()
             except EOFError:
                 raise SystemExit("a human client process failed: see its error above") from None
+
         return list(await asyncio.gather(*(asyncio.to_thread(receive, p) for p in self.pipes)))
 
     async def ready(self) -> None:
@@ -885,8 +942,7 @@ async def start_humans(server: Server, games: int, procs: int) -> Crowd:
     return crowd
 
 
-async def attack_phase(server: Server, crowd: Crowd, seconds: float, only: list[str],
-                       brief: bool) -> None:
+async def attack_phase(server: Server, crowd: Crowd, seconds: float, only: list[str], brief: bool) -> None:
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     proc = ctx.Process(target=run_attacker, args=(server.url, crowd.gids, seconds, only, out))
@@ -901,30 +957,43 @@ async def attack_phase(server: Server, crowd: Crowd, seconds: float, only: list[
     cpu = server_cpu_s(server) - cpu0
     sched = [b - a for a, b in zip(sched0, loop_thread_schedstat(server), strict=True)]
     hist = histogram_report(hist0, await asyncio.to_thread(server_histograms, server))
-    hist.insert(0, f"    server's event-loop thread: ran {sched[0]:.1f} s, waited {sched[1]:.1f} s for a CPU "
-                f"({sched[1] / max(1, sched[2]) * 1000:.2f} ms a wait on average, {sched[2]:.0f} runs)")
+    hist.insert(
+        0,
+        f"    server's event-loop thread: ran {sched[0]:.1f} s, waited {sched[1]:.1f} s for a CPU "
+        f"({sched[1] / max(1, sched[2]) * 1000:.2f} ms a wait on average, {sched[2]:.0f} runs)",
+    )
     lag_ms = [x * 1000 for x in lags] or [float("nan")]
-    hist.insert(0, f"    humans' client processes: CPU {client:.1f} s in {wall:.0f} s; their loop lag p50 "
-                f"{pct(lag_ms, 50):.1f} ms, p99 {pct(lag_ms, 99):.1f} ms, max {max(lag_ms):.1f} ms")
+    hist.insert(
+        0,
+        f"    humans' client processes: CPU {client:.1f} s in {wall:.0f} s; their loop lag p50 "
+        f"{pct(lag_ms, 50):.1f} ms, p99 {pct(lag_ms, 99):.1f} ms, max {max(lag_ms):.1f} ms",
+    )
     # the attacker's last requests may still be out
     counts, attacker_cpu = await asyncio.to_thread(out.get)
     hist.insert(1, f"    attacker's client process: CPU {attacker_cpu:.1f} s (it shares the machine's cores)")
     proc.join()
     if brief:
         ms = [x * 1000 for x in lat] or [float("nan")]
-        answers = "; ".join(f"{k}: " + ", ".join(f"{s} x{v}" for s, v in sorted(by.items()))
-                            for k, by in counts.items())
-        print(f"  {only[0]}: {len(lat)} moves, p50 {pct(ms, 50):.1f} ms, p99 {pct(ms, 99):.1f} ms; "
-              f"server CPU {cpu:.1f} s in {wall:.0f} s; {answers or 'no requests'}"
-              + (f"; refused moves {errors}" if errors else ""))
+        answers = "; ".join(
+            f"{k}: " + ", ".join(f"{s} x{v}" for s, v in sorted(by.items())) for k, by in counts.items()
+        )
+        print(
+            f"  {only[0]}: {len(lat)} moves, p50 {pct(ms, 50):.1f} ms, p99 {pct(ms, 99):.1f} ms; "
+            f"server CPU {cpu:.1f} s in {wall:.0f} s; {answers or 'no requests'}"
+            + (f"; refused moves {errors}" if errors else "")
+        )
         print("\n".join(hist))
         return
     ms = [x * 1000 for x in lat]
-    print(f"human move round-trip under attack ({len(crowd.gids)} live games, paced 2-6 s, {len(ms)} "
-          f"acknowledged moves in {wall:.0f} s):")
+    print(
+        f"human move round-trip under attack ({len(crowd.gids)} live games, paced 2-6 s, {len(ms)} "
+        f"acknowledged moves in {wall:.0f} s):"
+    )
     if ms:
-        print(f"  p50 {pct(ms, 50):.1f} ms   p90 {pct(ms, 90):.1f} ms   p99 {pct(ms, 99):.1f} ms   "
-              f"max {max(ms):.1f} ms")
+        print(
+            f"  p50 {pct(ms, 50):.1f} ms   p90 {pct(ms, 90):.1f} ms   p99 {pct(ms, 99):.1f} ms   "
+            f"max {max(ms):.1f} ms"
+        )
     print(f"  refused human moves: {sum(errors.values())} {errors if errors else ''}")
     print(f"server process CPU during the attack: {cpu:.1f} s in {wall:.0f} s")
     print("attacker's answers (kind: status -> count):")
@@ -1022,23 +1091,35 @@ async def clock_agreement(server: Server, games: int, moves: int) -> None:
         for c in pair.values():
             await c.sock.close()
             c.task.cancel()
-    print(f"clock agreement, {games} live games on a 10+5 clock, paced moves every 2-6 s, "
-          f"both clients of each game; {len(stale)} states in {wall:.1f}s:")
-    for label, values in (("clocks out of date (move arrival -> state at client)", stale),
-                          ("server-time estimate error", offset), ("sum (bound on the disagreement)", both),
-                          ("for comparison: move sent -> new state at the mover", trips)):
-        print(f"  {label}: p50 {pct(values, 50):.1f} ms   p99 {pct(values, 99):.1f} ms"
-              f"   max {max(values):.1f} ms")
+    print(
+        f"clock agreement, {games} live games on a 10+5 clock, paced moves every 2-6 s, "
+        f"both clients of each game; {len(stale)} states in {wall:.1f}s:"
+    )
+    for label, values in (
+        ("clocks out of date (move arrival -> state at client)", stale),
+        ("server-time estimate error", offset),
+        ("sum (bound on the disagreement)", both),
+        ("for comparison: move sent -> new state at the mover", trips),
+    ):
+        print(
+            f"  {label}: p50 {pct(values, 50):.1f} ms   p99 {pct(values, 99):.1f} ms"
+            f"   max {max(values):.1f} ms"
+        )
+
 
 def lobby_report(server: Server, watchers: int, procs: int, posts: int = 20) -> None:
     delays, cpu = lobby_fanout(server, watchers, posts, procs)
     ms = [x * 1000 for x in delays]
-    print(f"lobby update (a challenge posted) reaching {watchers} lobby sockets ({procs} client processes), "
-          f"{posts} posts: p50 {pct(ms, 50):.1f} ms   p99 {pct(ms, 99):.1f} ms   max {max(ms):.1f} ms "
-          f"(target p99 < 100 ms)")
+    print(
+        f"lobby update (a challenge posted) reaching {watchers} lobby sockets ({procs} client processes), "
+        f"{posts} posts: p50 {pct(ms, 50):.1f} ms   p99 {pct(ms, 99):.1f} ms   max {max(ms):.1f} ms "
+        f"(target p99 < 100 ms)"
+    )
     if cpu is not None:
-        print(f"  server CPU per lobby update (the post or cancel, the view built, {watchers} sends): "
-              f"{cpu * 1000:.1f} ms")
+        print(
+            f"  server CPU per lobby update (the post or cancel, the view built, {watchers} sends): "
+            f"{cpu * 1000:.1f} ms"
+        )
 
 
 def main() -> None:
@@ -1047,45 +1128,81 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=10)
     ap.add_argument("--engine-only", action="store_true", help="only the engine-under-load figures")
     ap.add_argument("--watchers", type=int, default=500, help="spectators for the join-cost figure")
-    ap.add_argument("--lobby-only", action="store_true",
-                    help="only the lobby fan-out figure (a challenge reaching --watchers lobby sockets)")
-    ap.add_argument("--human-procs", type=int, default=4,
-                    help="--attack: client processes the human games are spread over (default 4)")
-    ap.add_argument("--lobby-procs", type=int, default=4,
-                    help="client processes the lobby watchers are spread over (default 4)")
+    ap.add_argument(
+        "--lobby-only",
+        action="store_true",
+        help="only the lobby fan-out figure (a challenge reaching --watchers lobby sockets)",
+    )
+    ap.add_argument(
+        "--human-procs",
+        type=int,
+        default=4,
+        help="--attack: client processes the human games are spread over (default 4)",
+    )
+    ap.add_argument(
+        "--lobby-procs",
+        type=int,
+        default=4,
+        help="client processes the lobby watchers are spread over (default 4)",
+    )
     ap.add_argument("--attack", action="store_true", help="the attack mode of issue 17 (see above)")
-    ap.add_argument("--clocks", action="store_true",
-                    help="the clock-agreement figure of issue 20 (see above)")
+    ap.add_argument(
+        "--clocks", action="store_true", help="the clock-agreement figure of issue 20 (see above)"
+    )
     ap.add_argument("--seconds", type=float, default=60.0, help="length of the attack")
-    ap.add_argument("--phases", action="store_true",
-                    help="--attack: the kinds of --only one after the other in one server run "
-                         "(--seconds each), with the server's CPU time in each ('none' for a phase "
-                         "without attacker)")
-    ap.add_argument("--limits", default=None,
-                    help="--attack: the server's $EXOCHESS_RATE_LIMITS (default: the site's own "
-                         "limits; 'off' to measure the attack without them)")
-    ap.add_argument("--refusals", type=int, default=0,
-                    help="only the server CPU per websocket handshake refused by the rate limit, "
-                         "over this many handshakes in bursts of 50 (e.g. 4000)")
-    ap.add_argument("--fair", action="store_true",
-                    help="issue 41: honest level-8 replies quiet and under a 30-address level-8 flood")
-    ap.add_argument("--ws-flood", action="store_true",
-                    help="issue 41: another game's ping round trip while one socket floods pings")
-    ap.add_argument("--only", default=",".join(KINDS),
-                    help=f"attack kinds, comma-separated (default all: {','.join(KINDS)})")
+    ap.add_argument(
+        "--phases",
+        action="store_true",
+        help="--attack: the kinds of --only one after the other in one server run "
+        "(--seconds each), with the server's CPU time in each ('none' for a phase "
+        "without attacker)",
+    )
+    ap.add_argument(
+        "--limits",
+        default=None,
+        help="--attack: the server's $EXOCHESS_RATE_LIMITS (default: the site's own "
+        "limits; 'off' to measure the attack without them)",
+    )
+    ap.add_argument(
+        "--refusals",
+        type=int,
+        default=0,
+        help="only the server CPU per websocket handshake refused by the rate limit, "
+        "over this many handshakes in bursts of 50 (e.g. 4000)",
+    )
+    ap.add_argument(
+        "--fair",
+        action="store_true",
+        help="issue 41: honest level-8 replies quiet and under a 30-address level-8 flood",
+    )
+    ap.add_argument(
+        "--ws-flood",
+        action="store_true",
+        help="issue 41: another game's ping round trip while one socket floods pings",
+    )
+    ap.add_argument(
+        "--only",
+        default=",".join(KINDS),
+        help=f"attack kinds, comma-separated (default all: {','.join(KINDS)})",
+    )
     args = ap.parse_args()
-    print(f"machine: {os.cpu_count()} cores, load average before the run "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(
+        f"machine: {os.cpu_count()} cores, load average before the run "
+        f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )
     if args.refusals:
         with tempfile.TemporaryDirectory() as tmp:
-            server = Server(Path(tmp) / "bench.sqlite", engine_workers=1,
-                            env={"EXOCHESS_RATE_LIMITS": "sockets=1/minute"}).start()
+            server = Server(
+                Path(tmp) / "bench.sqlite", engine_workers=1, env={"EXOCHESS_RATE_LIMITS": "sockets=1/minute"}
+            ).start()
             try:
                 per, answers = asyncio.run(refusal_cost(server, args.refusals))
             finally:
                 server.stop()
-        print(f"server CPU per refused websocket handshake ({args.refusals} in bursts of 50 from one "
-              f"address): {per * 1000:.3f} ms; answers {answers}")
+        print(
+            f"server CPU per refused websocket handshake ({args.refusals} in bursts of 50 from one "
+            f"address): {per * 1000:.3f} ms; answers {answers}"
+        )
         return
     if args.fair or args.ws_flood:
         from fairshare import fair_report, ws_flood_report  # bench/ is the script's directory
@@ -1093,8 +1210,9 @@ def main() -> None:
         limits = ";".join(f"{kind}={rate}" for kind, rate in DEFAULT_LIMITS.items())
         print(f"per-address rate limits: {limits}")
         with tempfile.TemporaryDirectory() as tmp:
-            server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,
-                            env={"EXOCHESS_RATE_LIMITS": limits}).start()
+            server = Server(
+                Path(tmp) / "bench.sqlite", engine_workers=2, env={"EXOCHESS_RATE_LIMITS": limits}
+            ).start()
             try:
                 if args.fair:
                     asyncio.run(fair_report(server.url, args.moves, args.seconds))
@@ -1107,22 +1225,32 @@ def main() -> None:
         # the test servers turn the per-address limits off (tests/web/serverproc.py): here they
         # are the site's own, so that they apply to the attacker (127.0.0.1) as they would on
         # the Internet; the humans, one address per seat, stay far below them
-        limits = args.limits if args.limits is not None else ";".join(
-            f"{kind}={rate}" for kind, rate in DEFAULT_LIMITS.items())
+        limits = (
+            args.limits
+            if args.limits is not None
+            else ";".join(f"{kind}={rate}" for kind, rate in DEFAULT_LIMITS.items())
+        )
         print(f"per-address rate limits: {limits}")
         with tempfile.TemporaryDirectory() as tmp:
-            server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,
-                            env={"EXOCHESS_RATE_LIMITS": limits}).start()
+            server = Server(
+                Path(tmp) / "bench.sqlite", engine_workers=2, env={"EXOCHESS_RATE_LIMITS": limits}
+            ).start()
             try:
-                asyncio.run(attack(server, args.games, args.seconds, args.only.split(","), args.phases,
-                                   args.human_procs))
+                asyncio.run(
+                    attack(
+                        server, args.games, args.seconds, args.only.split(","), args.phases, args.human_procs
+                    )
+                )
             finally:
                 server.stop()
         return
     with tempfile.TemporaryDirectory() as tmp:
         # every bench client comes from 127.0.0.1: lift the per-address websocket cap
-        server = Server(Path(tmp) / "bench.sqlite", engine_workers=2,
-                        env={"EXOCHESS_WS_PER_ADDRESS": str(max(2 * args.games, args.watchers) + 10)}).start()
+        server = Server(
+            Path(tmp) / "bench.sqlite",
+            engine_workers=2,
+            env={"EXOCHESS_WS_PER_ADDRESS": str(max(2 * args.games, args.watchers) + 10)},
+        ).start()
         try:
             if args.lobby_only:
                 lobby_report(server, args.watchers, args.lobby_procs)
@@ -1133,23 +1261,33 @@ def main() -> None:
             if args.clocks:
                 asyncio.run(clock_agreement(server, args.games, args.moves))
                 return
-            for label, think in (("paced: each game moves every 2-6 s", (2.0, 6.0)),
-                                 ("burst: all games send every move at the same time", (0.0, 0.0))):
+            for label, think in (
+                ("paced: each game moves every 2-6 s", (2.0, 6.0)),
+                ("burst: all games send every move at the same time", (0.0, 0.0)),
+            ):
                 lat, wall = asyncio.run(round_trips(server, args.games, args.moves, think))
                 ms = [x * 1000 for x in lat]
-                print(f"move round-trip over websocket (send -> stored -> ack), {args.games} concurrent "
-                      f"live games on SQLite, {label}; {len(ms)} moves in {wall:.1f}s:")
-                print(f"  p50 {pct(ms, 50):.1f} ms   p90 {pct(ms, 90):.1f} ms   p99 {pct(ms, 99):.1f} ms   "
-                      f"max {max(ms):.1f} ms")
+                print(
+                    f"move round-trip over websocket (send -> stored -> ack), {args.games} concurrent "
+                    f"live games on SQLite, {label}; {len(ms)} moves in {wall:.1f}s:"
+                )
+                print(
+                    f"  p50 {pct(ms, 50):.1f} ms   p90 {pct(ms, 90):.1f} ms   p99 {pct(ms, 99):.1f} ms   "
+                    f"max {max(ms):.1f} ms"
+                )
             with httpx.Client(base_url=server.url) as c:
                 gid = c.get("/api/games?limit=1").json()["games"][0]["id"]
             html_ms, browser_ms = page_load(server, gid)
             shown = "n/a" if browser_ms is None else f"{browser_ms:.0f} ms"
-            print(f"game page load: HTML {html_ms:.1f} ms (median of 20, kept-alive connection); "
-                  f"in Chromium until the live board is drawn: {shown} (median of 5)")
+            print(
+                f"game page load: HTML {html_ms:.1f} ms (median of 20, kept-alive connection); "
+                f"in Chromium until the live board is drawn: {shown} (median of 5)"
+            )
             frames, size = asyncio.run(join_cost(server, args.watchers))
-            print(f"one player joining a game watched by {args.watchers}: {frames} messages, "
-                  f"{size / 1000:.1f} kB sent to the watchers in all")
+            print(
+                f"one player joining a game watched by {args.watchers}: {frames} messages, "
+                f"{size / 1000:.1f} kB sent to the watchers in all"
+            )
             lobby_report(server, args.watchers, args.lobby_procs)
             reply = first_engine_reply(server, 4)
             if reply is None:

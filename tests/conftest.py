@@ -12,14 +12,21 @@ from exochess import Board
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--toy-game", action="store_true",
+        "--toy-game",
+        action="store_true",
         help="register the toy game (tests/variants/toy/game.py) as a fourth game for this run and "
         "run the generic tests over it only (the three shipped games have the ordinary run)",
     )

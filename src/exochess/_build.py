@@ -58,7 +58,8 @@ def is_compiled(module: ModuleType) -> bool:
 def compiled_modules() -> list[str]:
     """The names of the exochess modules imported so far from extension modules."""
     return sorted(
-        name for name, module in list(sys.modules.items())
+        name
+        for name, module in list(sys.modules.items())
         if name.startswith("exochess.") and module is not None and is_compiled(module)
     )
 
@@ -72,9 +73,7 @@ def _source_finder(path: str) -> FileFinder:
     """Path hook: a finder without the extension loader for exochess's directories."""
     if not _inside_package(path):
         raise ImportError("not a directory of exochess")  # the next hook takes it
-    return FileFinder(
-        path, (SourceFileLoader, SOURCE_SUFFIXES), (SourcelessFileLoader, BYTECODE_SUFFIXES)
-    )
+    return FileFinder(path, (SourceFileLoader, SOURCE_SUFFIXES), (SourcelessFileLoader, BYTECODE_SUFFIXES))
 
 
 def use_sources() -> None:
@@ -88,9 +87,7 @@ def use_sources() -> None:
 
 def _has_extensions() -> bool:
     suffixes = tuple(EXTENSION_SUFFIXES)
-    return any(
-        name.endswith(suffixes) for _dir, _subdirs, names in os.walk(PACKAGE_DIR) for name in names
-    )
+    return any(name.endswith(suffixes) for _dir, _subdirs, names in os.walk(PACKAGE_DIR) for name in names)
 
 
 def _forget_submodules() -> None:

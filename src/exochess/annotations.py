@@ -111,6 +111,14 @@ NONE = Annotations()
 """The empty value: a game without rule states to show."""
 
 __all__ = [
-    "FROZEN", "MARK_KINDS", "MUST_CAPTURE", "NONE", "PETRIFIED", "SHIELDED",
-    "Annotations", "Gaze", "Mark", "Reserve",
+    "FROZEN",
+    "MARK_KINDS",
+    "MUST_CAPTURE",
+    "NONE",
+    "PETRIFIED",
+    "SHIELDED",
+    "Annotations",
+    "Gaze",
+    "Mark",
+    "Reserve",
 ]

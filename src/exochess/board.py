@@ -81,9 +81,29 @@ class Board:
     """
 
     __slots__ = (
-        "_cache", "_extra", "_fresh", "_geo", "_index", "_keys", "_nulls", "_open", "_root_extra",
-        "_royal", "_royal_min", "_stack", "_start", "_starts", "_threefold", "_tracks", "_where",
-        "decided", "key", "side", "squares", "starting_fen", "variant",
+        "_cache",
+        "_extra",
+        "_fresh",
+        "_geo",
+        "_index",
+        "_keys",
+        "_nulls",
+        "_open",
+        "_root_extra",
+        "_royal",
+        "_royal_min",
+        "_stack",
+        "_start",
+        "_starts",
+        "_threefold",
+        "_tracks",
+        "_where",
+        "decided",
+        "key",
+        "side",
+        "squares",
+        "starting_fen",
+        "variant",
     )
 
     variant: Variant
@@ -184,7 +204,7 @@ class Board:
         """The hashes of the positions that can recur (the window's, without null moves)."""
         keys = self._keys
         if not self._nulls:
-            return set(keys[self._start:])
+            return set(keys[self._start :])
         return {keys[i] for i in range(self._start, len(keys)) if i not in self._nulls}
 
     def _compute_hash(self) -> int:
@@ -240,7 +260,7 @@ class Board:
         Positions from before the last capture are not considered: they can never recur.
         """
         # The C-level membership test first: the exact count only when the key is there.
-        return key in self._keys[self._start:] and self._occurrences(key) > 0
+        return key in self._keys[self._start :] and self._occurrences(key) > 0
 
     def piece_at(self, square: int) -> Piece | None:
         """The piece on a square, or None."""
@@ -445,8 +465,14 @@ class Board:
             else:
                 self._fresh = False
             h = (
-                self.key ^ SIDE_KEY ^ keys[b1][s1] ^ keys[a1][s1] ^ keys[b2][s2] ^ keys[a2][s2]
-                ^ keys[b3][s3] ^ keys[a3][s3]
+                self.key
+                ^ SIDE_KEY
+                ^ keys[b1][s1]
+                ^ keys[a1][s1]
+                ^ keys[b2][s2]
+                ^ keys[a2][s2]
+                ^ keys[b3][s3]
+                ^ keys[a3][s3]
             )
             royal_hit = b1 == enemy_royal or b2 == enemy_royal or b3 == enemy_royal
         else:
@@ -649,11 +675,16 @@ class Board:
         code = self.squares[origin]
         side_name = "White" if self.side > 0 else "Black"
         if code == 0:
-            return Phrase("{move} is illegal: there is no piece on {square}", move=text,
-                          square=square_name(origin))
+            return Phrase(
+                "{move} is illegal: there is no piece on {square}", move=text, square=square_name(origin)
+            )
         if code * self.side < 0:
-            return Phrase("{move} is illegal: the piece on {square} is not {side}'s", move=text,
-                          square=square_name(origin), side=side_name)
+            return Phrase(
+                "{move} is illegal: the piece on {square} is not {side}'s",
+                move=text,
+                square=square_name(origin),
+                side=side_name,
+            )
         specific = self.variant.explain_illegal(self, move)
         if specific:
             return Phrase("{move} is illegal: {why}", move=text, why=specific)
@@ -661,8 +692,13 @@ class Board:
         name = self.variant.piece_names.get(self.variant.letters[abs(code)], "piece")
         if not own:
             return Phrase("{move} is illegal: {why}", move=text, why=self._no_move_text(origin))
-        return Phrase("{move} is illegal; the {piece} on {square} can play: {moves}", move=text, piece=name,
-                      square=square_name(origin), moves=" ".join(own))
+        return Phrase(
+            "{move} is illegal; the {piece} on {square} can play: {moves}",
+            move=text,
+            piece=name,
+            square=square_name(origin),
+            moves=" ".join(own),
+        )
 
     # --- stepwise turns ----------------------------------------------------------
 
@@ -681,9 +717,7 @@ class Board:
         found = []
         for raw in self.raw_moves():
             steps = split_actions(raw)
-            if len(steps) > len(played) and all(
-                steps[i][0] == played[i] for i in range(len(played))
-            ):
+            if len(steps) > len(played) and all(steps[i][0] == played[i] for i in range(len(played))):
                 found.append((raw, steps))
         return found
 
@@ -831,7 +865,9 @@ class Board:
         if around and all(code != 0 and (code > 0) == mine for code in around):
             return Phrase(
                 "the {piece} on {square} has no legal move: its own pieces fill every square next to it",
-                piece=name, square=square_name(square))
+                piece=name,
+                square=square_name(square),
+            )
         return Phrase("the {piece} on {square} has no legal move", piece=name, square=square_name(square))
 
     # --- misc ------------------------------------------------------------------

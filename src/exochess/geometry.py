@@ -34,7 +34,14 @@ QUEEN: Final[tuple[tuple[int, int], ...]] = ORTHOGONAL + DIAGONAL
 """All eight directions: indices 0-3 are orthogonal, 4-7 diagonal."""
 
 KNIGHT: Final[tuple[tuple[int, int], ...]] = (
-    (1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2),
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
 )
 """The eight knight offsets."""
 
@@ -159,9 +166,7 @@ class Geometry:
             rays[sq] = tuple(per_dir)
             neigh[sq] = tuple(ray[0] for ray in per_dir if ray)
             knights[sq] = tuple(
-                square(f + dx, r + dy)
-                for dx, dy in KNIGHT
-                if 0 <= f + dx < width and 0 <= r + dy < height
+                square(f + dx, r + dy) for dx, dy in KNIGHT if 0 <= f + dx < width and 0 <= r + dy < height
             )
         self.rays = tuple(rays)
         self.neighbours = tuple(neigh)

@@ -184,8 +184,11 @@ def _square(variant: Variant, text: Any, where: str) -> int:
         square = parse_square(text)
     except (ExochessError, ValueError) as exc:
         raise LessonError(f"{where}: {exc}") from exc
-    _need(square % 16 < variant.width and square // 16 < variant.height, where,
-          f"{text} is not on the {variant.width}x{variant.height} board")
+    _need(
+        square % 16 < variant.width and square // 16 < variant.height,
+        where,
+        f"{text} is not on the {variant.width}x{variant.height} board",
+    )
     return square
 
 
@@ -198,8 +201,11 @@ def parse_goal(variant: Variant, data: Any, where: str) -> Goal:
         square = data.get("square")
         piece = data.get("piece")
         _need(square is not None or piece is not None, where, "'reach' needs a square, a piece or both")
-        _need(piece is None or (isinstance(piece, str) and piece.upper() in variant.piece_letters),
-              where, f"unknown piece {piece!r}")
+        _need(
+            piece is None or (isinstance(piece, str) and piece.upper() in variant.piece_letters),
+            where,
+            f"unknown piece {piece!r}",
+        )
         squares = (_square(variant, square, where),) if square is not None else ()
         return Goal("reach", squares=squares, piece=piece)
     if kind == "capture":
@@ -240,19 +246,29 @@ def parse_exercise(variant: Variant, data: Any, where: str) -> Exercise:
     par = data.get("par", 1)
     limit = data.get("limit", par)
     _need(isinstance(par, int) and par >= 1, where, "'par' must be a whole number of at least 1")
-    _need(isinstance(limit, int) and par <= limit <= MAX_LIMIT, where,
-          f"'limit' must be between 'par' and {MAX_LIMIT}")
+    _need(
+        isinstance(limit, int) and par <= limit <= MAX_LIMIT,
+        where,
+        f"'limit' must be between 'par' and {MAX_LIMIT}",
+    )
     replies = data.get("replies", [])
-    _need(isinstance(replies, list) and all(isinstance(r, str) for r in replies), where,
-          "'replies' must be a list of move texts")
+    _need(
+        isinstance(replies, list) and all(isinstance(r, str) for r in replies),
+        where,
+        "'replies' must be a list of move texts",
+    )
     for reply in replies:
         try:
             Move.from_text(reply)
         except ExochessError as exc:
             raise LessonError(f"{where}: reply {reply!r}: {exc}") from exc
     return Exercise(
-        fen=data["fen"], goal=parse_goal(variant, data.get("goal"), f"{where}.goal"), par=par, limit=limit,
-        replies=tuple(replies), task=_text(data.get("task"), f"{where}.task"),
+        fen=data["fen"],
+        goal=parse_goal(variant, data.get("goal"), f"{where}.goal"),
+        par=par,
+        limit=limit,
+        replies=tuple(replies),
+        task=_text(data.get("task"), f"{where}.task"),
         hint=_text(data.get("hint"), f"{where}.hint"),
         explanation=_text(data.get("explanation"), f"{where}.explanation"),
     )
@@ -270,38 +286,61 @@ def parse_course(variant: Variant, data: Any) -> Course:
         where = f"{top}: stages[{i}]"
         _need(isinstance(s, dict), where, "a stage is an object")
         sid = s.get("id")
-        _need(isinstance(sid, str) and sid.replace("-", "").isalnum() and sid.islower(), where,
-              "'id' must be lower-case letters, digits and dashes")
+        _need(
+            isinstance(sid, str) and sid.replace("-", "").isalnum() and sid.islower(),
+            where,
+            "'id' must be lower-case letters, digits and dashes",
+        )
         _need(sid not in seen, where, f"two stages are called {sid!r}")
         seen.add(sid)
         ex = s.get("exercises")
-        _need(isinstance(ex, list) and MIN_STAGE_EXERCISES <= len(ex) <= MAX_STAGE_EXERCISES, where,
-              f"a stage has {MIN_STAGE_EXERCISES} to {MAX_STAGE_EXERCISES} exercises")
+        _need(
+            isinstance(ex, list) and MIN_STAGE_EXERCISES <= len(ex) <= MAX_STAGE_EXERCISES,
+            where,
+            f"a stage has {MIN_STAGE_EXERCISES} to {MAX_STAGE_EXERCISES} exercises",
+        )
         section = s.get("rules_section")
         _need(section is None or isinstance(section, str), where, "'rules_section' must be a text")
-        stages.append(Stage(
-            id=sid, title=_text(s.get("title"), f"{where}.title"),
-            intro=_text(s.get("intro"), f"{where}.intro"),
-            exercises=tuple(parse_exercise(variant, e, f"{where}.exercises[{j}]") for j, e in enumerate(ex)),
-            rules_section=section,
-        ))
+        stages.append(
+            Stage(
+                id=sid,
+                title=_text(s.get("title"), f"{where}.title"),
+                intro=_text(s.get("intro"), f"{where}.intro"),
+                exercises=tuple(
+                    parse_exercise(variant, e, f"{where}.exercises[{j}]") for j, e in enumerate(ex)
+                ),
+                rules_section=section,
+            )
+        )
     practice, seen = [], set()
     for i, p in enumerate(data.get("practice", [])):
         where = f"{top}: practice[{i}]"
         _need(isinstance(p, dict), where, "a practice position is an object")
         pid = p.get("id")
-        _need(isinstance(pid, str) and pid.replace("-", "").isalnum() and pid not in seen, where,
-              "'id' must be a new name of letters, digits and dashes")
+        _need(
+            isinstance(pid, str) and pid.replace("-", "").isalnum() and pid not in seen,
+            where,
+            "'id' must be a new name of letters, digits and dashes",
+        )
         seen.add(pid)
         _board(variant, p.get("fen"), where)
         level, within = p.get("level"), p.get("win_within", 1)
         _need(isinstance(level, int) and 1 <= level <= 8, where, "'level' must be 1 to 8")
-        _need(isinstance(within, int) and 1 <= within <= MAX_LIMIT, where,
-              f"'win_within' must be 1 to {MAX_LIMIT}")
-        practice.append(Practice(
-            id=pid, fen=p["fen"], level=level, title=_text(p.get("title"), f"{where}.title"),
-            hint=_text(p.get("hint"), f"{where}.hint"), win_within=within,
-        ))
+        _need(
+            isinstance(within, int) and 1 <= within <= MAX_LIMIT,
+            where,
+            f"'win_within' must be 1 to {MAX_LIMIT}",
+        )
+        practice.append(
+            Practice(
+                id=pid,
+                fen=p["fen"],
+                level=level,
+                title=_text(p.get("title"), f"{where}.title"),
+                hint=_text(p.get("hint"), f"{where}.hint"),
+                win_within=within,
+            )
+        )
     return Course(variant=variant.name, stages=tuple(stages), practice=tuple(practice))
 
 

@@ -82,8 +82,12 @@ ABANDONED = "abandoned"
 """``Termination`` of a game called off (aborted) or left by a player."""
 _SITE_TERMINATIONS = {
     # the site's own words for an ending, as the PGN writes them
-    "aborted": ABANDONED, ABANDONED: ABANDONED, TIME_FORFEIT: TIME_FORFEIT,
-    "resignation": "resignation", NORMAL: NORMAL, UNTERMINATED: UNTERMINATED,
+    "aborted": ABANDONED,
+    ABANDONED: ABANDONED,
+    TIME_FORFEIT: TIME_FORFEIT,
+    "resignation": "resignation",
+    NORMAL: NORMAL,
+    UNTERMINATED: UNTERMINATED,
 }
 
 
@@ -385,7 +389,7 @@ def _tokenise(text: str, first_line: int) -> list[_Token]:
             end = text.find("}", i + 1)
             if end < 0:
                 raise PgnError(f"line {line}: a comment opened with '{{' is never closed")
-            body = text[i + 1:end]
+            body = text[i + 1 : end]
             tokens.append(_Token("comment", " ".join(body.split()), line))
             line += body.count("\n")
             i = end + 1
@@ -393,7 +397,7 @@ def _tokenise(text: str, first_line: int) -> list[_Token]:
         if ch == ";":
             end = text.find("\n", i)
             end = n if end < 0 else end
-            tokens.append(_Token("comment", text[i + 1:end].strip(), line))
+            tokens.append(_Token("comment", text[i + 1 : end].strip(), line))
             i = end
             continue
         if ch == "(":
@@ -438,7 +442,7 @@ def _tokenise(text: str, first_line: int) -> list[_Token]:
         m = _NUMBER_RE.match(word)
         if m:
             tokens.append(_Token("number", m.group(0), line))
-            word = word[m.end():]
+            word = word[m.end() :]
             if not word:
                 continue
         if word in RESULTS:
@@ -579,6 +583,17 @@ def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_varia
 
 
 __all__ = [
-    "ABANDONED", "NORMAL", "RESULTS", "TIME_FORFEIT", "UNTERMINATED", "Game", "PgnError",
-    "format_clock", "parse_clock", "pgn_termination", "read_game", "read_games", "write_game",
+    "ABANDONED",
+    "NORMAL",
+    "RESULTS",
+    "TIME_FORFEIT",
+    "UNTERMINATED",
+    "Game",
+    "PgnError",
+    "format_clock",
+    "parse_clock",
+    "pgn_termination",
+    "read_game",
+    "read_games",
+    "write_game",
 ]

@@ -246,7 +246,7 @@ def _action_shape(fields: RawMove | RawAction, changes: tuple[int, ...]) -> Shap
         raise ValueError(f"{name}: the promotion {promotion!r} is not None or an upper-case letter")
     if len(changes) < TRIPLE or len(changes) % TRIPLE:
         raise ValueError(f"{name}: its changes {changes!r} are not whole triples")
-    triples = [changes[i:i + TRIPLE] for i in range(0, len(changes), TRIPLE)]
+    triples = [changes[i : i + TRIPLE] for i in range(0, len(changes), TRIPLE)]
     squares = [t[SQUARE] for t in triples]
     if len(set(squares)) != len(squares):
         raise ValueError(f"{name}: one square changes twice within the action")

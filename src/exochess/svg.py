@@ -75,6 +75,7 @@ ArrowSpec = str | tuple[SquareSpec, SquareSpec]
 # Shape names drawn by _shape(); every piece type of every game gets one.
 _SHAPES = ("circle", "square", "diamond", "hexagon", "octagon", "triangle", "shield", "star", "pentagon")
 
+
 def glyph_shape(variant: Variant | None, letter: str) -> str:
     """The shape name used for a piece type: the game's own choice (:attr:`Variant.glyphs`),
     else the crown for its royal type, else a shape picked from the letter's position.
@@ -130,8 +131,13 @@ def _shape(name: str, cx: float, cy: float, r: float, style: str) -> str:
     if name == "crown":
         u = r
         pts = [
-            (-0.88, 0.72), (0.88, 0.72), (1.0, -0.62), (0.5, -0.12), (0.0, -0.95),
-            (-0.5, -0.12), (-1.0, -0.62),
+            (-0.88, 0.72),
+            (0.88, 0.72),
+            (1.0, -0.62),
+            (0.5, -0.12),
+            (0.0, -0.95),
+            (-0.5, -0.12),
+            (-1.0, -0.62),
         ]
         return f'<polygon points="{_points((cx + x * u, cy + y * u) for x, y in pts)}" {style}/>'
     if name == "shield":
@@ -144,8 +150,13 @@ def _shape(name: str, cx: float, cy: float, r: float, style: str) -> str:
             angle = math.radians(-90.0 + 22.5 * i)
             pts.append((cx + radius * math.cos(angle), cy + radius * math.sin(angle)))
         return f'<polygon points="{_points(pts)}" {style}/>'
-    sides = {"diamond": (4, 1.12, -90.0), "hexagon": (6, 1.0, 0.0), "octagon": (8, 1.0, 22.5),
-             "triangle": (3, 1.22, -90.0), "pentagon": (5, 1.05, -90.0)}
+    sides = {
+        "diamond": (4, 1.12, -90.0),
+        "hexagon": (6, 1.0, 0.0),
+        "octagon": (8, 1.0, 22.5),
+        "triangle": (3, 1.22, -90.0),
+        "pentagon": (5, 1.05, -90.0),
+    }
     n, scale, rot = sides.get(name, (40, 1.0, 0.0))
     cy_shift = r * 0.22 if name == "triangle" else 0.0
     return f'<polygon points="{_points(_regular(n, r * scale, cx, cy + cy_shift, rot))}" {style}/>'
@@ -219,7 +230,13 @@ def piece(
     name = variant.piece_names.get(upper, upper)
     label = f"{'White' if white else 'Black'} {name}"
     glyph = piece_svg(
-        upper, white, SQUARE_SIZE / 2, SQUARE_SIZE / 2, SQUARE_SIZE, variant=variant, colors=colors,
+        upper,
+        white,
+        SQUARE_SIZE / 2,
+        SQUARE_SIZE / 2,
+        SQUARE_SIZE,
+        variant=variant,
+        colors=colors,
     )
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 {SQUARE_SIZE} {SQUARE_SIZE}"'
@@ -427,7 +444,13 @@ def board(
         cx, cy = centre(sq)
         out.append(
             piece_svg(
-                variant.letters[abs(code)], code > 0, cx, cy, sq_size, variant=variant, colors=palette,
+                variant.letters[abs(code)],
+                code > 0,
+                cx,
+                cy,
+                sq_size,
+                variant=variant,
+                colors=palette,
             )
         )
 

@@ -44,8 +44,12 @@ class ExternalEngine:
         self.name = shlex.join(command)
         try:
             self._proc = subprocess.Popen(
-                list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, bufsize=1,
+                list(command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                bufsize=1,
             )
         except OSError as exc:
             raise ExternalEngineError(f"cannot start engine {self.name!r}: {exc.strerror or exc}") from None
@@ -110,7 +114,11 @@ class ExternalEngine:
                 return line
 
     def best_move(
-        self, moves: Sequence[str], *, movetime_ms: int | None = None, nodes: int | None = None,
+        self,
+        moves: Sequence[str],
+        *,
+        movetime_ms: int | None = None,
+        nodes: int | None = None,
         depth: int | None = None,
     ) -> str:
         """The engine's move after ``moves`` from the start, with the given budget."""

@@ -68,8 +68,18 @@ BALANCE_TRIES = 200
 """Random openings drawn at most for one balanced opening; the closest one is kept if none is."""
 
 
-SEARCH_SWITCHES = ("aspiration", "null_move", "razoring", "lmr", "royal_extension", "forced_quiescence",
-                   "forced_extension", "late_move_pruning", "lmp_guard", "quiet_order_pst")
+SEARCH_SWITCHES = (
+    "aspiration",
+    "null_move",
+    "razoring",
+    "lmr",
+    "royal_extension",
+    "forced_quiescence",
+    "forced_extension",
+    "late_move_pruning",
+    "lmp_guard",
+    "quiet_order_pst",
+)
 """Player settings that switch a search feature (fields of :class:`SearchOptions`)."""
 
 
@@ -331,9 +341,12 @@ def play_game(
             engine.close()
     outcome = board.outcome()
     if outcome is not None:
-        return 1.0 if outcome.winner else 0.0, board.ply(), outcome.termination.value, [
-            str(m) for m in board.move_stack
-        ]
+        return (
+            1.0 if outcome.winner else 0.0,
+            board.ply(),
+            outcome.termination.value,
+            [str(m) for m in board.move_stack],
+        )
     # Adjudication by the static evaluation (material first) of the game's own evaluator.
     white_view = board.side * evaluator_for(board.variant).evaluate(board)
     moves = [str(m) for m in board.move_stack]
@@ -351,7 +364,9 @@ def _searcher_mover(
 
     def move(board: Board) -> None:
         result = searcher.search(
-            board, player.limits(movetime_ms, variant), options=player.options(variant),
+            board,
+            player.limits(movetime_ms, variant),
+            options=player.options(variant),
             seed=seed * 1000 + board.ply(),
         )
         board.push(result.best)
@@ -367,7 +382,9 @@ def _external_mover(
 
     def move(board: Board) -> None:
         answer = engine.best_move(
-            [str(m) for m in board.move_stack], movetime_ms=limits.movetime_ms, nodes=limits.nodes,
+            [str(m) for m in board.move_stack],
+            movetime_ms=limits.movetime_ms,
+            nodes=limits.nodes,
             depth=player.depth,
         )
         try:
@@ -500,7 +517,7 @@ def _resumed(specs: Iterator[_GameSpec], previous: Sequence[GameResult]) -> Iter
     for spec in specs:
         if spec.index < len(previous):
             game = previous[spec.index]
-            opening = game.moves[:len(spec.opening)]
+            opening = game.moves[: len(spec.opening)]
             if (game.white == "a") != spec.a_white or opening != spec.opening:
                 raise MatchConfigError(
                     f"the record's game {spec.index + 1} does not follow from these settings: it opened "
@@ -556,9 +573,7 @@ def run_match(
     plays on from the next one (checked to be the same match by :func:`_resumed`).
     """
     result = MatchResult(list(previous))
-    specs = _resumed(
-        game_specs(variant, a, b, games, movetime_ms, seed, opening_plies, balance_cp), previous
-    )
+    specs = _resumed(game_specs(variant, a, b, games, movetime_ms, seed, opening_plies, balance_cp), previous)
     for game in _play_in_order(specs, jobs):
         result.games.append(game)
         if on_game is not None:

@@ -54,8 +54,11 @@ class MatchSettings:
     def differences(self, other: MatchSettings) -> list[str]:
         """The settings that differ, as ``name: ours (the record's theirs)`` texts."""
         mine, theirs = asdict(self), asdict(other)
-        return [f"{name}: {mine[name]!r} (the record's {theirs[name]!r})"
-                for name in mine if mine[name] != theirs[name]]
+        return [
+            f"{name}: {mine[name]!r} (the record's {theirs[name]!r})"
+            for name in mine
+            if mine[name] != theirs[name]
+        ]
 
 
 def header_line(settings: MatchSettings) -> str:
@@ -76,20 +79,25 @@ def read_record(path: str | Path) -> tuple[MatchSettings, list[GameResult]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"cannot read the match record {path}: {exc}") from exc
     if not lines or not lines[0].startswith(HEADER_PREFIX):
-        raise RecordError(f"{path} is not a match record: its first line is not {HEADER_PREFIX.strip()!r} "
-                          "and the settings (records written before --resume existed have none)")
-    settings = _settings(path, lines[0][len(HEADER_PREFIX):])
+        raise RecordError(
+            f"{path} is not a match record: its first line is not {HEADER_PREFIX.strip()!r} "
+            "and the settings (records written before --resume existed have none)"
+        )
+    settings = _settings(path, lines[0][len(HEADER_PREFIX) :])
     games: list[GameResult] = []
     for number, line in enumerate(lines[1:], start=1):
         if not line.strip():
             continue
         match = _GAME_LINE.fullmatch(line)
         if match is None:
-            raise RecordError(f"{path}, line {number + 1}: not a game line (game N white=A|B result=1|0|0.5 "
-                              "(reason): moves)")
+            raise RecordError(
+                f"{path}, line {number + 1}: not a game line (game N white=A|B result=1|0|0.5 "
+                "(reason): moves)"
+            )
         if int(match[1]) != len(games) + 1:
-            raise RecordError(f"{path}, line {number + 1}: game {match[1]} where game {len(games) + 1} "
-                              "was due")
+            raise RecordError(
+                f"{path}, line {number + 1}: game {match[1]} where game {len(games) + 1} was due"
+            )
         moves = tuple(match[5].split())
         white = "a" if match[2] == "A" else "b"
         games.append(GameResult(white, float(match[3]), len(moves), match[4], moves))
@@ -103,6 +111,7 @@ def _settings(path: str | Path, text: str) -> MatchSettings:
         raise RecordError(f"{path}, line 1: the settings are not JSON ({exc.msg})") from exc
     names = {f.name for f in fields(MatchSettings)}
     if not isinstance(data, dict) or set(data) != names:
-        raise RecordError(f"{path}, line 1: the settings must have exactly the keys "
-                          f"{', '.join(sorted(names))}")
+        raise RecordError(
+            f"{path}, line 1: the settings must have exactly the keys {', '.join(sorted(names))}"
+        )
     return MatchSettings(**data)

@@ -17,13 +17,28 @@ from exochess_lab.record import read_record
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "exochess.cli.main", "match", *args],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
 def test_sprt_prints_a_line_per_pair_and_the_verdict() -> None:
-    result = run("fugue", "--a", "level=8,nodes=400", "--b", "level=1,nodes=400", "--sprt", "0,200",
-                 "--games", "40", "--seed", "3", "--jobs", "1")
+    result = run(
+        "fugue",
+        "--a",
+        "level=8,nodes=400",
+        "--b",
+        "level=1,nodes=400",
+        "--sprt",
+        "0,200",
+        "--games",
+        "40",
+        "--seed",
+        "3",
+        "--jobs",
+        "1",
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("SPRT fugue: A - B <= 0 (H0) against >= 200 (H1)")
@@ -36,8 +51,19 @@ def test_sprt_prints_a_line_per_pair_and_the_verdict() -> None:
 
 
 def test_sprt_cap_without_verdict() -> None:
-    result = run("fugue", "--a", "level=1,nodes=50", "--b", "level=1,nodes=50", "--sprt", "0,50",
-                 "--games", "2", "--jobs", "1")
+    result = run(
+        "fugue",
+        "--a",
+        "level=1,nodes=50",
+        "--b",
+        "level=1,nodes=50",
+        "--sprt",
+        "0,50",
+        "--games",
+        "2",
+        "--jobs",
+        "1",
+    )
     assert result.returncode == 0, result.stderr
     assert "SPRT verdict: none after 1 pairs, the cap of 2 games" in result.stdout
 
@@ -81,24 +107,49 @@ def test_the_header_says_how_openings_were_chosen() -> None:
     balanced = run("fugue", "--a", "level=1,nodes=50", "--b", "level=1,nodes=50", "--games", "2")
     assert balanced.returncode == 0, balanced.stderr
     assert "4 random opening plies, openings within 150 cp" in balanced.stdout
-    plain = run("fugue", "--a", "level=1,nodes=50", "--b", "level=1,nodes=50", "--games", "2",
-                "--opening-balance", "0")
+    plain = run(
+        "fugue",
+        "--a",
+        "level=1,nodes=50",
+        "--b",
+        "level=1,nodes=50",
+        "--games",
+        "2",
+        "--opening-balance",
+        "0",
+    )
     assert plain.returncode == 0, plain.stderr
     assert "openings unfiltered" in plain.stdout
 
 
 def test_the_record_has_a_line_per_game_in_order(tmp_path: Path) -> None:
     record = tmp_path / "games.txt"
-    result = run("fugue", "--a", "level=2,nodes=60", "--b", "level=1,nodes=60", "--games", "4",
-                 "--jobs", "2", "--record", str(record))
+    result = run(
+        "fugue",
+        "--a",
+        "level=2,nodes=60",
+        "--b",
+        "level=1,nodes=60",
+        "--games",
+        "4",
+        "--jobs",
+        "2",
+        "--record",
+        str(record),
+    )
     assert result.returncode == 0, result.stderr
     header, *lines = record.read_text(encoding="utf-8").splitlines()
     assert header.startswith("# exochess match {")
     settings = json.loads(header.removeprefix("# exochess match "))
     assert (settings["variant"], settings["a"], settings["seed"], settings["sprt"]) == (
-        "fugue", "level=2,nodes=60", 1, None)
+        "fugue",
+        "level=2,nodes=60",
+        1,
+        None,
+    )
     assert [line.split()[:3] for line in lines] == [
-        ["game", str(i), f"white={'A' if i % 2 else 'B'}"] for i in range(1, 5)]
+        ["game", str(i), f"white={'A' if i % 2 else 'B'}"] for i in range(1, 5)
+    ]
     first, second = (line.split(": ", 1)[1].split() for line in lines[:2])
     assert first[:4] == second[:4]  # a pair shares its opening
 
@@ -168,8 +219,10 @@ def test_resuming_a_record_that_is_not_one_is_a_clear_error(tmp_path: Path) -> N
         "garbled.txt": (f"{header}\n{first}\nhello\n", "line 3: not a game line"),
         "skipped.txt": (f"{header}\n{second}\n", "line 2: game 2 where game 1 was due"),
         "json.txt": ("# exochess match {oops\n", "line 1: the settings are not JSON"),
-        "keys.txt": ('# exochess match {"variant": "fugue"}\n',
-                     "line 1: the settings must have exactly the keys"),
+        "keys.txt": (
+            '# exochess match {"variant": "fugue"}\n',
+            "line 1: the settings must have exactly the keys",
+        ),
         # Same settings, but the game's opening is not what seed 9 gives: another match's game.
         "foreign.txt": (f"{header}\n" + first.replace(": ", ": a1-a1 ", 1) + "\n", "game 1 does not follow"),
     }

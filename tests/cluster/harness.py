@@ -24,16 +24,36 @@ from tests.web.serverproc import Server
 class Worker:
     """One ``exochess worker`` process (its own process group, killed with it)."""
 
-    def __init__(self, root: Path, redis_url: str, database_url: str, name: str,
-                 job_timeout: float = 5.0, nice: int = 0) -> None:
+    def __init__(
+        self,
+        root: Path,
+        redis_url: str,
+        database_url: str,
+        name: str,
+        job_timeout: float = 5.0,
+        nice: int = 0,
+    ) -> None:
         from tests.web.serverproc import free_port
 
         self.log_path = root / f"{name}.log"
         self.metrics_port = free_port()
         """Its ``/metrics`` and ``/readyz``."""
-        self.args = [sys.executable, "-m", "exochess.cli.main", "worker", "--redis-url", redis_url,
-                     "--database-url", database_url, "--job-timeout", str(job_timeout), "--nice", str(nice),
-                     "--metrics-port", str(self.metrics_port)]
+        self.args = [
+            sys.executable,
+            "-m",
+            "exochess.cli.main",
+            "worker",
+            "--redis-url",
+            redis_url,
+            "--database-url",
+            database_url,
+            "--job-timeout",
+            str(job_timeout),
+            "--nice",
+            str(nice),
+            "--metrics-port",
+            str(self.metrics_port),
+        ]
 
     @property
     def url(self) -> str:
@@ -101,17 +121,28 @@ def missing_programs() -> str | None:
 class Cluster:
     """``servers`` server processes and ``workers`` engine workers on ``services``."""
 
-    def __init__(self, services: Services, servers: int = 2, workers: int = 1,
-                 log_level: str = "warning", worker_nice: int = 0, env: dict[str, str] | None = None,
-                 start_timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        services: Services,
+        servers: int = 2,
+        workers: int = 1,
+        log_level: str = "warning",
+        worker_nice: int = 0,
+        env: dict[str, str] | None = None,
+        start_timeout: float = 60.0,
+    ) -> None:
         self.services = services
         self.start_timeout = start_timeout
         """Seconds each server may take to start (a benchmark niced on a busy machine waits long)."""
         self.root = Path(tempfile.mkdtemp(prefix="site-", dir=services.root))
         env = {"EXOCHESS_REDIS_URL": services.redis.url, **(env or {})}
         self.servers = [
-            Server(self.root / f"server{i}.sqlite", database_url=services.postgres.url, env=env,
-                   log_level=log_level)
+            Server(
+                self.root / f"server{i}.sqlite",
+                database_url=services.postgres.url,
+                env=env,
+                log_level=log_level,
+            )
             for i in range(servers)
         ]
         self.workers = [
@@ -199,9 +230,7 @@ class RoundRobinProxy:
 
         def run() -> None:
             self._loop = asyncio.new_event_loop()
-            server = self._loop.run_until_complete(
-                asyncio.start_server(self._handle, "127.0.0.1", self.port)
-            )
+            server = self._loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", self.port))
             ready.set()
             try:
                 self._loop.run_forever()

@@ -21,8 +21,7 @@ cluster = bench_script("cluster")
 def state(ply: int, padding: int = 0) -> str:
     """A state as the site's begins, compact as its encoder writes it (the player reads only its
     type and ply)."""
-    return (f'{{"type":"state","id":"g","ply":{ply},"turn":"white",'
-            f'"fens":["{"x" * padding}"]}}')
+    return f'{{"type":"state","id":"g","ply":{ply},"turn":"white","fens":["{"x" * padding}"]}}'
 
 
 async def until_error(player: Any) -> None:
@@ -68,8 +67,7 @@ async def talk(deflate: bool) -> tuple[Any, list[dict[str, Any]], int]:
 @pytest.mark.parametrize("deflate", [False, True], ids=["picows", "websockets"])
 def test_a_seat_reads_plies_refusals_and_errors(deflate: bool) -> None:
     player, heard, refused = run_async(lambda: talk(deflate))
-    assert heard == [{"type": "auth", "secret": "s3cret"},
-                     {"type": "move", "move": "a1-a2", "ply": 5}]
+    assert heard == [{"type": "auth", "secret": "s3cret"}, {"type": "move", "move": "a1-a2", "ply": 5}]
     assert player.ply == 5  # the fragmented state was put together
     assert refused == 1  # the busy refusal was counted, not taken for an error
     assert player.error is not None and "not your move" in player.error  # kept over the close

@@ -10,8 +10,9 @@ from tests.cluster.harness import Services
 from tests.web.serverproc import free_port, run_async
 
 
-async def connected_pair(url: str, got: list[Any], *, keys: bool = True,
-                         done: asyncio.Event | None = None, expect: int = 0) -> tuple[Any, Any]:
+async def connected_pair(
+    url: str, got: list[Any], *, keys: bool = True, done: asyncio.Event | None = None, expect: int = 0
+) -> tuple[Any, Any]:
     """A sender and a subscribed receiver on the Redis at ``url``; the receiver appends each
     envelope (or only its ``k`` when ``keys``) to ``got`` and sets ``done`` at ``expect``."""
     from exochess.web.live.pubsub import RedisBus
@@ -34,11 +35,11 @@ def test_a_burst_of_envelopes_arrives_whole_and_in_order(services: Services) -> 
     async def run() -> tuple[list[bool], list[Any], Any]:
         got: list[Any] = []
         done = asyncio.Event()
-        sender, receiver = await connected_pair(services.redis.url, got, keys=False, done=done,
-                                                expect=300)
+        sender, receiver = await connected_pair(services.redis.url, got, keys=False, done=done, expect=300)
         # 300 publishes at once, as 300 games' moves stored in one pass of the event loop
-        sent = await asyncio.gather(*(sender.publish({"k": f"g{i}", "m": f'{{"n": {i}}}', "c": True})
-                                      for i in range(300)))
+        sent = await asyncio.gather(
+            *(sender.publish({"k": f"g{i}", "m": f'{{"n": {i}}}', "c": True}) for i in range(300))
+        )
         await asyncio.wait_for(done.wait(), 10)
         info = await sender.redis.info("commandstats")
         await sender.close()
@@ -63,7 +64,8 @@ def test_a_publish_redis_does_not_take_answers_false(services: Services) -> None
     async def run() -> tuple[list[bool], bool]:
         bus = RedisBus(f"redis://127.0.0.1:{free_port()}/0")
         results = await asyncio.wait_for(
-            asyncio.gather(*(bus.publish({"k": "g", "m": "{}"}) for _ in range(5))), 10)
+            asyncio.gather(*(bus.publish({"k": "g", "m": "{}"}) for _ in range(5))), 10
+        )
         await bus.close()
         after = await asyncio.wait_for(bus.publish({"k": "g"}), 1)
         return list(results), after
@@ -145,7 +147,8 @@ def test_a_sender_connection_killed_midstream_loses_no_caller(services: Services
             await admin.client_unpause()
         lost = errors() - before
         after = await asyncio.wait_for(
-            asyncio.gather(*(sender.publish({"k": f"a{i}"}) for i in range(20))), 10)
+            asyncio.gather(*(sender.publish({"k": f"a{i}"}) for i in range(20))), 10
+        )
         for _ in range(500):
             if sum(k.startswith("a") for k in got) == 20:
                 break
@@ -177,11 +180,13 @@ def test_a_redis_that_stops_replying_is_given_up(services: Services, monkeypatch
         await admin.client_pause(10_000, all=False)
         try:
             stuck = await asyncio.wait_for(
-                asyncio.gather(*(sender.publish({"k": f"s{i}"}) for i in range(10))), 10)
+                asyncio.gather(*(sender.publish({"k": f"s{i}"}) for i in range(10))), 10
+            )
         finally:
             await admin.client_unpause()
         after = await asyncio.wait_for(
-            asyncio.gather(*(sender.publish({"k": f"a{i}"}) for i in range(10))), 10)
+            asyncio.gather(*(sender.publish({"k": f"a{i}"}) for i in range(10))), 10
+        )
         await sender.close()
         return list(stuck), list(after)
 

@@ -13,7 +13,7 @@ from exochess.web.live.pubsub import decode, encode
 
 
 def test_a_message_travels_unchanged_after_the_header() -> None:
-    state = json.dumps({"type": "state", "name": "Zoë \"the\" player\nsecond line", "ply": 3})
+    state = json.dumps({"type": "state", "name": 'Zoë "the" player\nsecond line', "ply": 3})
     envelope = {"k": "g1", "m": state, "c": True, "ch": True, "a": {"p": 2}, "o": "abc"}
     data = encode(envelope)
     header, _, rest = data.partition(b"\n")
@@ -30,10 +30,12 @@ def test_envelopes_without_a_message() -> None:
     assert decode(encode({"k": "g1", "m": None, "ch": True})) == {"k": "g1", "ch": True}
     # a whole-JSON envelope (the earlier wire form) is still read
     assert decode(b'{"k":"g1","m":"{\\"type\\": \\"state\\"}","o":"y"}') == {
-        "k": "g1", "m": '{"type": "state"}', "o": "y"}
+        "k": "g1",
+        "m": '{"type": "state"}',
+        "o": "y",
+    }
 
 
 def test_what_is_not_an_envelope_is_refused() -> None:
-    for bad in (b"", b"not json", b"[1, 2]", b"[1]\nmessage", b'"text"\nmessage', b"{}\n\xff\xfe",
-                None, 42):
+    for bad in (b"", b"not json", b"[1, 2]", b"[1]\nmessage", b'"text"\nmessage', b"{}\n\xff\xfe", None, 42):
         assert decode(bad) is None

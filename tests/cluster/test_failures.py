@@ -47,8 +47,17 @@ class Player:
         while state["ply"] < PLIES and state["status"] == "active":
             ply, text = state["ply"], a_move(state, self.rng)
             try:
-                await ws.send(json.dumps({"type": "move", "move": text, "ply": ply, "ref": ply,
-                                          "secret": self.seats[state["turn"]]}))
+                await ws.send(
+                    json.dumps(
+                        {
+                            "type": "move",
+                            "move": text,
+                            "ply": ply,
+                            "ref": ply,
+                            "secret": self.seats[state["turn"]],
+                        }
+                    )
+                )
                 # the new state comes before the ack (the server broadcasts, then answers)
                 newer = None
                 while True:
@@ -116,8 +125,10 @@ def test_redis_restarted(own_cluster: Cluster) -> None:
         for server in (a, b):
             await asyncio.to_thread(wait_ready, server.url, 30)
         async with httpx.AsyncClient(timeout=30) as client:
-            res = await client.post(f"{b.url}/api/games/{gid}/moves",
-                                    json={"secret": seats["white"], "move": a_move(state, rng), "ply": 0})
+            res = await client.post(
+                f"{b.url}/api/games/{gid}/moves",
+                json={"secret": seats["white"], "move": a_move(state, rng), "ply": 0},
+            )
             assert res.status_code == 200, res.text
         state = await recv_until(watcher, "state", lambda m: m["ply"] == 1)
         await watcher.close()
@@ -139,13 +150,20 @@ def test_postgresql_restarted(own_cluster: Cluster) -> None:
     rng = random.Random(5)
     state = game_state(a.url, gid)
     first = a_move(state, rng)
-    assert httpx.post(f"{a.url}/api/games/{gid}/moves",
-                      json={"secret": seats["white"], "move": first, "ply": 0}).status_code == 200
+    assert (
+        httpx.post(
+            f"{a.url}/api/games/{gid}/moves", json={"secret": seats["white"], "move": first, "ply": 0}
+        ).status_code
+        == 200
+    )
     state = game_state(b.url, gid)
     postgres.stop()
     try:
-        res = httpx.post(f"{b.url}/api/games/{gid}/moves",
-                         json={"secret": seats["black"], "move": a_move(state, rng), "ply": 1}, timeout=30)
+        res = httpx.post(
+            f"{b.url}/api/games/{gid}/moves",
+            json={"secret": seats["black"], "move": a_move(state, rng), "ply": 1},
+            timeout=30,
+        )
         assert res.status_code == 503, res.text
         assert "database" in res.json()["error"]
         ready = httpx.get(a.url + "/readyz", timeout=30)
@@ -153,8 +171,11 @@ def test_postgresql_restarted(own_cluster: Cluster) -> None:
     finally:
         postgres.start()
     wait_ready(a.url, 30)
-    res = httpx.post(f"{b.url}/api/games/{gid}/moves",
-                     json={"secret": seats["black"], "move": a_move(state, rng), "ply": 1}, timeout=30)
+    res = httpx.post(
+        f"{b.url}/api/games/{gid}/moves",
+        json={"secret": seats["black"], "move": a_move(state, rng), "ply": 1},
+        timeout=30,
+    )
     assert res.status_code == 200, res.text
     after = game_state(a.url, gid)
     assert after["ply"] == 2 and after["moves"][0]["text"] == first  # nothing acknowledged was lost
@@ -168,8 +189,12 @@ def test_a_computer_move_nobody_queued_is_swept_up(services: Any) -> None:
     from exochess.web.storage.store import Storage
     from exochess.web.storage.store import now as storage_now
 
-    site = Cluster(services, servers=2, workers=1, env={
-        "EXOCHESS_ENGINE_SWEEP_S": "0.5", "EXOCHESS_ENGINE_SWEEP_AFTER_S": "1"}).start()
+    site = Cluster(
+        services,
+        servers=2,
+        workers=1,
+        env={"EXOCHESS_ENGINE_SWEEP_S": "0.5", "EXOCHESS_ENGINE_SWEEP_AFTER_S": "1"},
+    ).start()
     try:
         a, b = site.servers
         game = new_game(a.url, opponent="computer", level=1, color="white")

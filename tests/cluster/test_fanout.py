@@ -30,8 +30,10 @@ def test_a_move_through_one_server_reaches_the_watchers_of_the_other(cluster: Cl
                 mover = b if ply % 2 else a  # half the moves through each server
                 text = a_move(state, rng)
                 sent = time.perf_counter()
-                res = await client.post(f"{mover}/api/games/{gid}/moves",
-                                        json={"secret": seats[state["turn"]], "move": text, "ply": ply})
+                res = await client.post(
+                    f"{mover}/api/games/{gid}/moves",
+                    json={"secret": seats[state["turn"]], "move": text, "ply": ply},
+                )
                 assert res.status_code == 200, res.text
                 state = await recv_until(watcher, "state", lambda m, p=ply: m["ply"] == p + 1)
                 waits.append(time.perf_counter() - sent)
@@ -123,8 +125,9 @@ def test_computer_moves_come_from_the_worker(cluster: Cluster) -> None:
         ws = await seated(ws_url(b, gid), black)
         state = await recv_until(ws, "state", lambda m: m["ply"] == 1)
         async with httpx.AsyncClient(timeout=30) as client:
-            res = await client.post(f"{b}/api/games/{gid}/moves",
-                                    json={"secret": black, "move": a_move(state, rng), "ply": 1})
+            res = await client.post(
+                f"{b}/api/games/{gid}/moves", json={"secret": black, "move": a_move(state, rng), "ply": 1}
+            )
             assert res.status_code == 200, res.text
         state = await recv_until(ws, "state", lambda m: m["ply"] == 3)
         await ws.close()
@@ -150,16 +153,23 @@ def test_health_readiness_and_metrics(cluster: Cluster) -> None:
 def test_a_full_engine_queue_refuses_new_computer_games(services: Services) -> None:
     # no worker: the jobs stay queued; a queue of its own (Redis database 1)
     redis_url = services.redis.url.rsplit("/", 1)[0] + "/1"
-    site = Cluster(services, servers=1, workers=0,
-                   env={"EXOCHESS_ENGINE_QUEUE_LIMIT": "2", "EXOCHESS_REDIS_URL": redis_url}).start()
+    site = Cluster(
+        services,
+        servers=1,
+        workers=0,
+        env={"EXOCHESS_ENGINE_QUEUE_LIMIT": "2", "EXOCHESS_REDIS_URL": redis_url},
+    ).start()
     try:
         url = site.servers[0].url
         for _ in range(2):  # the computer opens each: one job each
             new_game(url, opponent="computer", level=1, color="black")
         deadline = time.monotonic() + 30
         while True:
-            res = httpx.post(url + "/api/games", json={"variant": "fugue", "opponent": "computer",
-                                                       "level": 1, "color": "black"}, timeout=30)
+            res = httpx.post(
+                url + "/api/games",
+                json={"variant": "fugue", "opponent": "computer", "level": 1, "color": "black"},
+                timeout=30,
+            )
             if res.status_code != 201 or time.monotonic() > deadline:
                 break
             time.sleep(0.2)  # the jobs are queued just after the games are created

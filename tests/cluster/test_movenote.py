@@ -89,7 +89,8 @@ def test_a_note_is_played_on_the_other_copy_without_reading_the_database(tmp_pat
         a, b = Process(url, "a"), Process(url, "b")
         try:
             live, seats, _ = await a.service.create(
-                "fugue", "friend", None, "white", None, TimeControl.parse("5+3"))
+                "fugue", "friend", None, "white", None, TimeControl.parse("5+3")
+            )
             gid = live.row.id
             await b.service.get(gid)
             assert b.loads == 1
@@ -158,8 +159,16 @@ def test_move_note_reads_only_well_formed_notes() -> None:
     note = MoveNote(4, "d2-d3", "some fen", Stamp(1000, None, at))
     assert MoveNote.from_json(note.to_json()) == note
     good = note.to_json()
-    bads: list[object] = [None, [], {}, {**good, "p": "4"}, {**good, "mv": 3}, {**good, "t": [1, 2]},
-                {**good, "t": [True, None, at.isoformat()]}, {**good, "t": [1, 2, "yesterday"]}]
+    bads: list[object] = [
+        None,
+        [],
+        {},
+        {**good, "p": "4"},
+        {**good, "mv": 3},
+        {**good, "t": [1, 2]},
+        {**good, "t": [True, None, at.isoformat()]},
+        {**good, "t": [1, 2, "yesterday"]},
+    ]
     for bad in bads:
         assert MoveNote.from_json(bad) is None
 

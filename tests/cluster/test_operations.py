@@ -20,16 +20,22 @@ from tests.web.serverproc import Server, free_port, run_async
 
 
 def exochess(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "exochess.cli.main", *args], capture_output=True,
-                          text=True, timeout=60, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "exochess.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_commands_refuse_what_cannot_work() -> None:
     # issue 41: uvicorn's workers on one port are gone (its supervisor stalled when a worker died
     # while starting, and each process counted the limits alone): separate processes instead
     for redis in ("", "redis://127.0.0.1:9/0"):
-        res = exochess("serve", "--workers", "2", "--port", str(free_port()),
-                       env={"EXOCHESS_REDIS_URL": redis})
+        res = exochess(
+            "serve", "--workers", "2", "--port", str(free_port()), env={"EXOCHESS_REDIS_URL": redis}
+        )
         assert res.returncode == 2 and "exochess cluster --servers N" in res.stderr, res.stderr
     assert "Traceback" not in res.stderr
     res = exochess("worker", env={"EXOCHESS_REDIS_URL": "", "EXOCHESS_DATABASE_URL": ""})
@@ -39,8 +45,7 @@ def test_commands_refuse_what_cannot_work() -> None:
 
 
 def test_shutdown_closes_websockets_with_a_reconnect_hint(tmp_path: Path) -> None:
-    server = Server(tmp_path / "site.sqlite", log_level="info",
-                    env={"EXOCHESS_REDIS_URL": ""}).start()
+    server = Server(tmp_path / "site.sqlite", log_level="info", env={"EXOCHESS_REDIS_URL": ""}).start()
     try:
         gid = new_game(server.url, opponent="friend")["id"]
 
@@ -67,9 +72,23 @@ def test_json_logs_carry_the_request_id(tmp_path: Path) -> None:
     log = tmp_path / "serve.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "exochess.cli.main", "serve", "--port", str(port), "--database-url",
-             f"sqlite:///{tmp_path / 'site.sqlite'}", "--engine-workers", "1", "--log-format", "json"],
-            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "EXOCHESS_REDIS_URL": ""},
+            [
+                sys.executable,
+                "-m",
+                "exochess.cli.main",
+                "serve",
+                "--port",
+                str(port),
+                "--database-url",
+                f"sqlite:///{tmp_path / 'site.sqlite'}",
+                "--engine-workers",
+                "1",
+                "--log-format",
+                "json",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "EXOCHESS_REDIS_URL": ""},
             start_new_session=True,
         )
     try:
@@ -127,8 +146,11 @@ def test_a_server_stopped_in_the_cluster_hands_its_players_over(own_cluster: Clu
     # the player reconnects to the other server and plays on
     ply = after["ply"]
     color = "white" if ply == 0 else "black"
-    res = httpx.post(f"{b.url}/api/games/{gid}/moves", timeout=30, json={
-        "secret": seats[color], "move": a_move(after, random.Random(8)), "ply": ply})
+    res = httpx.post(
+        f"{b.url}/api/games/{gid}/moves",
+        timeout=30,
+        json={"secret": seats[color], "move": a_move(after, random.Random(8)), "ply": ply},
+    )
     assert res.status_code == 200, res.text
     assert game_state(b.url, gid)["ply"] == ply + 1
 
@@ -155,10 +177,27 @@ def test_the_cluster_command_starts_and_stops_everything(tmp_path: Path) -> None
     out = tmp_path / "cluster.out"
     with open(out, "wb") as sink:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "exochess.cli.main", "cluster", "--servers", "2", "--workers", "1",
-             "--port", str(port), "--metrics-port", str(free_port()), "--dir", str(root),
-             "--log-level", "warning"],
-            stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "exochess.cli.main",
+                "cluster",
+                "--servers",
+                "2",
+                "--workers",
+                "1",
+                "--port",
+                str(port),
+                "--metrics-port",
+                str(free_port()),
+                "--dir",
+                str(root),
+                "--log-level",
+                "warning",
+            ],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         deadline = time.monotonic() + 120
@@ -224,9 +263,25 @@ def test_the_cluster_command_names_a_server_that_cannot_start() -> None:
         holder.bind(("127.0.0.1", port + 1))  # bound, not listening: a bind there fails
         start = time.monotonic()
         res = subprocess.run(
-            [sys.executable, "-m", "exochess.cli.main", "cluster", "--servers", "2", "--workers", "0",
-             "--port", str(port), "--dir", str(root), "--log-level", "warning"],
-            capture_output=True, text=True, timeout=180,
+            [
+                sys.executable,
+                "-m",
+                "exochess.cli.main",
+                "cluster",
+                "--servers",
+                "2",
+                "--workers",
+                "0",
+                "--port",
+                str(port),
+                "--dir",
+                str(root),
+                "--log-level",
+                "warning",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
         )
         took = time.monotonic() - start
     text = res.stdout + res.stderr

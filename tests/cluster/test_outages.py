@@ -55,10 +55,15 @@ def _at_ply(url: str, gid: str, ply: int) -> Callable[[], bool]:
 
 def _figures(url: str, waiting: int, running: int, workers: int) -> Callable[[], bool]:
     """Whether ``url``'s metrics show this many jobs waiting and running, and workers alive."""
+
     def check() -> bool:
         m = scrape(url)
-        return (m["exochess_engine_queue_depth"], m["exochess_engine_jobs_running"],
-                m["exochess_engine_workers_alive"]) == (waiting, running, workers)
+        return (
+            m["exochess_engine_queue_depth"],
+            m["exochess_engine_jobs_running"],
+            m["exochess_engine_workers_alive"],
+        ) == (waiting, running, workers)
+
     return check
 
 
@@ -72,22 +77,31 @@ def test_the_worker_outlives_redis_outages(own_cluster: Cluster) -> None:
         seats = {c: s["secret"] for c, s in friend["seats"].items()}
         redis.stop()
         # the worker says what it waits for (on /readyz and in its log) instead of exiting
-        ready = wait_for("the worker's readiness names Redis", lambda: (
-            (res := httpx.get(worker.url + "/readyz", timeout=5)).status_code == 503
-            and "waiting for redis" in res.json()["checks"]["redis"] and res))
+        ready = wait_for(
+            "the worker's readiness names Redis",
+            lambda: (
+                (res := httpx.get(worker.url + "/readyz", timeout=5)).status_code == 503
+                and "waiting for redis" in res.json()["checks"]["redis"]
+                and res
+            ),
+        )
         assert ready.json()["checks"]["database"] == "ok"
         time.sleep(outage)  # the outage itself, not a wait for an outcome
         assert worker.proc is not None and worker.proc.poll() is None, worker.log_text()[-2000:]
         redis.start()  # same port, empty (no persistence)
         for server in (a, b):
             wait_ready(server.url, WAIT_S)
-        wait_for("the worker ready again",
-                 lambda: httpx.get(worker.url + "/readyz", timeout=5).status_code == 200)
+        wait_for(
+            "the worker ready again", lambda: httpx.get(worker.url + "/readyz", timeout=5).status_code == 200
+        )
         assert "waiting for it" in worker.log_text() and "redis is back" in worker.log_text()
         # moves across servers resume
         state = game_state(b.url, friend["id"])
-        res = httpx.post(f"{b.url}/api/games/{friend['id']}/moves", timeout=30,
-                         json={"secret": seats["white"], "move": a_move(state, rng), "ply": 0})
+        res = httpx.post(
+            f"{b.url}/api/games/{friend['id']}/moves",
+            timeout=30,
+            json={"secret": seats["white"], "move": a_move(state, rng), "ply": 0},
+        )
         assert res.status_code == 200, res.text
         wait_for("the move seen on the other server", _at_ply(a.url, friend["id"], 1))
         # and computer games: the same worker process plays a new game's first move
@@ -126,8 +140,10 @@ def test_a_worker_killed_in_a_computer_move(own_cluster: Cluster) -> None:
     spare = Worker(own_cluster.root, redis_url, own_cluster.services.postgres.url, "spare").start()
     try:
         wait_for("the computer's move", lambda: computer_moved(b.url, gid, 1))
-        api = wait_for("the spare worker counted", lambda: (
-            (e := httpx.get(b.url + "/api/engine", timeout=30).json())["workers"] == 1 and e))
+        api = wait_for(
+            "the spare worker counted",
+            lambda: (e := httpx.get(b.url + "/api/engine", timeout=30).json())["workers"] == 1 and e,
+        )
         assert api["enabled"] is True
         for url in (a.url, b.url, spare.url):
             wait_for("the queue empty again", _figures(url, 0, 0, 1))

@@ -57,14 +57,18 @@ def play_two_moves(base: str, game: dict[str, Any]) -> None:
     rng = random.Random(game["id"])
     for ply, color in enumerate(("white", "black")):
         state = game_state(base, game["id"])
-        res = httpx.post(f"{base}/api/games/{game['id']}/moves", timeout=30, json={
-            "secret": game["seats"][color]["secret"], "move": a_move(state, rng), "ply": ply})
+        res = httpx.post(
+            f"{base}/api/games/{game['id']}/moves",
+            timeout=30,
+            json={"secret": game["seats"][color]["secret"], "move": a_move(state, rng), "ply": ply},
+        )
         assert res.status_code == 200, res.text
 
 
 def claim(base: str, game: dict[str, Any], color: str) -> httpx.Response:
-    return httpx.post(f"{base}/api/games/{game['id']}/claim", timeout=30,
-                      json={"secret": game["seats"][color]["secret"]})
+    return httpx.post(
+        f"{base}/api/games/{game['id']}/claim", timeout=30, json={"secret": game["seats"][color]["secret"]}
+    )
 
 
 def claim_when_allowed(base: str, game: dict[str, Any], color: str) -> httpx.Response:
@@ -119,8 +123,19 @@ def test_the_lobby_keeps_a_challenge_while_its_poster_is_on_any_server(site: Clu
         await recv_until(on_a, "lobby")
         await on_a.send(json.dumps({"type": "hello", "player": alice, "ref": 1}))
         await recv_until(on_a, "hello")
-        await on_a.send(json.dumps({"type": "post", "variant": "fugue", "time_control": "3+2",
-                                    "color": "white", "name": "Alice", "player": alice, "ref": "p"}))
+        await on_a.send(
+            json.dumps(
+                {
+                    "type": "post",
+                    "variant": "fugue",
+                    "time_control": "3+2",
+                    "color": "white",
+                    "name": "Alice",
+                    "player": alice,
+                    "ref": "p",
+                }
+            )
+        )
         cid = (await recv_until(on_a, "posted"))["challenge"]["id"]
         # Alice's page reconnects to the other server, then the first socket closes
         on_b = await websockets.connect(ws(b, "/ws/lobby"))
@@ -204,8 +219,19 @@ def test_a_dead_servers_players_and_posters_go_away(own_site: Cluster) -> None:
         await recv_until(poster, "lobby")
         await poster.send(json.dumps({"type": "hello", "player": alice, "ref": 1}))
         await recv_until(poster, "hello")
-        await poster.send(json.dumps({"type": "post", "variant": "fugue", "time_control": "3+2",
-                                      "color": "white", "name": "Alice", "player": alice, "ref": "p"}))
+        await poster.send(
+            json.dumps(
+                {
+                    "type": "post",
+                    "variant": "fugue",
+                    "time_control": "3+2",
+                    "color": "white",
+                    "name": "Alice",
+                    "player": alice,
+                    "ref": "p",
+                }
+            )
+        )
         cid = (await recv_until(poster, "posted"))["challenge"]["id"]
         black = await seated(ws_url(b.url, game["id"]), game["seats"]["black"]["secret"])
         await recv_until(black, "presence", lambda m: m["online"]["white"], timeout=WAIT_S)
@@ -256,8 +282,10 @@ def test_every_watcher_sees_the_presence_its_server_ends_with(services: Services
             for sock in watchers:
                 await recv_until(sock, "hello")
             # both seats at the same moment, one on each server
-            white, black = await asyncio.gather(seated(ws_url(a, gid), secrets_["white"]["secret"]),
-                                                seated(ws_url(b, gid), secrets_["black"]["secret"]))
+            white, black = await asyncio.gather(
+                seated(ws_url(a, gid), secrets_["white"]["secret"]),
+                seated(ws_url(b, gid), secrets_["black"]["secret"]),
+            )
             await asyncio.gather(*(settles_on(s, {"white": True, "black": True}) for s in watchers))
             await asyncio.gather(white.close(), black.close())
             await asyncio.gather(*(settles_on(s, {"white": False, "black": False}) for s in watchers))

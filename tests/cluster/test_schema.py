@@ -72,8 +72,16 @@ def test_a_postgresql_database_of_release_0_2_0_upgrades_and_keeps_its_games(ser
     url = _new_database(services)
     first = Storage(url)
     try:
-        first.create_game(id="pg1", variant="fugue", start_fen="x", white=PlayerKind.HUMAN,
-                          black=PlayerKind.HUMAN, level=None, white_secret="a", black_secret="b")
+        first.create_game(
+            id="pg1",
+            variant="fugue",
+            start_fen="x",
+            white=PlayerKind.HUMAN,
+            black=PlayerKind.HUMAN,
+            level=None,
+            white_secret="a",
+            black_secret="b",
+        )
         first.add_move("pg1", 0, "d2-d3", None)
         first.add_move("pg1", 1, "e7-e6", None)
         with first.engine.begin() as conn:

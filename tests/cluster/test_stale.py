@@ -47,16 +47,26 @@ def store_unannounced(database_url: str, game_id: str, ply: int, move: str) -> N
         storage.close()
 
 
-async def play_until_killed(url: str, gid: str, seats: dict[str, str], rng: random.Random,
-                            moved: asyncio.Event) -> None:
+async def play_until_killed(
+    url: str, gid: str, seats: dict[str, str], rng: random.Random, moved: asyncio.Event
+) -> None:
     """Both seats on ``url`` playing moves until the server dies under them."""
     try:
         async with websockets.connect(ws_url(url, gid), open_timeout=30) as ws:
             state = await recv_until(ws, "state")
             while state["status"] == "active":
                 ply = state["ply"]
-                await ws.send(json.dumps({"type": "move", "move": a_move(state, rng), "ply": ply,
-                                          "ref": ply, "secret": seats[state["turn"]]}))
+                await ws.send(
+                    json.dumps(
+                        {
+                            "type": "move",
+                            "move": a_move(state, rng),
+                            "ply": ply,
+                            "ref": ply,
+                            "secret": seats[state["turn"]],
+                        }
+                    )
+                )
                 state = await recv_until(ws, "state", lambda m, p=ply: m["ply"] > p)
                 moved.set()
     except (websockets.ConnectionClosed, OSError, TimeoutError):
@@ -80,9 +90,14 @@ def test_a_survivor_serves_every_game_at_its_stored_ply(own_cluster: Cluster) ->
         store_unannounced(database, quiet["id"], 0, a_move(state, rng))
         assert game_state(b.url, quiet["id"])["ply"] == 0  # b's copy is behind, for now
         moved = asyncio.Event()
-        players = [asyncio.create_task(play_until_killed(
-            a.url, g["id"], {c: s["secret"] for c, s in g["seats"].items()}, random.Random(i), moved))
-            for i, g in enumerate(games[1:])]
+        players = [
+            asyncio.create_task(
+                play_until_killed(
+                    a.url, g["id"], {c: s["secret"] for c, s in g["seats"].items()}, random.Random(i), moved
+                )
+            )
+            for i, g in enumerate(games[1:])
+        ]
         await asyncio.wait_for(moved.wait(), WAIT_S)
         a.kill()  # SIGKILL while moves are in flight: no shutdown code runs
         await asyncio.gather(*players)

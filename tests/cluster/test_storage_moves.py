@@ -23,8 +23,16 @@ def storage(services: Any) -> Iterator[Storage]:
 
 
 def _new_game(storage: Storage, gid: str) -> None:
-    storage.create_game(id=gid, variant="fugue", start_fen="start", white=PlayerKind.HUMAN,
-                        black=PlayerKind.HUMAN, level=None, white_secret="w" * 20, black_secret="b" * 20)
+    storage.create_game(
+        id=gid,
+        variant="fugue",
+        start_fen="start",
+        white=PlayerKind.HUMAN,
+        black=PlayerKind.HUMAN,
+        level=None,
+        white_secret="w" * 20,
+        black_secret="b" * 20,
+    )
 
 
 def _game_id(name: str) -> str:
@@ -114,8 +122,7 @@ def test_the_pool_keeps_a_connection_for_each_database_thread(services: Any, mon
         store.close()
 
 
-def test_moves_ready_at_once_are_stored_by_one_statement_each_with_its_own_answer(
-        storage: Storage) -> None:
+def test_moves_ready_at_once_are_stored_by_one_statement_each_with_its_own_answer(storage: Storage) -> None:
     """While one move's statement waits (its game's row locked by another transaction), moves of
     four other games arrive: the next statement stores them together, with their clocks; a
     stale one among them is refused alone; a second move of one of those games waits for the
@@ -129,9 +136,13 @@ def test_moves_ready_at_once_are_stored_by_one_statement_each_with_its_own_answe
     storage.move_groups.observer = sizes.append
     storage.move_groups.patience = 60  # none goes alone, however slowly the threads start
     at = dt.datetime(2026, 11, 27, 16, 0, 0)
-    moves = [(others[0], 0, "d2-d3", Stamp(59_000, 60_000, at)), (others[1], 0, "c2-c3", None),
-             (others[0], 1, "e7-e6", Stamp(59_000, 58_000, at)), (others[2], 3, "a2-a3", None),
-             (others[3], 0, "b2-b3", Stamp(1, 2, at))]
+    moves = [
+        (others[0], 0, "d2-d3", Stamp(59_000, 60_000, at)),
+        (others[1], 0, "c2-c3", None),
+        (others[0], 1, "e7-e6", Stamp(59_000, 58_000, at)),
+        (others[2], 3, "a2-a3", None),
+        (others[3], 0, "b2-b3", Stamp(1, 2, at)),
+    ]
     answers: dict[int, object] = {}
 
     def store(k: int, gid: str, ply: int, text_: str, stamp: Stamp | None) -> None:
@@ -187,6 +198,7 @@ def test_a_move_queued_behind_a_statement_that_waits_for_a_lock_goes_alone(stora
     try:
         with blocker.begin():
             blocker.execute(text("SELECT id FROM games WHERE id = :g FOR UPDATE"), {"g": held})
+
             def store_held() -> None:
                 storage.add_move(held, 0, "a2-a3", None, None)
                 done.append(held)

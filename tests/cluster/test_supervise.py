@@ -57,10 +57,27 @@ def test_the_cluster_restarts_a_killed_child() -> None:
         root.chmod(0o755)  # PostgreSQL runs as user postgres when we are root
         err = open(root / "cluster.err", "wb")  # noqa: SIM115 - read at the end
         proc = subprocess.Popen(
-            [sys.executable, "-m", "exochess.cli.main", "cluster", "--servers", "1", "--workers", "1",
-             "--port", str(port), "--metrics-port", str(metrics_port), "--dir", str(root / "site"),
-             "--log-level", "warning"],
-            stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "exochess.cli.main",
+                "cluster",
+                "--servers",
+                "1",
+                "--workers",
+                "1",
+                "--port",
+                str(port),
+                "--metrics-port",
+                str(metrics_port),
+                "--dir",
+                str(root / "site"),
+                "--log-level",
+                "warning",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,
         )
         url = f"http://127.0.0.1:{port}"
         try:
@@ -70,8 +87,10 @@ def test_the_cluster_restarts_a_killed_child() -> None:
             assert len(server) == 1 and len(worker) == 1
             for victim, arg in ((worker[0], "worker"), (server[0], "serve")):
                 os.kill(victim, signal.SIGKILL)
-                _wait(f"the {arg} started again", lambda a=arg, v=victim: (
-                    (now := _pids_with(a, proc.pid)) and v not in now))
+                _wait(
+                    f"the {arg} started again",
+                    lambda a=arg, v=victim: (now := _pids_with(a, proc.pid)) and v not in now,
+                )
                 assert proc.poll() is None  # the cluster itself runs on
             wait_ready(url, WAIT_S)
             _wait("the worker's readiness", lambda: _ready(f"http://127.0.0.1:{metrics_port}/readyz"))

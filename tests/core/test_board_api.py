@@ -250,7 +250,7 @@ def test_repetition_queries_agree_with_a_count_over_the_replayed_game(variant: s
     captured_at = [0]  # index in fens of the first position of each stretch without captures
     most = banned = 0
     for _ in range(300):
-        window = [Board(variant, fen=fen).key for fen in fens[captured_at[-1]:]]
+        window = [Board(variant, fen=fen).key for fen in fens[captured_at[-1] :]]
         moves = board.raw_moves()
         generated = board.variant.generate(board) if board.decided is None else []
         repeating = [m for m in generated if not m[3] and not m[6] and board.hash_after(m) in window]
@@ -274,7 +274,7 @@ def test_repetition_queries_agree_with_a_count_over_the_replayed_game(variant: s
         fens.append(board.fen())
         if raw[3] or raw[6]:
             captured_at.append(len(fens) - 1)
-        window = [Board(variant, fen=fen).key for fen in fens[captured_at[-1]:]]
+        window = [Board(variant, fen=fen).key for fen in fens[captured_at[-1] :]]
         most = max(most, board.repetition_count())
         assert board.repetition_count() == window.count(board.key)
         assert all(board.has_occurred(key) for key in window)

@@ -159,7 +159,9 @@ def test_rebelfury_captures_of_random_positions() -> None:
         density = (0.04, 0.1, 0.2, 0.35, 0.55, 0.8)[index % 6]
         placement = {
             (file, rank): rng.choice("ACDFGHJMXacdfghjmx")
-            for rank in range(12) for file in range(12) if rng.random() < density
+            for rank in range(12)
+            for file in range(12)
+            if rng.random() < density
         }
         board = Board("rebelfury", fen=rebelfury_reference.format_fen(placement, rng.choice("wb")))
         variant = board.variant
@@ -175,7 +177,21 @@ def test_rebelfury_captures_of_random_positions() -> None:
     # Jumper 7, Mimotaur 8.  No ("G", 8): the Mimotaur takes only Gorgons and Furies with the
     # Gorgon power, and their gaze holds it.
     assert seen == {
-        ("A", 1), ("A", 8), ("C", 2), ("C", 4), ("C", 8), ("D", 3), ("D", 4), ("D", 8),
-        ("G", 4), ("G", 5), ("H", 4), ("H", 6), ("H", 8), ("J", 4), ("J", 7), ("J", 8),
+        ("A", 1),
+        ("A", 8),
+        ("C", 2),
+        ("C", 4),
+        ("C", 8),
+        ("D", 3),
+        ("D", 4),
+        ("D", 8),
+        ("G", 4),
+        ("G", 5),
+        ("H", 4),
+        ("H", 6),
+        ("H", 8),
+        ("J", 4),
+        ("J", 7),
+        ("J", 8),
     }
     assert promotions and multiple

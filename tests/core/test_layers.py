@@ -44,7 +44,8 @@ def registry_imports(path: Path) -> list[tuple[int, str]]:
 
 def core_modules() -> list[Path]:
     return [
-        path for path in sorted(PACKAGE.rglob("*.py"))
+        path
+        for path in sorted(PACKAGE.rglob("*.py"))
         if not path.relative_to(PACKAGE).as_posix().startswith(FRONT_ENDS)
     ]
 
@@ -68,8 +69,11 @@ def test_the_engine_tools_stay_out_of_the_package() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            )
             if any(n == "exochess_lab" or n.startswith("exochess_lab.") for n in names):
                 importers.append(path.relative_to(PACKAGE).as_posix())
     assert importers and all(p.startswith("cli/") for p in importers), importers
@@ -86,12 +90,16 @@ def test_the_tournament_library_stands_alone() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level:
                 continue  # relative: inside the package
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            )
             found += [
-                f"{path.name}: {name}" for name in names
-                if not name.startswith(allowed) and (
-                    name.startswith("exochess") or name.split(".")[0] not in sys.stdlib_module_names)
+                f"{path.name}: {name}"
+                for name in names
+                if not name.startswith(allowed)
+                and (name.startswith("exochess") or name.split(".")[0] not in sys.stdlib_module_names)
             ]
     assert (PACKAGE / "tournament" / "swiss.py").exists()
     assert not found, found

@@ -96,7 +96,9 @@ def test_random_games_never_crash_and_end_only_by_a_rule(variant: str, seed: int
         outcome = board.outcome()
         if outcome is not None:
             assert outcome.termination in (
-                Termination.ROYAL_CAPTURE, Termination.REPETITION, Termination.NO_LEGAL_MOVES,
+                Termination.ROYAL_CAPTURE,
+                Termination.REPETITION,
+                Termination.NO_LEGAL_MOVES,
             )
             if outcome.termination == Termination.NO_LEGAL_MOVES:
                 assert outcome.winner != board.turn
@@ -112,9 +114,7 @@ def test_random_games_never_crash_and_end_only_by_a_rule(variant: str, seed: int
 @pytest.mark.parametrize("variant", VARIANTS)
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 60))
-def test_stepwise_actions_reach_the_same_position_as_whole_turns(
-    variant: str, seed: int, plies: int
-) -> None:
+def test_stepwise_actions_reach_the_same_position_as_whole_turns(variant: str, seed: int, plies: int) -> None:
     board = random_walk(variant, random.Random(seed), plies)
     for move in list(board.legal_moves):
         whole = board.copy()

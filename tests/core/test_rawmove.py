@@ -111,8 +111,10 @@ def test_positions_with_every_shape() -> None:
         ((0, 16, "-", (), None, None, None, None, 16, 0, 5, 0, 5, 0), "origin's triple"),
         ((0, 16, "-", (), None, None, None, "", 0, 5, 0, 16, 0, 5), "tags"),
         ((0, 16, "-", (), None, None, (), None, 0, 5, 0, 16, 0, 5), "further actions"),
-        ((0, 16, "x", (16,), None, None, ((16, 32, "x", (), None),), None, 0, 5, 0, 16, -1, 5),
-         "further action has 6 fields"),
+        (
+            (0, 16, "x", (16,), None, None, ((16, 32, "x", (), None),), None, 0, 5, 0, 16, -1, 5),
+            "further action has 6 fields",
+        ),
     ],
 )
 def test_undeclared_shapes_are_refused_with_a_reason(raw: RawMove, fault: str) -> None:

@@ -27,16 +27,20 @@ import exochess.web
 
 WEB = Path(exochess.web.__file__).parent
 RANK = {
-    "domain": 0, "metrics": 0,
-    "storage": 1, "limits": 1,
-    "compute": 2, "live": 2,
+    "domain": 0,
+    "metrics": 0,
+    "storage": 1,
+    "limits": 1,
+    "compute": 2,
+    "live": 2,
     "accounts": 3,
     "game": 4,
     "social": 5,
     "http": 6,
     "routes": 7,
     "settings": 7,
-    "app": 8, "__init__": 9,
+    "app": 8,
+    "__init__": 9,
 }
 """The layer of each package (or foundation module) of :mod:`exochess.web`."""
 
@@ -62,8 +66,10 @@ def web_imports(path: Path) -> list[tuple[int, str]]:
 
 
 def test_every_module_of_the_site_belongs_to_a_layer() -> None:
-    parts = {part_of("exochess.web." + ".".join(p.relative_to(WEB).with_suffix("").parts))
-             for p in WEB.rglob("*.py")}
+    parts = {
+        part_of("exochess.web." + ".".join(p.relative_to(WEB).with_suffix("").parts))
+        for p in WEB.rglob("*.py")
+    }
     assert parts <= set(RANK), parts - set(RANK)
     for package in ("storage", "limits", "compute", "live", "accounts", "game", "social", "http", "routes"):
         init = WEB / package / "__init__.py"

@@ -106,7 +106,6 @@ def test_sees_the_loss_coming() -> None:
 # --- legality ----------------------------------------------------------------------------------
 
 
-
 @pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -299,7 +298,10 @@ def test_each_level_of_each_game_is_no_weaker_than_the_one_below(variant: str) -
         assert high.noise_cp <= low.noise_cp or high.depth > low.depth or high.quiescence > low.quiescence
         assert high.time_share >= low.time_share
         assert (high.depth, high.quiescence, -high.noise_cp, high.time_share) != (
-            low.depth, low.quiescence, -low.noise_cp, low.time_share
+            low.depth,
+            low.quiescence,
+            -low.noise_cp,
+            low.time_share,
         )
 
 

@@ -120,8 +120,7 @@ def test_a_table_move_that_does_not_fit_the_board_is_never_played(
         board.push_raw(raw)
         squares = board.squares
         misfits = [
-            m for m in elsewhere.raw_moves()
-            if any(squares[m[i]] != m[i + 1] for i in range(8, len(m), 3))
+            m for m in elsewhere.raw_moves() if any(squares[m[i]] != m[i + 1] for i in range(8, len(m), 3))
         ]
         if misfits:
             searcher.tt.put(board.zobrist_hash(), (0, 0, EXACT, rng.choice(misfits)))

@@ -26,7 +26,10 @@ class Engine:
     def __init__(self) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "exochess.cli.main", "engine"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()

@@ -36,8 +36,16 @@ def test_parse_command_player() -> None:
     assert p.command == (sys.executable, "-m", "exochess.cli.main", "engine")
     assert (p.nodes, p.level) == (300, 6)
     assert parse_player("cmd:'/opt/my engine' --uci").command == ("/opt/my engine", "--uci")
-    for text in ("cmd:", "cmd:   ", "speed=3,cmd:x", "nodes=0,cmd:x", "nodes=x,cmd:x", "level=9,cmd:x",
-                 "nodes=5cmd:x", "cmd:'unclosed"):
+    for text in (
+        "cmd:",
+        "cmd:   ",
+        "speed=3,cmd:x",
+        "nodes=0,cmd:x",
+        "nodes=x,cmd:x",
+        "level=9,cmd:x",
+        "nodes=5cmd:x",
+        "cmd:'unclosed",
+    ):
         with pytest.raises(MatchConfigError):
             parse_player(text)
 
@@ -67,7 +75,8 @@ def test_external_engine_answers_with_node_budgets_deterministically() -> None:
 def fake_engine(tmp_path: Path, answer: str) -> str:
     """A command for a script that speaks just enough protocol to answer ``bestmove ANSWER``."""
     script = tmp_path / "fake_engine.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         import sys
         for line in sys.stdin:
             word = line.split()[0] if line.split() else ""
@@ -79,7 +88,8 @@ def fake_engine(tmp_path: Path, answer: str) -> str:
                 print("bestmove {answer}", flush=True)
             elif word == "quit":
                 break
-    """))
+    """)
+    )
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
 
 

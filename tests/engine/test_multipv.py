@@ -54,8 +54,10 @@ def comparable(score: str) -> int:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_multipv_3_gives_three_ranked_lines_at_every_depth(game: str) -> None:
-    out = session(f"uci\nsetoption name Variant value {game}\nsetoption name MultiPV value 3\n"
-                  "position startpos\ngo depth 3\n")
+    out = session(
+        f"uci\nsetoption name Variant value {game}\nsetoption name MultiPV value 3\n"
+        "position startpos\ngo depth 3\n"
+    )
     assert "option name MultiPV type spin default 1 min 1 max 64" in out
     infos = info_lines(out)
     depths = sorted({int(f["depth"]) for f in infos})
@@ -77,15 +79,18 @@ def test_searchmoves_restricts_the_best_move(game: str) -> None:
     free = session(f"setoption name Variant value {game}\nposition startpos\ngo depth 2\n")[-1].split()[1]
     board = Board(game)
     allowed = [str(m) for m in board.legal_moves if str(m) != free][-2:]  # two others than its choice
-    out = session(f"setoption name Variant value {game}\nsetoption name MultiPV value 3\n"
-                  f"position startpos\ngo depth 2 searchmoves {' '.join(allowed)}\n")
+    out = session(
+        f"setoption name Variant value {game}\nsetoption name MultiPV value 3\n"
+        f"position startpos\ngo depth 2 searchmoves {' '.join(allowed)}\n"
+    )
     infos = info_lines(out)
     assert infos and all(f["pv"] in allowed for f in infos)
     assert {f["multipv"] for f in infos} == {"1", "2"}  # two moves: two lines, however many asked
     assert out[-1].split()[1] in allowed
     # searchmoves may come before the other words of go
-    out = session(f"setoption name Variant value {game}\nposition startpos\n"
-                  f"go searchmoves {allowed[0]} depth 2\n")
+    out = session(
+        f"setoption name Variant value {game}\nposition startpos\ngo searchmoves {allowed[0]} depth 2\n"
+    )
     assert out[-1] == f"bestmove {allowed[0]}"
 
 
@@ -120,7 +125,10 @@ def test_bad_multipv_and_searchmoves_are_errors_and_change_nothing() -> None:
 def test_stop_during_a_multipv_search_answers_line_one() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "exochess.cli.main", "engine"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdin is not None and proc.stdout is not None
     lines: queue.Queue[str] = queue.Queue()

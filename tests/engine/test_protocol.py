@@ -12,7 +12,10 @@ from exochess import Board
 def session(commands: str, timeout: float = 120) -> list[str]:
     result = subprocess.run(
         [sys.executable, "-m", "exochess.cli.main", "engine"],
-        input=commands, capture_output=True, text=True, timeout=timeout,
+        input=commands,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     assert result.returncode == 0
     assert "Traceback" not in result.stderr
@@ -52,8 +55,9 @@ def test_go_depth_prints_info_then_bestmove() -> None:
 
 
 def test_round_trip_of_moves_and_mate_score() -> None:
-    out = session("setoption name Variant value fugue\nucinewgame\n"
-                  "position fen k7/1I6/8/8/8/8/p7/4K1Q1 w\ngo depth 4\n")
+    out = session(
+        "setoption name Variant value fugue\nucinewgame\nposition fen k7/1I6/8/8/8/8/p7/4K1Q1 w\ngo depth 4\n"
+    )
     assert "score mate 2" in out[-2]
     assert out[-1] == "bestmove g1-g8"
     # The move the engine printed is accepted back in a position command.
@@ -92,7 +96,10 @@ def test_illegal_position_keeps_the_previous_one() -> None:
 def test_stop_ends_an_infinite_search() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "exochess.cli.main", "engine"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("position startpos\ngo infinite\n")
@@ -176,7 +183,10 @@ def test_cli_match_table() -> None:
 def test_cli_play_against_the_computer() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "exochess.cli.main", "play", "fugue", "--computer", "black", "--level", "1"],
-        input="e2-e3\nquit\n", capture_output=True, text=True, timeout=120,
+        input="e2-e3\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0
     assert "Computer plays" in result.stdout

@@ -20,8 +20,9 @@ GAMES = [
 
 def test_a_written_record_reads_back_the_same(tmp_path: Path) -> None:
     path = tmp_path / "record.txt"
-    path.write_text(header_line(SETTINGS) + "".join(game_line(i + 1, g) for i, g in enumerate(GAMES)),
-                    encoding="utf-8")
+    path.write_text(
+        header_line(SETTINGS) + "".join(game_line(i + 1, g) for i, g in enumerate(GAMES)), encoding="utf-8"
+    )
     assert read_record(path) == (SETTINGS, GAMES)
 
 
@@ -29,7 +30,9 @@ def test_differences_name_each_setting() -> None:
     other = MatchSettings("rebelfury", "8", "7", 1000, 52, 4, 150, "150,250", None, 0.1)
     assert SETTINGS.differences(SETTINGS) == []
     assert SETTINGS.differences(other) == [
-        "b: 'cmd:exochess engine' (the record's '7')", "seed: 51 (the record's 52)"]
+        "b: 'cmd:exochess engine' (the record's '7')",
+        "seed: 51 (the record's 52)",
+    ]
 
 
 def test_a_bad_result_is_not_a_game_line(tmp_path: Path) -> None:

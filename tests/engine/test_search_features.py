@@ -27,12 +27,28 @@ from tests.engine.test_engine import FORCED_WINS, VARIANTS
 from tests.helpers import random_walk
 
 SWITCHES = [
-    "aspiration", "null_move", "razoring", "lmr", "royal_extension", "forced_quiescence", "forced_extension",
-    "late_move_pruning", "lmp_guard", "quiet_order_pst",
+    "aspiration",
+    "null_move",
+    "razoring",
+    "lmr",
+    "royal_extension",
+    "forced_quiescence",
+    "forced_extension",
+    "late_move_pruning",
+    "lmp_guard",
+    "quiet_order_pst",
 ]
 ALL_ON = SearchOptions(
-    aspiration=True, null_move=True, razoring=True, lmr=True, royal_extension=True, forced_quiescence=True,
-    forced_extension=True, late_move_pruning=True, lmp_guard=True, quiet_order_pst=True,
+    aspiration=True,
+    null_move=True,
+    razoring=True,
+    lmr=True,
+    royal_extension=True,
+    forced_quiescence=True,
+    forced_extension=True,
+    late_move_pruning=True,
+    lmp_guard=True,
+    quiet_order_pst=True,
 )
 
 
@@ -155,7 +171,10 @@ def test_switched_searches_are_deterministic(variant: str) -> None:
     first = Searcher().search(board, Limits(nodes=nodes), options=ALL_ON)
     again = Searcher().search(board, Limits(nodes=nodes), options=ALL_ON)
     assert (first.best, first.score_cp, first.nodes, first.depth) == (
-        again.best, again.score_cp, again.nodes, again.depth
+        again.best,
+        again.score_cp,
+        again.nodes,
+        again.depth,
     )
 
 
@@ -198,7 +217,6 @@ def test_forced_rules_apply_only_where_captures_are_compulsory() -> None:
         searcher = Searcher()
         searcher.search(Board(variant), Limits(depth=1), options=ALL_ON)
         assert searcher.forced_q is compulsory and searcher.forced_ext is compulsory, variant
-
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -264,8 +282,11 @@ def test_lmp_guard_prunes_less_than_late_move_pruning_alone(variant: str) -> Non
     # table and killers may differ).
     rng = random.Random(31)
     totals = {"off": 0, "lmp": 0, "guarded": 0}
-    settings = {"off": SearchOptions(), "lmp": SearchOptions(late_move_pruning=True),
-                "guarded": SearchOptions(late_move_pruning=True, lmp_guard=True)}
+    settings = {
+        "off": SearchOptions(),
+        "lmp": SearchOptions(late_move_pruning=True),
+        "guarded": SearchOptions(late_move_pruning=True, lmp_guard=True),
+    }
     for walk in range(3):
         board = random_walk(variant, rng, 12 + 4 * walk)
         for name, options in settings.items():
@@ -286,8 +307,11 @@ def test_quiet_moves_without_history_come_by_piece_square_gain() -> None:
         b = searcher.board
         sign = 1 if b.side > 0 else -1
         staged = list(searcher._staged(None, 0, b.key))
-        quiets = [m for m in staged[staged.index(None) + 1:] if m is not None and len(m) == 14
-                  and not m[PROMOTION] and m not in searcher.killers[0]]
+        quiets = [
+            m
+            for m in staged[staged.index(None) + 1 :]
+            if m is not None and len(m) == 14 and not m[PROMOTION] and m not in searcher.killers[0]
+        ]
         gains = [sign * (searcher.by_code[m[13]][m[11]] - searcher.by_code[m[9]][m[8]]) for m in quiets]
         assert len(gains) > 10
         assert gains == sorted(gains, reverse=True)

@@ -44,6 +44,7 @@ def brute_force_loglik(counts: tuple[float, ...], s: float) -> float:
     three middle probabilities are free, the two ends follow from the two constraints,
     and nested golden-section searches maximise the (concave) log-likelihood directly.
     """
+
     def loglik(p1: float, p2: float, p3: float) -> float:
         p4 = s - 0.25 * p1 - 0.5 * p2 - 0.75 * p3
         p0 = 1.0 - p1 - p2 - p3 - p4
@@ -54,7 +55,8 @@ def brute_force_loglik(counts: tuple[float, ...], s: float) -> float:
 
     return golden_max(
         lambda p1: golden_max(lambda p2: golden_max(lambda p3: loglik(p1, p2, p3), 0.0, 1.0), 0.0, 1.0),
-        0.0, 1.0,
+        0.0,
+        1.0,
     )
 
 
@@ -108,8 +110,15 @@ def test_bounds_and_parsing() -> None:
     assert lower == pytest.approx(math.log(0.1 / 0.95)) and upper == pytest.approx(math.log(0.9 / 0.05))
     assert Sprt.parse("0,150") == Sprt(0.0, 150.0)
     assert Sprt.parse("-5, 5", alpha=0.1).alpha == 0.1
-    for text, alpha in (("150,0", 0.05), ("5,5", 0.05), ("0", 0.05), ("a,b", 0.05), ("0,5", 0.0),
-                        ("0,5", 0.7), ("0,inf", 0.05)):
+    for text, alpha in (
+        ("150,0", 0.05),
+        ("5,5", 0.05),
+        ("0", 0.05),
+        ("a,b", 0.05),
+        ("0,5", 0.0),
+        ("0,5", 0.7),
+        ("0,inf", 0.05),
+    ):
         with pytest.raises(SprtError):
             Sprt.parse(text, alpha=alpha)
 

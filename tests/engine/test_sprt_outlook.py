@@ -34,10 +34,13 @@ def test_a_difference_at_the_midpoint_goes_both_ways() -> None:
 
 def write_record(path: Path, sprt: str | None, scores: list[float]) -> None:
     settings = MatchSettings("fugue", "8", "7", 100, 3, 4, 150, sprt, 0.05, 0.05)
-    games = [GameResult("a" if i % 2 == 0 else "b", s, 1, "royal capture", ("b2-b3",))
-             for i, s in enumerate(scores)]
-    path.write_text(header_line(settings) + "".join(game_line(i + 1, g) for i, g in enumerate(games)),
-                    encoding="utf-8")
+    games = [
+        GameResult("a" if i % 2 == 0 else "b", s, 1, "royal capture", ("b2-b3",))
+        for i, s in enumerate(scores)
+    ]
+    path.write_text(
+        header_line(settings) + "".join(game_line(i + 1, g) for i, g in enumerate(games)), encoding="utf-8"
+    )
 
 
 def test_a_record_gives_its_pairs_and_its_test(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -52,12 +55,15 @@ def test_a_record_gives_its_pairs_and_its_test(tmp_path: Path, capsys: pytest.Ca
     assert "continued, 5 runs: H1" in out and "fresh SPRT(0, 200), 5 runs: H1" in out
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["1-2-3-4-5"], "pair counts need --sprt"),
-    (["no-such-record.txt"], "cannot read the match record"),
-    (["1-2-3-4-5", "--sprt", "200,100"], "elo0 must be below elo1"),
-    (["0-0-0-0-0", "--sprt", "0,100"], "no complete pair"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["1-2-3-4-5"], "pair counts need --sprt"),
+        (["no-such-record.txt"], "cannot read the match record"),
+        (["1-2-3-4-5", "--sprt", "200,100"], "elo0 must be below elo1"),
+        (["0-0-0-0-0", "--sprt", "0,100"], "no complete pair"),
+    ],
+)
 def test_bad_sources_are_named(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert outlook.main(args) == 2
     assert message in capsys.readouterr().err

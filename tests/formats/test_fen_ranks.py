@@ -61,14 +61,18 @@ def test_full_and_short_ranks_still_read() -> None:
 def test_cli_show_refuses_a_rank_too_long_without_a_traceback() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "exochess.cli.main", "show", "fugue", "--fen", "8K/8/8/8/8/8/8/k7 w"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 2, result.stdout
     assert "rank 8" in result.stderr and "Traceback" not in result.stderr
     huge_fen = "8/8/8/8/8/8/8/" + "9" * 5000 + " w"
     huge = subprocess.run(
         [sys.executable, "-m", "exochess.cli.main", "show", "fugue", "--fen", huge_fen],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert huge.returncode == 2 and "rank 1" in huge.stderr and "Traceback" not in huge.stderr
 

@@ -32,15 +32,15 @@ def roundtrip(board: Board) -> Game:
 # --- every Fugue move kind ---------------------------------------------------------------
 
 FUGUE_KINDS = [
-    ("K7/8/7k/8/5p1P/p1p4P/7p/p1A4p w", ["c1@f4"]),                # Archer shot
-    ("K7/8/8/3w4/3W2q1/8/8/3k4 w", ["d4~g4"]),                     # swap
-    ("K7/8/8/3w4/3W2q1/8/8/3k4 w", ["d4*d5"]),                     # mutual destruction
-    ("k2p4/8/8/4p3/2pU3p/8/8/7K w", ["d4xg4(h4)"]),                # Pushme-Pullyu, chosen victim
+    ("K7/8/7k/8/5p1P/p1p4P/7p/p1A4p w", ["c1@f4"]),  # Archer shot
+    ("K7/8/8/3w4/3W2q1/8/8/3k4 w", ["d4~g4"]),  # swap
+    ("K7/8/8/3w4/3W2q1/8/8/3k4 w", ["d4*d5"]),  # mutual destruction
+    ("k2p4/8/8/4p3/2pU3p/8/8/7K w", ["d4xg4(h4)"]),  # Pushme-Pullyu, chosen victim
     ("k2p4/8/8/4p3/2pU3p/8/8/7K w", ["d4xg4(c4)"]),
-    ("7k/p7/8/8/8/p1p5/1p6/LK6 w", ["a1xa5(a3)"]),                 # Long Leaper
-    ("k3a3/5Qp1/6P1/8/8/8/L7/K7 w", ["g6xe8=I"]),                  # promotion with capture
-    ("7k/8/8/3i4/3Q4/3P4/8/K7 w", ["d3xd5"]),                      # cannon pawn over frozen mount
-    ("8/8/8/4k3/4W3/8/8/K7 w", ["e4*e5"]),                         # King destroyed: game over
+    ("7k/p7/8/8/8/p1p5/1p6/LK6 w", ["a1xa5(a3)"]),  # Long Leaper
+    ("k3a3/5Qp1/6P1/8/8/8/L7/K7 w", ["g6xe8=I"]),  # promotion with capture
+    ("7k/8/8/3i4/3Q4/3P4/8/K7 w", ["d3xd5"]),  # cannon pawn over frozen mount
+    ("8/8/8/4k3/4W3/8/8/K7 w", ["e4*e5"]),  # King destroyed: game over
 ]
 
 
@@ -60,8 +60,11 @@ def test_result_and_termination_of_a_finished_game() -> None:
 
 
 def test_repetition_loss_result() -> None:
-    board = play("fugue", "7k/8/8/8/8/8/8/K7 w",
-                 ["a1-a2", "h8-h7", "a2-a1", "h7-h8", "a1-a2", "h8-h7", "a2-a1", "h7-h8"])
+    board = play(
+        "fugue",
+        "7k/8/8/8/8/8/8/K7 w",
+        ["a1-a2", "h8-h7", "a2-a1", "h7-h8", "a1-a2", "h8-h7", "a2-a1", "h7-h8"],
+    )
     game = roundtrip(board)
     assert game.result == "1-0"  # Black made the third repetition and lost
     assert game.headers["Termination"] == "normal"
@@ -111,6 +114,7 @@ def test_comments_roundtrip() -> None:
 
 
 # --- tolerant reading --------------------------------------------------------------------
+
 
 def test_tokeniser_tolerates_pgn_decorations() -> None:
     text = """[Event "x"]
@@ -212,11 +216,14 @@ def test_rebelfury_move_kinds_roundtrip(fen: str, moves: list[str]) -> None:
 
 # --- property: random games of every registered game -------------------------------------
 
+
 @pytest.mark.generic
 @pytest.mark.parametrize("variant", game_names())
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(choices=st.lists(st.integers(min_value=0, max_value=10_000), max_size=60),
-       comment_at=st.one_of(st.none(), st.integers(min_value=0, max_value=60)))
+@given(
+    choices=st.lists(st.integers(min_value=0, max_value=10_000), max_size=60),
+    comment_at=st.one_of(st.none(), st.integers(min_value=0, max_value=60)),
+)
 def test_random_games_roundtrip(variant: str, choices: list[int], comment_at: int | None) -> None:
     board = Board(variant)
     for choice in choices:
@@ -237,9 +244,17 @@ def test_random_games_roundtrip(variant: str, choices: list[int], comment_at: in
 def test_web_style_call_with_headers_and_result() -> None:
     """The web site calls write_game(board, headers=..., result=...) with its own tags."""
     board = play("fugue", None, ["e2-e3", "d7-d6"])
-    headers = {"Event": "exochess game", "Site": "exochess /game/1", "Date": "2026.11.23", "Round": "-",
-               "White": "Human", "Black": "Computer (level 3)", "Result": "1-0", "Variant": "Fugue",
-               "Termination": "resignation"}
+    headers = {
+        "Event": "exochess game",
+        "Site": "exochess /game/1",
+        "Date": "2026.11.23",
+        "Round": "-",
+        "White": "Human",
+        "Black": "Computer (level 3)",
+        "Result": "1-0",
+        "Variant": "Fugue",
+        "Termination": "resignation",
+    }
     text = write_game(board, headers=headers, result="1-0")
     game = read_game(text)
     assert game.result == "1-0" and game.headers["Termination"] == "resignation"

@@ -13,8 +13,14 @@ MOVES = ["e2-e3", "d7-d6", "d2-d3", "e7-e6"]
 
 def test_clocks_are_written_after_each_move_and_read_back() -> None:
     clocks = {1: 59_000, 2: 58_250, 3: 57_000, 4: 3_600_000 + 61_001}
-    text = write_game(MOVES, variant="fugue", clocks=clocks, comments={2: "a chat line"},
-                      headers={"TimeControl": "60+0", "Termination": "time forfeit"}, result="1-0")
+    text = write_game(
+        MOVES,
+        variant="fugue",
+        clocks=clocks,
+        comments={2: "a chat line"},
+        headers={"TimeControl": "60+0", "Termination": "time forfeit"},
+        result="1-0",
+    )
     assert "1. e2-e3 {[%clk 0:00:59]} d7-d6 {[%clk 0:00:58.25] a chat line}" in " ".join(text.split())
     assert "[%clk 1:01:01.001]" in text
     assert '[TimeControl "60+0"]' in text and '[Termination "time forfeit"]' in text
@@ -33,11 +39,18 @@ def test_clock_commands_of_other_sites_are_read() -> None:
     assert game.comments == {2: "[%emt 0:00:01]"}
 
 
-@pytest.mark.parametrize(("value", "written"), [
-    ("royal capture", "normal"), ("repetition", "normal"), ("no legal moves", "normal"),
-    ("resignation", "resignation"), ("time forfeit", "time forfeit"), ("aborted", "abandoned"),
-    ("abandoned", "abandoned"),
-])
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("royal capture", "normal"),
+        ("repetition", "normal"),
+        ("no legal moves", "normal"),
+        ("resignation", "resignation"),
+        ("time forfeit", "time forfeit"),
+        ("aborted", "abandoned"),
+        ("abandoned", "abandoned"),
+    ],
+)
 def test_terminations_as_other_sites_write_them(value: str, written: str) -> None:
     assert pgn_termination(value) == written
 

@@ -64,6 +64,7 @@ def shared_dir() -> Path | None:
 
 # --- rendering ----------------------------------------------------------------------------
 
+
 def test_pages_exist_for_every_shipped_game() -> None:
     assert available()[: len(GAMES)] == GAMES
     assert all(find_variant(game).rules_page for game in GAMES)  # written, not generated
@@ -127,13 +128,15 @@ def test_diagram_checks_match_the_move_generator(game: str) -> None:
         removed = {square_name(v) for m in moves for v in m.victims}
         assert set(diagram.captures) == removed, (diagram.fen, sorted(removed))
         assert set(diagram.squares) | set(diagram.captures) == reached | removed, (
-            diagram.fen, sorted(reached | removed),
+            diagram.fen,
+            sorted(reached | removed),
         )
         checked += 1
     assert checked >= 5
 
 
 # --- seed diagrams ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(("game", "placement", "marked"), SEED_DIAGRAMS)
 def test_every_seed_diagram_appears(game: str, placement: str, marked: str) -> None:
@@ -160,6 +163,7 @@ def test_seed_list_matches_the_seed_files() -> None:
 
 # --- content ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("game", GAMES)
 def test_every_piece_has_a_section_with_a_diagram(game: str) -> None:
     text = source(game)
@@ -173,8 +177,13 @@ def test_every_piece_has_a_section_with_a_diagram(game: str) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_page_covers_the_required_topics(game: str) -> None:
     text = source(game).lower()
-    for topic in ("## goal", "starting position", "## end of the game", "## writing moves",
-                  "## decisions taken by the exochess project"):
+    for topic in (
+        "## goal",
+        "starting position",
+        "## end of the game",
+        "## writing moves",
+        "## decisions taken by the exochess project",
+    ):
         assert topic in text, (game, topic)
 
 
@@ -203,14 +212,17 @@ def test_pages_are_in_our_own_words(game: str) -> None:
         corpus += "\n" + path.read_text(encoding="utf-8")
     n = 9
     theirs = re.findall(r"[a-z0-9']+", corpus.lower())
-    grams = {tuple(theirs[i:i + n]) for i in range(len(theirs) - n + 1)}
+    grams = {tuple(theirs[i : i + n]) for i in range(len(theirs) - n + 1)}
     prose = re.sub(r"```.*?```", " ", source(game), flags=re.S)
     ours = re.findall(r"[a-z0-9']+", prose.lower())
-    shared_runs = [" ".join(ours[i:i + n]) for i in range(len(ours) - n + 1) if tuple(ours[i:i + n]) in grams]
+    shared_runs = [
+        " ".join(ours[i : i + n]) for i in range(len(ours) - n + 1) if tuple(ours[i : i + n]) in grams
+    ]
     assert not shared_runs, shared_runs[:5]
 
 
 # --- diagram directive and Markdown renderer -------------------------------------------------
+
 
 def test_parse_diagram_errors() -> None:
     with pytest.raises(RulesDocError):
@@ -333,8 +345,10 @@ def test_translated_pages_are_in_our_own_words(game: str, lang: str) -> None:
     corpus = "\n".join(p.read_text(encoding="utf-8") for p in (shared / "seeds").glob("*.txt"))
     n = 9
     theirs = re.findall(r"[\w']+", corpus.lower())
-    grams = {tuple(theirs[i:i + n]) for i in range(len(theirs) - n + 1)}
+    grams = {tuple(theirs[i : i + n]) for i in range(len(theirs) - n + 1)}
     prose = re.sub(r"```.*?```", " ", source(game, lang), flags=re.S)
     ours = re.findall(r"[\w']+", prose.lower())
-    shared_runs = [" ".join(ours[i:i + n]) for i in range(len(ours) - n + 1) if tuple(ours[i:i + n]) in grams]
+    shared_runs = [
+        " ".join(ours[i : i + n]) for i in range(len(ours) - n + 1) if tuple(ours[i : i + n]) in grams
+    ]
     assert not shared_runs, shared_runs[:5]

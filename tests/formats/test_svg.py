@@ -111,8 +111,19 @@ def test_parse_arrow_two_digit_ranks() -> None:
 
 
 def test_every_shape_draws() -> None:
-    for shape in ("crown", "pawn", "circle", "square", "diamond", "hexagon", "octagon",
-                  "triangle", "shield", "star", "pentagon"):
+    for shape in (
+        "crown",
+        "pawn",
+        "circle",
+        "square",
+        "diamond",
+        "hexagon",
+        "octagon",
+        "triangle",
+        "shield",
+        "star",
+        "pentagon",
+    ):
         text = svg._shape(shape, 10, 10, 8, 'fill="red"')
         ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{text}</svg>')
 
@@ -144,8 +155,20 @@ def test_rebelfury_12x12() -> None:
 
 def test_cli_writes_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "d.svg"
-    status = diagram.main(["fugue", "--fen", "8/8/3p4/3l4/1wLP4/4Q3/1p3q2/8", "--targets", "b4,d6,f2",
-                           "--arrows", "d4d6", "--flip", "-o", str(out)])
+    status = diagram.main(
+        [
+            "fugue",
+            "--fen",
+            "8/8/3p4/3l4/1wLP4/4Q3/1p3q2/8",
+            "--targets",
+            "b4,d6,f2",
+            "--arrows",
+            "d4d6",
+            "--flip",
+            "-o",
+            str(out),
+        ]
+    )
     assert status == 0
     root = ET.parse(out).getroot()
     assert [el.get("class") for el in root.iter()].count("target") == 3
@@ -173,13 +196,17 @@ def test_cli_errors_exit_2_without_traceback(argv: list[str], capsys: pytest.Cap
 def test_cli_module_runs() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "exochess.cli.diagram", "fugue", "--squares", "e4,d5"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0
     parse(proc.stdout)
     bad = subprocess.run(
         [sys.executable, "-m", "exochess.cli.diagram", "fugue", "--fen", "x"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 

@@ -35,13 +35,15 @@ COURSES = [(name, load_course(name)) for name in game_names() if course_path(fin
 """Every game under test that has a lessons file (a game may have none: it then has no course)."""
 EXERCISES = [
     pytest.param(name, exercise, id=f"{name}-{stage.id}-{i + 1}")
-    for name, course in COURSES if course is not None
+    for name, course in COURSES
+    if course is not None
     for stage in course.stages
     for i, exercise in enumerate(stage.exercises)
 ]
 PRACTICE = [
     pytest.param(name, p, id=f"{name}-{p.id}")
-    for name, course in COURSES if course is not None
+    for name, course in COURSES
+    if course is not None
     for p in course.practice
 ]
 
@@ -61,8 +63,10 @@ def test_exercise_is_solved_by_the_library_and_failed_by_a_wrong_move(game: str,
     attempt = play(game, exercise, line)
     assert attempt.status == SOLVED and attempt.used == exercise.par
     board = Board(game, fen=exercise.fen)
-    wrong = next((str(m) for m in sorted(board.legal_moves, key=str)
-                  if not solvable_after(game, exercise, [str(m)])), None)
+    wrong = next(
+        (str(m) for m in sorted(board.legal_moves, key=str) if not solvable_after(game, exercise, [str(m)])),
+        None,
+    )
     assert wrong is not None, "every first move can still reach the goal: nothing to get wrong"
     # played out with the scripted replies, a wrong start never solves the exercise
     moves = [wrong]

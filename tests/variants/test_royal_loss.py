@@ -84,8 +84,11 @@ EVENTS = [
     ("fugue", "7p/8/8/8/8/8/8/Kq6 b", None, "b1xa1", BLACK),
     ("interweave", "8/3p1p2/2p1p3/3p4/3K4/8/8/8 w - 000000", "d4xd6(d5),d6xf6(e6),f6xf8(f7)", None, None),
     (
-        "interweave", "8/3p1p2/2p1k3/3p4/3K4/8/8/8 w - 000000",
-        "d4xd6(d5),d6xb6(c6)", "d4xd6(d5),d6xf6(e6)", WHITE,
+        "interweave",
+        "8/3p1p2/2p1k3/3p4/3K4/8/8/8 w - 000000",
+        "d4xd6(d5),d6xb6(c6)",
+        "d4xd6(d5),d6xf6(e6)",
+        WHITE,
     ),
     ("rebelfury", "12/12/1x10/12/12/12/12/12/12/1f10/12/J11 w", "a1-c2", "a1xb3", WHITE),
 ]

@@ -36,8 +36,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     url = os.environ.get("EXOCHESS_TEST_DATABASE_URL") or None
     # the huge positions' few seconds of CPU can take minutes on a crowded machine under nice 19:
     # the time bound is tested on its own (test_web_cpuwork, test_web_attack), not on this server
-    srv = Server(tmp_path_factory.mktemp("web") / "site.sqlite", database_url=url,
-                 env={"EXOCHESS_POSITION_TIME_LIMIT_S": "300"}).start()
+    srv = Server(
+        tmp_path_factory.mktemp("web") / "site.sqlite",
+        database_url=url,
+        env={"EXOCHESS_POSITION_TIME_LIMIT_S": "300"},
+    ).start()
     yield srv
     srv.stop()
 

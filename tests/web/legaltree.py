@@ -12,13 +12,15 @@ def whole_moves(nodes: list[dict[str, Any]], done: tuple[dict[str, Any], ...] = 
     for node in nodes:
         path = (*done, node)
         if node["end"]:
-            out.append({
-                "text": ",".join(a["text"] for a in path),
-                "from": path[0]["from"],
-                "to": path[-1]["to"],
-                "victims": [v for a in path for v in a["victims"]],
-                "actions": list(path),
-            })
+            out.append(
+                {
+                    "text": ",".join(a["text"] for a in path),
+                    "from": path[0]["from"],
+                    "to": path[-1]["to"],
+                    "victims": [v for a in path for v in a["victims"]],
+                    "actions": list(path),
+                }
+            )
         if node["next"] is None:
             raise AssertionError(f"the tree is cut after {node['text']}")
         out.extend(whole_moves(node["next"], path))

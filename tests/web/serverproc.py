@@ -37,8 +37,13 @@ START_TIMEOUT_S = 120.0
 
 class Server:
     def __init__(
-        self, db_path: Path, port: int | None = None, engine_workers: int = 1, database_url: str | None = None,
-        log_level: str = "warning", env: dict[str, str] | None = None,
+        self,
+        db_path: Path,
+        port: int | None = None,
+        engine_workers: int = 1,
+        database_url: str | None = None,
+        log_level: str = "warning",
+        env: dict[str, str] | None = None,
     ) -> None:
         self.db_path = db_path
         self.log_level = log_level
@@ -66,10 +71,23 @@ class Server:
         env.update(self.env)
         log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "exochess.cli.serve", "--port", str(self.port),
-             "--database-url", self.database_url, "--engine-workers", str(self.engine_workers),
-             "--log-level", self.log_level],
-            stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "exochess.cli.serve",
+                "--port",
+                str(self.port),
+                "--database-url",
+                self.database_url,
+                "--engine-workers",
+                str(self.engine_workers),
+                "--log-level",
+                self.log_level,
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -172,6 +190,7 @@ def run_async(factory: Any) -> Any:
 async def recv_until(ws: Any, kind: str, pred: Any = None, timeout: float = 10.0) -> dict[str, Any]:
     """The next message of type ``kind`` (matching ``pred``) that the websocket ``ws`` receives,
     within ``timeout`` seconds."""
+
     async def loop() -> dict[str, Any]:
         while True:
             msg = json.loads(await ws.recv())

@@ -34,15 +34,27 @@ def unknown_id() -> str:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("misses") / "misses.sqlite", log_level="info",
-                 env={"EXOCHESS_RATE_LIMITS": f"misses={MISSES}/minute"}).start()
+    srv = Server(
+        tmp_path_factory.mktemp("misses") / "misses.sqlite",
+        log_level="info",
+        env={"EXOCHESS_RATE_LIMITS": f"misses={MISSES}/minute"},
+    ).start()
     yield srv
     srv.stop()
 
 
 def test_game_ids_have_the_shape_the_site_makes() -> None:
     assert is_game_id("aZ09xy7Q")
-    for bad in ("0123456789abcdef", "short", "aZ09xy7Q9", "../../et", "aZ09xy7\u00e9", "aZ09-y7Q", "", 12345678):
+    for bad in (
+        "0123456789abcdef",
+        "short",
+        "aZ09xy7Q9",
+        "../../et",
+        "aZ09xy7\u00e9",
+        "aZ09-y7Q",
+        "",
+        12345678,
+    ):
         assert not is_game_id(bad), bad
 
 
@@ -81,8 +93,10 @@ def test_an_id_of_another_shape_is_answered_without_a_database_read(tmp_path: Pa
 
 def test_an_address_asking_for_unknown_games_is_refused_before_any_lookup(server: Server) -> None:
     other = httpx.HTTPTransport(local_address="127.0.0.2")
-    with httpx.Client(base_url=server.url, timeout=30.0) as c, \
-            httpx.Client(base_url=server.url, timeout=30.0, transport=other) as person:
+    with (
+        httpx.Client(base_url=server.url, timeout=30.0) as c,
+        httpx.Client(base_url=server.url, timeout=30.0, transport=other) as person,
+    ):
         game = c.post("/api/games", json={"variant": "fugue", "opponent": "friend"}).json()
         for _ in range(MISSES):
             res = c.get(f"/api/games/{unknown_id()}")
@@ -115,4 +129,3 @@ def test_an_address_asking_for_unknown_games_is_refused_before_any_lookup(server
         assert missing.status_code == 404 and missing.json()["error"].startswith("unknown game id")
     text = server.log_text()
     assert "Traceback" not in text and " 500 " not in text
-

@@ -38,7 +38,9 @@ def fresh_name(prefix: str = "p") -> str:
 
 def test_glicko2_matches_the_papers_worked_example() -> None:
     player = Rating(1500, 200, 0.06)
-    after = glicko2_update(player, [(Rating(1400, 30), 1.0), (Rating(1550, 100), 0.0), (Rating(1700, 300), 0.0)])
+    after = glicko2_update(
+        player, [(Rating(1400, 30), 1.0), (Rating(1550, 100), 0.0), (Rating(1700, 300), 0.0)]
+    )
     assert round(after.rating, 2) == 1464.05  # the paper rounds its intermediate values: 1464.06
     assert abs(after.rating - 1464.06) < 0.02
     assert round(after.rd, 2) == 151.52
@@ -105,9 +107,20 @@ def test_result_rates_a_game_exactly_once(tmp_path: Path) -> None:
     try:
         accounts = Accounts(storage.engine)
         a, b = accounts.create("once_a", "a long password"), accounts.create("once_b", "a long password")
-        storage.create_game(id="g1", variant="fugue", start_fen="x", white=PlayerKind.HUMAN, black=PlayerKind.HUMAN,
-                            level=None, white_secret="s1", black_secret="s2", time_control="5+3",
-                            white_user=a.id, black_user=b.id, rated=True)
+        storage.create_game(
+            id="g1",
+            variant="fugue",
+            start_fen="x",
+            white=PlayerKind.HUMAN,
+            black=PlayerKind.HUMAN,
+            level=None,
+            white_secret="s1",
+            black_secret="s2",
+            time_control="5+3",
+            white_user=a.id,
+            black_user=b.id,
+            rated=True,
+        )
         for ply, text in enumerate(("e2-e3", "d7-d6")):  # both sides moved: the result counts
             storage.add_move("g1", ply, text, None)
         storage.finish("g1", 2, {"result": "1-0", "termination": "resignation", "reason": "r"})
@@ -120,8 +133,12 @@ def test_result_rates_a_game_exactly_once(tmp_path: Path) -> None:
         assert rows[a.id].rating == pytest.approx(expected_a.rating) and rows[a.id].games == 1
         assert rows[b.id].rating == pytest.approx(expected_b.rating)
         cards = players_by_id(storage.engine, {a.id, b.id}, "fugue")
-        assert cards[a.id] == {"name": "once_a", "rating": round(expected_a.rating), "provisional": True,
-                               "diff": None}
+        assert cards[a.id] == {
+            "name": "once_a",
+            "rating": round(expected_a.rating),
+            "provisional": True,
+            "diff": None,
+        }
     finally:
         storage.close()
 
@@ -165,6 +182,7 @@ def test_sign_up_log_in_log_out(server: Server) -> None:
 def test_bad_names_and_passwords(server: Server, alice: tuple[httpx.Client, str]) -> None:
     _, taken = alice
     with signed_client(server) as c:
+
         def signup(name: object, password: object = "a long password") -> httpx.Response:
             return c.post("/api/account/signup", json={"name": name, "password": password})
 
@@ -209,7 +227,9 @@ def test_sign_ups_are_limited_per_address(tmp_path: Path) -> None:
     try:
         with httpx.Client(base_url=srv.url) as c:
             for _ in range(2):
-                res = c.post("/api/account/signup", json={"name": fresh_name(), "password": "a long password"})
+                res = c.post(
+                    "/api/account/signup", json={"name": fresh_name(), "password": "a long password"}
+                )
                 assert res.status_code == 201, res.text
                 c.cookies.clear()
             res = c.post("/api/account/signup", json={"name": fresh_name(), "password": "a long password"})
@@ -250,18 +270,26 @@ def test_cross_site_posts_are_refused(server: Server, alice: tuple[httpx.Client,
         assert res.status_code == 200
 
 
-def test_second_client_sees_and_plays_the_players_games(server: Server, alice: tuple[httpx.Client, str]) -> None:
+def test_second_client_sees_and_plays_the_players_games(
+    server: Server, alice: tuple[httpx.Client, str]
+) -> None:
     c, name = alice
     game = create(c, variant="fugue", opponent="friend", color="white")
     with signed_client(server) as other:
-        assert other.post("/api/account/login", json={"name": name, "password": "a long password"}).status_code == 200
+        assert (
+            other.post("/api/account/login", json={"name": name, "password": "a long password"}).status_code
+            == 200
+        )
         profile = other.get(f"/api/users/{name}").json()
         assert game["id"] in [g["id"] for g in profile["games"]]
         # no seat secret in this client: the session proves the seat
         res = other.post(f"/api/games/{game['id']}/moves", json={"move": "d2-d3"})
         assert res.status_code == 200, res.text
         black = game["seats"]["black"]["secret"]  # the friend's secret link still works
-        assert c.post(f"/api/games/{game['id']}/moves", json={"move": "e7-e6", "secret": black}).status_code == 200
+        assert (
+            c.post(f"/api/games/{game['id']}/moves", json={"move": "e7-e6", "secret": black}).status_code
+            == 200
+        )
         # the account holds White only: Black's move needs Black's secret
         res = other.post(f"/api/games/{game['id']}/moves", json={"move": "e2-e3"})
         assert res.status_code == 200
@@ -274,7 +302,9 @@ def test_sign_up_claims_the_browsers_games(server: Server) -> None:
         seat = game["seats"]["black"]["secret"]
         name = fresh_name("claim")
         claim = [{"game": game["id"], "secret": seat}, {"game": "nope", "secret": "x"}]
-        res = c.post("/api/account/signup", json={"name": name, "password": "a long password", "claim": claim})
+        res = c.post(
+            "/api/account/signup", json={"name": name, "password": "a long password", "claim": claim}
+        )
         assert res.status_code == 201 and res.json()["claimed"] == [game["id"]]
         profile = c.get(f"/api/users/{name}").json()
         assert [(g["id"], g["color"]) for g in profile["games"]] == [(game["id"], "black")]
@@ -293,15 +323,29 @@ def test_rated_game_between_two_accounts(server: Server) -> None:
             assert wu is not None and bu is not None
             gid = "r" + secrets.token_hex(4)[:7]  # the shape of the site's ids (8 letters or digits)
             # as the lobby will: a game between two accounts, with a time control, rated
-            storage.create_game(id=gid, variant="rebelfury", start_fen=_start("rebelfury", w),
-                                white=PlayerKind.HUMAN, black=PlayerKind.HUMAN, level=None,
-                                white_secret=secrets.token_urlsafe(16), black_secret=secrets.token_urlsafe(16),
-                                time_control="5+3", white_user=wu.id, black_user=bu.id, rated=True)
+            storage.create_game(
+                id=gid,
+                variant="rebelfury",
+                start_fen=_start("rebelfury", w),
+                white=PlayerKind.HUMAN,
+                black=PlayerKind.HUMAN,
+                level=None,
+                white_secret=secrets.token_urlsafe(16),
+                black_secret=secrets.token_urlsafe(16),
+                time_control="5+3",
+                white_user=wu.id,
+                black_user=bu.id,
+                rated=True,
+            )
         finally:
             storage.close()
         state = w.get(f"/api/games/{gid}").json()
         assert state["rated"] and state["players"]["white"]["user"] == {
-            "name": wn, "rating": 1500, "provisional": True, "diff": None}
+            "name": wn,
+            "rating": 1500,
+            "provisional": True,
+            "diff": None,
+        }
         # both sides move first: a game over before that changes no rating (issue 40)
         assert w.post(f"/api/games/{gid}/moves", json={"move": "a1~b1", "ply": 0}).status_code == 200
         assert b.post(f"/api/games/{gid}/moves", json={"move": "a11-a10", "ply": 1}).status_code == 200
@@ -339,9 +383,17 @@ def test_leaderboard_lists_only_established_players(server: Server, alice: tuple
         user = Accounts(storage.engine).by_name(name)
         assert user is not None
         with storage.engine.begin() as conn:
-            conn.execute(insert(ratings).values(user_id=user.id, variant="fugue", rating=2999.4, rd=60.0,
-                                                volatility=0.06, games=40, updated=conn.execute(select(1)).scalar()
-                                                and __import__("datetime").datetime(2026, 1, 1)))
+            conn.execute(
+                insert(ratings).values(
+                    user_id=user.id,
+                    variant="fugue",
+                    rating=2999.4,
+                    rd=60.0,
+                    volatility=0.06,
+                    games=40,
+                    updated=conn.execute(select(1)).scalar() and __import__("datetime").datetime(2026, 1, 1),
+                )
+            )
     finally:
         storage.close()
     boards = c.get("/api/leaderboard").json()["leaderboards"]
@@ -355,8 +407,14 @@ def test_leaderboard_lists_only_established_players(server: Server, alice: tuple
 def test_change_password_logs_out_everywhere_and_delete_keeps_games(server: Server) -> None:
     name = fresh_name("dora")
     with signed_client(server) as one, signed_client(server) as two:
-        assert one.post("/api/account/signup", json={"name": name, "password": "first password"}).status_code == 201
-        assert two.post("/api/account/login", json={"name": name, "password": "first password"}).status_code == 200
+        assert (
+            one.post("/api/account/signup", json={"name": name, "password": "first password"}).status_code
+            == 201
+        )
+        assert (
+            two.post("/api/account/login", json={"name": name, "password": "first password"}).status_code
+            == 200
+        )
         game = create(one, variant="fugue", opponent="friend", color="white")
         res = one.post("/api/account/password", json={"old": "wrong password", "new": "second password"})
         assert res.status_code == 401

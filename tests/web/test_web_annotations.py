@@ -18,13 +18,19 @@ def test_a_live_game_carries_annotations_and_captured_pieces(client: httpx.Clien
     data = create(client, variant="fugue", opponent="friend", color="white", fen=FROZEN)
     state = client.get(f"/api/games/{data['id']}").json()
     notes = state["annotations"]
-    template = ["the {piece} on {square} is immobilized by the Immobilizer on {by}",
-                {"piece": "Queen", "square": "d4", "by": "e5"}]
-    assert notes["marks"] == [{
-        "square": "d4", "kind": "frozen", "by": ["e5"],
-        "reason": "the Queen on d4 is immobilized by the Immobilizer on e5",
-        "reason_t": template,  # what the page translates it with
-    }]
+    template = [
+        "the {piece} on {square} is immobilized by the Immobilizer on {by}",
+        {"piece": "Queen", "square": "d4", "by": "e5"},
+    ]
+    assert notes["marks"] == [
+        {
+            "square": "d4",
+            "kind": "frozen",
+            "by": ["e5"],
+            "reason": "the Queen on d4 is immobilized by the Immobilizer on e5",
+            "reason_t": template,  # what the page translates it with
+        }
+    ]
     assert notes["stuck"] == {"d4": "the Queen on d4 is immobilized by the Immobilizer on e5"}
     assert notes["stuck_t"] == {"d4": template}
     assert notes["gazes"] == [] and notes["reserves"] is None
@@ -44,11 +50,19 @@ def test_the_analysis_position_carries_annotations(client: httpx.Client) -> None
     gazers = {g["square"]: g for g in pos["annotations"]["gazes"]}
     assert gazers["d9"]["color"] == "black" and "d4" in gazers["d9"]["cells"]
     assert gazers["d9"]["affects"] == "every piece"
-    pos = client.post("/api/position", json={
-        "variant": "interweave", "fen": "8/8/8/4p3/4Bp2/8/8/K6k w - 000000", "moves": ["e4@(e5,f4)"],
-    }).json()
+    pos = client.post(
+        "/api/position",
+        json={
+            "variant": "interweave",
+            "fen": "8/8/8/4p3/4Bp2/8/8/K6k w - 000000",
+            "moves": ["e4@(e5,f4)"],
+        },
+    ).json()
     assert pos["captured"] == {"white": [], "black": ["p", "p"]}
-    assert pos["annotations"]["reserves"] == {"white": {"R": 0, "N": 0, "B": 0}, "black": {"R": 0, "N": 0, "B": 0}}
+    assert pos["annotations"]["reserves"] == {
+        "white": {"R": 0, "N": 0, "B": 0},
+        "black": {"R": 0, "N": 0, "B": 0},
+    }
 
 
 def test_captured_pieces_of_a_mutual_destruction_and_a_chain() -> None:
@@ -59,7 +73,8 @@ def test_captured_pieces_of_a_mutual_destruction_and_a_chain() -> None:
     board = Board("interweave", fen="8/3p1p2/2p1p3/3p4/3K4/K7/8/6kk w - 000000")
     board.push_text("d4xd6(d5),d6xf6(e6),f6xf8(f7)")
     assert captured_json(board.variant, [board.starting_fen], board.move_stack) == {
-        "white": [], "black": ["p", "p", "p"],
+        "white": [],
+        "black": ["p", "p", "p"],
     }
 
 

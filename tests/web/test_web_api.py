@@ -20,7 +20,9 @@ def friend_game(client: httpx.Client, **extra: Any) -> tuple[str, str, str]:
     return data["id"], data["seats"]["white"]["secret"], data["seats"]["black"]["secret"]
 
 
-def move(client: httpx.Client, gid: str, secret: str | None, text: str, ply: int | None = None) -> httpx.Response:
+def move(
+    client: httpx.Client, gid: str, secret: str | None, text: str, ply: int | None = None
+) -> httpx.Response:
     body: dict[str, Any] = {"move": text}
     if secret is not None:
         body["secret"] = secret
@@ -62,7 +64,11 @@ def test_bad_input(client: httpx.Client) -> None:
     gid, white, black = friend_game(client)
     url = f"/api/games/{gid}/moves"
     cases = [
-        (client.post(url, content=b"{not json", headers={"content-type": "application/json"}), 400, "malformed JSON"),
+        (
+            client.post(url, content=b"{not json", headers={"content-type": "application/json"}),
+            400,
+            "malformed JSON",
+        ),
         (client.post(url, json=[1, 2]), 400, "object"),
         (client.post("/api/games/nope/moves", json={"move": "d2-d3", "secret": white}), 404, "unknown game"),
         (move(client, gid, white, "d2-d5"), 422, "illegal"),
@@ -71,15 +77,37 @@ def test_bad_input(client: httpx.Client) -> None:
         (move(client, gid, "wrong", "d2-d3"), 403, "wrong seat secret"),
         (move(client, gid, None, "d2-d3"), 401, "secret is required"),
         (move(client, gid, white, "d2-d3", ply=5), 409, "stale"),
-        (client.post(url, content=b"{" + b" " * 20000 + b"}", headers={"content-type": "application/json"}),
-         413, "too large"),
-        (client.post(url, content=iter([b"{" + b" " * 10000] * 3), headers={"content-type": "application/json"}),
-         413, "too large"),  # chunked, no length
+        (
+            client.post(
+                url, content=b"{" + b" " * 20000 + b"}", headers={"content-type": "application/json"}
+            ),
+            413,
+            "too large",
+        ),
+        (
+            client.post(
+                url, content=iter([b"{" + b" " * 10000] * 3), headers={"content-type": "application/json"}
+            ),
+            413,
+            "too large",
+        ),  # chunked, no length
         (client.post("/api/games", json={"variant": "chess", "opponent": "friend"}), 400, "unknown variant"),
-        (client.post("/api/games", json={"variant": "fugue", "opponent": "friend", "fen": "xx w"}), 400, "FEN"),
-        (client.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 99}), 400, "level"),
+        (
+            client.post("/api/games", json={"variant": "fugue", "opponent": "friend", "fen": "xx w"}),
+            400,
+            "FEN",
+        ),
+        (
+            client.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 99}),
+            400,
+            "level",
+        ),
         (client.post("/api/games", json={"variant": "fugue", "opponent": "martian"}), 400, "opponent"),
-        (client.post(f"/api/games/{gid}/takeback", json={"secret": white, "action": "offer"}), 409, "no move"),
+        (
+            client.post(f"/api/games/{gid}/takeback", json={"secret": white, "action": "offer"}),
+            409,
+            "no move",
+        ),
         (client.post(f"/api/games/{gid}/rematch", json={"secret": white}), 409, "still being played"),
         (client.post("/api/position", json={"variant": "fugue", "moves": ["d2-d5"]}), 422, "illegal"),
     ]
@@ -93,13 +121,18 @@ def test_bad_input(client: httpx.Client) -> None:
 def test_two_moves_at_once_exactly_one_accepted(server: Any) -> None:
     async def race() -> list[httpx.Response]:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as ac:
-            res = await ac.post("/api/games", json={"variant": "fugue", "opponent": "friend", "color": "white"})
+            res = await ac.post(
+                "/api/games", json={"variant": "fugue", "opponent": "friend", "color": "white"}
+            )
             data = res.json()
             gid, white = data["id"], data["seats"]["white"]["secret"]
             texts = ["d2-d3", "e2-e3", "a2-a3", "h2-h3", "c2-c3", "f2-f3"]
-            results = await asyncio.gather(*(
-                ac.post(f"/api/games/{gid}/moves", json={"move": t, "secret": white, "ply": 0}) for t in texts
-            ))
+            results = await asyncio.gather(
+                *(
+                    ac.post(f"/api/games/{gid}/moves", json={"move": t, "secret": white, "ply": 0})
+                    for t in texts
+                )
+            )
             state = (await ac.get(f"/api/games/{gid}")).json()
             assert state["ply"] == 1
             return list(results)
@@ -172,8 +205,9 @@ def test_analysis_position(client: httpx.Client) -> None:
 
 def test_engine_levels_follow_what_is_installed(client: httpx.Client) -> None:
     info = client.get("/api/variants").json()
-    res = client.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 2,
-                                          "color": "black"})
+    res = client.post(
+        "/api/games", json={"variant": "fugue", "opponent": "computer", "level": 2, "color": "black"}
+    )
     evaluation = client.post("/api/analyse", json={"variant": "fugue", "movetime_ms": 200})
     if not info["engine"]:
         assert res.status_code == 503 and "engine" in res.json()["error"]

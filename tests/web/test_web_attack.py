@@ -17,7 +17,9 @@ from exochess.web.storage.store import Storage
 from tests.web.serverproc import run_async
 
 
-def test_a_move_is_read_and_judged_off_the_event_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_move_is_read_and_judged_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Reading a move and judging the position after it list legal moves (tens of thousands
     in a huge position): that runs in the game pool's thread, not on the loop."""
     seen: list[threading.Thread] = []
@@ -89,8 +91,16 @@ def test_the_move_path_statements_keep_the_optimistic_check(tmp_path: Path) -> N
 
     storage = Storage(f"sqlite:///{tmp_path / 's.sqlite'}")
     try:
-        storage.create_game(id="g", variant="fugue", start_fen="x w", white=PlayerKind.HUMAN,
-                            black=PlayerKind.HUMAN, level=None, white_secret="a", black_secret="b")
+        storage.create_game(
+            id="g",
+            variant="fugue",
+            start_fen="x w",
+            white=PlayerKind.HUMAN,
+            black=PlayerKind.HUMAN,
+            level=None,
+            white_secret="a",
+            black_secret="b",
+        )
         at = dt.datetime(2026, 11, 25, 12, 0, 0)
         storage.add_move("g", 0, "d2-d3", None, Stamp(60_000, 59_000, at))
         with pytest.raises(ConflictError):

@@ -15,10 +15,20 @@ from tests.web.serverproc import Server
 
 def act(frm: str, to: str, kind: str, victims: list[str], piece: str) -> dict[str, Any]:
     changes = [[frm, ""], *[[v, ""] for v in victims], [to, piece]]
-    text = f"{frm}@({','.join(victims)})" if kind == "@" else (
-        f"{frm}{kind}{to}" + (f"({','.join(victims)})" if victims and victims != [to] else ""))
-    return {"text": text, "from": frm, "to": to, "kind": kind, "victims": victims, "promotion": None,
-            "changes": changes}
+    text = (
+        f"{frm}@({','.join(victims)})"
+        if kind == "@"
+        else (f"{frm}{kind}{to}" + (f"({','.join(victims)})" if victims and victims != [to] else ""))
+    )
+    return {
+        "text": text,
+        "from": frm,
+        "to": to,
+        "kind": kind,
+        "victims": victims,
+        "promotion": None,
+        "changes": changes,
+    }
 
 
 def tree(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -38,9 +48,13 @@ def tree(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def move(*actions: dict[str, Any]) -> dict[str, Any]:
-    return {"text": ",".join(a["text"] for a in actions), "from": actions[0]["from"],
-            "to": actions[-1]["to"], "victims": [v for a in actions for v in a["victims"]],
-            "actions": list(actions)}
+    return {
+        "text": ",".join(a["text"] for a in actions),
+        "from": actions[0]["from"],
+        "to": actions[-1]["to"],
+        "victims": [v for a in actions for v in a["victims"]],
+        "actions": list(actions),
+    }
 
 
 FIRST = act("c3", "c5", "x", ["c4"], "L")

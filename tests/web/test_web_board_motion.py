@@ -134,8 +134,9 @@ def test_keyboard_plays_a_chain_against_the_computer(page: Any, server: Server) 
     page.keyboard.press("Enter")
     assert "selected" in (page.locator('#board rect.sq[data-square="a4"]').get_attribute("aria-label") or "")
     go_to("a8")
-    assert "capture here" in (page.locator('#board rect.sq[data-square="a8"]').get_attribute("aria-label") or "") \
-        or "move here" in (page.locator('#board rect.sq[data-square="a8"]').get_attribute("aria-label") or "")
+    assert "capture here" in (
+        page.locator('#board rect.sq[data-square="a8"]').get_attribute("aria-label") or ""
+    ) or "move here" in (page.locator('#board rect.sq[data-square="a8"]').get_attribute("aria-label") or "")
     page.keyboard.press("Space")
     page.wait_for_selector(".chain-bar")
     go_to("c4")
@@ -246,7 +247,9 @@ def test_analyse_from_a_game_carries_the_whole_game(page: Any, server: Server) -
         data = create(c, variant="fugue", opponent="friend", color="white", fen=start)
         gid, seats = data["id"], [data["seats"]["white"]["secret"], data["seats"]["black"]["secret"]]
         for i, t in enumerate(["a1-a2", "h8-h7", "a2-a3"]):
-            assert c.post(f"/api/games/{gid}/moves", json={"move": t, "secret": seats[i % 2]}).status_code == 200
+            assert (
+                c.post(f"/api/games/{gid}/moves", json={"move": t, "secret": seats[i % 2]}).status_code == 200
+            )
         # analysis after the game (issue 40): a game between people is analysed once it is over
         assert c.post(f"/api/games/{gid}/resign", json={"secret": seats[1]}).status_code == 200
     page.goto(f"/game/{gid}")
@@ -318,7 +321,9 @@ def test_games_list_counts_moves(page: Any, server: Server) -> None:
         data = create(c, variant="fugue", opponent="friend", color="white")
         gid, seats = data["id"], [data["seats"]["white"]["secret"], data["seats"]["black"]["secret"]]
         for i, t in enumerate(["d2-d3", "e7-e6", "a2-a3"]):
-            assert c.post(f"/api/games/{gid}/moves", json={"move": t, "secret": seats[i % 2]}).status_code == 200
+            assert (
+                c.post(f"/api/games/{gid}/moves", json={"move": t, "secret": seats[i % 2]}).status_code == 200
+            )
     page.goto("/games")
     row = page.locator(f'#recent tr[data-game="{gid}"]')
     row.wait_for()

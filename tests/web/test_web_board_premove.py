@@ -49,7 +49,7 @@ def test_premove_by_clicks_is_sent_when_it_is_a_whole_legal_move(page: Any, serv
     click(page, "c4")  # not one's own piece (Black's pawn): nothing happens
     assert page.locator("#board rect.selected").count() == 0
     click(page, "c3")
-    assert page.locator('#board rect.selected[x]').count() == 1
+    assert page.locator("#board rect.selected[x]").count() == 1
     assert dests(page) == set()  # no destinations are known before the turn comes
     click(page, "a3")
     assert premove_squares(page) == ["c3", "a3"]

@@ -61,8 +61,9 @@ def wait_ply(page: Any, ply: int) -> None:
     page.wait_for_selector(f'[data-ply="{ply}"]', timeout=15000)
 
 
-def new_game(page: Any, fen: str = "", opponent: str = "computer", color: str = "white",
-             variant: str = "fugue") -> str:
+def new_game(
+    page: Any, fen: str = "", opponent: str = "computer", color: str = "white", variant: str = "fugue"
+) -> str:
     page.goto(f"/new?variant={variant}&fen={quote(fen)}")
     page.check(f'input[name=opponent][value="{opponent}"]')
     if opponent == "computer":
@@ -127,7 +128,9 @@ def royal_squares(state: dict[str, Any], white: bool) -> set[str]:
 def capture_royal_by_clicks(page: Any, server: Server, gid: str) -> str:
     state = httpx.get(f"{server.url}/api/games/{gid}").json()
     targets = royal_squares(state, white=state["turn"] == "black")
-    move = next(m for m in whole_moves(state["legal"]) if len(m["actions"]) == 1 and set(m["victims"]) & targets)
+    move = next(
+        m for m in whole_moves(state["legal"]) if len(m["actions"]) == 1 and set(m["victims"]) & targets
+    )
     click(page, move["from"])
     click(page, move["to"])
     if page.locator(".chooser").count():
@@ -230,7 +233,9 @@ def test_replay_and_pgn_download(page: Any, server: Server) -> None:
         seats = [data["seats"]["white"]["secret"], data["seats"]["black"]["secret"]]
         texts = ["d2-d3", "e7-e6", "a2-a3", "h7-h6"]
         for i, t in enumerate(texts):
-            assert c.post(f"/api/games/{gid}/moves", json={"move": t, "secret": seats[i % 2]}).status_code == 200
+            assert (
+                c.post(f"/api/games/{gid}/moves", json={"move": t, "secret": seats[i % 2]}).status_code == 200
+            )
         c.post(f"/api/games/{gid}/resign", json={"secret": seats[1]})
     page.goto(f"/game/{gid}")
     page.wait_for_selector('#game[data-status="finished"]')
@@ -303,7 +308,9 @@ def test_page_reconnects_after_a_server_restart(browser: Any, tmp_path: Path) ->
         page.wait_for_selector("#game[data-connected='0']")
         srv.start()
         with httpx.Client(base_url=srv.url) as c:
-            res = c.post(f"/api/games/{gid}/moves", json={"move": "e7-e6", "secret": data["seats"]["black"]["secret"]})
+            res = c.post(
+                f"/api/games/{gid}/moves", json={"move": "e7-e6", "secret": data["seats"]["black"]["secret"]}
+            )
             assert res.status_code == 200, res.text
         wait_ply(page, 2)  # the page reconnected by itself and got Black's reply
         click(page, "a2")

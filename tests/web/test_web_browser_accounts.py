@@ -62,7 +62,8 @@ def test_accounts_rated_game_profile_and_leaderboard(browser: Any, server: Serve
         white.fill("#password", PASSWORD)
         white.click("#submit")
         assert "reserved" in white.locator("#error").inner_text(timeout=5000) or white.wait_for_selector(
-            "#error:has-text('reserved')")
+            "#error:has-text('reserved')"
+        )
         sign_up(white, white_name)
         sign_up(black, black_name)
 
@@ -74,10 +75,18 @@ def test_accounts_rated_game_profile_and_leaderboard(browser: Any, server: Serve
             assert wu is not None and bu is not None
             gid = "b" + secrets.token_hex(4)[:7]  # the shape of the site's ids (8 letters or digits)
             storage.create_game(
-                id=gid, variant="fugue", start_fen="wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w",
-                white=PlayerKind.HUMAN, black=PlayerKind.HUMAN, level=None,
-                white_secret=secrets.token_urlsafe(16), black_secret=secrets.token_urlsafe(16),
-                time_control="5+3", white_user=wu.id, black_user=bu.id, rated=True,
+                id=gid,
+                variant="fugue",
+                start_fen="wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w",
+                white=PlayerKind.HUMAN,
+                black=PlayerKind.HUMAN,
+                level=None,
+                white_secret=secrets.token_urlsafe(16),
+                black_secret=secrets.token_urlsafe(16),
+                time_control="5+3",
+                white_user=wu.id,
+                black_user=bu.id,
+                rated=True,
             )
         finally:
             storage.close()

@@ -37,7 +37,7 @@ def test_rebel_fury_gaze_overlay_petrified_mark_and_why(page: Any) -> None:
     assert title is not None and title.startswith("White Advancer") and "petrified" in title
     click(page, "l2")
     assert why(page) == "The Advancer on l2 is petrified by the Gorgon on f8 and cannot move."
-    assert page.locator('#board .why-square').count() == 1
+    assert page.locator("#board .why-square").count() == 1
     # the Jumper may still leap: it is picked, with its destinations, and the text says so
     click(page, "f4")
     assert "can only make a Jumper leap" in why(page)
@@ -88,7 +88,13 @@ def test_fugue_frozen_and_shielded_pieces(page: Any) -> None:
 def test_interweave_must_capture_reserves_and_glyphs(page: Any) -> None:
     new_game(page, CHAINS, opponent="friend", variant="interweave")
     rings = page.locator("#board circle.must-capture")
-    assert sorted(rings.evaluate_all("els => els.map(e => e.dataset.square)")) == ["a7", "c5", "d6", "e2", "h3"]
+    assert sorted(rings.evaluate_all("els => els.map(e => e.dataset.square)")) == [
+        "a7",
+        "c5",
+        "d6",
+        "e2",
+        "h3",
+    ]
     click(page, "h7")
     assert why(page).startswith("Capturing is compulsory; White must begin with one of: a7xc7(b7)")
     # reserves beside the board: White holds a Smasher and two Removers, Black three Leapers
@@ -107,7 +113,9 @@ def test_interweave_must_capture_reserves_and_glyphs(page: Any) -> None:
     click(page, "e4")
     page.wait_for_selector('[data-ply="1"]')
     page.locator("#captured [data-side=white] .captured-pieces svg").wait_for()
-    assert page.locator("#captured [data-side=white] .captured-pieces title").text_content() == "Black Remover"
+    assert (
+        page.locator("#captured [data-side=white] .captured-pieces title").text_content() == "Black Remover"
+    )
     shot(page, "annotations-interweave")
 
 

@@ -156,7 +156,9 @@ def test_games_list_puts_your_turn_first(browser: Any, clock_site: Server) -> No
         mine = create(c, variant="fugue", opponent="friend", time_control="2d")
         state = mine["state"]
         move = sorted(str(m) for m in Board("fugue", fen=state["fen"]).legal_moves)[0]
-        res = c.post(f"/api/games/{mine['id']}/moves", json={"move": move, "secret": mine["seats"]["white"]["secret"]})
+        res = c.post(
+            f"/api/games/{mine['id']}/moves", json={"move": move, "secret": mine["seats"]["white"]["secret"]}
+        )
         assert res.status_code == 200
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=clock_site.url)
     page = context.new_page()
@@ -197,7 +199,10 @@ def test_correspondence_turn_notification_when_the_tab_is_hidden(browser: Any, c
             assert page.evaluate("window.shown") == []  # the opponent's turn: nothing to say
             state = c.get(f"/api/games/{data['id']}").json()
             move = sorted(str(m) for m in Board("fugue", fen=state["fen"]).legal_moves)[0]
-            res = c.post(f"/api/games/{data['id']}/moves", json={"move": move, "secret": data["seats"]["black"]["secret"]})
+            res = c.post(
+                f"/api/games/{data['id']}/moves",
+                json={"move": move, "secret": data["seats"]["black"]["secret"]},
+            )
             assert res.status_code == 200
             page.wait_for_selector("#game[data-ply='2']")
             shown = page.evaluate("window.shown")

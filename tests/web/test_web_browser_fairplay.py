@@ -72,7 +72,8 @@ def test_a_rated_bullet_game_has_no_engine_and_a_pgn_with_its_clocks(people: Any
     assert state["clock"]["black_ms"] == 0 and 0 < state["clock"]["white_ms"] <= 60_000
     for page in (alice, bob):
         page.wait_for_function(
-            "() => document.querySelector(\".clock[data-color='black'] .clock-time\")?.textContent === '0:00.0'")
+            "() => document.querySelector(\".clock[data-color='black'] .clock-time\")?.textContent === '0:00.0'"
+        )
         assert page.locator(".clock[data-color='white'] .clock-time").text_content() != "0:00.0"
     for page in (alice, bob):
         page.wait_for_selector("#evaluate:not([hidden])")

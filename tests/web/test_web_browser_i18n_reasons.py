@@ -31,7 +31,9 @@ def test_a_french_page_translates_a_petrified_reason_and_a_move_error(french: An
     assert page.locator("html").get_attribute("lang") == "fr"
     click(page, "l2")
     text = why(page)
-    assert text == "La pièce Avanceur en l2 est pétrifiée par la pièce Gorgone en f8 et ne peut pas bouger.", text
+    assert (
+        text == "La pièce Avanceur en l2 est pétrifiée par la pièce Gorgone en f8 et ne peut pas bouger."
+    ), text
     title = page.locator('#board g.piece[data-square="l2"] title').text_content()
     assert title is not None and "pétrifiée" in title and "petrified" not in title
     click(page, "f4")
@@ -43,5 +45,5 @@ def test_a_french_page_translates_a_petrified_reason_and_a_move_error(french: An
     page.wait_for_selector("#error:has-text('texte de coup mal formé')")
     assert "malformed" not in page.locator("#error").inner_text()
     page.goto("/analysis")
-    page.wait_for_selector("#game-name:has-text(\"Fugue\")")
+    page.wait_for_selector('#game-name:has-text("Fugue")')
     assert "Analysis" not in page.title() and "analyse" in page.title().lower()

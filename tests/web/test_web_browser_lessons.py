@@ -33,7 +33,9 @@ def enter(page: Any, text: str, used: int) -> None:
         click(page, square_name(action.to_square))
     page.wait_for_function(
         "used => document.querySelector('.chooser') || document.querySelector('#lesson').dataset.used === used",
-        arg=str(used), timeout=TIMEOUT)
+        arg=str(used),
+        timeout=TIMEOUT,
+    )
     if page.locator(".chooser").count():
         for value in (text, str(move.actions[-1])):
             button = page.locator(f'.chooser button[data-move="{value}"]')
@@ -56,7 +58,9 @@ def test_a_newcomer_completes_the_first_stage_and_keeps_the_stars(page: Any, gam
     assert page.locator(f'[data-stars="{game}/{stage.id}"]').inner_text() == ""
     page.click(f'a.stage-link[href="/learn/{game}/{stage.id}"]')
     for n, exercise in enumerate(stage.exercises, start=1):
-        page.wait_for_selector(f'#lesson[data-exercise="{n}"][data-status="playing"][data-used="0"]', timeout=TIMEOUT)
+        page.wait_for_selector(
+            f'#lesson[data-exercise="{n}"][data-status="playing"][data-used="0"]', timeout=TIMEOUT
+        )
         assert page.locator("#task").inner_text() == exercise.task.get("en")
         line = solve(game, exercise)
         assert line
@@ -104,7 +108,9 @@ def test_a_signed_in_learner_finds_the_progress_in_another_browser(browser: Any,
     page.wait_for_url(lambda url: "/signup" not in url)
     page.goto("/learn/fugue/king")
     for n, exercise in enumerate(load_course("fugue").stages[0].exercises, start=1):  # type: ignore[union-attr]
-        page.wait_for_selector(f'#lesson[data-exercise="{n}"][data-status="playing"][data-used="0"]', timeout=TIMEOUT)
+        page.wait_for_selector(
+            f'#lesson[data-exercise="{n}"][data-status="playing"][data-used="0"]', timeout=TIMEOUT
+        )
         for used, text in enumerate(solve("fugue", exercise) or [], start=1):
             enter(page, text, used)
         page.wait_for_selector('#lesson[data-status="solved"]', timeout=TIMEOUT)
@@ -138,8 +144,10 @@ def test_a_practice_position_is_won_against_the_computer(page: Any) -> None:
     page.goto("/practice/interweave")
     page.wait_for_selector("body[data-ready='true']")
     page.click(f'.practice-play[data-id="{position.id}"]')
-    page.wait_for_function("() => location.pathname.startsWith('/game/') || document.querySelector('#error').textContent",
-                           timeout=TIMEOUT)
+    page.wait_for_function(
+        "() => location.pathname.startsWith('/game/') || document.querySelector('#error').textContent",
+        timeout=TIMEOUT,
+    )
     assert "/game/" in page.url, page.locator("#error").inner_text()
     page.wait_for_selector("#game[data-connected='1']", timeout=TIMEOUT)
     assert page.locator("#learn-offer").is_hidden()  # a practice game offers no course

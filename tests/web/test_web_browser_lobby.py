@@ -28,7 +28,9 @@ def people(browser: Any, server: Server) -> Iterator[Any]:
         page = context.new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
-        page.on("dialog", lambda d: errors.append(f"dialog: {d.message}"))  # an alert() would mean injected HTML
+        page.on(
+            "dialog", lambda d: errors.append(f"dialog: {d.message}")
+        )  # an alert() would mean injected HTML
         return page
 
     yield person
@@ -125,7 +127,9 @@ def test_two_strangers_meet_in_the_lobby_and_play_while_a_third_watches(people: 
     alice.press("#chat-input", "Enter")
     for page in (alice, bob, carol):
         page.wait_for_selector("#chat-lines .line .text")
-        assert page.inner_text("#chat-lines .line .text") == '<b>hi</b> <img src=x onerror="alert(1)"> good luck'
+        assert (
+            page.inner_text("#chat-lines .line .text") == '<b>hi</b> <img src=x onerror="alert(1)"> good luck'
+        )
         assert page.query_selector("#chat-lines b, #chat-lines img") is None
     assert carol.is_hidden("#chat-form") and carol.is_visible("#chat-spectator")
     assert carol.is_hidden("#chat-mute")

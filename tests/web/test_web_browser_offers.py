@@ -25,8 +25,9 @@ def sounds(page: Any) -> list[str]:
 
 
 def wait_status(page: Any, words: str) -> None:
-    page.wait_for_function("(w) => document.querySelector('#status').textContent.includes(w)", arg=words,
-                           timeout=WAIT_MS)
+    page.wait_for_function(
+        "(w) => document.querySelector('#status').textContent.includes(w)", arg=words, timeout=WAIT_MS
+    )
 
 
 def play(page: Any, move: str) -> None:
@@ -36,8 +37,9 @@ def play(page: Any, move: str) -> None:
 
 
 def test_offers_are_told_to_the_other_player_and_declined(browser: Any, server: Server) -> None:
-    contexts = [browser.new_context(viewport={"width": 1200, "height": 900}, base_url=server.url)
-                for _ in range(2)]
+    contexts = [
+        browser.new_context(viewport={"width": 1200, "height": 900}, base_url=server.url) for _ in range(2)
+    ]
     errors: list[str] = []
     try:
         white, black = (ctx.new_page() for ctx in contexts)
@@ -81,8 +83,9 @@ def test_offers_are_told_to_the_other_player_and_declined(browser: Any, server: 
         white.wait_for_selector("#game[data-connected='1']")
         black.wait_for_selector("#rematch:has-text('Accept the rematch')", timeout=WAIT_MS)
         wait_status(black, "your opponent offers a rematch")
-        black.wait_for_function(f"() => window.exochessGame.sound.played.slice({before}).includes('offer')",
-                                timeout=WAIT_MS)
+        black.wait_for_function(
+            f"() => window.exochessGame.sound.played.slice({before}).includes('offer')", timeout=WAIT_MS
+        )
         shot(black, "offers-rematch-told")
         black.click("#decline-rematch")
         wait_status(black, "rematch declined")

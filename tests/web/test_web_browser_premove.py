@@ -67,4 +67,3 @@ def test_premove_in_a_friend_game(browser: Any, server: Server) -> None:
     finally:
         for ctx in (ctx_w, ctx_b):
             ctx.close()
-

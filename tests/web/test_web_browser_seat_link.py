@@ -62,7 +62,9 @@ def test_a_link_with_another_secret_asks_before_replacing_the_seat(page: Any, se
     assert page.locator("#seat-choice").is_hidden()
 
 
-def test_a_link_whose_colour_disagrees_with_its_secret_shows_the_secrets_seat(page: Any, server: Server) -> None:
+def test_a_link_whose_colour_disagrees_with_its_secret_shows_the_secrets_seat(
+    page: Any, server: Server
+) -> None:
     """Issue 41, finding 8: ``#seat=white&secret=<black's secret>`` was saved as white and the page
     showed the wrong side; the server's answer to the secret decides."""
     with httpx.Client(base_url=server.url, timeout=30) as c:

@@ -39,7 +39,11 @@ def test_every_message_has_a_translation_with_the_same_placeholders(lang: str) -
         assert forms and all(f.strip() for f in forms), f"{lang}: no translation for {m.id!r}"
         for i, form in enumerate(forms):
             source = ids[min(i, len(ids) - 1)]
-            assert sorted(PLACEHOLDER.findall(source)) == sorted(PLACEHOLDER.findall(form)), (lang, m.id, form)
+            assert sorted(PLACEHOLDER.findall(source)) == sorted(PLACEHOLDER.findall(form)), (
+                lang,
+                m.id,
+                form,
+            )
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")

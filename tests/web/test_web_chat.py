@@ -15,11 +15,20 @@ from tests.web.serverproc import Server, recv_until, run_async
 def lobby_game(server: Server) -> tuple[str, str, str]:
     """A game made through the lobby between "Ann" (White) and "Ben": (id, White's secret, Black's)."""
     with httpx.Client(base_url=server.url) as client:
-        posted = client.post("/api/challenges", json={
-            "variant": "fugue", "time_control": "10+5", "color": "white", "name": "Ann",
-            "player": secrets.token_urlsafe(18)}).json()
-        start = client.post(f"/api/challenges/{posted['challenge']['id']}/accept",
-                            json={"player": secrets.token_urlsafe(18), "name": "Ben"}).json()
+        posted = client.post(
+            "/api/challenges",
+            json={
+                "variant": "fugue",
+                "time_control": "10+5",
+                "color": "white",
+                "name": "Ann",
+                "player": secrets.token_urlsafe(18),
+            },
+        ).json()
+        start = client.post(
+            f"/api/challenges/{posted['challenge']['id']}/accept",
+            json={"player": secrets.token_urlsafe(18), "name": "Ben"},
+        ).json()
     return start["game"], posted["secret"], start["secret"]
 
 
@@ -35,13 +44,15 @@ def test_players_chat_and_spectators_read(server: Server) -> None:
     url = server.url.replace("http", "ws") + f"/ws/games/{game}"
 
     async def run() -> None:
-        async with await seat(url, white) as w, await seat(url, black) as b, \
-                websockets.connect(url) as spectator:
+        async with (
+            await seat(url, white) as w,
+            await seat(url, black) as b,
+            websockets.connect(url) as spectator,
+        ):
             await recv_until(spectator, "state")  # no chat yet: no history message
             markup = '<img src=x onerror="alert(1)"> hello  }{ there'
             await w.send(json.dumps({"type": "chat", "text": markup, "ref": "c1"}))
             for sock in (w, b, spectator):  # the writer too: the line, then the ack
-
                 line = (await recv_until(sock, "chat", lambda m: not m.get("history")))["lines"][0]
                 # kept as written (white space collapsed): pages show it as text, never as HTML
                 assert line["text"] == '<img src=x onerror="alert(1)"> hello }{ there'
@@ -52,7 +63,9 @@ def test_players_chat_and_spectators_read(server: Server) -> None:
             await w.send(json.dumps({"type": "move", "move": "d2-d3", "ply": 0}))
             await recv_until(b, "state", lambda m: m["ply"] == 1)
             await b.send(json.dumps({"type": "chat", "text": "good luck", "ref": "c2"}))
-            assert (await recv_until(spectator, "chat", lambda m: not m.get("history")))["lines"][0]["ply"] == 1
+            assert (await recv_until(spectator, "chat", lambda m: not m.get("history")))["lines"][0][
+                "ply"
+            ] == 1
             # spectators read only; limits are clear errors that store nothing
             await spectator.send(json.dumps({"type": "chat", "text": "hi all", "ref": "s"}))
             err = await recv_until(spectator, "error")
@@ -84,5 +97,7 @@ def test_players_chat_and_spectators_read(server: Server) -> None:
         with_chat = client.get(f"/api/games/{game}/pgn?chat=1").text
         # before the first move Ann's line, after it Ben's; a brace cannot end the comment early
         assert '{[Ann] <img src=x onerror="alert(1)"> hello ){ there' in with_chat
-        assert "1. d2-d3 {[%clk 0:10:00] [Ben] good luck" in " ".join(with_chat.split())  # wherever lines wrap
+        assert "1. d2-d3 {[%clk 0:10:00] [Ben] good luck" in " ".join(
+            with_chat.split()
+        )  # wherever lines wrap
         assert client.get(f"/api/games/{game}/pgn?chat=maybe").status_code == 400

@@ -154,7 +154,9 @@ def test_json_times_are_those_at_since() -> None:
     assert data["absence_ms"] == Timing().absence_fast_ms
 
 
-@pytest.mark.parametrize(("control", "fast"), [("1+0", True), ("3+2", True), ("10+5", False), ("30+20", False)])
+@pytest.mark.parametrize(
+    ("control", "fast"), [("1+0", True), ("3+2", True), ("10+5", False), ("30+20", False)]
+)
 def test_absence_limit_by_speed(control: str, fast: bool) -> None:
     timing = Timing(absence_fast_ms=1, absence_slow_ms=2)
     assert timing.absence_ms(TimeControl.parse(control)) == (1 if fast else 2)

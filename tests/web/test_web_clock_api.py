@@ -92,9 +92,13 @@ def test_flag_judged_with_nobody_connected(clock_server: Server, http: httpx.Cli
     final = http.get(f"/api/games/{game['id']}").json()
     assert final["reason"] == "White wins on time"
     assert final["clock"]["running"] is None
-    res = http.post(f"/api/games/{game['id']}/moves", json={
-        "move": "a1a2", "secret": game["seats"]["black"]["secret"],
-    })
+    res = http.post(
+        f"/api/games/{game['id']}/moves",
+        json={
+            "move": "a1a2",
+            "secret": game["seats"]["black"]["secret"],
+        },
+    )
     assert res.status_code == 409
     assert "on time" in res.json()["error"]
 
@@ -107,9 +111,14 @@ def test_increment_and_bounded_lag_credit(http: httpx.Client) -> None:
     # gain no more than the increment
     state = play(http, game, "white", lag_ms=60_000)
     assert 15_000 < state["clock"]["white_ms"] <= 16_000
-    res = http.post(f"/api/games/{game['id']}/moves", json={
-        "move": a_move(state), "secret": game["seats"]["black"]["secret"], "lag_ms": -1,
-    })
+    res = http.post(
+        f"/api/games/{game['id']}/moves",
+        json={
+            "move": a_move(state),
+            "secret": game["seats"]["black"]["secret"],
+            "lag_ms": -1,
+        },
+    )
     assert res.status_code == 400 and "lag_ms" in res.json()["error"]
 
 
@@ -125,7 +134,12 @@ def test_abort_before_both_moved_and_not_after(http: httpx.Client) -> None:
     assert [g["status"] for g in mine] == ["aborted"]
     recent = http.get("/api/games", params={"limit": 100}).json()["games"]
     assert game["id"] not in [g["id"] for g in recent]
-    assert http.post(f"/api/games/{game['id']}/abort", json={"secret": game["seats"]["white"]["secret"]}).status_code == 409
+    assert (
+        http.post(
+            f"/api/games/{game['id']}/abort", json={"secret": game["seats"]["white"]["secret"]}
+        ).status_code
+        == 409
+    )
 
     played = create(http, variant="fugue", opponent="friend", time_control="3+2")
     play(http, played, "white")
@@ -138,7 +152,9 @@ def test_abort_before_both_moved_and_not_after(http: httpx.Client) -> None:
     assert http.get(f"/api/games/{played['id']}").json()["status"] == "active"
 
 
-def test_server_aborts_a_game_whose_first_move_does_not_come(clock_server: Server, http: httpx.Client) -> None:
+def test_server_aborts_a_game_whose_first_move_does_not_come(
+    clock_server: Server, http: httpx.Client
+) -> None:
     game = create(http, variant="fugue", opponent="friend", time_control="5+3")
     play(http, game, "white")
     _status, result, termination = wait_stored(clock_server, game["id"], "aborted")
@@ -200,7 +216,11 @@ def test_claim_after_the_opponent_left(clock_server: Server, http: httpx.Client)
                     break
                 await asyncio.sleep(0.1)
             state = res.json()
-            assert (state["status"], state["result"], state["termination"]) == ("finished", "1-0", "abandoned")
+            assert (state["status"], state["result"], state["termination"]) == (
+                "finished",
+                "1-0",
+                "abandoned",
+            )
             while (await until(white, "state"))["status"] != "finished":
                 pass  # the states of the earlier moves come first
 

@@ -35,8 +35,18 @@ class HeldPool(EnginePool):
         self.gate = asyncio.Event()
         self.asked = asyncio.Event()
 
-    async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
-                   clock: EngineClock | None = None, *, game_id: str = "", owner: str | None = None) -> str:
+    async def move(
+        self,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        level: int,
+        seed: int,
+        clock: EngineClock | None = None,
+        *,
+        game_id: str = "",
+        owner: str | None = None,
+    ) -> str:
         self.asked.set()
         await self.gate.wait()
         return await super().move(variant, start_fen, texts, level, seed, clock, game_id=game_id, owner=owner)
@@ -72,10 +82,13 @@ def test_the_computer_is_not_aborted_when_its_first_move_comes_late(tmp_path: Pa
 
     async def run() -> None:
         pool = HeldPool()
-        svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), pool, Hub(),
-                          Timing(first_move_ms=50))
+        svc = GameService(
+            Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), pool, Hub(), Timing(first_move_ms=50)
+        )
         try:
-            live, _seats, _you = await svc.create("fugue", "computer", 0, "black", None, TimeControl.parse("1+0"))
+            live, _seats, _you = await svc.create(
+                "fugue", "computer", 0, "black", None, TimeControl.parse("1+0")
+            )
             await asyncio.wait_for(pool.asked.wait(), WAIT_S)
             await _past(svc, live)
             judged = await svc.get(live.row.id)  # judges the game's time

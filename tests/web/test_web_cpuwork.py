@@ -134,7 +134,9 @@ def test_one_owner_takes_at_most_its_share_of_the_places() -> None:
 
         work = CpuWork("test", workers=4, max_jobs=4, timeout_s=30)
         try:
-            mine = [asyncio.create_task(work.run("waiting", release.wait, 30, owner="addr:a")) for _ in range(2)]
+            mine = [
+                asyncio.create_task(work.run("waiting", release.wait, 30, owner="addr:a")) for _ in range(2)
+            ]
             await asyncio.sleep(0)
             with pytest.raises(TooManyAttempts) as exc:
                 await work.run("more", sum, [1], owner="addr:a")

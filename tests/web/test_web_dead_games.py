@@ -60,7 +60,9 @@ def test_the_live_list_holds_only_games_both_sides_moved_in_recently(tmp_path: P
         try:
             games = {}
             for name, control in (("one-move", "5+3"), ("both", "5+3"), ("post", "3d")):
-                live, seats, _ = await svc.create("fugue", "friend", None, "white", None, TimeControl.parse(control))
+                live, seats, _ = await svc.create(
+                    "fugue", "friend", None, "white", None, TimeControl.parse(control)
+                )
                 await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
                 if name != "one-move":
                     await svc.play(live.row.id, seats[Color.BLACK], "e7-e6", 1)

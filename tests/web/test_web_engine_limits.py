@@ -98,7 +98,9 @@ def test_abandoned_analyses_are_stopped_and_leave_the_computer_free(engine_serve
                 seen = stats["running"] + stats["queued_analyses"] + len(answers)
                 if seen >= len(addresses):
                     break
-                assert time.monotonic() < deadline, f"analyses lost on the way: {stats}, {len(answers)} answered"
+                assert time.monotonic() < deadline, (
+                    f"analyses lost on the way: {stats}, {len(answers)} answered"
+                )
                 await asyncio.sleep(0.02)
             # the computer answers at once although the analyses are still there
             state = await asyncio.to_thread(computer_reply, c, 1)
@@ -119,8 +121,11 @@ def test_abandoned_analyses_are_stopped_and_leave_the_computer_free(engine_serve
             assert res.status_code == 503
             assert "busy" in res.json()["error"]
             assert int(res.headers["Retry-After"]) >= 1
-        after = wait_for(c, "stopped the abandoned analyses", lambda s: idle(s) and (
-            s["cancelled"] - before["cancelled"] >= accepted))
+        after = wait_for(
+            c,
+            "stopped the abandoned analyses",
+            lambda s: idle(s) and (s["cancelled"] - before["cancelled"] >= accepted),
+        )
         # only the computer's move completed: every analysis was stopped, none ran to its end
         assert after["completed"] - before["completed"] == 1
         assert after["killed"] == before["killed"]  # stopped cooperatively, no worker lost
@@ -160,7 +165,9 @@ def test_one_address_may_not_hold_more_than_its_share(engine_server: Server) -> 
             async with client_at(engine_server, "127.0.0.77") as ac:
 
                 async def one() -> None:
-                    answers.append(await ac.post("/api/analyse", json={"variant": "fugue", "movetime_ms": LONG_MS}))
+                    answers.append(
+                        await ac.post("/api/analyse", json={"variant": "fugue", "movetime_ms": LONG_MS})
+                    )
 
                 tasks = [asyncio.create_task(one()) for _ in range(PER_CLIENT_LIMIT)]
                 await asyncio.to_thread(
@@ -187,8 +194,11 @@ def test_a_beginners_reply_does_not_wait_for_level_8_searches(engine_server: Ser
         # four players (one long game each, issue 41), the places of the long moves' budget
         games = []
         for i in range(4):
-            with httpx.Client(base_url=engine_server.url, timeout=30.0,
-                              transport=httpx.HTTPTransport(local_address=f"127.0.8.{i + 1}")) as player:
+            with httpx.Client(
+                base_url=engine_server.url,
+                timeout=30.0,
+                transport=httpx.HTTPTransport(local_address=f"127.0.8.{i + 1}"),
+            ) as player:
                 games.append(create(player, variant="fugue", opponent="computer", level=8, color="black"))
         wait_for(c, "busy", lambda s: s["running"] >= 2)
         state = computer_reply(c, 1)
@@ -210,7 +220,9 @@ def test_evaluate_is_for_nobody_until_a_game_between_people_ends(engine_server: 
         for body in ({}, {"secret": "not-a-seat"}, {"secret": seats["black"]["secret"]}):
             res = c.post(url, json=body)
             assert res.status_code == 403 and "analysis after the game" in res.json()["error"], res.text
-        assert c.post(f"/api/games/{gid}/resign", json={"secret": seats["white"]["secret"]}).status_code == 200
+        assert (
+            c.post(f"/api/games/{gid}/resign", json={"secret": seats["white"]["secret"]}).status_code == 200
+        )
         res = c.post(url, json={})
         assert res.status_code == 200, res.text
         assert res.json()["side_to_move"] == "white"

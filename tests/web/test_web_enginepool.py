@@ -77,7 +77,9 @@ def test_a_cancelled_search_stops_and_its_worker_is_kept() -> None:
     run(scenario, workers=1, analysis_cap_ms=60_000)
 
 
-def test_a_job_that_ignores_the_stop_loses_its_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_a_job_that_ignores_the_stop_loses_its_worker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setattr(enginepool, "STOP_GRACE_S", 0.2)
     started = tmp_path / "started"
 

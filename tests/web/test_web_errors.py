@@ -112,7 +112,10 @@ def test_bodies_that_are_not_json_objects(client: httpx.Client) -> None:
         assert res.status_code == 400, (res.status_code, res.text)
         assert words.lower() in res.json()["error"].lower(), res.text
     # without the JSON content type nothing is read at all (see test_web_hardening.py)
-    for res in (client.post(url), client.post(url, content=b"secret=x", headers={"content-type": "text/plain"})):
+    for res in (
+        client.post(url),
+        client.post(url, content=b"secret=x", headers={"content-type": "text/plain"}),
+    ):
         assert res.status_code == 415, res.text
     assert client.get(f"/api/games/{gid}").json()["status"] == "active"
 

@@ -20,7 +20,9 @@ PASSWORD = "a long password"
 
 @pytest.fixture(scope="module")
 def fair_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("fair") / "fair.sqlite", env={"EXOCHESS_LOBBY_GRACE_S": "120"}).start()
+    srv = Server(
+        tmp_path_factory.mktemp("fair") / "fair.sqlite", env={"EXOCHESS_LOBBY_GRACE_S": "120"}
+    ).start()
     yield srv
     srv.stop()
 
@@ -35,8 +37,10 @@ def account(server: Server, prefix: str) -> httpx.Client:
 def rated_game(server: Server, time_control: str = "1+0") -> tuple[str, dict[str, httpx.Client]]:
     """A rated game between two new accounts, met in the lobby: (game id, client by colour)."""
     alice, bob = account(server, "fa"), account(server, "fb")
-    res = alice.post("/api/challenges", json={"variant": "fugue", "time_control": time_control,
-                                              "color": "white", "rated": True})
+    res = alice.post(
+        "/api/challenges",
+        json={"variant": "fugue", "time_control": time_control, "color": "white", "rated": True},
+    )
     assert res.status_code == 201, res.text
     res = bob.post(f"/api/challenges/{res.json()['challenge']['id']}/accept", json={})
     assert res.status_code == 200, res.text
@@ -45,10 +49,15 @@ def rated_game(server: Server, time_control: str = "1+0") -> tuple[str, dict[str
 
 def test_no_engine_for_anyone_while_a_game_between_people_is_on(fair_server: Server) -> None:
     game, players = rated_game(fair_server)
-    assert players["white"].post(f"/api/games/{game}/moves", json={"move": "e2-e3", "ply": 0}).status_code == 200
+    assert (
+        players["white"].post(f"/api/games/{game}/moves", json={"move": "e2-e3", "ply": 0}).status_code == 200
+    )
     with httpx.Client(base_url=fair_server.url, timeout=30.0) as spectator:
         askers: list[tuple[httpx.Client, dict[str, Any]]] = [
-            (players["white"], {}), (players["black"], {}), (spectator, {}), (spectator, {"secret": "x" * 22}),
+            (players["white"], {}),
+            (players["black"], {}),
+            (spectator, {}),
+            (spectator, {"secret": "x" * 22}),
         ]
         for client, body in askers:
             res = client.post(f"/api/games/{game}/evaluate", json=body)
@@ -72,8 +81,9 @@ def test_no_engine_for_anyone_while_a_game_between_people_is_on(fair_server: Ser
 
 def test_a_game_against_the_computer_keeps_its_evaluation(fair_server: Server) -> None:
     with httpx.Client(base_url=fair_server.url, timeout=60.0) as client:
-        created = client.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 1,
-                                                  "color": "white"}).json()
+        created = client.post(
+            "/api/games", json={"variant": "fugue", "opponent": "computer", "level": 1, "color": "white"}
+        ).json()
         secret = created["seats"]["white"]["secret"]
         res = client.post(f"/api/games/{created['id']}/evaluate", json={"secret": secret})
         assert res.status_code in (200, 503), res.text  # 503: a server without engine workers
@@ -102,26 +112,35 @@ def test_pgn_of_a_rated_game_as_other_sites_write_it(fair_server: Server) -> Non
 def test_two_accounts_of_one_browser_cannot_take_both_seats(fair_server: Server) -> None:
     alice, bob = account(fair_server, "ba"), account(fair_server, "bb")
     browser = secrets.token_urlsafe(18)  # the token one browser keeps, whoever signs in there
-    res = alice.post("/api/challenges", json={"variant": "fugue", "time_control": "1+0", "rated": True,
-                                              "player": browser})
+    res = alice.post(
+        "/api/challenges", json={"variant": "fugue", "time_control": "1+0", "rated": True, "player": browser}
+    )
     assert res.status_code == 201, res.text
     cid = res.json()["challenge"]["id"]
     res = bob.post(f"/api/challenges/{cid}/accept", json={"player": browser})
     assert res.status_code == 409 and "one browser" in res.json()["error"], res.text
-    assert bob.post(f"/api/challenges/{cid}/accept", json={"player": secrets.token_urlsafe(18)}).status_code == 200
+    assert (
+        bob.post(f"/api/challenges/{cid}/accept", json={"player": secrets.token_urlsafe(18)}).status_code
+        == 200
+    )
     alice.close()
     bob.close()
 
 
-@pytest.mark.parametrize(("variant", "fen", "rank"), [
-    ("fugue", "8K/8/8/8/8/8/8/k7 w", "rank 8"),
-    ("rebelfury", "12F/12/12/12/12/12/12/12/12/12/12/f11 w", "rank 12"),
-    ("fugue", "8/8/8/8/8/8/8/" + "9" * 5000 + " w", "rank 1"),
-])
+@pytest.mark.parametrize(
+    ("variant", "fen", "rank"),
+    [
+        ("fugue", "8K/8/8/8/8/8/8/k7 w", "rank 8"),
+        ("rebelfury", "12F/12/12/12/12/12/12/12/12/12/12/f11 w", "rank 12"),
+        ("fugue", "8/8/8/8/8/8/8/" + "9" * 5000 + " w", "rank 1"),
+    ],
+)
 def test_a_rank_too_long_is_a_400_naming_it(fair_server: Server, variant: str, fen: str, rank: str) -> None:
     with httpx.Client(base_url=fair_server.url, timeout=30.0) as client:
-        for path, body in (("/api/position", {"variant": variant, "fen": fen}),
-                           ("/api/games", {"variant": variant, "opponent": "friend", "fen": fen})):
+        for path, body in (
+            ("/api/position", {"variant": variant, "fen": fen}),
+            ("/api/games", {"variant": variant, "opponent": "friend", "fen": fen}),
+        ):
             res = client.post(path, json=body)
             assert res.status_code == 400, (path, res.text)
             assert rank in res.json()["error"] and "describes more than" in res.json()["error"]

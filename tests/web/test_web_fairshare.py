@@ -187,8 +187,9 @@ def test_an_owner_has_a_bounded_number_of_moves_waiting() -> None:
         pool = EnginePool(workers=1, express=False, moves_per_owner=2)
         await asyncio.wait_for(pool.warm(), HANG_GUARD_S)
         try:
-            held = [asyncio.create_task(pool._submit(MOVE, nap, (0.3,), 0.2, "addr:x", f"g{i}"))
-                    for i in range(2)]
+            held = [
+                asyncio.create_task(pool._submit(MOVE, nap, (0.3,), 0.2, "addr:x", f"g{i}")) for i in range(2)
+            ]
             await asyncio.sleep(0)
             with pytest.raises(TooManyEngineJobs) as exc:
                 await pool._submit(MOVE, nap, (0.01,), 0.2, "addr:x", "g3")

@@ -100,7 +100,9 @@ def test_a_move_is_refused_before_it_is_stored_when_the_reply_cannot_be_queued(t
         try:
             live, seats, _you = await svc.create("fugue", "computer", 0, "white", None)
             await pool.claim(None, live.row.id, "addr:p")
-            blocker = asyncio.create_task(pool._submit(MOVE, wait_for_file, (str(release),), 0.05, "addr:p", "other"))
+            blocker = asyncio.create_task(
+                pool._submit(MOVE, wait_for_file, (str(release),), 0.05, "addr:p", "other")
+            )
             await until(lambda: pool._queue.held("addr:p", MOVE) == 1, "the owner's other move queued")
             with pytest.raises(TooManyEngineJobs) as exc:
                 await svc.play(live.row.id, seats[Color.WHITE], "a2-a3", 0)
@@ -122,7 +124,9 @@ def test_a_move_is_refused_before_it_is_stored_when_the_reply_cannot_be_queued(t
     run_async(run)
 
 
-def test_a_refused_computer_move_waits_its_retry_after(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_refused_computer_move_waits_its_retry_after(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """The computer moves first but its owner's share is full: the refusal is logged once, at
     info, and the computer asks again after the refusal's Retry-After (recorded), not every
     second; then it plays."""
@@ -135,7 +139,8 @@ def test_a_refused_computer_move_waits_its_retry_after(tmp_path: Path, caplog: p
         svc = service(tmp_path, pool)
         try:
             blocker = asyncio.create_task(
-                pool._submit(MOVE, wait_for_file, (str(release),), 0.05, "addr:p", None))
+                pool._submit(MOVE, wait_for_file, (str(release),), 0.05, "addr:p", None)
+            )
             await until(lambda: pool._queue.held("addr:p", MOVE) == 1, "the owner's other move queued")
             live, _seats, _you = await svc.create("fugue", "computer", 8, "black", None)
             await pool.claim(None, live.row.id, "addr:p")  # no await inside: before the turn runs
@@ -157,8 +162,9 @@ def test_a_refused_computer_move_waits_its_retry_after(tmp_path: Path, caplog: p
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING and r.name == "exochess.web"]
 
 
-async def _long_game(svc: GameService, pool: EnginePool, owner: str, fen: str | None = None,
-                     color: str = "white") -> tuple[LiveGame, dict[Color, str]]:
+async def _long_game(
+    svc: GameService, pool: EnginePool, owner: str, fen: str | None = None, color: str = "white"
+) -> tuple[LiveGame, dict[Color, str]]:
     """A level-8 game against the computer holding its place, as the API creates one."""
     key = await pool.reserve(owner, 8)
     live, seats, _you = await svc.create("fugue", "computer", 8, color, fen, owner=owner)
@@ -199,8 +205,9 @@ def test_a_game_ended_by_the_clock_frees_its_place_at_once(tmp_path: Path) -> No
             from exochess.web.game.timecontrol import TimeControl
 
             key = await pool.reserve("addr:p", 8)
-            live, _seats, _you = await svc.create("fugue", "computer", 8, "white", None,
-                                                  TimeControl.parse("1+0"), owner="addr:p")
+            live, _seats, _you = await svc.create(
+                "fugue", "computer", 8, "white", None, TimeControl.parse("1+0"), owner="addr:p"
+            )
             await pool.claim(key, live.row.id, "addr:p")
             await published(svc, live, lambda g: not g.active)
             assert live.row.id not in pool._budget.holders()
@@ -223,7 +230,8 @@ def test_an_evaluation_is_charged_to_the_account(tmp_path: Path) -> None:
         try:
             live, seats, _you = await svc.create("fugue", "computer", 0, "white", None)
             blocker = asyncio.create_task(
-                pool._submit(ANALYSIS, wait_for_file, (str(release),), 1.0, "user:7"))
+                pool._submit(ANALYSIS, wait_for_file, (str(release),), 1.0, "user:7")
+            )
             await until(lambda: pool._queue.held("user:7", ANALYSIS) == 1, "the account's analysis queued")
             with pytest.raises(TooManyEngineJobs):
                 await svc.evaluate_game(live.row.id, seats[Color.WHITE], 100, "10.0.0.9", user_id=7)
@@ -286,7 +294,9 @@ def test_free_positions_and_set_up_games_have_an_owner(
     app = create_app(f"sqlite:///{tmp_path / 'site.sqlite'}", use_engine_pool=False)
     with served_in_thread(app) as url, httpx.Client(base_url=url, timeout=WAIT_S) as client:
         svc: GameService = app.state.service
-        work = CpuWork("position views", workers=2, max_jobs=4, timeout_s=WAIT_S, processes=False, per_owner=1)
+        work = CpuWork(
+            "position views", workers=2, max_jobs=4, timeout_s=WAIT_S, processes=False, per_owner=1
+        )
         old, svc.cpu_free, svc.new_games.cpu = svc.cpu_free, work, work
         old.close()
         body: dict[str, Any] = {"variant": "fugue", "fen": None, "moves": [], "prefix": []}
@@ -301,15 +311,19 @@ def test_free_positions_and_set_up_games_have_an_owner(
             res = client.post("/api/position", json=body)
             assert res.status_code == HTTPStatus.TOO_MANY_REQUESTS, res.text
             assert int(res.headers["Retry-After"]) >= 1
-            res = client.post("/api/games", json={"variant": "fugue", "opponent": "friend", "color": "white",
-                                                  "fen": ROYAL_CAPTURE_FEN})
+            res = client.post(
+                "/api/games",
+                json={"variant": "fugue", "opponent": "friend", "color": "white", "fen": ROYAL_CAPTURE_FEN},
+            )
             assert res.status_code == HTTPStatus.TOO_MANY_REQUESTS, res.text
             assert int(res.headers["Retry-After"]) >= 1
         finally:
             release.touch()
             held.join(WAIT_S)
         assert first["res"].status_code == 200, first["res"].text
-        res = client.post("/api/games", json={"variant": "fugue", "opponent": "friend", "color": "white",
-                                              "fen": ROYAL_CAPTURE_FEN})
+        res = client.post(
+            "/api/games",
+            json={"variant": "fugue", "opponent": "friend", "color": "white", "fen": ROYAL_CAPTURE_FEN},
+        )
         assert res.status_code == 201, res.text
     assert issubclass(TooManyEngineJobs, ServerBusy)

@@ -27,7 +27,7 @@ from tests.web.test_web_clock import Game, at
 
 def started(control: str = "1+0") -> Game:
     game = Game(control)
-    game.move(1_000)   # the first two moves cost nothing
+    game.move(1_000)  # the first two moves cost nothing
     game.move(2_000)
     game.move(12_000)  # White spends 10 s: 50 s left, Black to move with 60 s
     return game
@@ -37,7 +37,9 @@ def test_a_flag_ends_with_the_loser_at_zero() -> None:
     game = started()
     clock = game.clock()
     flag = clock.deadline  # the server's timer fires at (or after) the deadline
-    assert clock.at_end(flag + dt.timedelta(milliseconds=350)) == Stamp(50_000, 0, flag + dt.timedelta(milliseconds=350))
+    assert clock.at_end(flag + dt.timedelta(milliseconds=350)) == Stamp(
+        50_000, 0, flag + dt.timedelta(milliseconds=350)
+    )
 
 
 @pytest.mark.parametrize("ending", ["resignation", "claim"])
@@ -195,7 +197,9 @@ def test_api_a_claim_stops_the_absent_side_s_clock(server: Server, http: httpx.C
             await until(white, "presence")
             deadline = time.monotonic() + WAIT_S
             while True:  # the absence limit passes (the server says when)
-                res = http.post(f"/api/games/{game['id']}/claim", json={"secret": game["seats"]["white"]["secret"]})
+                res = http.post(
+                    f"/api/games/{game['id']}/claim", json={"secret": game["seats"]["white"]["secret"]}
+                )
                 if res.status_code == 200:
                     data: dict[str, Any] = res.json()
                     return data

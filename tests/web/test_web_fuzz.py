@@ -64,15 +64,24 @@ def test_no_request_gets_a_server_error(fuzz_server: Server, method: str, path: 
     operation = schemathesis.openapi.from_dict(SPEC)[path][method]
 
     @given(case=operation.as_strategy(generation_mode=schemathesis.GenerationMode(mode)))
-    @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES_PER_OPERATION,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     def one_request(case: Any) -> None:
         body = case.body
         if isinstance(body, dict) and isinstance(body.get("movetime_ms"), int) and body["movetime_ms"] > 50:
             body["movetime_ms"] = min(body["movetime_ms"], MAX_FUZZ_MOVETIME_MS)
         response = case.call(base_url=fuzz_server.url, timeout=60)
         assert response.status_code < 500 or _engine_missing(response), (
-            case.method, case.formatted_path, body, response.status_code, response.text[:500]
+            case.method,
+            case.formatted_path,
+            body,
+            response.status_code,
+            response.text[:500],
         )
 
     one_request()
@@ -95,7 +104,8 @@ HOSTILE_TEXT = st.one_of(
 )
 JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), HOSTILE_TEXT)
 JSON_VALUE = st.recursive(
-    JSON_LEAF, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(HOSTILE_TEXT, inner, max_size=4)),
+    JSON_LEAF,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(HOSTILE_TEXT, inner, max_size=4)),
     max_leaves=20,
 )
 
@@ -143,16 +153,30 @@ def test_hostile_bodies_get_a_client_error(fuzz_server: Server) -> None:
     gid, secret = game["id"], game["seats"]["white"]["secret"]
     paths = [p.replace("{game_id}", gid) for p, ops in SPEC["paths"].items() if "post" in ops]
 
-    @given(data=st.data(), path=st.sampled_from(paths),
-           ctype=st.sampled_from(["application/json", "application/json", "application/json; charset=utf-8",
-                                  "text/plain"]))
-    @settings(max_examples=HOSTILE_EXAMPLES, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
+    @given(
+        data=st.data(),
+        path=st.sampled_from(paths),
+        ctype=st.sampled_from(
+            ["application/json", "application/json", "application/json; charset=utf-8", "text/plain"]
+        ),
+    )
+    @settings(
+        max_examples=HOSTILE_EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     def one_request(data: st.DataObject, path: str, ctype: str) -> None:
         body = data.draw(hostile_body(path, secret))
         with httpx.Client(base_url=fuzz_server.url, timeout=60.0) as c:
             res = c.post(path, content=body, headers={"Content-Type": ctype})
-        assert res.status_code < 500 or _engine_missing(res), (path, body[:200], res.status_code, res.text[:300])
+        assert res.status_code < 500 or _engine_missing(res), (
+            path,
+            body[:200],
+            res.status_code,
+            res.text[:300],
+        )
 
     one_request()
     log = fuzz_server.log_text()

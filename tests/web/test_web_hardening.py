@@ -90,7 +90,9 @@ def test_lone_surrogates_in_secret_or_move_are_a_400(guarded: Server, gclient: h
             assert res.status_code == 400, (path, text, res.text)
             assert "surrogate" in res.json()["error"], res.text
     # a surrogate pair is one valid character (here an emoji): no complaint about the text itself
-    res = post_raw(gclient, f"/api/games/{gid}/moves", '{"secret": "' + secret + '", "move": "\\ud83d\\ude00"}')
+    res = post_raw(
+        gclient, f"/api/games/{gid}/moves", '{"secret": "' + secret + '", "move": "\\ud83d\\ude00"}'
+    )
     assert res.status_code in (400, 422) and "surrogate" not in res.text, res.text
     # the game is still playable
     res = gclient.post(f"/api/games/{gid}/moves", json={"secret": secret, "move": "e2-e3", "ply": 0})
@@ -99,7 +101,9 @@ def test_lone_surrogates_in_secret_or_move_are_a_400(guarded: Server, gclient: h
 
 
 def test_body_that_is_not_utf8_is_a_400(guarded: Server, gclient: httpx.Client) -> None:
-    res = gclient.post("/api/position", content=b'{"variant": "fugue\xff"}', headers={"Content-Type": "application/json"})
+    res = gclient.post(
+        "/api/position", content=b'{"variant": "fugue\xff"}', headers={"Content-Type": "application/json"}
+    )
     assert res.status_code == 400 and "UTF-8" in res.json()["error"], res.text
     assert_clean_log(guarded)
 
@@ -150,8 +154,12 @@ def test_websocket_bad_messages_get_error_replies(guarded: Server, gclient: http
     async def run() -> list[dict[str, Any]]:
         replies = []
         async with websockets.connect(url) as ws:
-            for text in (DEEP_ARRAY, '{"type": "auth", "secret": "\\ud800", "ref": 1}',
-                         '{"type": "move", "move": "e2\\udfff", "ref": 2}', '{"type": "ping", "ref": 3}'):
+            for text in (
+                DEEP_ARRAY,
+                '{"type": "auth", "secret": "\\ud800", "ref": 1}',
+                '{"type": "move", "move": "e2\\udfff", "ref": 2}',
+                '{"type": "ping", "ref": 3}',
+            ):
                 await ws.send(text)
                 while True:
                     msg = json.loads(await ws.recv())
@@ -172,14 +180,31 @@ def test_websocket_bad_messages_get_error_replies(guarded: Server, gclient: http
 
 def page_paths(client: httpx.Client) -> list[str]:
     gid = create(client, variant="fugue", opponent="friend")["id"]
-    return ["/", "/rules/fugue", "/rules/interweave", "/rules/rebelfury", "/new", "/games", "/analysis",
-            f"/game/{gid}", "/game/nonexistent", "/no/such/page"]
+    return [
+        "/",
+        "/rules/fugue",
+        "/rules/interweave",
+        "/rules/rebelfury",
+        "/new",
+        "/games",
+        "/analysis",
+        f"/game/{gid}",
+        "/game/nonexistent",
+        "/no/such/page",
+    ]
 
 
 def test_security_headers_on_every_page_and_response(gclient: httpx.Client) -> None:
     gid = create(gclient, variant="fugue", opponent="friend")["id"]
-    others = ["/api/variants", f"/api/games/{gid}", f"/api/games/{gid}/pgn", "/api/games/nope",
-              "/static/game.js", "/static/style.css", "/openapi.json"]
+    others = [
+        "/api/variants",
+        f"/api/games/{gid}",
+        f"/api/games/{gid}/pgn",
+        "/api/games/nope",
+        "/static/game.js",
+        "/static/style.css",
+        "/openapi.json",
+    ]
     for path in page_paths(gclient) + others:
         res = gclient.get(path)
         assert res.status_code in (200, 404), (path, res.status_code)
@@ -206,7 +231,9 @@ def test_pages_have_no_inline_script(gclient: httpx.Client) -> None:
         assert not re.search(r"\son[a-z]+=", html), path  # no inline event handlers either
 
 
-@pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None])
+@pytest.mark.parametrize(
+    "ctype", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None]
+)
 def test_state_changing_endpoints_accept_only_json(gclient: httpx.Client, ctype: str | None) -> None:
     game = create(gclient, variant="fugue", opponent="friend")
     gid, secret = game["id"], game["seats"]["white"]["secret"]
@@ -227,11 +254,15 @@ def test_foreign_origin_is_refused_and_same_origin_accepted(guarded: Server, gcl
         assert res.status_code == 403, (origin, res.text)
         assert "origin" in res.json()["error"].lower()
     assert gclient.get(f"/api/games/{gid}").json()["status"] == "active"
-    res = gclient.post(f"/api/games/{gid}/moves", json={"secret": secret, "move": "e2-e3"},
-                       headers={"Origin": guarded.url})
+    res = gclient.post(
+        f"/api/games/{gid}/moves", json={"secret": secret, "move": "e2-e3"}, headers={"Origin": guarded.url}
+    )
     assert res.status_code == 200, res.text
-    res = gclient.post("/api/games", json={"variant": "fugue", "opponent": "friend"},
-                       headers={"Origin": guarded.url.replace("127.0.0.1", "localhost")},)
+    res = gclient.post(
+        "/api/games",
+        json={"variant": "fugue", "opponent": "friend"},
+        headers={"Origin": guarded.url.replace("127.0.0.1", "localhost")},
+    )
     assert res.status_code == 403  # localhost is another origin than 127.0.0.1
 
 
@@ -241,8 +272,11 @@ def test_foreign_origin_is_refused_and_same_origin_accepted(guarded: Server, gcl
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     limits = "games=3/minute;analyses=2/minute;sockets=4/minute"
-    srv = Server(tmp_path_factory.mktemp("limited") / "limited.sqlite", log_level="info",
-                 env={"EXOCHESS_RATE_LIMITS": limits}).start()
+    srv = Server(
+        tmp_path_factory.mktemp("limited") / "limited.sqlite",
+        log_level="info",
+        env={"EXOCHESS_RATE_LIMITS": limits},
+    ).start()
     yield srv
     srv.stop()
 
@@ -343,8 +377,9 @@ def test_pages_run_under_the_csp_and_it_refuses_inline_script(browser: Any, serv
         pg.goto(game["seats"]["white"]["url"])
         pg.wait_for_selector("#game[data-connected='1']")  # module ran, websocket allowed
         pg.locator("#board").wait_for()
-        res = pg.evaluate("() => fetch('/api/games/" + game["id"] + "/evaluate', {method: 'POST'})"
-                          ".then((r) => r.status)")
+        res = pg.evaluate(
+            "() => fetch('/api/games/" + game["id"] + "/evaluate', {method: 'POST'}).then((r) => r.status)"
+        )
         assert res == 415  # a body-less POST (what a cross-site form or beacon could send)
         assert not [m for m in console if "Content Security Policy" in m], console
         # the policy is in force: an injected inline script is refused, and reported

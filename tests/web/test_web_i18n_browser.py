@@ -30,8 +30,9 @@ LONG_LINE = "Bonne chance ! " + "Ajedrez" * 12
 
 def context(browser: Any, server: Server, lang: str, viewport: dict[str, int]) -> Any:
     phone = viewport["width"] < 600
-    return browser.new_context(viewport=viewport, base_url=server.url, locale=lang,
-                               is_mobile=phone, has_touch=phone)
+    return browser.new_context(
+        viewport=viewport, base_url=server.url, locale=lang, is_mobile=phone, has_touch=phone
+    )
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +46,12 @@ def games(server: Server) -> Iterator[dict[str, dict[str, Any]]]:
             legal = c.get(f"/api/games/{data['id']}").json()["legal"]
             first = next(node for node in legal if node["end"])
             white = data["seats"]["white"]["secret"]
-            assert c.post(f"/api/games/{data['id']}/moves", json={"move": first["text"], "secret": white}).status_code == 200
+            assert (
+                c.post(
+                    f"/api/games/{data['id']}/moves", json={"move": first["text"], "secret": white}
+                ).status_code
+                == 200
+            )
             out[name] = data
     yield out
 
@@ -68,9 +74,13 @@ def lobby(server: Server) -> dict[str, str]:
         for secret in (white, black):
             legal = c.get(f"/api/games/{game}").json()["legal"]
             move = next(node for node in legal if node["end"])["text"]
-            assert c.post(f"/api/games/{game}/moves", json={"move": move, "secret": secret}).status_code == 200
-        res = c.post("/api/account/signup", json={"name": ACCOUNT, "password": PASSWORD,
-                                                  "claim": [{"game": game, "secret": white}]})
+            assert (
+                c.post(f"/api/games/{game}/moves", json={"move": move, "secret": secret}).status_code == 200
+            )
+        res = c.post(
+            "/api/account/signup",
+            json={"name": ACCOUNT, "password": PASSWORD, "claim": [{"game": game, "secret": white}]},
+        )
         assert res.status_code == 201, res.text
         cookie = res.cookies[COOKIE]
     return {"game": game, "black": f"/game/{game}#seat=black&secret={black}", "cookie": cookie}
@@ -82,17 +92,33 @@ def sign_in(ctx: Any, server: Server, lobby: dict[str, str]) -> None:
 
 def pages(games: dict[str, dict[str, Any]], lobby: dict[str, str]) -> list[tuple[str, str]]:
     """Every page of the site seen signed out: (name, URL)."""
-    found = [("home", "/"), ("new", "/new"), ("games", "/games"), ("missing", "/no-such-page"),
-             ("lobby", "/lobby"), ("signup", "/signup"), ("login", "/login"), ("leaderboard", "/leaderboard"),
-             ("profile", f"/@/{ACCOUNT}"), ("game-clock-chat", lobby["black"])]
+    found = [
+        ("home", "/"),
+        ("new", "/new"),
+        ("games", "/games"),
+        ("missing", "/no-such-page"),
+        ("lobby", "/lobby"),
+        ("signup", "/signup"),
+        ("login", "/login"),
+        ("leaderboard", "/leaderboard"),
+        ("profile", f"/@/{ACCOUNT}"),
+        ("game-clock-chat", lobby["black"]),
+    ]
     for name in VARIANTS:
-        found += [(f"rules-{name}", f"/rules/{name}"), (f"analysis-{name}", f"/analysis?variant={name}"),
-                  (f"game-{name}", games[name]["seats"]["black"]["url"])]
+        found += [
+            (f"rules-{name}", f"/rules/{name}"),
+            (f"analysis-{name}", f"/analysis?variant={name}"),
+            (f"game-{name}", games[name]["seats"]["black"]["url"]),
+        ]
     return found
 
 
-SIGNED_IN_PAGES = [("account", "/account"), ("home-signed-in", "/"), ("lobby-signed-in", "/lobby"),
-                   ("games-signed-in", "/games")]
+SIGNED_IN_PAGES = [
+    ("account", "/account"),
+    ("home-signed-in", "/"),
+    ("lobby-signed-in", "/lobby"),
+    ("games-signed-in", "/games"),
+]
 """The pages that change for a signed-in player (the header's account menu, the account page)."""
 
 
@@ -108,8 +134,9 @@ def settle(page: Any, url: str) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_page_fits_a_phone_in_every_language(browser: Any, server: Server, games: Any, lobby: Any,
-                                                    lang: str) -> None:
+def test_every_page_fits_a_phone_in_every_language(
+    browser: Any, server: Server, games: Any, lobby: Any, lang: str
+) -> None:
     errors: list[str] = []
     for viewport, suffix in ((PHONE, "phone"), (DESKTOP, "desktop")):
         ctx = context(browser, server, lang, viewport)
@@ -132,8 +159,9 @@ def test_every_page_fits_a_phone_in_every_language(browser: Any, server: Server,
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_the_board_fills_a_phone_with_legible_coordinates(browser: Any, server: Server, games: Any,
-                                                         variant: str) -> None:
+def test_the_board_fills_a_phone_with_legible_coordinates(
+    browser: Any, server: Server, games: Any, variant: str
+) -> None:
     ctx = context(browser, server, "en", PHONE)
     try:
         page = ctx.new_page()
@@ -216,7 +244,10 @@ def test_a_french_game_page_speaks_french_from_its_scripts(browser: Any, server:
         assert page.locator("#moves").inner_text() == "Aucun coup pour l'instant."
         assert page.locator("#players").inner_text().splitlines()[0].startswith("Blancs")
         # the piece's name, then what the rules say of it now (the library's words, in English)
-        assert page.locator('#board g.piece[data-square="e1"] title').text_content().splitlines()[0] == "Roi blanc"
+        assert (
+            page.locator('#board g.piece[data-square="e1"] title').text_content().splitlines()[0]
+            == "Roi blanc"
+        )
         assert page.title() == "Partie de Fugue · exochess"
         # resigning (two clicks) and the end of the game, in words the server stored in English
         page.click("#resign")
@@ -250,14 +281,22 @@ def test_the_language_switch_only_goes_back_to_this_site(client: httpx.Client) -
     assert missing.status_code == 404 and "Ce site n&#39;a pas cette langue." in missing.text
 
 
-def test_server_messages_come_in_the_page_language(browser: Any, server: Server, client: httpx.Client) -> None:
+def test_server_messages_come_in_the_page_language(
+    browser: Any, server: Server, client: httpx.Client
+) -> None:
     data = create(client, variant="interweave", opponent="friend", color="white")
     gid, white = data["id"], data["seats"]["white"]["secret"]
-    res = client.post(f"/api/games/{gid}/takeback", json={"action": "accept", "secret": white},
-                      headers={"Accept-Language": "es"})
+    res = client.post(
+        f"/api/games/{gid}/takeback",
+        json={"action": "accept", "secret": white},
+        headers={"Accept-Language": "es"},
+    )
     assert res.status_code == 409 and res.json()["error"] == "no hay ninguna petición de deshacer que aceptar"
-    res = client.post(f"/api/games/{gid}/moves", json={"move": "b7-a6", "secret": data["seats"]["black"]["secret"]},
-                      headers={"Accept-Language": "fr"})
+    res = client.post(
+        f"/api/games/{gid}/moves",
+        json={"move": "b7-a6", "secret": data["seats"]["black"]["secret"]},
+        headers={"Accept-Language": "fr"},
+    )
     assert res.json()["error"] == "ce n'est pas votre tour : trait aux Blancs"
     res = client.get("/api/games/nope", headers={"Cookie": "lang=fr"})
     assert res.status_code == 404 and res.json()["error"] == "identifiant de partie inconnu 'nope'"
@@ -278,24 +317,41 @@ def test_server_messages_come_in_the_page_language(browser: Any, server: Server,
 
 # what each new page says in French and Spanish (a few words each, from the catalogues)
 NEW_PAGE_WORDS = {
-    "fr": {"lobby": "Salon", "signup": "Créer un compte", "leaderboard": "Classement", "white": "Blancs",
-           "black": "Noirs", "mute": "Masquer l'adversaire", "king": "Avance d'une case dans tous les sens",
-           "password": "le mot de passe ne doit pas contenir le nom d'utilisateur",
-           "login": "nom d'utilisateur ou mot de passe incorrect", "nobody": "aucun joueur ne s'appelle 'nobody'",
-           "challenge": "identifiant de défi inconnu 'nope' (annulé, expiré ou jamais publié)",
-           "account": "Changer de mot de passe"},
-    "es": {"lobby": "Sala", "signup": "Registrarse", "leaderboard": "Clasificación", "white": "Blancas",
-           "black": "Negras", "mute": "Silenciar al rival", "king": "Avanza una casilla en cualquier dirección",
-           "password": "la contraseña no debe contener el nombre de usuario",
-           "login": "nombre de usuario o contraseña incorrectos", "nobody": "ningún jugador se llama 'nobody'",
-           "challenge": "identificador de desafío desconocido 'nope' (cancelado, caducado o nunca publicado)",
-           "account": "Cambiar la contraseña"},
+    "fr": {
+        "lobby": "Salon",
+        "signup": "Créer un compte",
+        "leaderboard": "Classement",
+        "white": "Blancs",
+        "black": "Noirs",
+        "mute": "Masquer l'adversaire",
+        "king": "Avance d'une case dans tous les sens",
+        "password": "le mot de passe ne doit pas contenir le nom d'utilisateur",
+        "login": "nom d'utilisateur ou mot de passe incorrect",
+        "nobody": "aucun joueur ne s'appelle 'nobody'",
+        "challenge": "identifiant de défi inconnu 'nope' (annulé, expiré ou jamais publié)",
+        "account": "Changer de mot de passe",
+    },
+    "es": {
+        "lobby": "Sala",
+        "signup": "Registrarse",
+        "leaderboard": "Clasificación",
+        "white": "Blancas",
+        "black": "Negras",
+        "mute": "Silenciar al rival",
+        "king": "Avanza una casilla en cualquier dirección",
+        "password": "la contraseña no debe contener el nombre de usuario",
+        "login": "nombre de usuario o contraseña incorrectos",
+        "nobody": "ningún jugador se llama 'nobody'",
+        "challenge": "identificador de desafío desconocido 'nope' (cancelado, caducado o nunca publicado)",
+        "account": "Cambiar la contraseña",
+    },
 }
 
 
 @pytest.mark.parametrize("lang", ["fr", "es"])
-def test_the_lobby_accounts_and_a_clock_game_speak_the_page_language(browser: Any, server: Server, lobby: Any,
-                                                                   lang: str) -> None:
+def test_the_lobby_accounts_and_a_clock_game_speak_the_page_language(
+    browser: Any, server: Server, lobby: Any, lang: str
+) -> None:
     words = NEW_PAGE_WORDS[lang]
     ctx = context(browser, server, lang, PHONE)
     try:
@@ -309,12 +365,12 @@ def test_the_lobby_accounts_and_a_clock_game_speak_the_page_language(browser: An
         page.fill("#name", "marta")
         page.fill("#password", "marta-plays-well")
         page.click("#submit")
-        page.wait_for_selector(f"#error:has-text(\"{words['password']}\")")
+        page.wait_for_selector(f'#error:has-text("{words["password"]}")')
         settle(page, "/login")
         page.fill("#name", ACCOUNT)
         page.fill("#password", "not-the-password")
         page.click("#submit")
-        page.wait_for_selector(f"#error:has-text(\"{words['login']}\")")
+        page.wait_for_selector(f'#error:has-text("{words["login"]}")')
         settle(page, "/leaderboard")
         assert page.locator("main h1").inner_text() == words["leaderboard"]
         settle(page, f"/@/{ACCOUNT}")
@@ -334,14 +390,17 @@ def test_the_lobby_accounts_and_a_clock_game_speak_the_page_language(browser: An
     finally:
         ctx.close()
     cookie = {"Cookie": f"lang={lang}"}
-    res = httpx.post(f"{server.url}/api/challenges/nope/accept", headers=cookie,
-                     json={"player": "p" * 20, "name": "Ana"})
+    res = httpx.post(
+        f"{server.url}/api/challenges/nope/accept", headers=cookie, json={"player": "p" * 20, "name": "Ana"}
+    )
     assert res.status_code == 404 and res.json()["error"] == words["challenge"]
 
     async def on_the_socket() -> None:
         url = server.url.replace("http", "ws") + "/ws/lobby"
         async with websockets.connect(url, additional_headers=cookie) as ws:
-            await ws.send(json.dumps({"type": "accept", "id": "nope", "name": "Ana", "player": "p" * 20, "ref": "a"}))
+            await ws.send(
+                json.dumps({"type": "accept", "id": "nope", "name": "Ana", "player": "p" * 20, "ref": "a"})
+            )
             assert (await recv_until(ws, "error"))["error"] == words["challenge"]
 
     run_async(on_the_socket)

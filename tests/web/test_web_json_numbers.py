@@ -35,7 +35,9 @@ def _routes(routes: Iterable[Any]) -> Iterator[Any]:
 def post_routes() -> list[str]:
     """Every POST route of the app, as declared (path parameters unfilled)."""
     app = create_app(use_engine_pool=False)
-    paths = sorted({r.path for r in _routes(app.routes) if isinstance(r, APIRoute) and "POST" in (r.methods or ())})
+    paths = sorted(
+        {r.path for r in _routes(app.routes) if isinstance(r, APIRoute) and "POST" in (r.methods or ())}
+    )
     assert len(paths) >= 18, paths
     return paths
 

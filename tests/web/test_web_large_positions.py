@@ -90,8 +90,9 @@ def test_cut_tree_continues_by_prefix(client: httpx.Client) -> None:
 
 
 def test_game_cannot_start_from_a_huge_position(client: httpx.Client) -> None:
-    res = client.post("/api/games", json={"variant": "interweave", "opponent": "friend", "fen": BIG},
-                      timeout=120)
+    res = client.post(
+        "/api/games", json={"variant": "interweave", "opponent": "friend", "fen": BIG}, timeout=120
+    )
     assert res.status_code == 422
     assert res.json()["error"].startswith("position too large: 45,136 legal moves")
 

@@ -23,7 +23,9 @@ GAMES = [v.name for v in all_variants() if course_path(v).is_file()]
 @pytest.fixture()
 def learner(server: Server) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, timeout=30.0, headers={"Origin": server.url}) as c:
-        res = c.post("/api/account/signup", json={"name": fresh_name("learner"), "password": "a long password"})
+        res = c.post(
+            "/api/account/signup", json={"name": fresh_name("learner"), "password": "a long password"}
+        )
         assert res.status_code == 201, res.text
         yield c
 
@@ -90,9 +92,15 @@ def test_an_account_keeps_the_best_stars_of_each_stage(learner: httpx.Client) ->
     assert save("advancer", 3).json() == {"saved": True, "stars": 3}
     assert save("king", 1, "fugue").json()["saved"]
     assert learner.get("/api/learn/progress").json() == {
-        "signed_in": True, "progress": {"rebelfury": {"advancer": 3}, "fugue": {"king": 1}}}
-    for res, status in [(save("nothing", 3), 404), (save("advancer", 4), 400), (save("advancer", 0), 400),
-                        (save("advancer", 3, "chess"), 404)]:
+        "signed_in": True,
+        "progress": {"rebelfury": {"advancer": 3}, "fugue": {"king": 1}},
+    }
+    for res, status in [
+        (save("nothing", 3), 404),
+        (save("advancer", 4), 400),
+        (save("advancer", 0), 400),
+        (save("advancer", 3, "chess"), 404),
+    ]:
         assert res.status_code == status, res.text
         assert "error" in res.json()
 
@@ -119,12 +127,14 @@ def test_the_pages_and_the_links_to_them(client: httpx.Client) -> None:
     assert client.get("/practice/chess").status_code == 404
 
 
-
 def test_closing_the_account_forgets_its_progress(tmp_path: Path) -> None:
     storage = Storage(f"sqlite:///{tmp_path / 'progress.sqlite'}")
     try:
         accounts = Accounts(storage.engine)
-        leaver, stayer = accounts.create("leaver", "a long password"), accounts.create("stayer", "a long password")
+        leaver, stayer = (
+            accounts.create("leaver", "a long password"),
+            accounts.create("stayer", "a long password"),
+        )
         for user in (leaver, stayer):
             assert record_stars(storage.engine, user.id, "fugue", "king", 2) == 2
         assert record_stars(storage.engine, leaver.id, "fugue", "king", 1) == 2  # the best stays

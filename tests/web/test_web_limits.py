@@ -89,8 +89,9 @@ def test_account_names_are_keyed_as_the_login_reads_them() -> None:
 
 
 def test_a_locked_account_stays_locked_whatever_the_spelling(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'logins.sqlite'}", use_engine_pool=False,
-                     rate_limits="login-account=3/minute")
+    app = create_app(
+        f"sqlite:///{tmp_path / 'logins.sqlite'}", use_engine_pool=False, rate_limits="login-account=3/minute"
+    )
     with TestClient(app) as client:
         made = client.post("/api/account/signup", json={"name": "alice", "password": "correct horse 42"})
         assert made.status_code == 201, made.text

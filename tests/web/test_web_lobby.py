@@ -25,7 +25,11 @@ GRACE_S = "1"
 @pytest.fixture(scope="module")
 def lobby_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     # tiny clocks: "0.05+0" (3 seconds) is a time control, so a game can be played out to a flag
-    env = {"EXOCHESS_LOBBY_GRACE_S": GRACE_S, "EXOCHESS_RATE_LIMITS": LOOSE_LOBBY, "EXOCHESS_TEST_TINY_CLOCKS": "1"}
+    env = {
+        "EXOCHESS_LOBBY_GRACE_S": GRACE_S,
+        "EXOCHESS_RATE_LIMITS": LOOSE_LOBBY,
+        "EXOCHESS_TEST_TINY_CLOCKS": "1",
+    }
     srv = Server(tmp_path_factory.mktemp("lobby") / "lobby.sqlite", env=env).start()
     yield srv
     srv.stop()
@@ -59,20 +63,35 @@ def wait_for(check: Any, timeout: float = 15.0) -> None:
 def test_two_clients_meet_through_the_lobby(lobby_server: Server) -> None:
     async def run() -> None:
         alice, bob = token(), token()
-        async with websockets.connect(ws_url(lobby_server, "/ws/lobby")) as poster, \
-                websockets.connect(ws_url(lobby_server, "/ws/lobby")) as watcher:
+        async with (
+            websockets.connect(ws_url(lobby_server, "/ws/lobby")) as poster,
+            websockets.connect(ws_url(lobby_server, "/ws/lobby")) as watcher,
+        ):
             await recv_until(poster, "lobby")
             await recv_until(watcher, "lobby")
             await poster.send(json.dumps({"type": "hello", "player": alice, "ref": 1}))
             assert (await recv_until(poster, "hello"))["ref"] == 1
-            await poster.send(json.dumps({
-                "type": "post", "variant": "interweave", "time_control": "3+2", "color": "white",
-                "name": "Alice  Archer", "player": alice, "ref": "p",
-            }))
+            await poster.send(
+                json.dumps(
+                    {
+                        "type": "post",
+                        "variant": "interweave",
+                        "time_control": "3+2",
+                        "color": "white",
+                        "name": "Alice  Archer",
+                        "player": alice,
+                        "ref": "p",
+                    }
+                )
+            )
             posted = await recv_until(poster, "posted")
             cid, poster_secret = posted["challenge"]["id"], posted["secret"]
             assert posted["ref"] == "p" and posted["challenge"]["player"] == {
-                "name": "Alice Archer", "rating": None, "provisional": None, "account": None}
+                "name": "Alice Archer",
+                "rating": None,
+                "provisional": None,
+                "account": None,
+            }
             # the watcher sees it without asking; nothing secret is listed
             view = await recv_until(watcher, "lobby", lambda m: any(c["id"] == cid for c in m["challenges"]))
             entry = next(c for c in view["challenges"] if c["id"] == cid)
@@ -87,9 +106,15 @@ def test_two_clients_meet_through_the_lobby(lobby_server: Server) -> None:
                 assert start["color"] == "black" and start["url"] == f"/game/{start['game']}"
                 assert start["secret"] not in start["url"]
                 accepted = await recv_until(poster, "accepted", lambda m: m["challenge"] == cid)
-                assert accepted == {"type": "accepted", "challenge": cid, "game": start["game"],
-                                    "poster_color": "white"}
-                view = await recv_until(watcher, "lobby", lambda m: all(c["id"] != cid for c in m["challenges"]))
+                assert accepted == {
+                    "type": "accepted",
+                    "challenge": cid,
+                    "game": start["game"],
+                    "poster_color": "white",
+                }
+                view = await recv_until(
+                    watcher, "lobby", lambda m: all(c["id"] != cid for c in m["challenges"])
+                )
                 live = next(g for g in view["games"] if g["id"] == start["game"])
                 assert live["white"]["name"] == "Alice Archer" and live["black"]["name"] == "Bob"
                 assert live["time_control"]["text"] == "3+2"
@@ -120,17 +145,27 @@ def test_a_challenge_is_accepted_once_and_never_by_its_poster(lobby_server: Serv
     async def run() -> None:
         alice = token()
         async with httpx.AsyncClient(base_url=lobby_server.url) as ac:
-            res = await ac.post("/api/challenges", json={
-                "variant": "fugue", "time_control": "5d", "color": "random", "name": "Alice", "player": alice})
+            res = await ac.post(
+                "/api/challenges",
+                json={
+                    "variant": "fugue",
+                    "time_control": "5d",
+                    "color": "random",
+                    "name": "Alice",
+                    "player": alice,
+                },
+            )
             assert res.status_code == 201, res.text
             cid = res.json()["challenge"]["id"]
             own = await ac.post(f"/api/challenges/{cid}/accept", json={"player": alice, "name": "Alice"})
             assert own.status_code == 409 and "your own" in own.json()["error"]
             # ten acceptors at once: exactly one game
-            answers = await asyncio.gather(*(
-                ac.post(f"/api/challenges/{cid}/accept", json={"player": token(), "name": f"P{i}"})
-                for i in range(10)
-            ))
+            answers = await asyncio.gather(
+                *(
+                    ac.post(f"/api/challenges/{cid}/accept", json={"player": token(), "name": f"P{i}"})
+                    for i in range(10)
+                )
+            )
             codes = sorted(a.status_code for a in answers)
             assert codes == [200] + [409] * 9, [a.text for a in answers]
             assert all("accepted" in a.json()["error"] for a in answers if a.status_code == 409)
@@ -146,24 +181,29 @@ def test_a_challenge_is_accepted_once_and_never_by_its_poster(lobby_server: Serv
     run_async(run)
     # the database holds one game for the challenge, not ten
     con = sqlite3.connect(lobby_server.db_path)
-    game = con.execute("SELECT game_id FROM challenges WHERE status = 'accepted' AND time_control = '5d'").fetchall()
+    game = con.execute(
+        "SELECT game_id FROM challenges WHERE status = 'accepted' AND time_control = '5d'"
+    ).fetchall()
     assert len(game) == 1
     con.close()
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ({"time_control": "999+0"}, "at most 180 minutes"),
-    ({"time_control": "0+0"}, "some time or an increment"),
-    ({"time_control": "4d"}, "days per move must be one of"),
-    ({"time_control": "fast"}, "not understood"),
-    ({"variant": "checkers"}, "checkers"),
-    ({"color": "green"}, "'color'"),
-    ({"name": "   "}, "display name is required"),
-    ({"name": "x" * 25}, "at most 24 characters"),
-    ({"name": "bad\u0007name"}, "control"),
-    ({"player": "short"}, "player must be a random token"),
-    ({"player": 12345678901234567890}, "'player'"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"time_control": "999+0"}, "at most 180 minutes"),
+        ({"time_control": "0+0"}, "some time or an increment"),
+        ({"time_control": "4d"}, "days per move must be one of"),
+        ({"time_control": "fast"}, "not understood"),
+        ({"variant": "checkers"}, "checkers"),
+        ({"color": "green"}, "'color'"),
+        ({"name": "   "}, "display name is required"),
+        ({"name": "x" * 25}, "at most 24 characters"),
+        ({"name": "bad\u0007name"}, "control"),
+        ({"player": "short"}, "player must be a random token"),
+        ({"player": 12345678901234567890}, "'player'"),
+    ],
+)
 def test_bad_challenges_are_refused_and_change_nothing(
     lobby_server: Server, body: dict[str, Any], message: str
 ) -> None:
@@ -205,8 +245,18 @@ def test_real_time_challenge_leaves_with_its_poster(lobby_server: Server) -> Non
             await ws.send(json.dumps({"type": "hello", "player": alice}))
             await recv_until(ws, "hello")
             for tc in ("1+0", "2d"):
-                await ws.send(json.dumps({"type": "post", "variant": "rebelfury", "time_control": tc,
-                                          "color": "black", "name": "Alice", "player": alice}))
+                await ws.send(
+                    json.dumps(
+                        {
+                            "type": "post",
+                            "variant": "rebelfury",
+                            "time_control": tc,
+                            "color": "black",
+                            "name": "Alice",
+                            "player": alice,
+                        }
+                    )
+                )
             realtime = (await recv_until(ws, "posted"))["challenge"]["id"]
             lasting = (await recv_until(ws, "posted"))["challenge"]["id"]
         if reload:  # a reload: a new socket of the same player within the grace time
@@ -237,7 +287,9 @@ def test_lobby_socket_errors_and_floods(lobby_server: Server) -> None:
             await ws.send(json.dumps({"type": "dance", "ref": 3}))
             err = await recv_until(ws, "error")
             assert "unknown message type" in err["error"] and err["ref"] == 3
-            await ws.send(json.dumps({"type": "accept", "id": "nosuch", "name": "X", "player": token(), "ref": 4}))
+            await ws.send(
+                json.dumps({"type": "accept", "id": "nosuch", "name": "X", "player": token(), "ref": 4})
+            )
             err = await recv_until(ws, "error")
             assert err["status"] == 404 and err["ref"] == 4
             for _ in range(40):
@@ -286,20 +338,31 @@ def test_watchers_see_every_change_of_a_burst(lobby_server: Server) -> None:
 
     async def run() -> None:
         # each player from an address of its own: the view lists at most 3 of one address
-        clients = [httpx.AsyncClient(base_url=lobby_server.url,
-                                     transport=httpx.AsyncHTTPTransport(local_address=f"127.0.7.{i + 1}"))
-                   for i in range(len(players))]
+        clients = [
+            httpx.AsyncClient(
+                base_url=lobby_server.url,
+                transport=httpx.AsyncHTTPTransport(local_address=f"127.0.7.{i + 1}"),
+            )
+            for i in range(len(players))
+        ]
         async with websockets.connect(ws_url(lobby_server, "/ws/lobby")) as watcher:
             await recv_until(watcher, "lobby")
             body = {"variant": "fugue", "time_control": "5d", "color": "random", "name": "Burst"}
-            answers = await asyncio.gather(*(ac.post("/api/challenges", json={**body, "player": p})
-                                             for ac, p in zip(clients, players, strict=True)))
+            answers = await asyncio.gather(
+                *(
+                    ac.post("/api/challenges", json={**body, "player": p})
+                    for ac, p in zip(clients, players, strict=True)
+                )
+            )
             assert all(res.status_code == 201 for res in answers)
             ids = {res.json()["challenge"]["id"] for res in answers}
             await recv_until(watcher, "lobby", lambda m: ids <= {c["id"] for c in m["challenges"]})
-            cancels = await asyncio.gather(*(ac.post(f"/api/challenges/{r.json()['challenge']['id']}/cancel",
-                                                     json={"player": p})
-                                             for ac, r, p in zip(clients, answers, players, strict=True)))
+            cancels = await asyncio.gather(
+                *(
+                    ac.post(f"/api/challenges/{r.json()['challenge']['id']}/cancel", json={"player": p})
+                    for ac, r, p in zip(clients, answers, players, strict=True)
+                )
+            )
             assert all(res.status_code == 200 for res in cancels)
             await recv_until(watcher, "lobby", lambda m: not ids & {c["id"] for c in m["challenges"]})
         for ac in clients:
@@ -313,8 +376,9 @@ def test_strangers_meet_and_the_one_who_leaves_loses_on_time(lobby_server: Serve
     server alone flags Black, who was to move (read from its database, asked nothing)."""
     with httpx.Client(base_url=lobby_server.url) as client:
         posted = post(client, token(), time_control="0.05+0", name="Ann").json()
-        res = client.post(f"/api/challenges/{posted['challenge']['id']}/accept",
-                          json={"player": token(), "name": "Ben"})
+        res = client.post(
+            f"/api/challenges/{posted['challenge']['id']}/accept", json={"player": token(), "name": "Ben"}
+        )
         assert res.status_code == 200, res.text
         start = res.json()
     game = start["game"]

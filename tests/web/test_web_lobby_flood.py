@@ -19,8 +19,9 @@ FLOODERS = 12
 
 @pytest.fixture(scope="module")
 def flood_lobby(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("lobbyflood") / "lobby.sqlite",
-                 env={"EXOCHESS_LOBBY_ACTIONS": "50/200"}).start()
+    srv = Server(
+        tmp_path_factory.mktemp("lobbyflood") / "lobby.sqlite", env={"EXOCHESS_LOBBY_ACTIONS": "50/200"}
+    ).start()
     yield srv
     srv.stop()
 
@@ -31,8 +32,10 @@ def client_from(server: Server, address: str) -> httpx.Client:
 
 
 def post(client: httpx.Client, player: str, name: str) -> httpx.Response:
-    return client.post("/api/challenges", json={
-        "variant": "fugue", "time_control": "5d", "color": "random", "name": name, "player": player})
+    return client.post(
+        "/api/challenges",
+        json={"variant": "fugue", "time_control": "5d", "color": "random", "name": name, "player": player},
+    )
 
 
 def test_a_challenge_flood_leaves_an_honest_challenge_listed(flood_lobby: Server) -> None:

@@ -48,8 +48,17 @@ def set_rating(server: Server, name: str, variant: str, rating: float, rd: float
         user = Accounts(storage.engine).by_name(name)
         assert user is not None
         with storage.engine.begin() as conn:
-            conn.execute(insert(ratings).values(user_id=user.id, variant=variant, rating=rating, rd=rd,
-                                                volatility=0.06, games=30, updated=now()))
+            conn.execute(
+                insert(ratings).values(
+                    user_id=user.id,
+                    variant=variant,
+                    rating=rating,
+                    rd=rd,
+                    volatility=0.06,
+                    games=30,
+                    updated=now(),
+                )
+            )
     finally:
         storage.close()
 
@@ -72,13 +81,28 @@ def test_two_accounts_meet_in_the_lobby_and_play_a_rated_game(rated_server: Serv
             # a signed-in socket is its account: no name and no player token needed
             await ws.send(json.dumps({"type": "hello", "ref": 1}))
             await recv_until(ws, "hello")
-            await ws.send(json.dumps({"type": "post", "variant": "fugue", "time_control": "3+2",
-                                      "color": "white", "rated": True, "name": "ignored", "ref": "p"}))
+            await ws.send(
+                json.dumps(
+                    {
+                        "type": "post",
+                        "variant": "fugue",
+                        "time_control": "3+2",
+                        "color": "white",
+                        "rated": True,
+                        "name": "ignored",
+                        "ref": "p",
+                    }
+                )
+            )
             posted = await recv_until(ws, "posted")
             challenge = posted["challenge"]
             assert challenge["rated"] is True
-            assert challenge["player"] == {"name": alice_name, "rating": 1500, "provisional": True,
-                                           "account": alice_name}
+            assert challenge["player"] == {
+                "name": alice_name,
+                "rating": 1500,
+                "provisional": True,
+                "account": alice_name,
+            }
             listed = next(c for c in await asyncio.to_thread(challenges, bob) if c["id"] == challenge["id"])
             assert listed["player"]["account"] == alice_name and listed["rated"] is True
             res = await asyncio.to_thread(bob.post, f"/api/challenges/{challenge['id']}/accept", json={})
@@ -96,8 +120,12 @@ def test_two_accounts_meet_in_the_lobby_and_play_a_rated_game(rated_server: Serv
     assert state["clock"] is not None
     for color, name in (("white", alice_name), ("black", bob_name)):
         assert state["players"][color]["name"] == name
-        assert state["players"][color]["user"] == {"name": name, "rating": 1500, "provisional": True,
-                                                   "diff": None}
+        assert state["players"][color]["user"] == {
+            "name": name,
+            "rating": 1500,
+            "provisional": True,
+            "diff": None,
+        }
     # the seats belong to the accounts: both play with their sessions, no secret
     for client, move, ply in ((alice, "d2-d3", 0), (bob, "e7-e6", 1), (alice, "e2-e3", 2)):
         res = client.post(f"/api/games/{game}/moves", json={"move": move, "ply": ply})
@@ -117,7 +145,8 @@ def test_two_accounts_meet_in_the_lobby_and_play_a_rated_game(rated_server: Serv
     for name, expected in ((alice_name, new_white), (bob_name, new_black)):
         lines = alice.get(f"/api/users/{name}").json()["ratings"]
         assert [(ln["variant"], ln["rating"], len(ln["history"])) for ln in lines] == [
-            ("fugue", round(expected.rating), 1)]
+            ("fugue", round(expected.rating), 1)
+        ]
         games = alice.get(f"/api/users/{name}").json()["games"]
         assert games[0]["id"] == game and games[0]["rated"] is True
     # the next challenge shows the new rating
@@ -137,13 +166,19 @@ def test_rated_challenges_need_accounts_and_a_clock(rated_server: Server) -> Non
         before = {c["id"] for c in challenges(guest)}
         res = guest.post("/api/challenges", json={**guest_body, "rated": True})
         assert res.status_code == 401 and "sign in to post a rated challenge" in res.json()["error"]
-        res = alice.post("/api/challenges", json={"variant": "interweave", "time_control": "-", "rated": True})
+        res = alice.post(
+            "/api/challenges", json={"variant": "interweave", "time_control": "-", "rated": True}
+        )
         assert res.status_code == 400 and "needs a time control" in res.json()["error"]
-        res = alice.post("/api/challenges", json={"variant": "interweave", "time_control": "3+2", "rated": "yes"})
+        res = alice.post(
+            "/api/challenges", json={"variant": "interweave", "time_control": "3+2", "rated": "yes"}
+        )
         assert res.status_code == 400
         assert {c["id"] for c in challenges(guest)} == before  # nothing was posted
 
-        res = alice.post("/api/challenges", json={"variant": "interweave", "time_control": "2d", "rated": True})
+        res = alice.post(
+            "/api/challenges", json={"variant": "interweave", "time_control": "2d", "rated": True}
+        )
         assert res.status_code == 201, res.text
         cid = res.json()["challenge"]["id"]
         res = guest.post(f"/api/challenges/{cid}/accept", json={"player": token(), "name": "Wanderer"})
@@ -164,8 +199,12 @@ def test_rated_challenges_need_accounts_and_a_clock(rated_server: Server) -> Non
         res = guest.post("/api/challenges", json=guest_body)
         assert res.status_code == 201
         cid, guest_secret = res.json()["challenge"]["id"], res.json()["secret"]
-        assert res.json()["challenge"]["player"] == {"name": "Wanderer", "rating": None, "provisional": None,
-                                                     "account": None}
+        assert res.json()["challenge"]["player"] == {
+            "name": "Wanderer",
+            "rating": None,
+            "provisional": None,
+            "account": None,
+        }
         res = alice.post(f"/api/challenges/{cid}/accept", json={})
         assert res.status_code == 200, res.text
         start = res.json()
@@ -203,8 +242,10 @@ def test_challenges_filtered_by_rating_range(rated_server: Server) -> None:
     assert res.status_code == 201
     own = res.json()["challenge"]["id"]
     with httpx.Client(base_url=rated_server.url) as guest:
-        res = guest.post("/api/challenges", json={"variant": variant, "time_control": "10+5", "name": "G",
-                                                  "player": token()})
+        res = guest.post(
+            "/api/challenges",
+            json={"variant": variant, "time_control": "10+5", "name": "G", "player": token()},
+        )
         guest_cid = res.json()["challenge"]["id"]
 
         def seen(spread: int) -> set[str]:

@@ -34,14 +34,19 @@ def test_a_database_of_release_0_2_0_upgrades_and_keeps_every_game(tmp_path: Pat
     assert "alembic_version" not in {r[0] for r in _rows(db, "SELECT name FROM sqlite_master")}
     games = _rows(db, "SELECT id, variant, ply, status, result, white_user, black_user, rated FROM games")
     moves = _rows(db, "SELECT game_id, ply, text, white_ms, black_ms FROM moves")
-    kept = {table: _rows(db, f"SELECT * FROM {table}")
-            for table in ("users", "ratings", "rating_history", "chat", "challenges", "sessions")}
+    kept = {
+        table: _rows(db, f"SELECT * FROM {table}")
+        for table in ("users", "ratings", "rating_history", "chat", "challenges", "sessions")
+    }
     assert len(games) >= 5 and len(moves) >= 15 and len(kept["users"]) == 2 and kept["rating_history"]
 
     assert upgrade_database(f"sqlite:///{db}") == head()
 
     assert _rows(db, "SELECT version_num FROM alembic_version") == [(head(),)]
-    assert _rows(db, "SELECT id, variant, ply, status, result, white_user, black_user, rated FROM games") == games
+    assert (
+        _rows(db, "SELECT id, variant, ply, status, result, white_user, black_user, rated FROM games")
+        == games
+    )
     assert _rows(db, "SELECT game_id, ply, text, white_ms, black_ms FROM moves") == moves
     for table, rows in kept.items():
         # columns added by later revisions come after 0.2.0's, each row keeping its values
@@ -61,8 +66,16 @@ def test_an_older_database_gains_its_columns_and_hashed_secrets(tmp_path: Path) 
     """What a release before 0.2 left: no Alembic, columns missing, seat secrets in plain."""
     url = f"sqlite:///{tmp_path / 'older.sqlite'}"
     first = Storage(url)
-    first.create_game(id="g1", variant="fugue", start_fen="x", white=PlayerKind.HUMAN,
-                      black=PlayerKind.HUMAN, level=None, white_secret="a", black_secret="b")
+    first.create_game(
+        id="g1",
+        variant="fugue",
+        start_fen="x",
+        white=PlayerKind.HUMAN,
+        black=PlayerKind.HUMAN,
+        level=None,
+        white_secret="a",
+        black_secret="b",
+    )
     first.add_move("g1", 0, "e2-e3", None)
     first.close()
     engine = create_engine(url)
@@ -106,15 +119,24 @@ def test_exochess_db_upgrades_and_reports(tmp_path: Path) -> None:
     shutil.copy(V0_2_0, db)
 
     def exochess(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "exochess.cli.main", "db", *args,
-                               "--database-url", f"sqlite:///{db}"],
-                              capture_output=True, text=True, timeout=120, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "exochess.cli.main", "db", *args, "--database-url", f"sqlite:///{db}"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
 
     assert exochess("current").stdout.startswith("none")
     res = exochess("upgrade")
     assert res.returncode == 0 and res.stdout.strip() == f"upgraded to {head()}", res.stderr
     assert exochess("upgrade").stdout.strip() == f"already at {head()}"
     assert exochess("current").stdout.startswith(head())
-    broken = subprocess.run([sys.executable, "-m", "exochess.cli.main", "db", "upgrade", "--database-url",
-                             "nonsense://"], capture_output=True, text=True, timeout=120, check=False)
+    broken = subprocess.run(
+        [sys.executable, "-m", "exochess.cli.main", "db", "upgrade", "--database-url", "nonsense://"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert broken.returncode != 0 and "Traceback" not in broken.stderr and "nonsense" in broken.stderr

@@ -134,7 +134,9 @@ def test_a_move_takes_its_jobs_and_its_state_lists_the_next_moves(
             gid = live.row.id
             await svc.get(gid)
             jobs.clear()
-            for ply, (seat, text) in enumerate([(Color.WHITE, "d2-d3"), (Color.BLACK, "e7-e6"), (Color.WHITE, "c2-c3")]):
+            for ply, (seat, text) in enumerate(
+                [(Color.WHITE, "d2-d3"), (Color.BLACK, "e7-e6"), (Color.WHITE, "c2-c3")]
+            ):
                 await svc.play(gid, seats[seat], text, ply)
             assert jobs == each_move * 3
             state = svc.state(live)

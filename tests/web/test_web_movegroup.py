@@ -68,8 +68,9 @@ def start_storing(group: GroupCommit[str], item: str, answers: dict[str, object]
     return thread
 
 
-def held_leader(statements: Statements, group: GroupCommit[str], answers: dict[str, object],
-                later: list[str]) -> list[threading.Thread]:
+def held_leader(
+    statements: Statements, group: GroupCommit[str], answers: dict[str, object], later: list[str]
+) -> list[threading.Thread]:
     """The first item's statement held until ``later`` wait behind it, in that order."""
     gate = threading.Event()
     statements.gate = gate
@@ -101,13 +102,18 @@ def test_items_waiting_behind_a_statement_go_together_and_one_game_never_twice()
     group = GroupCommit(statements.one, statements.many, key=game_of)
     group.observer = sizes.append
     answers: dict[str, object] = {}
-    held_leader(statements, group, answers,
-                ["g1 a", "g2 b", "g1 c", "g3 stale", "g4 d"])
+    held_leader(statements, group, answers, ["g1 a", "g2 b", "g1 c", "g3 stale", "g4 d"])
     # g1's second move waits for the next statement, after its first
     assert statements.run == [["g0 first"], ["g1 a", "g2 b", "g3 stale", "g4 d"], ["g1 c"]]
     assert sizes == [1, 4, 1]
-    assert answers == {"g0 first": True, "g1 a": True, "g2 b": True, "g1 c": True,
-                       "g3 stale": False, "g4 d": True}
+    assert answers == {
+        "g0 first": True,
+        "g1 a": True,
+        "g2 b": True,
+        "g1 c": True,
+        "g3 stale": False,
+        "g4 d": True,
+    }
     assert group.waiting() == 0
 
 

@@ -62,7 +62,9 @@ class PgCluster:
 
     def start(self) -> None:
         options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
-        self._run(self.pg_ctl, "-D", str(self.data), "-o", options, "-l", str(self.root / "pg.log"), "-w", "start")
+        self._run(
+            self.pg_ctl, "-D", str(self.data), "-o", options, "-l", str(self.root / "pg.log"), "-w", "start"
+        )
 
     def stop(self) -> None:
         self._run(self.pg_ctl, "-D", str(self.data), "-m", "fast", "-w", "stop")
@@ -91,11 +93,14 @@ def test_requests_after_a_postgresql_restart_succeed(postgres: PgCluster, tmp_pa
         with httpx.Client(base_url=server.url, timeout=30.0) as c:
             game = create(c, variant="fugue", opponent="friend")
             gid, white = game["id"], game["seats"]["white"]["secret"]
-            assert c.post(f"/api/games/{gid}/moves", json={"secret": white, "move": "e2-e3"}).status_code == 200
+            assert (
+                c.post(f"/api/games/{gid}/moves", json={"secret": white, "move": "e2-e3"}).status_code == 200
+            )
             postgres.stop()
             postgres.start()  # every connection in the server's pool is now dead
-            res = c.post(f"/api/games/{gid}/moves", json={"secret": game["seats"]["black"]["secret"],
-                                                          "move": "e7-e6"})
+            res = c.post(
+                f"/api/games/{gid}/moves", json={"secret": game["seats"]["black"]["secret"], "move": "e7-e6"}
+            )
             assert res.status_code == 200, res.text
             assert c.get(f"/api/games?ids={gid}").json()["games"][0]["ply"] == 2
         assert "Traceback" not in server.log_text(), server.log_text()[-3000:]

@@ -36,11 +36,23 @@ async def _connections(tmp_path: Path, opened: int, refused: int) -> tuple[list[
     """Serve the site, connect ``opened`` websockets that are accepted and then ``refused``
     beyond the rate limit; what the garbage collector found afterwards (nothing is freed:
     ``DEBUG_SAVEALL``), and the server's outcome of each connection."""
-    app = create_app(f"sqlite:///{tmp_path / 'p.sqlite'}", use_engine_pool=False,
-                     rate_limits=parse_rate_limits(f"sockets={opened}/minute"))
+    app = create_app(
+        f"sqlite:///{tmp_path / 'p.sqlite'}",
+        use_engine_pool=False,
+        rate_limits=parse_rate_limits(f"sockets={opened}/minute"),
+    )
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", log_config=None,
-                                           http=UVICORN_PROTOCOLS["http"], ws=UVICORN_PROTOCOLS["ws"]))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            log_config=None,
+            http=UVICORN_PROTOCOLS["http"],
+            ws=UVICORN_PROTOCOLS["ws"],
+        )
+    )
     serving = asyncio.create_task(server.serve())
     while not server.started:
         await asyncio.sleep(0.02)
@@ -75,15 +87,18 @@ def test_finished_connections_leave_nothing_for_the_garbage_collector(tmp_path: 
     assert left == []
 
 
-def test_a_refused_handshake_is_not_logged_as_an_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_refused_handshake_is_not_logged_as_an_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     with caplog.at_level(logging.WARNING):
         _found, outcomes = run_async(lambda: _connections(tmp_path, opened=1, refused=3))
     assert outcomes[1:] == ["429"] * 3
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
-async def _handshakes(tmp_path: Path, opened: int, refused: int,
-                      forwarded: str | None = None) -> tuple[list[Any], list[Any], list[Any]]:
+async def _handshakes(
+    tmp_path: Path, opened: int, refused: int, forwarded: str | None = None
+) -> tuple[list[Any], list[Any], list[Any]]:
     """Serve the site with a websocket limit of ``opened`` a minute and connect ``opened`` +
     ``refused`` times (then once more through a proxy on 127.0.0.1, uvicorn's trusted one, for
     the client ``forwarded``): the websocket protocols the server made, the accepted clients'
@@ -95,11 +110,23 @@ async def _handshakes(tmp_path: Path, opened: int, refused: int,
         made.append(self)
         original(self, *args, **kwargs)
 
-    app = create_app(f"sqlite:///{tmp_path / 'h.sqlite'}", use_engine_pool=False,
-                     rate_limits=parse_rate_limits(f"sockets={opened}/minute"))
+    app = create_app(
+        f"sqlite:///{tmp_path / 'h.sqlite'}",
+        use_engine_pool=False,
+        rate_limits=parse_rate_limits(f"sockets={opened}/minute"),
+    )
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", log_config=None,
-                                           http=UVICORN_PROTOCOLS["http"], ws=UVICORN_PROTOCOLS["ws"]))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            log_config=None,
+            http=UVICORN_PROTOCOLS["http"],
+            ws=UVICORN_PROTOCOLS["ws"],
+        )
+    )
     WebSocketProtocol.__init__ = counting  # type: ignore[method-assign]
     serving = asyncio.create_task(server.serve())
     try:
@@ -140,8 +167,9 @@ def test_a_handshake_over_the_limit_is_refused_before_the_upgrade(tmp_path: Path
 def test_a_proxy_over_its_own_limit_still_passes_its_clients(tmp_path: Path) -> None:
     """A handshake through a proxy is left to the middleware, which counts the forwarded
     client: the proxy's address being over its limit must not refuse the proxy's clients."""
-    made, extensions, refusals = run_async(lambda: _handshakes(tmp_path, opened=1, refused=2,
-                                                               forwarded="203.0.113.9"))
+    made, extensions, refusals = run_async(
+        lambda: _handshakes(tmp_path, opened=1, refused=2, forwarded="203.0.113.9")
+    )
     assert len(refusals) == 2
     assert len(extensions) == 2  # the direct one, then the proxied client
     assert len(made) == 2

@@ -27,11 +27,29 @@ def storage(tmp_path: Path) -> Iterator[Storage]:
     store.close()
 
 
-def play(storage: Storage, game_id: str, white: int, black: int, plies: int, result: str = "1-0",
-         status: GameStatus = GameStatus.FINISHED) -> None:
-    storage.create_game(id=game_id, variant="fugue", start_fen="x", white=PlayerKind.HUMAN, black=PlayerKind.HUMAN,
-                        level=None, white_secret=f"{game_id}w", black_secret=f"{game_id}b", time_control="1+0",
-                        white_user=white, black_user=black, rated=True)
+def play(
+    storage: Storage,
+    game_id: str,
+    white: int,
+    black: int,
+    plies: int,
+    result: str = "1-0",
+    status: GameStatus = GameStatus.FINISHED,
+) -> None:
+    storage.create_game(
+        id=game_id,
+        variant="fugue",
+        start_fen="x",
+        white=PlayerKind.HUMAN,
+        black=PlayerKind.HUMAN,
+        level=None,
+        white_secret=f"{game_id}w",
+        black_secret=f"{game_id}b",
+        time_control="1+0",
+        white_user=white,
+        black_user=black,
+        rated=True,
+    )
     for ply in range(plies):
         storage.add_move(game_id, ply, "e2-e3" if ply % 2 == 0 else "d7-d6", None)
     storage.finish(game_id, plies, {"result": result, "termination": "resignation", "reason": "r"}, status)
@@ -45,8 +63,8 @@ def history(storage: Storage) -> list[str]:
 def test_a_game_over_before_both_sides_moved_changes_no_rating(storage: Storage) -> None:
     accounts = Accounts(storage.engine)
     a, b = accounts.create("ri_a", PASSWORD), accounts.create("ri_b", PASSWORD)
-    play(storage, "none", a.id, b.id, 0, "0-1")     # e.g. a claim before anyone moved
-    play(storage, "one", a.id, b.id, 1, "1-0")      # a flag after White's first move
+    play(storage, "none", a.id, b.id, 0, "0-1")  # e.g. a claim before anyone moved
+    play(storage, "one", a.id, b.id, 1, "1-0")  # a flag after White's first move
     play(storage, "abort", a.id, b.id, 1, "*", GameStatus.ABORTED)
     assert history(storage) == []
     with storage.engine.connect() as conn:

@@ -13,12 +13,20 @@ from tests.web.serverproc import create
 CASES = [
     ("fugue", "7p/8/8/8/8/8/8/KQ5q w", "b1xh1", "7p/8/8/8/8/8/8/Kq6 b", "b1xa1", "Black wins: King captured"),
     (
-        "interweave", "8/3p1p2/2p1p3/3p4/3K4/8/8/k7 w - 000000", "d4xd6(d5),d6xf6(e6),f6xf8(f7)",
-        "8/3p1p2/2p1k3/3p4/3K4/8/8/8 w - 000000", "d4xd6(d5),d6xf6(e6)", "White wins: King captured",
+        "interweave",
+        "8/3p1p2/2p1p3/3p4/3K4/8/8/k7 w - 000000",
+        "d4xd6(d5),d6xf6(e6),f6xf8(f7)",
+        "8/3p1p2/2p1k3/3p4/3K4/8/8/8 w - 000000",
+        "d4xd6(d5),d6xf6(e6)",
+        "White wins: King captured",
     ),
     (
-        "rebelfury", "11a/12/12/12/1x10/12/12/12/1D10/12/12/12 w", "b4xb10(b8)",
-        "12/12/1x10/12/12/12/12/12/12/1f10/12/J11 w", "a1xb3", "White wins: last Fury captured",
+        "rebelfury",
+        "11a/12/12/12/1x10/12/12/12/1D10/12/12/12 w",
+        "b4xb10(b8)",
+        "12/12/1x10/12/12/12/12/12/12/1f10/12/J11 w",
+        "a1xb3",
+        "White wins: last Fury captured",
     ),
 ]
 

@@ -43,10 +43,20 @@ def test_a_secret_in_a_websocket_url_is_not_logged(logged: Server) -> None:
 
 
 def test_the_redaction_covers_every_secret_parameter() -> None:
-    assert redact('"WebSocket /ws/games/a?secret=abc&x=1" [accepted]') == '"WebSocket /ws/games/a?secret=***&x=1" [accepted]'
+    assert (
+        redact('"WebSocket /ws/games/a?secret=abc&x=1" [accepted]')
+        == '"WebSocket /ws/games/a?secret=***&x=1" [accepted]'
+    )
     assert redact("/login?password=hunter2 token=t0k player=p1") == "/login?password=*** token=*** player=***"
-    record = logging.LogRecord("uvicorn.error", logging.INFO, "", 0, '%s - "WebSocket %s" %s',
-                               ("127.0.0.1:5", "/ws/games/a?secret=s3cr3t", "[accepted]"), None)
+    record = logging.LogRecord(
+        "uvicorn.error",
+        logging.INFO,
+        "",
+        0,
+        '%s - "WebSocket %s" %s',
+        ("127.0.0.1:5", "/ws/games/a?secret=s3cr3t", "[accepted]"),
+        None,
+    )
     assert RedactFilter().filter(record) and "s3cr3t" not in record.getMessage()
 
 

@@ -61,8 +61,16 @@ def test_secret_matching() -> None:
 def test_plain_secrets_of_an_existing_database_are_hashed_on_start_and_keep_working(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
     storage = Storage(f"sqlite:///{path}")
-    storage.create_game(id="oldgame1", variant="fugue", start_fen="wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w",
-                        white=PlayerKind.HUMAN, black=PlayerKind.HUMAN, level=None, white_secret="x", black_secret="y")
+    storage.create_game(
+        id="oldgame1",
+        variant="fugue",
+        start_fen="wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w",
+        white=PlayerKind.HUMAN,
+        black=PlayerKind.HUMAN,
+        level=None,
+        white_secret="x",
+        black_secret="y",
+    )
     storage.close()
     white, black = "WhiteSecretFromBefore1", "BlackSecretFromBefore1"
     with sqlite3.connect(path) as db:  # what a version before 0.2 stored: the secrets themselves

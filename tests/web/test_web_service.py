@@ -56,7 +56,9 @@ def test_unknown_game_ids_leave_nothing_behind(tmp_path: Path) -> None:
                 with pytest.raises(GameNotFound):
                     await svc.get(f"unknown{i}")
             # many clients asking for the same unknown id at once
-            results = await asyncio.gather(*(svc.get("same-unknown") for _ in range(50)), return_exceptions=True)
+            results = await asyncio.gather(
+                *(svc.get("same-unknown") for _ in range(50)), return_exceptions=True
+            )
             assert all(isinstance(r, GameNotFound) for r in results)
             assert set(svc.cache.loading) <= {live.row.id}
             assert list(svc.cache.games) == [live.row.id]

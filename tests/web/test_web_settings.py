@@ -28,7 +28,9 @@ def test_the_docs_table_every_setting_and_limit_as_the_code_declares_them() -> N
     assert _generated(doc, "limits") == limits_table(), "run: python -m exochess.web.settings"
 
 
-def test_settings_come_from_exochess_variables_and_options_override_them(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_settings_come_from_exochess_variables_and_options_override_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("EXOCHESS_DB_THREADS", "3")
     monkeypatch.setenv("EXOCHESS_REDIS_URL", "")
     monkeypatch.setenv("EXOCHESS_TEST_TIMING", "2500")
@@ -39,11 +41,18 @@ def test_settings_come_from_exochess_variables_and_options_override_them(monkeyp
     assert settings.timing().first_move_ms == 2500 and load_settings().timing().day_ms == 2500
 
 
-@pytest.mark.parametrize(("variable", "value"), [
-    ("EXOCHESS_DB_THREADS", "nonsense"), ("EXOCHESS_WS_PER_GAME", "0"),
-    ("EXOCHESS_RATE_LIMITS", "gamez=5/minute"), ("EXOCHESS_LOBBY_GRACE_S", "-1"),
-])
-def test_a_value_that_cannot_be_used_is_named(monkeypatch: pytest.MonkeyPatch, variable: str, value: str) -> None:
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("EXOCHESS_DB_THREADS", "nonsense"),
+        ("EXOCHESS_WS_PER_GAME", "0"),
+        ("EXOCHESS_RATE_LIMITS", "gamez=5/minute"),
+        ("EXOCHESS_LOBBY_GRACE_S", "-1"),
+    ],
+)
+def test_a_value_that_cannot_be_used_is_named(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
     monkeypatch.setenv(variable, value)
     with pytest.raises(SettingsError, match=variable):
         load_settings()
@@ -56,7 +65,11 @@ def test_redis_modes_defaults_are_the_modules_own() -> None:
     from exochess.web.live import presence
 
     assert (settings.QUEUE_LIMIT, settings.SWEEP_EVERY_S, settings.SWEEP_AFTER_S, settings.REFRESH_S) == (
-        jobs.QUEUE_LIMIT, jobs.SWEEP_EVERY_S, jobs.SWEEP_AFTER_S, presence.REFRESH_S)
+        jobs.QUEUE_LIMIT,
+        jobs.SWEEP_EVERY_S,
+        jobs.SWEEP_AFTER_S,
+        presence.REFRESH_S,
+    )
 
 
 def test_no_module_reads_the_environment_for_a_setting() -> None:
@@ -64,7 +77,8 @@ def test_no_module_reads_the_environment_for_a_setting() -> None:
     processes it starts (uvicorn's workers, ``exochess cluster``'s children)."""
     allowed = {
         "_build.py",  # EXOCHESS_PURE: which build of the package to import, before any setting
-        "cli/serve.py", "cli/cluster.py",  # they export settings to child processes
+        "cli/serve.py",
+        "cli/cluster.py",  # they export settings to child processes
         "web/metrics.py",  # PROMETHEUS_MULTIPROC_DIR, prometheus_client's own variable
     }
     readers = []
@@ -73,7 +87,11 @@ def test_no_module_reads_the_environment_for_a_setting() -> None:
         if relative in allowed:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv")
-                    and isinstance(node.value, ast.Name) and node.value.id == "os"):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in ("environ", "getenv")
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "os"
+            ):
                 readers.append(f"{relative}:{node.lineno}")
     assert readers == [], readers

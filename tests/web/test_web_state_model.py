@@ -37,8 +37,9 @@ def test_every_state_of_a_game_is_the_documented_model(tmp_path: Path) -> None:
         svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), None, Hub())
         try:
             for variant in all_variants():
-                live, seats, _you = await svc.create(variant.name, "friend", None, "white", None,
-                                                     TimeControl.parse("3+2"))
+                live, seats, _you = await svc.create(
+                    variant.name, "friend", None, "white", None, TimeControl.parse("3+2")
+                )
                 live = await svc.get(live.row.id)
                 assert checked(svc, live)["clock"]["running"] is None
                 board = Board(variant.name)
@@ -51,7 +52,11 @@ def test_every_state_of_a_game_is_the_documented_model(tmp_path: Path) -> None:
                     assert state["moves"][-1]["text"] == text and state["legal"]
                 await svc.resign(live.row.id, seats[Color.BLACK])
                 state = checked(svc, live)
-                assert state["status"] == "finished" and state["legal"] == [] and state["clock"]["deadline"] is None
+                assert (
+                    state["status"] == "finished"
+                    and state["legal"] == []
+                    and state["clock"]["deadline"] is None
+                )
                 new, _color, _secret = await svc.rematch(live.row.id, seats[Color.WHITE])
                 assert checked(svc, live)["rematch_id"] == new.row.id
                 free, free_seats, _you = await svc.create(variant.name, "friend", None, "white", None)
@@ -71,7 +76,9 @@ def test_the_api_documents_the_state(tmp_path: Path) -> None:
     app = create_app(f"sqlite:///{tmp_path / 'site.sqlite'}")
     with TestClient(app) as client:
         spec = client.get("/openapi.json").json()
-        ref = spec["paths"]["/api/games/{game_id}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        ref = spec["paths"]["/api/games/{game_id}"]["get"]["responses"]["200"]["content"]["application/json"][
+            "schema"
+        ]
         assert ref == {"$ref": "#/components/schemas/GameState"}
         assert set(spec["components"]["schemas"]["GameState"]["properties"]) == set(GameState.model_fields)
         made = client.post("/api/games", json={"variant": "fugue", "opponent": "friend"})

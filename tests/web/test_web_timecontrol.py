@@ -17,11 +17,18 @@ def test_text_form_round_trips(text: str) -> None:
 
 
 def test_values() -> None:
-    assert TimeControl.parse("5+3") == TimeControl(TimeControlKind.REALTIME, base_ms=300_000, increment_ms=3_000)
+    assert TimeControl.parse("5+3") == TimeControl(
+        TimeControlKind.REALTIME, base_ms=300_000, increment_ms=3_000
+    )
     assert TimeControl.parse("7d") == TimeControl(TimeControlKind.CORRESPONDENCE, days=7)
     assert TimeControl.parse(" none ") is NO_CLOCK
     assert [TimeControl.parse(t).speed for t in ("0.25+0", "1+0", "3+2", "10+5", "30+20", "2d")] == [
-        "ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence",
+        "ultrabullet",
+        "bullet",
+        "blitz",
+        "rapid",
+        "classical",
+        "correspondence",
     ]
 
 

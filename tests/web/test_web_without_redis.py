@@ -31,7 +31,11 @@ def test_the_site_starts_and_serves_without_the_redis_package(tmp_path: Path) ->
     database = f"sqlite:///{tmp_path / 'alone.sqlite'}"
     done = subprocess.run(
         [sys.executable, "-W", "ignore", "-c", SCRIPT, database],
-        capture_output=True, text=True, timeout=120, check=False, cwd=Path(__file__).parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=Path(__file__).parents[2],
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["200", "200"]

@@ -34,8 +34,11 @@ def test_live_updates_and_errors(server: Server) -> None:
         white = data["seats"]["white"]["secret"]
         black = data["seats"]["black"]["secret"]
         ws_url = server.url.replace("http", "ws") + f"/ws/games/{gid}"
-        async with await seated(ws_url, white) as w, await seated(ws_url, black) as b, \
-                websockets.connect(ws_url) as spectator:
+        async with (
+            await seated(ws_url, white) as w,
+            await seated(ws_url, black) as b,
+            websockets.connect(ws_url) as spectator,
+        ):
             await recv_until(w, "hello", you("white"))
             await recv_until(b, "hello", you("black"))
             assert (await recv_until(spectator, "hello"))["you"] is None
@@ -94,10 +97,13 @@ def test_restart_resumes_every_game(tmp_path: Path) -> None:
             gid, w, b = data["id"], data["seats"]["white"]["secret"], data["seats"]["black"]["secret"]
             played = ["d2-d3", "e7-e6", "a2-a3"]
             for i, text in enumerate(played):
-                res = c.post(f"/api/games/{gid}/moves", json={"move": text, "secret": [w, b][i % 2], "ply": i})
+                res = c.post(
+                    f"/api/games/{gid}/moves", json={"move": text, "secret": [w, b][i % 2], "ply": i}
+                )
                 assert res.status_code == 200
-            comp = c.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 0,
-                                               "color": "white"}).json()
+            comp = c.post(
+                "/api/games", json={"variant": "fugue", "opponent": "computer", "level": 0, "color": "white"}
+            ).json()
             cid, cw = comp["id"], comp["seats"]["white"]["secret"]
             assert c.post(f"/api/games/{cid}/moves", json={"move": "d2-d3", "secret": cw}).status_code == 200
         srv.kill()  # SIGKILL right after the acknowledgements: nothing may be lost
@@ -125,8 +131,16 @@ def test_computer_moves_after_restart_in_a_game_waiting_for_it(tmp_path: Path) -
 
     db = tmp_path / "resume.sqlite"
     storage = Storage(f"sqlite:///{db}")
-    storage.create_game(id="waiting1", variant="fugue", start_fen="wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w",
-                        white=PlayerKind.ENGINE, black=PlayerKind.HUMAN, level=0, white_secret="w" * 22, black_secret="b" * 22)
+    storage.create_game(
+        id="waiting1",
+        variant="fugue",
+        start_fen="wlqksaui/pppppppp/8/8/8/8/PPPPPPPP/IUASKQLW w",
+        white=PlayerKind.ENGINE,
+        black=PlayerKind.HUMAN,
+        level=0,
+        white_secret="w" * 22,
+        black_secret="b" * 22,
+    )
     storage.close()
     srv = Server(db).start()
     try:
@@ -149,14 +163,20 @@ def test_engine_pool_survives_a_killed_worker(tmp_path: Path) -> None:
     srv = Server(tmp_path / "pool.sqlite").start()
     try:
         with httpx.Client(base_url=srv.url, timeout=30) as c:
-            d = c.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 0,
-                                           "color": "white"}).json()
+            d = c.post(
+                "/api/games", json={"variant": "fugue", "opponent": "computer", "level": 0, "color": "white"}
+            ).json()
             gid, secret = d["id"], d["seats"]["white"]["secret"]
 
             def play_and_wait(ply: int) -> None:
                 st = c.get(f"/api/games/{gid}").json()
                 text = whole_moves(st["legal"])[0]["text"]
-                assert c.post(f"/api/games/{gid}/moves", json={"move": text, "secret": secret, "ply": ply}).status_code == 200
+                assert (
+                    c.post(
+                        f"/api/games/{gid}/moves", json={"move": text, "secret": secret, "ply": ply}
+                    ).status_code
+                    == 200
+                )
                 for _ in range(200):
                     if c.get(f"/api/games/{gid}").json()["ply"] == ply + 2:
                         return
@@ -165,8 +185,9 @@ def test_engine_pool_survives_a_killed_worker(tmp_path: Path) -> None:
 
             play_and_wait(0)
             assert srv.proc is not None
-            out = subprocess.run(["ps", "-ww", "-o", "pid=,args=", "--ppid", str(srv.proc.pid)],
-                                 capture_output=True, text=True).stdout
+            out = subprocess.run(
+                ["ps", "-ww", "-o", "pid=,args=", "--ppid", str(srv.proc.pid)], capture_output=True, text=True
+            ).stdout
             workers = [int(line.split()[0]) for line in out.splitlines() if "spawn_main" in line]
             assert workers, out
             for pid in workers:

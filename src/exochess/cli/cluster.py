@@ -25,45 +25,75 @@ from exochess.cli.localservices import MissingProgram, PostgresServer, RedisServ
 def register(sub: Any) -> None:
     """Add the ``worker`` and ``cluster`` subcommands (called by :mod:`exochess.cli.main`)."""
     worker: argparse.ArgumentParser = sub.add_parser(
-        "worker", help="run engine jobs from the Redis queue (Redis mode)",
+        "worker",
+        help="run engine jobs from the Redis queue (Redis mode)",
         description="Take the computer's moves and analyses from the Redis job queue, store the "
-                    "moves in the database and announce them to the servers.",
+        "moves in the database and announce them to the servers.",
     )
     worker.add_argument("--redis-url", default=None, help="Redis (default: $EXOCHESS_REDIS_URL)")
-    worker.add_argument("--database-url", default=None,
-                        help="SQLAlchemy URL (default: $EXOCHESS_DATABASE_URL)")
+    worker.add_argument(
+        "--database-url", default=None, help="SQLAlchemy URL (default: $EXOCHESS_DATABASE_URL)"
+    )
     worker.add_argument("--jobs", type=int, default=1, help="jobs at once (one per core; default 1)")
-    worker.add_argument("--job-timeout", type=float, default=60.0,
-                        help="seconds a job may run (default 60); a dead worker's job is taken again "
-                             "within seconds, its lease no longer renewed")
-    worker.add_argument("--metrics-port", type=int, default=0,
-                        help="serve Prometheus metrics and /readyz on this port (default: none)")
-    worker.add_argument("--metrics-host", default="127.0.0.1",
-                        help="address of the metrics port (default 127.0.0.1; 0.0.0.0 for a "
-                             "Prometheus on another machine, behind the firewall)")
-    worker.add_argument("--nice", type=int, default=0,
-                        help="lower the worker's CPU priority by this much (servers sharing the "
-                             "machine then come first; default 0)")
+    worker.add_argument(
+        "--job-timeout",
+        type=float,
+        default=60.0,
+        help="seconds a job may run (default 60); a dead worker's job is taken again "
+        "within seconds, its lease no longer renewed",
+    )
+    worker.add_argument(
+        "--metrics-port",
+        type=int,
+        default=0,
+        help="serve Prometheus metrics and /readyz on this port (default: none)",
+    )
+    worker.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        help="address of the metrics port (default 127.0.0.1; 0.0.0.0 for a "
+        "Prometheus on another machine, behind the firewall)",
+    )
+    worker.add_argument(
+        "--nice",
+        type=int,
+        default=0,
+        help="lower the worker's CPU priority by this much (servers sharing the "
+        "machine then come first; default 0)",
+    )
     worker.add_argument("--log-level", default="info")
     worker.add_argument("--log-format", choices=("text", "json"), default="text")
     worker.set_defaults(handler=run_worker)
 
     cluster: argparse.ArgumentParser = sub.add_parser(
-        "cluster", help="run PostgreSQL, Redis, N servers and M engine workers on this machine",
+        "cluster",
+        help="run PostgreSQL, Redis, N servers and M engine workers on this machine",
         description=__doc__,
     )
     cluster.add_argument("--servers", type=int, default=2, help="server processes (default 2)")
     cluster.add_argument("--workers", type=int, default=1, help="engine worker processes (default 1)")
-    cluster.add_argument("--port", type=int, default=8000,
-                         help="port of the first server; the others take the next ones (default 8000)")
-    cluster.add_argument("--metrics-port", type=int, default=9101,
-                         help="metrics and readiness port of the first engine worker; the others "
-                              "take the next ones (default 9101)")
-    cluster.add_argument("--restarts", type=int, default=5,
-                         help="restarts of one dead process within a minute before giving it up "
-                              "(default 5)")
-    cluster.add_argument("--dir", default=None,
-                         help="directory for the database and logs (default: a temporary one, removed)")
+    cluster.add_argument(
+        "--port",
+        type=int,
+        default=8000,
+        help="port of the first server; the others take the next ones (default 8000)",
+    )
+    cluster.add_argument(
+        "--metrics-port",
+        type=int,
+        default=9101,
+        help="metrics and readiness port of the first engine worker; the others "
+        "take the next ones (default 9101)",
+    )
+    cluster.add_argument(
+        "--restarts",
+        type=int,
+        default=5,
+        help="restarts of one dead process within a minute before giving it up (default 5)",
+    )
+    cluster.add_argument(
+        "--dir", default=None, help="directory for the database and logs (default: a temporary one, removed)"
+    )
     cluster.add_argument("--log-level", default="info")
     cluster.set_defaults(handler=run_cluster)
 
@@ -81,8 +111,9 @@ def run_worker(args: argparse.Namespace) -> int:
     try:
         from exochess.web.settings import SettingsError, load_settings
     except ImportError as exc:  # pragma: no cover - depends on the install
-        return _error("worker", f"the web extra is not installed ({exc}); "
-                                "run: pip install 'exochess[web,cluster]'")
+        return _error(
+            "worker", f"the web extra is not installed ({exc}); run: pip install 'exochess[web,cluster]'"
+        )
     try:
         settings = load_settings(redis_url=args.redis_url, database_url=args.database_url)
     except SettingsError as exc:
@@ -91,8 +122,11 @@ def run_worker(args: argparse.Namespace) -> int:
     # the default database is for a server on its own: a worker must be told the servers' one
     database = settings.database_url if "database_url" in settings.model_fields_set else None
     if not redis or not database:
-        return _error("worker", "needs --redis-url and --database-url (or $EXOCHESS_REDIS_URL and "
-                                "$EXOCHESS_DATABASE_URL): the ones the servers use")
+        return _error(
+            "worker",
+            "needs --redis-url and --database-url (or $EXOCHESS_REDIS_URL and "
+            "$EXOCHESS_DATABASE_URL): the ones the servers use",
+        )
     if args.jobs < 1 or args.job_timeout <= 0:
         return _error("worker", "--jobs and --job-timeout must be positive")
     try:
@@ -102,8 +136,9 @@ def run_worker(args: argparse.Namespace) -> int:
         from exochess.web.game.workerjobs import make_worker
         from exochess.web.http.logs import logging_config
     except ImportError as exc:  # pragma: no cover - depends on the install
-        return _error("worker", f"the cluster extra is not installed ({exc}); "
-                                "run: pip install 'exochess[web,cluster]'")
+        return _error(
+            "worker", f"the cluster extra is not installed ({exc}); run: pip install 'exochess[web,cluster]'"
+        )
     import logging.config
 
     if args.nice > 0:
@@ -117,12 +152,20 @@ def run_worker(args: argparse.Namespace) -> int:
             serve_operations(args.metrics_port, health, args.metrics_host)
         except OSError as exc:
             return _error("worker", f"cannot serve metrics on port {args.metrics_port}: {exc}")
-    print(f"exochess: engine worker on {redis} ({args.jobs} job(s) at once)"
-          + (f"; /metrics and /readyz on {args.metrics_host}:{args.metrics_port}"
-             if args.metrics_port else ""),
-          flush=True)
-    make_worker(redis, database, jobs=args.jobs, job_timeout_s=args.job_timeout, health=health,
-                timing=settings.timing(), hash_mb=settings.engine_hash_mb).run()
+    print(
+        f"exochess: engine worker on {redis} ({args.jobs} job(s) at once)"
+        + (f"; /metrics and /readyz on {args.metrics_host}:{args.metrics_port}" if args.metrics_port else ""),
+        flush=True,
+    )
+    make_worker(
+        redis,
+        database,
+        jobs=args.jobs,
+        job_timeout_s=args.job_timeout,
+        health=health,
+        timing=settings.timing(),
+        hash_mb=settings.engine_hash_mb,
+    ).run()
     return 0
 
 
@@ -168,8 +211,9 @@ class Child:
         with open(self.log, "ab") as log:  # the child keeps its own descriptor
             # a session of its own: Ctrl-C reaches this command only, which stops the children
             # in order (servers first, so that they finish the moves they are storing)
-            self.proc = subprocess.Popen(self.command, env=self.env, stdout=log,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
+            self.proc = subprocess.Popen(
+                self.command, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
         self.dead_since = None
 
 
@@ -191,11 +235,15 @@ def _supervise(child: Child, limit: int) -> None:
             child.restarts.popleft()
         if len(child.restarts) >= limit:
             child.given_up = True
-            _say(f"{child.name} exited with status {proc.returncode}, {limit + 1} times within "
-                 f"{RESTART_WINDOW_S:.0f} s: left stopped ({_last_line(child.log)}); the rest runs on")
+            _say(
+                f"{child.name} exited with status {proc.returncode}, {limit + 1} times within "
+                f"{RESTART_WINDOW_S:.0f} s: left stopped ({_last_line(child.log)}); the rest runs on"
+            )
             return
-        _say(f"{child.name} exited with status {proc.returncode}; restarting it "
-             f"({len(child.restarts) + 1} of {limit} within {RESTART_WINDOW_S:.0f} s)")
+        _say(
+            f"{child.name} exited with status {proc.returncode}; restarting it "
+            f"({len(child.restarts) + 1} of {limit} within {RESTART_WINDOW_S:.0f} s)"
+        )
     if now - child.dead_since >= RESTART_DELAY_S:
         child.restarts.append(now)
         child.start()
@@ -236,9 +284,12 @@ def run_cluster(args: argparse.Namespace) -> int:
     made = args.dir is None
     root = Path(tempfile.mkdtemp(prefix="exochess-cluster-") if made else args.dir).resolve()
     if os.geteuid() == 0 and (closed := _unreachable_by_others(root)) is not None and closed != root:
-        return _error("cluster", f"PostgreSQL runs as user postgres and cannot pass through {closed}:"
-                                 " choose a --dir outside it (e.g. under /srv or /var/lib),"
-                                 f" or chmod o+x {closed}")
+        return _error(
+            "cluster",
+            f"PostgreSQL runs as user postgres and cannot pass through {closed}:"
+            " choose a --dir outside it (e.g. under /srv or /var/lib),"
+            f" or chmod o+x {closed}",
+        )
     root.mkdir(parents=True, exist_ok=True)
     if made or os.geteuid() == 0:
         root.chmod(0o755)  # PostgreSQL runs as user postgres when we are root: it must get in
@@ -281,23 +332,40 @@ def run_cluster(args: argparse.Namespace) -> int:
         # the first server makes the tables before the others start
         for i in range(args.servers):
             port = args.port + i
-            spawn(f"server-{port}", _python_command(
-                "serve", "--port", str(port), "--log-level", args.log_level, "--log-format", "json"))
+            spawn(
+                f"server-{port}",
+                _python_command(
+                    "serve", "--port", str(port), "--log-level", args.log_level, "--log-format", "json"
+                ),
+            )
             if i == 0:
                 wait_server(0)
         for i in range(args.workers):
             # niced: on a machine shared with the servers, the players' moves come first
-            spawn(f"worker-{i + 1}", _python_command(
-                "worker", "--log-level", args.log_level, "--log-format", "json", "--nice", "10",
-                "--metrics-port", str(args.metrics_port + i)))
+            spawn(
+                f"worker-{i + 1}",
+                _python_command(
+                    "worker",
+                    "--log-level",
+                    args.log_level,
+                    "--log-format",
+                    "json",
+                    "--nice",
+                    "10",
+                    "--metrics-port",
+                    str(args.metrics_port + i),
+                ),
+            )
         for i in range(args.servers):
             wait_server(i)
             print(f"  server      http://127.0.0.1:{args.port + i}/", flush=True)
         for i in range(args.workers):
-            print(f"  worker      http://127.0.0.1:{args.metrics_port + i}/metrics (and /readyz)",
-                  flush=True)
-        print(f"  logs in {logs}; a process that dies is restarted (at most {args.restarts} times a "
-              "minute); Ctrl-C stops everything", flush=True)
+            print(f"  worker      http://127.0.0.1:{args.metrics_port + i}/metrics (and /readyz)", flush=True)
+        print(
+            f"  logs in {logs}; a process that dies is restarted (at most {args.restarts} times a "
+            "minute); Ctrl-C stops everything",
+            flush=True,
+        )
         while not stopping:
             for child in children:
                 _supervise(child, args.restarts)

@@ -12,11 +12,18 @@ from typing import Any
 def register(sub: Any) -> None:
     """Add the ``db`` subcommand (called by :mod:`exochess.cli.main`)."""
     parser: argparse.ArgumentParser = sub.add_parser(
-        "db", help="the database's schema: upgrade it, or show its revision", description=__doc__)
-    parser.add_argument("action", choices=("upgrade", "current"),
-                        help="upgrade: apply the migrations it lacks; current: print its revision")
-    parser.add_argument("--database-url", default=None,
-                        help="SQLAlchemy URL (default: $EXOCHESS_DATABASE_URL or sqlite:///exochess.sqlite)")
+        "db", help="the database's schema: upgrade it, or show its revision", description=__doc__
+    )
+    parser.add_argument(
+        "action",
+        choices=("upgrade", "current"),
+        help="upgrade: apply the migrations it lacks; current: print its revision",
+    )
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="SQLAlchemy URL (default: $EXOCHESS_DATABASE_URL or sqlite:///exochess.sqlite)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -27,8 +34,10 @@ def run(args: argparse.Namespace) -> int:
         from exochess.web.settings import SettingsError, load_settings
         from exochess.web.storage.migrate import current, head, upgrade_database
     except ImportError as exc:  # pragma: no cover - depends on the install
-        print(f"exochess db: error: the web extra is not installed ({exc}); "
-              "run: pip install 'exochess[web]'", file=sys.stderr)
+        print(
+            f"exochess db: error: the web extra is not installed ({exc}); run: pip install 'exochess[web]'",
+            file=sys.stderr,
+        )
         return 2
     try:
         url = load_settings(database_url=args.database_url).database_url

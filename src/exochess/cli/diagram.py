@@ -40,14 +40,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``diagram`` options to ``parser`` (used by the main ``exochess`` command)."""
     add_variant(parser)
     parser.add_argument("--fen", help="position to draw (default: the starting position)")
-    parser.add_argument("--squares", action="append", metavar="SQ,SQ",
-                        help="squares to tint (comma separated; repeatable)")
-    parser.add_argument("--targets", action="append", metavar="SQ,SQ",
-                        help="squares to mark with a destination dot")
-    parser.add_argument("--captures", action="append", metavar="SQ,SQ",
-                        help="squares to frame in red as captured")
-    parser.add_argument("--arrows", action="append", metavar="FROMTO,...",
-                        help="arrows such as e2e4 (comma separated; repeatable)")
+    parser.add_argument(
+        "--squares", action="append", metavar="SQ,SQ", help="squares to tint (comma separated; repeatable)"
+    )
+    parser.add_argument(
+        "--targets", action="append", metavar="SQ,SQ", help="squares to mark with a destination dot"
+    )
+    parser.add_argument(
+        "--captures", action="append", metavar="SQ,SQ", help="squares to frame in red as captured"
+    )
+    parser.add_argument(
+        "--arrows",
+        action="append",
+        metavar="FROMTO,...",
+        help="arrows such as e2e4 (comma separated; repeatable)",
+    )
     parser.add_argument("--lastmove", metavar="MOVE", help="move text whose squares are highlighted")
     parser.add_argument("--flip", action="store_true", help="draw the board from Black's side")
     parser.add_argument("--size", type=int, metavar="PX", help="width in pixels")

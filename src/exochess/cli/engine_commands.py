@@ -49,35 +49,52 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_variant(p)
     p.add_argument(
-        "--a", required=True, metavar="PLAYER",
+        "--a",
+        required=True,
+        metavar="PLAYER",
         help="player A: a level 1-8, key=value,... or cmd:COMMAND (an external engine, see docs/engine.md)",
     )
     p.add_argument("--b", required=True, metavar="PLAYER", help="player B (same forms)")
     p.add_argument(
-        "--games", type=positive_int,
+        "--games",
+        type=positive_int,
         help=f"number of games (default 10); with --sprt the cap (default {SPRT_MAX_GAMES})",
     )
     p.add_argument("--movetime", type=positive_int, metavar="MS", help="time per move of a level-8 player")
     p.add_argument("--seed", type=int, default=1, help="seed of the random openings (default 1)")
     p.add_argument("--opening-plies", type=int, default=4, help="random plies before the engines play")
-    p.add_argument("--opening-balance", type=int, default=OPENING_BALANCE_CP, metavar="CP",
-                   help="keep only openings a depth-3 search scores within CP centipawns for "
-                        f"either side (default {OPENING_BALANCE_CP}; 0 keeps every random opening)")
     p.add_argument(
-        "--jobs", type=positive_int, default=default_jobs(),
+        "--opening-balance",
+        type=int,
+        default=OPENING_BALANCE_CP,
+        metavar="CP",
+        help="keep only openings a depth-3 search scores within CP centipawns for "
+        f"either side (default {OPENING_BALANCE_CP}; 0 keeps every random opening)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=default_jobs(),
         help="games played at once, each in its own process (default: the number of cores, %(default)s)",
     )
     p.add_argument(
-        "--sprt", metavar="ELO0,ELO1",
+        "--sprt",
+        metavar="ELO0,ELO1",
         help="play pairs until a sequential test accepts A - B <= ELO0 (H0) or >= ELO1 (H1), logistic Elo",
     )
     p.add_argument("--alpha", type=float, help="SPRT false-positive rate (default 0.05)")
     p.add_argument("--beta", type=float, help="SPRT false-negative rate (default 0.05)")
-    p.add_argument("--record", metavar="FILE",
-                   help="write the settings and a line per game to FILE as the games end (--resume reads it)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue the stopped match recorded in the --record FILE "
-                        "(the same settings; --jobs and --games may differ)")
+    p.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write the settings and a line per game to FILE as the games end (--resume reads it)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the stopped match recorded in the --record FILE "
+        "(the same settings; --jobs and --games may differ)",
+    )
     p.add_argument("--pgn", metavar="FILE", help="also write every game to FILE as PGN, as the games end")
     p.set_defaults(handler=cmd_match)
 
@@ -159,8 +176,16 @@ def cmd_match(args: argparse.Namespace) -> int:
         beta = 0.05 if args.beta is None else args.beta
         test = Sprt.parse(args.sprt, alpha, beta)
     settings = MatchSettings(
-        variant, args.a, args.b, args.movetime, args.seed, args.opening_plies, args.opening_balance,
-        args.sprt, args.alpha, args.beta,
+        variant,
+        args.a,
+        args.b,
+        args.movetime,
+        args.seed,
+        args.opening_plies,
+        args.opening_balance,
+        args.sprt,
+        args.alpha,
+        args.beta,
     )
     previous: list[GameResult] = []
     if args.resume:
@@ -188,8 +213,9 @@ def _recorded_games(path: str | None, settings: MatchSettings) -> list[GameResul
     recorded, games = read_record(path)
     differences = settings.differences(recorded)
     if differences:
-        raise CliError(f"cannot resume {path}: these settings differ from the record's: "
-                       f"{'; '.join(differences)}")
+        raise CliError(
+            f"cannot resume {path}: these settings differ from the record's: {'; '.join(differences)}"
+        )
     return games
 
 
@@ -237,8 +263,11 @@ def _pgn_writer(
         count += 1
         names = {"a": f"A: {settings.a}", "b": f"B: {settings.b}"}
         headers = {
-            "Event": f"exochess match {settings.variant}", "Date": date, "Round": str(count),
-            "White": names[game.white], "Black": names["b" if game.white == "a" else "a"],
+            "Event": f"exochess match {settings.variant}",
+            "Date": date,
+            "Round": str(count),
+            "White": names[game.white],
+            "Black": names["b" if game.white == "a" else "a"],
             "Termination": game.reason,  # kept when the final position is not a game end (adjudicated)
         }
         result = {1.0: "1-0", 0.0: "0-1"}.get(game.score, "1/2-1/2")
@@ -263,19 +292,32 @@ def _play_match(
     if test is None:
         games = args.games or 10
         result = run_match(
-            variant, a, b, games, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
+            variant,
+            a,
+            b,
+            games,
+            args.movetime,
+            seed=args.seed,
+            opening_plies=args.opening_plies,
             balance_cp=args.opening_balance,
-            jobs=args.jobs, progress=_progress(sys.stderr, games), on_game=record, previous=previous,
+            jobs=args.jobs,
+            progress=_progress(sys.stderr, games),
+            on_game=record,
+            previous=previous,
         )
         plies = args.opening_plies
-        print(f"match {variant}: {len(result.games)} games, {movetime}, {plies} random opening plies"
-              f"{_balance_text(args.opening_balance)}")
+        print(
+            f"match {variant}: {len(result.games)} games, {movetime}, {plies} random opening plies"
+            f"{_balance_text(args.opening_balance)}"
+        )
         _print_table(result, a, b)
         counts = result.pentanomial()
         if sum(counts) > 0:
             # The pairs' own spread: the honest interval when openings favour one colour.
-            print(f"pairs: {sum(counts)}, pentanomial {'-'.join(map(str, counts))}, "
-                  f"Elo A - B from the pairs {format_elo_error(elo_estimate(counts))}")
+            print(
+                f"pairs: {sum(counts)}, pentanomial {'-'.join(map(str, counts))}, "
+                f"Elo A - B from the pairs {format_elo_error(elo_estimate(counts))}"
+            )
     else:
         cap = args.games or SPRT_MAX_GAMES
         lower, upper = test.bounds
@@ -286,9 +328,19 @@ def _play_match(
         )
         sys.stdout.flush()
         result, status = run_sprt(
-            variant, a, b, test, cap, args.movetime, seed=args.seed, opening_plies=args.opening_plies,
+            variant,
+            a,
+            b,
+            test,
+            cap,
+            args.movetime,
+            seed=args.seed,
+            opening_plies=args.opening_plies,
             balance_cp=args.opening_balance,
-            jobs=args.jobs, progress=_sprt_line, on_game=record, previous=previous,
+            jobs=args.jobs,
+            progress=_sprt_line,
+            on_game=record,
+            previous=previous,
         )
         print(_verdict(test, status, cap))
         _print_table(result, a, b)
@@ -340,18 +392,24 @@ def _print_table(result: MatchResult, a: PlayerConfig, b: PlayerConfig) -> None:
     elo, lo, hi = result.elo()
     w = max(28, len(a.label), len(b.label))  # an engine's command line can be long
     print(f"{'player':<8} {'config':<{w}} {'wins':>5} {'losses':>6} {'draws':>5} {'score':>7}")
-    print(f"{'A':<8} {a.label:<{w}} {result.wins:>5} {result.losses:>6} {result.draws:>5} "
-          f"{100 * result.score / n:>6.1f}%")
-    print(f"{'B':<8} {b.label:<{w}} {result.losses:>5} {result.wins:>6} {result.draws:>5} "
-          f"{100 * (n - result.score) / n:>6.1f}%")
+    print(
+        f"{'A':<8} {a.label:<{w}} {result.wins:>5} {result.losses:>6} {result.draws:>5} "
+        f"{100 * result.score / n:>6.1f}%"
+    )
+    print(
+        f"{'B':<8} {b.label:<{w}} {result.losses:>5} {result.wins:>6} {result.draws:>5} "
+        f"{100 * (n - result.score) / n:>6.1f}%"
+    )
     if math.isinf(elo):
         bound = lo if elo > 0 else hi
         print(f"Elo difference A - B: {format_elo(elo)} (95% interval from {format_elo(bound)})")
     else:
         print(f"Elo difference A - B: {format_elo(elo)} (95% interval {format_elo(lo)} .. {format_elo(hi)})")
     plies = sorted(g.plies for g in result.games)
-    print(f"game length: median {plies[n // 2]} plies; endings: "
-          + ", ".join(f"{r} {c}" for r, c in _count(g.reason for g in result.games)))
+    print(
+        f"game length: median {plies[n // 2]} plies; endings: "
+        + ", ".join(f"{r} {c}" for r, c in _count(g.reason for g in result.games))
+    )
 
 
 def _count(items: Iterable[str]) -> list[tuple[str, int]]:

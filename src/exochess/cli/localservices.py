@@ -29,8 +29,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_port(port: int, timeout: float = 30.0,
-              process: subprocess.Popen[bytes] | None = None) -> None:
+def wait_port(port: int, timeout: float = 30.0, process: subprocess.Popen[bytes] | None = None) -> None:
     """Wait until something accepts connections on 127.0.0.1:``port``.
 
     With ``process`` (the program meant to listen there), stop waiting as soon as it exits:
@@ -39,8 +38,7 @@ def wait_port(port: int, timeout: float = 30.0,
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
-            raise ChildProcessError(
-                f"the program for port {port} exited with status {process.returncode}")
+            raise ChildProcessError(f"the program for port {port} exited with status {process.returncode}")
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
             return
         time.sleep(0.05)
@@ -76,9 +74,24 @@ class RedisServer:
         self.root.mkdir(parents=True, exist_ok=True)
         log = open(self.root / "redis.log", "ab")  # noqa: SIM115 - the child's for its lifetime
         self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.root),
-             "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.root),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "yes",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         wait_port(self.port)
         return self
@@ -130,8 +143,9 @@ class PostgresServer:
         options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=200"
         if not self.durable:
             options += " -c fsync=off -c synchronous_commit=off"
-        self._run(self.pg_ctl, "-D", str(self.data), "-o", options, "-l", str(self.root / "pg.log"),
-                  "-w", "start")
+        self._run(
+            self.pg_ctl, "-D", str(self.data), "-o", options, "-l", str(self.root / "pg.log"), "-w", "start"
+        )
         return self
 
     def stop(self) -> None:

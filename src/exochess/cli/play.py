@@ -34,8 +34,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("play", help="play a game in the terminal")
     add_variant_and_fen(p)
     p.add_argument("--computer", choices=("white", "black"), help="the engine plays this side")
-    p.add_argument("--level", type=int, default=4, choices=range(1, 9), metavar="N",
-                   help="engine level 1-8 (default 4)")
+    p.add_argument(
+        "--level", type=int, default=4, choices=range(1, 9), metavar="N", help="engine level 1-8 (default 4)"
+    )
     p.add_argument("--movetime", type=int, metavar="MS", help="engine thinking time per move")
     p.set_defaults(handler=cmd_play)
 
@@ -57,7 +58,11 @@ class TerminalGame:
     """The read-eval-print loop of a terminal game."""
 
     def __init__(
-        self, board: Board, out: TextIO, computer: bool | None = None, level: int = 4,
+        self,
+        board: Board,
+        out: TextIO,
+        computer: bool | None = None,
+        level: int = 4,
         movetime_ms: int | None = None,
     ) -> None:
         self.board = board
@@ -147,8 +152,11 @@ class TerminalGame:
             try:
                 self.say(f"Undone: {self.board.pop_action()}")
                 # Against the computer, take back to the human's own turn.
-                while self.computer is not None and (self.board.turn == self.computer or
-                                                     self.board.turn_open) and self.board.ply():
+                while (
+                    self.computer is not None
+                    and (self.board.turn == self.computer or self.board.turn_open)
+                    and self.board.ply()
+                ):
                     self.say(f"Undone: {self.board.pop_action()}")
             except IndexError:
                 self.say("Nothing to undo.")

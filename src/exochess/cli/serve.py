@@ -27,16 +27,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="SQLAlchemy URL (default: $EXOCHESS_DATABASE_URL or sqlite:///exochess.sqlite)",
     )
-    parser.add_argument("--engine-workers", type=int, default=None,
-                        help="engine processes (default: $EXOCHESS_ENGINE_WORKERS or 2)")
+    parser.add_argument(
+        "--engine-workers",
+        type=int,
+        default=None,
+        help="engine processes (default: $EXOCHESS_ENGINE_WORKERS or 2)",
+    )
     parser.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
-    parser.add_argument("--log-format", choices=("text", "json"), default="text",
-                        help="log lines as text or as one JSON object each (default text)")
-    parser.add_argument("--redis-url", default=None,
-                        help="Redis for many processes (default: $EXOCHESS_REDIS_URL; none: one process)")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="only 1: run several servers as separate commands on their own ports "
-                             "behind the proxy, or with 'exochess cluster --servers N'")
+    parser.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default="text",
+        help="log lines as text or as one JSON object each (default text)",
+    )
+    parser.add_argument(
+        "--redis-url",
+        default=None,
+        help="Redis for many processes (default: $EXOCHESS_REDIS_URL; none: one process)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="only 1: run several servers as separate commands on their own ports "
+        "behind the proxy, or with 'exochess cluster --servers N'",
+    )
 
 
 def register(sub: Any) -> None:
@@ -56,8 +71,11 @@ def run(args: argparse.Namespace) -> int:
         from exochess.web import create_app
         from exochess.web.storage.migrate import upgrade_database
     except ImportError as exc:  # pragma: no cover - depends on the install
-        print(f"exochess serve: error: the web extra is not installed ({exc}); "
-              "run: pip install 'exochess[web]'", file=sys.stderr)
+        print(
+            f"exochess serve: error: the web extra is not installed ({exc}); "
+            "run: pip install 'exochess[web]'",
+            file=sys.stderr,
+        )
         return 2
     from exochess.web.http.logs import logging_config
     from exochess.web.http.protocols import UVICORN_PROTOCOLS
@@ -65,25 +83,32 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         # read once: the environment, the command line's options on top
-        settings = load_settings(database_url=args.database_url, redis_url=args.redis_url,
-                                 engine_workers=args.engine_workers)
+        settings = load_settings(
+            database_url=args.database_url, redis_url=args.redis_url, engine_workers=args.engine_workers
+        )
     except SettingsError as exc:
         print(f"exochess serve: error: {exc}", file=sys.stderr)
         return 2
     url = settings.database_url
     redis = settings.redis_url
     if args.workers != 1:
-        print("exochess serve: error: one command runs one server process: start several on their own "
-              "ports behind the proxy (docs/deploy.md), or run 'exochess cluster --servers N' on one "
-              "machine", file=sys.stderr)
+        print(
+            "exochess serve: error: one command runs one server process: start several on their own "
+            "ports behind the proxy (docs/deploy.md), or run 'exochess cluster --servers N' on one "
+            "machine",
+            file=sys.stderr,
+        )
         return 2
     if redis is not None:
         try:
             import arq  # noqa: F401
             import redis as _redis  # noqa: F401
         except ImportError as exc:  # pragma: no cover - depends on the install
-            print(f"exochess serve: error: Redis mode needs the cluster extra ({exc}); "
-                  "run: pip install 'exochess[cluster]'", file=sys.stderr)
+            print(
+                f"exochess serve: error: Redis mode needs the cluster extra ({exc}); "
+                "run: pip install 'exochess[cluster]'",
+                file=sys.stderr,
+            )
             return 2
     # processes started from this one (the engine's workers) read the same settings
     os.environ["EXOCHESS_DATABASE_URL"] = url
@@ -101,7 +126,10 @@ def run(args: argparse.Namespace) -> int:
     mode = f", Redis {redis}" if redis else ""
     print(f"exochess: serving on http://{args.host}:{args.port}/ (database {url}{mode})", flush=True)
     options: dict[str, Any] = {
-        "host": args.host, "port": args.port, "log_level": args.log_level, "ws_max_size": 1 << 16,
+        "host": args.host,
+        "port": args.port,
+        "log_level": args.log_level,
+        "ws_max_size": 1 << 16,
         **UVICORN_PROTOCOLS,  # uvicorn's, freeing each ended connection without the collector
         "log_config": logging_config(args.log_level, args.log_format),
         # on SIGTERM: requests in flight finish (their moves are stored), websockets are closed

@@ -68,7 +68,16 @@ def analyse(
 
 
 __all__ = [
-    "LEVELS", "MATE", "MAX_MULTIPV", "Analysis", "EngineError", "Level", "Limits", "SearchOptions",
+    "LEVELS",
+    "MATE",
+    "MAX_MULTIPV",
+    "Analysis",
+    "EngineError",
+    "Level",
+    "Limits",
+    "SearchOptions",
     "Searcher",
-    "analyse", "best_move", "level",
+    "analyse",
+    "best_move",
+    "level",
 ]

@@ -162,7 +162,7 @@ class EngineProtocol:
             raise ValueError("expected: setoption name <Name> value <value>")
         i = args.index("value")
         name = " ".join(args[1:i]).lower()
-        value = " ".join(args[i + 1:])
+        value = " ".join(args[i + 1 :])
         if not value:
             raise ValueError("missing value")
         self.finish()
@@ -195,7 +195,7 @@ class EngineProtocol:
             raise ValueError("expected: position startpos|fen <FEN> [moves ...]")
         if "moves" in args:
             i = args.index("moves")
-            spec, moves = args[:i], args[i + 1:]
+            spec, moves = args[:i], args[i + 1 :]
         else:
             spec, moves = args, []
         if spec[0] == "startpos" and len(spec) == 1:

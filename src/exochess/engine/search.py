@@ -152,8 +152,7 @@ after the first LMP_COUNT[d] searched are skipped once a move has scored above a
 LMR_TABLE_SIZE: Final = 64
 LMR_REDUCTION: Final = tuple(
     tuple(
-        0 if d < 3 or n < 3 else int(0.75 + math.log(d) * math.log(n) / 2.25)
-        for n in range(LMR_TABLE_SIZE)
+        0 if d < 3 or n < 3 else int(0.75 + math.log(d) * math.log(n) / 2.25) for n in range(LMR_TABLE_SIZE)
     )
     for d in range(LMR_TABLE_SIZE)
 )
@@ -538,9 +537,11 @@ class Searcher:
                     for rank, (i, s, line_pv) in enumerate(lines)
                 ]
             else:
-                pv = self._root_pv if self._root_pv and self._root_pv[0] is root_moves[best_i] else [
-                    root_moves[best_i]
-                ]
+                pv = (
+                    self._root_pv
+                    if self._root_pv and self._root_pv[0] is root_moves[best_i]
+                    else [root_moves[best_i]]
+                )
                 result = self._analysis(depth, best_score, root_moves[best_i], pv)
             if on_iteration is not None:
                 on_iteration(result)
@@ -636,8 +637,9 @@ class Searcher:
         self.order_value = [ev.value_of[c] for c in range(32)]
         if royal:
             self.order_value[royal & 31] = self.order_value[-royal & 31] = 20_000
-        self.promo_value = {letter: ev.value_of[code & 31] for code, letter in variant.letters.items()
-                            if code > 0}
+        self.promo_value = {
+            letter: ev.value_of[code & 31] for code, letter in variant.letters.items() if code > 0
+        }
         self.options = options
         self.quiescence = options.quiescence
         self.delta_margin = ev.delta_margin
@@ -664,7 +666,8 @@ class Searcher:
         # nor pawn-like: a side with none of them may be in zugzwang, so it never passes.
         # Indexed by the side's sign (+1 White, -1 Black, which is the last entry).
         white_big = tuple(
-            code for code in variant.letters
+            code
+            for code in variant.letters
             if code > 0 and code != royal and ev.value_of[code & 31] >= ZUGZWANG_VALUE
         )
         self.big_pieces = [(), white_big, tuple(-code & 31 for code in white_big)]
@@ -868,8 +871,12 @@ class Searcher:
         elif len(m) == 17:  # three triples: most captures
             _, _, _, _, _, _, _, _, s1, b1, a1, s2, b2, a2, s3, b3, a3 = m
             d = (
-                by_code[a1][s1] - by_code[b1][s1] + by_code[a2][s2] - by_code[b2][s2]
-                + by_code[a3][s3] - by_code[b3][s3]
+                by_code[a1][s1]
+                - by_code[b1][s1]
+                + by_code[a2][s2]
+                - by_code[b2][s2]
+                + by_code[a3][s3]
+                - by_code[b3][s3]
             )
         else:
             d = 0
@@ -1118,9 +1125,12 @@ class Searcher:
             by_code = self.by_code
             side = board.side
             quiets = [
-                ((hist_get((m[FROM] << 8) | m[TO], 0) << 12)
-                 + (side * (by_code[m[13]][m[11]] - by_code[m[9]][m[8]]) if len(m) == 14 else 0)
-                 + (1 << 40 if m[PROMOTION] else 0), m)
+                (
+                    (hist_get((m[FROM] << 8) | m[TO], 0) << 12)
+                    + (side * (by_code[m[13]][m[11]] - by_code[m[9]][m[8]]) if len(m) == 14 else 0)
+                    + (1 << 40 if m[PROMOTION] else 0),
+                    m,
+                )
                 for m in moves
                 if not m[VICTIMS]
             ]
@@ -1226,8 +1236,14 @@ class Searcher:
                     score = -self._negamax(new_depth, -beta, -alpha, ply + 1, pv_node)
                 else:
                     reduction = 0
-                    if self.lmr and not pv_node and depth >= 3 and searched >= 3 and not capture \
-                            and not extended:
+                    if (
+                        self.lmr
+                        and not pv_node
+                        and depth >= 3
+                        and searched >= 3
+                        and not capture
+                        and not extended
+                    ):
                         # At least one full ply stays, so the reduced search is never quiescence alone.
                         reduction = min(
                             LMR_REDUCTION[min(depth, LMR_TABLE_SIZE - 1)][min(searched, LMR_TABLE_SIZE - 1)],

@@ -96,8 +96,9 @@ class Diagram:
 
 
 def _names(value: str) -> tuple[str, ...]:
-    return tuple(part.strip().lower() for part in value.replace(";", ",").replace(" ", ",").split(",")
-                 if part.strip())
+    return tuple(
+        part.strip().lower() for part in value.replace(";", ",").replace(" ", ",").split(",") if part.strip()
+    )
 
 
 def parse_diagram(text: str, variant: str) -> Diagram:
@@ -207,8 +208,15 @@ def generated_page(variant: Variant) -> str:
         royal = variant.piece_names.get(variant.royal, variant.royal)
         lines += ["", f"A side left with fewer than {variant.royal_minimum} {royal} loses."]
     if variant.starting_fen:
-        lines += ["", "## Starting position", "", "```diagram", f"fen: {variant.starting_fen}",
-                  "caption: The starting position.", "```"]
+        lines += [
+            "",
+            "## Starting position",
+            "",
+            "```diagram",
+            f"fen: {variant.starting_fen}",
+            "caption: The starting position.",
+            "```",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -223,7 +231,7 @@ def diagrams(variant_name: str | Variant, lang: str = "en") -> list[Diagram]:
             j = i + 1
             while j < len(lines) and lines[j].strip() != "```":
                 j += 1
-            found.append(parse_diagram("\n".join(lines[i + 1:j]), name))
+            found.append(parse_diagram("\n".join(lines[i + 1 : j]), name))
             i = j
         i += 1
     return found
@@ -266,6 +274,15 @@ def render_html(variant_name: str | Variant, lang: str = "en") -> str:
 
 
 __all__ = [
-    "Diagram", "RulesDocError", "available", "canonical_name", "diagrams", "generated_page",
-    "page_language", "parse_diagram", "render_html", "source", "translated_page",
+    "Diagram",
+    "RulesDocError",
+    "available",
+    "canonical_name",
+    "diagrams",
+    "generated_page",
+    "page_language",
+    "parse_diagram",
+    "render_html",
+    "source",
+    "translated_page",
 ]

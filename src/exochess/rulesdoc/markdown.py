@@ -94,8 +94,11 @@ def _table(rows: list[str]) -> str:
 
     head = cells(rows[0])
     body = [cells(r) for r in rows[2:]]
-    out = ["<table>", "<thead><tr>" + "".join(f"<th>{inline(c)}</th>" for c in head) + "</tr></thead>",
-           "<tbody>"]
+    out = [
+        "<table>",
+        "<thead><tr>" + "".join(f"<th>{inline(c)}</th>" for c in head) + "</tr></thead>",
+        "<tbody>",
+    ]
     for row in body:
         row = (row + [""] * len(head))[: len(head)]
         out.append("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in row) + "</tr>")
@@ -123,8 +126,12 @@ def render(text: str, *, directives: Mapping[str, Directive] | None = None, id_p
 
     def starts_block(line: str) -> bool:
         return bool(
-            _HEADING.match(line) or _FENCE.match(line) or _BULLET.match(line) or _ORDERED.match(line)
-            or _RULE.match(line) or line.lstrip().startswith(">")
+            _HEADING.match(line)
+            or _FENCE.match(line)
+            or _BULLET.match(line)
+            or _ORDERED.match(line)
+            or _RULE.match(line)
+            or line.lstrip().startswith(">")
         )
 
     while i < n:
@@ -164,8 +171,11 @@ def render(text: str, *, directives: Mapping[str, Directive] | None = None, id_p
             while i < n and lines[i].lstrip().startswith(">"):
                 quoted.append(lines[i].lstrip()[1:].removeprefix(" "))
                 i += 1
-            out.append("<blockquote>\n" + render("\n".join(quoted), directives=directives,
-                                                 id_prefix=id_prefix) + "</blockquote>")
+            out.append(
+                "<blockquote>\n"
+                + render("\n".join(quoted), directives=directives, id_prefix=id_prefix)
+                + "</blockquote>"
+            )
             continue
         if "|" in line and i + 1 < n and _TABLE_SEP.match(lines[i + 1]):
             rows = [line, lines[i + 1]]
@@ -192,8 +202,13 @@ def render(text: str, *, directives: Mapping[str, Directive] | None = None, id_p
                     items[-1].append(current.strip())
                     i += 1
                     continue
-                if not current.strip() and i + 1 < n and (
-                    pattern.match(lines[i + 1]) or (lines[i + 1].startswith("  ") and lines[i + 1].strip())
+                if (
+                    not current.strip()
+                    and i + 1 < n
+                    and (
+                        pattern.match(lines[i + 1])
+                        or (lines[i + 1].startswith("  ") and lines[i + 1].strip())
+                    )
                 ):
                     i += 1
                     continue

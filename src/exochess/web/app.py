@@ -66,8 +66,12 @@ def create_app_from_env() -> FastAPI:
 
 
 def create_app(
-    database: str | None = None, *, engine_workers: int | None = None, use_engine_pool: bool = True,
-    rate_limits: Mapping[str, list[RateLimitItem]] | str | None = None, redis: str | None = None,
+    database: str | None = None,
+    *,
+    engine_workers: int | None = None,
+    use_engine_pool: bool = True,
+    rate_limits: Mapping[str, list[RateLimitItem]] | str | None = None,
+    redis: str | None = None,
     settings: Settings | None = None,
 ) -> FastAPI:
     """Build the site from ``settings`` (default: read from the environment once, here), the
@@ -76,9 +80,17 @@ def create_app(
     Redis URL for Redis mode: changes fan out to the other server processes, engine work goes
     to ``exochess worker`` processes, and the rate limits are counted in Redis."""
     base = settings if settings is not None else load_settings()
-    settings = base.model_copy(update={k: v for k, v in {
-        "database_url": database, "engine_workers": engine_workers, "redis_url": redis,
-    }.items() if v is not None})
+    settings = base.model_copy(
+        update={
+            k: v
+            for k, v in {
+                "database_url": database,
+                "engine_workers": engine_workers,
+                "redis_url": redis,
+            }.items()
+            if v is not None
+        }
+    )
     url = settings.database_url
     shared = settings.redis_url
     limits = RateLimits(settings.rate_limits if rate_limits is None else rate_limits, redis_url=shared)
@@ -113,14 +125,16 @@ def create_app(
                 pool = queue = JobQueue(shared, limit=settings.engine_queue_limit)
         elif use_engine_pool:
             pool = EnginePool(settings.engine_workers, hash_mb=settings.engine_hash_mb)
-        service = GameService(storage, pool, hub, timing=settings.timing(),
-                              position_time_limit_s=settings.position_time_limit_s)
+        service = GameService(
+            storage, pool, hub, timing=settings.timing(), position_time_limit_s=settings.position_time_limit_s
+        )
         app.state.service = service
         app.state.accounts = Accounts(storage.engine)
         app.state.sessions = Sessions(storage.engine)
         app.state.login_guard = LoginGuard(limits)
-        app.state.lobby = lobby = Lobby(service, limits, grace_s=settings.lobby_grace_s,
-                                        tiny_clocks=settings.test_tiny_clocks)
+        app.state.lobby = lobby = Lobby(
+            service, limits, grace_s=settings.lobby_grace_s, tiny_clocks=settings.test_tiny_clocks
+        )
         app.state.chat = Chat(service, limits)
         await lobby.start()
         app.state.dead_games = dead_games = DeadGames(service)
@@ -158,8 +172,13 @@ def create_app(
         # full passes rarer; a young pass stays short (it scans only the young objects).
         gc.set_threshold(GC_YOUNG_OBJECTS, *gc.get_threshold()[1:])
         if queue is not None and shared is not None:
-            sweep = EngineSweep(shared, storage, service.resume_engine_game,
-                                every_s=settings.engine_sweep_s, after_s=settings.engine_sweep_after_s)
+            sweep = EngineSweep(
+                shared,
+                storage,
+                service.resume_engine_game,
+                every_s=settings.engine_sweep_s,
+                after_s=settings.engine_sweep_after_s,
+            )
             sweep.start()
         try:
             yield
@@ -191,7 +210,8 @@ def create_app(
 
     app = FastAPI(title="exochess", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.settings = SiteSettings(
-        has_engine=use_engine_pool, glyphs={v.name: glyphs(v) for v in all_variants()},
+        has_engine=use_engine_pool,
+        glyphs={v.name: glyphs(v) for v in all_variants()},
         tiny_clocks=settings.test_tiny_clocks,
     )
     app.state.config = settings

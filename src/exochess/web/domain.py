@@ -142,7 +142,8 @@ class ChallengeNotFound(GameNotFound):
 
     def __init__(self, challenge_id: str) -> None:
         GameServiceError.__init__(
-            self, N_("unknown challenge id {challenge_id} (cancelled, expired or never posted)"),
+            self,
+            N_("unknown challenge id {challenge_id} (cancelled, expired or never posted)"),
             challenge_id=repr(challenge_id),
         )
         self.game_id = challenge_id

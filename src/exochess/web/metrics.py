@@ -26,11 +26,10 @@ from prometheus_client import (
 )
 from prometheus_client.registry import Collector
 
-REQUESTS = Counter(
-    "exochess_http_requests_total", "HTTP requests answered", ["method", "status"]
-)
+REQUESTS = Counter("exochess_http_requests_total", "HTTP requests answered", ["method", "status"])
 REQUEST_SECONDS = Histogram(
-    "exochess_http_request_seconds", "Time to answer an HTTP request",
+    "exochess_http_request_seconds",
+    "Time to answer an HTTP request",
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
 ERRORS = Counter(
@@ -43,14 +42,17 @@ MOVES = Counter("exochess_moves_stored_total", "Moves stored (players' and the c
 REMOTE_MOVES = Counter(
     "exochess_remote_moves_total",
     "Moves stored by another process (Redis mode): played on the cached game from the message, "
-    "or the game read again from the database", ["how"],
+    "or the game read again from the database",
+    ["how"],
 )
 # The engine queue's depth, running jobs and live workers are read from Redis at each scrape
 # (exochess.web.game.queuestats, added with add_collector): a process's own count is wrong as
 # soon as another process queues or runs a job.
 ENGINE_SECONDS = Histogram(
-    "exochess_engine_job_seconds", "Time from queueing an engine job to its answer being stored",
-    ["kind"], buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64),
+    "exochess_engine_job_seconds",
+    "Time from queueing an engine job to its answer being stored",
+    ["kind"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64),
 )
 
 _WAIT_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)
@@ -58,24 +60,33 @@ _WAIT_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)
 # single SQLite thread, the game-views pool), and waiting for the event loop once the work is
 # done (a busy loop or the GIL held elsewhere).  ``bench/web.py --attack`` reads them per phase.
 WORK_WAIT = Histogram(
-    "exochess_work_wait_seconds", "Time a job waited in its pool's queue before a thread took it",
-    ["pool"], buckets=_WAIT_BUCKETS,
+    "exochess_work_wait_seconds",
+    "Time a job waited in its pool's queue before a thread took it",
+    ["pool"],
+    buckets=_WAIT_BUCKETS,
 )
 WORK_RUN = Histogram(
-    "exochess_work_run_seconds", "Time a job ran in its worker thread", ["pool"], buckets=_WAIT_BUCKETS,
+    "exochess_work_run_seconds",
+    "Time a job ran in its worker thread",
+    ["pool"],
+    buckets=_WAIT_BUCKETS,
 )
 WORK_RESUME = Histogram(
     "exochess_work_resume_seconds",
     "Time from a job's end in its thread to the waiting coroutine running again (event loop delay)",
-    ["pool"], buckets=_WAIT_BUCKETS,
+    ["pool"],
+    buckets=_WAIT_BUCKETS,
 )
 LOOP_LAG = Histogram(
-    "exochess_event_loop_lag_seconds", "How late a periodic timer on the event loop ran",
+    "exochess_event_loop_lag_seconds",
+    "How late a periodic timer on the event loop ran",
     buckets=_WAIT_BUCKETS,
 )
 MOVE_SECONDS = Histogram(
-    "exochess_move_seconds", "Time from a player's move arriving to its answer, by stage",
-    ["stage"], buckets=_WAIT_BUCKETS,
+    "exochess_move_seconds",
+    "Time from a player's move arriving to its answer, by stage",
+    ["stage"],
+    buckets=_WAIT_BUCKETS,
 )
 MOVES_PER_STATEMENT = Histogram(
     "exochess_moves_per_statement",
@@ -92,24 +103,30 @@ BUS_SEND = Histogram(
     "exochess_bus_send_seconds",
     "Redis mode: an envelope's way out of this process, by stage: 'wait' from being queued to "
     "being written to Redis's connection",
-    ["stage"], buckets=_WAIT_BUCKETS,
+    ["stage"],
+    buckets=_WAIT_BUCKETS,
 )
 BUS_HANDLE = Histogram(
     "exochess_bus_handle_seconds",
     "Redis mode: time this process took to handle one envelope from another (the subscriber "
-    "takes the next one after it)", buckets=_WAIT_BUCKETS,
+    "takes the next one after it)",
+    buckets=_WAIT_BUCKETS,
 )
 
 GC_PAUSE = Histogram(
-    "exochess_gc_pause_seconds", "Time the garbage collector stopped the process, by generation",
-    ["generation"], buckets=_WAIT_BUCKETS,
+    "exochess_gc_pause_seconds",
+    "Time the garbage collector stopped the process, by generation",
+    ["generation"],
+    buckets=_WAIT_BUCKETS,
 )
 # The pause above is wall-clock time: it includes the time the collecting thread waited for a
 # core, and for the GIL while finalizers ran and another thread took it.  The CPU time the
 # collecting thread itself spent tells the collector's own cost from those waits.
 GC_CPU = Histogram(
-    "exochess_gc_cpu_seconds", "CPU time of the thread that ran a garbage collection, by generation",
-    ["generation"], buckets=(0.0005, *_WAIT_BUCKETS),
+    "exochess_gc_cpu_seconds",
+    "CPU time of the thread that ran a garbage collection, by generation",
+    ["generation"],
+    buckets=(0.0005, *_WAIT_BUCKETS),
 )
 GC_THREAD = Counter(
     "exochess_gc_collections_total",

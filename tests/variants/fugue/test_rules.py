@@ -24,9 +24,7 @@ def test_f01_initial_position_has_22_moves_each_side() -> None:
     assert all(str(m)[-1] == "6" for m in black.legal_moves)
 
 
-@pytest.mark.parametrize(
-    "fen", ["8/8/3p4/3l4/1wLP4/4Q3/1p3q2/8 w", "7k/8/3p4/3l4/1wLP4/4Q3/1p3q2/7K w"]
-)
+@pytest.mark.parametrize("fen", ["8/8/3p4/3l4/1wLP4/4Q3/1p3q2/8 w", "7k/8/3p4/3l4/1wLP4/4Q3/1p3q2/7K w"])
 def test_f02_seed_diagram_pawn_captures(fen: str) -> None:
     board = Board("fugue", fen=fen)
     moves = moves_of(board, "d4")
@@ -172,8 +170,7 @@ def test_f16_threefold_repetition_counts_the_initial_position() -> None:
 def test_f17_immobilized_shield_still_protects() -> None:
     board = Board("fugue", fen="6k1/2I5/1s6/p7/8/8/8/Q6K w")
     assert moves_of(board, "a1") == split(
-        "a1-a2 a1-a3 a1-a4 a1-b1 a1-c1 a1-d1 a1-e1 a1-f1 a1-g1 a1-b2 a1-c3 a1-d4 a1-e5 a1-f6 "
-        "a1-g7 a1-h8"
+        "a1-a2 a1-a3 a1-a4 a1-b1 a1-c1 a1-d1 a1-e1 a1-f1 a1-g1 a1-b2 a1-c3 a1-d4 a1-e5 a1-f6 a1-g7 a1-h8"
     )
 
 

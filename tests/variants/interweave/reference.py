@@ -54,7 +54,7 @@ def parse_counts(text: str) -> list[int]:
         if rest[0] == "[":
             close = rest.index("]")
             counts.append(int(rest[1:close]))
-            rest = rest[close + 1:]
+            rest = rest[close + 1 :]
         else:
             counts.append(int(rest[0]))
             rest = rest[1:]
@@ -282,4 +282,3 @@ def perft(fen: str, depth: int) -> int:
             continue  # a King was taken: the game is over
         total += perft(after, depth - 1)
     return total
-

@@ -12,7 +12,8 @@ from exochess.variants.interweave.rules import shown_text
 
 def must_capture(fen: str) -> list[str]:
     return [
-        square_name(m.square) for m in Board("interweave", fen=fen).annotations().marks
+        square_name(m.square)
+        for m in Board("interweave", fen=fen).annotations().marks
         if m.kind == MUST_CAPTURE
     ]
 
@@ -45,14 +46,24 @@ def test_i11_en_passant_is_compulsory_too() -> None:
 def test_i12_reserves_are_reported_per_side() -> None:
     notes = Board("interweave", fen="3kk3/2P5/4P3/8/8/8/8/3KK3 w - 102030").annotations()
     assert notes.reserves == (
-        Reserve(True, "R", 1), Reserve(True, "N", 0), Reserve(True, "B", 2),
-        Reserve(False, "R", 0), Reserve(False, "N", 3), Reserve(False, "B", 0),
+        Reserve(True, "R", 1),
+        Reserve(True, "N", 0),
+        Reserve(True, "B", 2),
+        Reserve(False, "R", 0),
+        Reserve(False, "N", 3),
+        Reserve(False, "B", 0),
     )
 
 
-@pytest.mark.parametrize(("text", "shown"), [
-    ("e7-e8=R", "e7-e8=S"), ("d7xd8=N", "d7xd8=L"), ("c7-c8=B", "c7-c8=X"), ("e4@(e5,f4)", "e4@(e5,f4)"),
-])
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("e7-e8=R", "e7-e8=S"),
+        ("d7xd8=N", "d7xd8=L"),
+        ("c7-c8=B", "c7-c8=X"),
+        ("e4@(e5,f4)", "e4@(e5,f4)"),
+    ],
+)
 def test_compulsory_capture_texts_write_moves_in_the_boards_letters(text: str, shown: str) -> None:
     """The compulsory-capture reasons list moves as the board draws the pieces (issue 40): a
     promotion to a Smasher is written =S, as on its glyph, not =R, its FEN letter."""

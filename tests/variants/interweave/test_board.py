@@ -36,7 +36,10 @@ def test_stepwise_chain_and_copy_mid_turn() -> None:
 def test_terminal_play_accepts_a_chain_action_by_action() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "exochess.cli.main", "play", "interweave", "--fen", CHAIN],
-        input="d4xd6(d5)\nd6xb6(c6)\nfen\n", capture_output=True, text=True, timeout=120,
+        input="d4xd6(d5)\nd6xb6(c6)\nfen\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0
     assert "Last move: d4xd6(d5),d6xb6(c6)" in result.stdout
@@ -45,14 +48,17 @@ def test_terminal_play_accepts_a_chain_action_by_action() -> None:
 
 def test_cli_moves_and_perft() -> None:
     def run(*args: str) -> str:
-        done = subprocess.run([sys.executable, "-m", "exochess.cli.main", *args],
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "exochess.cli.main", *args], capture_output=True, text=True, timeout=120
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout
 
     assert run("perft", "interweave", "2").strip() == "nodes 888"
     assert run("moves", "interweave", "--fen", CHAIN).split() == [
-        "d4xd6(d5),d6xb6(c6)", "d4xd6(d5),d6xd8(d7)", "d4xd6(d5),d6xf6(e6),f6xf8(f7)",
+        "d4xd6(d5),d6xb6(c6)",
+        "d4xd6(d5),d6xd8(d7)",
+        "d4xd6(d5),d6xf6(e6),f6xf8(f7)",
     ]
 
 

@@ -49,7 +49,11 @@ def test_promoted_remover_fires_in_the_chain() -> None:
 def test_pawn_without_reserve_cannot_reach_the_last_rank() -> None:
     # The short leap would land on the last rank: impossible without a reserve, so no capture exists.
     assert turns("6kk/3p4/3P4/8/8/8/8/K1K5 w - 000000") == {
-        "d6-c7", "d6-e7", "a1-b2", "c1-b2", "c1-d2",
+        "d6-c7",
+        "d6-e7",
+        "a1-b2",
+        "c1-b2",
+        "c1-d2",
     }
     assert turns("6kk/3p4/3P4/8/8/8/8/K1K5 w - 010000") == {"d6xd8(d7)=N"}
 
@@ -79,7 +83,9 @@ def test_remover_takes_a_king_and_ends_the_game() -> None:
 def test_chains_continue_in_diagrams_without_kings() -> None:
     # No black King at all: capturing pieces never ends the game, the chain runs on.
     assert turns("8/3p1p2/2p1p3/3p4/3K4/8/8/8 w") == {
-        "d4xd6(d5),d6xb6(c6)", "d4xd6(d5),d6xd8(d7)", "d4xd6(d5),d6xf6(e6),f6xf8(f7)",
+        "d4xd6(d5),d6xb6(c6)",
+        "d4xd6(d5),d6xd8(d7)",
+        "d4xd6(d5),d6xf6(e6),f6xf8(f7)",
     }
 
 

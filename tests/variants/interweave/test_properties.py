@@ -27,7 +27,6 @@ STARTS = [
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-
 @PROPERTY
 @given(st.randoms(use_true_random=False), st.sampled_from(STARTS), st.integers(0, 40))
 def test_push_pop_restores_fen_and_hash(rng: random.Random, start: str, plies: int) -> None:

@@ -107,4 +107,3 @@ def test_agrees_with_the_reference_generator(seed: int) -> None:
                 if board.outcome() is None or raw is moves[-1]:
                     break
                 board.pop_raw()
-

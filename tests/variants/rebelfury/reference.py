@@ -22,8 +22,15 @@ KNIGHT: tuple[Coord, ...] = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1
 
 # The powers each type may use (SLIDE has no letter; "c" marks the automatic Capricorn strike).
 POWERS = {
-    "A": "A", "C": "c", "D": "SD", "G": "SG", "H": "SH", "J": "SJ", "X": "SX",
-    "F": "SCDGHJX", "M": "SACDGHJ",
+    "A": "A",
+    "C": "c",
+    "D": "SD",
+    "G": "SG",
+    "H": "SH",
+    "J": "SJ",
+    "X": "SX",
+    "F": "SCDGHJX",
+    "M": "SACDGHJ",
 }
 
 
@@ -85,8 +92,9 @@ def generate(placement: Placement, side: str) -> dict[str, RefMove]:
 
     result: dict[str, RefMove] = {}
 
-    def emit(frm: Coord, to: Coord, sep: str, victims: list[Coord], promo: str | None,
-             after: Placement, power: str) -> None:
+    def emit(
+        frm: Coord, to: Coord, sep: str, victims: list[Coord], promo: str | None, after: Placement, power: str
+    ) -> None:
         victims = sorted(set(victims))
         if sep == "-" and victims:
             sep = "x"
@@ -242,9 +250,7 @@ def key(placement: Placement, side: str) -> tuple[str, tuple[tuple[Coord, str], 
 def legal(placement: Placement, side: str, history: set[object]) -> dict[str, RefMove]:
     """Moves after the repetition ban; none if a side without Furies has just lost (after a move)."""
     other = "b" if side == "w" else "w"
-    return {
-        t: m for t, m in generate(placement, side).items() if key(m.after, other) not in history
-    }
+    return {t: m for t, m in generate(placement, side).items() if key(m.after, other) not in history}
 
 
 def perft(fen: str, depth: int) -> int:

@@ -93,9 +93,7 @@ def test_r04_advancer_promotion() -> None:
 
 def test_r05_gorgon_gaze() -> None:
     b = board(FRAME.format("12/12/5g6/12/6h5/C11/5J6/12"))
-    assert moves_of(b, "a5") == expand(
-        "a5-b5 a5-c5 a5-a6 a5-a7 a5-a8 a5-a4 a5-a3 a5-b6 a5-c7 a5-d8 a5-b4"
-    )
+    assert moves_of(b, "a5") == expand("a5-b5 a5-c5 a5-a6 a5-a7 a5-a8 a5-a4 a5-a3 a5-b6 a5-c7 a5-d8 a5-b4")
     assert moves_of(b, "f4") == expand("f4-d3 f4-d5 f4-e2 f4-e6 f4-g2 f4-h3 f4-h5 f4xg6")
     assert moves_of(b, "l2") == set()
 

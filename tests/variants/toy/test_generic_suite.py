@@ -26,9 +26,29 @@ def test_the_toy_game_passes_the_generic_suite() -> None:
         pytest.skip("the tests folder is not a source tree")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "--toy-game",
-         "-m", "generic", "-v", "--no-header", "-o", "addopts=", str(TESTS)],
-        cwd=TESTS.parent, env=env, capture_output=True, text=True, timeout=1200, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "--toy-game",
+            "-m",
+            "generic",
+            "-v",
+            "--no-header",
+            "-o",
+            "addopts=",
+            str(TESTS),
+        ],
+        cwd=TESTS.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
     )
     out = run.stdout + run.stderr
     assert run.returncode == 0, out[-6000:]

@@ -171,11 +171,7 @@ def test_engine_takes_a_free_rook() -> None:
 
 def test_bestmove_over_the_engine_protocol() -> None:
     commands = (
-        "uci\n"
-        "setoption name Variant value skirmish\n"
-        "position fen k5/6/6/2r3/6/K2N2 w\n"
-        "go depth 2\n"
-        "quit\n"
+        "uci\nsetoption name Variant value skirmish\nposition fen k5/6/6/2r3/6/K2N2 w\ngo depth 2\nquit\n"
     )
     out = io.StringIO()
     assert run_protocol(io.StringIO(commands), out) == 0

@@ -33,7 +33,9 @@ def _play(client: TestClient, gid: str, secrets: dict[str, str], plies: int) -> 
         color = "white" if ply % 2 == 0 else "black"
         text = sorted(str(m) for m in board.legal_moves)[ply % 3]
         board.push_text(text)
-        res = client.post(f"/api/games/{gid}/moves", json={"secret": secrets[color], "move": text, "ply": ply})
+        res = client.post(
+            f"/api/games/{gid}/moves", json={"secret": secrets[color], "move": text, "ply": ply}
+        )
         assert res.status_code == 200, res.text
 
 
@@ -46,8 +48,10 @@ def main(out: Path) -> None:
             res = client.post("/api/account/signup", json={"name": name, "password": "correct horse 42"})
             assert res.status_code == 201, res.text
         # a rated lobby game, resigned after four plies
-        posted = alice.post("/api/challenges", json={"variant": "fugue", "time_control": "5+3",
-                                                     "color": "white", "rated": True}).json()
+        posted = alice.post(
+            "/api/challenges",
+            json={"variant": "fugue", "time_control": "5+3", "color": "white", "rated": True},
+        ).json()
         cid = posted["challenge"]["id"]
         accepted = bob.post(f"/api/challenges/{cid}/accept", json={}).json()
         gid = accepted["game"]
@@ -56,8 +60,9 @@ def main(out: Path) -> None:
         assert bob.post(f"/api/games/{gid}/resign", json={"secret": secrets["black"]}).status_code == 200
         # games in progress: a clocked one between friends, an unclocked one
         for variant, control, plies in (("fugue", "10+0", 6), ("fugue", "-", 5), ("rebelfury", "3+2", 3)):
-            made = alice.post("/api/games", json={"variant": variant, "opponent": "friend",
-                                                  "time_control": control}).json()
+            made = alice.post(
+                "/api/games", json={"variant": variant, "opponent": "friend", "time_control": control}
+            ).json()
             seats = {c: s["secret"] for c, s in made["seats"].items()}
             _play(alice, made["id"], seats, plies)
             if control == "10+0":
@@ -75,8 +80,9 @@ def main(out: Path) -> None:
         # an open challenge
         bob.post("/api/challenges", json={"variant": "rebelfury", "time_control": "-", "name": "Bob"})
         games = alice.get("/api/games?limit=100").json()["games"]
-        expected = {g["id"]: [m["text"] for m in alice.get(f"/api/games/{g['id']}").json()["moves"]]
-                    for g in games}
+        expected = {
+            g["id"]: [m["text"] for m in alice.get(f"/api/games/{g['id']}").json()["moves"]] for g in games
+        }
     print(json.dumps(expected, indent=1, sort_keys=True))
 
 

@@ -27,8 +27,12 @@ def frozen_reason(variant: Variant, squares: list[int], square: int, immobilizer
     """The sentence for the piece on ``square`` frozen by the Immobilizer on ``immobilizer``
     (also the reason an illegal move of that piece is refused with)."""
     name = variant.piece_names[variant.letters[abs(squares[square])].upper()]
-    return Phrase("the {piece} on {square} is immobilized by the Immobilizer on {by}",
-                  piece=name, square=square_name(square), by=square_name(immobilizer))
+    return Phrase(
+        "the {piece} on {square} is immobilized by the Immobilizer on {by}",
+        piece=name,
+        square=square_name(square),
+        by=square_name(immobilizer),
+    )
 
 
 def annotate(variant: Variant, board: Board) -> Annotations:
@@ -49,7 +53,10 @@ def annotate(variant: Variant, board: Board) -> Annotations:
                     reason = Phrase(
                         "the {piece} on {square} is protected by the Shield on {by}: it cannot be"
                         " captured (it can still be swapped)",
-                        piece=name, square=square_name(t), by=square_name(s))
+                        piece=name,
+                        square=square_name(t),
+                        by=square_name(s),
+                    )
                     marks.append(Mark(t, SHIELDED, reason, (s,)))
     marks.sort(key=lambda m: (m.square, MARK_KINDS.index(m.kind)))
     return Annotations(marks=tuple(marks))

@@ -74,8 +74,15 @@ class Fugue(Variant):
     title = "Fugue"
     aliases = ("fugue-chess",)
     glyphs: ClassVar[dict[str, str]] = {
-        "K": "crown", "Q": "octagon", "I": "square", "U": "hexagon", "A": "triangle",
-        "S": "shield", "L": "diamond", "W": "star", "P": "pawn",
+        "K": "crown",
+        "Q": "octagon",
+        "I": "square",
+        "U": "hexagon",
+        "A": "triangle",
+        "S": "shield",
+        "L": "diamond",
+        "W": "star",
+        "P": "pawn",
     }
     evaluator = "exochess.variants.fugue.evaluation:FugueEvaluator"
     rules_page = "rules.md"
@@ -84,23 +91,30 @@ class Fugue(Variant):
     height = 8
     piece_letters = "KQIUASLWP"
     piece_names: ClassVar[dict[str, str]] = {
-        "K": "King", "Q": "Queen", "I": "Immobilizer", "U": "Pushme-Pullyu",
-        "A": "Archer", "S": "Shield", "L": "Long Leaper", "W": "Swapper", "P": "Cannon Pawn",
+        "K": "King",
+        "Q": "Queen",
+        "I": "Immobilizer",
+        "U": "Pushme-Pullyu",
+        "A": "Archer",
+        "S": "Shield",
+        "L": "Long Leaper",
+        "W": "Swapper",
+        "P": "Cannon Pawn",
     }
     piece_descriptions: ClassVar[dict[str, str]] = {
         "K": "Steps one square any way and captures by landing on its victim; lose it and you lose.",
         "Q": "Slides any distance in eight directions and captures by landing on its victim.",
         "I": "Slides like a queen and never captures; enemy pieces next to it cannot move.",
         "U": "Slides like a queen; captures by moving away from an enemy behind it, or by stopping "
-             "just in front of one.",
+        "just in front of one.",
         "A": "Slides like a queen, or shoots without moving: the first piece on a line, two squares "
-             "away at most, or farther when a friend stands next to it.",
+        "away at most, or farther when a friend stands next to it.",
         "S": "Slides like a queen and never captures; friendly pieces next to it cannot be captured.",
         "L": "Slides like a queen; captures by jumping over an enemy onto an empty square beyond it.",
         "W": "Slides like a queen; swaps places with the first enemy on a line, or destroys itself "
-             "together with an enemy next to it.",
+        "together with an enemy next to it.",
         "P": "Steps one square any way, or jumps over a neighbour, capturing an enemy where it lands; "
-             "promotes on the last rank.",
+        "promotes on the last rank.",
     }
     annotator = "exochess.variants.fugue.annotations:annotate"
     royal = "K"
@@ -274,8 +288,7 @@ class Fugue(Variant):
                 if enemy[x] and t != ray[0] and t not in prot:
                     land = before[t]
                     # RELOCATION_AND_VICTIM
-                    approach = (s, land, "x", victim[t], None, None, None, None,
-                                s, v, 0, t, x, 0, land, 0, v)
+                    approach = (s, land, "x", victim[t], None, None, None, None, s, v, 0, t, x, 0, land, 0, v)
                     if plain:
                         moves[-1] = approach  # the plain slide onto ``land``, just added, captures
                     else:
@@ -360,9 +373,7 @@ class Fugue(Variant):
                 return True
         return False
 
-    def _pawn_steps(
-        self, b: list[int], me: int, s: int, where: list[set[int]], moves: list[RawMove]
-    ) -> None:
+    def _pawn_steps(self, b: list[int], me: int, s: int, where: list[set[int]], moves: list[RawMove]) -> None:
         """The moves of a Cannon Pawn on ``s`` that capture nothing: a step to an empty
         neighbour, or a leap over an occupied one onto an empty square."""
         v = _CODES[me][PAWN]

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from exochess.variant import Variant
 
 
-
 def annotate(variant: Variant, board: Board) -> Annotations:
     """The pieces of the side to move that can (and so one of which must) capture, and the reserves."""
     counts = reserve_counts(as_extra(board.extra)[1])
@@ -52,6 +51,10 @@ def annotate(variant: Variant, board: Board) -> Annotations:
             reason = Phrase(
                 "capturing is compulsory: {side} must capture this turn, and the {piece} on {square}"
                 " can ({moves})",
-                side=side, piece=name, square=square_name(s), moves=" ".join(sorted(firsts[s])))
+                side=side,
+                piece=name,
+                square=square_name(s),
+                moves=" ".join(sorted(firsts[s])),
+            )
             marks.append(Mark(s, MUST_CAPTURE, reason))
     return Annotations(marks=tuple(marks), reserves=reserves)

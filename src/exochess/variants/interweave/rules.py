@@ -109,6 +109,7 @@ _SIZE: Final = 8
 
 # --- precomputed tables (8x8, squares numbered rank * 16 + file) ---------------
 
+
 def _sq(f: int, r: int) -> int:
     return r * 16 + f
 
@@ -148,7 +149,14 @@ _Triples = tuple[tuple[int, int, int], ...]
 _Landings = tuple[tuple[int, int], ...] | None
 _Line = tuple[tuple[int, _Landings], ...]
 _PawnTables = tuple[
-    list[_Squares], list[_Pairs], list[tuple[int, int] | None], list[_Pairs], int, int, int, list[bool],
+    list[_Squares],
+    list[_Pairs],
+    list[tuple[int, int] | None],
+    list[_Pairs],
+    int,
+    int,
+    int,
+    list[bool],
     list[_Triples],
 ]
 _NO_SQUARES: _Squares = ()
@@ -268,7 +276,7 @@ squares empty (the nearest one repeats its single square), in the order they are
 def _leaper_line(ray: tuple[int, ...]) -> tuple[tuple[int, tuple[tuple[int, int], ...] | None], ...]:
     line: list[tuple[int, tuple[tuple[int, int], ...] | None]] = []
     for i, t in enumerate(ray):
-        beyond = ray[i + 1:]
+        beyond = ray[i + 1 :]
         if i & 1 or not beyond:
             line.append((t, None))
             continue
@@ -334,7 +342,9 @@ def _reach_masks(tables: tuple[list[frozenset[int]], ...]) -> tuple[list[int], .
 
 _WHITE_REACH_MASKS: Final = _reach_masks(_WHITE_REACH)
 REACH_MASKS: Final[tuple[tuple[list[int], ...], ...]] = (
-    _WHITE_REACH_MASKS, _WHITE_REACH_MASKS, _reach_masks(REACH[-1])
+    _WHITE_REACH_MASKS,
+    _WHITE_REACH_MASKS,
+    _reach_masks(REACH[-1]),
 )
 """:data:`REACH` as 32-bit masks of squares of the other colour, for the compiled build's survey
 (:func:`_survey`), indexed by the side sign like :data:`PAWN_TABLES`."""
@@ -663,7 +673,11 @@ class Interweave(Variant):
     title = "Interweave"
     aliases = ("interweave-chess",)
     glyphs: ClassVar[dict[str, str]] = {
-        "K": "crown", "R": "square", "N": "diamond", "B": "hexagon", "P": "pawn",
+        "K": "crown",
+        "R": "square",
+        "N": "diamond",
+        "B": "hexagon",
+        "P": "pawn",
     }
     evaluator = "exochess.variants.interweave.evaluation:InterweaveEvaluator"
     rules_page = "rules.md"
@@ -672,18 +686,22 @@ class Interweave(Variant):
     height = 8
     piece_letters = "KRNBP"
     piece_names: ClassVar[dict[str, str]] = {
-        "K": "King", "R": "Smasher", "N": "Leaper", "B": "Remover", "P": "Pawn",
+        "K": "King",
+        "R": "Smasher",
+        "N": "Leaper",
+        "B": "Remover",
+        "P": "Pawn",
     }
     piece_descriptions: ClassVar[dict[str, str]] = {
         "K": "Steps one square diagonally; captures by jumping over an enemy next to it "
-             "(straight) onto the empty square beyond. Lose one of your two Kings and you lose.",
+        "(straight) onto the empty square beyond. Lose one of your two Kings and you lose.",
         "R": "Slides diagonally, or straight by an even number of squares; captures the enemy "
-             "just beyond where it stops (not one it starts next to).",
+        "just beyond where it stops (not one it starts next to).",
         "N": "Slides like the Smasher; captures by leaping over an enemy on a straight line, "
-             "or by a double knight's move over one.",
+        "or by a double knight's move over one.",
         "B": "Slides diagonally; fires without moving, removing every enemy straight next to it.",
         "P": "Steps diagonally forward; captures by leaping straight over an enemy, or by trapping "
-             "one against a friend; promotes to a piece from its side's reserve.",
+        "one against a friend; promotes to a piece from its side's reserve.",
     }
     # FEN keeps vchess's R/N/B, which read as chess's rook, knight and bishop; the glyphs show
     # letters of the pieces' own names instead (X: the Remover crosses pieces out).
@@ -1013,7 +1031,14 @@ class Interweave(Variant):
         return quiet
 
     def _quiet_promotions(
-        self, me: int, s: int, v: int, e: int, reserves: int, tables: _PawnTables, quiet_extra: _ExtraObject,
+        self,
+        me: int,
+        s: int,
+        v: int,
+        e: int,
+        reserves: int,
+        tables: _PawnTables,
+        quiet_extra: _ExtraObject,
         quiet: list[RawMove],
     ) -> None:
         """A pawn's non-capturing step from ``s`` to ``e`` on one of the last two ranks, once
@@ -1021,8 +1046,24 @@ class Interweave(Variant):
         unit = RESERVE_UNIT
         for code in self._promotions(me, reserves, e >> 4, tables[5], tables[6]):
             if code:
-                quiet.append((s, e, "-", _NO_VICTIMS, _LETTER_OF[code * me], (0, reserves - unit[code]),
-                              None, None, s, v, 0, e, 0, code))
+                quiet.append(
+                    (
+                        s,
+                        e,
+                        "-",
+                        _NO_VICTIMS,
+                        _LETTER_OF[code * me],
+                        (0, reserves - unit[code]),
+                        None,
+                        None,
+                        s,
+                        v,
+                        0,
+                        e,
+                        0,
+                        code,
+                    )
+                )
             else:
                 quiet.append((s, e, "-", _NO_VICTIMS, None, quiet_extra, None, None, s, v, 0, e, 0, v))
 
@@ -1032,14 +1073,20 @@ class Interweave(Variant):
             return (0,)
         offset = 0 if me > 0 else _BLACK_RESERVE_SHIFT
         available = tuple(
-            me * t for t in (SMASHER, LEAPER, REMOVER)
+            me * t
+            for t in (SMASHER, LEAPER, REMOVER)
             if (reserves >> (RESERVE_SHIFT[t] + offset)) & RESERVE_MAX
         )
         return available if rank == last else (0, *available)
 
     def _piece_captures(
-        self, b: list[int], me: int, squares: tuple[int, ...] | list[int], reserves: int,
-        out: list[_Act], enemies: set[int] | None,
+        self,
+        b: list[int],
+        me: int,
+        squares: tuple[int, ...] | list[int],
+        reserves: int,
+        out: list[_Act],
+        enemies: set[int] | None,
     ) -> None:
         """Capturing actions of the side to move's pieces on ``squares`` (en passant aside):
         the pieces with an enemy in reach for the first action of a turn, the capturing one
@@ -1173,8 +1220,18 @@ class Interweave(Variant):
         if rank == tables[5] or rank == tables[6]:
             for code in self._promotions(me, reserves, rank, tables[5], tables[6]):
                 if code:
-                    caps.append((s, e, "x", vt, _LETTER_OF[code * me], (*changes, e, 0, code),
-                                 delta - unit[code], ep_key))
+                    caps.append(
+                        (
+                            s,
+                            e,
+                            "x",
+                            vt,
+                            _LETTER_OF[code * me],
+                            (*changes, e, 0, code),
+                            delta - unit[code],
+                            ep_key,
+                        )
+                    )
                 else:
                     caps.append((s, e, "x", vt, None, (*changes, e, 0, v), delta, ep_key))
         else:
@@ -1398,6 +1455,7 @@ if not COMPILED:
     # and no Python frame beyond this one), rather than the compiled method's unpacking.
     setattr(Interweave, "extra_delta", staticmethod(_extra_delta_source))  # noqa: B010 (mypy: a method)
 
+
 def shown_text(variant: Variant, action: Action) -> str:
     """``action`` written as the board shows it (issue 40): a promotion names the piece by the
     letter on its glyph (a Smasher is drawn "S", its FEN letter is R), not by its FEN letter.
@@ -1426,15 +1484,19 @@ def _explain(variant: Interweave, board: Board, move: Move) -> str | None:
         # share a handful of them.
         starts = {raw[:ACTION_CHANGES] for raw in raws}
         firsts = " ".join(sorted({shown_text(variant, Action(*start)) for start in starts}))
-        return Phrase("capturing is compulsory; {side} must begin with one of: {moves}",
-                      side=side, moves=firsts)
+        return Phrase(
+            "capturing is compulsory; {side} must begin with one of: {moves}", side=side, moves=firsts
+        )
     legal = [to_move(raw) for raw in raws]
     n = len(played)
     longer = sorted({str(m.actions[n]) for m in legal if len(m.actions) > n and m.actions[:n] == played})
     if longer:
         where = square_name(played[-1].to_square)
-        return Phrase("the chain must go on: the piece on {square} can still capture ({moves})",
-                      square=where, moves=" ".join(longer))
+        return Phrase(
+            "the chain must go on: the piece on {square} can still capture ({moves})",
+            square=where,
+            moves=" ".join(longer),
+        )
     for m in legal:
         k = len(m.actions)
         if k < n and played[:k] == m.actions:

@@ -66,15 +66,23 @@ def petrified_reason(variant: Variant, squares: list[int], square: int) -> str |
     kind = abs(squares[square])
     names = variant.piece_names
     letters = variant.piece_letters
-    by = joined([Phrase("the {piece} on {square}", piece=names[letters[abs(squares[g]) - 1]],
-                        square=square_name(g)) for g in gazers])
+    by = joined(
+        [
+            Phrase(
+                "the {piece} on {square}", piece=names[letters[abs(squares[g]) - 1]], square=square_name(g)
+            )
+            for g in gazers
+        ]
+    )
     fields = {"piece": names[letters[kind - 1]], "square": square_name(square), "by": by}
     if kind == MIMOTAUR:
         return Phrase(
-            "the {piece} on {square} is petrified by {by} and can only capture with a Jumper leap", **fields)
+            "the {piece} on {square} is petrified by {by} and can only capture with a Jumper leap", **fields
+        )
     if _HAS_JUM[kind]:
         return Phrase(
-            "the {piece} on {square} is petrified by {by} and can only make a Jumper leap", **fields)
+            "the {piece} on {square} is petrified by {by} and can only make a Jumper leap", **fields
+        )
     return Phrase("the {piece} on {square} is petrified by {by} and cannot move", **fields)
 
 

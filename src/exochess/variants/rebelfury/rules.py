@@ -155,14 +155,16 @@ def _powers(me: int) -> tuple[_Powers, ...]:
                         flags[x] = x * me < 0 or (own_too and x * me > 0)
             return tuple(flags)
 
-        table.append((
-            _CAP_MODE[kind],
-            may(_HAS_DRA[kind], DRAGON, True),
-            may(_HAS_GOR[kind], GORGON, False),
-            _HAS_HAR[kind],
-            may(_HAS_HAR[kind], HARPY, False),
-            _HAS_XIM[kind],
-        ))
+        table.append(
+            (
+                _CAP_MODE[kind],
+                may(_HAS_DRA[kind], DRAGON, True),
+                may(_HAS_GOR[kind], GORGON, False),
+                _HAS_HAR[kind],
+                may(_HAS_HAR[kind], HARPY, False),
+                _HAS_XIM[kind],
+            )
+        )
     return tuple(table)
 
 
@@ -183,36 +185,48 @@ class RebelFury(Variant):
     title = "Rebel Fury"
     aliases = ("rebel-fury", "rebel_fury")
     glyphs: ClassVar[dict[str, str]] = {
-        "F": "crown", "A": "pawn", "C": "triangle", "D": "diamond", "G": "octagon",
-        "H": "hexagon", "J": "pentagon", "M": "star", "X": "square",
+        "F": "crown",
+        "A": "pawn",
+        "C": "triangle",
+        "D": "diamond",
+        "G": "octagon",
+        "H": "hexagon",
+        "J": "pentagon",
+        "M": "star",
+        "X": "square",
     }
     evaluator = "exochess.variants.rebelfury.evaluation:RebelFuryEvaluator"
     rules_page = "rules.md"
-    description = (
-        "Twelve by twelve: gorgons petrify, harpies fly, ximaeras swap; capture both enemy Furies."
-    )
+    description = "Twelve by twelve: gorgons petrify, harpies fly, ximaeras swap; capture both enemy Furies."
     width = 12
     height = 12
     piece_letters = "ACDFGHJMX"
     piece_names = {  # noqa: RUF012 - class-level metadata, shared and never mutated
-        "A": "Advancer", "C": "Capricorn", "D": "Dragon", "F": "Fury", "G": "Gorgon",
-        "H": "Harpy", "J": "Jumper", "M": "Mimotaur", "X": "Ximaera",
+        "A": "Advancer",
+        "C": "Capricorn",
+        "D": "Dragon",
+        "F": "Fury",
+        "G": "Gorgon",
+        "H": "Harpy",
+        "J": "Jumper",
+        "M": "Mimotaur",
+        "X": "Ximaera",
     }
     piece_descriptions: ClassVar[dict[str, str]] = {
         "A": "Steps one square forward or diagonally forward to an empty square and removes the "
-             "enemies left and right of where it lands; may become a Jumper in the far half.",
+        "enemies left and right of where it lands; may become a Jumper in the far half.",
         "C": "Slides like a queen; when it stops in front of a piece it strikes the three squares "
-             "ahead, removing the enemies there.",
+        "ahead, removing the enemies there.",
         "D": "Slides like a queen, or leaps over the first piece on a line (capturing it if it is "
-             "an enemy) and may slide on.",
+        "an enemy) and may slide on.",
         "F": "Has every power but the Advancer's and gazes like a Gorgon; lose both Furies and you lose.",
         "G": "Slides like a queen and captures the first piece on a line by landing on it; its gaze "
-             "petrifies the enemies it sees.",
+        "petrifies the enemies it sees.",
         "H": "Slides like a queen; captures by flying over a piece to land on the next piece beyond "
-             "it, if that one is an enemy.",
+        "it, if that one is an enemy.",
         "J": "Slides like a queen, or makes a knight's leap (capturing by landing), even when petrified.",
         "M": "Slides like a queen; captures a piece only with that piece's own power; its gaze "
-             "petrifies enemy Gorgons and Furies.",
+        "petrifies enemy Gorgons and Furies.",
         "X": "Slides like a queen, or swaps places with the first piece on a line, friend or enemy.",
     }
     annotator = "exochess.variants.rebelfury.annotations:annotate"
@@ -246,9 +260,7 @@ class RebelFury(Variant):
                 else:
                     cells = [front, (ef + dx, er), (ef, er + dy)]
                 on = [(f, r) for f, r in cells if 0 <= f < self.width and 0 <= r < self.height]
-                fans[e * 8 + d] = tuple(
-                    sorted((r * 16 + f for f, r in on), key=victim_order)
-                )
+                fans[e * 8 + d] = tuple(sorted((r * 16 + f for f, r in on), key=victim_order))
         self._fans: tuple[tuple[int, ...], ...] = tuple(fans)
         # Advancer steps per side (index 0 White, 1 Black): (target, left/right neighbours, zone).
         steps: list[list[tuple[tuple[int, tuple[int, ...], bool], ...]]] = [[], []]
@@ -269,7 +281,8 @@ class RebelFury(Variant):
                 table[s] = tuple(entries)
             steps[index] = table
         self._steps: tuple[tuple[tuple[tuple[int, tuple[int, ...], bool], ...], ...], ...] = (
-            tuple(steps[0]), tuple(steps[1]),
+            tuple(steps[0]),
+            tuple(steps[1]),
         )
         self._init_reach()
         self._powers = (_powers(1), _powers(-1))
@@ -290,9 +303,7 @@ class RebelFury(Variant):
         """The non-empty rays of each square (for the gaze)."""
         # Per side: the squares an Advancer step on ``s`` strikes (the sides of its targets).
         self._advancer_reach: tuple[tuple[int, ...], ...] = tuple(
-            tuple(
-                _bits(q for _e, sides, _zone in table[s] for q in sides) for s in range(size)
-            )
+            tuple(_bits(q for _e, sides, _zone in table[s] for q in sides) for s in range(size))
             for table in self._steps
         )
         self._knight_reach: tuple[int, ...] = tuple(_bits(t) for t in geo.knight_targets)
@@ -326,9 +337,7 @@ class RebelFury(Variant):
         [1, 1, 0, 1]
         """
         bits = _GAZE_BIT
-        gazers = [
-            (g, bits[-x * side]) for g, x in enumerate(squares) if x * side < 0 and bits[-x * side]
-        ]
+        gazers = [(g, bits[-x * side]) for g, x in enumerate(squares) if x * side < 0 and bits[-x * side]]
         gorgons = self._cast_gaze(squares, side, [g for g, bit in gazers if bit == GAZE], [])
         mimotaurs = self._cast_gaze(squares, side, [], [g for g, bit in gazers if bit != GAZE])
         return [
@@ -476,8 +485,15 @@ class RebelFury(Variant):
                     moves.append((s, e, "-", _NO_VICTIMS, "J", None, None, "A", s, v, 0, e, 0, jumper))
 
     def _leaps(
-        self, b: list[int], me: int, s: int, v: int, kind: int, targets: tuple[int, ...],
-        moves: list[RawMove], quiet: bool,
+        self,
+        b: list[int],
+        me: int,
+        s: int,
+        v: int,
+        kind: int,
+        targets: tuple[int, ...],
+        moves: list[RawMove],
+        quiet: bool,
     ) -> None:
         """JUM: knight leaps, allowed even when petrified (the Mimotaur only to capture).
 
@@ -500,8 +516,17 @@ class RebelFury(Variant):
                 moves.append((s, t, "x", SINGLE_VICTIM[t], None, None, None, "J", s, v, 0, t, x, v))
 
     def _slider(
-        self, b: list[int], me: int, s: int, v: int, kind: int, held: tuple[bool, ...],
-        gaze: list[int], rays: tuple[tuple[int, ...], ...], moves: list[RawMove], quiet: bool,
+        self,
+        b: list[int],
+        me: int,
+        s: int,
+        v: int,
+        kind: int,
+        held: tuple[bool, ...],
+        gaze: list[int],
+        rays: tuple[tuple[int, ...], ...],
+        moves: list[RawMove],
+        quiet: bool,
         enemies: int,
     ) -> None:
         """Every move of a non-petrified piece that starts with a slide along one of its rays.
@@ -543,13 +568,10 @@ class RebelFury(Variant):
                     victims: tuple[int, ...] = no_victims  # no enemy in the fan: one test
                 elif mimic:
                     prey_c, prey_f, prey_m = -me * CAPRICORN, -me * FURY, -me * MIMOTAUR
-                    victims = tuple(
-                        q for q in fans[e * 8 + d] if b[q] == prey_c or b[q] == prey_f
-                    )
+                    victims = tuple(q for q in fans[e * 8 + d] if b[q] == prey_c or b[q] == prey_f)
                     if victims:
                         victims = tuple(
-                            q for q in fans[e * 8 + d]
-                            if b[q] == prey_c or b[q] == prey_f or b[q] == prey_m
+                            q for q in fans[e * 8 + d] if b[q] == prey_c or b[q] == prey_f or b[q] == prey_m
                         )
                 else:
                     victims = tuple(q for q in fans[e * 8 + d] if hostile[b[q]])
@@ -582,7 +604,7 @@ class RebelFury(Variant):
                     changes_head = (s, v, 0)
                     kind_text = "-"
                     leapt = no_victims
-                for t in ray[i + 1:]:
+                for t in ray[i + 1 :]:
                     if b[t]:
                         break
                     # RELOCATION_AND_VICTIM over an enemy, ONE_RELOCATION over a friend
@@ -592,7 +614,7 @@ class RebelFury(Variant):
             if takes_g[x]:
                 moves.append((s, xsq, "x", SINGLE_VICTIM[xsq], None, None, None, "G", s, v, 0, xsq, x, v))
             if har:
-                for ysq in ray[i + 1:]:
+                for ysq in ray[i + 1 :]:
                     y = b[ysq]
                     if y:
                         if takes_h[y]:
@@ -603,9 +625,7 @@ class RebelFury(Variant):
             if xim and quiet and x != v:
                 moves.append((s, xsq, "~", no_victims, None, None, None, "X", s, v, x, xsq, x, v))
 
-    def _mimic_advance(
-        self, b: list[int], me: int, s: int, v: int, moves: list[RawMove]
-    ) -> None:
+    def _mimic_advance(self, b: list[int], me: int, s: int, v: int, moves: list[RawMove]) -> None:
         """ADV mimicry: the Mimotaur steps like a friendly Advancer, taking enemy Advancers only."""
         prey_a = _CODES[-me][ADVANCER]
         prey_m = _CODES[-me][MIMOTAUR]

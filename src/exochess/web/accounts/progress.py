@@ -21,8 +21,9 @@ def progress_of(engine: Engine, user_id: int) -> Progress:
     out: Progress = {}
     with engine.connect() as conn:
         rows = conn.execute(
-            select(lesson_progress.c.variant, lesson_progress.c.stage, lesson_progress.c.stars)
-            .where(lesson_progress.c.user_id == user_id)
+            select(lesson_progress.c.variant, lesson_progress.c.stage, lesson_progress.c.stars).where(
+                lesson_progress.c.user_id == user_id
+            )
         )
         for variant, stage, stars in rows:
             out.setdefault(variant, {})[stage] = stars
@@ -31,15 +32,21 @@ def progress_of(engine: Engine, user_id: int) -> Progress:
 
 def record_stars(engine: Engine, user_id: int, variant: str, stage: str, stars: int) -> int:
     """Keep ``stars`` for the stage if better than what the account has; returns the best."""
-    key = and_(lesson_progress.c.user_id == user_id, lesson_progress.c.variant == variant,
-               lesson_progress.c.stage == stage)
+    key = and_(
+        lesson_progress.c.user_id == user_id,
+        lesson_progress.c.variant == variant,
+        lesson_progress.c.stage == stage,
+    )
     for _attempt in range(2):  # a concurrent first insert of the same stage: read it, then update
         try:
             with engine.begin() as conn:
                 best = conn.execute(select(lesson_progress.c.stars).where(key)).scalar()
                 if best is None:
-                    conn.execute(insert(lesson_progress).values(
-                        user_id=user_id, variant=variant, stage=stage, stars=stars, updated=now()))
+                    conn.execute(
+                        insert(lesson_progress).values(
+                            user_id=user_id, variant=variant, stage=stage, stars=stars, updated=now()
+                        )
+                    )
                     return stars
                 if stars > best:
                     conn.execute(update(lesson_progress).where(key).values(stars=stars, updated=now()))

@@ -158,11 +158,15 @@ def pair_games_today(conn: Connection, a: int, b: int, at: dt.datetime) -> int:
     """How many games between accounts ``a`` and ``b`` (either colours) changed ``a``'s
     rating in the 24 hours before ``at``."""
     pair = ((games.c.white_user == a) & (games.c.black_user == b)) | (
-        (games.c.white_user == b) & (games.c.black_user == a))
-    return int(conn.execute(
-        select(func.count()).select_from(rating_history.join(games, games.c.id == rating_history.c.game_id))
-        .where(rating_history.c.user_id == a, rating_history.c.created > at - PAIR_WINDOW, pair)
-    ).scalar_one())
+        (games.c.white_user == b) & (games.c.black_user == a)
+    )
+    return int(
+        conn.execute(
+            select(func.count())
+            .select_from(rating_history.join(games, games.c.id == rating_history.c.game_id))
+            .where(rating_history.c.user_id == a, rating_history.c.created > at - PAIR_WINDOW, pair)
+        ).scalar_one()
+    )
 
 
 # --- storage ------------------------------------------------------------------------------
@@ -172,8 +176,9 @@ def load_rating(conn: Connection, user_id: int, variant: str, at: dt.datetime | 
     """A player's rating in ``variant`` (the starting rating if they have none yet); with
     ``at``, aged by the days since their last rated game (:func:`aged`)."""
     row = conn.execute(
-        select(ratings.c.rating, ratings.c.rd, ratings.c.volatility, ratings.c.updated)
-        .where(ratings.c.user_id == user_id, ratings.c.variant == variant)
+        select(ratings.c.rating, ratings.c.rd, ratings.c.volatility, ratings.c.updated).where(
+            ratings.c.user_id == user_id, ratings.c.variant == variant
+        )
     ).first()
     if row is None:
         return Rating()
@@ -185,18 +190,29 @@ def load_rating(conn: Connection, user_id: int, variant: str, at: dt.datetime | 
 
 def _store(conn: Connection, user_id: int, variant: str, game_id: str, before: Rating, after: Rating) -> None:
     values: dict[str, Any] = {
-        "rating": after.rating, "rd": after.rd, "volatility": after.volatility, "updated": now(),
+        "rating": after.rating,
+        "rd": after.rd,
+        "volatility": after.volatility,
+        "updated": now(),
     }
     changed = conn.execute(
-        update(ratings).where(ratings.c.user_id == user_id, ratings.c.variant == variant)
+        update(ratings)
+        .where(ratings.c.user_id == user_id, ratings.c.variant == variant)
         .values(games=ratings.c.games + 1, **values)
     ).rowcount
     if not changed:
         conn.execute(insert(ratings).values(user_id=user_id, variant=variant, games=1, **values))
-    conn.execute(insert(rating_history).values(
-        user_id=user_id, variant=variant, game_id=game_id, before=before.rating,
-        rating=after.rating, rd=after.rd, created=now(),
-    ))
+    conn.execute(
+        insert(rating_history).values(
+            user_id=user_id,
+            variant=variant,
+            game_id=game_id,
+            before=before.rating,
+            rating=after.rating,
+            rd=after.rd,
+            created=now(),
+        )
+    )
 
 
 def apply_game_result(conn: Connection, game_id: str) -> None:
@@ -208,8 +224,9 @@ def apply_game_result(conn: Connection, game_id: str) -> None:
     ``(game_id, user_id)`` would refuse a second row anyway).
     """
     row = conn.execute(
-        select(games.c.variant, games.c.result, games.c.white_user, games.c.black_user, games.c.ply)
-        .where(games.c.id == game_id, games.c.rated.is_(True))
+        select(games.c.variant, games.c.result, games.c.white_user, games.c.black_user, games.c.ply).where(
+            games.c.id == game_id, games.c.rated.is_(True)
+        )
     ).first()
     if row is None or row.white_user is None or row.black_user is None or row.result not in WHITE_SCORE:
         return
@@ -253,14 +270,17 @@ def player_info(conn: Connection, user_id: int, variant: str, game_id: str | Non
     diff = None
     if game_id is not None:
         hist = conn.execute(
-            select(rating_history.c.before, rating_history.c.rating)
-            .where(rating_history.c.game_id == game_id, rating_history.c.user_id == user_id)
+            select(rating_history.c.before, rating_history.c.rating).where(
+                rating_history.c.game_id == game_id, rating_history.c.user_id == user_id
+            )
         ).first()
         if hist is not None:
             diff = round(hist.rating) - round(hist.before)
     return {
         "name": None if user is None or user.deleted is not None else user.name,
-        "rating": round(rating.rating), "provisional": rating.provisional, "diff": diff,
+        "rating": round(rating.rating),
+        "provisional": rating.provisional,
+        "diff": diff,
     }
 
 
@@ -275,8 +295,9 @@ def ratings_before(engine: Engine, row: GameRow) -> dict[Color, int]:
             if user_id is None:
                 continue
             before = conn.execute(
-                select(rating_history.c.before)
-                .where(rating_history.c.game_id == row.id, rating_history.c.user_id == user_id)
+                select(rating_history.c.before).where(
+                    rating_history.c.game_id == row.id, rating_history.c.user_id == user_id
+                )
             ).scalar_one_or_none()
             if before is None:
                 before = load_rating(conn, user_id, row.variant).rating
@@ -297,16 +318,29 @@ def ratings_of(engine: Engine, seats: set[tuple[int, str]]) -> dict[tuple[int, s
         return {}
     ids = {user_id for user_id, _ in seats}
     with engine.connect() as conn:
-        names = {r.id: None if r.deleted is not None else r.name for r in conn.execute(
-            select(users.c.id, users.c.name, users.c.deleted).where(users.c.id.in_(ids)))}
-        stored = {(r.user_id, r.variant): Rating(r.rating, r.rd, r.volatility) for r in conn.execute(
-            select(ratings.c.user_id, ratings.c.variant, ratings.c.rating, ratings.c.rd, ratings.c.volatility)
-            .where(ratings.c.user_id.in_(ids)))}
+        names = {
+            r.id: None if r.deleted is not None else r.name
+            for r in conn.execute(
+                select(users.c.id, users.c.name, users.c.deleted).where(users.c.id.in_(ids))
+            )
+        }
+        stored = {
+            (r.user_id, r.variant): Rating(r.rating, r.rd, r.volatility)
+            for r in conn.execute(
+                select(
+                    ratings.c.user_id, ratings.c.variant, ratings.c.rating, ratings.c.rd, ratings.c.volatility
+                ).where(ratings.c.user_id.in_(ids))
+            )
+        }
     out: dict[tuple[int, str], PlayerInfo] = {}
     for seat in seats:
         rating = stored.get(seat, Rating())
-        out[seat] = {"name": names.get(seat[0]), "rating": round(rating.rating),
-                     "provisional": rating.provisional, "diff": None}
+        out[seat] = {
+            "name": names.get(seat[0]),
+            "rating": round(rating.rating),
+            "provisional": rating.provisional,
+            "diff": None,
+        }
     return out
 
 
@@ -342,8 +376,14 @@ def user_ratings(engine: Engine, user_id: int) -> list[RatingLine]:
                 .where(rating_history.c.user_id == user_id, rating_history.c.variant == r.variant)
                 .order_by(rating_history.c.id)
             )
-            lines.append(RatingLine(r.variant, Rating(r.rating, r.rd, r.volatility), r.games,
-                                    [(h.created, h.rating) for h in hist]))
+            lines.append(
+                RatingLine(
+                    r.variant,
+                    Rating(r.rating, r.rd, r.volatility),
+                    r.games,
+                    [(h.created, h.rating) for h in hist],
+                )
+            )
     return lines
 
 

@@ -47,9 +47,14 @@ class Sessions:
         token = secrets.token_urlsafe(32)
         stamp = now()
         with self.engine.begin() as conn:
-            conn.execute(insert(sessions).values(
-                token_hash=hash_secret(token), user_id=user.id, created=stamp, expires=stamp + self.lifetime,
-            ))
+            conn.execute(
+                insert(sessions).values(
+                    token_hash=hash_secret(token),
+                    user_id=user.id,
+                    created=stamp,
+                    expires=stamp + self.lifetime,
+                )
+            )
             # expired sessions of this account are cleared as new ones are made
             conn.execute(delete(sessions).where(sessions.c.user_id == user.id, sessions.c.expires <= stamp))
         return token
@@ -62,8 +67,11 @@ class Sessions:
             row = conn.execute(
                 select(users.c.id, users.c.name)
                 .join(sessions, sessions.c.user_id == users.c.id)
-                .where(sessions.c.token_hash == hash_secret(token), sessions.c.expires > now(),
-                       users.c.deleted.is_(None))
+                .where(
+                    sessions.c.token_hash == hash_secret(token),
+                    sessions.c.expires > now(),
+                    users.c.deleted.is_(None),
+                )
             ).first()
         return User(row.id, row.name) if row is not None else None
 
@@ -86,10 +94,18 @@ def is_https(conn: HTTPConnection) -> bool:
 
 
 def set_session_cookie(
-    response: Response, conn: HTTPConnection, token: str, days: float = SESSION_DAYS,
+    response: Response,
+    conn: HTTPConnection,
+    token: str,
+    days: float = SESSION_DAYS,
 ) -> None:
     response.set_cookie(
-        COOKIE, token, max_age=int(days * 86400), path="/", httponly=True, samesite="lax",
+        COOKIE,
+        token,
+        max_age=int(days * 86400),
+        path="/",
+        httponly=True,
+        samesite="lax",
         secure=is_https(conn),
     )
 

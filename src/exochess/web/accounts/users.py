@@ -37,11 +37,36 @@ MAX_PASSWORD = 256
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
-RESERVED = frozenset({
-    "admin", "administrator", "root", "system", "moderator", "mod", "support", "help", "exochess",
-    "anonymous", "guest", "deleted", "deletedplayer", "computer", "engine", "api", "account",
-    "login", "logout", "signup", "settings", "null", "none", "undefined", "lobby", "leaderboard",
-})
+RESERVED = frozenset(
+    {
+        "admin",
+        "administrator",
+        "root",
+        "system",
+        "moderator",
+        "mod",
+        "support",
+        "help",
+        "exochess",
+        "anonymous",
+        "guest",
+        "deleted",
+        "deletedplayer",
+        "computer",
+        "engine",
+        "api",
+        "account",
+        "login",
+        "logout",
+        "signup",
+        "settings",
+        "null",
+        "none",
+        "undefined",
+        "lobby",
+        "leaderboard",
+    }
+)
 """Names nobody may take (compared by skeleton, so ``Adm1n`` is refused too)."""
 
 _SKELETON_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
@@ -86,15 +111,42 @@ def skeleton(name: str) -> str:
     return s.translate(_SKELETON_CHARS)
 
 
-_LATIN_LOOKALIKES = str.maketrans({
-    # Cyrillic and Greek letters drawn like Latin ones (lower case: names are folded first)
-    "\u0430": "a", "\u0432": "b", "\u0435": "e", "\u0451": "e", "\u043a": "k", "\u043c": "m",
-    "\u043d": "h", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0442": "t", "\u0443": "y",
-    "\u0445": "x", "\u0456": "i", "\u0458": "j", "\u0455": "s", "\u0501": "d", "\u04cf": "l",
-    "\u03b1": "a", "\u03b2": "b", "\u03b5": "e", "\u03b9": "i", "\u03ba": "k", "\u03bd": "v",
-    "\u03bf": "o", "\u03c1": "p", "\u03c4": "t", "\u03c5": "u", "\u03c7": "x", "\u0261": "g",
-    "\u0131": "i",
-})
+_LATIN_LOOKALIKES = str.maketrans(
+    {
+        # Cyrillic and Greek letters drawn like Latin ones (lower case: names are folded first)
+        "\u0430": "a",
+        "\u0432": "b",
+        "\u0435": "e",
+        "\u0451": "e",
+        "\u043a": "k",
+        "\u043c": "m",
+        "\u043d": "h",
+        "\u043e": "o",
+        "\u0440": "p",
+        "\u0441": "c",
+        "\u0442": "t",
+        "\u0443": "y",
+        "\u0445": "x",
+        "\u0456": "i",
+        "\u0458": "j",
+        "\u0455": "s",
+        "\u0501": "d",
+        "\u04cf": "l",
+        "\u03b1": "a",
+        "\u03b2": "b",
+        "\u03b5": "e",
+        "\u03b9": "i",
+        "\u03ba": "k",
+        "\u03bd": "v",
+        "\u03bf": "o",
+        "\u03c1": "p",
+        "\u03c4": "t",
+        "\u03c5": "u",
+        "\u03c7": "x",
+        "\u0261": "g",
+        "\u0131": "i",
+    }
+)
 
 
 def guest_skeleton(text: str) -> str:
@@ -126,8 +178,9 @@ def guest_name_taken(engine: Engine, text: str) -> bool:
 def check_password(password: str, name: str) -> None:
     """Raise :class:`AccountError` if ``password`` may not be used by ``name``."""
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise AccountError(N_("a password has {low} to {high} characters"),
-                           low=MIN_PASSWORD, high=MAX_PASSWORD)
+        raise AccountError(
+            N_("a password has {low} to {high} characters"), low=MIN_PASSWORD, high=MAX_PASSWORD
+        )
     if name.lower() in password.lower():
         raise AccountError(N_("the password must not contain the username"))
     if len(set(password)) < 4:
@@ -198,9 +251,15 @@ class Accounts:
         with self.engine.begin() as conn:
             self._check_free(conn, name, key, skel)
             try:
-                user_id = conn.execute(users.insert().values(
-                    name=name, name_key=key, skeleton=skel, password_hash=password_hash, created=now(),
-                )).inserted_primary_key
+                user_id = conn.execute(
+                    users.insert().values(
+                        name=name,
+                        name_key=key,
+                        skeleton=skel,
+                        password_hash=password_hash,
+                        created=now(),
+                    )
+                ).inserted_primary_key
             except IntegrityError:  # another sign-up took it between the check and the insert
                 raise NameTaken(N_("the name {name} is already taken"), name=repr(name)) from None
         assert user_id is not None
@@ -211,15 +270,19 @@ class Accounts:
     @staticmethod
     def _check_free(conn: Connection, name: str, key: str, skel: str) -> None:
         row = conn.execute(
-            select(users.c.name, users.c.name_key)
-            .where((users.c.name_key == key) | (users.c.skeleton == skel))
+            select(users.c.name, users.c.name_key).where(
+                (users.c.name_key == key) | (users.c.skeleton == skel)
+            )
         ).first()
         if row is None:
             return
         if row.name_key == key:
             raise NameTaken(N_("the name {name} is already taken"), name=repr(name))
-        raise NameTaken(N_("the name {name} looks too much like an existing name ({other})"),
-                        name=repr(name), other=row.name)
+        raise NameTaken(
+            N_("the name {name} looks too much like an existing name ({other})"),
+            name=repr(name),
+            other=row.name,
+        )
 
     def authenticate(self, name_text: str, password: str) -> User:
         """The account whose name and password these are, or :class:`BadCredentials`."""
@@ -231,8 +294,9 @@ class Accounts:
         if key is not None:
             with self.engine.connect() as conn:
                 row = conn.execute(
-                    select(users.c.id, users.c.name, users.c.password_hash)
-                    .where(users.c.name_key == key, users.c.deleted.is_(None))
+                    select(users.c.id, users.c.name, users.c.password_hash).where(
+                        users.c.name_key == key, users.c.deleted.is_(None)
+                    )
                 ).first()
         if row is None or row.password_hash is None:
             verify_password(_DUMMY_HASH, password if isinstance(password, str) else "")
@@ -243,8 +307,9 @@ class Accounts:
             raise BadCredentials(N_("wrong username or password"))
         if _hasher.check_needs_rehash(row.password_hash):
             with self.engine.begin() as conn:
-                conn.execute(update(users).where(users.c.id == row.id)
-                             .values(password_hash=hash_password(password)))
+                conn.execute(
+                    update(users).where(users.c.id == row.id).values(password_hash=hash_password(password))
+                )
         return User(row.id, row.name)
 
     def change_password(self, user: User, old: str, new: str) -> None:
@@ -293,8 +358,9 @@ class Accounts:
         with self.engine.begin() as conn:
             for game_id, secret in seats:
                 row = conn.execute(
-                    select(games.c.white_secret, games.c.black_secret, games.c.white_user, games.c.black_user)
-                    .where(games.c.id == game_id)
+                    select(
+                        games.c.white_secret, games.c.black_secret, games.c.white_user, games.c.black_user
+                    ).where(games.c.id == game_id)
                 ).first()
                 if row is None:
                     continue
@@ -307,7 +373,8 @@ class Accounts:
                     if holder is None and other != user.id and secret_matches(secret, stored):
                         column = games.c.white_user if color == Color.WHITE else games.c.black_user
                         done = conn.execute(
-                            update(games).where(games.c.id == game_id, column.is_(None))
+                            update(games)
+                            .where(games.c.id == game_id, column.is_(None))
                             .values({column: user.id})
                         ).rowcount
                         if done:

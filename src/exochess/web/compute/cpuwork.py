@@ -103,8 +103,15 @@ class CpuWork:
     """A bounded pool (threads or processes) for one kind of request work."""
 
     def __init__(
-        self, name: str, workers: int, max_jobs: int, timeout_s: float, *, processes: bool = False,
-        per_owner: int | None = None, tasks_per_pool: int | None = None,
+        self,
+        name: str,
+        workers: int,
+        max_jobs: int,
+        timeout_s: float,
+        *,
+        processes: bool = False,
+        per_owner: int | None = None,
+        tasks_per_pool: int | None = None,
     ) -> None:
         self.name = name
         self.workers = workers
@@ -141,8 +148,14 @@ class CpuWork:
         if owner is not None and self._owners[owner] >= self.per_owner:
             retry = max(1, math.ceil(self.timeout_s))
             raise TooManyAttempts(
-                N_("too many positions of yours are being worked out at once (at most {count}); "
-                   "try again in {seconds} s"), retry_after=retry, count=self.per_owner, seconds=retry)
+                N_(
+                    "too many positions of yours are being worked out at once (at most {count}); "
+                    "try again in {seconds} s"
+                ),
+                retry_after=retry,
+                count=self.per_owner,
+                seconds=retry,
+            )
         if self._jobs >= self.max_jobs:
             raise ServerBusy(N_("the server is busy ({what}); try again in a moment"), what=self.name)
         self._jobs += 1

@@ -145,8 +145,13 @@ class EngineClock:
 
 
 def compute_move(
-    variant: str, start_fen: str, texts: list[str], level: int, seed: int,
-    clock: EngineClock | None = None, searcher: Searcher | None = None,
+    variant: str,
+    start_fen: str,
+    texts: list[str],
+    level: int,
+    seed: int,
+    clock: EngineClock | None = None,
+    searcher: Searcher | None = None,
 ) -> str:
     """The computer's move (canonical text) in the position after ``texts``.
 
@@ -163,8 +168,11 @@ def compute_move(
             return str(best_move(board, level, seed=seed, searcher=s))
         lv = engine_level(level, board.variant.name)
         limits = Limits(
-            movetime_ms=lv.movetime_ms(None), wtime_ms=clock.wtime_ms, btime_ms=clock.btime_ms,
-            winc_ms=clock.winc_ms, binc_ms=clock.binc_ms,
+            movetime_ms=lv.movetime_ms(None),
+            wtime_ms=clock.wtime_ms,
+            btime_ms=clock.btime_ms,
+            winc_ms=clock.winc_ms,
+            binc_ms=clock.binc_ms,
         )
         return str(s.search(board, limits, options=lv.options(), seed=seed).best)
 
@@ -192,8 +200,11 @@ def think_budget_ms(variant: str, level: int, clock: EngineClock, white_to_move:
         return 0
     lv = engine_level(level, variant)
     limits = Limits(
-        movetime_ms=lv.movetime_ms(None), wtime_ms=clock.wtime_ms, btime_ms=clock.btime_ms,
-        winc_ms=clock.winc_ms, binc_ms=clock.binc_ms,
+        movetime_ms=lv.movetime_ms(None),
+        wtime_ms=clock.wtime_ms,
+        btime_ms=clock.btime_ms,
+        winc_ms=clock.winc_ms,
+        binc_ms=clock.binc_ms,
     )
     _soft, hard = limits.time_budget(white_to_move)
     return lv.movetime_ms(None) if hard is None else math.ceil(hard * 1000)
@@ -332,6 +343,7 @@ def _worker_main(conn: Connection, stops: Connection, hash_mb: int = DEFAULT_HAS
 
 # --- the server side ---------------------------------------------------------------------------
 
+
 @dataclass
 class _Job:
     kind: str
@@ -411,9 +423,18 @@ class EngineBackend(Protocol):
         """Raise :class:`EngineBusy` if no new computer game (at ``level``, for ``owner``)
         should start now."""
 
-    async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
-                   clock: EngineClock | None = None, *, game_id: str = "",
-                   owner: str | None = None) -> str | None:
+    async def move(
+        self,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        level: int,
+        seed: int,
+        clock: EngineClock | None = None,
+        *,
+        game_id: str = "",
+        owner: str | None = None,
+    ) -> str | None:
         """The computer's move (searched on ``clock`` in a game with one) for the caller to
         store, or None when the backend stores it; charged to ``owner`` (see
         :func:`~exochess.web.compute.fairshare.owner_of`)."""
@@ -423,8 +444,16 @@ class EngineBackend(Protocol):
         to wait) that the computer's next move in ``game_id`` would meet now, queueing nothing:
         a player's move is refused before it is stored rather than left without a reply."""
 
-    async def analyse(self, variant: str, start_fen: str, texts: list[str], movetime_ms: int,
-                      client: str | None = None, *, owner: str | None = None) -> dict[str, Any]: ...
+    async def analyse(
+        self,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        movetime_ms: int,
+        client: str | None = None,
+        *,
+        owner: str | None = None,
+    ) -> dict[str, Any]: ...
 
     async def reserve(self, owner: str, level: int) -> str | None:
         """Before a computer game at ``level`` is created for ``owner``: a place among the long
@@ -480,7 +509,8 @@ class EnginePool:
         level8_s = DEFAULT_MOVETIME_MS[max(DEFAULT_MOVETIME_MS)] / 1000
         self._budget = MoveBudget(
             long_budget_s if long_budget_s is not None else PLACES_PER_SLOT * general * level8_s,
-            per_owner=long_games_per_owner, hold_s=hold_s,
+            per_owner=long_games_per_owner,
+            hold_s=hold_s,
         )
         self._seq = itertools.count(1)
         self._game_owners: dict[str, str] = {}
@@ -514,8 +544,14 @@ class EnginePool:
         retry = self._budget.refusal(None, owner, cost, time.monotonic())
         if retry is not None:
             self._counts["refused"] += 1
-            raise EngineBusy(N_("the computer is busy with long searches: try again in {seconds} s, "
-                                "choose a lower level, or play a friend"), retry_after=retry, seconds=retry)
+            raise EngineBusy(
+                N_(
+                    "the computer is busy with long searches: try again in {seconds} s, "
+                    "choose a lower level, or play a friend"
+                ),
+                retry_after=retry,
+                seconds=retry,
+            )
 
     async def reserve(self, owner: str, level: int) -> str | None:
         """See :meth:`EngineBackend.reserve`."""
@@ -540,8 +576,16 @@ class EnginePool:
             del self._game_owners[next(iter(self._game_owners))]  # the oldest games
 
     async def move(
-        self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
-        clock: EngineClock | None = None, *, game_id: str = "", owner: str | None = None,
+        self,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        level: int,
+        seed: int,
+        clock: EngineClock | None = None,
+        *,
+        game_id: str = "",
+        owner: str | None = None,
     ) -> str:
         """The computer's move at ``level`` (on ``clock``, if the game has one), charged to
         ``owner`` (else to the game); cancelling the awaiting task stops the search.
@@ -551,8 +595,12 @@ class EnginePool:
         place in the budget (see :mod:`~exochess.web.compute.fairshare`)."""
         budget = move_cost(level)
         result: str = await self._submit(
-            MOVE, compute_move, (variant, start_fen, list(texts), level, seed, clock), budget,
-            owner, game_id or None,
+            MOVE,
+            compute_move,
+            (variant, start_fen, list(texts), level, seed, clock),
+            budget,
+            owner,
+            game_id or None,
         )
         return result
 
@@ -562,8 +610,14 @@ class EnginePool:
         self._refuse(MOVE, move_cost(level), owner, game_id or None)
 
     async def analyse(
-        self, variant: str, start_fen: str, texts: list[str], movetime_ms: int, client: str | None = None,
-        *, owner: str | None = None,
+        self,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        movetime_ms: int,
+        client: str | None = None,
+        *,
+        owner: str | None = None,
     ) -> dict[str, Any]:
         """An analysis of at most :attr:`analysis_cap_ms`, charged to ``owner`` (else to the
         client address ``client``), who may have :attr:`per_client` at once.
@@ -574,7 +628,11 @@ class EnginePool:
         args = (variant, start_fen, list(texts), movetime_ms)
         budget = movetime_ms / 1000
         result: dict[str, Any] = await self._submit(
-            ANALYSIS, compute_analysis, args, budget, owner or owner_of(None, client or "?"),
+            ANALYSIS,
+            compute_analysis,
+            args,
+            budget,
+            owner or owner_of(None, client or "?"),
         )
         return result
 
@@ -632,33 +690,49 @@ class EnginePool:
                 self._counts["refused"] += 1
                 retry = max(1, math.ceil(budget_s * self.moves_per_owner))
                 raise TooManyEngineJobs(
-                    N_("too many computer moves of yours are waiting (at most {count}); "
-                       "try again in {seconds} s"),
-                    retry_after=retry, count=self.moves_per_owner, seconds=retry,
+                    N_(
+                        "too many computer moves of yours are waiting (at most {count}); "
+                        "try again in {seconds} s"
+                    ),
+                    retry_after=retry,
+                    count=self.moves_per_owner,
+                    seconds=retry,
                 )
             if game is not None and budget_s > QUICK_MOVE_S:
                 retry_ = self._budget.refusal(game, owner, budget_s, time.monotonic())
                 if retry_ is not None:
                     self._counts["refused"] += 1
-                    raise EngineBusy(N_("the computer is busy with long searches: try again in {seconds} s"),
-                                     retry_after=retry_, seconds=retry_)
+                    raise EngineBusy(
+                        N_("the computer is busy with long searches: try again in {seconds} s"),
+                        retry_after=retry_,
+                        seconds=retry_,
+                    )
             return
         if self._queue.held(owner, ANALYSIS) >= self.per_client:
             self._counts["refused"] += 1
             raise TooManyEngineJobs(
-                N_("too many engine analyses from your address at once (at most {count}); "
-                   "wait for one to finish"),
-                retry_after=max(1, math.ceil(self.analysis_cap_ms / 1000)), count=self.per_client,
+                N_(
+                    "too many engine analyses from your address at once (at most {count}); "
+                    "wait for one to finish"
+                ),
+                retry_after=max(1, math.ceil(self.analysis_cap_ms / 1000)),
+                count=self.per_client,
             )
         free = self._running[ANALYSIS] < self._analysis_slots and self._queued[ANALYSIS] == 0
         if not free and self._queued[ANALYSIS] >= self.queue_limit:
             self._counts["refused"] += 1
             retry = self._retry_after()
-            raise EngineBusy(N_("the engine is busy: try again in {seconds} s"), retry_after=retry,
-                             seconds=retry)
+            raise EngineBusy(
+                N_("the engine is busy: try again in {seconds} s"), retry_after=retry, seconds=retry
+            )
 
     async def _submit(
-        self, kind: str, fn: Callable[..., Any], args: tuple[Any, ...], budget_s: float, owner: str | None,
+        self,
+        kind: str,
+        fn: Callable[..., Any],
+        args: tuple[Any, ...],
+        budget_s: float,
+        owner: str | None,
         game: str | None = None,
     ) -> Any:
         if self._closed:

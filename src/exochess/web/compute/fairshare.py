@@ -95,7 +95,9 @@ class FairQueue:
 
     def __init__(self) -> None:
         self._heaps: dict[tuple[str, bool], list[_Entry]] = {
-            (MOVE, True): [], (MOVE, False): [], (ANALYSIS, False): [],
+            (MOVE, True): [],
+            (MOVE, False): [],
+            (ANALYSIS, False): [],
         }
         self._vtime = {MOVE: 0.0, ANALYSIS: 0.0}
         self._last_tag: dict[tuple[str, str], float] = {}
@@ -139,8 +141,11 @@ class FairQueue:
     def pop(self, *, quick_only: bool = False, analyses: bool = True) -> Ticket | None:
         """The next job for a worker: the computer's moves (smallest tag) before analyses;
         ``quick_only`` (the express worker) takes quick moves only, ``analyses`` False none."""
-        moves = [e for e in (self._top(MOVE, True), None if quick_only else self._top(MOVE, False))
-                 if e is not None]
+        moves = [
+            e
+            for e in (self._top(MOVE, True), None if quick_only else self._top(MOVE, False))
+            if e is not None
+        ]
         if moves:
             entry = min(moves)
             heapq.heappop(self._heaps[(MOVE, entry.ticket.quick)])
@@ -218,8 +223,11 @@ class MoveBudget:
         mine = sum(1 for p in self._places.values() if p.owner == owner)
         if mine < self.per_owner and self.used(now) + cost <= self.budget_s + 1e-9:
             return None
-        lapses = [p.until - now for p in self._places.values()
-                  if p.busy == 0 and (mine < self.per_owner or p.owner == owner)]
+        lapses = [
+            p.until - now
+            for p in self._places.values()
+            if p.busy == 0 and (mine < self.per_owner or p.owner == owner)
+        ]
         # a place held by a move in progress frees at the earliest one hold after it ends
         soonest = min(lapses, default=self.hold_s + cost)
         return max(1, math.ceil(soonest))

@@ -36,8 +36,9 @@ def analysis_board(variant: str, fen: str | None, moves: list[str]) -> Board:
         try:
             board.push_text(text)
         except ExochessError as exc:  # unreadable or illegal: either way this line cannot be played
-            raise IllegalMove(N_("move {number} ({move}): {reason}"), number=i + 1, move=text,
-                              reason=str(exc)) from exc
+            raise IllegalMove(
+                N_("move {number} ({move}): {reason}"), number=i + 1, move=text, reason=str(exc)
+            ) from exc
     return board
 
 

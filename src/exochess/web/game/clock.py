@@ -103,8 +103,14 @@ class Clock:
 
     @classmethod
     def of(
-        cls, control: TimeControl, created: dt.datetime, ply: int, last: Stamp | None, to_move: Color,
-        timing: Timing = Timing(), computer: Color | None = None,
+        cls,
+        control: TimeControl,
+        created: dt.datetime,
+        ply: int,
+        last: Stamp | None,
+        to_move: Color,
+        timing: Timing = Timing(),
+        computer: Color | None = None,
     ) -> Clock | None:
         """The clock of a game with the time control ``control``, created at ``created``, after
         ``ply`` moves, the last of which has the stamp ``last`` (None for a game without a

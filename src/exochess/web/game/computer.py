@@ -49,7 +49,10 @@ class Computer:
     new state)."""
 
     def __init__(
-        self, pool: EngineBackend | None, timing: Timing, play: PlayPort,
+        self,
+        pool: EngineBackend | None,
+        timing: Timing,
+        play: PlayPort,
         publish: Callable[[LiveGame], Awaitable[None]],
     ) -> None:
         self.pool = pool
@@ -107,8 +110,10 @@ class Computer:
             return None
         moment = storage_now()
         return EngineClock(
-            clock.left(Color.WHITE, moment), clock.left(Color.BLACK, moment),
-            clock.control.increment_ms, clock.control.increment_ms,
+            clock.left(Color.WHITE, moment),
+            clock.left(Color.BLACK, moment),
+            clock.control.increment_ms,
+            clock.control.increment_ms,
         )
 
     async def _turn(self, live: LiveGame) -> None:
@@ -120,7 +125,13 @@ class Computer:
             seat, budget = live.to_move(), self.budget(live)
             asked = time.monotonic()
             text = await self.pool.move(
-                row.variant, row.start_fen, list(row.moves), row.level or 0, seed, budget, game_id=row.id,
+                row.variant,
+                row.start_fen,
+                list(row.moves),
+                row.level or 0,
+                seed,
+                budget,
+                game_id=row.id,
             )
             if text is None:
                 return  # queued: a worker stores the move and announces it (Redis mode)
@@ -139,8 +150,12 @@ class Computer:
             # the engine refused the move (the game idle past its place's hold, or its owner's
             # share full): ask again when it said, not every second, and say so once
             if live.row.id not in self.waits:
-                log.info("engine move in game %s refused (%s); asking again in %d s",
-                         live.row.id, exc.message, exc.retry_after)
+                log.info(
+                    "engine move in game %s refused (%s); asking again in %d s",
+                    live.row.id,
+                    exc.message,
+                    exc.retry_after,
+                )
             wait = max(1, int(exc.retry_after))
             handle = asyncio.get_running_loop().call_later(wait, self._ask_again, live)
             self.waits[live.row.id] = (wait, handle)
@@ -168,15 +183,21 @@ class Computer:
         self.schedule(live)
 
     async def evaluate(
-        self, variant: str, start_fen: str, texts: list[str], movetime_ms: int, client: str | None = None,
+        self,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        movetime_ms: int,
+        client: str | None = None,
         owner: str | None = None,
     ) -> dict[str, Any]:
         """The engine's view of the position after ``texts``, searched for ``movetime_ms`` (at
         most the pool's cap), charged to ``owner`` (the account, else the address ``client``)."""
         if self.pool is None:
             raise EngineDisabled(N_("the engine is disabled on this server"))
-        return await self.pool.analyse(variant, start_fen, texts, movetime_ms, client,
-                                       owner=owner or owner_of(None, client or "?"))
+        return await self.pool.analyse(
+            variant, start_fen, texts, movetime_ms, client, owner=owner or owner_of(None, client or "?")
+        )
 
     async def evaluate_game(
         self, live: LiveGame, secret: str | None, user_id: int | None, movetime_ms: int, client: str | None
@@ -194,8 +215,9 @@ class Computer:
             raise GameOver(N_("the game is over: there is nothing to evaluate"))
         row = live.row
         # charged like the computer's moves: to the account when signed in, else the address
-        return await self.evaluate(row.variant, row.start_fen, list(row.moves), movetime_ms, client,
-                                   owner_of(user_id, client or "?"))
+        return await self.evaluate(
+            row.variant, row.start_fen, list(row.moves), movetime_ms, client, owner_of(user_id, client or "?")
+        )
 
     def close(self) -> None:
         self.closed = True

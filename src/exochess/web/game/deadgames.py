@@ -36,8 +36,12 @@ class DeadGames:
     (a test injects its own and calls :meth:`sweep`, never sleeping)."""
 
     def __init__(
-        self, service: GameService, *, clock: Callable[[], dt.datetime] = now,
-        invitation_ttl: dt.timedelta = INVITATION_TTL, idle_ttl: dt.timedelta = IDLE_TTL,
+        self,
+        service: GameService,
+        *,
+        clock: Callable[[], dt.datetime] = now,
+        invitation_ttl: dt.timedelta = INVITATION_TTL,
+        idle_ttl: dt.timedelta = IDLE_TTL,
     ) -> None:
         self.service = service
         self.clock = clock
@@ -49,8 +53,11 @@ class DeadGames:
         """Call off the games dead at the clock's time; returns their ids."""
         storage = self.service.storage
         at = self.clock()
-        ids = await self.service.db(lambda: storage.abort_dead_games(
-            at=at, invitation_ttl=self.invitation_ttl, idle_ttl=self.idle_ttl))
+        ids = await self.service.db(
+            lambda: storage.abort_dead_games(
+                at=at, invitation_ttl=self.invitation_ttl, idle_ttl=self.idle_ttl
+            )
+        )
         for game_id in ids:
             # the same path as a change another server made: a cached game is read again and
             # its watchers get the new state
@@ -61,6 +68,7 @@ class DeadGames:
 
     def start(self, every_s: float = SWEEP_EVERY_S) -> None:
         """Sweep now and then every ``every_s`` seconds, until :meth:`close`."""
+
         async def loop() -> None:
             while True:
                 with contextlib.suppress(GameServiceError):

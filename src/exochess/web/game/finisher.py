@@ -67,7 +67,10 @@ class Finisher:
     ``load_players`` (read the seats' accounts again: the ratings changed)."""
 
     def __init__(
-        self, storage: Storage, db: DbThreads, timing: Timing,
+        self,
+        storage: Storage,
+        db: DbThreads,
+        timing: Timing,
         online: Callable[[str], dict[Color, bool]],
         reload: Callable[[LiveGame], Awaitable[None]],
         load_players: Callable[[LiveGame], Awaitable[None]],
@@ -92,7 +95,11 @@ class Finisher:
         return values
 
     async def finish(
-        self, live: LiveGame, values: Finish, status: GameStatus, ended: dt.datetime | None = None,
+        self,
+        live: LiveGame,
+        values: Finish,
+        status: GameStatus,
+        ended: dt.datetime | None = None,
     ) -> None:
         """Store the end ``values``, ``status`` and the clocks at ``ended`` (now by default),
         then show them (raises :class:`~exochess.web.domain.StalePosition` if another writer
@@ -120,7 +127,8 @@ class Finisher:
             status = GameStatus.ABORTED
         else:
             values = {
-                "result": "0-1" if loser == Color.WHITE else "1-0", "termination": TIME_FORFEIT,
+                "result": "0-1" if loser == Color.WHITE else "1-0",
+                "termination": TIME_FORFEIT,
                 "reason": lost_on_time_text(loser),
             }
             status = GameStatus.FINISHED
@@ -165,10 +173,12 @@ class Finisher:
         if waited < limit:
             raise Conflict(
                 N_("too early: your opponent left {waited} s ago; you may claim after {limit} s"),
-                waited=f"{waited / 1000:.0f}", limit=f"{limit / 1000:.0f}",
+                waited=f"{waited / 1000:.0f}",
+                limit=f"{limit / 1000:.0f}",
             )
         values: Finish = {
-            "result": "1-0" if seat == Color.WHITE else "0-1", "termination": ABANDONED,
+            "result": "1-0" if seat == Color.WHITE else "0-1",
+            "termination": ABANDONED,
             "reason": left_game_text(other),
         }
         await self.finish(live, values, GameStatus.FINISHED)

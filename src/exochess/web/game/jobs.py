@@ -118,9 +118,16 @@ class JobQueue:
     :meth:`move` queues the job and returns None at once: the worker stores the answer.
     """
 
-    def __init__(self, url: str, *, limit: int = QUEUE_LIMIT, per_client: int = PER_CLIENT_LIMIT,
-                 analysis_cap_ms: int = ANALYSIS_CAP_MS, moves_per_owner: int = MOVES_PER_OWNER,
-                 long_budget_s: float = LONG_BUDGET_S) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        limit: int = QUEUE_LIMIT,
+        per_client: int = PER_CLIENT_LIMIT,
+        analysis_cap_ms: int = ANALYSIS_CAP_MS,
+        moves_per_owner: int = MOVES_PER_OWNER,
+        long_budget_s: float = LONG_BUDGET_S,
+    ) -> None:
         self.url = url
         self.limit = limit
         self.per_client = per_client
@@ -135,8 +142,12 @@ class JobQueue:
     async def share(self) -> RedisShare:
         """The owners' bounds and the long moves' places, in Redis."""
         if self._share is None:
-            self._share = RedisShare(await self._redis(), moves_per_owner=self.moves_per_owner,
-                                     analyses_per_owner=self.per_client, budget_s=self.long_budget_s)
+            self._share = RedisShare(
+                await self._redis(),
+                moves_per_owner=self.moves_per_owner,
+                analyses_per_owner=self.per_client,
+                budget_s=self.long_budget_s,
+            )
         return self._share
 
     async def _redis(self) -> ArqRedis:
@@ -178,7 +189,8 @@ class JobQueue:
             retry = 30
             raise EngineBusy(
                 f"the computer is busy: {depth} engine jobs are waiting (at most {self.limit});"
-                f" try again in {retry} s, or play a friend", retry_after=retry,
+                f" try again in {retry} s, or play a friend",
+                retry_after=retry,
             )
 
     async def reserve(self, owner: str, level: int) -> str | None:
@@ -239,9 +251,18 @@ class JobQueue:
         except (EngineFailed, RedisError, OSError):
             return
 
-    async def move(self, variant: str, start_fen: str, texts: list[str], level: int, seed: int,
-                   clock: EngineClock | None = None, *, game_id: str = "",
-                   owner: str | None = None) -> str | None:
+    async def move(
+        self,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        level: int,
+        seed: int,
+        clock: EngineClock | None = None,
+        *,
+        game_id: str = "",
+        owner: str | None = None,
+    ) -> str | None:
         """Queue the computer's move in game ``game_id`` (the worker stores it, on ``clock`` if
         the game has one), charged to ``owner``; returns None.  Raises
         :class:`TooManyEngineJobs` or :class:`EngineBusy` as the pool does."""
@@ -269,8 +290,19 @@ class JobQueue:
                 continue
             try:
                 job = await (await self._redis()).enqueue_job(
-                    "engine_move", game_id, ply, variant, start_fen, list(texts), level, seed,
-                    budget_ms, time.time(), budget, owner, _job_id=job_id,
+                    "engine_move",
+                    game_id,
+                    ply,
+                    variant,
+                    start_fen,
+                    list(texts),
+                    level,
+                    seed,
+                    budget_ms,
+                    time.time(),
+                    budget,
+                    owner,
+                    _job_id=job_id,
                     _defer_until=_at(move_start(position, cost, MOVE)),
                     _expires=JOB_EXPIRES_S,
                 )
@@ -285,8 +317,16 @@ class JobQueue:
         metrics.ERRORS.labels("engine").inc()
         raise EngineFailed("the engine queue is unreachable")
 
-    async def analyse(self, variant: str, start_fen: str, texts: list[str], movetime_ms: int,
-                      client: str | None = None, *, owner: str | None = None) -> dict[str, Any]:
+    async def analyse(
+        self,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        movetime_ms: int,
+        client: str | None = None,
+        *,
+        owner: str | None = None,
+    ) -> dict[str, Any]:
         """An analysis run by a worker, charged to ``owner`` (else the address ``client``); this
         server waits for its result."""
         await self.admit()
@@ -303,8 +343,15 @@ class JobQueue:
         try:
             redis = await self._redis()
             job: Job | None = await redis.enqueue_job(
-                "engine_analysis", variant, start_fen, list(texts), movetime_ms, time.time(), owner,
-                _job_id=job_id, _expires=JOB_EXPIRES_S,
+                "engine_analysis",
+                variant,
+                start_fen,
+                list(texts),
+                movetime_ms,
+                time.time(),
+                owner,
+                _job_id=job_id,
+                _expires=JOB_EXPIRES_S,
                 _defer_until=_at(move_start(position, movetime_ms / 1000, ANALYSIS)),
             )
             assert job is not None  # a fresh random id is never taken
@@ -327,9 +374,17 @@ class JobQueue:
 
     def stats(self) -> PoolStats:
         """This server's own counters only (:meth:`live_stats` reads the queue)."""
-        return PoolStats(workers=0, ready=0, running=0, queued_moves=self._counts["queued"],
-                         queued_analyses=0, completed=self._counts["completed"], cancelled=0,
-                         refused=self._counts["refused"], killed=0)
+        return PoolStats(
+            workers=0,
+            ready=0,
+            running=0,
+            queued_moves=self._counts["queued"],
+            queued_analyses=0,
+            completed=self._counts["completed"],
+            cancelled=0,
+            refused=self._counts["refused"],
+            killed=0,
+        )
 
     async def state(self) -> QueueState:
         """The queue as Redis holds it now (:mod:`exochess.web.game.queuestats`); raises
@@ -345,10 +400,17 @@ class JobQueue:
         """:meth:`stats` with the site's figures read from the queue: workers alive (all
         ready: a worker heartbeats once it polls), jobs running and waiting, jobs done."""
         state = await self.state()
-        return PoolStats(workers=state.workers, ready=state.workers, running=state.running,
-                         queued_moves=state.waiting, queued_analyses=0,
-                         completed=sum(n for n, _s in state.done.values()), cancelled=0,
-                         refused=self._counts["refused"], killed=0)
+        return PoolStats(
+            workers=state.workers,
+            ready=state.workers,
+            running=state.running,
+            queued_moves=state.waiting,
+            queued_analyses=0,
+            completed=sum(n for n, _s in state.done.values()),
+            cancelled=0,
+            refused=self._counts["refused"],
+            killed=0,
+        )
 
     async def ping(self) -> bool:
         try:

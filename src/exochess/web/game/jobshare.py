@@ -103,9 +103,17 @@ def _now_ms() -> int:
 class RedisShare:
     """Owners' bounds and the long moves' places of Redis mode (see the module docstring)."""
 
-    def __init__(self, redis: Redis, *, moves_per_owner: int, analyses_per_owner: int,
-                 budget_s: float, games_per_owner: int = GAMES_PER_OWNER, hold_s: float = HOLD_S,
-                 claim_s: float = 120.0) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        *,
+        moves_per_owner: int,
+        analyses_per_owner: int,
+        budget_s: float,
+        games_per_owner: int = GAMES_PER_OWNER,
+        hold_s: float = HOLD_S,
+        claim_s: float = 120.0,
+    ) -> None:
         self.redis = redis
         self.bounds = {MOVE: moves_per_owner}
         self.analyses_per_owner = analyses_per_owner
@@ -120,8 +128,11 @@ class RedisShare:
         owner's jobs, or :class:`TooManyEngineJobs` with the seconds to wait."""
         bound = self.bounds.get(kind, self.analyses_per_owner)
         key = OWNER_KEY.format(kind=kind, owner=owner)
-        position = int(await self.redis.eval(  # type: ignore[misc]
-            _ENTER, 1, key, str(_now_ms()), str(bound), job_id, str(int(self.claim_s * 1000))))
+        position = int(
+            await self.redis.eval(  # type: ignore[misc]
+                _ENTER, 1, key, str(_now_ms()), str(bound), job_id, str(int(self.claim_s * 1000))
+            )
+        )
         if position < 0:
             raise self._too_many(kind, bound, cost_s)
         return position
@@ -138,11 +149,20 @@ class RedisShare:
         retry = max(1, math.ceil(cost_s * bound))
         if kind == MOVE:
             return TooManyEngineJobs(
-                N_("too many computer moves of yours are waiting (at most {count}); "
-                   "try again in {seconds} s"), retry_after=retry, count=bound, seconds=retry)
+                N_(
+                    "too many computer moves of yours are waiting (at most {count}); try again in {seconds} s"
+                ),
+                retry_after=retry,
+                count=bound,
+                seconds=retry,
+            )
         return TooManyEngineJobs(
-            N_("too many engine analyses from your address at once (at most {count}); "
-               "wait for one to finish"), retry_after=retry, count=bound)
+            N_(
+                "too many engine analyses from your address at once (at most {count}); wait for one to finish"
+            ),
+            retry_after=retry,
+            count=bound,
+        )
 
     async def leave(self, owner: str, kind: str, job_id: str) -> None:
         """``job_id`` is over: it no longer counts against its owner."""
@@ -151,20 +171,35 @@ class RedisShare:
     async def place(self, game: str | None, owner: str, cost_s: float, *, take: bool = True) -> None:
         """Take (or with ``take`` False only check) a place for ``game``'s long move (None: a game
         about to start); :class:`EngineBusy` with the seconds to wait when there is none."""
-        wait_ms = int(await self.redis.eval(  # type: ignore[misc]
-            _PLACE, 1, PLACES_KEY, game or "", owner, str(cost_s), str(_now_ms()), str(self.budget_s),
-            str(self.games_per_owner), str(int((self.claim_s + self.hold_s) * 1000)),
-            "1" if take and game else "0"))
+        wait_ms = int(
+            await self.redis.eval(  # type: ignore[misc]
+                _PLACE,
+                1,
+                PLACES_KEY,
+                game or "",
+                owner,
+                str(cost_s),
+                str(_now_ms()),
+                str(self.budget_s),
+                str(self.games_per_owner),
+                str(int((self.claim_s + self.hold_s) * 1000)),
+                "1" if take and game else "0",
+            )
+        )
         if wait_ms >= 0:
             # a place held by a move in progress lapses one hold after the move at the latest
             retry = max(1, math.ceil(min(wait_ms / 1000, self.hold_s + cost_s)))
-            raise EngineBusy(N_("the computer is busy with long searches: try again in {seconds} s"),
-                             retry_after=retry, seconds=retry)
+            raise EngineBusy(
+                N_("the computer is busy with long searches: try again in {seconds} s"),
+                retry_after=retry,
+                seconds=retry,
+            )
 
     async def place_done(self, game: str) -> None:
         """``game``'s move is stored: its place lapses :attr:`hold_s` from now unless it moves again."""
         await self.redis.eval(  # type: ignore[misc]
-            _DONE, 1, PLACES_KEY, game, str(_now_ms() + int(self.hold_s * 1000)))
+            _DONE, 1, PLACES_KEY, game, str(_now_ms() + int(self.hold_s * 1000))
+        )
 
     async def rename(self, key: str, game: str) -> None:
         """The place reserved under ``key`` is ``game``'s from now on."""

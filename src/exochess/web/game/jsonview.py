@@ -85,8 +85,9 @@ class JsonView:
         if not live.active:
             raise game_over(live)
         if ply != live.board.ply():
-            raise StalePosition(N_("stale position: the game is at ply {now}, not {ply}"),
-                                now=live.board.ply(), ply=ply)
+            raise StalePosition(
+                N_("stale position: the game is at ply {now}, not {ply}"), now=live.board.ply(), ply=ply
+            )
         return await self.cpu.run("listing its legal moves", tree_after, live.board.copy(), prefix)
 
     def state(self, live: LiveGame) -> dict[str, Any]:
@@ -102,8 +103,10 @@ class JsonView:
         for color in Color:
             kind = live.kind_of(color)
             players[color.value] = {
-                "kind": kind, "level": row.level if kind == PlayerKind.ENGINE else None,
-                "name": row.name_of(color), "user": live.players.get(color),
+                "kind": kind,
+                "level": row.level if kind == PlayerKind.ENGINE else None,
+                "name": row.name_of(color),
+                "user": live.players.get(color),
             }
         return {
             "type": "state",

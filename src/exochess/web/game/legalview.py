@@ -33,8 +33,12 @@ class LegalView:
     @classmethod
     def of(cls, view: dict[str, Any]) -> LegalView:
         """Encode a view as :func:`exochess.web.game.positions.game_view` builds it (CPU work)."""
-        return cls(view["count"], orjson.dumps(view["actions"]).decode(),
-                   orjson.dumps(view.get("annotations")).decode(), view.get("error"))
+        return cls(
+            view["count"],
+            orjson.dumps(view["actions"]).decode(),
+            orjson.dumps(view.get("annotations")).decode(),
+            view.get("error"),
+        )
 
     @classmethod
     def too_large(cls, error: str) -> LegalView:

@@ -47,8 +47,9 @@ def practice_of(game: str, practice_id: str) -> Practice:
     return position
 
 
-def lesson_answer(game: str, stage_id: str, number: int, moves: list[str], prefix: list[str],
-                  spent: int) -> str:
+def lesson_answer(
+    game: str, stage_id: str, number: int, moves: list[str], prefix: list[str], spent: int
+) -> str:
     """The exercise after the learner's ``moves`` as JSON text: ``status`` (playing, solved or
     failed), ``used``, ``par``, ``limit``, the ``stars`` earned when solved (``spent``: learner
     moves of earlier failed attempts), and ``position`` (see :func:`position_json`), whose legal
@@ -61,8 +62,9 @@ def lesson_answer(game: str, stage_id: str, number: int, moves: list[str], prefi
     except LessonError as exc:
         raise InvalidRequest(N_("the exercise is over: no more moves")) from exc
     except ExochessError as exc:
-        raise IllegalMove(N_("move {number} ({move}): {reason}"), number=len(moves), move=moves[-1],
-                          reason=str(exc)) from exc
+        raise IllegalMove(
+            N_("move {number} ({move}): {reason}"), number=len(moves), move=moves[-1], reason=str(exc)
+        ) from exc
     board = attempt.board
     if attempt.status == PLAYING and prefix:
         tree_after(board, prefix)  # checks the prefix: a clear error for a wrong one
@@ -70,8 +72,12 @@ def lesson_answer(game: str, stage_id: str, number: int, moves: list[str], prefi
     if attempt.status != PLAYING:
         position["legal"], position["legal_count"] = [], 0
     reply: dict[str, Any] = {
-        "status": attempt.status, "reason": attempt.reason, "used": attempt.used,
-        "par": exercise.par, "limit": exercise.limit, "line": attempt.line,
+        "status": attempt.status,
+        "reason": attempt.reason,
+        "used": attempt.used,
+        "par": exercise.par,
+        "limit": exercise.limit,
+        "line": attempt.line,
         "stars": stars(exercise.par, attempt.used + max(0, spent)) if attempt.status == "solved" else 0,
         "position": position,
     }

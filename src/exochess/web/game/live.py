@@ -93,8 +93,15 @@ class LiveGame:
         """The game's clocks after its last move (None without a time control)."""
         row = self.row
         last = row.stamps[-1] if row.stamps else None
-        return Clock.of(self.time_control, row.created, len(row.moves), last, self.to_move(), timing,
-                        computer=self.computer_seat())
+        return Clock.of(
+            self.time_control,
+            row.created,
+            len(row.moves),
+            last,
+            self.to_move(),
+            timing,
+            computer=self.computer_seat(),
+        )
 
     def computer_seat(self) -> Color | None:
         """The seat the computer plays (None in a game between people)."""

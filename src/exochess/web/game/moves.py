@@ -90,8 +90,14 @@ class MovePlayer:
         self.unsure = unsure
 
     async def play(
-        self, live: LiveGame, seat: Color, text: str, ply: int | None, arrived: dt.datetime,
-        lag_ms: int = 0, think_ms: int | None = None,
+        self,
+        live: LiveGame,
+        seat: Color,
+        text: str,
+        ply: int | None,
+        arrived: dt.datetime,
+        lag_ms: int = 0,
+        think_ms: int | None = None,
     ) -> MoveNote | None:
         """Play and store ``seat``'s move ``text`` arriving at ``arrived`` (the game's lock
         held, its time judged); ``ply``, if given, must be current; ``think_ms``, the computer's
@@ -107,8 +113,9 @@ class MovePlayer:
         if seat != live.to_move():
             raise NotYourTurn(N_("it is not your turn: {side} is to move"), side=live.to_move().capitalize())
         if ply is not None and ply != board.ply():
-            raise StalePosition(N_("stale position: the game is at ply {now}, not {ply}"),
-                                now=board.ply(), ply=ply)
+            raise StalePosition(
+                N_("stale position: the game is at ply {now}, not {ply}"), now=board.ply(), ply=ply
+            )
         current = board.ply()
         clock = live.clock(self.timing)
         stamp = Stamp(None, None, arrived) if clock is None else clock.after_move(arrived, lag_ms, think_ms)

@@ -63,9 +63,17 @@ class NewGames:
         self.pool = pool
 
     async def create(
-        self, variant_name: str, opponent: Opponent | str, level: int | None, color: SeatChoice | str,
-        fen: str | None, time_control: TimeControl, user_id: int | None,
-        names: Mapping[Color, str], seat_secrets: Mapping[Color, str], owner: str | None = None,
+        self,
+        variant_name: str,
+        opponent: Opponent | str,
+        level: int | None,
+        color: SeatChoice | str,
+        fen: str | None,
+        time_control: TimeControl,
+        user_id: int | None,
+        names: Mapping[Color, str],
+        seat_secrets: Mapping[Color, str],
+        owner: str | None = None,
     ) -> Created:
         """A game against the computer or a friend (see :meth:`GameService.create`); ``owner``
         holds one of its share of the free positions' places while a set-up position is read."""
@@ -76,8 +84,9 @@ class NewGames:
             raise InvalidRequest(N_("bad FEN: {reason}"), reason=str(exc)) from exc
         if fen and fen.strip():
             # a set-up position may have any number of legal moves: count them off the loop
-            count = await self.cpu.run("listing its legal moves", start_moves, variant.name, fen.strip(),
-                                       owner=owner)
+            count = await self.cpu.run(
+                "listing its legal moves", start_moves, variant.name, fen.strip(), owner=owner
+            )
             if count > MAX_START_MOVES:
                 raise PositionTooLarge(
                     f"position too large: {count:,} legal moves"
@@ -97,8 +106,9 @@ class NewGames:
                 or isinstance(level, bool)
                 or not RANDOM_LEVEL <= level <= MAX_LEVEL
             ):
-                raise InvalidRequest(N_("level must be an integer from {low} to {high}"),
-                                     low=RANDOM_LEVEL, high=MAX_LEVEL)
+                raise InvalidRequest(
+                    N_("level must be an integer from {low} to {high}"), low=RANDOM_LEVEL, high=MAX_LEVEL
+                )
             if self.pool is None:
                 raise EngineDisabled(N_("computer games are disabled on this server"))
             await self.pool.admit()
@@ -108,20 +118,32 @@ class NewGames:
         created = Created(new_id(), {c: secrets.token_urlsafe(16) for c in Color} | dict(seat_secrets), mine)
         await self.db.call(
             lambda: self.storage.create_game(
-                id=created.game_id, variant=variant.name, start_fen=board.starting_fen,
-                white=kinds[Color.WHITE], black=kinds[Color.BLACK], level=level,
-                white_secret=created.secrets[Color.WHITE], black_secret=created.secrets[Color.BLACK],
+                id=created.game_id,
+                variant=variant.name,
+                start_fen=board.starting_fen,
+                white=kinds[Color.WHITE],
+                black=kinds[Color.BLACK],
+                level=level,
+                white_secret=created.secrets[Color.WHITE],
+                black_secret=created.secrets[Color.BLACK],
                 time_control=None if time_control == NO_CLOCK else time_control.text,
                 white_user=user_id if mine == Color.WHITE else None,
                 black_user=user_id if mine == Color.BLACK else None,
-                white_name=names.get(Color.WHITE), black_name=names.get(Color.BLACK),
+                white_name=names.get(Color.WHITE),
+                black_name=names.get(Color.BLACK),
             )
         )
         return created
 
     async def create_between(
-        self, variant_name: str, white_user: int | None, black_user: int | None, rated: bool,
-        time_control: TimeControl, names: Mapping[Color, str], seat_secrets: Mapping[Color, str],
+        self,
+        variant_name: str,
+        white_user: int | None,
+        black_user: int | None,
+        rated: bool,
+        time_control: TimeControl,
+        names: Mapping[Color, str],
+        seat_secrets: Mapping[Color, str],
     ) -> Created:
         """A game between two people (see :meth:`GameService.create_between`)."""
         variant = _variant(variant_name)
@@ -129,16 +151,25 @@ class NewGames:
             raise InvalidRequest(N_("a rated game is played between two different accounts"))
         if rated and time_control == NO_CLOCK:
             raise InvalidRequest(N_("a rated game needs a time control"))
-        created = Created(new_id(), {c: secrets.token_urlsafe(16) for c in Color} | dict(seat_secrets),
-                          Color.WHITE)
+        created = Created(
+            new_id(), {c: secrets.token_urlsafe(16) for c in Color} | dict(seat_secrets), Color.WHITE
+        )
         await self.db.call(
             lambda: self.storage.create_game(
-                id=created.game_id, variant=variant.name, start_fen=variant.starting_fen,
-                white=PlayerKind.HUMAN, black=PlayerKind.HUMAN, level=None,
-                white_secret=created.secrets[Color.WHITE], black_secret=created.secrets[Color.BLACK],
+                id=created.game_id,
+                variant=variant.name,
+                start_fen=variant.starting_fen,
+                white=PlayerKind.HUMAN,
+                black=PlayerKind.HUMAN,
+                level=None,
+                white_secret=created.secrets[Color.WHITE],
+                black_secret=created.secrets[Color.BLACK],
                 time_control=None if time_control == NO_CLOCK else time_control.text,
-                white_user=white_user, black_user=black_user, rated=rated,
-                white_name=names.get(Color.WHITE), black_name=names.get(Color.BLACK),
+                white_user=white_user,
+                black_user=black_user,
+                rated=rated,
+                white_name=names.get(Color.WHITE),
+                black_name=names.get(Color.BLACK),
             )
         )
         return created

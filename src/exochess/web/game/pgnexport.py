@@ -57,8 +57,11 @@ def pgn_clocks(row: GameRow, stamps: list[Stamp]) -> dict[int, int]:
 
 
 def game_pgn(
-    row: GameRow, board: Board, names: Mapping[Color, str | None] | None = None,
-    chat: list[ChatRow] | None = None, elos: Mapping[Color, int] | None = None,
+    row: GameRow,
+    board: Board,
+    names: Mapping[Color, str | None] | None = None,
+    chat: list[ChatRow] | None = None,
+    elos: Mapping[Color, int] | None = None,
 ) -> str:
     """The game as PGN, with the site's Event/Site/Date/players headers (and FEN if set up),
     its ``TimeControl``, ``Rated``, the players' ratings (``elos``, ``WhiteElo``/``BlackElo``),

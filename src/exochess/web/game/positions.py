@@ -79,14 +79,17 @@ def _path(raw: RawMove) -> tuple[tuple[Any, ...], ...]:
     """A legal move as its actions, each a hashable tuple (the first action without its changes:
     two moves with the same first action share its changes, as they share the position)."""
     more = raw[MORE]
-    first = raw[:PROMOTION + 1]
+    first = raw[: PROMOTION + 1]
     return (first, *more) if more else (first,)
 
 
 def _same_action(step: tuple[Any, ...], action: Action) -> bool:
     return (
-        step[FROM] == action.from_square and step[TO] == action.to_square and step[KIND] == action.kind
-        and tuple(step[VICTIMS]) == action.victims and step[PROMOTION] == action.promotion
+        step[FROM] == action.from_square
+        and step[TO] == action.to_square
+        and step[KIND] == action.kind
+        and tuple(step[VICTIMS]) == action.victims
+        and step[PROMOTION] == action.promotion
     )
 
 
@@ -100,9 +103,7 @@ def _parse_actions(prefix: Sequence[str]) -> list[Action]:
     return out
 
 
-def legal_tree(
-    board: Board, prefix: Sequence[str] = (), budget: int = NODE_BUDGET
-) -> dict[str, Any]:
+def legal_tree(board: Board, prefix: Sequence[str] = (), budget: int = NODE_BUDGET) -> dict[str, Any]:
     """The legal moves as a tree of actions with shared prefixes, for the board's input.
 
     Answers ``{"count": moves, "actions": nodes}`` where each node is one action (``text``,
@@ -283,13 +284,22 @@ def annotations_json(board: Board) -> dict[str, Any]:
             reserves[color_name(r.white)][r.letter] = r.count
     return {
         "marks": [
-            {"square": names[m.square], "kind": m.kind, "reason": m.reason, "by": [names[s] for s in m.by],
-             "reason_t": phrase_json(m.reason)}
+            {
+                "square": names[m.square],
+                "kind": m.kind,
+                "reason": m.reason,
+                "by": [names[s] for s in m.by],
+                "reason_t": phrase_json(m.reason),
+            }
             for m in notes.marks
         ],
         "gazes": [
-            {"square": names[g.square], "color": color_name(g.white), "cells": [names[c] for c in g.cells],
-             "affects": g.affects}
+            {
+                "square": names[g.square],
+                "color": color_name(g.white),
+                "cells": [names[c] for c in g.cells],
+                "affects": g.affects,
+            }
             for g in notes.gazes
         ],
         "stuck": {names[sq]: reason for sq, reason in notes.stuck},

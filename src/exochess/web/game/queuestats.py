@@ -81,8 +81,13 @@ def read_state(client: redis.Redis, now_ms: int | None = None) -> QueueState:
     fields = {key.decode(): value for key, value in done_raw.items()}
     for kind in KINDS:
         done[kind] = (int(fields.get(kind, 0)), float(fields.get(f"{kind}:seconds", 0.0)))
-    return QueueState(waiting=len(waiting_scores), running=sum(1 for held in leased if held),
-                      workers=int(workers), oldest_wait_s=oldest, done=done)
+    return QueueState(
+        waiting=len(waiting_scores),
+        running=sum(1 for held in leased if held),
+        workers=int(workers),
+        oldest_wait_s=oldest,
+        done=done,
+    )
 
 
 def sync_client(url: str) -> redis.Redis:
@@ -102,8 +107,10 @@ class QueueCollector:
         self.client = sync_client(url)
 
     def collect(self) -> Iterator[Metric]:
-        up = GaugeMetricFamily("exochess_engine_queue_up",
-                               "Redis mode: 1 if the engine queue could be read for this scrape, else 0")
+        up = GaugeMetricFamily(
+            "exochess_engine_queue_up",
+            "Redis mode: 1 if the engine queue could be read for this scrape, else 0",
+        )
         try:
             state = read_state(self.client)
         except (RedisError, OSError):
@@ -112,23 +119,38 @@ class QueueCollector:
             return
         up.add_metric([], 1)
         yield up
-        yield GaugeMetricFamily("exochess_engine_queue_depth",
-                                "Engine jobs waiting in the queue, not yet taken by a worker (Redis mode)",
-                                value=state.waiting)
-        yield GaugeMetricFamily("exochess_engine_jobs_running",
-                                "Engine jobs a worker is running now (Redis mode)", value=state.running)
-        yield GaugeMetricFamily("exochess_engine_workers_alive",
-                                "Engine workers whose heartbeat is alive (Redis mode)", value=state.workers)
-        yield GaugeMetricFamily("exochess_engine_oldest_job_wait_seconds",
-                                "How long the oldest waiting engine job has waited (Redis mode)",
-                                value=state.oldest_wait_s)
-        count = CounterMetricFamily("exochess_engine_jobs_done",
-                                    "Engine jobs finished by all workers of the site, by kind (Redis mode)",
-                                    labels=["kind"])
-        seconds = CounterMetricFamily("exochess_engine_job_run_seconds",
-                                      "Seconds engine jobs ran in the workers of the site, by kind "
-                                      "(Redis mode; divided by exochess_engine_jobs_done_total: the "
-                                      "mean job time)", labels=["kind"])
+        yield GaugeMetricFamily(
+            "exochess_engine_queue_depth",
+            "Engine jobs waiting in the queue, not yet taken by a worker (Redis mode)",
+            value=state.waiting,
+        )
+        yield GaugeMetricFamily(
+            "exochess_engine_jobs_running",
+            "Engine jobs a worker is running now (Redis mode)",
+            value=state.running,
+        )
+        yield GaugeMetricFamily(
+            "exochess_engine_workers_alive",
+            "Engine workers whose heartbeat is alive (Redis mode)",
+            value=state.workers,
+        )
+        yield GaugeMetricFamily(
+            "exochess_engine_oldest_job_wait_seconds",
+            "How long the oldest waiting engine job has waited (Redis mode)",
+            value=state.oldest_wait_s,
+        )
+        count = CounterMetricFamily(
+            "exochess_engine_jobs_done",
+            "Engine jobs finished by all workers of the site, by kind (Redis mode)",
+            labels=["kind"],
+        )
+        seconds = CounterMetricFamily(
+            "exochess_engine_job_run_seconds",
+            "Seconds engine jobs ran in the workers of the site, by kind "
+            "(Redis mode; divided by exochess_engine_jobs_done_total: the "
+            "mean job time)",
+            labels=["kind"],
+        )
         for kind, (n, s) in state.done.items():
             count.add_metric([kind], n)
             seconds.add_metric([kind], s)

@@ -65,7 +65,11 @@ class GameService:
     """Creates, loads and plays games; raises the errors of :mod:`exochess.web.domain`."""
 
     def __init__(
-        self, storage: Storage, pool: EngineBackend | None, hub: Hub, timing: Timing | None = None,
+        self,
+        storage: Storage,
+        pool: EngineBackend | None,
+        hub: Hub,
+        timing: Timing | None = None,
         position_time_limit_s: float = POSITION_TIME_LIMIT_S,
     ) -> None:
         self.storage = storage
@@ -93,15 +97,22 @@ class GameService:
         self.clocks = ClockWatch(self.timing, self.get)
         self.computer = Computer(pool, self.timing, self._computer_plays, self.publish)
         self.moves = MovePlayer(
-            move_store(storage, self._db, self.cpu_games), self.timing, self._resync_later)
+            move_store(storage, self._db, self.cpu_games), self.timing, self._resync_later
+        )
         self.finisher = Finisher(
-            storage, self._db, self.timing, hub.online, self._reload, self.cache.load_players)
+            storage, self._db, self.timing, hub.online, self._reload, self.cache.load_players
+        )
         self.takebacks = Takebacker(storage, self._db, self.computer.cancel)
         self.rematches = Rematcher(storage, self._db, self._reload)
         self.new_games = NewGames(storage, self._db, self.cpu_free, pool)
         self.sync = ClusterSync(
-            self.cache, lambda game_id: bool(hub.watchers(game_id)), self._refresh, self._send_state,
-            self.clocks.arm, self.computer.schedule)
+            self.cache,
+            lambda game_id: bool(hub.watchers(game_id)),
+            self._refresh,
+            self._send_state,
+            self.clocks.arm,
+            self.computer.schedule,
+        )
 
     async def db(self, fn: Callable[..., T], *args: Any, urgent: bool = False) -> T:
         """Run a storage call in a database thread (see :meth:`DbThreads.call`)."""
@@ -221,8 +232,13 @@ class GameService:
         # between the lock's release and now; a takeback and another move would leave the same
         # ply in another position)
         fits = note is not None and live.board.ply() == note.ply + 1 and live.fens[-1] == note.fen
-        await self.hub.broadcast(live.row.id, self.state_text(live), coalesce=True, changed=True,
-                                 note=note.to_json() if note is not None and fits else None)
+        await self.hub.broadcast(
+            live.row.id,
+            self.state_text(live),
+            coalesce=True,
+            changed=True,
+            note=note.to_json() if note is not None and fits else None,
+        )
         for listener in self.listeners:
             listener(live)
         if not live.active and live.row.level is not None and self.pool is not None:
@@ -287,7 +303,10 @@ class GameService:
         return await self._end(game_id, secret, user_id, self.finisher.resign)
 
     async def _end(
-        self, game_id: str, secret: str | None, user_id: int | None,
+        self,
+        game_id: str,
+        secret: str | None,
+        user_id: int | None,
         how: Callable[[LiveGame, Color], Awaitable[None]],
     ) -> LiveGame:
         live = await self.get(game_id)
@@ -300,10 +319,17 @@ class GameService:
     # --- creating ------------------------------------------------------------------------
 
     async def create(
-        self, variant_name: str, opponent: Opponent | str, level: int | None,
-        color: SeatChoice | str, fen: str | None, time_control: TimeControl = NO_CLOCK,
+        self,
+        variant_name: str,
+        opponent: Opponent | str,
+        level: int | None,
+        color: SeatChoice | str,
+        fen: str | None,
+        time_control: TimeControl = NO_CLOCK,
         user_id: int | None = None,
-        *, names: Mapping[Color, str] | None = None, seat_secrets: Mapping[Color, str] | None = None,
+        *,
+        names: Mapping[Color, str] | None = None,
+        seat_secrets: Mapping[Color, str] | None = None,
         owner: str | None = None,
     ) -> tuple[LiveGame, dict[Color, str], Color]:
         """A new game (:meth:`NewGames.create`): (the game, the seat secrets its creator
@@ -311,7 +337,15 @@ class GameService:
         is returned; against a friend both, so that the creator can pass one on.  ``owner``
         (account, else address) is charged the CPU work of a set-up position."""
         made = await self.new_games.create(
-            variant_name, opponent, level, color, fen, time_control, user_id, names or {}, seat_secrets or {},
+            variant_name,
+            opponent,
+            level,
+            color,
+            fen,
+            time_control,
+            user_id,
+            names or {},
+            seat_secrets or {},
             owner,
         )
         live = await self._started(made)
@@ -320,9 +354,15 @@ class GameService:
         return live, made.secrets, made.mine
 
     async def create_between(
-        self, variant_name: str, white_user: int | None, black_user: int | None, *,
-        rated: bool = False, time_control: TimeControl = NO_CLOCK,
-        names: Mapping[Color, str] | None = None, seat_secrets: Mapping[Color, str] | None = None,
+        self,
+        variant_name: str,
+        white_user: int | None,
+        black_user: int | None,
+        *,
+        rated: bool = False,
+        time_control: TimeControl = NO_CLOCK,
+        names: Mapping[Color, str] | None = None,
+        seat_secrets: Mapping[Color, str] | None = None,
     ) -> tuple[LiveGame, dict[Color, str]]:
         """A game between two people, the lobby's entry point
         (:meth:`NewGames.create_between`), with both seat secrets."""
@@ -341,7 +381,12 @@ class GameService:
     # --- playing -------------------------------------------------------------------------
 
     async def play(
-        self, game_id: str, secret: str | None, text: str, ply: int | None, lag_ms: int = 0,
+        self,
+        game_id: str,
+        secret: str | None,
+        text: str,
+        ply: int | None,
+        lag_ms: int = 0,
         user_id: int | None = None,
     ) -> LiveGame:
         """Play the move ``text`` for the seat ``secret`` (or the account ``user_id``) holds;
@@ -378,8 +423,14 @@ class GameService:
         return live
 
     async def _play_locked(
-        self, live: LiveGame, seat: Color, text: str, ply: int | None, arrived: dt.datetime | None = None,
-        lag_ms: int = 0, think_ms: int | None = None,
+        self,
+        live: LiveGame,
+        seat: Color,
+        text: str,
+        ply: int | None,
+        arrived: dt.datetime | None = None,
+        lag_ms: int = 0,
+        think_ms: int | None = None,
     ) -> MoveNote | None:
         """With the lock held: judge the time at ``arrived`` (default now: a time out raises
         :class:`TimeRanOut`, the game ended instead), then play and store the move."""
@@ -409,7 +460,11 @@ class GameService:
         return True
 
     async def takeback(
-        self, game_id: str, secret: str | None, action: TakebackAction | str, user_id: int | None = None,
+        self,
+        game_id: str,
+        secret: str | None,
+        action: TakebackAction | str,
+        user_id: int | None = None,
     ) -> LiveGame:
         """Offer, accept or decline taking back the offerer's last move (against the computer an
         offer is granted at once)."""
@@ -422,7 +477,11 @@ class GameService:
         return live
 
     async def rematch(
-        self, game_id: str, secret: str | None, user_id: int | None = None, owner: str | None = None,
+        self,
+        game_id: str,
+        secret: str | None,
+        user_id: int | None = None,
+        owner: str | None = None,
     ) -> tuple[LiveGame, Color, str | None]:
         """The rematch of a finished game (created once, colours swapped): (game, your colour,
         your secret, which is the one you hold in the finished game; None when the seat was
@@ -473,7 +532,11 @@ class GameService:
         self.computer.schedule(await self.get(game_id))
 
     async def evaluate_game(
-        self, game_id: str, secret: str | None, movetime_ms: int, client: str | None = None,
+        self,
+        game_id: str,
+        secret: str | None,
+        movetime_ms: int,
+        client: str | None = None,
         user_id: int | None = None,
     ) -> dict[str, Any]:
         """The engine's view of a game's current position (see :meth:`Computer.evaluate_game`)."""

@@ -53,8 +53,15 @@ class EngineSweep:
     exactly once whatever the sweep does: the worker's update is guarded.
     """
 
-    def __init__(self, url: str, storage: Storage, resume: Callable[[str], Awaitable[None]], *,
-                 every_s: float = SWEEP_EVERY_S, after_s: float = SWEEP_AFTER_S) -> None:
+    def __init__(
+        self,
+        url: str,
+        storage: Storage,
+        resume: Callable[[str], Awaitable[None]],
+        *,
+        every_s: float = SWEEP_EVERY_S,
+        after_s: float = SWEEP_AFTER_S,
+    ) -> None:
         self.storage = storage
         self.resume = resume
         self.every_s = every_s
@@ -95,10 +102,12 @@ class EngineSweep:
         before = storage_now() - dt.timedelta(seconds=self.after_s)
         rows = await loop.run_in_executor(None, self.storage.idle_engine_games, before)
         # jobs stay in the queue's sorted set until finished, and the queue is bounded: one read
-        queued = {member.decode().rsplit(":", 1)[0]
-                  for member in await self._redis.zrange(QUEUE_NAME, 0, -1)}
-        waiting = [gid for gid, variant, fen, ply, white, black in rows
-                   if f"move:{gid}:{ply}" not in queued and engine_to_move(fen, ply, white, black)]
+        queued = {member.decode().rsplit(":", 1)[0] for member in await self._redis.zrange(QUEUE_NAME, 0, -1)}
+        waiting = [
+            gid
+            for gid, variant, fen, ply, white, black in rows
+            if f"move:{gid}:{ply}" not in queued and engine_to_move(fen, ply, white, black)
+        ]
         for game_id in waiting:
             try:
                 await self.resume(game_id)

@@ -46,9 +46,13 @@ class ClusterSync:
     move)."""
 
     def __init__(
-        self, cache: GameCache, watched: Callable[[str], bool],
-        refresh: Callable[[LiveGame], Awaitable[None]], send_state: Callable[[LiveGame], Awaitable[None]],
-        arm: Callable[[LiveGame], None], schedule: Callable[[LiveGame], None],
+        self,
+        cache: GameCache,
+        watched: Callable[[str], bool],
+        refresh: Callable[[LiveGame], Awaitable[None]],
+        send_state: Callable[[LiveGame], Awaitable[None]],
+        arm: Callable[[LiveGame], None],
+        schedule: Callable[[LiveGame], None],
     ) -> None:
         self.cache = cache
         self.watched = watched

@@ -110,15 +110,23 @@ class Rematcher:
             new = new_id()
             await self.db.call(
                 lambda: self.storage.create_game(
-                    id=new, variant=row.variant, start_fen=row.start_fen, white=row.black,
-                    black=row.white, level=row.level,
+                    id=new,
+                    variant=row.variant,
+                    start_fen=row.start_fen,
+                    white=row.black,
+                    black=row.white,
+                    level=row.level,
                     # colours swap and each player keeps their secret: only digests are
                     # stored, so the second player to ask could not be handed a fresh one (and
                     # whoever holds a seat's secret could ask for its rematch anyway)
-                    white_secret=row.black_secret, black_secret=row.white_secret,
+                    white_secret=row.black_secret,
+                    black_secret=row.white_secret,
                     time_control=row.time_control,
-                    white_user=row.black_user, black_user=row.white_user, rated=row.rated,
-                    white_name=row.black_name, black_name=row.white_name,
+                    white_user=row.black_user,
+                    black_user=row.white_user,
+                    rated=row.rated,
+                    white_name=row.black_name,
+                    black_name=row.white_name,
                 )
             )
             if not await self.db.call(self.storage.set_rematch, live.row.id, new):

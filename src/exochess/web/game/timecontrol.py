@@ -47,8 +47,22 @@ REALTIME_PRESETS: Final = ("1+0", "3+2", "5+3", "10+5", "15+10", "30+20")
 CORRESPONDENCE_DAYS: Final = (1, 2, 3, 5, 7, 14)
 """The days per move a correspondence game may have."""
 MINUTE_CHOICES: Final = (
-    "0.25", "0.5", "0.75", *(str(m) for m in range(1, 21)), "25", "30", "35", "40", "45",
-    "60", "75", "90", "105", "120", "150", "180",
+    "0.25",
+    "0.5",
+    "0.75",
+    *(str(m) for m in range(1, 21)),
+    "25",
+    "30",
+    "35",
+    "40",
+    "45",
+    "60",
+    "75",
+    "90",
+    "105",
+    "120",
+    "150",
+    "180",
 )
 """The minutes the new-game form offers for a custom control (lichess's steps; the API takes
 any whole number up to :data:`MAX_MINUTES`)."""

@@ -87,8 +87,9 @@ class Health:
             if first:
                 self._waiting[service] = (f"{type(exc).__name__}: {exc}", time.monotonic())
         if first:
-            log.warning("engine worker: %s at %s is unreachable (%s); waiting for it, jobs kept",
-                        service, where, exc)
+            log.warning(
+                "engine worker: %s at %s is unreachable (%s); waiting for it, jobs kept", service, where, exc
+            )
 
     def up(self, service: str) -> None:
         """``service`` answers again."""
@@ -102,9 +103,14 @@ class Health:
         with self._lock:
             waiting = dict(self._waiting)
         now = time.monotonic()
-        return {service: (f"waiting for {service} for {now - waiting[service][1]:.0f} s: "
-                          f"{waiting[service][0]}" if service in waiting else "ok")
-                for service in ("redis", "database")}
+        return {
+            service: (
+                f"waiting for {service} for {now - waiting[service][1]:.0f} s: {waiting[service][0]}"
+                if service in waiting
+                else "ok"
+            )
+            for service in ("redis", "database")
+        }
 
 
 class EngineWorker(Worker):
@@ -251,8 +257,10 @@ def serve_operations(port: int, health: Health, host: str = "127.0.0.1") -> WSGI
             checks = health.checks()
             ready = all(value == "ok" for value in checks.values())
             body = json.dumps({"status": "ok" if ready else "unavailable", "checks": checks}).encode()
-            start_response("200 OK" if ready else "503 Service Unavailable",
-                           [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+            start_response(
+                "200 OK" if ready else "503 Service Unavailable",
+                [("Content-Type", "application/json"), ("Content-Length", str(len(body)))],
+            )
             return [body]
         if environ.get("PATH_INFO") == "/healthz":
             start_response("200 OK", [("Content-Type", "application/json")])

@@ -76,14 +76,27 @@ def _after(variant: str, start_fen: str, texts: list[str], move: str) -> tuple[s
     outcome = board.outcome()
     if outcome is None:
         return board.fen(), None
-    return board.fen(), {"result": outcome.result(), "termination": outcome.termination.value,
-                         "reason": reason_text(board.variant, outcome)}
+    return board.fen(), {
+        "result": outcome.result(),
+        "termination": outcome.termination.value,
+        "reason": reason_text(board.variant, outcome),
+    }
 
 
-async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str, start_fen: str,
-                      texts: list[str], level: int, seed: int, budget_ms: int,
-                      queued_at: float, clock: list[int] | None = None,
-                      owner: str | None = None) -> str | None:
+async def engine_move(
+    ctx: dict[str, Any],
+    game_id: str,
+    ply: int,
+    variant: str,
+    start_fen: str,
+    texts: list[str],
+    level: int,
+    seed: int,
+    budget_ms: int,
+    queued_at: float,
+    clock: list[int] | None = None,
+    owner: str | None = None,
+) -> str | None:
     """arq job: the computer's move at ``ply``, stored and announced; None if not needed (any more).
 
     In a game with a time control the move is searched on ``clock`` (both sides' times and
@@ -92,8 +105,9 @@ async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str,
     job's claims (its owner's count, its game's place) are freed at the end.
     """
     try:
-        return await _engine_move(ctx, game_id, ply, variant, start_fen, texts, level, seed,
-                                  budget_ms, queued_at, clock)
+        return await _engine_move(
+            ctx, game_id, ply, variant, start_fen, texts, level, seed, budget_ms, queued_at, clock
+        )
     finally:
         if owner is not None:
             with contextlib.suppress(RedisError, OSError):
@@ -102,9 +116,19 @@ async def engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str,
                 await share.place_done(game_id)
 
 
-async def _engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str, start_fen: str,
-                       texts: list[str], level: int, seed: int, budget_ms: int,
-                       queued_at: float, clock: list[int] | None) -> str | None:
+async def _engine_move(
+    ctx: dict[str, Any],
+    game_id: str,
+    ply: int,
+    variant: str,
+    start_fen: str,
+    texts: list[str],
+    level: int,
+    seed: int,
+    budget_ms: int,
+    queued_at: float,
+    clock: list[int] | None,
+) -> str | None:
     storage: Storage = ctx["storage"]
     loop = asyncio.get_running_loop()
     cpu: ThreadPoolExecutor = ctx["cpu"]
@@ -115,8 +139,13 @@ async def _engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str
     if row.kind_of(mover) != PlayerKind.ENGINE:
         return None
     timed = Clock.of(
-        stored_time_control(row.time_control), row.created, len(row.moves),
-        row.stamps[-1] if row.stamps else None, mover, ctx.get("timing", Timing()), computer=mover,
+        stored_time_control(row.time_control),
+        row.created,
+        len(row.moves),
+        row.stamps[-1] if row.stamps else None,
+        mover,
+        ctx.get("timing", Timing()),
+        computer=mover,
     )
     budget = EngineClock(*clock) if clock is not None and len(clock) == 4 else None
     asked = time.monotonic()
@@ -146,8 +175,15 @@ async def _engine_move(ctx: dict[str, Any], game_id: str, ply: int, variant: str
     return text
 
 
-async def engine_analysis(ctx: dict[str, Any], variant: str, start_fen: str, texts: list[str],
-                          movetime_ms: int, queued_at: float, owner: str | None = None) -> dict[str, Any]:
+async def engine_analysis(
+    ctx: dict[str, Any],
+    variant: str,
+    start_fen: str,
+    texts: list[str],
+    movetime_ms: int,
+    queued_at: float,
+    owner: str | None = None,
+) -> dict[str, Any]:
     """arq job: an analysis (its result goes back to the server that waits for it, which frees
     its owner's claim)."""
     loop = asyncio.get_running_loop()
@@ -158,9 +194,16 @@ async def engine_analysis(ctx: dict[str, Any], variant: str, start_fen: str, tex
     return result
 
 
-def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
-                job_timeout_s: float = JOB_TIMEOUT_S, health: Health | None = None,
-                timing: Timing | None = None, hash_mb: int | None = None) -> EngineWorker:
+def make_worker(
+    redis_url: str,
+    database_url: str,
+    *,
+    jobs: int = 1,
+    job_timeout_s: float = JOB_TIMEOUT_S,
+    health: Health | None = None,
+    timing: Timing | None = None,
+    hash_mb: int | None = None,
+) -> EngineWorker:
     """A worker running the engine's jobs, ``jobs`` at a time (one per core is right); it
     waits out Redis and database outages and holds its jobs by a renewed lease
     (:mod:`exochess.web.game.worker`), telling ``health`` what it waits for.  ``timing``: the
@@ -180,8 +223,12 @@ def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
         ctx["cpu"] = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="engine")
         ctx["bus"] = RedisBus(redis_url, origin="worker")
         ctx["probe"] = watch_database(ctx["storage"], health)
-        ctx["share"] = RedisShare(ctx["redis"], moves_per_owner=MOVES_PER_OWNER,
-                                  analyses_per_owner=PER_CLIENT_LIMIT, budget_s=LONG_BUDGET_S)
+        ctx["share"] = RedisShare(
+            ctx["redis"],
+            moves_per_owner=MOVES_PER_OWNER,
+            analyses_per_owner=PER_CLIENT_LIMIT,
+            budget_s=LONG_BUDGET_S,
+        )
 
     async def shutdown(ctx: dict[str, Any]) -> None:
         ctx["probe"].cancel()
@@ -194,8 +241,9 @@ def make_worker(redis_url: str, database_url: str, *, jobs: int = 1,
         functions=[
             # results of moves are not kept: the answer is the stored move; the id is then free
             # again for a retry after a takeback
-            func(retry_on_database_outage(engine_move), name="engine_move", keep_result=0,
-                 max_tries=MOVE_TRIES),
+            func(
+                retry_on_database_outage(engine_move), name="engine_move", keep_result=0, max_tries=MOVE_TRIES
+            ),
             func(engine_analysis, name="engine_analysis", keep_result=60, max_tries=2),
         ],
         redis_settings=settings,

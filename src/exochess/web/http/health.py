@@ -45,8 +45,9 @@ async def readyz(request: Request, service: Service) -> JSONResponse:
     if service.closed:
         checks["server"] = "shutting down"
     ready = all(value == "ok" for value in checks.values())
-    return JSONResponse({"status": "ok" if ready else "unavailable", "checks": checks},
-                        status_code=200 if ready else 503)
+    return JSONResponse(
+        {"status": "ok" if ready else "unavailable", "checks": checks}, status_code=200 if ready else 503
+    )
 
 
 @router.get("/metrics")

@@ -126,7 +126,8 @@ def js_messages(lang: str) -> dict[str, str]:
         if not message.id or message.fuzzy or not isinstance(message.id, str):
             continue
         for_scripts = any(path.endswith(".js") or _in_library(path) for path, _ in message.locations) or any(
-            comment.startswith(SCRIPTS_COMMENT) for comment in message.auto_comments)
+            comment.startswith(SCRIPTS_COMMENT) for comment in message.auto_comments
+        )
         if for_scripts and isinstance(message.string, str) and message.string:
             out[message.id] = message.string
     return out
@@ -142,9 +143,14 @@ def localized(template: str, params: Mapping[str, object], lang: str) -> str:
     """
     tr = translations(lang).gettext
     # a field that is a phrase of the library is a sentence of its own, translated the same way
-    fields = {name: localized(value.template, value.params, lang) if isinstance(value, Phrase)
-              else tr(value) if isinstance(value, str) and value else value
-              for name, value in params.items()}
+    fields = {
+        name: localized(value.template, value.params, lang)
+        if isinstance(value, Phrase)
+        else tr(value)
+        if isinstance(value, str) and value
+        else value
+        for name, value in params.items()
+    }
     try:
         return tr(template).format(**fields) if fields else tr(template)
     except (KeyError, IndexError, ValueError):  # a translation with broken fields: the English text

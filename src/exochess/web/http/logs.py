@@ -82,11 +82,16 @@ class JsonFormatter(logging.Formatter):
 def logging_config(level: str, fmt: str) -> dict[str, Any]:
     """A ``logging.config.dictConfig`` for uvicorn and the site: ``fmt`` is ``json`` or ``text``."""
     formatter: dict[str, Any] = (
-        {"()": JsonFormatter} if fmt == "json"
+        {"()": JsonFormatter}
+        if fmt == "json"
         else {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"}
     )
-    handler = {"class": "logging.StreamHandler", "formatter": "site", "filters": ["request_id", "redact"],
-               "stream": "ext://sys.stderr"}
+    handler = {
+        "class": "logging.StreamHandler",
+        "formatter": "site",
+        "filters": ["request_id", "redact"],
+        "stream": "ext://sys.stderr",
+    }
     upper = level.upper()
     return {
         "version": 1,
@@ -140,8 +145,15 @@ class RequestIdMiddleware:
                 if status >= 500:
                     metrics.ERRORS.labels("http").inc()
             access.info(
-                "%s %s %s", scope.get("method", "WS"), scope["path"], status,
-                extra={"method": scope.get("method", "WS"), "path": scope["path"], "status": status,
-                       "ms": round(elapsed * 1000, 1)},
+                "%s %s %s",
+                scope.get("method", "WS"),
+                scope["path"],
+                status,
+                extra={
+                    "method": scope.get("method", "WS"),
+                    "path": scope["path"],
+                    "status": status,
+                    "ms": round(elapsed * 1000, 1),
+                },
             )
             REQUEST_ID.reset(token)

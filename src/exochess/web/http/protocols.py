@@ -50,7 +50,9 @@ from exochess.web.http.logs import access
 from exochess.web.http.ratelimit import WEBSOCKET_GATE
 
 COMPRESSION = ServerPerMessageDeflateFactory(
-    server_max_window_bits=12, client_max_window_bits=12, compress_settings={"memLevel": 5, "level": 1},
+    server_max_window_bits=12,
+    client_max_window_bits=12,
+    compress_settings={"memLevel": 5, "level": 1},
 )
 """Per-message compression as uvicorn offers it (the same 4 KB window and memory per socket),
 at zlib's fastest level instead of its default (6).  On a game's states (8.5-27 KB of JSON)
@@ -102,8 +104,14 @@ class HttpProtocol(HttpToolsProtocol):
         head = [b"HTTP/1.1 429 Too Many Requests\r\n"]
         for name, value in self.server_state.default_headers:
             head += [name, b": ", value, b"\r\n"]
-        head += [b"content-type: application/json\r\ncontent-length: ", str(len(body)).encode(),
-                 b"\r\nretry-after: ", str(wait).encode(), b"\r\nconnection: close\r\n\r\n", body]
+        head += [
+            b"content-type: application/json\r\ncontent-length: ",
+            str(len(body)).encode(),
+            b"\r\nretry-after: ",
+            str(wait).encode(),
+            b"\r\nconnection: close\r\n\r\n",
+            body,
+        ]
         self.transport.write(b"".join(head))
         self.transport.close()
         # the access line the request-id middleware writes for every answer

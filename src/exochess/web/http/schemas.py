@@ -214,7 +214,10 @@ class WsChat(BaseModel):
 
 
 CLIENT_MESSAGES: dict[str, type[Ping | Auth | WsMove | WsChat]] = {
-    "ping": Ping, "auth": Auth, "move": WsMove, "chat": WsChat,
+    "ping": Ping,
+    "auth": Auth,
+    "move": WsMove,
+    "chat": WsChat,
 }
 """The model of each websocket message ``type``."""
 
@@ -251,6 +254,10 @@ class LobbyCancel(BaseModel):
 
 
 LOBBY_MESSAGES: dict[str, type[Ping | LobbyHello | LobbyPost | LobbyAccept | LobbyCancel]] = {
-    "ping": Ping, "hello": LobbyHello, "post": LobbyPost, "accept": LobbyAccept, "cancel": LobbyCancel,
+    "ping": Ping,
+    "hello": LobbyHello,
+    "post": LobbyPost,
+    "accept": LobbyAccept,
+    "cancel": LobbyCancel,
 }
 """The model of each lobby websocket message ``type``."""

@@ -47,30 +47,34 @@ milliseconds, levels) need a handful; Python's own limit (4,300) raises a bare `
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
-CONTENT_SECURITY_POLICY = "; ".join([
-    "default-src 'self'",
-    "script-src 'self'",  # no inline script: page data travels in <script type="application/json">
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "connect-src 'self'",  # the API and the game websocket (same host)
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",  # no framing: Resign and Take back cannot be clickjacked
-])
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",  # no inline script: page data travels in <script type="application/json">
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",  # the API and the game websocket (same host)
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",  # no framing: Resign and Take back cannot be clickjacked
+    ]
+)
 """The policy of every response."""
 
-DOCS_POLICY = "; ".join([
-    "default-src 'self'",
-    # FastAPI's Swagger UI page is an inline script loading its code from a CDN
-    "script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net",
-    "style-src 'self' https://cdn.jsdelivr.net",
-    "img-src 'self' data: https://fastapi.tiangolo.com",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-])
+DOCS_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        # FastAPI's Swagger UI page is an inline script loading its code from a CDN
+        "script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net",
+        "style-src 'self' https://cdn.jsdelivr.net",
+        "img-src 'self' data: https://fastapi.tiangolo.com",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+    ]
+)
 """The policy of the interactive API documentation page only (it serves no game data)."""
 
 DOCS_PATH = "/api/docs"
@@ -223,7 +227,11 @@ CLOSE_POLICY = 1008
 
 
 async def deny_websocket(
-    scope: Scope, receive: Receive, send: Send, status: int, message: str,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    status: int,
+    message: str,
     headers: dict[str, str] | None = None,
 ) -> None:
     """Refuse a websocket handshake with an HTTP ``status`` and the API's ``{"error": ...}`` body,
@@ -233,11 +241,17 @@ async def deny_websocket(
     if "websocket.http.response" in scope.get("extensions", {}):
         body = error_body(message)
         extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
-        await send({
-            "type": "websocket.http.response.start", "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                        *extra],
-        })
+        await send(
+            {
+                "type": "websocket.http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    *extra,
+                ],
+            }
+        )
         await send({"type": "websocket.http.response.body", "body": body})
     else:
         await send({"type": "websocket.close", "code": CLOSE_POLICY, "reason": message[:120]})
@@ -284,8 +298,12 @@ class RequestGuardMiddleware:
                 return
             if message["type"] == "http.disconnect":
                 client = scope.get("client")
-                log.info("client disconnected before its whole request body arrived (%s, %s %s)",
-                         client[0] if client else "?", scope["method"], scope["path"])
+                log.info(
+                    "client disconnected before its whole request body arrived (%s, %s %s)",
+                    client[0] if client else "?",
+                    scope["method"],
+                    scope["path"],
+                )
                 return
             chunks.append(message.get("body", b""))
             if not message.get("more_body", False):

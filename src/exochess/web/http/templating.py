@@ -53,9 +53,10 @@ def translated_variant(v: dict[str, Any], lang: str) -> dict[str, Any]:
             out[key] = tr(out[key])
     out["piece_names"] = {letter: tr(name) for letter, name in v["piece_names"].items()}
     # the legend beside the board: each piece's name and what it does
-    out["pieces"] = [{**p, "name": tr(p["name"]),
-                      "description": tr(p["description"]) if p["description"] else ""}
-                     for p in v.get("pieces", [])]
+    out["pieces"] = [
+        {**p, "name": tr(p["name"]), "description": tr(p["description"]) if p["description"] else ""}
+        for p in v.get("pieces", [])
+    ]
     return out
 
 

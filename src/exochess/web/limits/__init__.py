@@ -16,6 +16,14 @@ from exochess.web.limits.identity import account_key, client_key, fold_name
 from exochess.web.limits.ratelimits import LimiterUnavailable, RateLimits, Refusal
 
 __all__ = [
-    "LIMITS", "Limit", "LimiterUnavailable", "RateLimitSettingError", "RateLimits", "Refusal",
-    "account_key", "client_key", "fold_name", "parse_rate_limits",
+    "LIMITS",
+    "Limit",
+    "LimiterUnavailable",
+    "RateLimitSettingError",
+    "RateLimits",
+    "Refusal",
+    "account_key",
+    "client_key",
+    "fold_name",
+    "parse_rate_limits",
 ]

@@ -54,17 +54,22 @@ LIMITS: tuple[Limit, ...] = (
     Limit("analyses", "20/minute", "engine analyses", Key.ADDRESS),
     Limit("sockets", "60/minute", "websocket connections", Key.ADDRESS, precheck=True),
     Limit("signups", "10/hour", "accounts created", Key.ADDRESS),
-    Limit("misses", "60/minute", "requests for games or pages that do not exist", Key.ADDRESS,
-          precheck=True),
+    Limit("misses", "60/minute", "requests for games or pages that do not exist", Key.ADDRESS, precheck=True),
     # a person clicks a few times a second at most; the windows let a burst through, then the rate
     Limit("lobby", "10 per 5 seconds", "lobby actions", Key.ADDRESS),
     Limit("lobby-messages", "12 per 3 seconds", "lobby messages", Key.SOCKET),
     Limit("chat", "4 per 2 seconds", "chat lines", Key.SEAT),
     # only failed logins are counted (http/loginguard.py)
-    Limit("login-account", "5/minute,20/hour", "failed logins for this account", Key.ACCOUNT,
-          fail_closed=True),
-    Limit("login-address", "20/minute,100/hour", "failed logins from your address", Key.ADDRESS,
-          fail_closed=True),
+    Limit(
+        "login-account", "5/minute,20/hour", "failed logins for this account", Key.ACCOUNT, fail_closed=True
+    ),
+    Limit(
+        "login-address",
+        "20/minute,100/hour",
+        "failed logins from your address",
+        Key.ADDRESS,
+        fail_closed=True,
+    ),
 )
 """Every limit of the site."""
 BY_NAME = {limit.name: limit for limit in LIMITS}

@@ -55,8 +55,7 @@ class Refusal:
     def message(self, whose: str = "") -> str:
         """The English message of an HTTP answer (the limit, the wait); ``whose`` follows
         what is counted (" from your address")."""
-        return (f"too many {self.limit.what}{whose}: at most {self.item}; "
-                f"try again in {self.retry_s} s")
+        return f"too many {self.limit.what}{whose}: at most {self.item}; try again in {self.retry_s} s"
 
 
 class _Backend(Protocol):
@@ -94,8 +93,12 @@ class _Shared:
     def __init__(self, redis_url: str) -> None:
         scheme, sep, rest = redis_url.partition("://")
         # the ``redis`` package (the one the site's bus uses); its errors come out as StorageError
-        self.storage = RedisStorage(f"async+{scheme}{sep}{rest}", implementation="redispy",
-                                    wrap_exceptions=True, key_prefix="exochess-limits")
+        self.storage = RedisStorage(
+            f"async+{scheme}{sep}{rest}",
+            implementation="redispy",
+            wrap_exceptions=True,
+            key_prefix="exochess-limits",
+        )
         self.limiter = MovingWindowRateLimiter(self.storage)
 
     async def hit(self, item: RateLimitItem, name: str, key: str) -> bool:
@@ -127,15 +130,20 @@ class RateLimits:
     is not limited.
     """
 
-    def __init__(self, limits: Mapping[str, list[RateLimitItem]] | str | None = None,
-                 redis_url: str | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        limits: Mapping[str, list[RateLimitItem]] | str | None = None,
+        redis_url: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.rates = parse_rate_limits(limits) if limits is None or isinstance(limits, str) else dict(limits)
         unknown = set(self.rates) - set(BY_NAME)
         if unknown:
             raise ValueError(f"undeclared rate limits: {', '.join(sorted(unknown))}")
         self._plan = {
             name: (BY_NAME[name], [(item, f"{name}/{item.amount}/{item.get_expiry()}") for item in items])
-            for name, items in self.rates.items() if items
+            for name, items in self.rates.items()
+            if items
         }
         """Per limit: its declaration and its rates, each with the name its window is counted
         under (a limit's rates are counted apart)."""

@@ -74,7 +74,7 @@ class MovingWindows:
 
     def _sweep(self, now: float) -> None:
         self._next_sweep = now + SWEEP_S
-        for (kind, who) in list(self._hits):
+        for kind, who in list(self._hits):
             times = self._window(kind, who, self._periods[kind], now)
             if not times:
                 del self._hits[(kind, who)]

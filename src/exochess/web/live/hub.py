@@ -173,8 +173,9 @@ class Hub:
         self.seats_ttl_s = SEATS_TTL_S
         self._tasks: set[asyncio.Task[Any]] = set()
 
-    def attach(self, bus: Bus, counts: SharedCounts | None = None,
-               refresh_s: float = SEATS_REFRESH_S) -> None:
+    def attach(
+        self, bus: Bus, counts: SharedCounts | None = None, refresh_s: float = SEATS_REFRESH_S
+    ) -> None:
         """Share broadcasts and presence with the other processes through ``bus``, and the
         connection counts (for the caps) through ``counts`` (in the loop); the seats present
         are written again every ``refresh_s`` seconds."""
@@ -314,7 +315,12 @@ class Hub:
         return len(self._rooms.get(game_id, {}))
 
     async def broadcast(
-        self, game_id: str, message: str, *, coalesce: bool = False, changed: bool = False,
+        self,
+        game_id: str,
+        message: str,
+        *,
+        coalesce: bool = False,
+        changed: bool = False,
         note: dict[str, Any] | None = None,
     ) -> None:
         """Send ``message`` to every connection of the game (``coalesce``: it is a whole state),

@@ -31,8 +31,12 @@ class MoveNote:
 
     def to_json(self) -> dict[str, Any]:
         stamp = self.stamp
-        return {"p": self.ply, "mv": self.move, "f": self.fen,
-                "t": [stamp.white_ms, stamp.black_ms, stamp.at.isoformat()]}
+        return {
+            "p": self.ply,
+            "mv": self.move,
+            "f": self.fen,
+            "t": [stamp.white_ms, stamp.black_ms, stamp.at.isoformat()],
+        }
 
     @classmethod
     def from_json(cls, data: object) -> MoveNote | None:
@@ -41,12 +45,18 @@ class MoveNote:
         if not isinstance(data, dict):
             return None
         ply, move, fen, stamp = data.get("p"), data.get("mv"), data.get("f"), data.get("t")
-        if not (isinstance(ply, int) and isinstance(move, str) and isinstance(fen, str)
-                and isinstance(stamp, list) and len(stamp) == 3):
+        if not (
+            isinstance(ply, int)
+            and isinstance(move, str)
+            and isinstance(fen, str)
+            and isinstance(stamp, list)
+            and len(stamp) == 3
+        ):
             return None
         white_ms, black_ms, at = stamp
-        if not all(ms is None or (isinstance(ms, int) and not isinstance(ms, bool))
-                   for ms in (white_ms, black_ms)) or not isinstance(at, str):
+        if not all(
+            ms is None or (isinstance(ms, int) and not isinstance(ms, bool)) for ms in (white_ms, black_ms)
+        ) or not isinstance(at, str):
             return None
         try:
             moment = dt.datetime.fromisoformat(at)

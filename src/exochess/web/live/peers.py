@@ -39,8 +39,9 @@ TTL_S = 1.5
 class PeerWatch:
     """This server's heartbeat, and the others' watched (see the module docstring)."""
 
-    def __init__(self, client: aioredis.Redis, origin: str,
-                 on_change: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(
+        self, client: aioredis.Redis, origin: str, on_change: Callable[[str], Awaitable[None]]
+    ) -> None:
         """``on_change`` gets a short text of what changed (for the log)."""
         self.redis = client
         self.origin = origin
@@ -81,8 +82,12 @@ class PeerWatch:
         if known is None or known == alive:
             return
         gone, new = known - alive, alive - known
-        what = ", ".join(filter(None, [
-            f"{len(gone)} server(s) gone" if gone else "", f"{len(new)} server(s) new" if new else ""]))
+        what = ", ".join(
+            filter(
+                None,
+                [f"{len(gone)} server(s) gone" if gone else "", f"{len(new)} server(s) new" if new else ""],
+            )
+        )
         log.info("peer servers changed (%s): cached games are read again", what)
         try:
             await self.on_change(what)

@@ -84,7 +84,10 @@ def connect(url: str) -> aioredis.Redis:
     """A Redis client for commands (publish, queue), failing fast while Redis is down: a
     server must answer its clients, not wait for a lost connection."""
     client: aioredis.Redis = aioredis.Redis.from_url(
-        url, socket_connect_timeout=1.0, socket_timeout=2.0, retry_on_timeout=False,
+        url,
+        socket_connect_timeout=1.0,
+        socket_timeout=2.0,
+        retry_on_timeout=False,
     )
     return client
 
@@ -248,7 +251,9 @@ class RedisBus:
         while not self._closed:
             # a client of its own without a read timeout: a quiet channel is not an error
             client: aioredis.Redis = aioredis.Redis.from_url(
-                self.url, socket_connect_timeout=1.0, health_check_interval=10,
+                self.url,
+                socket_connect_timeout=1.0,
+                health_check_interval=10,
                 **_wide_subscription(self.url),
             )
             try:
@@ -302,8 +307,10 @@ class RedisBus:
         """Stop listening and sending; what was posted before is sent first, for up to
         ``flush_s`` (a server shutting down announces the moves it stored)."""
         link = self._link
-        if self._sender is not None and not self._sender.done() and (
-            self._outbox or self._inflight or (link is not None and link.awaiting)
+        if (
+            self._sender is not None
+            and not self._sender.done()
+            and (self._outbox or self._inflight or (link is not None and link.awaiting))
         ):
             drained: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
             self._queue(None, drained)
@@ -387,8 +394,9 @@ class _Link:
         commands = [("PUBLISH", CHANNEL, data) for data, _sent, _queued in batch if data is not None]
         if commands:
             async with asyncio.timeout(REPLY_TIMEOUT_S):  # a socket that takes nothing more
-                await self.connection.send_packed_command(self.connection.pack_commands(commands),
-                                                          check_health=False)
+                await self.connection.send_packed_command(
+                    self.connection.pack_commands(commands), check_health=False
+                )
         written = time.perf_counter()
         self.awaiting.extend((entry, written) for entry in batch)
         self._settle_marks()

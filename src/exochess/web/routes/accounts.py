@@ -119,8 +119,9 @@ class PasswordConfirm(BaseModel):
 # --- the API --------------------------------------------------------------------------------
 
 
-async def _start_session(request: Request, sessions: Sessions, accounts: Accounts, user: User,
-                         claim: list[SeatClaim], status: int) -> JSONResponse:
+async def _start_session(
+    request: Request, sessions: Sessions, accounts: Accounts, user: User, claim: list[SeatClaim], status: int
+) -> JSONResponse:
     token = await to_thread.run_sync(sessions.create, user)
     claimed = await to_thread.run_sync(accounts.claim, user, [(c.game, c.secret) for c in claim])
     response = JSONResponse({"name": user.name, "claimed": claimed}, status_code=status)
@@ -130,7 +131,11 @@ async def _start_session(request: Request, sessions: Sessions, accounts: Account
 
 @router.post("/api/account/signup", status_code=201)
 async def signup(
-    body: Credentials, request: Request, accounts: AccountsDep, sessions: SessionsDep, work: PasswordWork,
+    body: Credentials,
+    request: Request,
+    accounts: AccountsDep,
+    sessions: SessionsDep,
+    work: PasswordWork,
 ) -> Response:
     """Make an account and sign in; the browser's anonymous games (``claim``) become its own."""
     user = await to_thread.run_sync(accounts.create, body.name, body.password, limiter=work)
@@ -138,8 +143,13 @@ async def signup(
 
 
 async def _password_checked(
-    request: Request, guard: LoginGuard, work: CapacityLimiter, name: str, wrong: str | None,
-    check: Callable[..., T], *args: Any,
+    request: Request,
+    guard: LoginGuard,
+    work: CapacityLimiter,
+    name: str,
+    wrong: str | None,
+    check: Callable[..., T],
+    *args: Any,
 ) -> T:
     """``check(*args)``, an operation that verifies a password, run in a thread (at most
     ``work`` at once: each hash takes 64 MiB) behind the login guard of ``name`` and the
@@ -158,7 +168,11 @@ async def _password_checked(
 
 @router.post("/api/account/login")
 async def login(
-    body: Credentials, request: Request, accounts: AccountsDep, sessions: SessionsDep, guard: GuardDep,
+    body: Credentials,
+    request: Request,
+    accounts: AccountsDep,
+    sessions: SessionsDep,
+    guard: GuardDep,
     work: PasswordWork,
 ) -> Response:
     """Sign in (slowed after failures, per account and per address)."""
@@ -186,21 +200,38 @@ async def me(user: UserDep) -> dict[str, Any]:
 
 @router.post("/api/account/password")
 async def change_password(
-    body: PasswordChange, request: Request, user: UserDep, accounts: AccountsDep, sessions: SessionsDep,
-    guard: GuardDep, work: PasswordWork,
+    body: PasswordChange,
+    request: Request,
+    user: UserDep,
+    accounts: AccountsDep,
+    sessions: SessionsDep,
+    guard: GuardDep,
+    work: PasswordWork,
 ) -> Response:
     """Change the password: every session of the account ends, this browser gets a new one."""
     await _password_checked(
-        request, guard, work, user.name, N_("the current password is wrong"),
-        accounts.change_password, user, body.old, body.new,
+        request,
+        guard,
+        work,
+        user.name,
+        N_("the current password is wrong"),
+        accounts.change_password,
+        user,
+        body.old,
+        body.new,
     )
     return await _start_session(request, sessions, accounts, user, [], 200)
 
 
 @router.post("/api/account/delete", status_code=204)
 async def delete_account(
-    body: PasswordConfirm, request: Request, user: UserDep, accounts: AccountsDep, guard: GuardDep,
-    service: Service, work: PasswordWork,
+    body: PasswordConfirm,
+    request: Request,
+    user: UserDep,
+    accounts: AccountsDep,
+    guard: GuardDep,
+    service: Service,
+    work: PasswordWork,
 ) -> Response:
     """Close the account (its games stay, under "deleted player")."""
     await _password_checked(
@@ -227,9 +258,12 @@ async def _profile(service: Service, accounts: Accounts, name: str) -> dict[str,
         "results": results,
         "ratings": [
             {
-                "variant": line.variant, "title": titles.get(line.variant, line.variant),
-                "rating": round(line.rating.rating), "rd": round(line.rating.rd),
-                "provisional": line.rating.provisional, "games": line.games,
+                "variant": line.variant,
+                "title": titles.get(line.variant, line.variant),
+                "rating": round(line.rating.rating),
+                "rd": round(line.rating.rd),
+                "provisional": line.rating.provisional,
+                "games": line.games,
                 "history": [{"at": at.isoformat() + "Z", "rating": round(r)} for at, r in line.history],
                 "chart": history_chart(line.history),
             }
@@ -253,7 +287,10 @@ def _seat_name(row: GameRow, color: Color, names: dict[int, str | None]) -> str:
 
 
 def _game_line(
-    row: GameRow, user_id: int, names: dict[int, str | None], titles: dict[str, str],
+    row: GameRow,
+    user_id: int,
+    names: dict[int, str | None],
+    titles: dict[str, str],
 ) -> dict[str, Any]:
     color = Color.WHITE if row.white_user == user_id else Color.BLACK
     won = {"1-0": Color.WHITE, "0-1": Color.BLACK}.get(row.result or "")
@@ -262,12 +299,18 @@ def _game_line(
     else:
         outcome = "draw" if won is None else "win" if won == color else "loss"
     return {
-        "id": row.id, "variant": titles.get(row.variant, row.variant), "color": color,
-        "opponent": _seat_name(row, color.other, names), "result": row.result, "outcome": outcome,
+        "id": row.id,
+        "variant": titles.get(row.variant, row.variant),
+        "color": color,
+        "opponent": _seat_name(row, color.other, names),
+        "result": row.result,
+        "outcome": outcome,
         "opponent_profile": names.get(row.user_of(color.other) or 0) is not None,
         # the computer's level, for the page to word "Computer (level n)" in its language
         "opponent_level": row.level if row.kind_of(color.other) == PlayerKind.ENGINE else None,
-        "rated": row.rated, "created": row.created.isoformat() + "Z", "moves": row.ply,
+        "rated": row.rated,
+        "created": row.created.isoformat() + "Z",
+        "moves": row.ply,
     }
 
 
@@ -308,7 +351,8 @@ async def profile_pgn(name: str, service: Service, accounts: AccountsDep) -> Str
             before = (rows[-1].created, rows[-1].id)
 
     return StreamingResponse(
-        games_text(), media_type="application/x-chess-pgn",
+        games_text(),
+        media_type="application/x-chess-pgn",
         headers={"Content-Disposition": f'attachment; filename="exochess-{user.name}.pgn"'},
     )
 
@@ -325,8 +369,13 @@ async def _leaderboards(service: Service, variant: str | None) -> list[dict[str,
     boards = []
     for v in chosen:
         leaders = await to_thread.run_sync(leaderboard, engine, v.name)
-        boards.append({"variant": v.name, "title": v.title,
-                       "players": [{"name": p.name, "rating": p.rating, "games": p.games} for p in leaders]})
+        boards.append(
+            {
+                "variant": v.name,
+                "title": v.title,
+                "players": [{"name": p.name, "rating": p.rating, "games": p.games} for p in leaders],
+            }
+        )
     return boards
 
 

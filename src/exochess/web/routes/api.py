@@ -88,7 +88,13 @@ async def create_game(body: NewGame, request: Request, service: Service, setting
     key = await pool.reserve(owner, body.level) if pool is not None and body.level is not None else None
     try:
         live, seats, you = await service.create(
-            body.variant, body.opponent, body.level, body.color, body.fen, time_control, _uid(request),
+            body.variant,
+            body.opponent,
+            body.level,
+            body.color,
+            body.fen,
+            time_control,
+            _uid(request),
             owner=owner,
         )
     except BaseException:
@@ -116,13 +122,25 @@ async def list_games(service: Service, ids: str | None = None, limit: int = 30) 
     games = []
     for r in rows:
         turn, deadline = service.clocks.turn_and_deadline(r)
-        games.append(GameSummary(
-            id=r.id, variant=r.variant, white=r.white, black=r.black, level=r.level, ply=r.ply,
-            status=r.status, result=r.result, reason=r.reason,
-            time_control=r.time_control or NO_CLOCK.text, turn=turn, deadline=deadline,
-            white_name=r.white_name, black_name=r.black_name,
-            updated=r.updated.isoformat() + "Z",
-        ))
+        games.append(
+            GameSummary(
+                id=r.id,
+                variant=r.variant,
+                white=r.white,
+                black=r.black,
+                level=r.level,
+                ply=r.ply,
+                status=r.status,
+                result=r.result,
+                reason=r.reason,
+                time_control=r.time_control or NO_CLOCK.text,
+                turn=turn,
+                deadline=deadline,
+                white_name=r.white_name,
+                black_name=r.black_name,
+                updated=r.updated.isoformat() + "Z",
+            )
+        )
     return GameList(games=games)
 
 
@@ -220,8 +238,13 @@ async def position(body: PositionRequest, request: Request, service: Service) ->
     Built (and encoded) in a worker process: a client may send any position.
     """
     text = await service.cpu_free.run(
-        "listing its legal moves", analysis_position,
-        body.variant, body.fen, body.moves, body.prefix[:MAX_PREFIX], owner=request_owner(request),
+        "listing its legal moves",
+        analysis_position,
+        body.variant,
+        body.fen,
+        body.moves,
+        body.prefix[:MAX_PREFIX],
+        owner=request_owner(request),
     )
     return Response(text, media_type="application/json")
 
@@ -235,8 +258,9 @@ async def analyse(body: AnalyseRequest, request: Request, service: Service) -> d
     variant, start_fen, texts = await service.cpu_free.run(
         "replaying the moves", analysis_line, body.variant, body.fen, body.moves, owner=request_owner(request)
     )
-    work = service.computer.evaluate(variant, start_fen, texts, body.movetime_ms, client_address(request),
-                                     request_owner(request))
+    work = service.computer.evaluate(
+        variant, start_fen, texts, body.movetime_ms, client_address(request), request_owner(request)
+    )
     return await unless_disconnected(request, work)
 
 

@@ -53,8 +53,13 @@ class StageStars(BaseModel):
 
 
 def _stage_summary(stage: Stage, lang: str) -> dict[str, Any]:
-    return {"id": stage.id, "title": stage.title.get(lang), "intro": stage.intro.get(lang),
-            "exercises": len(stage.exercises), "rules_section": stage.rules_section}
+    return {
+        "id": stage.id,
+        "title": stage.title.get(lang),
+        "intro": stage.intro.get(lang),
+        "exercises": len(stage.exercises),
+        "rules_section": stage.rules_section,
+    }
 
 
 def courses(lang: str) -> list[dict[str, Any]]:
@@ -65,9 +70,14 @@ def courses(lang: str) -> list[dict[str, Any]]:
             course = course_of(v.name)
         except LessonNotFound:  # a game without lessons is simply not listed
             continue
-        out.append({"name": v.name, "title": v.title,
-                    "stages": [_stage_summary(s, lang) for s in course.stages],
-                    "practice": len(course.practice)})
+        out.append(
+            {
+                "name": v.name,
+                "title": v.title,
+                "stages": [_stage_summary(s, lang) for s in course.stages],
+                "practice": len(course.practice),
+            }
+        )
     return out
 
 
@@ -88,8 +98,9 @@ async def learn_game(request: Request, game: str) -> HTMLResponse:
     course, variant, lang = _game_context(request, game)
     stages = [_stage_summary(s, lang) for s in course.stages]
     title = tr(request, "Learn %(game)s") % {"game": variant["title"]}
-    return render(request, "learn_game.html", title=title, variant=variant, stages=stages,
-                  practice=len(course.practice))
+    return render(
+        request, "learn_game.html", title=title, variant=variant, stages=stages, practice=len(course.practice)
+    )
 
 
 @router.get("/learn/{game}/{stage_id}", response_class=HTMLResponse)
@@ -101,33 +112,75 @@ async def learn_stage(request: Request, game: str, stage_id: str) -> HTMLRespons
     index = course.stages.index(stage)
     following = course.stages[index + 1].id if index + 1 < len(course.stages) else None
     data = {
-        "variant": course.variant, "stage": stage.id, "title": stage.title.get(lang), "next": following,
-        "number": index + 1, "count": len(course.stages),
-        "exercises": [{"fen": e.fen, "task": e.task.get(lang), "hint": e.hint.get(lang),
-                       "explanation": e.explanation.get(lang), "par": e.par, "limit": e.limit}
-                      for e in stage.exercises],
+        "variant": course.variant,
+        "stage": stage.id,
+        "title": stage.title.get(lang),
+        "next": following,
+        "number": index + 1,
+        "count": len(course.stages),
+        "exercises": [
+            {
+                "fen": e.fen,
+                "task": e.task.get(lang),
+                "hint": e.hint.get(lang),
+                "explanation": e.explanation.get(lang),
+                "par": e.par,
+                "limit": e.limit,
+            }
+            for e in stage.exercises
+        ],
     }
-    return render(request, "learn_stage.html", title=f"{stage.title.get(lang)} · {variant['title']}",
-                  variant=variant, stage=_stage_summary(stage, lang), lesson=data, number=index + 1,
-                  count=len(course.stages))
+    return render(
+        request,
+        "learn_stage.html",
+        title=f"{stage.title.get(lang)} · {variant['title']}",
+        variant=variant,
+        stage=_stage_summary(stage, lang),
+        lesson=data,
+        number=index + 1,
+        count=len(course.stages),
+    )
 
 
 @router.get("/practice/{game}", response_class=HTMLResponse)
 async def practice(request: Request, game: str) -> HTMLResponse:
     course, variant, lang = _game_context(request, game)
-    positions = [{"id": p.id, "fen": p.fen, "level": min(p.level, MAX_LEVEL), "title": p.title.get(lang),
-                  "hint": p.hint.get(lang), "color": color_name(Board(game, fen=p.fen).turn),
-                  "within": p.win_within} for p in course.practice]
+    positions = [
+        {
+            "id": p.id,
+            "fen": p.fen,
+            "level": min(p.level, MAX_LEVEL),
+            "title": p.title.get(lang),
+            "hint": p.hint.get(lang),
+            "color": color_name(Board(game, fen=p.fen).turn),
+            "within": p.win_within,
+        }
+        for p in course.practice
+    ]
     title = tr(request, "Practice %(game)s") % {"game": variant["title"]}
-    return render(request, "practice.html", title=title, variant=variant, positions=positions,
-                  page={"variant": course.variant, "positions": positions})
+    return render(
+        request,
+        "practice.html",
+        title=title,
+        variant=variant,
+        positions=positions,
+        page={"variant": course.variant, "positions": positions},
+    )
 
 
 @router.post("/api/learn/{game}/{stage_id}/{number}")
 async def lesson_move(game: str, stage_id: str, number: int, body: LessonMoves, service: Service) -> Response:
     """The exercise after the learner's moves: verdict, stars and the position (see lessonplay)."""
-    text = await service.cpu_free.run("judging the exercise", lesson_answer, game, stage_id, number,
-                                      body.moves, body.prefix[:MAX_PREFIX], body.spent)
+    text = await service.cpu_free.run(
+        "judging the exercise",
+        lesson_answer,
+        game,
+        stage_id,
+        number,
+        body.moves,
+        body.prefix[:MAX_PREFIX],
+        body.spent,
+    )
     return Response(text, media_type="application/json")
 
 
@@ -150,6 +203,7 @@ async def save_progress(body: StageStars, request: Request, service: Service) ->
     user = current_user(request)
     if user is None:
         return {"saved": False, "stars": body.stars}
-    best = await to_thread.run_sync(record_stars, service.storage.engine, user.id, course.variant,
-                                    body.stage, body.stars)
+    best = await to_thread.run_sync(
+        record_stars, service.storage.engine, user.id, course.variant, body.stage, body.stars
+    )
     return {"saved": True, "stars": best}

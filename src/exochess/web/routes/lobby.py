@@ -92,8 +92,14 @@ async def my_ratings(lobby: Lobby, user: User | None) -> dict[str, dict[str, Any
 @router.get("/lobby", response_class=HTMLResponse)
 async def lobby_page(request: Request, lobby: LobbyDep) -> HTMLResponse:
     me = current_user(request)
-    return render(request, "lobby.html", title=tr(request, "Lobby"), presets=REALTIME_PRESETS,
-                  days=CORRESPONDENCE_DAYS, my_ratings=await my_ratings(lobby, me))
+    return render(
+        request,
+        "lobby.html",
+        title=tr(request, "Lobby"),
+        presets=REALTIME_PRESETS,
+        days=CORRESPONDENCE_DAYS,
+        my_ratings=await my_ratings(lobby, me),
+    )
 
 
 @router.get("/api/lobby")
@@ -104,7 +110,8 @@ async def lobby_view(lobby: LobbyDep) -> Response:
 
 @router.get("/api/challenges")
 async def list_challenges(
-    request: Request, lobby: LobbyDep,
+    request: Request,
+    lobby: LobbyDep,
     rating_range: Annotated[int | None, Query(ge=0, le=MAX_RANGE)] = None,
 ) -> ChallengeList:
     """The open challenges; with ``rating_range`` (signed in only), those whose poster is rated
@@ -115,16 +122,24 @@ async def list_challenges(
         if me is None:
             raise SecretRequired(N_("sign in to filter challenges by rating: a guest has no rating"))
         mine = {v: r["rating"] for v, r in (await my_ratings(lobby, me)).items()}
-        challenges = [c for c in challenges
-                      if c["player"]["account"] == me.name or in_rating_range(c, mine, rating_range)]
+        challenges = [
+            c
+            for c in challenges
+            if c["player"]["account"] == me.name or in_rating_range(c, mine, rating_range)
+        ]
     return ChallengeList(challenges=challenges)
 
 
 @router.post("/api/challenges", status_code=201)
 async def post_challenge(body: NewChallenge, request: Request, lobby: LobbyDep) -> PostedChallenge:
     challenge, secret = await lobby.post(
-        variant=body.variant, time_control=body.time_control, color=body.color, name=body.name,
-        player=body.player, address=client_address(request) or "", user=current_user(request),
+        variant=body.variant,
+        time_control=body.time_control,
+        color=body.color,
+        name=body.name,
+        player=body.player,
+        address=client_address(request) or "",
+        user=current_user(request),
         rated=body.rated,
     )
     return PostedChallenge(challenge=challenge, secret=secret)
@@ -144,7 +159,11 @@ async def accept_challenge(
     if body.name is None and user is None:
         raise InvalidRequest(N_("a display name is required (field 'name')"))
     game, color, secret = await lobby.accept(
-        challenge_id, name=body.name, player=body.player, address=client_address(request) or "", user=user,
+        challenge_id,
+        name=body.name,
+        player=body.player,
+        address=client_address(request) or "",
+        user=user,
     )
     return AcceptedChallenge(game=game, color=color, secret=secret, url=_game_url(game))
 
@@ -192,10 +211,15 @@ async def lobby_socket(websocket: WebSocket, lobby: LobbyDep) -> None:
                 break
             if verdict == "slow":
                 error = TooFast(N_("too many messages: slow down"))
-                await conn.send(json.dumps(
-                    {"type": "error", "error": localized(error.template, error.params, session.lang),
-                     "status": status_of(error)}
-                ))
+                await conn.send(
+                    json.dumps(
+                        {
+                            "type": "error",
+                            "error": localized(error.template, error.params, session.lang),
+                            "status": status_of(error),
+                        }
+                    )
+                )
                 continue
             reply = await _handle(lobby, session, raw, address)
             await conn.send(json.dumps(reply))
@@ -227,17 +251,32 @@ async def _handle(lobby: Lobby, session: _LobbySession, raw: str, address: str) 
             return {"type": "hello", "ref": ref}
         if isinstance(message, LobbyPost):
             challenge, secret = await lobby.post(
-                variant=message.variant, time_control=message.time_control, color=message.color,
-                name=message.name, player=message.player, address=address, user=session.user,
+                variant=message.variant,
+                time_control=message.time_control,
+                color=message.color,
+                name=message.name,
+                player=message.player,
+                address=address,
+                user=session.user,
                 rated=message.rated,
             )
             return {"type": "posted", "challenge": challenge, "secret": secret, "ref": ref}
         if isinstance(message, LobbyAccept):
             game, color, secret = await lobby.accept(
-                message.id, name=message.name, player=message.player, address=address, user=session.user,
+                message.id,
+                name=message.name,
+                player=message.player,
+                address=address,
+                user=session.user,
             )
-            return {"type": "start", "game": game, "color": color, "secret": secret, "url": _game_url(game),
-                    "ref": ref}
+            return {
+                "type": "start",
+                "game": game,
+                "color": color,
+                "secret": secret,
+                "url": _game_url(game),
+                "ref": ref,
+            }
         assert isinstance(message, LobbyCancel)
         await lobby.cancel(message.id, player=message.player, address=address, user=session.user)
         return {"type": "cancelled", "id": message.id, "ref": ref}

@@ -75,7 +75,8 @@ def with_stage_links(variant: Variant, html: str, lang: str, label: str) -> str:
         if not links:
             return m.group(0)
         items = ", ".join(
-            f'<a href="/learn/{variant.name}/{sid}">{escape(title)}</a>' for sid, title in links)
+            f'<a href="/learn/{variant.name}/{sid}">{escape(title)}</a>' for sid, title in links
+        )
         return f'{m.group(0)}\n<p class="learn-link">{escape(label)} {items}</p>'
 
     return _HEADING.sub(add, html)
@@ -91,18 +92,31 @@ async def rules(request: Request, variant: str) -> HTMLResponse:
     shown = page_language(v, lang)
     # the rules page is HTML we render ourselves from the game's own rules text
     body = Markup(with_stage_links(v, render_html(v, shown), lang, tr(request, "Learn it on the board:")))
-    return render(request, "rules.html", title=tr(request, "%(game)s rules") % {"game": v.title},
-                  variant=translated_variant(variant_json(v), lang), body=body, rules_lang=shown,
-                  has_lessons=course_path(v).is_file())
+    return render(
+        request,
+        "rules.html",
+        title=tr(request, "%(game)s rules") % {"game": v.title},
+        variant=translated_variant(variant_json(v), lang),
+        body=body,
+        rules_lang=shown,
+        has_lessons=course_path(v).is_file(),
+    )
 
 
 @router.get("/new")
 async def new_game(request: Request, variant: str = "", fen: str = "") -> HTMLResponse:
     return render(
-        request, "new.html", title=tr(request, "New game"), max_level=MAX_LEVEL, selected=variant,
+        request,
+        "new.html",
+        title=tr(request, "New game"),
+        max_level=MAX_LEVEL,
+        selected=variant,
         level_elos={v.name: {n: level_elo(n, v) for n in range(1, MAX_LEVEL + 1)} for v in all_variants()},
-        fen=fen, time_presets=REALTIME_PRESETS, time_minutes=MINUTE_CHOICES,
-        time_increments=INCREMENT_CHOICES, time_days=CORRESPONDENCE_DAYS,
+        fen=fen,
+        time_presets=REALTIME_PRESETS,
+        time_minutes=MINUTE_CHOICES,
+        time_increments=INCREMENT_CHOICES,
+        time_days=CORRESPONDENCE_DAYS,
     )
 
 
@@ -115,8 +129,7 @@ async def game_page(request: Request, service: Service, game_id: str) -> HTMLRes
     state = service.state(live)
     state["variant"] = translated_variant(state["variant"], request_language(request))
     title = tr(request, "%(game)s game") % {"game": live.board.variant.title}
-    return render(request, "game.html", title=title, game_id=game_id, state=state,
-                  account_seat=account_seat)
+    return render(request, "game.html", title=title, game_id=game_id, state=state, account_seat=account_seat)
 
 
 @router.get("/games")
@@ -127,8 +140,13 @@ async def games_page(request: Request) -> HTMLResponse:
 @router.get("/analysis")
 async def analysis_page(request: Request, variant: str | None = None, fen: str = "") -> HTMLResponse:
     # the line itself (?moves=...) is read and replayed by the page's script, like any move
-    return render(request, "analysis.html", title=tr(request, "Analysis board"),
-                  selected=default_variant().name if variant is None else variant, fen=fen)
+    return render(
+        request,
+        "analysis.html",
+        title=tr(request, "Analysis board"),
+        selected=default_variant().name if variant is None else variant,
+        fen=fen,
+    )
 
 
 MAX_DIAGRAM_FEN = 1000
@@ -143,9 +161,13 @@ async def diagram(variant: str | None = None, fen: str = "", flipped: bool = Fal
     # an unknown game or a bad FEN: InvalidRequest (400)
     board = analysis_board(default_variant().name if variant is None else variant, fen, [])
     text = board_svg(board, orientation=not flipped)
-    return Response(text, media_type="image/svg+xml", headers={
-        "Content-Disposition": f'attachment; filename="exochess-{board.variant.name}.svg"',
-    })
+    return Response(
+        text,
+        media_type="image/svg+xml",
+        headers={
+            "Content-Disposition": f'attachment; filename="exochess-{board.variant.name}.svg"',
+        },
+    )
 
 
 @router.get("/lang/{code}")

@@ -95,7 +95,10 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
     # the seat the signed-in account holds is this connection's without an auth message
     seat = live.seat_of(None, user.id) if user is not None else None
     session = _Session(
-        live, hub.join(game_id, websocket, seat, address), None, user.id if user else None,
+        live,
+        hub.join(game_id, websocket, seat, address),
+        None,
+        user.id if user else None,
         request_language(websocket),
     )
     try:
@@ -104,9 +107,11 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
             await service.announce_presence(live)
         if "secret" in websocket.query_params:
             # a URL ends up in access logs: the seat is claimed with an auth message instead
-            await session.conn.send(json.dumps(_error(
-                'seat secrets are not accepted in the URL: send {"type": "auth", "secret": ...}'
-            )))
+            await session.conn.send(
+                json.dumps(
+                    _error('seat secrets are not accepted in the URL: send {"type": "auth", "secret": ...}')
+                )
+            )
         # the newcomer alone gets the state; the others' view has not changed.  Read after
         # joining: a change another server process announced before the join reached nobody
         # here, but marked the game stale, and get() reads it again

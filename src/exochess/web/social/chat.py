@@ -32,19 +32,25 @@ def clean_line(value: object) -> str:
     if not text:
         raise InvalidRequest(N_("a chat line cannot be empty"))
     if len(text) > MAX_CHARS:
-        raise InvalidRequest(N_("a chat line has at most {count} characters ({given} given)"),
-                             count=MAX_CHARS, given=len(text))
+        raise InvalidRequest(
+            N_("a chat line has at most {count} characters ({given} given)"), count=MAX_CHARS, given=len(text)
+        )
     if has_hidden_characters(text):
         # right-to-left overrides and zero-width characters make a line read other than it is
         raise InvalidRequest(
-            N_("a chat line may not contain control, invisible or direction-changing characters"))
+            N_("a chat line may not contain control, invisible or direction-changing characters")
+        )
     return text
 
 
 def line_json(row: ChatRow) -> dict[str, Any]:
     """A chat line as the websocket sends it."""
     return {
-        "id": row.id, "ply": row.ply, "color": row.color, "name": row.name, "text": row.text,
+        "id": row.id,
+        "ply": row.ply,
+        "color": row.color,
+        "name": row.name,
+        "text": row.text,
         "time": row.created.isoformat() + "Z",
     }
 
@@ -68,8 +74,11 @@ class Chat:
         refusal = await self.limits.hit(CHAT, f"{live.row.id}:{seat}")
         if refusal is not None:
             item = refusal.item
-            raise TooFast(N_("chat: at most {burst} lines at once and {rate} a second; wait a moment"),
-                          burst=item.amount, rate=f"{item.amount / item.get_expiry():g}")
+            raise TooFast(
+                N_("chat: at most {burst} lines at once and {rate} a second; wait a moment"),
+                burst=item.amount,
+                rate=f"{item.amount / item.get_expiry():g}",
+            )
         row = await self.service.db(
             self.service.storage.add_chat, live.row.id, live.board.ply(), seat, live.row.name_of(seat), line
         )

@@ -159,8 +159,12 @@ def _player_json(name: str | None, user_id: int | None, variant: str, infos: Inf
     info = infos.get((user_id, variant)) if user_id is not None else None
     if info is None:
         return {"name": name, "rating": None, "provisional": None, "account": None}
-    return {"name": info["name"] or name, "rating": info["rating"], "provisional": info["provisional"],
-            "account": info["name"]}
+    return {
+        "name": info["name"] or name,
+        "rating": info["rating"],
+        "provisional": info["provisional"],
+        "account": info["name"],
+    }
 
 
 def challenge_json(row: ChallengeRow, infos: Infos | None = None) -> dict[str, Any]:
@@ -192,8 +196,9 @@ def live_game_json(row: GameRow, infos: Infos | None = None) -> dict[str, Any]:
     }
 
 
-def listed_challenges(rows: list[ChallengeRow], limit: int = LISTED_CHALLENGES,
-                      per_address: int = LISTED_PER_ADDRESS) -> list[ChallengeRow]:
+def listed_challenges(
+    rows: list[ChallengeRow], limit: int = LISTED_CHALLENGES, per_address: int = LISTED_PER_ADDRESS
+) -> list[ChallengeRow]:
     """The challenges the lobby lists, from ``rows`` newest first: the newest first, at most
     ``per_address`` from one owner — the account of a signed-in poster, else the client address
     (or, without one, the player) — at most ``limit``.  A flood from a few addresses then leaves
@@ -228,8 +233,9 @@ def in_rating_range(challenge: dict[str, Any], mine: dict[str, int], spread: int
 class Lobby:
     """Posts, accepts and cancels challenges; keeps the lobby's watchers up to date."""
 
-    def __init__(self, service: GameService, limits: RateLimits, grace_s: float = GRACE_S,
-                 tiny_clocks: bool = False) -> None:
+    def __init__(
+        self, service: GameService, limits: RateLimits, grace_s: float = GRACE_S, tiny_clocks: bool = False
+    ) -> None:
         self.service = service
         self.hub = service.hub
         self.clock: Callable[[], dt.datetime] = now
@@ -275,8 +281,13 @@ class Lobby:
         name or a reserved one (a guest could otherwise pass for that player)."""
         shown = clean_name(name)
         if await self.service.db(guest_name_taken, self.service.storage.engine, shown):
-            raise Conflict(N_("the name {name} looks like an account's name or a reserved one: "
-                              "choose another, or sign in"), name=shown)
+            raise Conflict(
+                N_(
+                    "the name {name} looks like an account's name or a reserved one: "
+                    "choose another, or sign in"
+                ),
+                name=shown,
+            )
         return shown
 
     async def _throttle(self, address: str) -> None:
@@ -284,8 +295,16 @@ class Lobby:
             raise TooFast(N_("too many lobby actions: wait a moment and try again"))
 
     async def post(
-        self, *, variant: str, time_control: str, color: str, name: object, player: object, address: str = "",
-        user: User | None = None, rated: bool = False,
+        self,
+        *,
+        variant: str,
+        time_control: str,
+        color: str,
+        name: object,
+        player: object,
+        address: str = "",
+        user: User | None = None,
+        rated: bool = False,
     ) -> tuple[dict[str, Any], str]:
         """Post a challenge: (the challenge as listed, the poster's seat secret for its game).
         A signed-in ``user`` posts under their username (``name`` and ``player`` are then not
@@ -312,10 +331,19 @@ class Lobby:
         secret = secrets.token_urlsafe(16)
         row = ChallengeRow(
             id=secrets.token_urlsafe(6).replace("-", "x").replace("_", "y"),
-            variant=game.name, time_control=control.text, color=SeatChoice(color), poster_name=shown,
-            poster_key=key, poster_secret=hash_secret(secret), poster_address=address or None,
-            status=ChallengeStatus.OPEN, game_id=None, poster_color=None, created=now(),
-            poster_user=user.id if user is not None else None, rated=bool(rated),
+            variant=game.name,
+            time_control=control.text,
+            color=SeatChoice(color),
+            poster_name=shown,
+            poster_key=key,
+            poster_secret=hash_secret(secret),
+            poster_address=address or None,
+            status=ChallengeStatus.OPEN,
+            game_id=None,
+            poster_color=None,
+            created=now(),
+            poster_user=user.id if user is not None else None,
+            rated=bool(rated),
             poster_browser=browser_key(player),
         )
         try:
@@ -343,7 +371,13 @@ class Lobby:
         return row
 
     async def accept(
-        self, challenge_id: str, *, name: object, player: object, address: str = "", user: User | None = None,
+        self,
+        challenge_id: str,
+        *,
+        name: object,
+        player: object,
+        address: str = "",
+        user: User | None = None,
     ) -> tuple[str, Color, str]:
         """Accept a challenge: (the new game's id, the acceptor's colour, their seat secret).
         A signed-in ``user`` plays under their username, their seat belonging to the account;
@@ -372,7 +406,10 @@ class Lobby:
         users = {poster: row.poster_user, poster.other: user.id if user is not None else None}
         try:
             live, seat_secrets = await self.service.create_between(
-                row.variant, users[Color.WHITE], users[Color.BLACK], rated=row.rated,
+                row.variant,
+                users[Color.WHITE],
+                users[Color.BLACK],
+                rated=row.rated,
                 time_control=TimeControl.parse(row.time_control, any_minutes=True),
                 names={poster: row.poster_name, poster.other: shown},
                 seat_secrets={poster: row.poster_secret},
@@ -382,14 +419,29 @@ class Lobby:
             with contextlib.suppress(GameServiceError):
                 await self.service.db(storage.reopen_challenge, row.id)
             raise
-        self._spawn(self.hub.broadcast(LOBBY_ROOM, json.dumps({
-            "type": "accepted", "challenge": row.id, "game": live.row.id, "poster_color": poster,
-        })))
+        self._spawn(
+            self.hub.broadcast(
+                LOBBY_ROOM,
+                json.dumps(
+                    {
+                        "type": "accepted",
+                        "challenge": row.id,
+                        "game": live.row.id,
+                        "poster_color": poster,
+                    }
+                ),
+            )
+        )
         self.changed()
         return live.row.id, poster.other, seat_secrets[poster.other]
 
     async def cancel(
-        self, challenge_id: str, *, player: object, address: str = "", user: User | None = None,
+        self,
+        challenge_id: str,
+        *,
+        player: object,
+        address: str = "",
+        user: User | None = None,
     ) -> None:
         """Withdraw an open challenge of one's own (a signed-in poster's, from any browser)."""
         key = poster_key(user, player)
@@ -489,11 +541,13 @@ class Lobby:
         games = await self.service.db(storage.live_games, at - LIVE_WINDOW, LISTED_GAMES, at - LASTING_WINDOW)
         self._listed = {g.id for g in games}
         infos = await self._infos(rows, games)
-        return json.dumps({
-            "type": "lobby",
-            "challenges": [challenge_json(r, infos) for r in rows],
-            "games": [live_game_json(g, infos) for g in games],
-        })
+        return json.dumps(
+            {
+                "type": "lobby",
+                "challenges": [challenge_json(r, infos) for r in rows],
+                "games": [live_game_json(g, infos) for g in games],
+            }
+        )
 
     async def _infos(self, rows: list[ChallengeRow], games: list[GameRow]) -> Infos:
         """The names and ratings of the accounts among these challenges' posters and games' seats."""

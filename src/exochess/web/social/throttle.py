@@ -57,8 +57,13 @@ class MessageLimit:
     second; :meth:`check` says "ok", "slow" (over the limit: answer with an error) or, past
     ``strikes`` messages over it in a row, "close"."""
 
-    def __init__(self, rate: float = MESSAGES_PER_S, burst: int = MESSAGES_BURST, strikes: int = 0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        rate: float = MESSAGES_PER_S,
+        burst: int = MESSAGES_BURST,
+        strikes: int = 0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._bucket = Throttle(rate, burst, clock)
         self.strikes = strikes
         self._over = 0

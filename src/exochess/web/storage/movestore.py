@@ -76,9 +76,7 @@ class MoveJob(Generic[R]):
     """Reading a move and storing it, as one job of a database thread.  A job whose caller
     gave up (timed out or cancelled) before the store began stores nothing."""
 
-    def __init__(
-        self, storage: Storage, game_id: str, ply: int, stamp: Stamp, read: Callable[[], R]
-    ) -> None:
+    def __init__(self, storage: Storage, game_id: str, ply: int, stamp: Stamp, read: Callable[[], R]) -> None:
         self.storage = storage
         self.game_id = game_id
         self.ply = ply
@@ -139,7 +137,8 @@ class OneJobMoveStore(MoveStore):
             job.dropped()
             raise
         overtime = PositionTooLarge(
-            f"position too large: reading the move takes more than {MOVE_TIME_LIMIT_S:g} s")
+            f"position too large: reading the move takes more than {MOVE_TIME_LIMIT_S:g} s"
+        )
         try:
             result = await job.result(MOVE_TIME_LIMIT_S, overtime)
         except OperationalError as exc:

@@ -108,7 +108,10 @@ def _enum(kind: type[StrEnum], length: int = 16) -> SAEnum:
     Plain VARCHAR without a CHECK constraint, as the columns were before they were typed.
     """
     return SAEnum(
-        kind, native_enum=False, create_constraint=False, length=length,
+        kind,
+        native_enum=False,
+        create_constraint=False,
+        length=length,
         values_callable=lambda members: [m.value for m in members],
     )
 
@@ -314,11 +317,19 @@ Python time than SQLite's work (issue 17's profile)."""
 _INSERT_MOVE = insert(moves)
 """A move's row; its values are passed at execution (the statement is built and compiled once)."""
 _MOVED = _NEXT_PLY.returning(games.c.id).cte("moved")
-_STORE_MOVE = insert(moves).from_select(
-    list(_MOVE_COLUMNS),
-    select(*(_MOVED.c.id if name == "game_id" else cast(bindparam(f"move_{name}"), moves.c[name].type)
-             for name in _MOVE_COLUMNS)),
-).returning(moves.c.id)
+_STORE_MOVE = (
+    insert(moves)
+    .from_select(
+        list(_MOVE_COLUMNS),
+        select(
+            *(
+                _MOVED.c.id if name == "game_id" else cast(bindparam(f"move_{name}"), moves.c[name].type)
+                for name in _MOVE_COLUMNS
+            )
+        ),
+    )
+    .returning(moves.c.id)
+)
 """A move that does not end its game, on PostgreSQL: the guarded update of its game and the
 insert of its row as one statement (``WITH moved AS (UPDATE ... RETURNING id) INSERT ...
 SELECT ... FROM moved``), run outside a transaction block.  One statement is atomic on its own,
@@ -329,19 +340,28 @@ fails, the update returns no row and nothing is inserted (nor returned).  SQLite
 ``WITH`` clause: there the move keeps its transaction of two statements.  The casts tell
 PostgreSQL the parameters' types, which a select list does not."""
 
-_EACH_MOVE = func.unnest(
-    *(cast(bindparam(f"each_{name}"), ARRAY(moves.c[name].type)) for name in _MOVE_COLUMNS)
-).table_valued(*(column(name, moves.c[name].type) for name in _MOVE_COLUMNS)).render_derived("each_move")
+_EACH_MOVE = (
+    func.unnest(*(cast(bindparam(f"each_{name}"), ARRAY(moves.c[name].type)) for name in _MOVE_COLUMNS))
+    .table_valued(*(column(name, moves.c[name].type) for name in _MOVE_COLUMNS))
+    .render_derived("each_move")
+)
 """The moves of :data:`_STORE_MOVES` as rows: one array parameter a column (``each_game_id``,
 ``each_ply``...), taken side by side by ``unnest``."""
 _MOVED_EACH = (
-    update(games).where(_at_ply(_EACH_MOVE.c.game_id, _EACH_MOVE.c.ply))
+    update(games)
+    .where(_at_ply(_EACH_MOVE.c.game_id, _EACH_MOVE.c.ply))
     .values(_next_ply(_EACH_MOVE.c.ply + 1, _EACH_MOVE.c.created))
-    .returning(*(_EACH_MOVE.c[name] for name in _MOVE_COLUMNS)).cte("moved_each")
+    .returning(*(_EACH_MOVE.c[name] for name in _MOVE_COLUMNS))
+    .cte("moved_each")
 )
-_STORE_MOVES = insert(moves).from_select(
-    list(_MOVE_COLUMNS), select(*(_MOVED_EACH.c[name] for name in _MOVE_COLUMNS)),
-).returning(moves.c.game_id)
+_STORE_MOVES = (
+    insert(moves)
+    .from_select(
+        list(_MOVE_COLUMNS),
+        select(*(_MOVED_EACH.c[name] for name in _MOVE_COLUMNS)),
+    )
+    .returning(moves.c.game_id)
+)
 """Several moves of different games that do not end them, on PostgreSQL, as one statement
 (:class:`~exochess.web.storage.groupcommit.GroupCommit`): :data:`_STORE_MOVE` over the rows of
 :data:`_EACH_MOVE` (``UPDATE games ... FROM unnest(...) ... RETURNING`` the moves whose guard
@@ -351,8 +371,10 @@ carries, so PostgreSQL plans it once per connection."""
 
 
 _CHAT_LINES = (
-    select(chat).where(chat.c.game_id == bindparam("of_game"))
-    .order_by(chat.c.id.desc()).limit(bindparam("at_most", type_=Integer))
+    select(chat)
+    .where(chat.c.game_id == bindparam("of_game"))
+    .order_by(chat.c.id.desc())
+    .limit(bindparam("at_most", type_=Integer))
 )
 """A game's last chat lines, built once: every websocket join reads them (a flood of joins
 queues these reads in the database thread, ahead of the moves)."""
@@ -536,10 +558,12 @@ class Storage:
         self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         """The same pool, each statement its own transaction (a move's single statement)."""
         self.move_groups: GroupCommit[MoveRow] = GroupCommit(
-            self._store_move, self._store_moves, key=lambda row: row["game_id"])
+            self._store_move, self._store_moves, key=lambda row: row["game_id"]
+        )
         """Moves (on PostgreSQL, those that do not end their game) stored one statement for all
         the database threads holding one at the same moment."""
         if self.is_sqlite:
+
             @event.listens_for(self.engine, "connect")
             def _pragmas(dbapi_conn: Any, _record: Any) -> None:
                 cur = dbapi_conn.cursor()
@@ -548,6 +572,7 @@ class Storage:
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
                 cur.close()
+
         with self._schema_lock():
             self.upgraded_to = upgrade(self.engine)
             """The revision this opening upgraded the database to (None: it was there already)."""
@@ -578,10 +603,22 @@ class Storage:
     # --- games -------------------------------------------------------------------
 
     def create_game(
-        self, *, id: str, variant: str, start_fen: str, white: PlayerKind, black: PlayerKind,
-        level: int | None, white_secret: str, black_secret: str, time_control: str | None = None,
-        white_user: int | None = None, black_user: int | None = None, rated: bool = False,
-        white_name: str | None = None, black_name: str | None = None,
+        self,
+        *,
+        id: str,
+        variant: str,
+        start_fen: str,
+        white: PlayerKind,
+        black: PlayerKind,
+        level: int | None,
+        white_secret: str,
+        black_secret: str,
+        time_control: str | None = None,
+        white_user: int | None = None,
+        black_user: int | None = None,
+        rated: bool = False,
+        white_name: str | None = None,
+        black_name: str | None = None,
     ) -> None:
         """Store a new game, active at ply 0 (``white_user``/``black_user``: the accounts holding
         the seats; ``rated``: the result changes their ratings).
@@ -591,14 +628,28 @@ class Storage:
         """
         stamp = now()
         with self.engine.begin() as conn:
-            conn.execute(insert(games).values(
-                id=id, variant=variant, start_fen=start_fen, white=white, black=black, level=level,
-                white_secret=stored_secret(white_secret), black_secret=stored_secret(black_secret),
-                ply=0, status=GameStatus.ACTIVE, time_control=time_control,
-                created=stamp, updated=stamp,
-                white_user=white_user, black_user=black_user, rated=rated,
-                white_name=white_name, black_name=black_name,
-            ))
+            conn.execute(
+                insert(games).values(
+                    id=id,
+                    variant=variant,
+                    start_fen=start_fen,
+                    white=white,
+                    black=black,
+                    level=level,
+                    white_secret=stored_secret(white_secret),
+                    black_secret=stored_secret(black_secret),
+                    ply=0,
+                    status=GameStatus.ACTIVE,
+                    time_control=time_control,
+                    created=stamp,
+                    updated=stamp,
+                    white_user=white_user,
+                    black_user=black_user,
+                    rated=rated,
+                    white_name=white_name,
+                    black_name=black_name,
+                )
+            )
 
     def load_game(self, game_id: str) -> GameRow | None:
         with self.engine.connect() as conn:
@@ -627,7 +678,7 @@ class Storage:
         marks: dict[str, tuple[int, str]] = {}
         with self.engine.connect() as conn:
             for start in range(0, len(game_ids), 500):  # bounded IN lists
-                chunk = game_ids[start:start + 500]
+                chunk = game_ids[start : start + 500]
                 query = select(games.c.id, games.c.ply, games.c.status).where(games.c.id.in_(chunk))
                 for game_id, ply, status in conn.execute(query):
                     marks[str(game_id)] = (int(ply), str(status))
@@ -644,9 +695,13 @@ class Storage:
 
     def _store_move(self, row: MoveRow) -> bool:
         """One move by :data:`_STORE_MOVE`; whether its guard let it in."""
-        params = {"at_game": row["game_id"], "at_ply": row["ply"], "next_ply": row["ply"] + 1,
-                  "at_time": row["created"],
-                  **{f"move_{key}": value for key, value in row.items() if key != "game_id"}}
+        params = {
+            "at_game": row["game_id"],
+            "at_ply": row["ply"],
+            "next_ply": row["ply"] + 1,
+            "at_time": row["created"],
+            **{f"move_{key}": value for key, value in row.items() if key != "game_id"},
+        }
         with self._autocommit.connect() as conn:
             return conn.execute(_STORE_MOVE, params).first() is not None
 
@@ -669,8 +724,12 @@ class Storage:
         """
         stored = now()
         row: MoveRow = {
-            "game_id": game_id, "ply": ply, "text": text, "created": stored,
-            "white_ms": stamp.white_ms if stamp else None, "black_ms": stamp.black_ms if stamp else None,
+            "game_id": game_id,
+            "ply": ply,
+            "text": text,
+            "created": stored,
+            "white_ms": stamp.white_ms if stamp else None,
+            "black_ms": stamp.black_ms if stamp else None,
             "at": stamp.at if stamp else None,
         }
         try:
@@ -680,8 +739,15 @@ class Storage:
                 return
             with self.engine.begin() as conn:
                 if finish:
-                    self._guarded_update(conn, game_id, ply, ply=ply + 1, takeback_offer=None,
-                                         status=GameStatus.FINISHED, **finish)
+                    self._guarded_update(
+                        conn,
+                        game_id,
+                        ply,
+                        ply=ply + 1,
+                        takeback_offer=None,
+                        status=GameStatus.FINISHED,
+                        **finish,
+                    )
                 else:
                     params = {"at_game": game_id, "at_ply": ply, "next_ply": ply + 1, "at_time": stored}
                     _one_changed(conn.execute(_NEXT_PLY, params), params)
@@ -757,13 +823,19 @@ class Storage:
         """Ids of unfinished games with a clock (their deadlines are watched after a restart)."""
         with self.engine.connect() as conn:
             q = select(games.c.id).where(
-                games.c.status == GameStatus.ACTIVE, games.c.time_control.is_not(None),
+                games.c.status == GameStatus.ACTIVE,
+                games.c.time_control.is_not(None),
                 games.c.time_control != "-",
             )
             return [r[0] for r in conn.execute(q)]
 
-    def user_games(self, user_id: int, limit: int, before: tuple[dt.datetime, str] | None = None,
-                   with_moves: bool = False) -> list[GameRow]:
+    def user_games(
+        self,
+        user_id: int,
+        limit: int,
+        before: tuple[dt.datetime, str] | None = None,
+        with_moves: bool = False,
+    ) -> list[GameRow]:
         """The games whose seats ``user_id`` holds, newest first (created before ``before``,
         a (created, id) pair, to page through them); with their moves if ``with_moves``."""
         mine = (games.c.white_user == user_id) | (games.c.black_user == user_id)
@@ -785,8 +857,11 @@ class Storage:
         counts = {"win": 0, "loss": 0, "draw": 0}
         with self.engine.connect() as conn:
             for seat, won in ((games.c.white_user, "1-0"), (games.c.black_user, "0-1")):
-                q = (select(games.c.result, func.count()).where(seat == user_id, games.c.result.is_not(None))
-                     .group_by(games.c.result))
+                q = (
+                    select(games.c.result, func.count())
+                    .where(seat == user_id, games.c.result.is_not(None))
+                    .group_by(games.c.result)
+                )
                 for result, n in conn.execute(q):
                     kind = "draw" if result == "1/2-1/2" else "win" if result == won else "loss"
                     counts[kind] += int(n)
@@ -807,8 +882,9 @@ class Storage:
         """Unfinished games with a computer player unchanged since ``before``, as (id, variant,
         start FEN, ply, white, black): where the computer may wait for a move nobody queued."""
         with self.engine.connect() as conn:
-            q = select(games.c.id, games.c.variant, games.c.start_fen, games.c.ply, games.c.white,
-                       games.c.black).where(
+            q = select(
+                games.c.id, games.c.variant, games.c.start_fen, games.c.ply, games.c.white, games.c.black
+            ).where(
                 games.c.status == GameStatus.ACTIVE,
                 (games.c.white == PlayerKind.ENGINE) | (games.c.black == PlayerKind.ENGINE),
                 games.c.updated < before,
@@ -835,10 +911,14 @@ class Storage:
                     games.c.white == PlayerKind.HUMAN,
                     games.c.black == PlayerKind.HUMAN,
                     # both seats taken: both sides have moved, or the lobby seated both players
-                    or_(games.c.ply >= BOTH_MOVED,
-                        games.c.id.in_(select(challenges.c.game_id).where(challenges.c.game_id.is_not(None)))),
-                    or_(and_(~lasting, games.c.updated >= since),
-                        and_(lasting, games.c.updated >= (lasting_since or since))),
+                    or_(
+                        games.c.ply >= BOTH_MOVED,
+                        games.c.id.in_(select(challenges.c.game_id).where(challenges.c.game_id.is_not(None))),
+                    ),
+                    or_(
+                        and_(~lasting, games.c.updated >= since),
+                        and_(lasting, games.c.updated >= (lasting_since or since)),
+                    ),
                 )
                 .order_by(games.c.updated.desc())
                 .limit(limit)
@@ -846,30 +926,52 @@ class Storage:
             return [_row_to_game(r, []) for r in conn.execute(q)]
 
     def abort_dead_games(
-        self, *, at: dt.datetime, invitation_ttl: dt.timedelta, idle_ttl: dt.timedelta, limit: int = 500,
+        self,
+        *,
+        at: dt.datetime,
+        invitation_ttl: dt.timedelta,
+        idle_ttl: dt.timedelta,
+        limit: int = 500,
     ) -> list[str]:
         """Call off the dead games between people (no result, status aborted), as of ``at``:
         those nobody moved in since ``invitation_ttl`` after they were made (an invitation
         nobody joined), and those without a real-time clock with no move for ``idle_ttl``
         (real-time games end by their clocks).  Returns the ids called off."""
-        people = and_(games.c.status == GameStatus.ACTIVE, games.c.white == PlayerKind.HUMAN,
-                      games.c.black == PlayerKind.HUMAN)
-        untimed = or_(games.c.time_control.is_(None), games.c.time_control == "-",
-                      games.c.time_control.like("%d"))
+        people = and_(
+            games.c.status == GameStatus.ACTIVE,
+            games.c.white == PlayerKind.HUMAN,
+            games.c.black == PlayerKind.HUMAN,
+        )
+        untimed = or_(
+            games.c.time_control.is_(None), games.c.time_control == "-", games.c.time_control.like("%d")
+        )
         unjoined = and_(games.c.ply == 0, games.c.created < at - invitation_ttl)
         idle = and_(untimed, games.c.updated < at - idle_ttl)
         with self.engine.begin() as conn:
-            found = [(r.id, r.ply) for r in conn.execute(
-                select(games.c.id, games.c.ply).where(people, or_(unjoined, idle)).limit(limit))]
+            found = [
+                (r.id, r.ply)
+                for r in conn.execute(
+                    select(games.c.id, games.c.ply).where(people, or_(unjoined, idle)).limit(limit)
+                )
+            ]
             done = []
             for game_id, ply in found:
-                reason = N_("Aborted: the invitation expired, nobody joined") if ply == 0 else \
-                    N_("Aborted: no move for a long time")
+                reason = (
+                    N_("Aborted: the invitation expired, nobody joined")
+                    if ply == 0
+                    else N_("Aborted: no move for a long time")
+                )
                 changed = conn.execute(
-                    update(games).where(games.c.id == game_id, games.c.ply == ply,
-                                        games.c.status == GameStatus.ACTIVE)
-                    .values(status=GameStatus.ABORTED, result="*", termination="aborted", reason=reason,
-                            takeback_offer=None, updated=at)
+                    update(games)
+                    .where(games.c.id == game_id, games.c.ply == ply, games.c.status == GameStatus.ACTIVE)
+                    .values(
+                        status=GameStatus.ABORTED,
+                        result="*",
+                        termination="aborted",
+                        reason=reason,
+                        takeback_offer=None,
+                        updated=at,
+                    )
                 ).rowcount
                 if changed == 1:
                     done.append(game_id)
@@ -887,24 +989,30 @@ class Storage:
         with self.engine.begin() as conn:
             open_ = challenges.c.status == ChallengeStatus.OPEN
             mine = conn.execute(
-                select(func.count()).select_from(challenges)
+                select(func.count())
+                .select_from(challenges)
                 .where(open_, challenges.c.poster_key == row.poster_key)
             ).scalar_one()
             if mine >= per_key:
                 raise ChallengeLimitError(
                     N_("you already have {count} open challenges (at most {limit}): cancel one first"),
-                    count=mine, limit=per_key,
+                    count=mine,
+                    limit=per_key,
                 )
             if row.poster_address is not None:
                 here = conn.execute(
-                    select(func.count()).select_from(challenges)
+                    select(func.count())
+                    .select_from(challenges)
                     .where(open_, challenges.c.poster_address == row.poster_address)
                 ).scalar_one()
                 if here >= per_address:
                     raise ChallengeLimitError(
-                        N_("{count} challenges are already open from your address (at most {limit}):"
-                           " cancel one first"),
-                        count=here, limit=per_address,
+                        N_(
+                            "{count} challenges are already open from your address (at most {limit}):"
+                            " cancel one first"
+                        ),
+                        count=here,
+                        limit=per_address,
                     )
             conn.execute(insert(challenges).values(**row.__dict__))
 
@@ -945,8 +1053,11 @@ class Storage:
         with self.engine.begin() as conn:
             conn.execute(
                 update(challenges)
-                .where(challenges.c.id == challenge_id, challenges.c.status == ChallengeStatus.ACCEPTED,
-                       challenges.c.game_id.is_(None))
+                .where(
+                    challenges.c.id == challenge_id,
+                    challenges.c.status == ChallengeStatus.ACCEPTED,
+                    challenges.c.game_id.is_(None),
+                )
                 .values(status=ChallengeStatus.OPEN, poster_color=None)
             )
 
@@ -978,9 +1089,16 @@ class Storage:
         """Store a chat line of a game; returns it with its id and time."""
         stamp = now()
         with self.engine.begin() as conn:
-            res = conn.execute(insert(chat).values(
-                game_id=game_id, ply=ply, color=color, name=name, text=text, created=stamp,
-            ))
+            res = conn.execute(
+                insert(chat).values(
+                    game_id=game_id,
+                    ply=ply,
+                    color=color,
+                    name=name,
+                    text=text,
+                    created=stamp,
+                )
+            )
             line_id = res.inserted_primary_key[0] if res.inserted_primary_key else 0
         return ChatRow(int(line_id), game_id, ply, color, name, text, stamp)
 

@@ -113,9 +113,11 @@ class ThreadJob(Generic[T]):
         end in its thread, it cannot be stopped).  Cancelling the wait leaves the job alone."""
         timer = None
         if timeout_s is not None:
+
             def overtime() -> None:
                 if not self.waiter.done():
                     self.waiter.set_exception(on_timeout or TimeoutError())
+
             timer = self.loop.call_later(timeout_s, overtime)
         try:
             result = await self.waiter

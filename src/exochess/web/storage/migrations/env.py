@@ -11,8 +11,9 @@ from exochess.web.storage.store import metadata
 
 
 def _run(connection: Connection) -> None:
-    context.configure(connection=connection, target_metadata=metadata,
-                      render_as_batch=connection.dialect.name == "sqlite")
+    context.configure(
+        connection=connection, target_metadata=metadata, render_as_batch=connection.dialect.name == "sqlite"
+    )
     with context.begin_transaction():
         context.run_migrations()
 

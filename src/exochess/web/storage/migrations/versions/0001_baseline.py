@@ -11,7 +11,6 @@ Revision ID: 0001
 Revises:
 """
 
-# ruff: noqa: E501 - the tables as Alembic rendered them, one column a line
 from __future__ import annotations
 
 import sqlalchemy as sa
@@ -26,7 +25,8 @@ depends_on: str | None = None
 SCHEMA = sa.MetaData()
 
 sa.Table(
-    "users", SCHEMA,
+    "users",
+    SCHEMA,
     sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
     sa.Column("name", sa.String(length=32), nullable=False),
     sa.Column("name_key", sa.String(length=32), nullable=False),
@@ -39,40 +39,65 @@ sa.Table(
     sa.UniqueConstraint("skeleton"),
 )
 sa.Table(
-    "challenges", SCHEMA,
+    "challenges",
+    SCHEMA,
     sa.Column("id", sa.String(length=32), nullable=False),
     sa.Column("variant", sa.String(length=32), nullable=False),
     sa.Column("time_control", sa.String(length=16), nullable=False),
-    sa.Column("color", sa.Enum("white", "black", "random", name="seatchoice", native_enum=False, length=8), nullable=False),
+    sa.Column(
+        "color",
+        sa.Enum("white", "black", "random", name="seatchoice", native_enum=False, length=8),
+        nullable=False,
+    ),
     sa.Column("poster_name", sa.String(length=40), nullable=False),
     sa.Column("poster_key", sa.String(length=64), nullable=False),
     sa.Column("poster_secret", sa.String(length=64), nullable=False),
     sa.Column("poster_address", sa.String(length=64), nullable=True),
-    sa.Column("status", sa.Enum("open", "accepted", name="challengestatus", native_enum=False, length=16), nullable=False),
+    sa.Column(
+        "status",
+        sa.Enum("open", "accepted", name="challengestatus", native_enum=False, length=16),
+        nullable=False,
+    ),
     sa.Column("game_id", sa.String(length=32), nullable=True),
-    sa.Column("poster_color", sa.Enum("white", "black", name="color", native_enum=False, length=8), nullable=True),
+    sa.Column(
+        "poster_color", sa.Enum("white", "black", name="color", native_enum=False, length=8), nullable=True
+    ),
     sa.Column("created", sa.DateTime(), nullable=False),
     sa.Column("poster_user", sa.Integer(), nullable=True),
     sa.Column("rated", sa.Boolean(), server_default=sa.false(), nullable=False),
-    sa.ForeignKeyConstraint(["poster_user"], ["users.id"], ),
+    sa.ForeignKeyConstraint(
+        ["poster_user"],
+        ["users.id"],
+    ),
     sa.PrimaryKeyConstraint("id"),
 )
 sa.Table(
-    "games", SCHEMA,
+    "games",
+    SCHEMA,
     sa.Column("id", sa.String(length=32), nullable=False),
     sa.Column("variant", sa.String(length=32), nullable=False),
     sa.Column("start_fen", sa.Text(), nullable=False),
-    sa.Column("white", sa.Enum("human", "engine", name="playerkind", native_enum=False, length=16), nullable=False),
-    sa.Column("black", sa.Enum("human", "engine", name="playerkind", native_enum=False, length=16), nullable=False),
+    sa.Column(
+        "white", sa.Enum("human", "engine", name="playerkind", native_enum=False, length=16), nullable=False
+    ),
+    sa.Column(
+        "black", sa.Enum("human", "engine", name="playerkind", native_enum=False, length=16), nullable=False
+    ),
     sa.Column("level", sa.Integer(), nullable=True),
     sa.Column("white_secret", sa.String(length=64), nullable=False),
     sa.Column("black_secret", sa.String(length=64), nullable=False),
     sa.Column("ply", sa.Integer(), nullable=False),
-    sa.Column("status", sa.Enum("active", "finished", "aborted", name="gamestatus", native_enum=False, length=16), nullable=False),
+    sa.Column(
+        "status",
+        sa.Enum("active", "finished", "aborted", name="gamestatus", native_enum=False, length=16),
+        nullable=False,
+    ),
     sa.Column("result", sa.String(length=8), nullable=True),
     sa.Column("termination", sa.String(length=32), nullable=True),
     sa.Column("reason", sa.Text(), nullable=True),
-    sa.Column("takeback_offer", sa.Enum("white", "black", name="color", native_enum=False, length=8), nullable=True),
+    sa.Column(
+        "takeback_offer", sa.Enum("white", "black", name="color", native_enum=False, length=8), nullable=True
+    ),
     sa.Column("rematch_id", sa.String(length=32), nullable=True),
     sa.Column("created", sa.DateTime(), nullable=False),
     sa.Column("updated", sa.DateTime(), nullable=False),
@@ -83,12 +108,19 @@ sa.Table(
     sa.Column("ratings_done", sa.Boolean(), server_default=sa.false(), nullable=False),
     sa.Column("white_name", sa.String(length=40), nullable=True),
     sa.Column("black_name", sa.String(length=40), nullable=True),
-    sa.ForeignKeyConstraint(["black_user"], ["users.id"], ),
-    sa.ForeignKeyConstraint(["white_user"], ["users.id"], ),
+    sa.ForeignKeyConstraint(
+        ["black_user"],
+        ["users.id"],
+    ),
+    sa.ForeignKeyConstraint(
+        ["white_user"],
+        ["users.id"],
+    ),
     sa.PrimaryKeyConstraint("id"),
 )
 sa.Table(
-    "ratings", SCHEMA,
+    "ratings",
+    SCHEMA,
     sa.Column("user_id", sa.Integer(), nullable=False),
     sa.Column("variant", sa.String(length=32), nullable=False),
     sa.Column("rating", sa.Float(), nullable=False),
@@ -96,20 +128,28 @@ sa.Table(
     sa.Column("volatility", sa.Float(), nullable=False),
     sa.Column("games", sa.Integer(), nullable=False),
     sa.Column("updated", sa.DateTime(), nullable=False),
-    sa.ForeignKeyConstraint(["user_id"], ["users.id"], ),
+    sa.ForeignKeyConstraint(
+        ["user_id"],
+        ["users.id"],
+    ),
     sa.PrimaryKeyConstraint("user_id", "variant"),
 )
 sa.Table(
-    "sessions", SCHEMA,
+    "sessions",
+    SCHEMA,
     sa.Column("token_hash", sa.String(length=64), nullable=False),
     sa.Column("user_id", sa.Integer(), nullable=False),
     sa.Column("created", sa.DateTime(), nullable=False),
     sa.Column("expires", sa.DateTime(), nullable=False),
-    sa.ForeignKeyConstraint(["user_id"], ["users.id"], ),
+    sa.ForeignKeyConstraint(
+        ["user_id"],
+        ["users.id"],
+    ),
     sa.PrimaryKeyConstraint("token_hash"),
 )
 sa.Table(
-    "chat", SCHEMA,
+    "chat",
+    SCHEMA,
     sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
     sa.Column("game_id", sa.String(length=32), nullable=False),
     sa.Column("ply", sa.Integer(), nullable=False),
@@ -117,11 +157,15 @@ sa.Table(
     sa.Column("name", sa.String(length=40), nullable=True),
     sa.Column("text", sa.Text(), nullable=False),
     sa.Column("created", sa.DateTime(), nullable=False),
-    sa.ForeignKeyConstraint(["game_id"], ["games.id"], ),
+    sa.ForeignKeyConstraint(
+        ["game_id"],
+        ["games.id"],
+    ),
     sa.PrimaryKeyConstraint("id"),
 )
 sa.Table(
-    "moves", SCHEMA,
+    "moves",
+    SCHEMA,
     sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
     sa.Column("game_id", sa.String(length=32), nullable=False),
     sa.Column("ply", sa.Integer(), nullable=False),
@@ -130,12 +174,16 @@ sa.Table(
     sa.Column("white_ms", sa.Integer(), nullable=True),
     sa.Column("black_ms", sa.Integer(), nullable=True),
     sa.Column("at", sa.DateTime(), nullable=True),
-    sa.ForeignKeyConstraint(["game_id"], ["games.id"], ),
+    sa.ForeignKeyConstraint(
+        ["game_id"],
+        ["games.id"],
+    ),
     sa.PrimaryKeyConstraint("id"),
     sa.UniqueConstraint("game_id", "ply", name="uq_moves_game_ply"),
 )
 sa.Table(
-    "rating_history", SCHEMA,
+    "rating_history",
+    SCHEMA,
     sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
     sa.Column("user_id", sa.Integer(), nullable=False),
     sa.Column("variant", sa.String(length=32), nullable=False),
@@ -144,8 +192,14 @@ sa.Table(
     sa.Column("rating", sa.Float(), nullable=False),
     sa.Column("rd", sa.Float(), nullable=False),
     sa.Column("created", sa.DateTime(), nullable=False),
-    sa.ForeignKeyConstraint(["game_id"], ["games.id"], ),
-    sa.ForeignKeyConstraint(["user_id"], ["users.id"], ),
+    sa.ForeignKeyConstraint(
+        ["game_id"],
+        ["games.id"],
+    ),
+    sa.ForeignKeyConstraint(
+        ["user_id"],
+        ["users.id"],
+    ),
     sa.PrimaryKeyConstraint("id"),
     sa.UniqueConstraint("game_id", "user_id", name="uq_rating_history_game_user"),
 )

@@ -178,6 +178,25 @@ def _counter(metrics: str, name: str, label: str) -> float:
     return float(found.group(1)) if found else 0.0
 
 
+def _peer_changes(metrics: str) -> float:
+    found = re.search(r"^exochess_peer_changes_total (\S+)$", metrics, re.M)
+    return float(found.group(1)) if found else 0.0
+
+
+def _heard(before: str, after: str, name: str) -> tuple[float, float]:
+    """(moves played from their notes, games read again) between two scrapes of one server.
+
+    A server that saw its peers change meanwhile (a heartbeat missed on a loaded machine: see
+    exochess.web.live.peers) reads its cached games again, rightly: then a note may find the
+    game stale and read it, and only the sum is owed; otherwise every move comes from its note."""
+    applied = _counter(after, name, "applied") - _counter(before, name, "applied")
+    reloaded = _counter(after, name, "reloaded") - _counter(before, name, "reloaded")
+    if _peer_changes(after) == _peer_changes(before):
+        assert reloaded == 0
+        return applied, reloaded
+    return applied + reloaded, 0.0
+
+
 def test_two_servers_play_each_others_moves_from_the_notes(cluster: Cluster) -> None:
     a, b = (s.url for s in cluster.servers)
     game = new_game(a, opponent="friend", time_control="5+3")
@@ -205,9 +224,8 @@ def test_two_servers_play_each_others_moves_from_the_notes(cluster: Cluster) -> 
     assert views[0]["clock"]["white_ms"] == views[1]["clock"]["white_ms"]
     name = "exochess_remote_moves_total"
     for u in (a, b):  # each server heard of the other's five moves and played them from the notes
-        after = httpx.get(u + "/metrics").text
-        assert _counter(after, name, "applied") - _counter(before[u], name, "applied") >= 5
-        assert _counter(after, name, "reloaded") == _counter(before[u], name, "reloaded")
+        heard, _ = _heard(before[u], httpx.get(u + "/metrics").text, name)
+        assert heard >= 5
 
 
 def test_the_engine_workers_moves_come_with_notes(cluster: Cluster) -> None:
@@ -238,8 +256,6 @@ def test_the_engine_workers_moves_come_with_notes(cluster: Cluster) -> None:
     name = "exochess_remote_moves_total"
     applied = {}
     for u in (a, b):
-        after = httpx.get(u + "/metrics").text
-        applied[u] = _counter(after, name, "applied") - _counter(before[u], name, "applied")
-        assert _counter(after, name, "reloaded") == _counter(before[u], name, "reloaded")
+        applied[u], _ = _heard(before[u], httpx.get(u + "/metrics").text, name)
     # a heard of the computer's four moves, b of those and of the player's four
     assert applied[a] >= 4 and applied[b] >= 8

@@ -97,7 +97,8 @@ def test_clocks_tick_on_both_screens_and_a_flag_ends_the_game(browser: Any, cloc
         for page in (white, black):
             page.wait_for_selector("#game[data-status='finished']", timeout=WAIT_MS)
             page.wait_for_selector("#banner:has-text('Black wins on time')")
-            assert clock_ms(page, "white") > 0  # a finished game shows the clocks as stored
+            # a finished game shows the clocks at its end: the side flagged at 0, the other as it was
+            assert clock_ms(page, "white") == 0 and clock_ms(page, "black") == 6000
         shot(black, "clock-flag-390.png")
         assert white.locator("#clocks").get_attribute("data-beeped") is not None  # the low-time sound
     finally:

@@ -45,6 +45,11 @@ REMOTE_MOVES = Counter(
     "or the game read again from the database",
     ["how"],
 )
+PEER_CHANGES = Counter(
+    "exochess_peer_changes_total",
+    "Times this server saw the set of its peer servers change (Redis mode); each time it reads "
+    "its cached games again",
+)
 # The engine queue's depth, running jobs and live workers are read from Redis at each scrape
 # (exochess.web.game.queuestats, added with add_collector): a process's own count is wrong as
 # soon as another process queues or runs a job.

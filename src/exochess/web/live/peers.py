@@ -27,6 +27,8 @@ from collections.abc import Awaitable, Callable
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from exochess.web import metrics
+
 log = logging.getLogger("exochess.web")
 
 PEERS_KEY = "exochess:servers"
@@ -89,6 +91,7 @@ class PeerWatch:
             )
         )
         log.info("peer servers changed (%s): cached games are read again", what)
+        metrics.PEER_CHANGES.inc()
         try:
             await self.on_change(what)
         except Exception:

@@ -230,16 +230,22 @@ def test_the_cluster_command_starts_and_stops_everything(tmp_path: Path) -> None
 
 
 def free_port_pair() -> int:
-    """A port that is free, with the next one free too (``exochess cluster --servers 2``)."""
+    """A port that is free, with the next one free too (``exochess cluster --servers 2``).
+
+    Taken below the kernel's ephemeral range (32768 and up here): a port from there, free when
+    checked, can become the local port of any outgoing connection before the server binds it."""
+    import random
     import socket
 
-    for _ in range(50):
-        port = free_port()
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port + 1))
-            except OSError:
-                continue
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(20000, 30000)
+        try:
+            with socket.socket() as first, socket.socket() as second:
+                first.bind(("127.0.0.1", port))
+                second.bind(("127.0.0.1", port + 1))
+        except OSError:
+            continue
         return port
     raise AssertionError("no two consecutive free ports")
 

@@ -212,6 +212,8 @@ class Evaluator:
         return board.side * (self.static(board) + self.dynamic(board)) + self.tempo
 
 
+# a game may tune it like its own (exochess match's values=, mobility=): an interpreted subclass
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GenericEvaluator(Evaluator):
     """The evaluation of a game without its own: material (the values the game declares in
     :attr:`Variant.piece_values`, else :attr:`default_value` a piece), a little centralisation

@@ -1246,7 +1246,7 @@ def envelope_bench() -> None:
         for ply, text in enumerate(random_game(1, 120)):
             game = await service.play(live.row.id, seats[live.to_move()], text, ply)
             if ply + 1 in (40, 120):
-                out[ply + 1] = service.state_text(game)
+                out[ply + 1] = service.reader.state_text(game)
         service.close()
         return out
 

@@ -63,11 +63,11 @@ async def measure(plies: int, encodings: int, moves: int) -> dict[str, float]:
             for ply, text in enumerate(texts):
                 await svc.play(live.row.id, seats[Color.WHITE if ply % 2 == 0 else Color.BLACK], text, ply)
             live = await svc.get(live.row.id)  # the legal-move view is ready, as when publishing
-            size = len(svc.state_text(live))
+            size = len(svc.reader.state_text(live))
             start = time.process_time()
             for _ in range(encodings):
                 live.state_cache = None
-                svc.state_text(live)
+                svc.reader.state_text(live)
             figures[f"state {variant} ({len(texts)} plies, {size:,} chars)"] = (
                 (time.process_time() - start) / encodings * 1e6
             )
@@ -78,7 +78,7 @@ async def measure(plies: int, encodings: int, moves: int) -> dict[str, float]:
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
             for ply, text in enumerate(texts):
                 await svc.play(live.row.id, seats[Color.WHITE if ply % 2 == 0 else Color.BLACK], text, ply)
-                svc.state_text(live)  # as publishing does
+                svc.reader.state_text(live)  # as publishing does
                 played += 1
         figures["stored move (fugue, with its state)"] = (time.process_time() - start) / played * 1e6
     finally:

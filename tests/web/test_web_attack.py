@@ -38,7 +38,7 @@ def test_a_move_is_read_and_judged_off_the_event_loop(
             await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
             assert seen and seen[0] is not threading.current_thread()
             assert live.board.ply() == 1 and live.row.moves == ["d2-d3"] and len(live.fens) == 2
-            assert svc.state(live)["moves"][0]["text"] == "d2-d3"
+            assert svc.reader.state(live)["moves"][0]["text"] == "d2-d3"
         finally:
             svc.close()
             svc.storage.close()
@@ -148,7 +148,7 @@ def test_the_computer_tries_again_when_the_move_pool_is_busy(
                 if changed.board.ply() >= 1:
                     moved.set()
 
-            svc.listeners.append(heard)
+            svc.reader.listeners.append(heard)
             live, _seats, _you = await svc.create("fugue", "computer", 0, "black", None)
             await asyncio.wait_for(moved.wait(), 60)  # the computer (level 0: a random move)
             assert refused and live.board.ply() == 1 and len(live.row.moves) == 1

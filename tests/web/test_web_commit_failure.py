@@ -45,7 +45,7 @@ def test_failed_commit_leaves_the_game_playable(tmp_path: Path) -> None:
                 while not live.lock.locked():  # the move is being committed
                     await asyncio.sleep(0)
                 # a GET while the commit waits sees the stored game, not the move in flight
-                during = json.loads(svc.state_text(await svc.get(gid)))
+                during = json.loads(svc.reader.state_text(await svc.get(gid)))
                 assert during["ply"] == 1 and [m["text"] for m in during["moves"]] == ["d2-d3"]
                 assert len(during["fens"]) == 2 and during["turn"] == "black"
                 with pytest.raises(StorageUnavailable, match="database"):
@@ -53,13 +53,13 @@ def test_failed_commit_leaves_the_game_playable(tmp_path: Path) -> None:
             finally:
                 blocker.execute("ROLLBACK")
                 blocker.close()
-            after = json.loads(svc.state_text(await svc.get(gid)))
+            after = json.loads(svc.reader.state_text(await svc.get(gid)))
             assert after["ply"] == 1 and after["turn"] == "black" and len(after["fens"]) == 2
             assert live.board.ply() == 1 and live.row.moves == ["d2-d3"]
             # the game goes on: the side to move plays (at the ply its page shows), then the other
             await svc.play(gid, seats[Color.BLACK], "e7-e6", after["ply"])
             await svc.play(gid, seats[Color.WHITE], "a2-a3", 2)
-            final = json.loads(svc.state_text(live))
+            final = json.loads(svc.reader.state_text(live))
             assert final["ply"] == 3 and [m["text"] for m in final["moves"]] == ["d2-d3", "e7-e6", "a2-a3"]
             stored = svc.storage.load_game(gid)
             assert stored is not None and stored.moves == ["d2-d3", "e7-e6", "a2-a3"] and stored.ply == 3

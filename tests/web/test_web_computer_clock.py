@@ -67,13 +67,13 @@ async def _published(svc: GameService, live: LiveGame, ply: int) -> dict[str, An
 
     def heard(changed: LiveGame) -> None:
         if changed is live and live.board.ply() >= ply and not reached.done():
-            reached.set_result(svc.state(live))
+            reached.set_result(svc.reader.state(live))
 
-    svc.listeners.append(heard)
+    svc.reader.listeners.append(heard)
     try:
         return await asyncio.wait_for(reached, WAIT_S)
     finally:
-        svc.listeners.remove(heard)
+        svc.reader.listeners.remove(heard)
 
 
 def test_the_computer_is_not_aborted_when_its_first_move_comes_late(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ def test_dead_invitations_expire_and_idle_untimed_games_are_called_off(tmp_path:
             # a day on, the invitations nobody moved in are called off
             clock[0] = start + INVITATION_TTL + dt.timedelta(minutes=1)
             assert sorted(await dead.sweep()) == sorted([invite.row.id, timed.row.id])
-            state = svc.state(await svc.get(invite.row.id))
+            state = svc.reader.state(await svc.get(invite.row.id))
             assert state["status"] == GameStatus.ABORTED and "invitation expired" in state["reason"]
             assert (await svc.get(started.row.id)).row.status == GameStatus.ACTIVE
             # an untimed game nobody moves in for a long time goes too
@@ -44,7 +44,7 @@ def test_dead_invitations_expire_and_idle_untimed_games_are_called_off(tmp_path:
             again = await svc.get(started.row.id)
             assert again.row.status == GameStatus.ABORTED and again.row.moves == ["d2-d3", "e7-e6"]
             # aborted games leave everybody's list of games
-            listed = {r.id for r in await svc.recent_games(30)}
+            listed = {r.id for r in await svc.db(svc.storage.recent_games, 30)}
             assert not listed & {invite.row.id, timed.row.id, started.row.id}
         finally:
             svc.close()

@@ -75,12 +75,12 @@ async def published(svc: GameService, live: LiveGame, check: Any) -> None:
         if changed.row.id == live.row.id and check(changed) and not reached.done():
             reached.set_result(None)
 
-    svc.listeners.append(heard)
+    svc.reader.listeners.append(heard)
     try:
         if not check(live):
             await asyncio.wait_for(reached, WAIT_S)
     finally:
-        svc.listeners.remove(heard)
+        svc.reader.listeners.remove(heard)
 
 
 def service(tmp_path: Path, pool: EnginePool, timing: Timing | None = None) -> GameService:

@@ -62,7 +62,7 @@ async def _blocked(svc: GameService, release: threading.Event) -> asyncio.Task[b
 async def _settled(svc: GameService) -> None:
     """Wait (at most 1 s) until the service has no background task and no move in a thread."""
     for _ in range(50):
-        if not svc._background and _waiting(svc) == 0:
+        if not svc.reader._background and _waiting(svc) == 0:
             return
         await asyncio.sleep(0.02)
 

@@ -139,7 +139,7 @@ def test_a_move_takes_its_jobs_and_its_state_lists_the_next_moves(
             ):
                 await svc.play(gid, seats[seat], text, ply)
             assert jobs == each_move * 3
-            state = svc.state(live)
+            state = svc.reader.state(live)
             assert state["ply"] == 3 and state["legal"] == legal_tree(live.board.copy())["actions"]
             assert state["legal_count"] == len(live.board.raw_moves()) > 0
         finally:

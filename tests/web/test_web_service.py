@@ -159,13 +159,15 @@ def test_position_too_large_to_list_leaves_the_game_resignable(
         svc = GameService(Storage(f"sqlite:///{tmp_path / 's.sqlite'}"), None, Hub())
         try:
             live, seats, _you = await svc.create("fugue", "friend", None, "white", None)
-            assert svc.state(live)["legal_count"] == 22 and svc.state(live)["legal_error"] is None
+            assert (
+                svc.reader.state(live)["legal_count"] == 22 and svc.reader.state(live)["legal_error"] is None
+            )
             monkeypatch.setattr(moves_module, "game_view", too_large)
             await svc.play(live.row.id, seats[Color.WHITE], "d2-d3", 0)
-            state = svc.state(live)
+            state = svc.reader.state(live)
             assert state["legal"] == [] and state["legal_error"].startswith("position too large")
             await svc.resign(live.row.id, seats[Color.BLACK])
-            assert svc.state(live)["status"] == "finished"
+            assert svc.reader.state(live)["status"] == "finished"
         finally:
             svc.close()
             svc.storage.close()

@@ -61,13 +61,13 @@ def test_a_value_that_cannot_be_used_is_named(
 def test_redis_modes_defaults_are_the_modules_own() -> None:
     pytest.importorskip("arq")
     from exochess.web import settings
-    from exochess.web.game import jobs
+    from exochess.web.game import jobs, sweep
     from exochess.web.live import presence
 
     assert (settings.QUEUE_LIMIT, settings.SWEEP_EVERY_S, settings.SWEEP_AFTER_S, settings.REFRESH_S) == (
         jobs.QUEUE_LIMIT,
-        jobs.SWEEP_EVERY_S,
-        jobs.SWEEP_AFTER_S,
+        sweep.SWEEP_EVERY_S,
+        sweep.SWEEP_AFTER_S,
         presence.REFRESH_S,
     )
 

@@ -25,7 +25,7 @@ from tests.web.serverproc import run_async
 
 def checked(svc: GameService, live: LiveGame) -> dict[str, Any]:
     """The encoded state, validated by the model, and the same once decoded by the stdlib."""
-    text = svc.state_text(live)
+    text = svc.reader.state_text(live)
     GameState.model_validate_json(text, strict=False)
     state: dict[str, Any] = json.loads(text)
     assert list(state) == list(GameState.model_fields)  # the same fields, in the model's order

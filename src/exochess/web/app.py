@@ -142,22 +142,21 @@ def create_app(
         app.state.bus = bus
         if bus is not None:
             hub.on_remote = service.on_remote_change
-            hub.on_presence = service.remote_presence
+            hub.on_presence = service.reader.remote_presence
             bus.on_message = hub.receive
-            bus.on_resync = service.resync_all
+            bus.on_resync = service.sync.resync_all
             bus.start()
             from exochess.web.live.peers import PeerWatch
 
             async def peers_changed(_what: str) -> None:
                 # a peer gone may have stored changes it never announced: read them
-                await service.resync_all()
+                await service.sync.resync_all()
 
             peers = PeerWatch(bus.redis, bus.origin, peers_changed)
             peers.start()
         if pool is not None:
             app.state.warm_task = asyncio.create_task(pool.warm())
-        await service.resume_engine_games()
-        await service.watch_clocks()
+        await service.resume()
         lag_probe = asyncio.create_task(probe_loop_lag())
         metrics.time_garbage_collection()
         thresholds = gc.get_threshold()

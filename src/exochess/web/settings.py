@@ -27,9 +27,9 @@ PREFIX = "EXOCHESS_"
 QUEUE_LIMIT = 200
 """``exochess.web.game.jobs.QUEUE_LIMIT``."""
 SWEEP_EVERY_S = 5.0
-"""``exochess.web.game.jobs.SWEEP_EVERY_S``."""
+"""``exochess.web.game.sweep.SWEEP_EVERY_S``."""
 SWEEP_AFTER_S = 5.0
-"""``exochess.web.game.jobs.SWEEP_AFTER_S``."""
+"""``exochess.web.game.sweep.SWEEP_AFTER_S``."""
 REFRESH_S = 10.0
 """``exochess.web.live.presence.REFRESH_S``."""
 DEFAULT_DB = "sqlite:///exochess.sqlite"

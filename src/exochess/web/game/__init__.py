@@ -1,6 +1,7 @@
 """The live game.  ``service`` is the one orchestrator (a move from request to store and
 broadcast); beside it, the collaborators it hands each step to: ``live`` (a game in memory),
-``cache`` (loading, replaying, forgetting), ``moves`` (playing a move through the storage's
+``cache`` (loading, replaying, forgetting), ``reader`` (the read side: a game fetched up to
+date, its state and presence sent), ``moves`` (playing a move through the storage's
 ``MoveStore``), ``finisher`` (resign, abort, flag, claims), ``takebacks`` (takebacks and
 rematches), ``computer`` (the computer's turns), ``sync`` (other servers' moves), ``clockwatch``
 (deadline timers), ``newgames``, ``jsonview`` and ``statemodel`` (the state watchers receive,

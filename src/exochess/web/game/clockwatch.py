@@ -36,6 +36,18 @@ class ClockWatch:
         """Whether a timer waits for ``game_id``'s deadline."""
         return game_id in self._timers
 
+    def due(self, live: LiveGame) -> bool:
+        """Whether the game's side to move is out of time now; if not, make sure a timer waits
+        for its deadline (a game read from the database has none yet)."""
+        if not live.active or live.row.time_control in (None, "-"):
+            return False
+        clock = live.clock(self.timing)
+        if clock is not None and clock.expired(storage_now()) is not None:
+            return True
+        if not self.watching(live.row.id):
+            self.arm(live)
+        return False
+
     def arm(self, live: LiveGame) -> None:
         """Have the game judged at its next deadline (no timer for a game without one)."""
         game_id = live.row.id

@@ -67,7 +67,7 @@ from exochess.web.domain import (
     TooManyEngineJobs,
 )
 from exochess.web.game.jobshare import RedisShare, move_start
-from exochess.web.game.queuestats import QUEUE_NAME, QueueState, read_state, sync_client
+from exochess.web.game.queuestats import QUEUE_NAME, QueueReader
 
 log = logging.getLogger("exochess.web")
 
@@ -75,22 +75,16 @@ QUEUE_LIMIT = 200
 """Jobs that may wait in the queue; beyond it new computer games and analyses are refused
 (the setting ``EXOCHESS_ENGINE_QUEUE_LIMIT`` sets another bound)."""
 JOB_TIMEOUT_S = 60.0
+"""Longest run of one job in a worker (a level-8 move thinks 3 s, an analysis at most 5 s)."""
 JOB_EXPIRES_S = 7200.0
 """A job not started this long after it was queued is dropped (its start is put up to an hour
 in the past: see :mod:`exochess.web.game.jobshare`)."""
 LONG_BUDGET_S = 24.0
 """Thinking time the long moves' places add up to in Redis mode (eight level-8 moves: the
 workers are other machines; ``$EXOCHESS_ENGINE_LONG_BUDGET_S`` sets another)."""
-"""Longest run of one job in a worker (a level-8 move thinks 3 s, an analysis at most 5 s)."""
 RESULT_POLL_S = 0.05
 ENQUEUE_ATTEMPTS = 60
 """Tries to queue a computer move while Redis is unreachable (about two minutes)."""
-SWEEP_EVERY_S = 5.0
-"""How often a server tries to take the sweep's lock (the setting ``EXOCHESS_ENGINE_SWEEP_S``)."""
-SWEEP_AFTER_S = 5.0
-"""A computer game is swept when unchanged for this long (the setting ``EXOCHESS_ENGINE_SWEEP_AFTER_S``):
-longer than queueing takes, so the sweep does not race the server that is queueing."""
-SWEEP_LOCK = "exochess:engine-sweep"
 
 
 def redis_settings(url: str) -> RedisSettings:
@@ -137,7 +131,8 @@ class JobQueue:
         self._pool: ArqRedis | None = None
         self._share: RedisShare | None = None
         self._counts: Counter[str] = Counter()
-        self._stats_client: Any = None
+        self.queue = QueueReader(url)
+        """The queue's state as Redis holds it (:mod:`exochess.web.game.queuestats`)."""
 
     async def share(self) -> RedisShare:
         """The owners' bounds and the long moves' places, in Redis."""
@@ -280,15 +275,6 @@ class JobQueue:
         for _attempt in range(ENQUEUE_ATTEMPTS):
             try:
                 position = await self._claim(owner, game_id, job_id, cost)
-            except (TooManyEngineJobs, EngineBusy):
-                self._counts["refused"] += 1
-                raise
-            except (EngineFailed, RedisError, OSError) as exc:
-                log.warning("cannot queue the engine move of game %s: %s", game_id, exc)
-                await asyncio.sleep(delay)
-                delay = min(2 * delay, 2.0)
-                continue
-            try:
                 job = await (await self._redis()).enqueue_job(
                     "engine_move",
                     game_id,
@@ -306,6 +292,9 @@ class JobQueue:
                     _defer_until=_at(move_start(position, cost, MOVE)),
                     _expires=JOB_EXPIRES_S,
                 )
+            except (TooManyEngineJobs, EngineBusy):  # refused: nothing was queued
+                self._counts["refused"] += 1
+                raise
             except (EngineFailed, RedisError, OSError) as exc:
                 log.warning("cannot queue the engine move of game %s: %s", game_id, exc)
                 await asyncio.sleep(delay)
@@ -386,31 +375,10 @@ class JobQueue:
             killed=0,
         )
 
-    async def state(self) -> QueueState:
-        """The queue as Redis holds it now (:mod:`exochess.web.game.queuestats`); raises
-        :class:`EngineFailed` while Redis is away."""
-        if self._stats_client is None:
-            self._stats_client = sync_client(self.url)
-        try:
-            return await asyncio.to_thread(read_state, self._stats_client)
-        except (RedisError, OSError) as exc:
-            raise EngineFailed("the engine queue is unreachable; try again") from exc
-
     async def live_stats(self) -> PoolStats:
-        """:meth:`stats` with the site's figures read from the queue: workers alive (all
-        ready: a worker heartbeats once it polls), jobs running and waiting, jobs done."""
-        state = await self.state()
-        return PoolStats(
-            workers=state.workers,
-            ready=state.workers,
-            running=state.running,
-            queued_moves=state.waiting,
-            queued_analyses=0,
-            completed=sum(n for n, _s in state.done.values()),
-            cancelled=0,
-            refused=self._counts["refused"],
-            killed=0,
-        )
+        """:meth:`stats` with the site's figures read from the queue
+        (:meth:`QueueState.pool_stats`)."""
+        return (await self.queue.state()).pool_stats(refused=self._counts["refused"])
 
     async def ping(self) -> bool:
         try:
@@ -422,8 +390,7 @@ class JobQueue:
         """Nothing to stop here: queued jobs stay for the workers."""
 
     async def aclose(self) -> None:
-        if self._stats_client is not None:
-            self._stats_client.close()
+        self.queue.close()
         if self._pool is not None:
             with contextlib.suppress(Exception):
                 await self._pool.aclose()

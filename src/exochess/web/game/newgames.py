@@ -71,12 +71,13 @@ class NewGames:
         fen: str | None,
         time_control: TimeControl,
         user_id: int | None,
-        names: Mapping[Color, str],
-        seat_secrets: Mapping[Color, str],
+        names: Mapping[Color, str] | None,
+        seat_secrets: Mapping[Color, str] | None,
         owner: str | None = None,
     ) -> Created:
         """A game against the computer or a friend (see :meth:`GameService.create`); ``owner``
         holds one of its share of the free positions' places while a set-up position is read."""
+        names, seat_secrets = names or {}, seat_secrets or {}
         variant = _variant(variant_name)
         try:
             board = Board(variant, fen=fen.strip() if fen and fen.strip() else None)
@@ -142,10 +143,11 @@ class NewGames:
         black_user: int | None,
         rated: bool,
         time_control: TimeControl,
-        names: Mapping[Color, str],
-        seat_secrets: Mapping[Color, str],
+        names: Mapping[Color, str] | None,
+        seat_secrets: Mapping[Color, str] | None,
     ) -> Created:
         """A game between two people (see :meth:`GameService.create_between`)."""
+        names, seat_secrets = names or {}, seat_secrets or {}
         variant = _variant(variant_name)
         if rated and (white_user is None or black_user is None or white_user == black_user):
             raise InvalidRequest(N_("a rated game is played between two different accounts"))

@@ -18,6 +18,7 @@ jobs in the queue (bounded by the queue's limit).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 from collections.abc import Iterator
@@ -26,6 +27,9 @@ from typing import Any
 import redis
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from redis.exceptions import RedisError
+
+from exochess.web.compute.enginepool import PoolStats
+from exochess.web.domain import EngineFailed
 
 QUEUE_NAME = "exochess:engine"
 """arq's queue (its sorted set) of engine jobs."""
@@ -57,6 +61,22 @@ class QueueState:
     """How long the oldest waiting job has waited (0 when none waits)."""
     done: dict[str, tuple[int, float]]
     """Per kind, the jobs finished by all workers and the seconds they ran."""
+
+    def pool_stats(self, refused: int) -> PoolStats:
+        """The site's figures as the pool gives them: workers alive (all ready: a worker
+        heartbeats once it polls), jobs running and waiting, jobs done; ``refused`` is the
+        server's own count."""
+        return PoolStats(
+            workers=self.workers,
+            ready=self.workers,
+            running=self.running,
+            queued_moves=self.waiting,
+            queued_analyses=0,
+            completed=sum(n for n, _s in self.done.values()),
+            cancelled=0,
+            refused=refused,
+            killed=0,
+        )
 
 
 def read_state(client: redis.Redis, now_ms: int | None = None) -> QueueState:
@@ -95,6 +115,28 @@ def sync_client(url: str) -> redis.Redis:
     must answer, saying the queue is unreadable, rather than hang)."""
     client: redis.Redis = redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=1.0)
     return client
+
+
+class QueueReader:
+    """A server's reads of the queue's state (:func:`read_state` on its own blocking client, run
+    in a thread)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._client: redis.Redis | None = None
+
+    async def state(self) -> QueueState:
+        """The queue as Redis holds it now; raises :class:`EngineFailed` while Redis is away."""
+        if self._client is None:
+            self._client = sync_client(self.url)
+        try:
+            return await asyncio.to_thread(read_state, self._client)
+        except (RedisError, OSError) as exc:
+            raise EngineFailed("the engine queue is unreachable; try again") from exc
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
 
 
 class QueueCollector:

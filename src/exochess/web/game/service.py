@@ -3,8 +3,9 @@ applied in memory, then broadcast.
 
 As lila's round module splits a live game, the service holds the game's lock, decides the order
 of the steps, and hands each step to a collaborator that receives the live game and narrow
-ports and returns a result: the cache (:mod:`.cache`), moves (:mod:`.moves`, through the
-database kind's :class:`~exochess.web.storage.movestore.MoveStore`), endings (:mod:`.finisher`),
+ports and returns a result: the cache (:mod:`.cache`), the read side that fetches games and
+sends their state (:mod:`.reader`), moves (:mod:`.moves`, through the database kind's
+:class:`~exochess.web.storage.movestore.MoveStore`), endings (:mod:`.finisher`),
 takebacks and rematches (:mod:`.takebacks`), the computer (:mod:`.computer`), other servers'
 moves (:mod:`.sync`), deadlines (:mod:`.clockwatch`), new games (:mod:`.newgames`) and what the
 watchers are sent (:mod:`.jsonview`).  Collaborators never call one another.
@@ -12,12 +13,10 @@ watchers are sent (:mod:`.jsonview`).  Collaborators never call one another.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import datetime as dt
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from exochess.web import metrics
@@ -28,7 +27,6 @@ from exochess.web.domain import (
     N_,
     Color,
     Conflict,
-    GameServiceError,
     InvalidRequest,
     Opponent,
     PlayerKind,
@@ -47,13 +45,14 @@ from exochess.web.game.jsonview import JsonView
 from exochess.web.game.live import LiveGame
 from exochess.web.game.moves import MovePlayer
 from exochess.web.game.newgames import Created, NewGames
+from exochess.web.game.reader import GameReader
 from exochess.web.game.sync import ClusterSync
 from exochess.web.game.takebacks import Rematcher, Takebacker, check_action
 from exochess.web.game.timecontrol import NO_CLOCK, TimeControl
 from exochess.web.live.hub import Hub
 from exochess.web.live.movenote import MoveNote
 from exochess.web.storage.movestore import move_store
-from exochess.web.storage.store import ConflictError, GameRow, Storage
+from exochess.web.storage.store import ConflictError, Storage
 from exochess.web.storage.store import now as storage_now
 from exochess.web.storage.threads import DbThreads
 
@@ -82,7 +81,6 @@ class GameService:
         self.timing = timing if timing is not None else Timing()
         self.closed = False
         self._db = DbThreads(storage.db_threads)
-        self._background: set[asyncio.Task[None]] = set()
         # CPU-heavy work off the event loop: live games' views and replays in one pool, free
         # positions (analysis board, new games' FENs) in another, so floods of the latter
         # never delay the former.
@@ -90,26 +88,27 @@ class GameService:
         self.cpu_free = CpuWork(
             "position views", workers=1, max_jobs=4, timeout_s=position_time_limit_s, processes=True
         )
-        self.listeners: list[Callable[[LiveGame], None]] = []
-        """Told of every published change and every new game (the lobby's list of live games)."""
         self.cache = GameCache(storage, self._db, self.cpu_games, hub.online)
         self.view = JsonView(self.timing, hub.online, self.cpu_games)
         self.clocks = ClockWatch(self.timing, self.get)
-        self.computer = Computer(pool, self.timing, self._computer_plays, self.publish)
+        self.reader = GameReader(
+            self.cache, self.view, hub, self.clocks.arm, lambda game_id: self.computer.thinking(game_id), pool
+        )
+        self.computer = Computer(pool, self.timing, self._computer_plays, self.reader.publish)
         self.moves = MovePlayer(
-            move_store(storage, self._db, self.cpu_games), self.timing, self._resync_later
+            move_store(storage, self._db, self.cpu_games), self.timing, self.reader.resync_later
         )
         self.finisher = Finisher(
-            storage, self._db, self.timing, hub.online, self._reload, self.cache.load_players
+            storage, self._db, self.timing, hub.online, self.reader.reload, self.cache.load_players
         )
         self.takebacks = Takebacker(storage, self._db, self.computer.cancel)
-        self.rematches = Rematcher(storage, self._db, self._reload)
+        self.rematches = Rematcher(storage, self._db, self.reader.reload, pool)
         self.new_games = NewGames(storage, self._db, self.cpu_free, pool)
         self.sync = ClusterSync(
             self.cache,
             lambda game_id: bool(hub.watchers(game_id)),
-            self._refresh,
-            self._send_state,
+            self.reader.refresh,
+            self.reader.send_state,
             self.clocks.arm,
             self.computer.schedule,
         )
@@ -126,7 +125,7 @@ class GameService:
         self.cpu_free.close()
         self._db.shutdown(wait=True)
 
-    # --- loading -------------------------------------------------------------------------
+    # --- reading (the read side is :class:`GameReader`'s) ----------------------------------
 
     async def get(self, game_id: str, *, view: bool = True) -> LiveGame:
         """The game ``game_id``, its time judged first (a deadline passed ends it here).
@@ -135,134 +134,23 @@ class GameService:
         (it is checked on the board), so that a process computes the views of the positions it
         publishes only, not also those of the moves it hears of from the others.
         """
-        live = self.cache.cached(game_id)
-        if live is not None and live.stale:
-            await self._refresh(live)
-        elif live is None:
-            live = await self.cache.load(game_id, self._busy)
-        if view:
-            await self.view.prepare(live)
+        live = await self.reader.fetch(game_id, view=view)
         await self.judge_time(live)
         return live
-
-    def _busy(self, game_id: str, _live: LiveGame) -> bool:
-        """Whether a game in memory is in use beyond its lock (watched, or the computer thinks)."""
-        return bool(self.hub.watchers(game_id)) or self.computer.thinking(game_id)
-
-    async def _reload(self, live: LiveGame) -> None:
-        await self.cache.reload(live)
-        self.clocks.arm(live)
-
-    async def _refresh(self, live: LiveGame) -> None:
-        """Read a game another process changed again (cleared first: a change announced during
-        the read marks it stale again)."""
-        async with live.lock:
-            while live.stale:
-                live.stale = False
-                await self._reload(live)
-
-    def _in_background(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(coro)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    def _resync_later(self, live: LiveGame) -> None:
-        """Reload ``live`` once its lock is free (after a cancelled write whose outcome is unknown)."""
-
-        async def resync() -> None:
-            async with live.lock:
-                with contextlib.suppress(GameServiceError):
-                    await self._reload(live)
-
-        self._in_background(resync())
-
-    async def account_changed(self, user_id: int) -> None:
-        """Show the games in memory that ``user_id`` plays with the account as it now is (a
-        deleted account becomes "deleted player")."""
-        for live in list(self.cache.games.values()):
-            if user_id in (live.row.white_user, live.row.black_user):
-                await self.cache.load_players(live)
-                await self.publish(live)
-
-    # --- other servers (Redis mode) ------------------------------------------------------
 
     async def on_remote_change(
         self, game_id: str, changed: bool, delivered: bool, note: object = None
     ) -> None:
-        """An envelope about ``game_id`` from another process (:meth:`ClusterSync.changed`)."""
+        """An envelope about ``game_id`` from another process, in Redis mode
+        (:meth:`ClusterSync.changed`)."""
         await self.sync.changed(game_id, changed, delivered, note)
-
-    async def _send_state(self, live: LiveGame) -> None:
-        """Send the watchers here the game's state (another process changed it)."""
-        await self.view.prepare(live)
-        await self.hub.deliver(live.row.id, self.state_text(live), coalesce=True)
-
-    async def resync_all(self) -> None:
-        """Changes may have been missed (the Redis subscription was lost): every cached game is
-        stale, and the watched ones are sent their state again."""
-        for game_id in list(self.cache.games):
-            await self.on_remote_change(game_id, True, False)
-
-    async def remote_presence(self, game_id: str) -> None:
-        """Seats held on another server came or went, or that server died: the absence clocks
-        here follow (a claim through this server counts the same absence), and this process's
-        watchers are told."""
-        live = self.cache.games.get(game_id)
-        if live is not None:
-            await self.announce_presence(live)
-
-    # --- state ---------------------------------------------------------------------------
-
-    def state(self, live: LiveGame) -> dict[str, Any]:
-        """The game's state as plain data (its ``legal`` tree that of :meth:`prepare`)."""
-        return self.view.state(live)
-
-    def state_text(self, live: LiveGame) -> str:
-        """The game's state as JSON text (cached until the game changes)."""
-        return self.view.state_text(live)
-
-    async def publish(self, live: LiveGame, note: MoveNote | None = None) -> None:
-        """Send the game's new state to its watchers (here and, in Redis mode, in the other
-        processes: ``note`` is the one move that made it, which they play on their copies;
-        without one they read the game again)."""
-        live.state_cache = None
-        self.clocks.arm(live)
-        await self.view.prepare(live)
-        # the note holds only if the game is still just after that move (no other change came
-        # between the lock's release and now; a takeback and another move would leave the same
-        # ply in another position)
-        fits = note is not None and live.board.ply() == note.ply + 1 and live.fens[-1] == note.fen
-        await self.hub.broadcast(
-            live.row.id,
-            self.state_text(live),
-            coalesce=True,
-            changed=True,
-            note=note.to_json() if note is not None and fits else None,
-        )
-        for listener in self.listeners:
-            listener(live)
-        if not live.active and live.row.level is not None and self.pool is not None:
-            # a computer game ended (whatever the way: mate, royal capture, time, resignation,
-            # abort...): its place among the long moves is free at once, not after its hold
-            await self.pool.drop_game(live.row.id)
-
-    async def announce_presence(self, live: LiveGame) -> None:
-        """Tell this process's watchers which seats are online and since when the others are
-        gone (only here: a message to every process would carry the sender's view, which can be
-        older than the receiver's)."""
-        await self.hub.deliver(live.row.id, self.view.presence(live))
 
     # --- time ----------------------------------------------------------------------------
 
     async def judge_time(self, live: LiveGame) -> None:
         """End the game if its side to move's time is out (abort or loss on time); otherwise
         make sure it is judged at its deadline."""
-        if not live.active or live.row.time_control in (None, "-"):
-            return
-        clock = live.clock(self.timing)
-        if clock is None or clock.expired(storage_now()) is None:
-            if not self.clocks.watching(live.row.id):
-                self.clocks.arm(live)
+        if not self.clocks.due(live):
             return
         async with live.lock:
             try:
@@ -273,20 +161,7 @@ class GameService:
                 ended = False
         if ended:
             self.computer.cancel(live.row.id)
-            await self.publish(live)
-
-    async def watch_clocks(self) -> None:
-        """After a start: judge every unfinished timed game now (a deadline that passed while
-        the server was down ends its game), and watch the others' deadlines."""
-        for game_id in await self.db(self.storage.active_timed_games):
-            try:
-                await self.get(game_id)
-            except Exception:
-                log.exception("cannot watch the clock of game %s", game_id)
-
-    async def recent_games(self, limit: int, ids: list[str] | None = None) -> list[GameRow]:
-        """The most recently changed games (without their moves), or those among ``ids``."""
-        return await self.db(self.storage.recent_games, limit, ids)
+            await self.reader.publish(live)
 
     # --- endings -------------------------------------------------------------------------
 
@@ -313,7 +188,7 @@ class GameService:
         async with live.lock:
             await how(live, live.seat(secret, user_id))
         self.computer.cancel(game_id)
-        await self.publish(live)
+        await self.reader.publish(live)
         return live
 
     # --- creating ------------------------------------------------------------------------
@@ -337,16 +212,7 @@ class GameService:
         is returned; against a friend both, so that the creator can pass one on.  ``owner``
         (account, else address) is charged the CPU work of a set-up position."""
         made = await self.new_games.create(
-            variant_name,
-            opponent,
-            level,
-            color,
-            fen,
-            time_control,
-            user_id,
-            names or {},
-            seat_secrets or {},
-            owner,
+            variant_name, opponent, level, color, fen, time_control, user_id, names, seat_secrets, owner
         )
         live = await self._started(made)
         if opponent == Opponent.COMPUTER:
@@ -367,14 +233,14 @@ class GameService:
         """A game between two people, the lobby's entry point
         (:meth:`NewGames.create_between`), with both seat secrets."""
         made = await self.new_games.create_between(
-            variant_name, white_user, black_user, rated, time_control, names or {}, seat_secrets or {}
+            variant_name, white_user, black_user, rated, time_control, names, seat_secrets
         )
         return await self._started(made), made.secrets
 
     async def _started(self, made: Created) -> LiveGame:
         live = await self.get(made.game_id)
         self.computer.schedule(live)
-        for listener in self.listeners:
+        for listener in self.reader.listeners:
             listener(live)
         return live
 
@@ -413,7 +279,7 @@ class GameService:
             else:
                 ended = False
         stored = time.perf_counter()
-        await self.publish(live, note)
+        await self.reader.publish(live, note)
         metrics.MOVE_SECONDS.labels("store").observe(stored - started)
         metrics.MOVE_SECONDS.labels("publish").observe(time.perf_counter() - stored)
         if ended:
@@ -440,10 +306,10 @@ class GameService:
         try:
             note = await self.moves.play(live, seat, text, ply, arrived, lag_ms, think_ms)
         except ConflictError as exc:
-            await self._reload(live)
+            await self.reader.reload(live)
             # the watchers may hold the state this process had (another one stored a move and
             # died before announcing it): send them the stored one
-            self._in_background(self.publish(live))
+            self.reader.in_background(self.reader.publish(live))
             raise StalePosition(N_("move not stored: {reason}"), reason=str(exc)) from exc
         if note is None and live.row.rated:  # the move ended a rated game: the ratings changed
             await self.cache.load_players(live)
@@ -472,7 +338,7 @@ class GameService:
         check_action(action)
         async with live.lock:
             await self.takebacks.act(live, live.seat(secret, user_id), action)
-        await self.publish(live)
+        await self.reader.publish(live)
         self.computer.schedule(live)
         return live
 
@@ -485,44 +351,34 @@ class GameService:
     ) -> tuple[LiveGame, Color, str | None]:
         """The rematch of a finished game (created once, colours swapped): (game, your colour,
         your secret, which is the one you hold in the finished game; None when the seat was
-        proved by the account, which holds the rematch's seat too).  Against the computer, a
-        new rematch reserves its place among the long moves for ``owner`` first, as a new
-        computer game does (:class:`~exochess.web.domain.EngineBusy` with Retry-After when
-        there is none)."""
+        proved by the account, which holds the rematch's seat too).  ``owner`` is charged a
+        computer rematch's place (:meth:`Rematcher.rematch`)."""
         live = await self.get(game_id)
         seat = live.seat(secret, user_id)
         if live.active:
             raise Conflict(N_("the game is still being played"))
-        pool = self.pool if live.row.level is not None and owner is not None else None
-        key: str | None = None
         async with live.lock:
-            if pool is not None and owner is not None and live.row.rematch_id is None:
-                key = await pool.reserve(owner, live.row.level or 0)
-            else:
-                pool = None  # the rematch exists (its place was reserved by whoever created it)
-            try:
-                rematch_id = await self.rematches.rematch(live)
-            except BaseException:
-                if pool is not None and owner is not None:
-                    await pool.claim(key, "", owner)
-                raise
-        if pool is not None and owner is not None:
-            # before the computer's first move is asked, as for a new game
-            await pool.claim(key, rematch_id, owner)
+            rematch_id = await self.rematches.rematch(live, owner)
         new = await self.get(rematch_id)
         self.computer.schedule(new)
-        await self.publish(live)
+        await self.reader.publish(live)
         return new, seat.other, secret or None
 
     # --- the computer --------------------------------------------------------------------
 
-    async def resume_engine_games(self) -> None:
-        """After a restart: let the computer move in every game waiting for it."""
-        for game_id in await self.db(self.storage.active_engine_games):
-            try:
-                self.computer.schedule(await self.get(game_id))
-            except Exception:
-                log.exception("cannot resume game %s", game_id)
+    async def resume(self) -> None:
+        """After a start: let the computer move in every game waiting for it, judge every
+        unfinished timed game now (a deadline that passed while the server was down ends its
+        game) and watch the others' deadlines (reading a game does both)."""
+        for what, ids in (
+            ("resume", self.storage.active_engine_games),
+            ("watch the clock of", self.storage.active_timed_games),
+        ):
+            for game_id in await self.db(ids):
+                try:  # (scheduling does nothing unless the computer is to move and not thinking)
+                    self.computer.schedule(await self.get(game_id))
+                except Exception:
+                    log.exception("cannot %s game %s", what, game_id)
 
     async def resume_engine_game(self, game_id: str) -> None:
         """Queue the computer's move in ``game_id`` if it waits for one (the engine sweep of

@@ -22,17 +22,19 @@ from exochess.web.domain import (
     Color,
     PlayerKind,
 )
-from exochess.web.game.jobs import (
-    SWEEP_AFTER_S,
-    SWEEP_EVERY_S,
-    SWEEP_LOCK,
-)
 from exochess.web.game.queuestats import QUEUE_NAME
 from exochess.web.live.pubsub import connect
 from exochess.web.storage.store import Storage
 from exochess.web.storage.store import now as storage_now
 
 log = logging.getLogger("exochess.web")
+
+SWEEP_EVERY_S = 5.0
+"""How often a server tries to take the sweep's lock (the setting ``EXOCHESS_ENGINE_SWEEP_S``)."""
+SWEEP_AFTER_S = 5.0
+"""A computer game is swept when unchanged for this long (the setting ``EXOCHESS_ENGINE_SWEEP_AFTER_S``):
+longer than queueing takes, so the sweep does not race the server that is queueing."""
+SWEEP_LOCK = "exochess:engine-sweep"
 
 
 def engine_to_move(start_fen: str, ply: int, white: PlayerKind, black: PlayerKind) -> bool:

@@ -61,6 +61,12 @@ class ClusterSync:
         self.arm = arm
         self.schedule = schedule
 
+    async def resync_all(self) -> None:
+        """Changes may have been missed (the Redis subscription was lost): every cached game is
+        stale, and the watched ones are sent their state again."""
+        for game_id in list(self.cache.games):
+            await self.changed(game_id, True, False)
+
     async def changed(self, game_id: str, changed: bool, delivered: bool, note: object = None) -> None:
         """An envelope about ``game_id``: play its move ``note`` on the cached game if it follows
         on, or else mark the copy stale; if the change came without a state (an engine worker

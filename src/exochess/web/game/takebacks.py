@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from exochess.web.compute.enginepool import EngineBackend
 from exochess.web.domain import (
     N_,
     Color,
@@ -94,17 +95,40 @@ class Takebacker:
 
 class Rematcher:
     """Creates a finished game's rematch, once.  Ports: the storage and its threads, ``reload``
-    (read a game again after another writer changed it)."""
+    (read a game again after another writer changed it) and the engine backend (a computer
+    rematch's place among the long moves)."""
 
     def __init__(
-        self, storage: Storage, db: DbThreads, reload: Callable[[LiveGame], Awaitable[None]]
+        self,
+        storage: Storage,
+        db: DbThreads,
+        reload: Callable[[LiveGame], Awaitable[None]],
+        pool: EngineBackend | None,
     ) -> None:
         self.storage = storage
         self.db = db
         self.reload = reload
+        self.pool = pool
 
-    async def rematch(self, live: LiveGame) -> str:
-        """The id of ``live``'s rematch (colours swapped), created if it has none yet."""
+    async def rematch(self, live: LiveGame, owner: str | None) -> str:
+        """The id of ``live``'s rematch (colours swapped), created if it has none yet.  Against
+        the computer, a new rematch reserves its place among the long moves for ``owner`` first,
+        as a new computer game does (:class:`~exochess.web.domain.EngineBusy` with Retry-After
+        when there is none); one that exists had its place reserved by whoever created it."""
+        pool = self.pool if live.row.level is not None and owner is not None else None
+        if pool is None or owner is None or live.row.rematch_id is not None:
+            return await self._create(live)
+        key = await pool.reserve(owner, live.row.level or 0)
+        try:
+            rematch_id = await self._create(live)
+        except BaseException:
+            await pool.claim(key, "", owner)
+            raise
+        # before the computer's first move is asked, as for a new game
+        await pool.claim(key, rematch_id, owner)
+        return rematch_id
+
+    async def _create(self, live: LiveGame) -> str:
         if live.row.rematch_id is None:
             row = live.row
             new = new_id()

@@ -237,7 +237,7 @@ async def delete_account(
     await _password_checked(
         request, guard, work, user.name, N_("the password is wrong"), accounts.delete, user, body.password
     )
-    await service.account_changed(user.id)
+    await service.reader.account_changed(user.id)
     response = Response(status_code=204)
     clear_session_cookie(response, request)
     return response

@@ -65,7 +65,7 @@ def _uid(request: Request) -> int | None:
 
 def state_reply(service: GameService, live: LiveGame) -> Response:
     """A game's state, as the cached JSON text (see the module docstring)."""
-    return Response(service.state_text(live), media_type="application/json")
+    return Response(service.reader.state_text(live), media_type="application/json")
 
 
 @router.get("/variants")
@@ -110,7 +110,7 @@ async def create_game(body: NewGame, request: Request, service: Service, setting
         seats={c: SeatLink(secret=s, url=f"{base}#seat={c}&secret={s}") for c, s in seats.items()},
         you=you,
         watch_url=base,
-        state=service.state(live),
+        state=service.reader.state(live),
     )
 
 
@@ -118,7 +118,7 @@ async def create_game(body: NewGame, request: Request, service: Service, setting
 async def list_games(service: Service, ids: str | None = None, limit: int = 30) -> GameList:
     """The most recently changed games (``limit`` at most 100), or those among ``ids``."""
     id_list = [i for i in ids.split(",") if i][:MAX_LISTED] if ids else None
-    rows = await service.recent_games(max(1, min(limit, MAX_LISTED)), id_list)
+    rows = await service.db(service.storage.recent_games, max(1, min(limit, MAX_LISTED)), id_list)
     games = []
     for r in rows:
         turn, deadline = service.clocks.turn_and_deadline(r)

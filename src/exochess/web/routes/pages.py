@@ -126,7 +126,7 @@ async def game_page(request: Request, service: Service, game_id: str) -> HTMLRes
     user = current_user(request)
     # the seat the signed-in account holds: the page plays it without a secret in this browser
     account_seat = live.seat_of(None, user.id) if user is not None else None
-    state = service.state(live)
+    state = service.reader.state(live)
     state["variant"] = translated_variant(state["variant"], request_language(request))
     title = tr(request, "%(game)s game") % {"game": live.board.variant.title}
     return render(request, "game.html", title=title, game_id=game_id, state=state, account_seat=account_seat)

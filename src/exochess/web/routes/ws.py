@@ -104,7 +104,7 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
     try:
         await session.conn.send(json.dumps({"type": "hello", "you": seat}))
         if seat is not None:
-            await service.announce_presence(live)
+            await service.reader.announce_presence(live)
         if "secret" in websocket.query_params:
             # a URL ends up in access logs: the seat is claimed with an auth message instead
             await session.conn.send(
@@ -115,7 +115,7 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
         # the newcomer alone gets the state; the others' view has not changed.  Read after
         # joining: a change another server process announced before the join reached nobody
         # here, but marked the game stale, and get() reads it again
-        await session.conn.send(service.state_text(await service.get(game_id)))
+        await session.conn.send(service.reader.state_text(await service.get(game_id)))
         lines = await chat.history(game_id)
         if lines:  # a game without chat costs its watchers no extra message
             await session.conn.send(json.dumps({"type": "chat", "lines": lines, "history": True}))
@@ -132,7 +132,7 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
             if reply is not None:
                 await session.conn.send(json.dumps(reply))
             if hub.online(game_id) != before:  # a seat was claimed
-                await service.announce_presence(live)
+                await service.reader.announce_presence(live)
     except WebSocketDisconnect:
         pass
     except Exception:  # a binary frame, a closed transport...: drop this connection only
@@ -140,7 +140,7 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
     finally:
         if hub.leave(game_id, websocket) and not service.closed:
             try:
-                await service.announce_presence(live)
+                await service.reader.announce_presence(live)
             except Exception:
                 log.debug("presence after leave failed", exc_info=True)
 

@@ -255,7 +255,7 @@ class Lobby:
         """A change came after the view being built (or sent) was read: build it again."""
         self._refresher: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
-        service.listeners.append(self._game_changed)
+        service.reader.listeners.append(self._game_changed)
 
     async def start(self) -> None:
         """After a (re)start: the posters of real-time challenges get the grace time to come

@@ -58,7 +58,7 @@ def test_huge_position_is_answered_while_another_game_keeps_playing(server: Serv
                     if big.done():
                         break
                     during += 1
-                    # within a connection's message limit (8 a second: social/throttle.py)
+                    # within a connection's message limit (8 a second: limits/messages.py)
                     await asyncio.sleep(0.15)
                 return await big, rtts, during
 

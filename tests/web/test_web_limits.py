@@ -103,3 +103,26 @@ def test_a_locked_account_stays_locked_whatever_the_spelling(tmp_path: Path) -> 
             res = client.post("/api/account/login", json={"name": name, "password": "correct horse 42"})
             assert res.status_code == 429, (name, res.text)
             assert "this account" in res.json()["error"] and int(res.headers["retry-after"]) >= 1
+
+
+def test_a_connections_own_limit_is_counted_here_in_redis_mode() -> None:
+    """``game-messages`` and ``lobby-messages`` (``local``) never ask Redis: with Redis away
+    (nothing listens on port 9) they still count and refuse, while a shared limit lets the
+    hit through uncounted."""
+    clock = Clock()
+    limits = RateLimits(
+        "game-messages=2/second;games=1/minute", redis_url="redis://127.0.0.1:9/0", clock=clock
+    )
+
+    async def run() -> None:
+        assert await limits.hit("game-messages", "1") is None
+        assert await limits.hit("game-messages", "1") is None
+        refusal = await limits.hit("game-messages", "1")
+        assert refusal is not None and refusal.retry_s == 1
+        clock.now += 1.0
+        assert await limits.hit("game-messages", "1") is None
+        assert await limits.hit("games", "1.2.3.4") is None  # shared: let through uncounted
+        assert await limits.hit("games", "1.2.3.4") is None
+        await limits.close()
+
+    run_async(run)

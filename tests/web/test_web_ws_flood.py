@@ -15,11 +15,14 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from exochess.web.social.throttle import CLOSE_FLOOD, MESSAGES_BURST, MessageLimit
+from exochess.web.limits import CLOSE_FLOOD, MessageLimit, RateLimits
+from exochess.web.limits.catalogue import BY_NAME, parse_rate
 from tests.web.serverproc import Server, create, run_async
 
 FLOOD = 2000
 """Pings the flooding socket sends (bounded: the test ends whatever the server does)."""
+BURST = min(item.amount for item in parse_rate(BY_NAME["game-messages"].default))
+"""Messages a game socket may send at once (its default limit's smallest window)."""
 
 
 @pytest.fixture(scope="module")
@@ -77,20 +80,40 @@ def test_a_flooding_game_socket_is_closed_and_another_game_is_served(flood_serve
 
     (code, reason, pongs), replies = run_async(scenario)
     assert code == CLOSE_FLOOD and "too many messages" in reason, (code, reason)
-    assert pongs <= MESSAGES_BURST + 10, pongs  # the burst and what came in meanwhile, no more
+    assert pongs <= BURST + 10, pongs  # the burst and what came in meanwhile, no more
     assert replies == [f"calm{i}" for i in range(5)]
 
 
 def test_a_person_pace_is_never_closed() -> None:
-    now = [0.0]
-    limit = MessageLimit(clock=lambda: now[0])
-    for _ in range(MESSAGES_BURST):  # a burst (a reconnect: auth, pings, a move)
+    now = [1000.0]
+    limit = MessageLimit(RateLimits(None, clock=lambda: now[0]), "game-messages")  # the defaults
+    for _ in range(40):  # a burst (a reconnect: auth, pings, a move)
         assert limit.check() == "ok"
     for _ in range(600):  # then a message every 0.2 s for two minutes
         now[0] += 0.2
         assert limit.check() == "ok"
-    lobby = MessageLimit(1.0, 2, strikes=3, clock=lambda: now[0])
+    # past the limit, "slow" then "close"
+    lobby = MessageLimit(
+        RateLimits("lobby-messages=2/second", clock=lambda: now[0]), "lobby-messages", strikes=3
+    )
     assert [lobby.check() for _ in range(6)] == ["ok", "ok", "slow", "slow", "slow", "close"]
+    assert "at most 2 per 1 second" in lobby.reason()
+
+
+def test_a_sustained_flood_is_refused_and_another_connection_is_not() -> None:
+    """A connection sending 20 messages a second (over its sustained 8 a second) is refused
+    within the minute; another connection, with a key of its own, is not."""
+    now = [1000.0]
+    limits = RateLimits(None, clock=lambda: now[0])
+    flooding, other = MessageLimit(limits, "game-messages"), MessageLimit(limits, "game-messages")
+    verdict = "ok"
+    for _ in range(60 * 20):
+        now[0] += 0.05
+        verdict = flooding.check()
+        if verdict != "ok":
+            break
+    assert verdict == "close"
+    assert other.check() == "ok"
 
 
 def test_a_flooding_lobby_socket_is_closed(flood_server: Server) -> None:

@@ -14,6 +14,7 @@ from fastapi import Depends
 from starlette.requests import HTTPConnection
 
 from exochess.web.game.service import GameService
+from exochess.web.limits import RateLimits
 from exochess.web.social.chat import Chat
 from exochess.web.social.lobby import Lobby
 
@@ -43,6 +44,11 @@ async def get_chat(conn: HTTPConnection) -> Chat:
     return cast(Chat, conn.app.state.chat)
 
 
+async def get_rate_limits(conn: HTTPConnection) -> RateLimits:
+    """The site's one rate limiter (made with the app)."""
+    return cast(RateLimits, conn.app.state.rate_limits)
+
+
 def site_settings(conn: HTTPConnection) -> SiteSettings:
     """The site's settings (for code outside a route, such as the templates)."""
     return cast(SiteSettings, conn.app.state.settings)
@@ -56,3 +62,4 @@ Service = Annotated[GameService, Depends(get_service)]
 Settings = Annotated[SiteSettings, Depends(get_settings)]
 LobbyDep = Annotated[Lobby, Depends(get_lobby)]
 ChatDep = Annotated[Chat, Depends(get_chat)]
+LimitsDep = Annotated[RateLimits, Depends(get_rate_limits)]

@@ -47,6 +47,10 @@ class Limit:
     read from an address past its misses) without asking the storage."""
     fail_closed: bool = False
     """While the shared storage cannot be reached, refuse (logins) rather than let through."""
+    local: bool = False
+    """Counted in this process's memory whatever the storage: a limit of one websocket
+    connection, which lives in one process (sharing it would buy nothing and cost a Redis round
+    trip per message)."""
 
 
 LIMITS: tuple[Limit, ...] = (
@@ -57,7 +61,12 @@ LIMITS: tuple[Limit, ...] = (
     Limit("misses", "60/minute", "requests for games or pages that do not exist", Key.ADDRESS, precheck=True),
     # a person clicks a few times a second at most; the windows let a burst through, then the rate
     Limit("lobby", "10 per 5 seconds", "lobby actions", Key.ADDRESS),
-    Limit("lobby-messages", "12 per 3 seconds", "lobby messages", Key.SOCKET),
+    # one connection's messages, pings included (issue 41: one socket flooding pings slowed
+    # every game): a burst (a reconnect: auth, pings, a move) and a person's pace pass, as
+    # the token buckets these replaced let through ``amount`` at once then ``rate`` a second
+    # (48 = 40 + 8 in any second, 520 = 40 + 8 x 60 in any minute; the lobby's 12 + 4)
+    Limit("game-messages", "48/second,520/minute", "websocket messages", Key.SOCKET, local=True),
+    Limit("lobby-messages", "16/second,250/minute", "lobby messages", Key.SOCKET, local=True),
     Limit("chat", "4 per 2 seconds", "chat lines", Key.SEAT),
     # only failed logins are counted (http/loginguard.py)
     Limit(

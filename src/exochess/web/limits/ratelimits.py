@@ -11,6 +11,11 @@ refused action is not counted).  Counting is a moving window, as the ``limits`` 
 - Redis mode: the library's async Redis storage (Lua scripts, one round trip a hit), so that
   every server process sharing the Redis counts the same windows.
 
+The limits of one websocket connection (declared ``local``) are counted in this process's
+memory in both modes (the same :class:`~exochess.web.limits.windows.MovingWindows`): a
+connection lives in one process, so a shared count would add nothing but a Redis round trip
+to every message it sends.
+
 While Redis cannot be reached, a hit raises :class:`LimiterUnavailable` for the limits declared
 ``fail_closed`` (logins: never let through uncounted) and is let through, with a warning in the
 log, for the others (the site stays usable through a Redis restart).
@@ -140,15 +145,21 @@ class RateLimits:
         unknown = set(self.rates) - set(BY_NAME)
         if unknown:
             raise ValueError(f"undeclared rate limits: {', '.join(sorted(unknown))}")
+        self.shared = redis_url is not None
+        memory = self._memory = _Memory(clock)
+        backend: _Backend = memory if redis_url is None else _Shared(redis_url)
+        self._backend = backend
         self._plan = {
-            name: (BY_NAME[name], [(item, f"{name}/{item.amount}/{item.get_expiry()}") for item in items])
+            name: (
+                BY_NAME[name],
+                [(item, f"{name}/{item.amount}/{item.get_expiry()}") for item in items],
+                memory if BY_NAME[name].local else backend,
+            )
             for name, items in self.rates.items()
             if items
         }
-        """Per limit: its declaration and its rates, each with the name its window is counted
-        under (a limit's rates are counted apart)."""
-        self.shared = redis_url is not None
-        self._backend: _Backend = _Memory(clock) if redis_url is None else _Shared(redis_url)
+        """Per limit: its declaration, its rates, each with the name its window is counted
+        under (a limit's rates are counted apart), and where it is counted."""
         self._clock = clock
         self._blocked: dict[tuple[str, str], tuple[float, Refusal]] = {}
         """(name, key) -> (until, the refusal) for the ``precheck`` limits."""
@@ -167,15 +178,15 @@ class RateLimits:
         plan = self._plan.get(name)
         if plan is None:
             return None
-        limit, rates = plan
+        limit, rates, backend = plan
         try:
             for item, window in rates:
-                if not await self._backend.hit(item, window, key):
-                    return await self._refusal(limit, item, window, key)
+                if not await backend.hit(item, window, key):
+                    return await self._refusal(backend, limit, item, window, key)
             if limit.precheck:
                 for item, window in rates:
-                    if await self._backend.full(item, window, key):
-                        self._remember(await self._refusal(limit, item, window, key), key)
+                    if await backend.full(item, window, key):
+                        self._remember(await self._refusal(backend, limit, item, window, key), key)
                         break
         except StorageError as exc:
             if limit.fail_closed:
@@ -183,16 +194,31 @@ class RateLimits:
             log.warning("rate limit %s not counted: its storage cannot be reached (%s)", name, exc)
         return None
 
+    def hit_local(self, name: str, key: str) -> Refusal | None:
+        """:meth:`hit` for a limit declared ``local``, without suspending: its windows are in
+        this process's memory (what a connection pays per message it receives)."""
+        plan = self._plan.get(name)
+        if plan is None:
+            return None
+        limit, rates, _backend = plan
+        if not limit.local:
+            raise ValueError(f"the rate limit {name} is not counted locally")
+        windows = self._memory.windows
+        for item, window in rates:
+            if not windows.hit(item, window, key):
+                return Refusal(limit, item, max(1, math.ceil(windows.retry_in(item, window, key))))
+        return None
+
     async def test(self, name: str, key: str) -> Refusal | None:
         """Whether ``key`` is over the limit ``name`` now (nothing counted)."""
         plan = self._plan.get(name)
         if plan is None:
             return None
-        limit, rates = plan
+        limit, rates, backend = plan
         try:
             for item, window in rates:
-                if await self._backend.full(item, window, key):
-                    return await self._refusal(limit, item, window, key)
+                if await backend.full(item, window, key):
+                    return await self._refusal(backend, limit, item, window, key)
         except StorageError as exc:
             if limit.fail_closed:
                 raise LimiterUnavailable(str(exc)) from exc
@@ -213,8 +239,10 @@ class RateLimits:
             return None
         return Refusal(refusal.limit, refusal.item, max(1, math.ceil(left)))
 
-    async def _refusal(self, limit: Limit, item: RateLimitItem, window: str, key: str) -> Refusal:
-        wait = max(1, math.ceil(await self._backend.retry_in(item, window, key)))
+    async def _refusal(
+        self, backend: _Backend, limit: Limit, item: RateLimitItem, window: str, key: str
+    ) -> Refusal:
+        wait = max(1, math.ceil(await backend.retry_in(item, window, key)))
         refusal = Refusal(limit, item, wait)
         if limit.precheck:
             self._remember(refusal, key)

@@ -49,18 +49,14 @@ from exochess.web.http.schemas import (
     PostedChallenge,
 )
 from exochess.web.http.templating import render
+from exochess.web.limits import CLOSE_FLOOD, MessageLimit
 from exochess.web.routes.pages import tr
 from exochess.web.routes.ws import CLOSE_TOO_MANY, read_message
 from exochess.web.social.lobby import LOBBY_ROOM, Lobby, in_rating_range, poster_key
-from exochess.web.social.throttle import CLOSE_FLOOD, MessageLimit
 
 log = logging.getLogger("exochess.web")
 router = APIRouter()
 
-SOCKET_RATE = 4.0
-SOCKET_BURST = 12
-"""Messages a lobby socket may send a second, and at once (a limit of the connection itself,
-so it needs no sharing between servers)."""
 SOCKET_STRIKES = 20
 """Messages over the limit answered with "slow down"; the next one closes the connection."""
 MAX_RANGE = 3000
@@ -199,7 +195,7 @@ async def lobby_socket(websocket: WebSocket, lobby: LobbyDep) -> None:
         return
     conn = hub.join(LOBBY_ROOM, websocket, None, address)
     session = _LobbySession(user=current_user(websocket), lang=request_language(websocket))
-    throttle = MessageLimit(SOCKET_RATE, SOCKET_BURST, strikes=SOCKET_STRIKES)
+    throttle = MessageLimit(lobby.limits, "lobby-messages", strikes=SOCKET_STRIKES)
     try:
         await conn.send(await lobby.snapshot_text())
         while True:

@@ -31,14 +31,14 @@ from exochess.web.domain import GameNotFound, GameServiceError, SecretRequired, 
 from exochess.web.game.clock import epoch_ms
 from exochess.web.game.live import LiveGame
 from exochess.web.game.service import GameService
-from exochess.web.http.deps import ChatDep, Service
+from exochess.web.http.deps import ChatDep, LimitsDep, Service
 from exochess.web.http.errors import status_of, validation_message
 from exochess.web.http.i18n import N_, localized, request_language
 from exochess.web.http.schemas import CLIENT_MESSAGES, Auth, Ping, WsChat, WsMove
 from exochess.web.http.security import BadJSON, parse_json_text
+from exochess.web.limits import CLOSE_FLOOD, MessageLimit
 from exochess.web.live.hub import Connection
 from exochess.web.social.chat import Chat
-from exochess.web.social.throttle import CLOSE_FLOOD, MessageLimit
 from exochess.web.storage.store import now as storage_now
 
 MAX_MESSAGE = 16 * 1024
@@ -72,7 +72,9 @@ def _error(message: str, **extra: Any) -> dict[str, Any]:
 
 
 @router.websocket("/ws/games/{game_id}")
-async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat: ChatDep) -> None:
+async def game_socket(
+    websocket: WebSocket, game_id: str, service: Service, chat: ChatDep, limits: LimitsDep
+) -> None:
     await websocket.accept()
     hub = service.hub
     address = websocket.client.host if websocket.client is not None else ""
@@ -119,7 +121,7 @@ async def game_socket(websocket: WebSocket, game_id: str, service: Service, chat
         lines = await chat.history(game_id)
         if lines:  # a game without chat costs its watchers no extra message
             await session.conn.send(json.dumps({"type": "chat", "lines": lines, "history": True}))
-        limit = MessageLimit()
+        limit = MessageLimit(limits, "game-messages")
         while True:
             raw = await websocket.receive_text()
             if limit.check() != "ok":  # pings count too: a flood is closed, not answered

@@ -5,11 +5,15 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import TypeVar
 
 from exochess import Board, Variant, all_variants
+
+T = TypeVar("T")
 
 TESTS = Path(__file__).parent
 """The tests folder; each game's data files live in ``variants/<game>/``."""
@@ -110,3 +114,22 @@ def as_before_alembic(execute: Callable[[str], object]) -> None:
         execute(f"DROP TABLE {table}")
     for table, column in AFTER_BASELINE_COLUMNS:
         execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+
+
+WAIT_S = 60.0
+"""How long :func:`wait_until` waits at most: generous, for a machine loaded by other work
+(a condition that holds returns at once, so the bound costs a passing test nothing)."""
+
+
+def wait_until(
+    probe: Callable[[], T], done: Callable[[T], object] = bool, timeout: float = WAIT_S, every: float = 0.05
+) -> T:
+    """Call ``probe`` every ``every`` seconds until ``done`` holds for what it returns, or
+    ``timeout`` seconds have passed; its last value either way (the caller asserts on it, so a
+    failure says what was seen)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if done(value) or time.monotonic() >= deadline:
+            return value
+        time.sleep(every)

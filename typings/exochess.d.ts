@@ -46,6 +46,33 @@ declare global {
     victims: string[];
     actions: ActionView[];
   }
+
+  /** A websocket message, either way: its `type` says which other fields it has (the server's
+   * side: routes/ws.py, routes/lobby.py, http/schemas.py). */
+  interface WsMessage {
+    type: string;
+    ref?: string;
+    [field: string]: any;
+  }
+
+  /** A game's state as the server sends it (game/statemodel.py's `GameState` documents every
+   * field; these are the ones every state has). */
+  interface GameStateJson {
+    id: string;
+    variant: string;
+    status: string;
+    ply: number;
+    turn: string;
+    fen: string;
+    [field: string]: any;
+  }
+
+  /** A chat line (social/chat.py). */
+  interface ChatLine {
+    color: string;
+    name?: string | null;
+    text: string;
+  }
 }
 
 export {};

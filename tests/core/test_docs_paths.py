@@ -30,12 +30,7 @@ MODULE_PATH = re.compile(r"(?<![\w/.-])((?:src/)?exochess(?:_lab)?/[\w/]+\.py|we
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 """The target of a Markdown link, without its anchor."""
 
-HISTORICAL: dict[tuple[str, str], str] = {
-    (
-        "docs/decisions/0014-rate-limit-windows-in-memory.md",
-        "social/throttle.py",
-    ): "the websocket message limit, a token bucket then; now limits/messages.py on RateLimits",
-}
+HISTORICAL: dict[tuple[str, str], str] = {}
 """(doc, path) -> why a path that no longer exists may stay (a decision record's history)."""
 
 

@@ -225,7 +225,8 @@ def test_wrong_passwords_are_slowed(server: Server, alice: tuple[httpx.Client, s
 def test_sign_ups_are_limited_per_address(tmp_path: Path) -> None:
     srv = Server(tmp_path / "limited.sqlite", env={"EXOCHESS_RATE_LIMITS": "signups=2/hour"}).start()
     try:
-        with httpx.Client(base_url=srv.url) as c:
+        # a sign-up hashes with argon2: on a loaded machine it can take longer than httpx's 5 s
+        with httpx.Client(base_url=srv.url, timeout=60) as c:
             for _ in range(2):
                 res = c.post(
                     "/api/account/signup", json={"name": fresh_name(), "password": "a long password"}

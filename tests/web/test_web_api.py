@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from tests.helpers import wait_until
 from tests.web.legaltree import whole_moves
 from tests.web.serverproc import create, run_async
 
@@ -184,11 +185,7 @@ def test_computer_random_level(client: httpx.Client) -> None:
     data = create(client, variant="fugue", opponent="computer", level=0, color="black")
     gid = data["id"]
     assert "black" in data["seats"] and "white" not in data["seats"]
-    for _ in range(100):
-        state = client.get(f"/api/games/{gid}").json()
-        if state["ply"] == 1:
-            break
-        time.sleep(0.05)
+    state = wait_until(lambda: client.get(f"/api/games/{gid}").json(), lambda s: s["ply"] == 1)
     assert state["ply"] == 1 and state["turn"] == "black"
     secret = data["seats"]["black"]["secret"]
     text = whole_moves(state["legal"])[0]["text"]
@@ -215,11 +212,7 @@ def test_engine_levels_follow_what_is_installed(client: httpx.Client) -> None:
         return
     assert res.status_code == 201, res.text
     gid = res.json()["id"]
-    for _ in range(600):
-        state = client.get(f"/api/games/{gid}").json()
-        if state["ply"] == 1:
-            break
-        time.sleep(0.05)
+    state = wait_until(lambda: client.get(f"/api/games/{gid}").json(), lambda s: s["ply"] == 1)
     assert state["ply"] == 1
     assert evaluation.status_code == 200, evaluation.text
     body = evaluation.json()
@@ -239,10 +232,7 @@ def test_takeback_and_rematch_against_the_computer(client: httpx.Client) -> None
     data = create(client, variant="fugue", opponent="computer", level=0, color="white")
     gid, secret = data["id"], data["seats"]["white"]["secret"]
     assert move(client, gid, secret, "d2-d3", 0).status_code == 200
-    for _ in range(200):
-        if client.get(f"/api/games/{gid}").json()["ply"] == 2:
-            break
-        time.sleep(0.05)
+    wait_until(lambda: client.get(f"/api/games/{gid}").json()["ply"] == 2)
     res = client.post(f"/api/games/{gid}/takeback", json={"secret": secret, "action": "offer"})
     assert res.status_code == 200, res.text
     state = res.json()
@@ -252,9 +242,6 @@ def test_takeback_and_rematch_against_the_computer(client: httpx.Client) -> None
     assert client.post(f"/api/games/{gid}/resign", json={"secret": secret}).json()["result"] == "0-1"
     again = client.post(f"/api/games/{gid}/rematch", json={"secret": secret}).json()
     assert again["color"] == "black"
-    for _ in range(200):  # the computer has White now and moves first
-        st = client.get(f"/api/games/{again['id']}").json()
-        if st["ply"] == 1:
-            break
-        time.sleep(0.05)
+    # the computer has White now and moves first
+    st = wait_until(lambda: client.get(f"/api/games/{again['id']}").json(), lambda s: s["ply"] == 1)
     assert st["ply"] == 1 and st["players"]["white"]["kind"] == "engine"

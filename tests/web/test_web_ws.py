@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import websockets
 
+from tests.helpers import wait_until
 from tests.web.legaltree import whole_moves
 from tests.web.serverproc import Server, recv_until, run_async
 
@@ -114,11 +114,7 @@ def test_restart_resumes_every_game(tmp_path: Path) -> None:
             res = c.post(f"/api/games/{gid}/moves", json={"move": "e6-e5", "secret": b, "ply": 3})
             assert res.status_code == 200, res.text
             # the computer game resumes: its reply arrives (it may have been lost with the kill)
-            for _ in range(200):
-                st = c.get(f"/api/games/{cid}").json()
-                if st["ply"] >= 2:
-                    break
-                time.sleep(0.05)
+            st = wait_until(lambda: c.get(f"/api/games/{cid}").json(), lambda s: s["ply"] >= 2)
             assert st["ply"] == 2 and st["turn"] == "white"
     finally:
         srv.stop()
@@ -145,11 +141,7 @@ def test_computer_moves_after_restart_in_a_game_waiting_for_it(tmp_path: Path) -
     srv = Server(db).start()
     try:
         with httpx.Client(base_url=srv.url, timeout=30) as c:
-            for _ in range(200):
-                st = c.get("/api/games/waiting1").json()
-                if st["ply"] == 1:
-                    break
-                time.sleep(0.05)
+            st = wait_until(lambda: c.get("/api/games/waiting1").json(), lambda s: s["ply"] == 1)
             assert st["ply"] == 1 and st["turn"] == "black"
     finally:
         srv.stop()
@@ -177,11 +169,8 @@ def test_engine_pool_survives_a_killed_worker(tmp_path: Path) -> None:
                     ).status_code
                     == 200
                 )
-                for _ in range(200):
-                    if c.get(f"/api/games/{gid}").json()["ply"] == ply + 2:
-                        return
-                    time.sleep(0.05)
-                raise AssertionError("the computer did not reply")
+                st = wait_until(lambda: c.get(f"/api/games/{gid}").json(), lambda s: s["ply"] == ply + 2)
+                assert st["ply"] == ply + 2, "the computer did not reply"
 
             play_and_wait(0)
             assert srv.proc is not None
@@ -192,7 +181,7 @@ def test_engine_pool_survives_a_killed_worker(tmp_path: Path) -> None:
             assert workers, out
             for pid in workers:
                 os.kill(pid, signal.SIGKILL)
-            time.sleep(0.3)
+            # the pool sees its workers die and starts others; the next move waits for them
             play_and_wait(2)
     finally:
         srv.stop()

@@ -39,8 +39,8 @@ export class AnalysisPage {
     this.shown = null;
     this.sound = new Sound();
     this.sound.bindSwitch(root.querySelector("#sound"));
-    root.querySelector("#variant").addEventListener("change", (e) => {
-      this.variantName = e.target.value; this.fen = null; root.querySelector("#fen").value = ""; this.moves = []; this.load();
+    root.querySelector("#variant").addEventListener("change", (/** @type {Event} */ e) => {
+      this.variantName = /** @type {HTMLSelectElement} */ (e.target).value; this.fen = null; root.querySelector("#fen").value = ""; this.moves = []; this.load();
     });
     root.querySelector("#load").addEventListener("click", () => {
       // the field shows the current position: setting it starts a new line from there
@@ -95,11 +95,11 @@ export class AnalysisPage {
       const holder = this.root.querySelector("#board");
       holder.replaceChildren();
       this.board = new BoardView(holder, { width: v.width, height: v.height, pieceNames: v.piece_names,
-        royal: v.royal, glyphs: glyphsFor(v.name), onMove: (text) => { this.moves.push(text); this.load(); },
+        royal: v.royal, glyphs: glyphsFor(v.name), onMove: (/** @type {string} */ text) => { this.moves.push(text); this.load(); },
         // a cut legal-move tree: the same position again, with the actions entered so far
-        fetchNext: async (prefix) => (await postJSON("/api/position",
+        fetchNext: async (/** @type {string[]} */ prefix) => (await postJSON("/api/position",
           { variant: this.variantName, fen: this.fen, moves: this.moves, prefix })).legal,
-        onError: (message) => { this.root.querySelector("#error").textContent = message; } });
+        onError: (/** @type {string} */ message) => { this.root.querySelector("#error").textContent = message; } });
       this.motion = new Motion(this.board);
       this.keys = new BoardKeys(this.board, v);
       if (this.extras) this.extras.setVariant(v, this.board); else this.extras = new BoardExtras(this.root, v, this.board);
@@ -136,7 +136,7 @@ export class AnalysisPage {
     const list = this.root.querySelector("#moves");
     list.replaceChildren();
     const blackFirst = sideToMove(pos.start_fen) === "black";
-    pos.moves.forEach((m, i) => {
+    pos.moves.forEach((/** @type {MoveView} */ m, /** @type {number} */ i) => {
       const idx = i + (blackFirst ? 1 : 0);
       const span = document.createElement("span");
       span.className = "mv" + (m.victims.length ? " capture" : "");

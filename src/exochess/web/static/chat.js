@@ -2,7 +2,7 @@
 // The game's chat: lines arrive on the game page's websocket ({"type": "chat", "lines": [...]});
 // a player writes with {"type": "chat", "text": ...}; spectators read only.  Each line is shown
 // as text, never as HTML.  A player may mute the other (kept in this browser, per game).
-const MUTE_KEY = (id) => `exochess:mute:${id}`;
+const MUTE_KEY = (/** @type {string} */ id) => `exochess:mute:${id}`;
 const REF = "chat";
 
 export class ChatBox {
@@ -15,18 +15,28 @@ export class ChatBox {
     this.page = page;
     this.root = root;
     this.texts = texts;
+    /** @type {ChatLine[]} */
     this.lines = [];
+    /** @type {string | null} */
     this.you = null;
     this.muted = localStorage.getItem(MUTE_KEY(page.id)) === "1";
-    this.$("#chat-form").addEventListener("submit", (e) => { e.preventDefault(); this.send(); });
+    this.$("#chat-form").addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); this.send(); });
     this.$("#chat-mute").addEventListener("click", () => this.toggleMute());
-    page.listeners.push((msg) => this.onMessage(msg));
+    page.listeners.push((/** @type {WsMessage} */ msg) => this.onMessage(msg));
     this.render();
   }
 
-  $(sel) { return this.root.querySelector(sel); }
+  /**
+   * An element of the chat box (its markup: templates/chat.html).
+   * @param {string} sel
+   * @returns {HTMLInputElement}
+   */
+  $(sel) { return /** @type {HTMLInputElement} */ (this.root.querySelector(sel)); }
 
-  // Returns true for the messages that are the chat's alone.
+  /**
+   * Returns true for the messages that are the chat's alone.
+   * @param {WsMessage} msg
+   */
   onMessage(msg) {
     if (msg.type === "chat") {
       this.lines = msg.history ? msg.lines : this.lines.concat(msg.lines);

@@ -13,8 +13,8 @@ const RED_MS = 10_000;
 const PING_EVERY_MS = 5000;
 const SAMPLES = 6;
 
-const other = (color) => (color === "white" ? "black" : "white");
-const title = (color) => (color === "white" ? t("White") : t("Black"));
+const other = (/** @type {string} */ color) => (color === "white" ? "black" : "white");
+const title = (/** @type {string} */ color) => (color === "white" ? t("White") : t("Black"));
 
 // m:ss, with tenths under ten seconds and hours over one (like lichess).
 /** @param {number} ms @returns {string} */
@@ -47,15 +47,19 @@ export class ClockView {
     this.root = root;
     this.page = page;
     this.offset = 0;  // server time minus local time
+    /** @type {[number, number][]} */
     this.samples = [];  // recent [round trip, offset] pairs
     this.pingRef = 0;
     this.pings = new Map();
+    /** @type {GameStateJson | null} */
     this.state = null;
+    /** @type {string | null} */
     this.me = null;
+    /** @type {string | null} */
     this.beeped = null;
     this.audio = null;
     this.turnKey = null;
-    this.$ = (sel) => root.querySelector(sel);
+    this.$ = (/** @type {string} */ sel) => root.querySelector(sel);
     const notify = this.$("#notify-turn");
     notify.checked = localStorage.getItem(NOTIFY_KEY) === "on" && window.Notification && Notification.permission === "granted";
     notify.addEventListener("change", async () => {
@@ -90,6 +94,7 @@ export class ClockView {
   onOpen() { this.ping(); }
 
   // Every websocket message passes here first; only pongs and presence concern the clocks.
+  /** @param {WsMessage} msg */
   onMessage(msg) {
     if (msg.type === "pong" && this.pings.has(msg.ref) && typeof msg.now === "number") {
       const sent = this.pings.get(msg.ref), back = Date.now();
@@ -101,6 +106,10 @@ export class ClockView {
     }
   }
 
+  /**
+   * @param {GameStateJson} state
+   * @param {string | null} me the seat this page holds
+   */
   render(state, me) {
     this.state = state;
     this.me = me;
@@ -122,8 +131,9 @@ export class ClockView {
 
   // The time each side has now, as the server counts it: the side whose deadline runs counts
   // down to it (in correspondence before the first moves too), the other shows its stored time.
+  /** @param {string} color */
   left(color) {
-    const s = this.state, c = s.clock;
+    const s = /** @type {GameStateJson} */ (this.state), c = s.clock;  // rendered first
     const base = color === "white" ? c.white_ms : c.black_ms;
     if (s.status !== "active" || !c.deadline) return base;
     const counting = c.running === color || (s.time_control.kind === "correspondence" && c.to_move === color);
@@ -162,6 +172,7 @@ export class ClockView {
   }
 
   // A short beep when your own running clock drops under ten seconds (once per move).
+  /** @param {GameStateJson} s @param {number} now */
   lowTime(s, now) {
     const c = s.clock;
     if (!this.me || s.status !== "active" || c.running !== this.me || s.time_control.kind !== "realtime") return;
@@ -183,9 +194,10 @@ export class ClockView {
   }
 
   // "Claim victory" once the opponent has been gone past the absence limit (real time only).
+  /** @param {GameStateJson} s @param {number} now */
   claim(s, now) {
     const button = this.$("#claim"), info = this.$("#claim-note");
-    const me = this.me, opp = me && other(me);
+    const me = this.me, opp = /** @type {string} */ (me && other(me));
     const gone = opp && s.absent_since && s.absent_since[opp];
     const can = me && s.status === "active" && s.time_control.kind === "realtime" && s.ply >= 2 &&
       s.players[opp].kind === "human" && !s.online[opp] && gone;
@@ -199,6 +211,7 @@ export class ClockView {
   }
 
   // A browser notification when it becomes your turn while the tab is in the background (opt-in).
+  /** @param {GameStateJson} state @param {string | null} me */
   notifyTurn(state, me) {
     const mine = me && state.status === "active" && state.turn === me;
     const key = `${state.id}:${state.ply}`;

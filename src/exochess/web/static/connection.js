@@ -3,7 +3,10 @@
 // browser says it is online again or the page becomes visible, and tells its owner when it is
 // up (onOpen) or down (onDown). The owner decides what a drop means for its page.
 export class Reconnector {
-  // handlers: {onOpen(), onMessage(data), onDown(closeEvent)}
+  /**
+   * @param {string} url
+   * @param {{onOpen: () => void, onMessage: (data: WsMessage) => void, onDown: (event: CloseEvent) => void}} handlers
+   */
   constructor(url, handlers) {
     this.url = url;
     this.handlers = handlers;
@@ -49,6 +52,7 @@ export class Reconnector {
     this.start();
   }
 
+  /** @param {WsMessage} message */
   send(message) {
     if (!this.open || !this.ws) return false;
     this.ws.send(JSON.stringify(message));

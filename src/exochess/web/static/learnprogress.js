@@ -5,23 +5,29 @@
 import { getJSON, postJSON } from "/static/api.js";
 import { t } from "/static/i18n.js";
 
+/** @typedef {{[game: string]: {[stage: string]: number}}} Progress the best stars per stage */
+
 const KEY = "exochess-learn";
 const PRACTICE_KEY = "exochess-practice";
 
+/** @param {string} key */
 function read(key) {
   try { return JSON.parse(localStorage.getItem(key) || "{}") || {}; } catch { return {}; }
 }
 
+/** @param {string} key @param {unknown} value */
 function write(key, value) {
   try { localStorage.setItem(key, JSON.stringify(value)); } catch { /* private mode: kept for this page only */ }
 }
 
 export function localProgress() { return read(KEY); }
 
+/** @param {Progress} progress @param {string} game @param {string} stage @returns {number} */
 export function stageStars(progress, game, stage) { return (progress[game] || {})[stage] || 0; }
 
 // Stars for an exercise solved with `used` moves (failed attempts included) against its par:
 // three at par, one fewer per extra move, at least one (exochess.lessons.stars).
+/** @param {number} par @param {number} used */
 export function exerciseStars(par, used) { return Math.max(1, Math.min(3, 3 - (used - par))); }
 
 export async function loadProgress() {
@@ -43,6 +49,7 @@ export async function loadProgress() {
   return merged;
 }
 
+/** @param {string} game @param {string} stage @param {number} stars */
 export async function recordStage(game, stage, stars) {
   const p = localProgress();
   p[game] = p[game] || {};
@@ -51,25 +58,30 @@ export async function recordStage(game, stage, stars) {
   try { await postJSON("/api/learn/progress", { variant: game, stage, stars }); } catch { /* kept here */ }
 }
 
+/** @param {number} n */
 export function starText(n) { return n ? "★".repeat(n) + "☆".repeat(3 - n) : ""; }
 
 // Fills every [data-stars="game/stage"] and [data-total] counter under root.
+/** @param {ParentNode} root @param {Progress} progress */
 export function showProgress(root, progress) {
-  for (const el of root.querySelectorAll("[data-stars]")) {
-    const [game, stage] = el.dataset.stars.split("/");
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll("[data-stars]"))) {
+    const [game, stage] = (el.dataset.stars || "").split("/");
     const n = stageStars(progress, game, stage);
     el.textContent = starText(n);
     el.setAttribute("aria-label", n ? t("{stars} of 3 stars", { stars: n }) : t("not done yet"));
     el.closest("li")?.classList.toggle("done", n > 0);
   }
-  for (const el of root.querySelectorAll(".learn-count")) {
-    const done = Object.keys(progress[el.dataset.variant] || {}).length;
-    el.textContent = t("{done} of {total} stages done", { done, total: el.dataset.total });
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".learn-count"))) {
+    const { variant = "", total = "" } = el.dataset;  // both set by the template
+    const done = Object.keys(progress[variant] || {}).length;
+    el.textContent = t("{done} of {total} stages done", { done, total });
   }
 }
 
+/** @param {string} game @returns {{[id: string]: boolean}} */
 export function practiceWon(game) { return read(PRACTICE_KEY)[game] || {}; }
 
+/** @param {string} game @param {string} id */
 export function recordPracticeWin(game, id) {
   const p = read(PRACTICE_KEY);
   p[game] = p[game] || {};
@@ -78,10 +90,12 @@ export function recordPracticeWin(game, id) {
 }
 
 // The practice game a game page shows, if it was started from /practice (see practice.js).
+/** @param {string} gameId */
 export function practiceGame(gameId) {
   try { return JSON.parse(sessionStorage.getItem(`exochess-practice-game:${gameId}`) || "null"); } catch { return null; }
 }
 
+/** @param {string} gameId @param {unknown} info */
 export function rememberPracticeGame(gameId, info) {
   try { sessionStorage.setItem(`exochess-practice-game:${gameId}`, JSON.stringify(info)); } catch { /* no retry link */ }
 }

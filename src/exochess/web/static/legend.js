@@ -57,7 +57,7 @@ function badgeIcon(kind) {
   const disc = document.createElementNS(SVGNS, "circle");
   disc.setAttribute("r", "15"); disc.setAttribute("class", "badge-disc");
   const art = document.createElementNS(SVGNS, "path");
-  art.setAttribute("d", BADGE_PATHS[kind] || ""); art.setAttribute("class", "badge-art");
+  art.setAttribute("d", BADGE_PATHS[/** @type {keyof typeof BADGE_PATHS} */ (kind)] || ""); art.setAttribute("class", "badge-art");
   svg.append(disc, art);
   return svg;
 }
@@ -88,7 +88,8 @@ export class BoardExtras {
   constructor(root, variant, board) {
     this.root = root;
     this.board = board;
-    this.variant = null;
+    /** @type {VariantInfo} set at once by setVariant */
+    this.variant = /** @type {any} */ (null);
     this.toggle = root.querySelector("#notes-toggle");
     if (this.toggle) {
       this.toggle.checked = notesShown();
@@ -101,9 +102,14 @@ export class BoardExtras {
     this.setVariant(variant, board);
   }
 
+  /** @param {string} id */
   $(id) { return this.root.querySelector(`#${id}`); }
 
-  // A new game (the analysis board's menu) or a new board.
+  /**
+   * A new game (the analysis board's menu) or a new board.
+   * @param {VariantInfo} variant
+   * @param {import("/static/board.js").BoardView} board
+   */
   setVariant(variant, board) {
     this.board = board;
     this.board.setShowNotes(notesShown());
@@ -134,6 +140,7 @@ export class BoardExtras {
 
   // The rule states of the position shown (null while replaying an earlier one), and the pieces
   // each side has lost so far ({white: [letters], black: [letters]}).
+  /** @param {any} notes the state's `annotations` @param {{white: string[], black: string[]} | null} captured */
   update(notes, captured) {
     this.board.setAnnotations(notes);
     this.renderKey(notes);
@@ -141,6 +148,7 @@ export class BoardExtras {
     this.renderReserves(notes ? notes.reserves : null);
   }
 
+  /** @param {any} notes */
   renderKey(notes) {
     const box = this.$("notes-key");
     if (!box) return;
@@ -160,6 +168,7 @@ export class BoardExtras {
     if (hint) hint.hidden = !present.size;
   }
 
+  /** @param {{white: string[], black: string[]} | null} captured */
   renderCaptured(captured) {
     const box = this.$("captured");
     if (!box) return;
@@ -168,11 +177,12 @@ export class BoardExtras {
     for (const row of box.querySelectorAll(".captured-row")) {
       const taken = row.dataset.side === "white" ? lost.black : lost.white;
       const holder = row.querySelector(".captured-pieces");
-      holder.replaceChildren(...taken.map((letter) => pieceIcon(this.variant, letter)));
+      holder.replaceChildren(...taken.map((/** @type {string} */ letter) => pieceIcon(this.variant, letter)));
       if (!taken.length) holder.textContent = "—";
     }
   }
 
+  /** @param {{[side: string]: {[letter: string]: number}} | null} reserves */
   renderReserves(reserves) {
     const box = this.$("reserves");
     if (!box) return;
@@ -183,7 +193,8 @@ export class BoardExtras {
       const holder = row.querySelector(".reserve-pieces");
       holder.replaceChildren();
       // in the legend's order (the page's first state comes with its keys sorted)
-      const order = (this.variant.pieces || []).map((p) => p.letter).filter((l) => l in reserves[side]);
+      const order = (this.variant.pieces || []).map((/** @type {PieceInfo} */ p) => p.letter)
+        .filter((/** @type {string} */ l) => l in reserves[side]);
       for (const letter of order) {
         const count = reserves[side][letter];
         const item = document.createElement("span");

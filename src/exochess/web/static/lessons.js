@@ -13,26 +13,33 @@ import { moveSentence } from "/static/movewords.js";
 import { Sound } from "/static/sound.js";
 
 export class LessonPage {
+  /**
+   * @param {any} root the page's element (its parts are found by id)
+   * @param {any} lesson the stage as the page's JSON gives it (its exercises, hints...)
+   * @param {VariantInfo[]} variants
+   */
   constructor(root, lesson, variants) {
     this.root = root;
     this.lesson = lesson;
-    this.variant = variants.find((v) => v.name === lesson.variant);
+    this.variant = /** @type {VariantInfo} */ (variants.find((v) => v.name === lesson.variant));
     this.sound = new Sound();
     this.sound.bindSwitch(root.querySelector("#sound"));
     const holder = root.querySelector("#board");
     const v = this.variant;
     this.board = new BoardView(holder, { width: v.width, height: v.height, pieceNames: v.piece_names,
-      royal: v.royal, glyphs: glyphsFor(v.name), onMove: (text) => this.play(text),
-      fetchNext: async (prefix) => (await this.ask(this.moves, prefix)).position.legal,
-      onError: (message) => { this.$("#error").textContent = message; } });
+      royal: v.royal, glyphs: glyphsFor(v.name), onMove: (/** @type {string} */ text) => this.play(text),
+      fetchNext: async (/** @type {string[]} */ prefix) => (await this.ask(this.moves, prefix)).position.legal,
+      onError: (/** @type {string} */ message) => { this.$("#error").textContent = message; } });
     this.motion = new Motion(this.board);
     this.keys = new BoardKeys(this.board, v);
     this.extras = new BoardExtras(root, v, this.board);
     this.$("#show-hint").addEventListener("click", () => { this.$("#hint").hidden = false; });
     this.$("#retry").addEventListener("click", () => this.restart());
     this.$("#next").addEventListener("click", () => this.open(this.index + 1));
-    this.$("#replay").addEventListener("click", () => { this.results = []; this.open(0); });
+    this.$("#replay").addEventListener("click", () => { this.results = /** @type {number[]} */ ([]); this.open(0); });
+    /** @type {number[]} stars per exercise solved */
     this.results = [];
+    /** @type {string[]} */
     this.moves = [];
     this.shown = null;
     this.index = 0;
@@ -41,10 +48,12 @@ export class LessonPage {
     this.open(0);
   }
 
+  /** @param {string} sel */
   $(sel) { return this.root.querySelector(sel); }
 
   exercise() { return this.lesson.exercises[this.index]; }
 
+  /** @param {string[]} moves @param {string[]} [prefix] @returns {Promise<any>} */
   ask(moves, prefix = []) {
     const url = `/api/learn/${this.lesson.variant}/${this.lesson.stage}/${this.index + 1}`;
     return postJSON(url, { moves, prefix, spent: this.spent });
@@ -53,7 +62,7 @@ export class LessonPage {
   drawSteps() {
     const steps = this.$("#steps");
     steps.replaceChildren();
-    this.lesson.exercises.forEach((_, i) => {
+    this.lesson.exercises.forEach((/** @type {unknown} */ _, /** @type {number} */ i) => {
       const li = document.createElement("li");
       const stars = this.results[i];
       li.className = "step" + (i === this.index ? " current" : "") + (stars ? " solved" : "");
@@ -65,6 +74,7 @@ export class LessonPage {
     });
   }
 
+  /** @param {number} index */
   open(index) {
     this.index = index;
     this.spent = 0;
@@ -87,6 +97,7 @@ export class LessonPage {
     this.load();
   }
 
+  /** @param {string} text */
   play(text) {
     this.moves.push(text);
     this.load();

@@ -78,7 +78,8 @@ export class LobbyPage {
     this.retry = 500;
     /** @type {{challenges: Challenge[], games: LiveGame[]}} */
     this.view = { challenges: [], games: [] };
-    const heads = (sel) => [...root.querySelectorAll(`${sel} thead th`)].map((th) => th.textContent.trim());
+    const heads = (/** @type {string} */ sel) =>
+      [...root.querySelectorAll(`${sel} thead th`)].map((/** @type {Element} */ th) => (th.textContent || "").trim());
     this.challengeHeads = heads("#challenges");
     this.liveHeads = heads("#live");
     if (!account) this.$("#name").value = this.me.name;
@@ -92,7 +93,7 @@ export class LobbyPage {
   $(sel) { return this.root.querySelector(sel); }
 
   bind() {
-    this.$("#name-form")?.addEventListener("submit", (e) => {
+    this.$("#name-form")?.addEventListener("submit", (/** @type {Event} */ e) => {
       e.preventDefault();
       const name = this.$("#name").value.trim().replace(/\s+/g, " ");
       if (!name) { this.$("#name").value = this.me.name; return; }
@@ -118,7 +119,7 @@ export class LobbyPage {
         this.render();
       });
     }
-    this.$("#post").addEventListener("submit", (e) => { e.preventDefault(); this.post(); });
+    this.$("#post").addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); this.post(); });
   }
 
   connect() {
@@ -140,15 +141,17 @@ export class LobbyPage {
     });
   }
 
+  /** @param {WsMessage} message */
   send(message) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) { this.error(this.texts.not_connected); return; }
     this.error("");
     this.ws.send(JSON.stringify(message));
   }
 
+  /** @param {WsMessage} msg */
   onMessage(msg) {
     if (msg.type === "lobby") {
-      this.view = msg;
+      this.view = /** @type {{challenges: Challenge[], games: LiveGame[]}} */ (/** @type {unknown} */ (msg));
       this.render();
     } else if (msg.type === "hello") {
       this.root.dataset.connected = "1";
@@ -195,6 +198,7 @@ export class LobbyPage {
     }
   }
 
+  /** @param {string} gameId */
   notice(gameId) {
     const p = document.createElement("p");
     p.className = "note";
@@ -216,15 +220,20 @@ export class LobbyPage {
     });
   }
 
+  /** @param {string} id */
   accept(id) { this.send({ type: "accept", ref: "accept", id, name: this.me.name, player: this.me.token }); }
 
+  /** @param {string} id */
   cancel(id) { this.send({ type: "cancel", ref: "cancel", id, player: this.me.token }); }
 
+  /** @param {string} text */
   error(text) { this.$("#lobby-error").textContent = text || ""; }
 
+  /** @param {string} text */
   status(text) { this.$("#lobby-status").textContent = text || ""; }
 
   // A cell, labelled with its column's heading (a phone shows each row as a card of labelled values).
+  /** @param {HTMLTableRowElement} tr @param {string} text @param {string} [className] */
   cell(tr, text, className) {
     const td = document.createElement("td");
     td.textContent = text;
@@ -236,6 +245,7 @@ export class LobbyPage {
     return td;
   }
 
+  /** @param {Challenge} c */
   isMine(c) {
     const byAccount = Boolean(this.account && c.player.account === this.account.name);
     if (byAccount) this.accountChallenges.add(c.id);

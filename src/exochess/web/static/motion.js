@@ -58,13 +58,16 @@ export class Motion {
   /** @param {import("/static/board.js").BoardView} board */
   constructor(board) {
     this.board = board;
+    /** @type {{from: string, to: string, shot: boolean}[]} */
     this.arrows = [];
     this.token = 0;
-    board.renderHooks.push((b) => this.drawArrows(b));
+    board.renderHooks.push((/** @type {import("/static/board.js").BoardView} */ b) => this.drawArrows(b));
   }
 
+  /** @param {{from: string, to: string, shot: boolean}[] | null} arrows (moveArrows) */
   setArrows(arrows) { this.arrows = arrows || []; this.board.render(); }
 
+  /** @param {import("/static/board.js").BoardView} board */
   drawArrows(board) {
     const layer = board.layers.arrows;
     this.arrows.forEach((a, i) => {
@@ -97,11 +100,13 @@ export class Motion {
   // it (its legal moves too: input is never blocked). Only the pieces drawn change meanwhile;
   // the animation jumps to its end as soon as the player selects a piece. Resolves to true
   // when it ran to its end, false when cancelled.
+  /** @param {string} beforeFen @param {MoveView} move */
   async play(beforeFen, move) {
     const token = ++this.token;
     const board = this.board;
     const final = board.pieces;
     let pieces = parsePlacement(beforeFen, board.width, board.height);
+    /** @type {ActionView[]} */
     const steps = move.actions && move.actions.length ? move.actions : [move];
     board.svg.dataset.animating = "1";
     board.pieces = pieces;
@@ -122,10 +127,11 @@ export class Motion {
   }
 
   // One action: the acting piece slides (both pieces of a swap), the removed ones fade.
+  /** @param {ActionView} action @param {number} token @returns {Promise<unknown>} */
   step(action, token) {
     const board = this.board;
     const layer = board.layers.pieces;
-    const find = (sq) => layer.querySelector(`g.piece[data-square="${sq}"]`);
+    const find = (/** @type {string} */ sq) => layer.querySelector(`g.piece[data-square="${sq}"]`);
     /** @type {[Element | null, string, string][]} */
     const slides = [];
     const fades = new Set(action.victims || []);
@@ -142,7 +148,7 @@ export class Motion {
       let done = false;
       const finish = () => { done = true; resolve(undefined); };
       const start = performance.now();
-      const frame = (now) => {
+      const frame = (/** @type {number} */ now) => {
         if (done) return;
         if (token !== this.token) { finish(); return; }
         const t = duration ? Math.min(1, (now - start) / duration) : 1;

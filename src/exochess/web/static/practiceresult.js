@@ -8,6 +8,7 @@ import { localProgress, practiceGame, recordPracticeWin, rememberPracticeGame } 
 
 const DISMISSED = "exochess-learn-offer-dismissed";
 
+/** @param {any} root the game page's element @param {string} game */
 export function offerCourse(root, game) {
   const offer = root.querySelector("#learn-offer");
   if (!offer) return;
@@ -22,6 +23,7 @@ export function offerCourse(root, game) {
 }
 
 // Returns whether this game is a practice game.
+/** @param {any} root the game page's element @param {import("/static/game.js").GamePage} page */
 export function watchPractice(root, page) {
   const info = practiceGame(page.id);
   if (!info) return false;

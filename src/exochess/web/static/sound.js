@@ -4,6 +4,7 @@
 const KEY = "exochess:sound";
 
 // Each sound: a few short tones [frequency Hz, start s, length s, wave, peak gain].
+/** @type {{[kind: string]: [number, number, number, OscillatorType, number][]}} */
 const SOUNDS = {
   move: [[520, 0, 0.07, "triangle", 0.25]],
   capture: [[300, 0, 0.09, "square", 0.12], [190, 0.05, 0.12, "triangle", 0.25]],

@@ -6,7 +6,7 @@ import { formatDuration } from "/static/clock.js";
 import { colorName, loadSeat, myGameIds } from "/static/game.js";
 import { pageLanguage, t } from "/static/i18n.js";
 import { pageData } from "/static/pagedata.js";
-const titles = Object.fromEntries(pageData("variants").map((v) => [v.name, v.title]));
+const titles = Object.fromEntries(pageData("variants").map((/** @type {VariantInfo} */ v) => [v.name, v.title]));
 /**
  * A finished or running game as /api/games lists it.
  * @typedef {{id: string, status: string, turn: "white" | "black", time_control: string,
@@ -52,6 +52,7 @@ function emptyRow(body, text) {
   tr.appendChild(td);
   body.replaceChildren(tr);
 }
+/** @param {any} table the page's table element @param {string} url @param {boolean} mine */
 async function fill(table, url, mine) {
   const data = await getJSON(url);
   const body = table.querySelector("tbody");
@@ -91,7 +92,7 @@ async function accountGameIds() {
   const me = document.getElementById("username");
   if (!me) return [];
   const profile = await getJSON(`/api/users/${encodeURIComponent(me.textContent.trim())}`).catch(() => null);
-  return profile ? profile.games.map((g) => g.id) : [];
+  return profile ? profile.games.map((/** @type {{id: string}} */ g) => g.id) : [];
 }
 const ids = [...new Set([...myGameIds(), ...(await accountGameIds())])].slice(0, 100);
 if (ids.length) fill(document.getElementById("mine"), `/api/games?ids=${ids.join(",")}`, true);

@@ -7,9 +7,13 @@ import { practiceWon, rememberPracticeGame } from "/static/learnprogress.js";
 import { pageData } from "/static/pagedata.js";
 
 const page = pageData("practice-data");
-const variant = pageData("variants").find((v) => v.name === page.variant);
+const variant = pageData("variants").find((/** @type {VariantInfo} */ v) => v.name === page.variant);
 const won = practiceWon(page.variant);
 
+/**
+ * @param {string} game
+ * @param {{id: string, level: number, color: string, fen: string, title: string}} position
+ */
 export async function startPractice(game, position) {
   const created = await postJSON("/api/games", {
     variant: game, opponent: "computer", level: position.level, color: position.color, fen: position.fen,
@@ -20,7 +24,7 @@ export async function startPractice(game, position) {
 }
 
 for (const card of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".practice-card"))) {
-  const p = page.positions.find((x) => x.id === card.dataset.id);
+  const p = page.positions.find((/** @type {{id: string}} */ x) => x.id === card.dataset.id);
   staticBoard(/** @type {HTMLElement} */ (card.querySelector(".mini")), variant, p.fen);
   /** @type {HTMLElement} */ (card.querySelector(".practice-won")).hidden = !won[p.id];
   /** @type {HTMLElement} */ (card.querySelector(".practice-play")).addEventListener("click", () => {

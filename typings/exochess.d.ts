@@ -38,6 +38,12 @@ declare global {
     end?: boolean;
   }
 
+  /** A node of the legal-move tree (positions.py): one action and the actions that may follow
+   * it (`next`: null where the server cut a large tree, asked for with `fetchNext`). */
+  interface LegalNode extends ActionView {
+    next?: LegalNode[] | null;
+  }
+
   /** A move as the server writes it (positions.move_json). */
   interface MoveView {
     text: string;
@@ -51,15 +57,16 @@ declare global {
    * side: routes/ws.py, routes/lobby.py, http/schemas.py). */
   interface WsMessage {
     type: string;
-    ref?: string;
+    ref?: string | number;
     [field: string]: any;
   }
 
   /** A game's state as the server sends it (game/statemodel.py's `GameState` documents every
    * field; these are the ones every state has). */
   interface GameStateJson {
+    type: string;
     id: string;
-    variant: string;
+    variant: VariantInfo;
     status: string;
     ply: number;
     turn: string;

@@ -12,19 +12,44 @@ const SVGNS = "http://www.w3.org/2000/svg";
  * @typedef {{from: string | null, to: string | null, victims: string[]}} Highlight
  */
 
+/**
+ * The options of a board (BoardView's constructor).
+ * @typedef {object} BoardOptions
+ * @property {number} width
+ * @property {number} height
+ * @property {{[letter: string]: string}} [pieceNames]
+ * @property {string | null} [royal]
+ * @property {{[letter: string]: string} | null} [glyphs]
+ * @property {(text: string) => void} [onMove]
+ * @property {(prefix: string[]) => Promise<LegalNode[]>} [fetchNext]
+ * @property {(message: string) => void} [onError]
+ * @property {(premove: Premove | null) => void} [onPremove]
+ * @property {boolean} [coordinates]
+ */
+/** @typedef {{from: string, to: string}} Premove a move to try when its turn comes */
+/**
+ * A chain being entered: the actions that may follow, the pieces as they stand after the
+ * actions entered so far, where the moving piece is, the move text if it may end here.
+ * @typedef {{nodes: LegalNode[], overlay: Map<string, string>, at: string, complete: string | null, done: string[]}} Chain
+ */
+
+/** @param {number} file @param {number} rank */
 export function squareName(file, rank) {
   return String.fromCharCode(97 + file) + String(rank + 1);
 }
 
+/** @param {string} name @returns {[number, number]} */
 export function parseSquare(name) {
   return [name.charCodeAt(0) - 97, parseInt(name.slice(1), 10) - 1];
 }
 
 // FEN placement -> Map(square -> letter). Multi-digit empty runs are read ("12").
+/** @param {string} fen @param {number} width @param {number} height */
 export function parsePlacement(fen, width, height) {
+  /** @type {Map<string, string>} */
   const pieces = new Map();
   const ranks = fen.split(" ")[0].split("/");
-  ranks.forEach((row, i) => {
+  ranks.forEach((/** @type {string} */ row, /** @type {number} */ i) => {
     const rank = height - 1 - i;
     let file = 0;
     const re = /(\d+)|([A-Za-z])/g;
@@ -37,6 +62,7 @@ export function parsePlacement(fen, width, height) {
   return pieces;
 }
 
+/** @param {string} fen */
 export function sideToMove(fen) {
   return fen.split(" ")[1] === "b" ? "black" : "white";
 }
@@ -56,9 +82,10 @@ function el(name, attrs = {}, parent = null) {
 }
 
 // Words for one action, used when the player must choose between moves with the same squares.
+/** @param {ActionView} action @param {{[letter: string]: string}} [pieceNames] */
 export function describeAction(action, pieceNames) {
   const parts = [];
-  const list = (squares) => squares.join(", ");
+  const list = (/** @type {string[]} */ squares) => squares.join(", ");
   switch (action.kind) {
     case "~": parts.push(t("Swap with the piece on {square}", { square: action.to })); break;
     case "*": parts.push(t("Mutual destruction with {square} (both removed)", { square: action.to })); break;
@@ -76,6 +103,11 @@ export function describeAction(action, pieceNames) {
 }
 
 // A modal chooser: resolves to the chosen option's value, or null when cancelled.
+/**
+ * @param {string} title
+ * @param {{value: string, label: string}[]} options
+ * @returns {Promise<string | null>}
+ */
 export function choose(title, options) {
   return new Promise((resolve) => {
     const back = document.createElement("div");
@@ -86,8 +118,8 @@ export function choose(title, options) {
     const h = document.createElement("h3");
     h.textContent = title;
     box.appendChild(h);
-    const finish = (value) => { back.remove(); document.removeEventListener("keydown", onKey, true); resolve(value); };
-    const onKey = (e) => { if (e.key === "Escape") { e.stopPropagation(); finish(null); } };
+    const finish = (/** @type {string | null} */ value) => { back.remove(); document.removeEventListener("keydown", onKey, true); resolve(value); };
+    const onKey = (/** @type {KeyboardEvent} */ e) => { if (e.key === "Escape") { e.stopPropagation(); finish(null); } };
     for (const opt of options) {
       const b = document.createElement("button");
       b.type = "button";
@@ -114,6 +146,7 @@ export function choose(title, options) {
 }
 
 // Piece drawings of a game (the rules diagrams' glyphs), when the server has them.
+/** @param {string} variantName @returns {{[letter: string]: string} | null} */
 export function glyphsFor(variantName) {
   return (window.EXOCHESS_GLYPHS || {})[variantName] || null;
 }
@@ -127,6 +160,7 @@ export class BoardView {
   //           onError(message), onPremove({from, to} or null), coordinates}
   // Rule states (see setAnnotations) are drawn over the squares and pieces; picking a piece that
   // cannot move, or one that a rule holds, says why in words under the board.
+  /** @param {HTMLElement} container @param {BoardOptions} options */
   constructor(container, options) {
     this.container = container;
     this.width = options.width;
@@ -139,19 +173,29 @@ export class BoardView {
     this.onPremove = options.onPremove || null;
     this.coordinates = options.coordinates !== false;
     this.glyphs = options.glyphs || null;
+    /** @type {any} */
     this.notes = null;        // the position's annotations (docs/web.md), null when none are shown
     this.showNotes = true;    // the overlays' switch (the explanations under the board stay)
+    /** @type {string | null} */
     this.why = null;          // the square whose explanation is shown
     this.flipped = false;
+    /** @type {boolean | undefined} how the squares were last drawn (render) */
+    this.squaresFlipped = undefined;
     this.pieces = new Map();
+    /** @type {LegalNode[]} */
     this.legal = [];
     /** @type {Highlight} */
     this.highlight = { from: null, to: null, victims: [] };
+    /** @type {string | null} */
     this.sel = null;          // selected square
-    this.chain = null;        // {nodes, overlay, at, complete, done}: a chain being entered
+    /** @type {Chain | null} */
+    this.chain = null;        // a chain being entered
+    /** @type {string | null} */
     this.premoveSide = null;  // "white" or "black": whose pieces may be premoved now (see setPremoveSide)
+    /** @type {Premove | null} */
     this.premove = null;      // {from, to}: the move to try when that side's turn comes
     this.epoch = 0;           // bumped by every new position, so a late fetch is ignored
+    /** @type {{from: string, startX: number, startY: number, moved: boolean, reselect: boolean, node: Element | null} | null} */
     this.drag = null;
     this.svg = /** @type {SVGSVGElement} */ (el("svg", {
       viewBox: `0 0 ${this.width * 100} ${this.height * 100}`,
@@ -168,6 +212,7 @@ export class BoardView {
       coords: el("g", {}, this.svg), dots: el("g", {}, this.svg), drag: el("g", {}, this.svg),
     };
     // functions called after every render (arrows, keyboard focus): see motion.js, keyboard.js
+    /** @type {((board: BoardView) => void)[]} */
     this.renderHooks = [];
     this.whyBox = document.createElement("p");
     this.whyBox.className = "board-why";
@@ -185,14 +230,20 @@ export class BoardView {
     this.render();
   }
 
+  /** @param {Map<string, string>} pieces */
   setPosition(pieces) { this.pieces = pieces; this.chain = null; this.sel = null; this.epoch++; this._explain(null); this.render(); this._chainBar(); }
+  /** @param {string} fen */
   setFen(fen) { this.setPosition(parsePlacement(fen, this.width, this.height)); }
   // The legal-move tree's first actions (an empty list when the player may not move).
+  /** @param {LegalNode[] | null} nodes */
   setLegal(nodes) { this.legal = nodes || []; this.chain = null; this.sel = null; this.epoch++; this.render(); this._chainBar(); }
+  /** @param {Highlight | null} h */
   setHighlight(h) { this.highlight = h || { from: null, to: null, victims: [] }; this.render(); }
   flip() { this.flipped = !this.flipped; this.render(); }
   // The rule states of the position shown (null: none, e.g. while replaying an earlier move).
+  /** @param {any} notes */
   setAnnotations(notes) { this.notes = notes || null; this._explain(null); this.render(); }
+  /** @param {boolean} on */
   setShowNotes(on) { this.showNotes = Boolean(on); this.svg.classList.toggle("notes-off", !this.showNotes); }
   cancelInput() {
     this.chain = null;
@@ -206,6 +257,7 @@ export class BoardView {
   // server lists the legal moves of the side to move only, so no destinations are shown and any
   // square is taken: whether the move is legal is known when the turn comes.  null: no premoves
   // now (a premove already made is kept until played or taken back).
+  /** @param {string | null} color */
   setPremoveSide(color) {
     const side = color || null;
     if (side === this.premoveSide) return;
@@ -242,11 +294,13 @@ export class BoardView {
   // chain is being entered.
   _premoving() { return this.premoveSide !== null && !this.chain && this.legal.length === 0; }
 
+  /** @param {string} square */
   _ownPiece(square) {
     const letter = this.pieces.get(square);
     return Boolean(letter) && (letter === letter.toUpperCase()) === (this.premoveSide === "white");
   }
 
+  /** @param {string} from @param {string} to */
   _setPremove(from, to) {
     this.premove = { from, to };
     this.sel = null;
@@ -258,6 +312,7 @@ export class BoardView {
 
   // A click or tap on `sq` while premoving: any click takes a premove back (and may pick a piece
   // at once); a piece of one's own is picked; another square, with a piece picked, is the premove.
+  /** @param {string} sq */
   _premoveClick(sq) {
     if (this.premove) { this.clearPremove(); if (!this._ownPiece(sq)) return false; }
     if (this._ownPiece(sq)) { this.sel = this.sel === sq ? null : sq; this.render(); return true; }
@@ -265,6 +320,7 @@ export class BoardView {
     return false;
   }
 
+  /** @param {string} square @returns {[number, number]} */
   _xy(square) {
     const [f, r] = parseSquare(square);
     const x = this.flipped ? this.width - 1 - f : f;
@@ -272,6 +328,7 @@ export class BoardView {
     return [x * 100, y * 100];
   }
 
+  /** @param {{clientX: number, clientY: number}} evt */
   _squareAt(evt) {
     const pt = this.svg.createSVGPoint();
     pt.x = evt.clientX; pt.y = evt.clientY;
@@ -288,6 +345,7 @@ export class BoardView {
   _shownPieces() { return this.chain ? this.chain.overlay : this.pieces; }
 
   // The actions that may be played next (tree nodes) for the current input state.
+  /** @returns {LegalNode[]} */
   _candidates() { return this.chain ? this.chain.nodes : this.legal; }
 
   _destinations() {
@@ -301,6 +359,7 @@ export class BoardView {
     return out;
   }
 
+  /** @param {string} square */
   _movable(square) {
     if (this.chain) return this.chain.at === square;
     if (this._premoving()) return this._ownPiece(square);
@@ -372,10 +431,12 @@ export class BoardView {
   }
 
   // The square's top-left corner in board units (100 per square), as drawn now.
+  /** @param {string} square */
   squareXY(square) { return this._xy(square); }
 
   // The square as a click would take it (select, move there, fire in place, deselect): the
   // keyboard's Enter and Space.
+  /** @param {string} sq */
   activate(sq) {
     if (this._premoving()) { this._premoveClick(sq); return; }
     const dests = this._destinations();
@@ -423,6 +484,7 @@ export class BoardView {
 
   // --- input --------------------------------------------------------------------------------
 
+  /** @param {PointerEvent} e */
   _down(e) {
     if (e.button !== undefined && e.button !== 0) return;
     const sq = this._squareAt(e);
@@ -455,6 +517,7 @@ export class BoardView {
 
   // The pointer went down on the piece on `sq` (now selected): follow it as a possible drag.
   // `reselect`: the piece was selected already (a click without a drag then deselects it).
+  /** @param {PointerEvent} e @param {string} sq @param {boolean} reselect */
   _startDrag(e, sq, reselect) {
     e.preventDefault();
     this.drag = { from: sq, startX: e.clientX, startY: e.clientY, moved: false, reselect, node: null };
@@ -464,12 +527,14 @@ export class BoardView {
 
   // --- rule states ------------------------------------------------------------------------
 
+  /** @param {string} square @returns {any[]} the position's marks on it */
   _marksOn(square) {
     if (!this.notes || this.chain) return [];
-    return this.notes.marks.filter((m) => m.square === square);
+    return this.notes.marks.filter((/** @type {any} */ m) => m.square === square);
   }
 
   // Why the piece on `square` cannot move, or what holds it; null when nothing needs saying.
+  /** @param {string} square */
   _reasonFor(square) {
     if (!this.notes || this.chain) return null;
     const stuck = this.notes.stuck && this.notes.stuck[square];
@@ -479,12 +544,13 @@ export class BoardView {
     return null;
   }
 
+  /** @param {string | null} square */
   _explain(square) {
     const text = square ? this._reasonFor(square) : null;
     this.why = text ? square : null;
     this.whyBox.textContent = text || "";
     this.whyBox.hidden = !text;
-    if (text) this.whyBox.dataset.square = square; else delete this.whyBox.dataset.square;
+    if (text) this.whyBox.dataset.square = /** @type {string} */ (square); else delete this.whyBox.dataset.square;
   }
 
   // Gaze cells (one light tint per side), rings on the pieces that must capture, badges on the
@@ -527,6 +593,7 @@ export class BoardView {
     }
   }
 
+  /** @param {PointerEvent} e */
   _moveDrag(e) {
     const d = this.drag;
     if (!d) return;
@@ -547,6 +614,7 @@ export class BoardView {
     this.layers.drag.replaceChildren();
   }
 
+  /** @param {PointerEvent} e */
   _up(e) {
     const d = this.drag;
     if (!d) return;
@@ -572,6 +640,7 @@ export class BoardView {
     this.render();
   }
 
+  /** @param {string} dest */
   async _choose(dest) {
     const from = this.sel;
     const cands = this._candidates().filter((a) => a.from === from && a.to === dest);
@@ -579,12 +648,12 @@ export class BoardView {
     let action = cands[0];
     if (cands.length > 1) {
       const options = cands.map((a) => ({ value: a.text, label: describeAction(a, this.pieceNames) }));
-      const chosen = await choose(t("Which move from {from} to {to}?", { from, to: dest }), options);
+      const chosen = await choose(t("Which move from {from} to {to}?", { from: /** @type {string} */ (from), to: dest }), options);
       if (chosen === null) { this.render(); return; }
-      action = cands.find((a) => a.text === chosen);
+      action = /** @type {LegalNode} */ (cands.find((a) => a.text === chosen));
     }
     const done = [...(this.chain ? this.chain.done : []), action.text];
-    let next = action.next;
+    let next = /** @type {LegalNode[] | null} */ (action.next);
     if (next === null) {
       // a large tree was cut here: ask the server for what may follow these actions
       const epoch = this.epoch;
@@ -608,6 +677,7 @@ export class BoardView {
     this._chainBar();
   }
 
+  /** @param {string} text */
   _submit(text) {
     this.chain = null;
     this.sel = null;
@@ -644,9 +714,11 @@ export class BoardView {
 }
 
 // Why a mark holds its piece, in the page's language.
+/** @param {{reason: string, reason_t?: string}} m */
 function markSentence(m) { return sentence(tPhrase(m.reason_t || m.reason)); }
 
 // A reason from the library ("the Queen on d4 is immobilized ...") as a sentence.
+/** @param {string} text */
 export function sentence(text) {
   const t = String(text || "").trim();
   if (!t) return "";
@@ -655,6 +727,7 @@ export function sentence(text) {
 
 // Badge drawings (centred on 0,0, radius 15): a snowflake for frozen, a cracked stone for
 // petrified, a shield for shielded.
+/** @type {{[kind: string]: string}} */
 export const BADGE_PATHS = {
   frozen: "M0,-10V10M-8.7,-5L8.7,5M-8.7,5L8.7,-5M-3,-8L0,-5L3,-8M-3,8L0,5L3,8",
   petrified: "M-9,6L-6,-5L1,-9L9,-3L8,7L-2,9ZM-3,-7L0,0L-5,5M0,0L7,2",
@@ -662,6 +735,7 @@ export const BADGE_PATHS = {
 };
 
 // Engine analysis in words, from White's point of view (the engine scores for the side to move).
+/** @param {any} a an analysis as /api/analyse answers it */
 export function describeAnalysis(a) {
   let score;
   if (a.mate !== null && a.mate !== undefined) {
@@ -678,6 +752,7 @@ export function describeAnalysis(a) {
 }
 
 // A small static board for lists and the home page.
+/** @param {HTMLElement} container @param {VariantInfo} variant @param {string} fen */
 export function staticBoard(container, variant, fen) {
   const view = new BoardView(container, { width: variant.width, height: variant.height,
     pieceNames: variant.piece_names, royal: variant.royal, coordinates: false,

@@ -12,27 +12,34 @@ import { moveEntry, moveSentence } from "/static/movewords.js";
 import { Sound } from "/static/sound.js";
 
 // A side's name in the page's language.
-export const colorName = (color) => (color === "white" ? t("White") : t("Black"));
+export const colorName = (/** @type {string} */ color) => (color === "white" ? t("White") : t("Black"));
 
-const SEAT_KEY = (id) => `exochess:seat:${id}`;
-const INVITE_KEY = (id) => `exochess:invite:${id}`;
-const REMATCH_KEY = (id) => `exochess:rematch:${id}`;
+const SEAT_KEY = (/** @type {string} */ id) => `exochess:seat:${id}`;
+const INVITE_KEY = (/** @type {string} */ id) => `exochess:invite:${id}`;
+const REMATCH_KEY = (/** @type {string} */ id) => `exochess:rematch:${id}`;
 
 // What this browser did about a rematch game: "asked" (it offered it) or "declined".
+/** @param {string} id @param {string} what */
 function markRematch(id, what) { try { localStorage.setItem(REMATCH_KEY(id), what); } catch { /* private mode */ } }
+/** @param {string} id */
 function rematchMark(id) { try { return localStorage.getItem(REMATCH_KEY(id)); } catch { return null; } }
+/** @param {string} id */
 function rematchAskedHere(id) { return rematchMark(id) === "asked"; }
+/** @param {string} id */
 function rematchDeclined(id) { return rematchMark(id) === "declined"; }
 
+/** @param {string} id @param {string} color @param {string | null} secret */
 export function saveSeat(id, color, secret) {
   localStorage.setItem(SEAT_KEY(id), JSON.stringify({ color, secret }));
 }
 
+/** @param {string} id @returns {{color: string, secret: string | null} | null} */
 export function loadSeat(id) {
   try { return JSON.parse(localStorage.getItem(SEAT_KEY(id)) || "null"); } catch { return null; }
 }
 
 // "name (1500?)", "name (1512 +12)" after a rated game, or null for a seat no account holds
+/** @param {{name: string | null, rating: number, provisional: boolean, diff: number | null} | null} user */
 function accountLabel(user) {
   if (!user) return null;
   const name = user.name === null ? t("deleted player") : user.name;
@@ -50,6 +57,7 @@ export function myGameIds() {
 }
 
 // Create a game from the new-game form; returns the URL of the creator's game page.
+/** @param {{[field: string]: unknown}} body the new game's fields (POST /api/games) */
 export async function createGame(body) {
   const data = await postJSON("/api/games", body);
   const mine = data.seats[data.you];
@@ -62,6 +70,11 @@ export async function createGame(body) {
 }
 
 export class GamePage {
+  /**
+   * @param {any} root the page's element (its parts are found by id)
+   * @param {GameStateJson} state the page's first state
+   * @param {string | null} [accountSeat] the seat the signed-in account holds
+   */
   constructor(root, state, accountSeat = null) {
     this.root = root;
     this.id = root.dataset.game;
@@ -73,10 +86,13 @@ export class GamePage {
     this.pending = null;      // {move, ply, ref}: a move sent and not yet seen stored
     this.link = "connecting"; // "online" once the seat is proved; "reconnecting" after a drop
     this.nextAnimation = null;
+    /** @type {string | null} what the board shows (render draws it again when it changes) */
+    this.boardKey = null;
     // a seat this browser keeps a secret for, or else the seat the signed-in account holds
     // (the session cookie proves it: the requests carry no secret)
     this.seat = loadSeat(this.id) || (accountSeat ? { color: accountSeat, secret: null } : null);
     // other parts of the page (the chat) see each message first; true means "mine alone"
+    /** @type {((msg: WsMessage) => boolean)[]} */
     this.listeners = [];
     this.offeredSeat = this.takeSeatFromHash();
     const v = state.variant;
@@ -124,7 +140,7 @@ export class GamePage {
     const box = this.$("#seat-choice");
     this.$("#seat-choice-text").textContent =
       t("This link carries another seat secret ({link}) than the one this browser keeps for this game ({mine}). Use the link's seat instead of yours?",
-        { link: colorName(this.offeredSeat.color), mine: colorName(this.seat.color) });
+        { link: colorName(this.offeredSeat.color), mine: colorName(/** @type {{color: string}} */ (this.seat).color) });
     box.hidden = false;
   }
 
@@ -141,10 +157,12 @@ export class GamePage {
     this.$("#seat-choice").hidden = true;
   }
 
+  /** @param {string} sel */
   $(sel) { return this.root.querySelector(sel); }
 
   // A state from the server keeps the game's words (piece names, legend) of the page's first
   // state, which the server wrote in the page's language; the live states carry them in English.
+  /** @param {GameStateJson} state @returns {GameStateJson} */
   withPageWords(state) {
     const words = this.state && this.state.variant;
     return words && state.variant && state.variant.name === words.name ? { ...state, variant: words } : state;
@@ -185,17 +203,17 @@ export class GamePage {
     this.$("#evaluate").addEventListener("click", () => this.evaluate());
     this.$("#seat-use-link").addEventListener("click", () => this.useOfferedSeat());
     this.$("#seat-keep").addEventListener("click", () => this.closeSeatChoice());
-    this.$("#typed").addEventListener("submit", (e) => {
+    this.$("#typed").addEventListener("submit", (/** @type {Event} */ e) => {
       e.preventDefault();
       const input = this.$("#typed-move");
       const text = input.value.trim();
       if (text) { input.value = ""; this.sendMove(text); }
     });
-    this.$("#analyse").addEventListener("click", (e) => {
+    this.$("#analyse").addEventListener("click", (/** @type {Event} */ e) => {
       e.preventDefault();
       // the whole line: the game's start and its moves up to the one shown
       const q = new URLSearchParams({ variant: this.state.variant.name, fen: this.state.start_fen });
-      const moves = this.state.moves.slice(0, this.shownPly()).map((m) => m.text);
+      const moves = this.state.moves.slice(0, this.shownPly()).map((/** @type {MoveView} */ m) => m.text);
       if (moves.length) q.set("moves", moves.join(" "));
       location.href = `/analysis?${q}`;
     });
@@ -249,22 +267,23 @@ export class GamePage {
     this.conn.send({ type: "move", move: p.move, ply: p.ply, lag_ms: this.clocks.lagMs(), ref: p.ref });
   }
 
+  /** @param {WsMessage} msg */
   onMessage(msg) {
     this.clocks.onMessage(msg);
     if (this.listeners.some((listener) => listener(msg))) return;
     if (msg.type === "state") {
       const before = this.state;
       const wasLive = this.viewPly === null || this.viewPly >= before.ply;
-      this.state = this.withPageWords(msg);
+      this.state = this.withPageWords(/** @type {GameStateJson} */ (msg));
       // a takeback (or another game in the page) leaves a premove nothing to follow
       if (msg.id !== before.id || msg.ply < before.ply) this.board.clearPremove();
       if (this.pending && msg.ply > this.pending.ply) this.pending = null;
       if (wasLive) this.viewPly = null;
       if (msg.id === before.id && msg.ply === before.ply + 1 && msg.fens[before.ply] === before.fens[before.ply]) {
-        this.moveArrived(msg, before.ply, wasLive);
+        this.moveArrived(/** @type {GameStateJson} */ (msg), before.ply, wasLive);
       }
       if (before.status === "active" && msg.status !== "active") this.sound.play("end");
-      if (msg.id === before.id && (this.offeredToMe(msg) && !this.offeredToMe(before))) this.sound.play("offer");
+      if (msg.id === before.id && (this.offeredToMe(/** @type {GameStateJson} */ (msg)) && !this.offeredToMe(before))) this.sound.play("offer");
       // this player's takeback offer is gone with the position unchanged: the opponent declined
       // it (an accepted one changes the ply); said in the status until the next change
       const me = this.myColor();
@@ -279,7 +298,7 @@ export class GamePage {
       this.render();
     } else if (msg.type === "hello" && msg.ref === "seat-link" && this.offeredSeat) {
       // the link's secret opens a seat: it becomes this browser's seat for the game
-      const before = this.seat.color;
+      const before = /** @type {{color: string}} */ (this.seat).color;
       saveSeat(this.id, msg.you, this.offeredSeat.secret);
       this.seat = { color: msg.you, secret: this.offeredSeat.secret };
       this.closeSeatChoice();
@@ -313,6 +332,7 @@ export class GamePage {
   }
 
   // A new move at `ply` (the one before it is unchanged): slide it in, sound it, say it.
+  /** @param {GameStateJson} s @param {number} ply @param {boolean} live */
   moveArrived(s, ply, live) {
     const move = s.moves[ply];
     // the other side's move slides in; one's own was just made by hand and is shown at once
@@ -321,8 +341,10 @@ export class GamePage {
     announce(this.$("#announce"), `${ply + 1}. ${moveSentence(s.variant, s.fens[ply], move)}`);
   }
 
+  /** @param {string} text */
   error(text) { this.$("#error").textContent = text || ""; }
 
+  /** @param {string} text */
   sendMove(text) {
     this.error("");
     this.pending = { move: text, ply: this.state.ply, ref: ++this.pendingRef };
@@ -340,6 +362,7 @@ export class GamePage {
     this.render();
   }
 
+  /** @param {string} name @param {{[field: string]: unknown}} body */
   async action(name, body) {
     this.error("");
     try {
@@ -349,6 +372,7 @@ export class GamePage {
   }
 
   // What the other player offers this one now: "takeback", "rematch" or null.
+  /** @param {GameStateJson} s */
   offeredToMe(s) {
     const me = this.myColor();
     if (!me) return null;
@@ -390,6 +414,7 @@ export class GamePage {
 
   shownPly() { return this.viewPly === null ? this.state.ply : this.viewPly; }
 
+  /** @param {number | null} ply null: the last */
   show(ply) {
     const from = this.shownPly();
     if (ply !== null) ply = Math.max(0, Math.min(ply, this.state.ply));
@@ -403,6 +428,7 @@ export class GamePage {
   myColor() { return this.seat ? this.seat.color : null; }
 
   // The actions that may follow `prefix` in a move at the current ply (a cut legal-move tree).
+  /** @param {string[]} prefix @returns {Promise<LegalNode[]>} */
   async fetchNext(prefix) {
     const q = new URLSearchParams({ ply: String(this.state.ply) });
     for (const text of prefix) q.append("prefix", text);
@@ -451,12 +477,14 @@ export class GamePage {
     if (myTurn && this.board.premove) this.board.playPremove();
   }
 
+  /** @param {number} ply */
   renderMoves(ply) {
     const list = this.$("#moves");
     list.replaceChildren();
     const blackFirst = sideToMove(this.state.start_fen) === "black";
+    /** @type {HTMLDivElement | null} */
     let row = null;
-    this.state.moves.forEach((m, i) => {
+    this.state.moves.forEach((/** @type {MoveView} */ m, /** @type {number} */ i) => {
       const idx = i + (blackFirst ? 1 : 0);
       if (idx % 2 === 0 || row === null) {
         row = document.createElement("div");
@@ -492,6 +520,7 @@ export class GamePage {
     }
   }
 
+  /** @param {string | null} me @param {boolean} myTurn @param {boolean} live @param {boolean} connected */
   renderSide(me, myTurn, live, connected) {
     const s = this.state;
     this.$("#connection").hidden = this.link !== "reconnecting";

@@ -82,10 +82,13 @@ export class BoardKeys {
   /** @param {string | null} sq @returns {SVGElement | null} */
   rect(sq) { return this.board.layers.squares.querySelector(`rect[data-square="${sq}"]`); }
 
+  /** @param {KeyboardEvent} e */
   key(e) {
     const b = this.board;
-    const sq = e.target.dataset && e.target.dataset.square;
+    const target = /** @type {HTMLElement | SVGElement} */ (e.target);
+    const sq = target.dataset && target.dataset.square;
     if (!sq) return;
+    /** @type {{[key: string]: [number, number]}} */
     const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
     if (steps[e.key]) {
       let [df, dr] = steps[e.key];

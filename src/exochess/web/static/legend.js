@@ -57,7 +57,7 @@ function badgeIcon(kind) {
   const disc = document.createElementNS(SVGNS, "circle");
   disc.setAttribute("r", "15"); disc.setAttribute("class", "badge-disc");
   const art = document.createElementNS(SVGNS, "path");
-  art.setAttribute("d", BADGE_PATHS[/** @type {keyof typeof BADGE_PATHS} */ (kind)] || ""); art.setAttribute("class", "badge-art");
+  art.setAttribute("d", BADGE_PATHS[kind] || ""); art.setAttribute("class", "badge-art");
   svg.append(disc, art);
   return svg;
 }

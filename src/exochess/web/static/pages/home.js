@@ -7,5 +7,5 @@ const variants = pageData("variants");
 for (const card of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".card"))) {
   const v = variants.find((/** @type {{name: string}} */ x) => x.name === card.dataset.variant);
   const mini = /** @type {HTMLElement} */ (card.querySelector(".mini"));
-  staticBoard(mini, v, mini.dataset.fen);
+  staticBoard(mini, v, mini.dataset.fen || "");
 }

@@ -46,6 +46,10 @@ MAX_STAGE_EXERCISES = 8
 MIN_STAGE_EXERCISES = 3
 MAX_LIMIT = 4
 """Most moves an exercise may give the learner (keeps the solver and the server's check small)."""
+WIN, HOLD = "win", "hold"
+"""A practice position's goal: win the game, or survive a number of moves without losing it."""
+MAX_PRACTICE_MOVES = 40
+"""Most moves a practice position may count (a win's proof or a hold's length)."""
 
 
 class LessonError(ExochessError):
@@ -114,15 +118,27 @@ class Stage:
 
 @dataclass(frozen=True)
 class Practice:
-    """A position to win against the engine."""
+    """A position to win, or to hold, against the engine at a set level."""
 
     id: str
     fen: str
     level: int
     title: Text
     hint: Text
-    win_within: int
-    """Learner moves within which a forced win exists (the test proves it)."""
+    goal: str = WIN
+    """:data:`WIN` or :data:`HOLD`."""
+    moves: int = 1
+    """A win: the learner's moves within which the engine's proof wins it (a guide, not a limit);
+    a hold: the learner's moves to survive (the game not lost after the engine's answer to the
+    last of them)."""
+    win_within: int | None = None
+    """A win: the learner's moves within which a forced win exists whatever the engine answers,
+    and none sooner (proved exhaustively; only for short tactics, at most :data:`MAX_LIMIT`)."""
+
+    def held(self, learner_moves: int, lost: bool) -> bool:
+        """Whether a hold is achieved after ``learner_moves`` of the learner's moves (each one
+        answered) without the game being ``lost``."""
+        return self.goal == HOLD and not lost and learner_moves >= self.moves
 
 
 @dataclass(frozen=True)
@@ -323,25 +339,41 @@ def parse_course(variant: Variant, data: Any) -> Course:
             "'id' must be a new name of letters, digits and dashes",
         )
         seen.add(pid)
-        _board(variant, p.get("fen"), where)
-        level, within = p.get("level"), p.get("win_within", 1)
-        _need(isinstance(level, int) and 1 <= level <= 8, where, "'level' must be 1 to 8")
-        _need(
-            isinstance(within, int) and 1 <= within <= MAX_LIMIT,
-            where,
-            f"'win_within' must be 1 to {MAX_LIMIT}",
-        )
-        practice.append(
-            Practice(
-                id=pid,
-                fen=p["fen"],
-                level=level,
-                title=_text(p.get("title"), f"{where}.title"),
-                hint=_text(p.get("hint"), f"{where}.hint"),
-                win_within=within,
-            )
-        )
+        practice.append(parse_practice(variant, p, where))
     return Course(variant=variant.name, stages=tuple(stages), practice=tuple(practice))
+
+
+def parse_practice(variant: Variant, p: dict[str, Any], where: str) -> Practice:
+    """A practice position from its JSON object (its id already checked)."""
+    board = _board(variant, p.get("fen"), where)
+    _need(not board.is_game_over(), where, "the game is already over in this position")
+    goal = p.get("goal", WIN)
+    _need(goal in (WIN, HOLD), where, f"'goal' must be {WIN!r} or {HOLD!r}")
+    level = p.get("level")
+    _need(isinstance(level, int) and not isinstance(level, bool) and 1 <= level <= 8, where, "'level' must be 1 to 8")
+    within = p.get("win_within")
+    _need(
+        within is None or (goal == WIN and isinstance(within, int) and 1 <= within <= MAX_LIMIT),
+        where,
+        f"'win_within' must be 1 to {MAX_LIMIT}, and only for a win",
+    )
+    moves = p.get("moves", within)
+    _need(
+        isinstance(moves, int) and 1 <= moves <= MAX_PRACTICE_MOVES,
+        where,
+        f"'moves' must be 1 to {MAX_PRACTICE_MOVES} (needed unless 'win_within' gives it)",
+    )
+    _need(within is None or moves >= within, where, "'moves' cannot be fewer than 'win_within'")
+    return Practice(
+        id=p["id"],
+        fen=p["fen"],
+        level=level,
+        title=_text(p.get("title"), f"{where}.title"),
+        hint=_text(p.get("hint"), f"{where}.hint"),
+        goal=goal,
+        moves=moves,
+        win_within=within,
+    )
 
 
 # --- judging ---------------------------------------------------------------------------

@@ -3,7 +3,11 @@
 For each exercise: the goal is reached by some line of the learner's moves within the allowed
 number (found by search, not read from the file), no shorter line reaches it (so ``par`` is
 right), and some first move makes it unreachable (a wrong move fails the attempt).  Each
-practice position has a forced win within its number of moves, and none sooner.
+practice position is proved by playing it out with the engine (:mod:`exochess_lab.practice`:
+a win is won by the engine at a deep budget against the position's level, a hold is survived by
+it and lost by a random holder); a short tactic with ``win_within`` is also a forced win in
+exactly that many moves, proved exhaustively.  The proofs use the tests' node budget
+(``CI_BUDGET``); ``bench/practice_proof.py`` repeats them at a deeper one.
 """
 
 from __future__ import annotations
@@ -14,10 +18,14 @@ from pathlib import Path
 import pytest
 
 from exochess import Board
+from exochess.compiled import COMPILED
 from exochess.lessons import (
     FAILED,
+    HOLD,
     LANGUAGES,
     SOLVED,
+    WIN,
+    Course,
     Exercise,
     LessonError,
     course_path,
@@ -25,10 +33,12 @@ from exochess.lessons import (
     load_course,
     parse_course,
     play,
+    Practice,
     solvable_after,
     solve,
 )
 from exochess.variants import find_variant
+from exochess_lab.practice import CI_BUDGET, prove
 from tests.helpers import game_names
 
 COURSES = [(name, load_course(name)) for name in game_names() if course_path(find_variant(name)).is_file()]
@@ -77,14 +87,32 @@ def test_exercise_is_solved_by_the_library_and_failed_by_a_wrong_move(game: str,
 
 @pytest.mark.generic
 @pytest.mark.parametrize(("game", "position"), PRACTICE)
-def test_practice_position_is_a_forced_win(game: str, position: object) -> None:
-    from exochess.lessons import Practice
+def test_practice_position_is_proved_by_the_engine(game: str, position: Practice) -> None:
+    if position.win_within is not None:
+        board = Board(game, fen=position.fen)
+        assert forced_win(board, position.win_within) is not None
+        if position.win_within > 1:
+            assert forced_win(board, position.win_within - 1) is None
+    # the pure-Python build plays the first noise seed only (a subset of the same games)
+    proof = prove(game, position, CI_BUDGET, quick=not COMPILED)
+    assert proof.ok, proof.reason
+    if position.goal == WIN:  # the win comes within the stated moves (play_out stops there)
+        assert all(g.learner_moves <= position.moves for g in proof.games)
 
-    assert isinstance(position, Practice)
-    board = Board(game, fen=position.fen)
-    assert forced_win(board, position.win_within) is not None
-    if position.win_within > 1:
-        assert forced_win(board, position.win_within - 1) is None
+
+@pytest.mark.generic
+@pytest.mark.parametrize(("game", "course"), COURSES, ids=[name for name, _ in COURSES])
+def test_each_game_has_endgames_tactics_and_holds_to_practise(game: str, course: Course | None) -> None:
+    """Issue 43: at least 12 positions, 2 of them holds, and wins that take several moves."""
+    assert course is not None
+    holds = [p for p in course.practice if p.goal == HOLD]
+    long_wins = [p for p in course.practice if p.goal == WIN and p.moves >= 3]
+    assert len(course.practice) >= 12
+    assert len(holds) >= 2
+    assert len(long_wins) >= 3
+    for p in course.practice:
+        for text in (p.title, p.hint):
+            assert set(LANGUAGES) <= set(text.by_language)
 
 
 @pytest.mark.generic
@@ -108,6 +136,12 @@ def test_malformed_files_are_refused_with_the_problem_named() -> None:
         "off board": (_with_exercise(good, goal={"type": "capture", "squares": ["i9"]}), "not on the 8x8"),
         "missing French": (_with_exercise(good, hint={"en": "x", "es": "y"}), "no 'fr' text"),
         "limit": (_with_exercise(good, par=2, limit=1), "'limit' must be between"),
+        "goal": (_with_practice(good, goal="draw"), "'goal' must be 'win' or 'hold'"),
+        "hold without moves": (_with_practice(good, goal="hold", win_within=None), "'moves' must be"),
+        "hold with win_within": (_with_practice(good, goal="hold", moves=5), "only for a win"),
+        "moves": (_with_practice(good, moves=0), "'moves' must be 1 to"),
+        "level": (_with_practice(good, level=9), "'level' must be 1 to 8"),
+        "game over": (_with_practice(good, fen="8/8/8/8/8/8/1i6/K7 w"), "already over"),
     }
     for name, (data, message) in cases.items():
         with pytest.raises(LessonError, match=message):
@@ -118,6 +152,15 @@ def test_malformed_files_are_refused_with_the_problem_named() -> None:
 def _with_exercise(data: dict[str, object], **change: object) -> dict[str, object]:
     copy = json.loads(json.dumps(data))
     copy["stages"][0]["exercises"][0].update(change)
+    return copy  # type: ignore[no-any-return]
+
+
+def _with_practice(data: dict[str, object], **change: object) -> dict[str, object]:
+    copy = json.loads(json.dumps(data))
+    position = copy["practice"][0]
+    position.update(change)
+    for key in [k for k, v in position.items() if v is None]:
+        del position[key]
     return copy  # type: ignore[no-any-return]
 
 

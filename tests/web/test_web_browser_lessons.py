@@ -1,6 +1,8 @@
 """Browser tests of the lessons: a newcomer takes the first stage of each game with clicks, sees
 the stars and finds them again after a reload; a practice position is won against the computer
-at its level on the ordinary game page, which then shows the result and a retry.
+at its level on the ordinary game page, which then shows the result and a retry; a position to
+hold is held for its moves, the test playing the engine's own choice (a node budget, so the
+same position always gets the same move) against whatever the computer answers.
 
 Set EXOCHESS_SHOTS=/some/dir to keep screenshots.
 """
@@ -137,7 +139,7 @@ def test_a_practice_position_is_won_against_the_computer(page: Any) -> None:
     course = load_course("interweave")
     assert course is not None
     position = course.position("forced-capture")
-    assert position is not None and position.win_within == 2
+    assert position is not None and position.win_within == 2 and position.goal == "win"
     board = Board("interweave", fen=position.fen)
     first = forced_win(board, 2)
     assert first == "c6-d7"
@@ -168,6 +170,64 @@ def test_a_practice_position_is_won_against_the_computer(page: Any) -> None:
     shot(page, "practice-won")
     page.click("#practice-back")
     page.wait_for_url("**/practice/interweave")
+    assert not page.locator(f'.practice-card[data-id="{position.id}"] .practice-won').is_hidden()
+
+
+def play_on_game_page(page: Any, text: str, ply: int) -> None:
+    """Enter ``text`` on the game page with clicks (a chooser gets the move's text) and wait
+    until the game has reached ``ply``."""
+    move = Move.from_text(text)
+    for i, action in enumerate(move.actions):
+        if i == 0:
+            click(page, square_name(action.from_square))
+        click(page, square_name(action.to_square))
+    page.wait_for_function(
+        "ply => document.querySelector('.chooser') || document.querySelector(`#moves .mv[data-ply=\"${ply}\"]`)",
+        arg=str(ply),
+        timeout=TIMEOUT,
+    )
+    if page.locator(".chooser").count():
+        page.locator(f'.chooser button[data-move="{text}"]').click()
+    page.wait_for_selector(f'#moves .mv[data-ply="{ply}"]', timeout=TIMEOUT)
+
+
+def test_a_practice_position_is_held_against_the_computer(page: Any) -> None:
+    from exochess.engine import Limits, Searcher
+    from exochess_lab.practice import CI_BUDGET
+
+    course = load_course("fugue")
+    assert course is not None
+    position = course.position("hold-behind-the-shield")
+    assert position is not None and position.goal == "hold"
+    board = Board("fugue", fen=position.fen)
+    page.goto("/practice/fugue")
+    page.wait_for_selector("body[data-ready='true']")
+    card = page.locator(f'.practice-card[data-id="{position.id}"]')
+    assert card.locator('.practice-goal[data-goal="hold"]').count() == 1
+    assert "6 moves" in card.locator(".practice-goal").inner_text()
+    card.locator(".practice-play").click()
+    page.wait_for_function(
+        "() => location.pathname.startsWith('/game/') || document.querySelector('#error').textContent",
+        timeout=TIMEOUT,
+    )
+    assert "/game/" in page.url, page.locator("#error").inner_text()
+    page.wait_for_selector("#game[data-connected='1']", timeout=TIMEOUT)
+    searcher = Searcher()
+    for n in range(position.moves):
+        assert page.locator("#practice-result").is_hidden()
+        mine = str(searcher.search(board, Limits(nodes=CI_BUDGET.expert_nodes)).best)
+        play_on_game_page(page, mine, 2 * n + 1)
+        board.push_text(mine)
+        page.wait_for_selector(f'#moves .mv[data-ply="{2 * n + 2}"]', timeout=TIMEOUT)
+        reply = page.locator(f'#moves .mv[data-ply="{2 * n + 2}"]').get_attribute("data-move")
+        assert reply is not None
+        board.push_text(reply)
+        assert not board.is_game_over()
+    page.wait_for_selector('#practice-result[data-result="held"]', timeout=TIMEOUT)
+    assert "survived 6 moves" in page.locator("#practice-result-title").inner_text()
+    shot(page, "practice-held")
+    page.click("#practice-back")
+    page.wait_for_url("**/practice/fugue")
     assert not page.locator(f'.practice-card[data-id="{position.id}"] .practice-won').is_hidden()
 
 

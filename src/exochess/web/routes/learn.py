@@ -153,7 +153,8 @@ async def practice(request: Request, game: str) -> HTMLResponse:
             "title": p.title.get(lang),
             "hint": p.hint.get(lang),
             "color": color_name(Board(game, fen=p.fen).turn),
-            "within": p.win_within,
+            "goal": p.goal,
+            "moves": p.moves,
         }
         for p in course.practice
     ]

@@ -1,6 +1,6 @@
 // @ts-check
 // On the game page: the end of a practice game (started from /practice) gets a result screen with
-// a retry; and a first visit to a game's page offers that game's course.
+// a retry (won or lost; for a position to hold, held once its moves are survived, or failed); and a first visit to a game's page offers that game's course.
 import { postJSON } from "/static/api.js";
 import { t } from "/static/i18n.js";
 import { announce } from "/static/keyboard.js";
@@ -37,18 +37,42 @@ export function watchPractice(root, page) {
       location.href = created.seats[info.color].url;
     } catch (e) { root.querySelector("#error").textContent = e.message; }
   });
+  // A hold (info.goal "hold") is achieved once the player has made info.moves moves, each one
+  // answered, without losing: the game's ply counts from the practice position, so that is
+  // 2 * moves plies with the game still going (these games have no draws, but a drawn end
+  // would count as held too). A win needs the game won.
+  const hold = info.goal === "hold";
   const show = () => {
     const s = page.state;
-    if (!s || s.status === "active" || !box.hidden) return;
-    const won = (info.color === "white" && s.result === "1-0") || (info.color === "black" && s.result === "0-1");
-    if (won) recordPracticeWin(info.variant, info.id);
+    if (!s || !box.hidden) return;
+    const mine = info.color === "white" ? "1-0" : "0-1";
+    let result;
+    if (s.status === "active") {
+      if (!hold || s.ply < 2 * info.moves) return;
+      result = "held";
+    } else if (hold) {
+      result = s.result === mine || s.result === "1/2-1/2" ? "held" : "failed";
+    } else {
+      result = s.result === mine ? "won" : "lost";
+    }
+    const success = result === "won" || result === "held";
+    if (success) recordPracticeWin(info.variant, info.id);
     const title = root.querySelector("#practice-result-title");
-    title.textContent = won ? t("Well played: you won this position!") : t("Not this time: the position is still there to win.");
-    box.dataset.result = won ? "won" : "lost";
+    title.textContent = {
+      won: t("Well played: you won this position!"),
+      lost: t("Not this time: the position is still there to win."),
+      held: t("Well held: you survived {moves} moves!", { moves: info.moves }),
+      failed: t("Not this time: the position fell before the end. Try again."),
+    }[result];
+    box.dataset.result = result;
     box.hidden = false;
     announce(root.querySelector("#announce"), title.textContent);
   };
-  new MutationObserver(show).observe(root.querySelector("#status"), { childList: true, characterData: true, subtree: true });
+  const watched = { childList: true, characterData: true, subtree: true };
+  const observer = new MutationObserver(show);
+  observer.observe(root.querySelector("#status"), watched);
+  const moves = root.querySelector("#moves");
+  if (moves) observer.observe(moves, watched);
   show();
   return true;
 }

@@ -19,7 +19,7 @@ export async function startPractice(game, position) {
     variant: game, opponent: "computer", level: position.level, color: position.color, fen: position.fen,
   });
   rememberPracticeGame(created.id, { variant: game, id: position.id, level: position.level, color: position.color,
-    fen: position.fen, title: position.title });
+    fen: position.fen, title: position.title, goal: position.goal, moves: position.moves });
   location.href = created.seats[position.color].url;
 }
 

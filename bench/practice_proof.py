@@ -44,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
             failed += not proof.ok
             lengths = [g.learner_moves for g in proof.games]
             print(
-                f"{name:11} {position.id:22} {position.goal:4} level {position.level} moves {position.moves:2}"
+                f"{name:11} {position.id:22} {position.goal:4} level {position.level}"
+                f" moves {position.moves:2}"
                 f" {'ok  ' if proof.ok else 'FAIL'} learner moves {lengths} {time.process_time() - t:.2f}s"
                 f" {proof.reason}"
             )

@@ -350,14 +350,18 @@ def parse_practice(variant: Variant, p: dict[str, Any], where: str) -> Practice:
     goal = p.get("goal", WIN)
     _need(goal in (WIN, HOLD), where, f"'goal' must be {WIN!r} or {HOLD!r}")
     level = p.get("level")
-    _need(isinstance(level, int) and not isinstance(level, bool) and 1 <= level <= 8, where, "'level' must be 1 to 8")
+    _need(
+        isinstance(level, int) and not isinstance(level, bool) and 1 <= level <= 8,
+        where,
+        "'level' must be 1 to 8",
+    )
     within = p.get("win_within")
     _need(
         within is None or (goal == WIN and isinstance(within, int) and 1 <= within <= MAX_LIMIT),
         where,
         f"'win_within' must be 1 to {MAX_LIMIT}, and only for a win",
     )
-    moves = p.get("moves", within)
+    moves: Any = p.get("moves", within)
     _need(
         isinstance(moves, int) and 1 <= moves <= MAX_PRACTICE_MOVES,
         where,
@@ -367,7 +371,7 @@ def parse_practice(variant: Variant, p: dict[str, Any], where: str) -> Practice:
     return Practice(
         id=p["id"],
         fen=p["fen"],
-        level=level,
+        level=p["level"],
         title=_text(p.get("title"), f"{where}.title"),
         hint=_text(p.get("hint"), f"{where}.hint"),
         goal=goal,

@@ -134,7 +134,9 @@ def prove(game: str, position: Practice, budget: Budget = CI_BUDGET, *, quick: b
             if g.winner is not None and g.winner != learner:
                 return Proof(False, f"seed {g.seed}: the expert holder lost: {' '.join(g.line)}", games)
         elif g.winner != learner:
-            return Proof(False, f"seed {g.seed}: the expert did not win in {position.moves}: {' '.join(g.line)}", games)
+            return Proof(
+                False, f"seed {g.seed}: the expert did not win in {position.moves}: {' '.join(g.line)}", games
+            )
     if position.goal == HOLD:
         careless = [play_out(game, position, budget, seed, careless=True) for seed in CARELESS_SEEDS]
         lost = sum(1 for g in careless if g.winner is not None and g.winner != learner)

@@ -28,12 +28,12 @@ from exochess.lessons import (
     Course,
     Exercise,
     LessonError,
+    Practice,
     course_path,
     forced_win,
     load_course,
     parse_course,
     play,
-    Practice,
     solvable_after,
     solve,
 )

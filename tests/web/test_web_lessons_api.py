@@ -127,6 +127,22 @@ def test_the_pages_and_the_links_to_them(client: httpx.Client) -> None:
     assert client.get("/practice/chess").status_code == 404
 
 
+def test_the_practice_page_lists_wins_and_holds(client: httpx.Client) -> None:
+    for game in GAMES:
+        course = load_course(game)
+        assert course is not None
+        page = client.get(f"/practice/{game}").text
+        for position in course.practice:
+            assert f'data-id="{position.id}"' in page
+        holds = [p for p in course.practice if p.goal == "hold"]
+        assert page.count('data-goal="hold"') == len(holds) >= 2
+        assert page.count('data-goal="win"') == len(course.practice) - len(holds)
+        assert f"Hold: do not lose during your next {holds[0].moves} moves." in page
+        french = client.get(f"/practice/{game}", headers={"Cookie": "lang=fr"}).text
+        assert f"Tenir : ne perdez pas pendant vos {holds[0].moves} prochains coups." in french
+        assert holds[0].hint.get("fr") in french.replace("&#39;", "'")
+
+
 def test_closing_the_account_forgets_its_progress(tmp_path: Path) -> None:
     storage = Storage(f"sqlite:///{tmp_path / 'progress.sqlite'}")
     try:

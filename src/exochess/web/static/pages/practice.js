@@ -12,7 +12,7 @@ const won = practiceWon(page.variant);
 
 /**
  * @param {string} game
- * @param {{id: string, level: number, color: string, fen: string, title: string}} position
+ * @param {{id: string, level: number, color: string, fen: string, title: string, goal: string, moves: number}} position
  */
 export async function startPractice(game, position) {
   const created = await postJSON("/api/games", {

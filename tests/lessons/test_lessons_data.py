@@ -115,6 +115,17 @@ def test_each_game_has_endgames_tactics_and_holds_to_practise(game: str, course:
             assert set(LANGUAGES) <= set(text.by_language)
 
 
+def test_a_hold_is_held_after_its_moves_unless_lost() -> None:
+    course = load_course("fugue")
+    assert course is not None
+    hold = next(p for p in course.practice if p.goal == HOLD)
+    win = next(p for p in course.practice if p.goal == WIN)
+    assert hold.held(hold.moves, lost=False)
+    assert not hold.held(hold.moves - 1, lost=False)
+    assert not hold.held(hold.moves, lost=True)
+    assert not win.held(99, lost=False)
+
+
 @pytest.mark.generic
 def test_texts_exist_in_every_language() -> None:
     for _, course in COURSES:

@@ -1,14 +1,15 @@
 """How fast the engine answers ``isready``, ``stop`` and ``quit`` while it searches (issue 48).
 
     python bench/listen.py [--variants fugue,interweave,rebelfury] [--builds control,pure,compiled]
-                           [--searches 20] [--polls 10] [--compiled-path build/compiled]
+                           [--searches 20] [--polls 10] [--compiled-path build/compiled] [--quick]
 
 For each build and game, an ``exochess engine`` process searches ``go infinite`` from
 positions of a game (the start, then the position after each answer, so that later searches
 are in the middlegame); during each search ``--polls`` ``isready`` are sent at random moments
 0.05-0.25 s apart, then ``stop``.  A latency is the time from writing the command to reading
 its answer (``readyok``; ``bestmove``).  ``quit`` is sent once per game during a search: the
-time until the process has exited.  Prints p50/p99/max per build and game.
+time until the process has exited.  Prints p50/p99/max per build and game.  The defaults take
+about 6 minutes; ``--quick`` (6 searches of 8 polls, 48 ``isready`` a game) about 1.5.
 
 The pure build is the editable install (``EXOCHESS_PURE=1``); the compiled build is
 ``--compiled-path`` first on PYTHONPATH (``make compiled``).  The ``control`` build is no engine:
@@ -147,7 +148,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--polls", type=int, default=10, help="isready a search (10)")
     parser.add_argument("--compiled-path", default=str(ROOT / "build" / "compiled"))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--quick", action="store_true", help="6 searches of 8 polls a game: about 1.5 minutes in all"
+    )
     args = parser.parse_args(argv)
+    if args.quick:
+        args.searches, args.polls = 6, 8
     rng = random.Random(args.seed)
     print(f"listen: {args.searches} searches a game, {args.polls} isready each; latencies in ms")
     print()

@@ -6,7 +6,7 @@ separated by commas::
     level=8,depth=4,noise=0,movetime=200,nodes=20000,quiescence=0,pruning=0,Q=900,I=650
 
 ``level`` picks the base level (default 8); ``depth``, ``noise``,
-``quiescence``, ``pruning`` override its search options; ``movetime`` (ms) and
+``quiescence``, ``lapses`` (a share from 0 to 1), ``pruning`` override its search options; ``movetime`` (ms) and
 ``nodes`` fix the budget of every move (otherwise the level's share of the match move
 time); the names in :data:`SEARCH_SWITCHES` (``null_move=1``, ``late_move_pruning=0``...)
 switch those search features; ``mobility`` sets the evaluation's centipawns per square of
@@ -96,6 +96,7 @@ class PlayerConfig:
     depth: int | None = None
     noise: int | None = None
     quiescence: bool | None = None
+    lapses: float | None = None
     pruning: bool | None = None
     movetime_ms: int | None = None
     nodes: int | None = None
@@ -116,6 +117,8 @@ class PlayerConfig:
             opts = replace(opts, noise_cp=self.noise)
         if self.quiescence is not None:
             opts = replace(opts, quiescence=self.quiescence)
+        if self.lapses is not None:
+            opts = replace(opts, lapses=self.lapses)
         if self.pruning is not None:
             opts = replace(opts, pruning=self.pruning)
         if self.switches:
@@ -165,6 +168,8 @@ def parse_player(text: str) -> PlayerConfig:
                 fields["level"] = _level(value)
             elif key in ("depth", "noise", "nodes", "mobility"):
                 fields[key] = int(value)
+            elif key == "lapses":
+                fields["lapses"] = _share(value)
             elif key == "movetime":
                 fields["movetime_ms"] = int(value)
             elif key in ("quiescence", "pruning"):
@@ -173,7 +178,7 @@ def parse_player(text: str) -> PlayerConfig:
                 switches.append((key, _switched_on(value)))
             else:
                 raise MatchConfigError(
-                    f"unknown player setting {key!r} (level, depth, noise, movetime, nodes, quiescence, "
+                    f"unknown player setting {key!r} (level, depth, noise, lapses, movetime, nodes, quiescence, "
                     f"pruning, mobility, {', '.join(SEARCH_SWITCHES)}, a piece letter, or cmd:COMMAND)"
                 )
         except MatchConfigError:
@@ -181,6 +186,14 @@ def parse_player(text: str) -> PlayerConfig:
         except ValueError:
             raise MatchConfigError(f"{key} needs a number, got {value!r}") from None
     return PlayerConfig(label=text, values=tuple(values), switches=tuple(switches), **fields)  # type: ignore[arg-type]
+
+
+def _share(value: str) -> float:
+    """A share from 0 to 1 (raises ValueError if not a number, MatchConfigError if out of range)."""
+    share = float(value)
+    if not 0.0 <= share <= 1.0:
+        raise MatchConfigError(f"lapses is a share from 0 to 1, not {value!r}")
+    return share
 
 
 def _switched_on(value: str) -> bool:

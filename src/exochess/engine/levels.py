@@ -59,11 +59,17 @@ class Level:
     quiescence: bool
     pruning: bool
     time_share: float
+    lapses: float = 0.0
+    """Share of moves played as a lapse (depth 1, no quiescence): see :class:`SearchOptions`."""
 
     def options(self) -> SearchOptions:
         """The search options of this level."""
         return SearchOptions(
-            max_depth=self.depth, noise_cp=self.noise_cp, quiescence=self.quiescence, pruning=self.pruning
+            max_depth=self.depth,
+            noise_cp=self.noise_cp,
+            quiescence=self.quiescence,
+            pruning=self.pruning,
+            lapses=self.lapses,
         )
 
     def movetime_ms(self, movetime_ms: int | None) -> int:

@@ -222,6 +222,12 @@ class SearchOptions:
     noise_cp: int = 0
     """Each root move gets a fixed random bonus in [-noise, +noise] (seeded); 0 = none."""
     quiescence: bool = True
+    lapses: float = 0.0
+    """Share of searches (seeded) played as a lapse: depth 1 without quiescence, the reply unseen.
+
+    A weak level's way of blundering now and then like a beginner, between a player who never
+    looks at the reply and one who always does (noise cannot make that step: see
+    ``engine/levels.py``)."""
     pruning: bool = True
     """Futility pruning and late move reductions (and the switches below marked "pruning")."""
     aspiration: bool = False
@@ -328,6 +334,10 @@ class Searcher:
     """Quiescence plies that try every capture (then recaptures only)."""
     _q_max: int
     """Quiescence plies in all (then the stand pat)."""
+    _protected: bool
+    """The first iteration, which always completes (it looks past the node budget)."""
+    _ext_limit: int
+    """Ply below which extensions apply (twice the iteration's nominal depth)."""
 
     def __init__(
         self,
@@ -486,6 +496,10 @@ class Searcher:
         rng = random.Random(seed)
         noise = options.noise_cp
         bonus = [rng.randint(-noise, noise) if noise else 0 for _ in root_moves]
+        if options.lapses > 0.0 and rng.random() < options.lapses:
+            # A lapse: this move looks one ply deep and does not follow captures.
+            max_depth = 1
+            self.quiescence = False
         scores = self._static_scores(root_moves)
         order = sorted(range(len(root_moves)), key=lambda i: scores[i] + bonus[i], reverse=True)
         result: Analysis | None = None

@@ -274,8 +274,9 @@ def test_levels_table() -> None:
     assert sorted(LEVELS) == list(range(1, 9))
     depths = [LEVELS[n].depth for n in range(1, 9)]
     assert depths == sorted(depths)
-    assert LEVELS[1].noise_cp > LEVELS[2].noise_cp > LEVELS[3].noise_cp and LEVELS[8].noise_cp == 0
-    assert not LEVELS[1].quiescence and LEVELS[8].depth > 50
+    assert LEVELS[1].noise_cp >= LEVELS[2].noise_cp > LEVELS[3].noise_cp and LEVELS[8].noise_cp == 0
+    assert LEVELS[1].lapses > LEVELS[2].lapses > LEVELS[3].lapses > 0 == LEVELS[4].lapses
+    assert all(LEVELS[n].quiescence for n in LEVELS) and LEVELS[8].depth > 50
     for variant in all_variants():  # a game's own table has all eight levels, numbered right
         table = evaluator_class(variant).levels or LEVELS
         assert [table[n].number for n in range(1, 9)] == list(range(1, 9)), variant.name
@@ -288,27 +289,56 @@ def test_levels_table() -> None:
 @pytest.mark.generic
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_each_level_of_each_game_is_no_weaker_than_the_one_below(variant: str) -> None:
-    # Every rung must add something a player can feel: a deeper search, quiescence,
-    # less root noise or more time, and must take none of them away.
+    # Every rung must add something a player can feel: a deeper search, quiescence, fewer
+    # lapses, less root noise or more time, and must take none of them away.
     for n in range(2, 9):
         low, high = level(n - 1, variant), level(n, variant)
         assert high.number == n
         assert high.depth >= low.depth and high.quiescence >= low.quiescence
-        # more noise only where something weighs more: a ply, or quiescence on top of level 1
+        # more lapses or noise only where something weighs more: a ply, or quiescence
+        assert high.lapses <= low.lapses or high.depth > low.depth
         assert high.noise_cp <= low.noise_cp or high.depth > low.depth or high.quiescence > low.quiescence
         assert high.time_share >= low.time_share
-        assert (high.depth, high.quiescence, -high.noise_cp, high.time_share) != (
+        assert (high.depth, high.quiescence, -high.lapses, -high.noise_cp, high.time_share) != (
             low.depth,
             low.quiescence,
+            -low.lapses,
             -low.noise_cp,
             low.time_share,
         )
+    assert 0.0 < level(1, variant).lapses < 1.0  # level 1 sees the reply now and then, not always
 
 
 def test_search_options_without_quiescence() -> None:
     board = Board("fugue")
     result = Searcher().search(board, Limits(depth=2), options=SearchOptions(quiescence=False, pruning=False))
     assert result.best in board.legal_moves
+
+
+def test_a_lapse_looks_one_ply_deep_without_following_captures() -> None:
+    # A weak level's lapse (SearchOptions.lapses): that move is searched at depth 1 without
+    # quiescence, whatever the level's depth; the share of lapses follows the seed.
+    board = random_walk("fugue", random.Random(5), 16)
+    blind = Searcher().search(board, Limits(depth=1), options=SearchOptions(quiescence=False), seed=1)
+    lapse = Searcher().search(board, Limits(depth=3), options=SearchOptions(lapses=1.0), seed=1)
+    assert (lapse.depth, lapse.seldepth, lapse.best) == (1, 1, blind.best)
+    awake = Searcher().search(board, Limits(depth=3), options=SearchOptions(lapses=0.0), seed=1)
+    assert awake.depth == 3 and awake.seldepth > 3
+    depths = [
+        Searcher().search(board, Limits(depth=2), options=SearchOptions(lapses=0.5), seed=s).depth
+        for s in range(24)
+    ]
+    assert set(depths) == {1, 2}  # some moves lapse, some do not
+    assert parse_player("level=2,lapses=0.25").options("fugue").lapses == 0.25
+
+
+def test_a_lapse_share_outside_0_to_1_is_refused_clearly() -> None:
+    from exochess_lab.match import MatchConfigError
+
+    with pytest.raises(MatchConfigError, match="lapses is a share from 0 to 1"):
+        parse_player("level=2,lapses=1.5")
+    with pytest.raises(MatchConfigError, match="lapses needs a number"):
+        parse_player("level=2,lapses=often")
 
 
 @pytest.mark.generic

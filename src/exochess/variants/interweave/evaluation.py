@@ -26,17 +26,18 @@ class InterweaveEvaluator(Evaluator):
     """Material, placement, king pairs and colour balance."""
 
     levels: ClassVar[Mapping[int, Level]] = {
-        1: LEVELS[1],
-        2: LEVELS[2],
-        3: Level(3, 2, 40, True, False, 0.125),
+        1: Level(1, 1, 150, True, False, 0.125, lapses=0.4),
+        2: Level(2, 2, 40, True, False, 0.125, lapses=0.45),
+        3: Level(3, 2, 40, True, False, 0.125, lapses=0.15),
         4: Level(4, 3, 0, True, False, 0.25),
         5: Level(5, 4, 0, True, True, 0.25),
         6: Level(6, 5, 0, True, True, 0.5),
         7: Level(7, 6, 0, True, True, 0.75),
         8: LEVELS[8],
     }
-    """Noise hardly weakens an Interweave player, so from level 3 each level searches a ply deeper
-    (depths 2-6 for levels 3-7; 40 cp of noise at level 3 for variety; level 7 with 3/4 of the time)."""
+    """Noise hardly weakens an Interweave player, so the levels differ by depth (1, 2, 2, 3-6 for
+    levels 1-7; level 7 with 3/4 of the time) and the first three by their lapses (40%, 45% and 15%
+    of their moves at depth 1 without quiescence), which split the large steps from depth 1 to 2."""
 
     # --- tables (bench/tune.py writes this block) ---
     # Hand-set values and placement (the tuned ones lost or were not measured: docs/engine.md).

@@ -28,8 +28,8 @@ class RebelFuryEvaluator(Evaluator):
     """Material, placement, Fury safety and gaze control."""
 
     levels: ClassVar[Mapping[int, Level]] = {
-        1: LEVELS[1],
-        2: Level(2, 1, 800, True, False, 0.125),
+        1: Level(1, 1, 800, True, False, 0.125, lapses=0.4),
+        2: Level(2, 1, 800, True, False, 0.125, lapses=0.1),
         3: Level(3, 1, 400, True, False, 0.125),
         4: Level(4, 1, 40, True, False, 0.125),
         5: Level(5, 2, 60, True, False, 0.25),
@@ -37,8 +37,9 @@ class RebelFuryEvaluator(Evaluator):
         7: LEVELS[7],
         8: LEVELS[8],
     }
-    """A ply is worth so much here that levels 2-4 all look one ply deep with 800, 400 and 40 cp
-    of noise, level 5 searches two plies with 60 cp and no pruning, and 6-8 are the default."""
+    """A ply is worth so much here that levels 1-4 all look one ply deep: 800 cp of noise with 40%
+    and 10% of lapses (moves without quiescence), then 400 and 40 cp; level 5 searches two plies
+    with 60 cp and no pruning, and 6-8 are the default."""
 
     # --- tables (bench/tune.py writes this block) ---
     # Hand-set values and placement (the tuned ones lost or were not measured: docs/engine.md).

@@ -6,6 +6,8 @@ The rungs below are match results (wins-losses-draws of the higher level), each 
 comes from: ``bench/data/ladder/*.txt`` records of 29 Nov 2026 (issue 48, ``bench/ladder.py``
 with the command in each file's first line) or the ladder tables of ``docs/benchmarks.md``
 ("Levels: the ladder", "Strength") when a rung could not be replayed within the CPU budget.
+Levels 1-3 were redefined (lapses, ``engine/levels.py``) after the first records: their rungs
+(the anchor to 1, 2 to 1, 3 to 2, 4 to 3) come from the ``lapses-*.txt`` records only.
 Where several matches played the same rung they are pooled (added up).  The anchor is a
 random-but-greedy player (``bench/greedy.py``) fixed at :data:`ANCHOR_ELO`; level 1 is the
 anchor plus its result against it, level k is level k-1 plus the rung ``k vs k-1``.  A rung won
@@ -29,6 +31,8 @@ FUGUE_LADDER = "bench/data/ladder/levels-2026-11-29.txt"
 ANCHORS = "bench/data/ladder/anchors-2026-11-29.txt"
 LOW_RUNGS = "bench/data/ladder/low-rungs-2026-11-29.txt"
 DOCS = "docs/benchmarks.md"
+LAPSES = "bench/data/ladder/lapses-{}-2026-11-29.txt"
+VCHESS = "bench/data/ladder/vchess-{}-2026-11-29.txt"
 
 RUNGS: dict[str, dict[int, list[Rung]]] = {
     "fugue": {
@@ -91,6 +95,35 @@ def scale(rungs: dict[int, list[Rung]]) -> list[tuple[float, float, bool, int]]:
     return out
 
 
+OUTSIDE: dict[str, list[tuple[int, int, int, int]]] = {}
+"""The vchess bot (``bench/vchess_bridge.mjs``) against our players: (our level, 0 for the
+greedy anchor; wins, losses, draws of ours), from the ``vchess-*.txt`` records."""
+
+
+def outside_rating(game: str) -> tuple[float, float] | None:
+    """(rating, 95% half-interval) of the vchess bot in ``game`` on this scale, or None.
+
+    Each match puts the bot at our player's rating minus the match's difference; the estimates
+    are combined by their variances (the rung's and the player's own along the chain).
+    """
+    matches = OUTSIDE.get(game)
+    if not matches:
+        return None
+    ladder = scale(RUNGS[game])
+    weight_sum = weighted = 0.0
+    for level, wins, losses, draws in matches:
+        rating, var = (
+            (float(ANCHOR_ELO), 0.0)
+            if level == 0
+            else (ladder[level - 1][0], (ladder[level - 1][1] / 1.96) ** 2)
+        )
+        diff, se, _clamped = rung_elo(wins, losses, draws)
+        var += se * se
+        weighted += (rating - diff) / var
+        weight_sum += 1 / var
+    return weighted / weight_sum, 1.96 * math.sqrt(1 / weight_sum)
+
+
 def main() -> int:
     print(f"| game | {' | '.join(f'level {k}' for k in range(1, 9))} |")
     print("|---|" + "---|" * 8)
@@ -102,6 +135,11 @@ def main() -> int:
             table[game][k] = round(rating / 10) * 10
             cells.append(f"{table[game][k]} ± {half:.0f}{'*' if clamped else ''} ({games})")
         print(f"| {game} | " + " | ".join(cells) + " |")
+    print()
+    for game in OUTSIDE:
+        found = outside_rating(game)
+        if found is not None:
+            print(f"vchess bot, {game}: {found[0]:.0f} ± {found[1]:.0f}")
     print()
     print("ELO =", table)
     return 0

@@ -211,11 +211,16 @@ class Game {
     if (!choice) return null;
     const actions = Array.isArray(choice) ? choice : [choice];
     const texts = [];
+    const played = [];
     for (const move of actions) {
       texts.push(actionText(this.V, this.variant, move, mover));
       this.rules.play(move);
+      played.push(move);
+      // vchess's random Interweave chain goes on after taking the second King; the game (and
+      // so the turn) ends there in both rules, so the rest is not part of the move.
+      if (this.rules.getCurrentScore() !== "*") break;
     }
-    for (let i = actions.length - 1; i >= 0; i--) this.rules.undo(actions[i]);
+    for (let i = played.length - 1; i >= 0; i--) this.rules.undo(played[i]);
     return texts.join(",");
   }
 }

@@ -5,8 +5,8 @@ separated by commas::
 
     level=8,depth=4,noise=0,movetime=200,nodes=20000,quiescence=0,pruning=0,Q=900,I=650
 
-``level`` picks the base level (default 8); ``depth``, ``noise``,
-``quiescence``, ``lapses`` (a share from 0 to 1), ``pruning`` override its search options; ``movetime`` (ms) and
+``level`` picks the base level (default 8); ``depth``, ``noise``, ``quiescence``,
+``lapses`` (a share from 0 to 1), ``pruning`` override its search options; ``movetime`` (ms) and
 ``nodes`` fix the budget of every move (otherwise the level's share of the match move
 time); the names in :data:`SEARCH_SWITCHES` (``null_move=1``, ``late_move_pruning=0``...)
 switch those search features; ``mobility`` sets the evaluation's centipawns per square of
@@ -178,8 +178,9 @@ def parse_player(text: str) -> PlayerConfig:
                 switches.append((key, _switched_on(value)))
             else:
                 raise MatchConfigError(
-                    f"unknown player setting {key!r} (level, depth, noise, lapses, movetime, nodes, quiescence, "
-                    f"pruning, mobility, {', '.join(SEARCH_SWITCHES)}, a piece letter, or cmd:COMMAND)"
+                    f"unknown player setting {key!r} (level, depth, noise, lapses, movetime, nodes, "
+                    f"quiescence, pruning, mobility, {', '.join(SEARCH_SWITCHES)}, a piece letter, "
+                    "or cmd:COMMAND)"
                 )
         except MatchConfigError:
             raise

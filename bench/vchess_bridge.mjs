@@ -130,6 +130,23 @@ function actionText(V, variant, move, mover) {
   return text;
 }
 
+/** The actions of an Interweave turn: split at the commas outside a victim list's brackets. */
+function splitTurn(text) {
+  const actions = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "(") depth++;
+    else if (text[i] === ")") depth--;
+    else if (text[i] === "," && depth === 0) {
+      actions.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  actions.push(text.slice(start));
+  return actions;
+}
+
 /** A vchess game kept in step with our move texts. */
 class Game {
   constructor(V, variant) {
@@ -151,7 +168,7 @@ class Game {
   play(text) {
     const mover = this.rules.turn;
     let previous = null;
-    for (const action of this.variant === "interweave" ? text.split(",") : [text]) {
+    for (const action of this.variant === "interweave" ? splitTurn(text) : [text]) {
       const wanted = action.trim();
       const found = this.candidates(previous).find((m) => actionText(this.V, this.variant, m, mover) === wanted);
       const move = found ?? this.written(wanted, mover);

@@ -81,7 +81,7 @@ class Level:
 
 LEVELS: dict[int, Level] = {
     1: Level(1, 1, 150, True, False, 0.125, lapses=0.7),
-    2: Level(2, 1, 150, True, False, 0.125, lapses=0.3),
+    2: Level(2, 1, 150, True, False, 0.125, lapses=0.15),
     3: Level(3, 1, 40, True, False, 0.125, lapses=0.1),
     4: Level(4, 2, 120, True, False, 0.25),
     5: Level(5, 2, 0, True, True, 0.25),

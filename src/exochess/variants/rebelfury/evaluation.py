@@ -29,8 +29,8 @@ class RebelFuryEvaluator(Evaluator):
 
     levels: ClassVar[Mapping[int, Level]] = {
         1: Level(1, 1, 800, True, False, 0.125, lapses=0.4),
-        2: Level(2, 1, 800, True, False, 0.125, lapses=0.1),
-        3: Level(3, 1, 400, True, False, 0.125),
+        2: Level(2, 1, 800, True, False, 0.125, lapses=0.07),
+        3: Level(3, 1, 400, True, False, 0.125, lapses=0.03),
         4: Level(4, 1, 40, True, False, 0.125),
         5: Level(5, 2, 60, True, False, 0.25),
         6: LEVELS[6],

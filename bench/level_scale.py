@@ -6,8 +6,9 @@ The rungs below are match results (wins-losses-draws of the higher level), each 
 comes from: ``bench/data/ladder/*.txt`` records of 29 Nov 2026 (issue 48, ``bench/ladder.py``
 with the command in each file's first line) or the ladder tables of ``docs/benchmarks.md``
 ("Levels: the ladder", "Strength") when a rung could not be replayed within the CPU budget.
-Levels 1-3 were redefined (lapses, ``engine/levels.py``) after the first records: their rungs
-(the anchor to 1, 2 to 1, 3 to 2, 4 to 3) come from the ``lapses-*.txt`` records only.
+Levels 1-3 were redefined (lapses, ``engine/levels.py``) after the first records, so the rungs
+that touch them (the anchor to 1, 2 to 1, 3 to 2, 4 to 3) come only from the ``lapses1-*`` and
+``lapses2-*`` records, played with the levels as they are now.
 Where several matches played the same rung they are pooled (added up).  The anchor is a
 random-but-greedy player (``bench/greedy.py``) fixed at :data:`ANCHOR_ELO`; level 1 is the
 anchor plus its result against it, level k is level k-1 plus the rung ``k vs k-1``.  A rung won
@@ -28,38 +29,41 @@ Rung = tuple[int, int, int, str]
 """(wins, losses, draws) of the higher level, and the source."""
 
 FUGUE_LADDER = "bench/data/ladder/levels-2026-11-29.txt"
-ANCHORS = "bench/data/ladder/anchors-2026-11-29.txt"
 LOW_RUNGS = "bench/data/ladder/low-rungs-2026-11-29.txt"
 DOCS = "docs/benchmarks.md"
-LAPSES = "bench/data/ladder/lapses-{}-2026-11-29.txt"
+FIRST = "bench/data/ladder/lapses1-{}-2026-11-29.txt"
+"""The first ladder of the levels with lapses: its anchor rung and any rung whose two levels did
+not change after it."""
+SECOND = "bench/data/ladder/lapses2-{}-2026-11-29.txt"
+"""The rungs of levels 2-4 again, after levels 2-3 were given fewer lapses."""
 VCHESS = "bench/data/ladder/vchess-{}-2026-11-29.txt"
 
 RUNGS: dict[str, dict[int, list[Rung]]] = {
     "fugue": {
-        1: [(25, 15, 0, FUGUE_LADDER)],
-        2: [(40, 0, 0, FUGUE_LADDER)],
-        3: [(33, 7, 0, FUGUE_LADDER)],
-        4: [(24, 8, 0, FUGUE_LADDER)],
+        1: [(37, 3, 0, FIRST.format("fugue"))],
+        2: [(@F2@, SECOND.format("fugue"))],
+        3: [(@F3@, SECOND.format("fugue"))],
+        4: [(37, 2, 1, FIRST.format("fugue"))],
         5: [(18, 2, 0, FUGUE_LADDER)],
         6: [(14, 0, 0, FUGUE_LADDER)],
         7: [(2, 0, 0, FUGUE_LADDER), (6, 3, 1, DOCS + ", re-measured after the stronger level 8, 500 ms")],
         8: [(8, 2, 0, DOCS + ", re-measured after the stronger level 8, 500 ms")],
     },
     "interweave": {
-        1: [(17, 13, 0, ANCHORS)],
-        2: [(28, 2, 0, LOW_RUNGS), (6, 0, 0, DOCS + ", replay after forced-capture quiescence, 500 ms")],
-        3: [(30, 0, 0, LOW_RUNGS), (5, 1, 0, DOCS + ", replay, 500 ms")],
-        4: [(12, 4, 0, LOW_RUNGS), (5, 1, 0, DOCS + ", replay, 500 ms")],
+        1: [(30, 10, 0, FIRST.format("interweave"))],
+        2: [(@I2@, SECOND.format("interweave"))],
+        3: [(@I3@, SECOND.format("interweave"))],
+        4: [(@I4@, SECOND.format("interweave"))],
         5: [(4, 2, 0, LOW_RUNGS), (4, 2, 0, DOCS + ", replay, 500 ms")],
         6: [(6, 0, 0, DOCS + ", replay, 500 ms")],
         7: [(5, 1, 0, DOCS + ", replay, 500 ms")],
         8: [(3, 3, 0, DOCS + ", replay, 500 ms"), (6, 4, 0, DOCS + ", replay, 10 more games")],
     },
     "rebelfury": {
-        1: [(16, 14, 0, ANCHORS)],
-        2: [(24, 0, 0, LOW_RUNGS), (39, 1, 0, DOCS + ", day 6, 1000 ms")],
-        3: [(8, 2, 0, LOW_RUNGS), (29, 11, 0, DOCS + ", day 6, 1000 ms")],
-        4: [(9, 2, 1, LOW_RUNGS), (32, 8, 0, DOCS + ", day 5, 1000 ms")],
+        1: [(36, 4, 0, FIRST.format("rebelfury"))],
+        2: [(@R2@, SECOND.format("rebelfury"))],
+        3: [(@R3@, SECOND.format("rebelfury"))],
+        4: [(@R4@, SECOND.format("rebelfury"))],
         5: [(1, 1, 0, LOW_RUNGS), (31, 8, 1, DOCS + ", day 5, 1000 ms")],
         6: [(29, 11, 0, DOCS + ", day 6, 1000 ms")],
         7: [(28, 11, 1, DOCS + ", day 5, 1000 ms"), (7, 3, 0, DOCS + ", re-measured, 500 ms")],

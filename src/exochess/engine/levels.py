@@ -1,41 +1,43 @@
 """Playing levels 1-8: from a beginner who blunders plausibly to full strength.
 
 A level fixes a nominal depth, random noise added to the root moves' scores,
-whether captures are followed to quiet positions, whether the search prunes,
+whether captures are followed to quiet positions, a share of lapses (moves
+searched one ply deep without following captures), whether the search prunes,
 and a share of the move time.  Each game has its own table, because what makes
 a player weaker is not the same in the three games (measured with
 ``bench/ladder.py``; the matches are in ``docs/benchmarks.md``):
 
-* in **Fugue** the root noise is a real handicap, so the lower levels mix noise
-  and depth (the default table, also used by a game without its own);
+* in **Fugue** the root noise is a real handicap, so the lower levels mix noise,
+  lapses and depth (the default table, also used by a game without its own);
 * in **Interweave** it is not (a level with noise scored about 50% against the
-  same depth without it), so from level 3 up each level searches one more ply;
+  same depth without it), so the levels differ by depth and lapses;
 * in **Rebel Fury** noise only tells at large sizes, and a ply is worth so much
-  that no amount of noise made a depth-2 player sit between depth 1 and a
-  clean depth 2.  So the first four levels all look one ply deep (the first
-  without quiescence, then with 800, 400 and 40 cp of noise) and each level
-  from 5 up adds a ply.
+  that the first four levels all look one ply deep (with 800 cp of noise and
+  40% and 7% of lapses, then 400 cp and 3%, then 40 cp) and each level from 5
+  up adds a ply.
 
 Default table (Fugue):
 
-| level | depth | noise (cp) | quiescence | pruning | time share |
-|---|---|---|---|---|---|
-| 1 | 1 | 300 | no  | no  | 1/8 |
-| 2 | 1 | 150 | yes | no  | 1/8 |
-| 3 | 1 | 40  | yes | no  | 1/8 |
-| 4 | 2 | 120 | yes | no  | 1/4 |
-| 5 | 2 | 0   | yes | yes | 1/4 |
-| 6 | 3 | 0   | yes | yes | 1/2 |
-| 7 | 4 | 0   | yes | yes | 1/2 |
-| 8 | 99| 0   | yes | yes | 1   |
+| level | depth | noise (cp) | lapses | quiescence | pruning | time share |
+|---|---|---|---|---|---|---|
+| 1 | 1 | 150 | 70% | yes | no  | 1/8 |
+| 2 | 1 | 150 | 15% | yes | no  | 1/8 |
+| 3 | 1 | 40  | 10% | yes | no  | 1/8 |
+| 4 | 2 | 120 | 0   | yes | no  | 1/4 |
+| 5 | 2 | 0   | 0   | yes | yes | 1/4 |
+| 6 | 3 | 0   | 0   | yes | yes | 1/2 |
+| 7 | 4 | 0   | 0   | yes | yes | 1/2 |
+| 8 | 99| 0   | 0   | yes | yes | 1   |
 
 Interweave's and Rebel Fury's tables are the ``levels`` attribute of their
 evaluators (``variants/interweave/evaluation.py``, ``variants/rebelfury/evaluation.py``).
 
-Level 1 sees only the material its own move wins (it never notices the
-reply), with noise as large as a minor piece: it hangs pieces the way a new
-player does but still grabs a King left en prise.  Level 8 always searches by
-iterative deepening on the whole time budget.
+Lapses are how the weak levels blunder like a beginner: in a lapse a level
+takes a hanging piece or a King en prise but does not see the reply.  A level
+that never followed captures lost to a greedy player almost half the time, but
+so much below the same level with quiescence (0-40) that no amount of noise
+filled the gap; the share of lapses does, smoothly.  Level 8 always searches
+by iterative deepening on the whole time budget.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ are in the middlegame); during each search ``--polls`` ``isready`` are sent at r
 0.05-0.25 s apart, then ``stop``.  A latency is the time from writing the command to reading
 its answer (``readyok``; ``bestmove``).  ``quit`` is sent once per game during a search: the
 time until the process has exited.  Prints p50/p99/max per build and game.  The defaults take
-about 6 minutes; ``--quick`` (6 searches of 8 polls, 48 ``isready`` a game) about 1.5.
+about 6 minutes; ``--quick`` (5 searches of 8 polls, 40 ``isready`` a game) about 1.5.
 
 The pure build is the editable install (``EXOCHESS_PURE=1``); the compiled build is
 ``--compiled-path`` first on PYTHONPATH (``make compiled``).  The ``control`` build is no engine:
@@ -149,11 +149,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compiled-path", default=str(ROOT / "build" / "compiled"))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--quick", action="store_true", help="6 searches of 8 polls a game: about 1.5 minutes in all"
+        "--quick", action="store_true", help="5 searches of 8 polls a game: about 1.5 minutes in all"
     )
     args = parser.parse_args(argv)
     if args.quick:
-        args.searches, args.polls = 6, 8
+        args.searches, args.polls = 5, 8
     rng = random.Random(args.seed)
     print(f"listen: {args.searches} searches a game, {args.polls} isready each; latencies in ms")
     print()

@@ -9,7 +9,7 @@ memory (``VmRSS`` of ``/proc``) is read before the search (the interpreter, the 
 evaluators: the overhead) and its peak (``VmHWM``) after.  Then ``ucinewgame`` and ``isready``
 are sent together: the time to ``readyok`` is what clearing the tables costs an interface, and
 a second ``isready`` after the background freeing has ended shows RSS then.  The defaults (six
-60-second searches) take about 6.5 minutes; ``--quick`` searches 15 seconds each (about 1.5).
+60-second searches) take about 6.5 minutes; ``--quick`` searches 12 seconds each (about 1.5).
 Figures only: nothing is asserted.
 """
 
@@ -109,10 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--build", default="compiled", choices=("compiled", "pure"))
     parser.add_argument("--compiled-path", default=str(ROOT / "build" / "compiled"))
-    parser.add_argument("--quick", action="store_true", help="15-second searches: about 1.5 minutes in all")
+    parser.add_argument("--quick", action="store_true", help="12-second searches: about 1.5 minutes in all")
     args = parser.parse_args(argv)
     if args.quick:
-        args.seconds = 15.0
+        args.seconds = 12.0
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     env.pop("EXOCHESS_PURE", None)

@@ -28,7 +28,7 @@ class InterweaveEvaluator(Evaluator):
     levels: ClassVar[Mapping[int, Level]] = {
         1: Level(1, 1, 150, True, False, 0.125, lapses=0.4),
         2: Level(2, 2, 40, True, False, 0.125, lapses=0.2),
-        3: Level(3, 2, 40, True, False, 0.125, lapses=0.05),
+        3: Level(3, 3, 0, True, False, 0.125, lapses=0.25),
         4: Level(4, 3, 0, True, False, 0.25),
         5: Level(5, 4, 0, True, True, 0.25),
         6: Level(6, 5, 0, True, True, 0.5),

@@ -35,9 +35,9 @@ class InterweaveEvaluator(Evaluator):
         7: Level(7, 6, 0, True, True, 0.75),
         8: LEVELS[8],
     }
-    """Noise hardly weakens an Interweave player, so the levels differ by depth (1, 2, 2, 3-6 for
-    levels 1-7; level 7 with 3/4 of the time) and the first three by their lapses (40%, 45% and 15%
-    of their moves at depth 1 without quiescence), which split the large steps from depth 1 to 2."""
+    """Noise hardly weakens an Interweave player, so the levels differ by depth (1, 2, 3, 3-6 for
+    levels 1-7; level 7 with 3/4 of the time) and the first three by their lapses (40%, 20% and 25%
+    of their moves at depth 1 without quiescence), which split the large steps between depths."""
 
     # --- tables (bench/tune.py writes this block) ---
     # Hand-set values and placement (the tuned ones lost or were not measured: docs/engine.md).

@@ -22,7 +22,8 @@
 // The bot draws its random choices from Math.random; here that is a generator seeded by the
 // game and the position, so a match replays identically.
 
-import { appendFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync } from "node:fs";
 import { register } from "node:module";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -61,6 +62,41 @@ register("data:text/javascript," + encodeURIComponent(HOOKS), { data: { src: SRC
 function note(text) {
   process.stderr.write(`vchess_bridge: ${text}\n`);
   if (process.env.VCHESS_BRIDGE_LOG) appendFileSync(process.env.VCHESS_BRIDGE_LOG, `${text}\n`);
+}
+
+// Our rules decide which of the bot's moves are legal: where vchess allows what ours do not
+// (RULES.md section 4: a Swapper swapping with the enemy Swapper, F-A6), the bot chooses among
+// the moves both allow.  A small Python helper lists our legal moves (exochess's Board).
+const HELPER = `
+import sys
+from exochess.board import Board
+for line in sys.stdin:
+    words = line.split()
+    board = Board(words[0])
+    for text in words[1:]:
+        board.push_text(text)
+    print(" ".join(str(m) for m in board.legal_moves), flush=True)
+`;
+const ROOT = path.dirname(path.dirname(new URL(import.meta.url).pathname));
+const PYTHON =
+  process.env.EXOCHESS_PYTHON ?? (existsSync(path.join(ROOT, ".venv/bin/python")) ? path.join(ROOT, ".venv/bin/python") : "python3");
+
+/** Our legal moves (texts) after `moves` in `variant`, from the helper. */
+class OurRules {
+  constructor() {
+    this.process = spawn(PYTHON, ["-c", HELPER], { stdio: ["pipe", "pipe", "inherit"] });
+    this.lines = createInterface({ input: this.process.stdout, terminal: false })[Symbol.asyncIterator]();
+  }
+
+  async legal(variant, moves) {
+    this.process.stdin.write(`${variant} ${moves.join(" ")}\n`);
+    const { value } = await this.lines.next();
+    return new Set((value ?? "").split(" ").filter(Boolean));
+  }
+
+  close() {
+    this.process.stdin.end();
+  }
 }
 
 const RULES = {
@@ -221,9 +257,27 @@ class Game {
     return new Move({ start: from, end: to, appear: [arrived], vanish: [mine, ...victims.map(piece)] });
   }
 
-  /** The bot's move in our text, or null when it has none. */
-  botMove() {
+  /** The bot's move in our text among `legal` (our legal moves), or null when there is none. */
+  botMove(legal) {
     const mover = this.rules.turn;
+    if (this.variant === "fugue") {
+      const allowed = this.rules.getAllValidMoves().filter((m) => legal.has(actionText(this.V, this.variant, m, mover)));
+      const choice = allowed.length ? this.rules.getComputerMove(allowed) : null;
+      return choice ? actionText(this.V, this.variant, choice, mover) : null;
+    }
+    // Interweave's bot plays a random turn: draw again while ours forbid it (rare: vchess's
+    // pawns promote otherwise), then take a random legal turn of ours.
+    for (let tries = 0; tries < 50; tries++) {
+      const text = this.turnText(mover);
+      if (text === null || legal.has(text)) return text;
+    }
+    const ours = [...legal].sort();
+    note(`no turn of the bot's is legal in ours after 50 draws; a random legal turn instead`);
+    return ours.length ? ours[Math.floor(Math.random() * ours.length)] : null;
+  }
+
+  /** The text of one turn drawn by vchess's Interweave bot (null when it has none). */
+  turnText(mover) {
     const choice = this.rules.getComputerMove();
     if (!choice) return null;
     const actions = Array.isArray(choice) ? choice : [choice];
@@ -249,6 +303,8 @@ async function main() {
   let game = new Game(V, variant);
   let position = "";
   let broken = null;
+  let played = [];
+  const ours = new OurRules();
   const input = createInterface({ input: process.stdin, terminal: false });
   for await (const line of input) {
     const words = line.trim().split(/\s+/);
@@ -285,7 +341,8 @@ async function main() {
       try {
         // Our Interweave turns may be written with spaces after commas: rejoin them.
         const moves = at < 0 ? [] : words.slice(at + 1).join(" ").replace(/,\s+/g, ",").split(" ");
-        for (const text of moves.filter(Boolean)) game.play(text);
+        played = moves.filter(Boolean);
+        for (const text of played) game.play(text);
       } catch (error) {
         broken = error.message;
         say(`info string error ${broken}`);
@@ -296,12 +353,13 @@ async function main() {
         continue;
       }
       Math.random = seeded(hash(`${variant} ${position}`));
-      const text = game.botMove();
+      const text = game.botMove(await ours.legal(variant, played));
       say(`info depth ${variant === "fugue" ? V.SEARCH_DEPTH : 1}`);
       say(`bestmove ${text ?? "(none)"}`);
     }
     // Anything else (stop, setoption Level/Hash...) has nothing to do: the bot answers at once.
   }
+  ours.close();
 }
 
 await main();

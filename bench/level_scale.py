@@ -7,8 +7,8 @@ comes from: ``bench/data/ladder/*.txt`` records of 29 Nov 2026 (issue 48, ``benc
 with the command in each file's first line) or the ladder tables of ``docs/benchmarks.md``
 ("Levels: the ladder", "Strength") when a rung could not be replayed within the CPU budget.
 Levels 1-3 were redefined (lapses, ``engine/levels.py``) after the first records, so the rungs
-that touch them (the anchor to 1, 2 to 1, 3 to 2, 4 to 3) come only from the ``lapses1-*`` and
-``lapses2-*`` records, played with the levels as they are now.
+that touch them (the anchor to 1, 2 to 1, 3 to 2, 4 to 3) come only from the ``lapses*-*``
+records, each rung from a match between the two levels as they are now.
 Where several matches played the same rung they are pooled (added up).  The anchor is a
 random-but-greedy player (``bench/greedy.py``) fixed at :data:`ANCHOR_ELO`; level 1 is the
 anchor plus its result against it, level k is level k-1 plus the rung ``k vs k-1``.  A rung won
@@ -36,13 +36,16 @@ FIRST = "bench/data/ladder/lapses1-{}-2026-11-29.txt"
 not change after it."""
 SECOND = "bench/data/ladder/lapses2-{}-2026-11-29.txt"
 """The rungs of levels 2-4 again, after levels 2-3 were given fewer lapses."""
+FOURTH = "bench/data/ladder/lapses4-{}-2026-11-29.txt"
+"""Interweave's rungs 3 and 4 once more, after its level 3 became depth 2 without lapses (the
+third record, ``lapses3-interweave``, is of a level 3 that was dropped)."""
 VCHESS = "bench/data/ladder/vchess-{}-2026-11-29.txt"
 
 RUNGS: dict[str, dict[int, list[Rung]]] = {
     "fugue": {
         1: [(37, 3, 0, FIRST.format("fugue"))],
-        2: [(@F2@, SECOND.format("fugue"))],
-        3: [(@F3@, SECOND.format("fugue"))],
+        2: [(38, 2, 0, SECOND.format("fugue"))],
+        3: [(35, 5, 0, SECOND.format("fugue"))],
         4: [(37, 2, 1, FIRST.format("fugue"))],
         5: [(18, 2, 0, FUGUE_LADDER)],
         6: [(14, 0, 0, FUGUE_LADDER)],
@@ -51,9 +54,9 @@ RUNGS: dict[str, dict[int, list[Rung]]] = {
     },
     "interweave": {
         1: [(30, 10, 0, FIRST.format("interweave"))],
-        2: [(@I2@, SECOND.format("interweave"))],
-        3: [(@I3@, SECOND.format("interweave"))],
-        4: [(@I4@, SECOND.format("interweave"))],
+        2: [(35, 5, 0, SECOND.format("interweave"))],
+        3: [(30, 10, 0, FOURTH.format("interweave"))],
+        4: [(@I4@, FOURTH.format("interweave"))],
         5: [(4, 2, 0, LOW_RUNGS), (4, 2, 0, DOCS + ", replay, 500 ms")],
         6: [(6, 0, 0, DOCS + ", replay, 500 ms")],
         7: [(5, 1, 0, DOCS + ", replay, 500 ms")],
@@ -61,8 +64,8 @@ RUNGS: dict[str, dict[int, list[Rung]]] = {
     },
     "rebelfury": {
         1: [(36, 4, 0, FIRST.format("rebelfury"))],
-        2: [(@R2@, SECOND.format("rebelfury"))],
-        3: [(@R3@, SECOND.format("rebelfury"))],
+        2: [(36, 4, 0, SECOND.format("rebelfury"))],
+        3: [(34, 6, 0, SECOND.format("rebelfury"))],
         4: [(@R4@, SECOND.format("rebelfury"))],
         5: [(1, 1, 0, LOW_RUNGS), (31, 8, 1, DOCS + ", day 5, 1000 ms")],
         6: [(29, 11, 0, DOCS + ", day 6, 1000 ms")],

@@ -58,8 +58,12 @@ export async function load(url, context, next) {
 `;
 register("data:text/javascript," + encodeURIComponent(HOOKS), { data: { src: SRC } });
 
-/** A line to stderr and, when VCHESS_BRIDGE_LOG names a file, to that file (a match hides stderr). */
+const noted = new Set();
+
+/** A line to stderr and, when VCHESS_BRIDGE_LOG names a file, to that file (a match hides stderr); once. */
 function note(text) {
+  if (noted.has(text)) return; // each position replays the game: say it once
+  noted.add(text);
   process.stderr.write(`vchess_bridge: ${text}\n`);
   if (process.env.VCHESS_BRIDGE_LOG) appendFileSync(process.env.VCHESS_BRIDGE_LOG, `${text}\n`);
 }

@@ -28,7 +28,7 @@ class InterweaveEvaluator(Evaluator):
     levels: ClassVar[Mapping[int, Level]] = {
         1: Level(1, 1, 150, True, False, 0.125, lapses=0.4),
         2: Level(2, 2, 40, True, False, 0.125, lapses=0.2),
-        3: Level(3, 3, 0, True, False, 0.125, lapses=0.05),
+        3: Level(3, 3, 0, True, False, 0.125, lapses=0.1),
         4: Level(4, 3, 0, True, False, 0.25),
         5: Level(5, 4, 0, True, True, 0.25),
         6: Level(6, 5, 0, True, True, 0.5),
@@ -36,7 +36,7 @@ class InterweaveEvaluator(Evaluator):
         8: LEVELS[8],
     }
     """Noise hardly weakens an Interweave player, so the levels differ by depth (1, 2, 3, 3-6 for
-    levels 1-7; level 7 with 3/4 of the time) and the first three by their lapses (40%, 20% and 5%
+    levels 1-7; level 7 with 3/4 of the time) and the first three by their lapses (40%, 20% and 10%
     of their moves at depth 1 without quiescence), which split the large steps between depths.
     A lapse costs much here (it may leave a King to be taken), so the shares are small."""
 

@@ -36,9 +36,10 @@ FIRST = "bench/data/ladder/lapses1-{}-2026-11-29.txt"
 not change after it."""
 SECOND = "bench/data/ladder/lapses2-{}-2026-11-29.txt"
 """The rungs of levels 2-4 again, after levels 2-3 were given fewer lapses."""
-FOURTH = "bench/data/ladder/lapses4-{}-2026-11-29.txt"
-"""Interweave's rungs 3 and 4 once more, after its level 3 became depth 2 without lapses (the
-third record, ``lapses3-interweave``, is of a level 3 that was dropped)."""
+SIXTH = "bench/data/ladder/lapses6-{}-2026-11-29.txt"
+"""Interweave's rungs 3 and 4 with its level 3 at depth 3 and 10% of lapses (``lapses3-`` to
+``lapses5-interweave`` are of levels 3 that were dropped: depth 3 with 25% of lapses, no better
+than level 2; depth 2 without lapses, 512 Elo below level 4; depth 3 with 5%, 17 below it)."""
 VCHESS = "bench/data/ladder/vchess-{}-2026-11-29.txt"
 
 RUNGS: dict[str, dict[int, list[Rung]]] = {
@@ -55,8 +56,8 @@ RUNGS: dict[str, dict[int, list[Rung]]] = {
     "interweave": {
         1: [(30, 10, 0, FIRST.format("interweave"))],
         2: [(35, 5, 0, SECOND.format("interweave"))],
-        3: [(30, 10, 0, FOURTH.format("interweave"))],
-        4: [(@I4@, FOURTH.format("interweave"))],
+        3: [(34, 6, 0, SIXTH.format("interweave"))],
+        4: [(26, 14, 0, SIXTH.format("interweave"))],
         5: [(4, 2, 0, LOW_RUNGS), (4, 2, 0, DOCS + ", replay, 500 ms")],
         6: [(6, 0, 0, DOCS + ", replay, 500 ms")],
         7: [(5, 1, 0, DOCS + ", replay, 500 ms")],
@@ -66,7 +67,7 @@ RUNGS: dict[str, dict[int, list[Rung]]] = {
         1: [(36, 4, 0, FIRST.format("rebelfury"))],
         2: [(36, 4, 0, SECOND.format("rebelfury"))],
         3: [(34, 6, 0, SECOND.format("rebelfury"))],
-        4: [(@R4@, SECOND.format("rebelfury"))],
+        4: [(35, 5, 0, SECOND.format("rebelfury"))],
         5: [(1, 1, 0, LOW_RUNGS), (31, 8, 1, DOCS + ", day 5, 1000 ms")],
         6: [(29, 11, 0, DOCS + ", day 6, 1000 ms")],
         7: [(28, 11, 1, DOCS + ", day 5, 1000 ms"), (7, 3, 0, DOCS + ", re-measured, 500 ms")],
@@ -102,7 +103,10 @@ def scale(rungs: dict[int, list[Rung]]) -> list[tuple[float, float, bool, int]]:
     return out
 
 
-OUTSIDE: dict[str, list[tuple[int, int, int, int]]] = {}
+OUTSIDE: dict[str, list[tuple[int, int, int, int]]] = {
+    "fugue": [(1, 0, 20, 0), (2, 9, 11, 0), (3, 14, 6, 0)],
+    "interweave": [(0, 11, 9, 0), (1, 20, 0, 0)],
+}
 """The vchess bot (``bench/vchess_bridge.mjs``) against our players: (our level, 0 for the
 greedy anchor; wins, losses, draws of ours), from the ``vchess-*.txt`` records."""
 

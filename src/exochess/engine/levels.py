@@ -94,18 +94,20 @@ LEVELS: dict[int, Level] = {
 """The default table (Fugue's, and any game's without a table of its own)."""
 
 ELO: dict[str, dict[int, int]] = {
-    "fugue": {1: 590, 2: 1350, 3: 1620, 4: 1810, 5: 2190, 6: 2760, 7: 2920, 8: 3160},
-    "interweave": {1: 550, 2: 1040, 3: 1660, 4: 1870, 5: 1990, 6: 2410, 7: 2690, 8: 2730},
-    "rebelfury": {1: 520, 2: 1240, 3: 1420, 4: 1660, 5: 1880, 6: 2050, 7: 2200, 8: 2340},
+    "fugue": {1: 940, 2: 1450, 3: 1790, 4: 2260, 5: 2640, 6: 3210, 7: 3360, 8: 3610},
+    "interweave": {1: 690, 2: 1030, 3: 1330, 4: 1440, 5: 1560, 6: 1970, 7: 2250, 8: 2300},
+    "rebelfury": {1: 880, 2: 1260, 3: 1560, 4: 1900, 5: 2120, 6: 2280, 7: 2440, 8: 2580},
 }
 """Each level's rating, one Elo scale per game (not comparable across games), rounded to 10.
 
 The recipe is ``bench/level_scale.py``, which prints this table: a random-but-greedy player
 (``bench/greedy.py``) is fixed at 500, level 1 is rated by its matches against it, and each
 level k by its matches against level k-1 (the records of 29 Nov 2026 in
-``bench/data/ladder/``, pooled with the ladder matches of ``docs/benchmarks.md`` for the
-rungs the CPU budget did not allow to replay).  The 95% intervals grow along the chain, from
-about ±120 at level 1 to ±460-780 at level 8 (``docs/benchmarks.md``, "Levels: the ladder").
+``bench/data/ladder/``: 40 games a rung for levels 1-4, played with the levels as they are,
+lapses included; for levels 5-8 pooled with the ladder matches of ``docs/benchmarks.md`` for
+the rungs the CPU budget did not allow to replay).  The 95% intervals grow along the chain,
+from about ±130-210 at level 1 to ±410-700 at level 8 (``docs/benchmarks.md``, "Levels: the
+ladder").
 Level 8 was rated at 0.5-1 s a move or 15,000 nodes; on the site it thinks 3 s.
 """
 

@@ -33,9 +33,12 @@ from exochess.web.limits import RateLimits
 from exochess.web.live.hub import Hub
 from exochess.web.routes import accounts, api, learn, pages, ws
 from exochess.web.routes import lobby as lobby_routes
+from exochess.web.routes import tournaments as tournament_routes
 from exochess.web.settings import Settings, load_settings
 from exochess.web.social.chat import Chat
 from exochess.web.social.lobby import Lobby
+from exochess.web.social.schedule import parse_schedule
+from exochess.web.social.tournaments import Tournaments
 from exochess.web.storage.store import Storage
 
 HERE = Path(__file__).parent
@@ -137,6 +140,10 @@ def create_app(
         )
         app.state.chat = Chat(service, limits)
         await lobby.start()
+        app.state.tournaments = tournaments = Tournaments(
+            service, parse_schedule(settings.tournament_schedule), tiny_clocks=settings.test_tiny_clocks
+        )
+        tournaments.start()
         app.state.dead_games = dead_games = DeadGames(service)
         dead_games.start()
         app.state.bus = bus
@@ -190,6 +197,7 @@ def create_app(
             if peers is not None:
                 await peers.close()
             lobby.close()
+            tournaments.close()
             dead_games.close()
             service.close()
             if pool is not None:
@@ -234,6 +242,7 @@ def create_app(
     app.include_router(accounts.router)
     app.include_router(ws.router)
     app.include_router(lobby_routes.router)
+    app.include_router(tournament_routes.router)
     app.include_router(health_router)
     install_error_handlers(app)
     return app

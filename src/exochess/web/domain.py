@@ -149,6 +149,14 @@ class ChallengeNotFound(GameNotFound):
         self.game_id = challenge_id
 
 
+class TournamentNotFound(GameNotFound):
+    """No tournament has this id."""
+
+    def __init__(self, tournament_id: str) -> None:
+        GameServiceError.__init__(self, N_("unknown tournament id {id}"), id=repr(tournament_id))
+        self.game_id = tournament_id
+
+
 class PlayerNotFound(GameNotFound):
     """No account has this name (or it was deleted)."""
 

@@ -19,6 +19,7 @@ from exochess.web.game.clock import Timing
 from exochess.web.limits import LIMITS, parse_rate_limits
 from exochess.web.live.hub import PER_ADDRESS, PER_GAME
 from exochess.web.social.lobby import GRACE_S
+from exochess.web.social.schedule import DEFAULT_SCHEDULE, parse_schedule
 from exochess.web.storage.threads import DB_THREADS
 
 PREFIX = "EXOCHESS_"
@@ -96,6 +97,12 @@ class Settings(BaseSettings):
     position_time_limit_s: float = Field(
         15.0, gt=0, description="Wall-clock bound in seconds on serving a free position (analysis board)."
     )
+    tournament_schedule: str = Field(
+        DEFAULT_SCHEDULE,
+        description="The site's own tournaments, ';'-separated entries "
+        "'<game> arena|swiss <time control> <minutes|rounds> hourly[:MM]|daily HH:MM|weekly <day> HH:MM' "
+        "(UTC; empty: none). See docs/tournaments.md.",
+    )
     test_timing: int | None = Field(
         None,
         gt=0,
@@ -110,6 +117,12 @@ class Settings(BaseSettings):
     @classmethod
     def _no_empty_redis(cls, value: str | None) -> str | None:
         return value or None
+
+    @field_validator("tournament_schedule")
+    @classmethod
+    def _readable_schedule(cls, value: str) -> str:
+        parse_schedule(value)  # a ValueError names the entry and what is wrong with it
+        return value
 
     @field_validator("rate_limits")
     @classmethod

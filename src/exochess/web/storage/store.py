@@ -262,6 +262,69 @@ lesson_progress = Table(
     Column("updated", DateTime, nullable=False),
 )
 
+tournaments = Table(
+    # an arena or a Swiss event (issue 46; docs/tournaments.md, "On the site"): its settings and
+    # where it stands; the players and games are in the two tables below
+    "tournaments",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("kind", String(8), nullable=False),
+    Column("variant", String(32), nullable=False),
+    Column("name", String(80), nullable=False),
+    Column("time_control", String(16), nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("starts_at", DateTime, nullable=False),
+    # an arena's length; a Swiss event has none (it ends with its last round)
+    Column("duration_s", Integer, nullable=True),
+    # a Swiss event's number of rounds, and the round being played (0: not started)
+    Column("rounds", Integer, nullable=True),
+    Column("round", Integer, nullable=False, server_default="0"),
+    Column("status", String(12), nullable=False),
+    Column("creator", Integer, ForeignKey("users.id"), nullable=True),
+    # unlisted: reached by its link only
+    Column("private", Boolean, nullable=False, server_default=false()),
+    # the schedule entry that made it (one event per entry and start time)
+    Column("schedule_key", String(96), nullable=True, unique=True),
+    # the pairing lease: the one process that pairs (across servers) holds it until then
+    Column("lease_until", DateTime, nullable=True),
+    Column("created", DateTime, nullable=False),
+    Column("finished", DateTime, nullable=True),
+)
+
+tournament_players = Table(
+    "tournament_players",
+    metadata,
+    Column("tournament_id", String(16), ForeignKey("tournaments.id"), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("joined", DateTime, nullable=False),
+    # a Swiss late joiner's first round
+    Column("joined_round", Integer, nullable=False, server_default="1"),
+    # False: withdrawn (or paused after missing a game); not paired until they join again
+    Column("active", Boolean, nullable=False),
+    # the Swiss round after which they withdrew
+    Column("withdrawn_after", Integer, nullable=True),
+)
+
+tournament_games = Table(
+    "tournament_games",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("tournament_id", String(16), ForeignKey("tournaments.id"), nullable=False, index=True),
+    Column("round", Integer, nullable=False, server_default="0"),
+    Column("white_user", Integer, ForeignKey("users.id"), nullable=False),
+    Column("black_user", Integer, ForeignKey("users.id"), nullable=False),
+    Column("created", DateTime, nullable=False),
+)
+
+tournament_byes = Table(
+    # a Swiss round's bye (a point without a game)
+    "tournament_byes",
+    metadata,
+    Column("tournament_id", String(16), ForeignKey("tournaments.id"), primary_key=True),
+    Column("round", Integer, primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
+)
+
 chat = Table(
     "chat",
     metadata,

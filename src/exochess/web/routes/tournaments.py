@@ -1,0 +1,205 @@
+"""Tournaments: the pages ``/tournaments`` and ``/tournaments/{id}``, the JSON API under
+``/api/tournaments`` and the socket ``/ws/tournaments/{id}``.
+
+The socket sends ``{"type": "tournament", "tournament": <the same object as GET
+/api/tournaments/{id}>}`` on connecting and after every change (standings, pairings, start,
+end); the client may send ``{"type": "ping"}`` and gets ``pong``.  A player's own new game shows
+in ``playing``: their page goes to it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Annotated, Any, Literal, cast
+
+from fastapi import APIRouter, Depends, Request, WebSocket, WebSocketDisconnect
+from fastapi.requests import HTTPConnection
+from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+from exochess.web.accounts.sessions import current_user
+from exochess.web.accounts.users import User
+from exochess.web.domain import N_, SecretRequired, TooFast
+from exochess.web.game.timecontrol import REALTIME_PRESETS
+from exochess.web.http.errors import status_of
+from exochess.web.http.i18n import localized, request_language
+from exochess.web.http.security import BadJSON, parse_json_text
+from exochess.web.http.templating import render
+from exochess.web.routes.pages import tr
+from exochess.web.social.throttle import CLOSE_FLOOD, MessageLimit
+from exochess.web.social.tournaments import ARENA_MINUTES, MAX_ROUNDS, Tournaments, room
+
+router = APIRouter()
+log = logging.getLogger("exochess.web")
+
+MAX_MESSAGE = 1024
+SOCKET_RATE = 2.0
+SOCKET_BURST = 10
+SOCKET_STRIKES = 20
+
+
+async def get_tournaments(conn: HTTPConnection) -> Tournaments:
+    return cast(Tournaments, conn.app.state.tournaments)
+
+
+TournamentsDep = Annotated[Tournaments, Depends(get_tournaments)]
+
+
+class NewTournament(BaseModel):
+    """``POST /api/tournaments``: a player's own event."""
+
+    kind: Literal["arena", "swiss"]
+    variant: StrictStr
+    time_control: StrictStr
+    minutes: StrictFloat | StrictInt | None = None
+    """An arena's length (10, 20, 30, 45, 60, 90, 120 or 180)."""
+    rounds: Annotated[StrictInt | None, Field(ge=1, le=MAX_ROUNDS)] = None
+    """A Swiss event's rounds."""
+    starts_in: Annotated[StrictFloat | StrictInt, Field(ge=0, le=7 * 24 * 60)] = 5
+    """Minutes from now."""
+    rated: StrictBool = True
+    private: StrictBool = False
+    """Reached by its link only (not listed)."""
+    name: Annotated[StrictStr, Field(max_length=200)] = ""
+
+
+def _signed_in(request: Request) -> User:
+    user = current_user(request)
+    if user is None:
+        raise SecretRequired(N_("sign in to play in tournaments"))
+    return user
+
+
+@router.get("/tournaments", response_class=HTMLResponse)
+async def tournaments_page(request: Request, tournaments: TournamentsDep) -> HTMLResponse:
+    return render(
+        request,
+        "tournaments.html",
+        title=tr(request, "Tournaments"),
+        listing=await tournaments.listing(),
+        presets=REALTIME_PRESETS,
+        arena_minutes=ARENA_MINUTES,
+        max_rounds=MAX_ROUNDS,
+    )
+
+
+@router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
+async def tournament_page(request: Request, tournament_id: str, tournaments: TournamentsDep) -> HTMLResponse:
+    view = await tournaments.view(tournament_id)
+    return render(request, "tournament.html", title=view["name"], tournament=view)
+
+
+@router.get("/api/tournaments")
+async def list_tournaments(tournaments: TournamentsDep) -> dict[str, Any]:
+    """Public events: upcoming, running, and finished in the last day."""
+    return {"tournaments": await tournaments.listing()}
+
+
+@router.post("/api/tournaments", status_code=201)
+async def create_tournament(
+    body: NewTournament, request: Request, tournaments: TournamentsDep
+) -> dict[str, Any]:
+    """Create an event (signed in); its creator is not entered automatically."""
+    user = _signed_in(request)
+    row = await tournaments.create(
+        kind=body.kind,
+        variant=body.variant,
+        time_control=body.time_control,
+        minutes=None if body.minutes is None else float(body.minutes),
+        rounds=body.rounds,
+        starts_in_min=float(body.starts_in),
+        rated=body.rated,
+        private=body.private,
+        name=body.name,
+        creator=user,
+    )
+    assert row is not None  # only a schedule's event can already exist
+    return await tournaments.view(row.id)
+
+
+@router.get("/api/tournaments/{tournament_id}")
+async def get_tournament(tournament_id: str, tournaments: TournamentsDep) -> dict[str, Any]:
+    """The event: settings, standings (best first), games on, podium once finished."""
+    return await tournaments.view(tournament_id)
+
+
+@router.get("/api/tournaments/{tournament_id}/games")
+async def tournament_games(tournament_id: str, tournaments: TournamentsDep) -> dict[str, Any]:
+    """Every game of the event, oldest first, with its result as the event counts it."""
+    return {"games": await tournaments.results(tournament_id)}
+
+
+@router.post("/api/tournaments/{tournament_id}/start", status_code=204)
+async def start_tournament(tournament_id: str, request: Request, tournaments: TournamentsDep) -> Response:
+    """The creator starts the event now instead of at its time."""
+    await tournaments.start_now(tournament_id, _signed_in(request))
+    return Response(status_code=204)
+
+
+@router.post("/api/tournaments/{tournament_id}/join", status_code=204)
+async def join_tournament(tournament_id: str, request: Request, tournaments: TournamentsDep) -> Response:
+    await tournaments.join(tournament_id, _signed_in(request))
+    return Response(status_code=204)
+
+
+@router.post("/api/tournaments/{tournament_id}/withdraw", status_code=204)
+async def withdraw_from_tournament(
+    tournament_id: str, request: Request, tournaments: TournamentsDep
+) -> Response:
+    await tournaments.withdraw(tournament_id, _signed_in(request))
+    return Response(status_code=204)
+
+
+@router.websocket("/ws/tournaments/{tournament_id}")
+async def tournament_socket(websocket: WebSocket, tournament_id: str, tournaments: TournamentsDep) -> None:
+    await websocket.accept()
+    hub = tournaments.hub
+    lang = request_language(websocket)
+    address = websocket.client.host if websocket.client is not None else ""
+    try:
+        first = await tournaments.view_text(tournament_id)
+    except Exception as exc:  # an unknown id: say so and close
+        await websocket.close(code=4404, reason=str(exc)[:120])
+        return
+    refusal = await hub.refusal_anywhere(room(tournament_id), address)
+    if refusal is not None:
+        await websocket.close(code=4429, reason=refusal)
+        return
+    conn = hub.join(room(tournament_id), websocket, None, address)
+    tournaments.watch(tournament_id)
+    throttle = MessageLimit(SOCKET_RATE, SOCKET_BURST, strikes=SOCKET_STRIKES)
+    try:
+        await conn.send(first)
+        while True:
+            raw = await websocket.receive_text()
+            verdict = throttle.check()
+            if verdict == "close":
+                await conn.finish()
+                await websocket.close(code=CLOSE_FLOOD, reason=throttle.reason())
+                break
+            error = TooFast(N_("too many messages: slow down")) if verdict == "slow" else None
+            if error is None:
+                try:
+                    message = parse_json_text(raw) if len(raw) <= MAX_MESSAGE else None
+                except (BadJSON, ValueError):
+                    message = None
+                if isinstance(message, dict) and message.get("type") == "ping":
+                    await conn.send(json.dumps({"type": "pong"}))
+                    continue
+            reply: dict[str, Any] = {
+                "type": "error",
+                "error": localized(error.template, error.params, lang)
+                if error is not None
+                else localized(N_("this socket only answers pings"), {}, lang),
+            }
+            if error is not None:
+                reply["status"] = status_of(error)
+            await conn.send(json.dumps(reply))
+    except WebSocketDisconnect:
+        pass
+    except Exception:  # a binary frame, a closed transport...: drop this connection only
+        log.debug("tournament websocket closed on error", exc_info=True)
+    finally:
+        hub.leave(room(tournament_id), websocket)
+        tournaments.unwatch(tournament_id)

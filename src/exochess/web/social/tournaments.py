@@ -1,0 +1,499 @@
+"""Tournaments on the site (:class:`Tournaments`): arenas and Swiss events, created by players
+or by the schedule, joined and left by accounts, paired and finished by one loop.
+
+Who does what (lila's ``tournament`` module is the model):
+
+- the database holds everything (:mod:`exochess.web.storage.tournaments`); standings are
+  recounted from the stored games (:mod:`.standings`), so any server, and a restarted one,
+  shows the same table;
+- every server runs :meth:`Tournaments.run`, a loop that wakes at :data:`TICK_S`, or at once
+  when one of its games ends; for each event it first takes the event's lease in the database
+  (:func:`~exochess.web.storage.tournaments.take_lease`), so pairing runs in exactly one
+  place even with several servers;
+- games are ordinary rated (or casual) games between accounts made by
+  :meth:`GameService.create_between`: clocks, fair play, ratings and the game page are the
+  games' own;
+- watchers of ``/ws/tournaments/{id}`` get the whole view (coalesced) after every change,
+  through the hub's room ``tournament:{id}``, which the Redis bus carries to every server.
+
+Cheat guards: a player is never paired while they have another game on; a player whose game
+was aborted because they never moved loses it (in the tournament) and is paused until they
+come back and press "join".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import logging
+import secrets
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from exochess.tournament.arena import pair_arena
+from exochess.tournament.swiss import PairingImpossible, pair_round
+from exochess.variants import find_variant
+from exochess.web.accounts.ratings import players_by_id
+from exochess.web.accounts.users import User
+from exochess.web.domain import N_, Color, Conflict, GameStatus, InvalidRequest, TournamentNotFound
+from exochess.web.game.live import LiveGame
+from exochess.web.game.service import GameService
+from exochess.web.game.timecontrol import TimeControl
+from exochess.web.social.schedule import ScheduleEntry, due_events
+from exochess.web.social.standings import (
+    absentee,
+    arena_lines,
+    arena_table,
+    arena_waiting,
+    swiss_record,
+    swiss_result,
+    swiss_table,
+)
+from exochess.web.storage import tournaments as db
+from exochess.web.storage.store import now
+from exochess.web.storage.tournaments import ARENA, SWISS, TournamentRow, TournamentStatus
+
+log = logging.getLogger("exochess.web")
+
+TICK_S = 0.5
+"""How often the loop looks at every event (a game ended on another server is seen then)."""
+LEASE_S = 10.0
+"""How long one step of one event may hold its lease (a crashed holder frees it after this)."""
+ARENA_MINUTES = (10, 20, 30, 45, 60, 90, 120, 180)
+"""The lengths an arena may have."""
+MAX_ROUNDS = 15
+MAX_START_IN_MIN = 7 * 24 * 60
+NAME_LENGTH = 80
+
+
+def room(tournament_id: str) -> str:
+    """The hub room of a tournament's watchers."""
+    return f"tournament:{tournament_id}"
+
+
+class Tournaments:
+    """Creates, joins, pairs and shows tournaments (see the module docstring)."""
+
+    def __init__(
+        self,
+        service: GameService,
+        schedule: list[ScheduleEntry] | None = None,
+        *,
+        tiny_clocks: bool = False,
+    ) -> None:
+        self.service = service
+        self.hub = service.hub
+        self.schedule = schedule or []
+        self.tiny_clocks = tiny_clocks
+        """Tests: any minutes with two decimals as a time control and any arena length."""
+        self.clock: Callable[[], dt.datetime] = now
+        self._wake = asyncio.Event()
+        self._games: dict[str, str] = {}
+        """Game id -> tournament id, for the games this process knows to be a tournament's."""
+        self._sent: dict[str, str] = {}
+        """The last view sent to each event's room."""
+        self._watched: Counter[str] = Counter()
+        """This process's watchers per event (each server sends its own watchers the view)."""
+        self._made: set[str] = set()
+        """Keys of the scheduled events this process has made (or found made)."""
+        self._task: asyncio.Task[None] | None = None
+        service.listeners.append(self._game_changed)
+
+    # --- players' requests ---------------------------------------------------------------
+
+    async def create(
+        self,
+        *,
+        kind: str,
+        variant: str,
+        time_control: str,
+        minutes: float | None,
+        rounds: int | None,
+        starts_in_min: float,
+        rated: bool,
+        private: bool,
+        name: str,
+        creator: User | None,
+        schedule_key: str | None = None,
+    ) -> TournamentRow | None:
+        """Check and store a new event; None when a schedule entry's event exists already."""
+        try:
+            game = find_variant(variant)
+        except Exception as exc:  # UnknownVariantError, with its own message
+            raise InvalidRequest(str(exc)) from exc
+        try:
+            tc = TimeControl.parse(time_control, any_minutes=self.tiny_clocks)
+        except ValueError as exc:
+            raise InvalidRequest(str(exc)) from exc
+        if not tc.is_realtime:
+            raise InvalidRequest(N_("a tournament needs a real-time clock (minutes+seconds)"))
+        if not 0 <= starts_in_min <= MAX_START_IN_MIN:
+            raise InvalidRequest(N_("a tournament starts within a week"))
+        duration_s: int | None = None
+        if kind == ARENA:
+            if minutes is None or (
+                not (self.tiny_clocks and 0 < minutes <= 180) and minutes not in ARENA_MINUTES
+            ):
+                raise InvalidRequest(N_("an arena lasts 10, 20, 30, 45, 60, 90, 120 or 180 minutes"))
+            duration_s = max(1, round(minutes * 60))
+            rounds = None
+        elif kind == SWISS:
+            if rounds is None or not 1 <= rounds <= MAX_ROUNDS:
+                raise InvalidRequest(N_("a Swiss event has 1 to {count} rounds"), count=MAX_ROUNDS)
+        else:
+            raise InvalidRequest(N_("a tournament is an arena or a Swiss event"))
+        shown = " ".join(name.split())[:NAME_LENGTH] or f"{game.title} {kind}"
+        at = self.clock()
+        row = TournamentRow(
+            id=secrets.token_hex(4),
+            kind=kind,
+            variant=game.name,
+            name=shown,
+            time_control=tc.text,
+            rated=rated,
+            starts_at=at + dt.timedelta(minutes=starts_in_min),
+            duration_s=duration_s,
+            rounds=rounds,
+            round=0,
+            status=TournamentStatus.CREATED,
+            creator=creator.id if creator is not None else None,
+            private=private,
+            schedule_key=schedule_key,
+            lease_until=None,
+            created=at,
+            finished=None,
+        )
+        if not await self.service.db(db.create_tournament, self.service.storage.engine, row):
+            return None
+        self._wake.set()
+        return row
+
+    async def get(self, tournament_id: str) -> TournamentRow:
+        row = await self.service.db(db.load_tournament, self.service.storage.engine, tournament_id)
+        if row is None:
+            raise TournamentNotFound(tournament_id)
+        return row
+
+    async def join(self, tournament_id: str, user: User) -> None:
+        """Enter ``user`` (or bring them back after withdrawing or being paused)."""
+        row = await self.get(tournament_id)
+        if row.status == TournamentStatus.FINISHED:
+            raise Conflict(N_("this tournament is over"))
+        if row.kind == ARENA and row.ends_at is not None and self.clock() >= row.ends_at:
+            raise Conflict(N_("this arena has stopped pairing"))
+        joined_round = row.round + 1 if row.kind == SWISS else 1
+        await self.service.db(db.join, self.service.storage.engine, row.id, user.id, joined_round)
+        await self._changed(row.id)
+
+    async def withdraw(self, tournament_id: str, user: User) -> None:
+        """Take ``user`` out of the pairings (their games so far still count)."""
+        row = await self.get(tournament_id)
+        after = row.round if row.kind == SWISS else None
+        if not await self.service.db(db.withdraw, self.service.storage.engine, row.id, user.id, after):
+            raise Conflict(N_("you have not joined this tournament"))
+        await self._changed(row.id)
+
+    async def start_now(self, tournament_id: str, user: User) -> None:
+        """The creator starts their event before its time (lichess's "start now")."""
+        row = await self.get(tournament_id)
+        if row.creator != user.id:
+            raise Conflict(N_("only the tournament's creator can start it early"))
+        if not await self.service.db(db.start_early, self.service.storage.engine, row.id, self.clock()):
+            raise Conflict(N_("this tournament has already started"))
+        self._wake.set()
+
+    async def listing(self) -> list[dict[str, Any]]:
+        """Public events: upcoming, running, and finished in the last day."""
+        engine = self.service.storage.engine
+        rows = await self.service.db(db.list_tournaments, engine, self.clock() - dt.timedelta(days=1))
+        counts = await self.service.db(db.count_players, engine, [r.id for r in rows])
+        return [self._summary(r, counts.get(r.id, 0)) for r in rows]
+
+    async def view(self, tournament_id: str) -> dict[str, Any]:
+        """Everything a tournament's page shows: settings, standings, games on, podium."""
+        row = await self.get(tournament_id)
+        engine = self.service.storage.engine
+        players = await self.service.db(db.entries, engine, row.id)
+        paired = await self.service.db(db.paired_games, engine, row.id)
+        ratings = await self._ratings(row, [p.user_id for p in players])
+        names = {p.user_id: p.name for p in players}
+        if row.kind == ARENA:
+            table = arena_table(players, arena_lines(players, paired), ratings)
+        else:
+            byes = await self.service.db(db.byes, engine, row.id)
+            swiss_players, rounds = swiss_record(players, paired, byes, ratings, row.round)
+            table = swiss_table(players, swiss_players, rounds, ratings)
+        playing = [
+            {
+                "id": g.game_id,
+                "white": names.get(g.white_user),
+                "black": names.get(g.black_user),
+                "round": g.round,
+            }
+            for g in paired
+            if g.status == GameStatus.ACTIVE
+        ]
+        out = self._summary(row, len(players))
+        out.update(
+            standings=table,
+            playing=playing,
+            games=len(paired),
+            podium=[line["name"] for line in table[:3]] if row.status == TournamentStatus.FINISHED else [],
+        )
+        return out
+
+    async def results(self, tournament_id: str) -> list[dict[str, Any]]:
+        """Every game of the event, oldest first, with its result as the event counts it
+        (an absentee's aborted game is theirs lost; None: still on)."""
+        row = await self.get(tournament_id)
+        engine = self.service.storage.engine
+        names = {p.user_id: p.name for p in await self.service.db(db.entries, engine, row.id)}
+        paired = await self.service.db(db.paired_games, engine, row.id)
+        out = []
+        for g in paired:
+            result = swiss_result(g)
+            out.append(
+                {
+                    "id": g.game_id,
+                    "round": g.round,
+                    "white": names.get(g.white_user),
+                    "black": names.get(g.black_user),
+                    "status": g.status,
+                    "result": None if result is None else result.value,
+                    "absent": names.get(absentee(g) or -1),
+                }
+            )
+        return out
+
+    # --- the loop --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self.run())
+
+    def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def run(self) -> None:
+        """Make the scheduled events, then step every unfinished event, forever."""
+        while True:
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a database outage: the next tick tries again
+                log.warning("tournament step failed", exc_info=True)
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), TICK_S)
+
+    async def tick(self) -> None:
+        """One pass: the schedule's due events, then a step of each unfinished event."""
+        for entry, starts_at, key in due_events(self.schedule, self.clock()):
+            if key in self._made:
+                continue
+            self._made.add(key)
+            await self.create(
+                kind=entry.kind,
+                variant=entry.variant,
+                time_control=entry.time_control,
+                minutes=entry.minutes,
+                rounds=entry.rounds,
+                starts_in_min=max(0.0, (starts_at - self.clock()).total_seconds() / 60),
+                rated=True,
+                private=False,
+                name=entry.name,
+                creator=None,
+                schedule_key=key,
+            )
+        engine = self.service.storage.engine
+        for row in await self.service.db(db.unfinished_tournaments, engine):
+            await self.step(row)
+        for tournament_id in list(self._watched):
+            await self._changed(tournament_id)
+
+    async def step(self, row: TournamentRow) -> None:
+        """Start, pair or finish one event, holding its lease (else another process does it)."""
+        engine = self.service.storage.engine
+        at = self.clock()
+        if not await self.service.db(db.take_lease, engine, row.id, at + dt.timedelta(seconds=LEASE_S), at):
+            return
+        try:
+            if row.status == TournamentStatus.CREATED:
+                if at < row.starts_at:
+                    return
+                await self.service.db(
+                    db.set_status, engine, row.id, TournamentStatus.CREATED, TournamentStatus.STARTED
+                )
+                row = replace(row, status=TournamentStatus.STARTED)
+            changed = await (self._step_arena(row, at) if row.kind == ARENA else self._step_swiss(row))
+        finally:
+            await self.service.db(db.release_lease, engine, row.id)
+        if changed:
+            await self._changed(row.id)
+
+    async def _step_arena(self, row: TournamentRow, at: dt.datetime) -> bool:
+        engine = self.service.storage.engine
+        players = await self.service.db(db.entries, engine, row.id)
+        paired = await self.service.db(db.paired_games, engine, row.id)
+        changed = await self._pause_absent(row, players, paired)
+        if changed:
+            players = await self.service.db(db.entries, engine, row.id)
+        lines = arena_lines(players, paired)
+        ends_at = row.ends_at
+        if ends_at is not None and at >= ends_at:
+            if not any(line.playing for line in lines.values()):
+                return await self._finish(row)
+            return changed
+        busy = await self.service.db(db.users_in_games, engine, [p.user_id for p in players if p.active])
+        ratings = await self._ratings(row, [p.user_id for p in players])
+        pairs = pair_arena(arena_waiting(players, lines, busy, ratings))
+        names = {p.user_id: p.name for p in players}
+        for pair in pairs:
+            await self._start_game(row, 0, pair.white, pair.black, names)
+        return changed or bool(pairs)
+
+    async def _step_swiss(self, row: TournamentRow) -> bool:
+        engine = self.service.storage.engine
+        players = await self.service.db(db.entries, engine, row.id)
+        paired = await self.service.db(db.paired_games, engine, row.id)
+        changed = await self._pause_absent(row, players, paired)
+        if changed:
+            players = await self.service.db(db.entries, engine, row.id)
+        if any(g.status == GameStatus.ACTIVE for g in paired if g.round == row.round):
+            return changed
+        if row.round >= (row.rounds or 0):
+            return await self._finish(row)
+        if sum(p.active for p in players) < 2:
+            # nobody to play: the first round waits for a second player; a later one ends the event
+            return await self._finish(row) if row.round else changed
+        byes = await self.service.db(db.byes, engine, row.id)
+        ratings = await self._ratings(row, [p.user_id for p in players])
+        swiss_players, rounds = swiss_record(players, paired, byes, ratings, row.round)
+        try:
+            pairing = pair_round(swiss_players, rounds, row.rounds or 0)
+            if not pairing.pairings:
+                raise PairingImpossible("no game to play")
+        except PairingImpossible:
+            log.info("tournament %s: round %d cannot be paired; finishing", row.id, row.round + 1)
+            return await self._finish(row)
+        number = row.round + 1
+        if not await self.service.db(db.set_round, engine, row.id, row.round, number):
+            return changed
+        names = {p.user_id: p.name for p in players}
+        if pairing.bye is not None:
+            await self.service.db(db.add_bye, engine, row.id, number, pairing.bye)
+        for pair in pairing.pairings:
+            await self._start_game(row, number, pair.white, pair.black, names)
+        return True
+
+    async def _pause_absent(
+        self, row: TournamentRow, players: list[db.EntryRow], paired: list[db.PairedGame]
+    ) -> bool:
+        """Pause every active player who let a game since they (re)joined be aborted unmoved."""
+        engine = self.service.storage.engine
+        joined = {p.user_id: p.joined for p in players if p.active}
+        paused = False
+        for game in paired:
+            missing = absentee(game)
+            if missing is not None and missing in joined and game.created >= joined[missing]:
+                after = row.round if row.kind == SWISS else None
+                await self.service.db(db.withdraw, engine, row.id, missing, after)
+                del joined[missing]
+                paused = True
+        return paused
+
+    async def _start_game(
+        self, row: TournamentRow, number: int, white: int, black: int, names: dict[int, str]
+    ) -> None:
+        live, _secrets = await self.service.create_between(
+            row.variant,
+            white,
+            black,
+            rated=row.rated,
+            time_control=TimeControl.parse(row.time_control, any_minutes=True),
+            names={Color.WHITE: names[white], Color.BLACK: names[black]},
+        )
+        await self.service.db(
+            db.add_game, self.service.storage.engine, row.id, live.row.id, number, white, black
+        )
+        self._games[live.row.id] = row.id
+
+    async def _finish(self, row: TournamentRow) -> bool:
+        engine = self.service.storage.engine
+        return bool(
+            await self.service.db(
+                db.set_status,
+                engine,
+                row.id,
+                TournamentStatus.STARTED,
+                TournamentStatus.FINISHED,
+                self.clock(),
+            )
+        )
+
+    # --- views -----------------------------------------------------------------------------
+
+    async def _ratings(self, row: TournamentRow, user_ids: list[int]) -> dict[int, int]:
+        infos = await self.service.db(players_by_id, self.service.storage.engine, set(user_ids), row.variant)
+        return {user_id: info["rating"] for user_id, info in infos.items()}
+
+    def _summary(self, row: TournamentRow, players: int) -> dict[str, Any]:
+        ends_at = row.ends_at
+        return {
+            "id": row.id,
+            "kind": row.kind,
+            "variant": row.variant,
+            "name": row.name,
+            "time_control": row.time_control,
+            "rated": row.rated,
+            "status": row.status,
+            "starts_at": _ms(row.starts_at),
+            "ends_at": None if ends_at is None else _ms(ends_at),
+            "rounds": row.rounds,
+            "round": row.round,
+            "private": row.private,
+            "players": players,
+            "now": _ms(self.clock()),
+        }
+
+    def watch(self, tournament_id: str) -> None:
+        """A watcher of this process opened the event's socket."""
+        self._watched[tournament_id] += 1
+
+    def unwatch(self, tournament_id: str) -> None:
+        self._watched[tournament_id] -= 1
+        if self._watched[tournament_id] <= 0:
+            del self._watched[tournament_id]
+            self._sent.pop(tournament_id, None)
+
+    async def view_text(self, tournament_id: str) -> str:
+        """The view as the socket sends it."""
+        view = await self.view(tournament_id)
+        return json.dumps({"type": "tournament", "tournament": view})
+
+    async def _changed(self, tournament_id: str) -> None:
+        """Send the event's view to this process's watchers when it differs from the last one
+        sent.  Every server runs the loop and recounts the same rows, so each serves its own
+        watchers (no view travels on the bus; a change made elsewhere shows within a tick)."""
+        if tournament_id not in self._watched:
+            return
+        view = await self.view(tournament_id)
+        view.pop("now")
+        text = json.dumps({"type": "tournament", "tournament": view})
+        if self._sent.get(tournament_id) == text:
+            return
+        self._sent[tournament_id] = text
+        await self.hub.deliver(room(tournament_id), text, coalesce=True)
+
+    def _game_changed(self, live: LiveGame) -> None:
+        if live.row.status != GameStatus.ACTIVE and live.row.id in self._games:
+            self._wake.set()  # a tournament game ended here: pair its players at once
+
+
+def _ms(when: dt.datetime) -> int:
+    return int(when.replace(tzinfo=dt.UTC).timestamp() * 1000)

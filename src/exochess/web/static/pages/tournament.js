@@ -1,0 +1,125 @@
+// @ts-check
+// /tournaments/<id>: the event's standings, live over /ws/tournaments/<id>; join and withdraw;
+// a player paired by the event is taken to their new game.
+import { postJSON } from "/static/api.js";
+import { Reconnector } from "/static/connection.js";
+import { t } from "/static/i18n.js";
+import { pageData } from "/static/pagedata.js";
+import { countdown, duration } from "/static/tournamentclock.js";
+
+/** @typedef {{id: string, white: string, black: string, round: number}} Playing */
+/** @typedef {{rank: number, name: string, rating: number, score: number, active: boolean,
+ *   sheet?: number[], fire?: boolean, buchholz?: number, buchholz_cut1?: number,
+ *   sonneborn_berger?: number, wins?: number}} Line */
+/** @typedef {{id: string, kind: string, variant: string, name: string, time_control: string,
+ *   rated: boolean, status: string, starts_at: number, ends_at: number | null, rounds: number | null,
+ *   round: number, players: number, standings: Line[], playing: Playing[], podium: string[]}} View */
+
+const root = /** @type {HTMLElement} */ (document.getElementById("tournament"));
+/** @type {View} */
+let view = pageData("tournament-data");
+/** @type {string | null} */
+const me = pageData("tournament-me");
+/** The games on when the page opened: a player already in one is shown a link, not sent. */
+const knownGames = new Set(view.playing.map((g) => g.id));
+const error = /** @type {HTMLElement} */ (document.getElementById("tournament-error"));
+
+/** @param {string} tag @param {string} text @returns {HTMLElement} */
+function cell(tag, text) {
+  const el = document.createElement(tag);
+  el.textContent = text;
+  return el;
+}
+
+function renderClock() {
+  const clock = /** @type {HTMLElement} */ (document.getElementById("tournament-clock"));
+  if (view.status === "created") clock.textContent = countdown(view.starts_at, view.status);
+  else if (view.status === "finished") clock.textContent = t("This tournament is over.");
+  else if (view.kind === "arena" && view.ends_at !== null) {
+    clock.textContent = view.ends_at > Date.now()
+      ? t("{time} left", { time: duration(view.ends_at - Date.now()) })
+      : t("Pairing has stopped: the last games are being played.");
+  } else clock.textContent = t("Round {round} of {rounds}", { round: view.round, rounds: view.rounds || 0 });
+}
+
+function render() {
+  root.dataset.status = view.status;
+  const kind = view.kind === "arena" ? t("Arena") : t("Swiss");
+  /** @type {HTMLElement} */ (document.getElementById("tournament-about")).textContent =
+    [kind, view.variant, view.time_control, view.rated ? t("rated") : t("casual"),
+     t("{count} players", { count: view.players })].join(" · ");
+  renderClock();
+  const head = /** @type {HTMLElement} */ (document.getElementById("standings-head"));
+  const columns = view.kind === "arena"
+    ? [t("Rank"), t("Player"), t("Rating"), t("Games"), t("Score")]
+    : [t("Rank"), t("Player"), t("Rating"), t("Score"), t("Buchholz cut 1"), t("Buchholz"), t("Sonneborn-Berger")];
+  head.replaceChildren(...columns.map((c) => cell("th", c)));
+  const body = /** @type {HTMLElement} */ (document.querySelector("#tournament-standings tbody"));
+  body.replaceChildren(...view.standings.map((line) => {
+    const tr = document.createElement("tr");
+    tr.dataset.player = line.name;
+    if (!line.active) tr.classList.add("withdrawn");
+    if (line.name === me) tr.classList.add("me");
+    const name = line.name + (line.fire ? " 🔥" : "") + (line.active ? "" : ` (${t("paused")})`);
+    const cells = view.kind === "arena"
+      ? [String(line.rank), name, String(line.rating), (line.sheet || []).join(" "), String(line.score)]
+      : [String(line.rank), name, String(line.rating), String(line.score), String(line.buchholz_cut1),
+         String(line.buchholz), String(line.sonneborn_berger)];
+    tr.replaceChildren(...cells.map((c) => cell("td", c)));
+    return tr;
+  }));
+  const podium = /** @type {HTMLElement} */ (document.getElementById("tournament-podium"));
+  podium.hidden = !view.podium.length;
+  podium.replaceChildren(...view.podium.map((name) => cell("li", name)));
+  const games = /** @type {HTMLElement} */ (document.getElementById("tournament-games"));
+  games.replaceChildren(...view.playing.map((g) => {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = `/games/${g.id}`;
+    a.textContent = `${g.white} – ${g.black}`;
+    if (g.white === me || g.black === me) a.classList.add("mine");
+    li.append(a);
+    return li;
+  }));
+  const mine = me ? view.standings.find((line) => line.name === me) : undefined;
+  const join = document.getElementById("tournament-join");
+  const leave = document.getElementById("tournament-withdraw");
+  if (join && leave) {
+    join.hidden = Boolean(mine && mine.active) || view.status === "finished";
+    leave.hidden = !(mine && mine.active) || view.status === "finished";
+  }
+  for (const g of view.playing) {
+    if ((g.white === me || g.black === me) && !knownGames.has(g.id)) {
+      window.location.href = `/games/${g.id}?tournament=${view.id}`;
+    }
+  }
+}
+
+/** @param {string} action */
+async function act(action) {
+  error.textContent = "";
+  try {
+    await postJSON(`/api/tournaments/${view.id}/${action}`);
+  } catch (e) {
+    error.textContent = e instanceof Error ? e.message : String(e);
+  }
+}
+document.getElementById("tournament-join")?.addEventListener("click", () => act("join"));
+document.getElementById("tournament-withdraw")?.addEventListener("click", () => act("withdraw"));
+
+const scheme = window.location.protocol === "https:" ? "wss" : "ws";
+const socket = new Reconnector(`${scheme}://${window.location.host}/ws/tournaments/${view.id}`, {
+  onOpen() { root.dataset.live = "yes"; },
+  /** @param {any} data */
+  onMessage(data) {
+    if (data.type === "tournament") {
+      view = data.tournament;
+      render();
+    }
+  },
+  onDown() { root.dataset.live = "no"; },
+});
+socket.start();
+setInterval(() => socket.send({ type: "ping" }), 20000);
+setInterval(renderClock, 1000);
+render();

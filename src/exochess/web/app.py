@@ -141,7 +141,10 @@ def create_app(
         app.state.chat = Chat(service, limits)
         await lobby.start()
         app.state.tournaments = tournaments = Tournaments(
-            service, parse_schedule(settings.tournament_schedule), tiny_clocks=settings.test_tiny_clocks
+            service,
+            limits,
+            parse_schedule(settings.tournament_schedule),
+            tiny_clocks=settings.test_tiny_clocks,
         )
         tournaments.start()
         app.state.dead_games = dead_games = DeadGames(service)

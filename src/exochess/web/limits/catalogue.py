@@ -67,6 +67,8 @@ LIMITS: tuple[Limit, ...] = (
     # (48 = 40 + 8 in any second, 520 = 40 + 8 x 60 in any minute; the lobby's 12 + 4)
     Limit("game-messages", "48/second,520/minute", "websocket messages", Key.SOCKET, local=True),
     Limit("lobby-messages", "16/second,250/minute", "lobby messages", Key.SOCKET, local=True),
+    # a tournament page only pings (every 20 s); anything more is a misbehaving client
+    Limit("tournament-messages", "4/second,30/minute", "tournament page messages", Key.SOCKET, local=True),
     Limit("chat", "4 per 2 seconds", "chat lines", Key.SEAT),
     # only failed logins are counted (http/loginguard.py)
     Limit(

@@ -26,17 +26,16 @@ from exochess.web.http.errors import status_of
 from exochess.web.http.i18n import localized, request_language
 from exochess.web.http.security import BadJSON, parse_json_text
 from exochess.web.http.templating import render
+from exochess.web.limits import CLOSE_FLOOD, MessageLimit
 from exochess.web.routes.pages import tr
-from exochess.web.social.throttle import CLOSE_FLOOD, MessageLimit
 from exochess.web.social.tournaments import ARENA_MINUTES, MAX_ROUNDS, Tournaments, room
 
 router = APIRouter()
 log = logging.getLogger("exochess.web")
 
 MAX_MESSAGE = 1024
-SOCKET_RATE = 2.0
-SOCKET_BURST = 10
-SOCKET_STRIKES = 20
+SOCKET_STRIKES = 5
+"""Messages over the limit answered "slow down" before the socket is closed."""
 
 
 async def get_tournaments(conn: HTTPConnection) -> Tournaments:
@@ -168,7 +167,7 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str, tournament
         return
     conn = hub.join(room(tournament_id), websocket, None, address)
     tournaments.watch(tournament_id)
-    throttle = MessageLimit(SOCKET_RATE, SOCKET_BURST, strikes=SOCKET_STRIKES)
+    throttle = MessageLimit(tournaments.limits, "tournament-messages", strikes=SOCKET_STRIKES)
     try:
         await conn.send(first)
         while True:

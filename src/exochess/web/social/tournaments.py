@@ -43,6 +43,7 @@ from exochess.web.domain import N_, Color, Conflict, GameStatus, InvalidRequest,
 from exochess.web.game.live import LiveGame
 from exochess.web.game.service import GameService
 from exochess.web.game.timecontrol import TimeControl
+from exochess.web.limits import RateLimits
 from exochess.web.social.schedule import ScheduleEntry, due_events
 from exochess.web.social.standings import (
     absentee,
@@ -81,12 +82,15 @@ class Tournaments:
     def __init__(
         self,
         service: GameService,
+        limits: RateLimits,
         schedule: list[ScheduleEntry] | None = None,
         *,
         tiny_clocks: bool = False,
     ) -> None:
         self.service = service
         self.hub = service.hub
+        self.limits = limits
+        """Where the event sockets' message limit is counted (``tournament-messages``)."""
         self.schedule = schedule or []
         self.tiny_clocks = tiny_clocks
         """Tests: any minutes with two decimals as a time control and any arena length."""
@@ -101,7 +105,7 @@ class Tournaments:
         self._made: set[str] = set()
         """Keys of the scheduled events this process has made (or found made)."""
         self._task: asyncio.Task[None] | None = None
-        service.listeners.append(self._game_changed)
+        service.reader.listeners.append(self._game_changed)
 
     # --- players' requests ---------------------------------------------------------------
 

@@ -94,8 +94,8 @@ def random_walk(variant: str, rng: random.Random, plies: int, fen: str | None = 
     return board
 
 
-AFTER_BASELINE_TABLES = ("lesson_progress",)
-"""Tables that Alembic revisions after the baseline (0001) add (0004)."""
+AFTER_BASELINE_TABLES = ("lesson_progress", "puzzle_plays", "puzzle_players", "puzzle_ratings")
+"""Tables that Alembic revisions after the baseline (0001) add (0004, 0006)."""
 AFTER_BASELINE_COLUMNS = (
     ("challenges", "poster_browser"),
     ("games", "end_white_ms"),

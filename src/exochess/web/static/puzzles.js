@@ -101,7 +101,8 @@ export class PuzzlePage {
     this.board.flipped = p.color === "black";
     this.show(p.position, p.position.fens.length - 1, true);
     this.$("#task").textContent = p.color === "white" ? t("White to move: find the best line.") : t("Black to move: find the best line.");
-    this.$("#about").textContent = t("Puzzle rating {rating} · {moves} moves to find", { rating: p.rating, moves: p.moves });
+    this.$("#about").textContent = p.moves === 1 ? t("Puzzle rating {rating} · one move to find", { rating: p.rating })
+      : t("Puzzle rating {rating} · {moves} moves to find", { rating: p.rating, moves: p.moves });
     this.showThemes(false);
     this.$("#status").textContent = t("Your move.");
     this.$("#next").hidden = true;

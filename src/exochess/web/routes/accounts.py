@@ -285,7 +285,9 @@ async def _profile(service: Service, accounts: Accounts, name: str) -> dict[str,
                 }
                 for line in puzzle_lines
             ],
-            "history": [{**play, "title": titles.get(play["variant"], play["variant"])} for play in puzzle_plays],
+            "history": [
+                {**play, "title": titles.get(play["variant"], play["variant"])} for play in puzzle_plays
+            ],
         },
     }
 

@@ -241,7 +241,7 @@ export class PuzzlePage {
     if (change) {
       rating = change.rating;
       const diff = change.diff ?? 0;
-      el.textContent = t("Your puzzle rating: {rating} ({diff})", { rating, diff: diff >= 0 ? `+${diff}` : String(diff) });
+      el.textContent = t("Your puzzle rating: {rating} ({diff})", { rating, diff: (diff >= 0 ? "+" : "") + String(diff) });
     } else if (this.signedIn) {
       try {
         const me = await getJSON("/api/puzzles/player");

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,7 +17,8 @@ import pytest
 
 from exochess.puzzles import THEMES, Puzzle, load_puzzles
 from exochess.web.puzzles import catalogue
-from exochess.web.puzzles.judge import CHECK, SOLVED, judge
+from exochess.web.puzzles.judge import CHECK, SOLVED, Verdict, judge
+from exochess.web.puzzles.service import DECISIVE_CP, engine_accepts
 from tests.web.puzzlehelp import GAMES, losing_move, puzzle_of, solver_moves
 from tests.web.serverproc import Server
 from tests.web.test_web_accounts import fresh_name
@@ -88,6 +90,25 @@ def test_the_judge_accepts_another_move_that_captures_the_royal_at_once() -> Non
     assert verdict.status == SOLVED and verdict.alternative and board.outcome() is not None
     quiet = judge(puzzle, ["d1-a1"])[0]
     assert quiet.status == CHECK and quiet.ends_game and quiet.remaining == 0
+
+
+def test_the_engine_accepts_a_move_that_wins_as_clearly() -> None:
+    # the engine scores for the side to move, here the solver's opponent: mate -2 is a capture of
+    # its royal two plies on, as after the first move of a royal capture in two
+    mate_line = Verdict(CHECK, ["x"], departed=0, ends_game=True, remaining=2)
+    assert engine_accepts(mate_line, {"mate": -2, "score_cp": -99998})
+    assert not engine_accepts(mate_line, {"mate": -4, "score_cp": -99996})  # slower than the solution
+    assert not engine_accepts(mate_line, {"mate": None, "score_cp": -900})  # only material
+    assert not engine_accepts(
+        Verdict(CHECK, ["x"], departed=2, ends_game=True), {"mate": 2, "score_cp": 99998}
+    )
+    material = Verdict(CHECK, ["x"], departed=0, ends_game=False, remaining=2)
+    assert engine_accepts(material, {"mate": -6, "score_cp": -99994})  # a forced win beats material
+    assert not engine_accepts(material, {"mate": None, "score_cp": -DECISIVE_CP + 1})
+    assert engine_accepts(material, {"mate": None, "score_cp": -500}) is None  # compared with the solution's
+    assert engine_accepts(material, {"mate": None, "score_cp": -500}, {"mate": None, "score_cp": -600})
+    assert not engine_accepts(material, {"mate": None, "score_cp": -500}, {"mate": None, "score_cp": -900})
+    assert not engine_accepts(material, {"mate": None, "score_cp": -500}, {"mate": -3, "score_cp": -99997})
 
 
 # --- the API ------------------------------------------------------------------------------------
@@ -224,6 +245,22 @@ def test_a_streak_rises_in_difficulty_and_keeps_the_best(player: httpx.Client) -
     _second, later = served(player, game, streak=5, exclude=first.id)
     assert later["target"] == catalogue.streak_target(5) > data["target"]
     assert player.get("/api/puzzles/player").json()["games"][game]["best_streak"] == 1
+
+
+def test_puzzle_moves_are_rate_limited(tmp_path: Path) -> None:
+    game = GAMES[0]
+    puzzle = load_puzzles(game)[0]
+    srv = Server(tmp_path / "limited.sqlite", env={"EXOCHESS_RATE_LIMITS": "puzzles=3/minute"}).start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=120.0, headers={"Origin": srv.url}) as c:
+            url = f"/api/puzzles/{game}/{puzzle.id}/attempt"
+            answers = [c.post(url, json={"moves": []}) for _ in range(4)]
+            assert [a.status_code for a in answers] == [200, 200, 200, 429]
+            assert "puzzle moves" in answers[-1].json()["error"] and answers[-1].headers["Retry-After"]
+            assert c.get(f"/api/puzzles/{game}/next").status_code == 200  # serving is not limited
+        assert "Traceback" not in srv.log_text()
+    finally:
+        srv.stop()
 
 
 def test_bad_input_gets_a_clear_error(guest: httpx.Client) -> None:

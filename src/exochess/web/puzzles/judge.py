@@ -94,6 +94,8 @@ def judge(puzzle: Puzzle, moves: list[str]) -> tuple[Verdict, Board]:
         verdict.departed, verdict.remaining = at, len(solution) - at - 1
         if _solver_wins(board, solver) or written in puzzle.alternatives.get(str(at), ()):
             verdict.status, verdict.alternative = SOLVED, True
+        elif board.outcome() is not None:
+            verdict.status = FAILED  # the game ended there, not with the solver's win
         else:
             verdict.status = CHECK
     if verdict.status == CHECK:

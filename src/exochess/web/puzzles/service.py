@@ -67,6 +67,25 @@ def _solver_view(analysis: dict[str, Any]) -> tuple[int | None, int]:
     return won, -int(analysis.get("score_cp") or 0)
 
 
+def engine_accepts(
+    verdict: Verdict, after: dict[str, Any], best: dict[str, Any] | None = None
+) -> bool | None:
+    """Whether the engine's analysis ``after`` the solver's move (off the solution) shows it
+    winning as clearly as the solution (see the module docstring); None when that takes
+    ``best``, the analysis after the solution's own move, of the same length."""
+    won, score = _solver_view(after)
+    if verdict.ends_game:
+        return won is not None and won <= verdict.remaining
+    if won is not None:
+        return True
+    if score < DECISIVE_CP:
+        return False
+    if best is None:
+        return None
+    best_won, best_score = _solver_view(best)
+    return best_won is None and score >= best_score - MARGIN_CP
+
+
 class PuzzleService:
     """The puzzles of the site, over the game service's pools, database and engine."""
 
@@ -155,17 +174,12 @@ class PuzzleService:
             )
         evaluate = self.games.computer.evaluate
         after = await evaluate(puzzle.variant, puzzle.fen, verdict.line, self.check_ms, client, owner)
-        won, score = _solver_view(after)
-        if verdict.ends_game:
-            return won is not None and won <= verdict.remaining
-        if won is not None:
-            return True
-        if score < DECISIVE_CP or verdict.departed is None:
-            return False
+        verdict_now = engine_accepts(verdict, after)
+        if verdict_now is not None or verdict.departed is None:
+            return bool(verdict_now)
         theirs = [*verdict.line[:-1], puzzle.solution[verdict.departed]]
         best = await evaluate(puzzle.variant, puzzle.fen, theirs, self.check_ms, client, owner)
-        best_won, best_score = _solver_view(best)
-        return best_won is None and score >= best_score - MARGIN_CP
+        return bool(engine_accepts(verdict, after, best))
 
     async def _result(
         self, puzzle: Puzzle, solved: bool, mode: str, streak: int, user_id: int | None, guest: Rating | None

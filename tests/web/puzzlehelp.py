@@ -20,10 +20,11 @@ def solver_moves(puzzle: Puzzle) -> list[str]:
     return puzzle.solution[0::2]
 
 
-def losing_move(puzzle: Puzzle, single_action: bool = False) -> str:
+def losing_move(puzzle: Puzzle, single_action: bool = False) -> str | None:
     """A first move other than the solution's that no engine could call as good: after it the
     opponent can capture the solver's royal at once, else the one (of the first 40) the engine
-    likes least for the solver.  ``single_action``: a move of one action (entered by two clicks)."""
+    likes least for the solver; None when there is no other move (a forced one).  ``single_action``:
+    a move of one action (entered by two clicks)."""
     board = Board(puzzle.variant, fen=puzzle.fen)
     worst: tuple[int, str] | None = None
     for move in list(board.legal_moves)[:40]:
@@ -42,5 +43,4 @@ def losing_move(puzzle: Puzzle, single_action: bool = False) -> str:
         score = found.score_cp  # the opponent's view
         if worst is None or score > worst[0]:
             worst = (score, text)
-    assert worst is not None, f"puzzle {puzzle.id} has no other move"
-    return worst[1]
+    return None if worst is None else worst[1]

@@ -48,6 +48,16 @@ def attempt(c: httpx.Client, puzzle: Puzzle, moves: list[str], **extra: object) 
     return res.json()  # type: ignore[no-any-return]
 
 
+def failable(c: httpx.Client, game: str) -> tuple[Puzzle, dict[str, Any], str]:
+    """A puzzle served to ``c`` that has a move other than the solution's, with a losing one."""
+    for _ in range(20):
+        puzzle, data = served(c, game)
+        wrong = losing_move(puzzle)
+        if wrong is not None:
+            return puzzle, data, wrong
+    raise AssertionError("every puzzle served has a single legal move")
+
+
 def served(c: httpx.Client, game: str, **params: str | int) -> tuple[Puzzle, dict[str, Any]]:
     res = c.get(f"/api/puzzles/{game}/next", params=params)
     assert res.status_code == 200, res.text
@@ -148,8 +158,7 @@ def test_the_solutions_line_solves_and_the_replies_play_themselves(guest: httpx.
 
 def test_a_wrong_move_fails_and_a_guest_changes_nothing_stored(guest: httpx.Client) -> None:
     game = GAMES[0]
-    puzzle, data = served(guest, game)
-    wrong = losing_move(puzzle)
+    puzzle, data, wrong = failable(guest, game)
     failed = attempt(guest, puzzle, [wrong], guest={"rating": 1500})
     assert failed["status"] == "failed" and failed["line"] == [wrong]
     assert failed["rating"]["rating"] < 1500 and failed["rating"]["diff"] < 0
@@ -175,9 +184,9 @@ def test_an_accounts_result_moves_its_rating_and_the_puzzles(player: httpx.Clien
     again = attempt(player, puzzle, solver_moves(puzzle))
     assert not again["rated"] and again["rating"]["rating"] == solved["rating"]["rating"]
     # the next puzzle served is another one, and failing it costs rating and gives the puzzle some
-    other, other_data = served(player, game)
+    other, other_data, wrong = failable(player, game)
     assert other.id != puzzle.id
-    failed = attempt(player, other, [losing_move(other)])
+    failed = attempt(player, other, [wrong])
     assert failed["status"] == "failed" and failed["rated"]
     assert failed["rating"]["rating"] < solved["rating"]["rating"]
     assert failed["puzzle_rating"] > other_data["rating"]

@@ -51,15 +51,28 @@ RATING_LOW, RATING_HIGH = 600, 2600
 ONE_PLY = SearchOptions(max_depth=1, quiescence=False, pruning=False)
 """The triviality test's search: what a beginner sees (level 1 without its noise)."""
 
-# Per-game node budgets, measured on this machine (docs/puzzles.md, "Generating"): a Rebel
-# Fury node costs about twice a Fugue node and its positions have five times the moves, so the
-# same budget would reach a much shallower depth there.
-DEFAULT_NODES: dict[str, tuple[int, int]] = {
-    "fugue": (1500, 12000),
-    "interweave": (1500, 12000),
-    "rebelfury": (3000, 20000),
+# Per-game defaults, chosen by short measured runs (docs/puzzles.md, "Generating"): where
+# random blunders mostly hang pieces outright (Fugue, Rebel Fury) the candidates were nearly all
+# trivial, so those games are played by weak levels (one ply and quiescence, with noise: they
+# miss two-move tactics but not a hanging piece) and screened deeper than the players look.  A
+# Rebel Fury node costs about twice a Fugue node and its positions have five times the moves.
+GAME_DEFAULTS: dict[str, dict[str, Any]] = {
+    "fugue": {
+        "screen_nodes": 4000,
+        "confirm_nodes": 15000,
+        "levels": (2, 3),
+        "blunder_rate": 0.0,
+        "mistake_rate": 0.0,
+    },
+    "rebelfury": {
+        "screen_nodes": 3000,
+        "confirm_nodes": 20000,
+        "levels": (2, 3),
+        "blunder_rate": 0.0,
+        "mistake_rate": 0.0,
+    },
 }
-"""Game -> (screen nodes, confirmation nodes); a game not listed gets the first entry's."""
+"""Game -> settings that differ from :class:`MiningSettings`'s defaults (any other game: none)."""
 
 
 @dataclass(frozen=True)
@@ -107,9 +120,10 @@ class MiningSettings:
     def for_game(cls, game: str, **overrides: Any) -> MiningSettings:
         """The default settings for ``game`` (its node budgets), with ``overrides`` (None = default)."""
         name = resolve_variant(game).name
-        screen, confirm = DEFAULT_NODES.get(name, next(iter(DEFAULT_NODES.values())))
-        values: dict[str, Any] = {"game": name, "screen_nodes": screen, "confirm_nodes": confirm}
+        values: dict[str, Any] = {"game": name, **GAME_DEFAULTS.get(name, {})}
         values.update({k: v for k, v in overrides.items() if v is not None})
+        values["levels"] = tuple(values.get("levels", ()))
+        values["pgn"] = tuple(values.get("pgn", ()))
         return cls(**values)
 
 

@@ -12,6 +12,7 @@ mined again; its puzzles already in the file are skipped by id).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -139,7 +140,8 @@ def run(
     progress: Callable[[Progress], None] | None = None,
 ) -> RunResult:
     """Mine until the file holds ``count`` puzzles, ``games`` tasks are done (all runs
-    together), ``minutes`` have passed or the tasks run out, whichever comes first.
+    together), ``minutes`` have passed or the tasks run out, whichever comes first.  When the
+    minutes are up no task starts, and the running ones finish.
 
     Raises :class:`RunError` when the settings differ from those recorded beside ``output``
     (unless ``fresh``: the file is emptied and the collection starts over).
@@ -168,20 +170,25 @@ def run(
     total_stats = Stats()
     total_stats.add(_stats_from_json(state["stats"]))
 
-    def done() -> str | None:
+    def done(*, finishing: bool = False) -> str | None:
         if count is not None and status.puzzles >= count:
             return "count"
         if games is not None and status.tasks_done >= games:
             return "games"
         if minutes is not None and time.monotonic() - started >= minutes * 60:
-            return "minutes"
+            # the tasks already running are waited for: their results are kept
+            return None if finishing else "minutes"
         return None
 
     stopped_by = done() or "tasks"
     if stopped_by == "tasks":
-        results: Iterator[tuple[TaskResult, float]] = map_in_processes(
-            _mine_timed, tasks(settings, first_task), jobs
-        )
+        todo: Iterator[Task] = tasks(settings, first_task)
+        if games is not None:
+            todo = itertools.islice(todo, max(0, games - first_task))
+        if minutes is not None:
+            # No task starts after the time is up; the running ones finish (none is wasted).
+            todo = itertools.takewhile(lambda _: time.monotonic() - started < minutes * 60, todo)
+        results: Iterator[tuple[TaskResult, float]] = map_in_processes(_mine_timed, todo, jobs)
         try:
             with output.open("a", encoding="utf-8") as out:
                 for result, cpu in results:
@@ -204,7 +211,7 @@ def run(
                     _write_state(output, state)
                     if progress is not None:
                         progress(status)
-                    reason = done()
+                    reason = done(finishing=True)
                     if reason is not None:
                         stopped_by = reason
                         break
@@ -212,6 +219,8 @@ def run(
             close = getattr(results, "close", None)
             if close is not None:
                 close()  # terminates the tasks still running
+    if stopped_by == "tasks" and minutes is not None and time.monotonic() - started >= minutes * 60:
+        stopped_by = "minutes"
     record.update(_record_counts(status, started))
     record["stopped_by"] = stopped_by
     state.update(_summary(settings.game, output))

@@ -45,7 +45,8 @@ def test_two_equal_winning_moves_are_rejected_as_ambiguous() -> None:
 
 
 def test_a_capture_a_one_ply_search_finds_is_trivial() -> None:
-    board = Board("fugue", fen="3k4/8/8/8/8/8/8/3QK3 w")
+    # Only d1xd8 wins (Black's Queen threatens the King), and a one-ply search sees it.
+    board = Board("fugue", fen="3k4/8/8/8/7q/8/8/3QK3 w")
     assert examine(board, settings("fugue")) == Rejected("trivial")
 
 

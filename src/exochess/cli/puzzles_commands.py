@@ -47,6 +47,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     g.add_argument("--max-solver-moves", type=positive_int, help="longest solution, in solver moves")
     g.add_argument("--blunder-rate", type=float, help="share of random moves in engine games")
     g.add_argument("--mistake-rate", type=float, help="share of second-best moves in engine games")
+    g.add_argument(
+        "--levels",
+        help="engine games' players: levels 1-8, comma-separated (each side draws one); 'none': "
+        "the screen's best move with blunders and mistakes",
+    )
     g.add_argument("--per-game", type=positive_int, help="most puzzles taken from one game")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.set_defaults(handler=cmd_generate)
@@ -62,6 +67,16 @@ def _settings(args: argparse.Namespace) -> MiningSettings:
         value = getattr(args, name)
         if value is not None and not 0.0 <= value <= 1.0:
             raise CliError(f"--{name.replace('_', '-')} must be from 0 to 1, not {value}")
+    levels: tuple[int, ...] | None = None
+    if args.levels is not None:
+        try:
+            levels = () if args.levels == "none" else tuple(int(x) for x in args.levels.split(","))
+        except ValueError:
+            raise CliError(
+                f"--levels: expected numbers 1-8 separated by commas, got {args.levels!r}"
+            ) from None
+        if any(not 1 <= n <= 8 for n in levels):
+            raise CliError(f"--levels: a level is 1 to 8, got {args.levels!r}")
     for path in args.pgn:
         if not Path(path).is_file():
             raise CliError(f"no such PGN file: {path}")
@@ -77,6 +92,7 @@ def _settings(args: argparse.Namespace) -> MiningSettings:
         blunder_rate=args.blunder_rate,
         mistake_rate=args.mistake_rate,
         per_game=args.per_game,
+        levels=levels,
         pgn=tuple(args.pgn) or None,
     )
 

@@ -44,6 +44,7 @@ from exochess.outcome import Termination
 from exochess.pgn import read_games
 from exochess.puzzles import Puzzle, detect_themes, puzzle_id
 from exochess.variant import Variant, resolve_variant
+from exochess_lab.sitegames import SiteGame, finished_games, masked
 
 RATING_LOW, RATING_HIGH = 600, 2600
 """The range the rating estimates are mapped to."""
@@ -109,10 +110,13 @@ class MiningSettings:
     """Fewest plies between two puzzles of one game (the same tactic, still on the board)."""
     pgn: tuple[str, ...] = ()
     """PGN files to read games from instead of playing engine games."""
+    database: str = ""
+    """The site's database URL: mine its finished games instead of playing engine games."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["pgn"] = list(self.pgn)
+        data["database"] = masked(self.database)  # never a password in a file
         data["levels"] = list(self.levels)
         return data
 
@@ -153,15 +157,19 @@ class Stats:
 
 @dataclass(frozen=True)
 class Task:
-    """One game to mine: an engine game by seed, or the ``index``-th game of a PGN file."""
+    """One game to mine: an engine game by seed, the ``index``-th game of a PGN file, or a game
+    given by its moves (the site's)."""
 
     settings: MiningSettings
     seed: int = 0
     pgn: str = ""
     index: int = 0
+    site: SiteGame | None = None
 
     @property
     def key(self) -> str:
+        if self.site is not None:
+            return f"site:{self.site.id}"
         return f"pgn:{Path(self.pgn).name}:{self.index}" if self.pgn else f"engine:{self.seed}"
 
 
@@ -391,6 +399,20 @@ def _positions_of_pgn_game(task: Task, searcher: Searcher) -> Iterator[tuple[Boa
         board.push(move)
 
 
+def _positions_of_site_game(task: Task, searcher: Searcher) -> Iterator[tuple[Board, Analysis, int, str]]:
+    assert task.site is not None
+    s = task.settings
+    board = Board(s.game, fen=task.site.fen)
+    for ply, text in enumerate([*task.site.moves, None]):
+        if board.is_game_over():
+            return
+        analysis = _search(searcher, board, s.screen_nodes, 2)
+        yield board, analysis, ply, f"site game {task.site.id}, ply {ply}"
+        if text is None:
+            return
+        board.push(board.parse_move(text))
+
+
 def mine(task: Task) -> TaskResult:
     """Mine one game (a module-level function: it runs in a worker process)."""
     s = task.settings
@@ -400,9 +422,12 @@ def mine(task: Task) -> TaskResult:
     puzzles: list[dict[str, Any]] = []
     last_ply = -(10**6)
     previous: Analysis | None = None
-    positions = (
-        _positions_of_pgn_game(task, searcher) if task.pgn else _positions_of_engine_game(task, searcher)
-    )
+    if task.site is not None:
+        positions = _positions_of_site_game(task, searcher)
+    elif task.pgn:
+        positions = _positions_of_pgn_game(task, searcher)
+    else:
+        positions = _positions_of_engine_game(task, searcher)
     for board, analysis, ply, source in positions:
         before, previous = previous, analysis
         if ply < s.min_ply or len(puzzles) >= s.per_game or ply - last_ply < s.spacing:
@@ -425,8 +450,12 @@ def mine(task: Task) -> TaskResult:
 
 
 def tasks(settings: MiningSettings, start: int = 0) -> Iterator[Task]:
-    """The run's tasks in order, from the ``start``-th: the PGN files' games, or engine games
-    without end."""
+    """The run's tasks in order, from the ``start``-th: the site's finished games, the PGN files'
+    games, or engine games without end."""
+    if settings.database:
+        for game in finished_games(settings.database, settings.game)[start:]:
+            yield Task(settings, site=game)
+        return
     if settings.pgn:
         index = 0
         for path in settings.pgn:

@@ -18,7 +18,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -97,16 +97,24 @@ def _read_state(output: Path, settings: MiningSettings, fresh: bool) -> dict[str
         state: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise RunError(f"cannot read {path}: {exc}") from exc
-    if state.get("settings") != settings.to_json():
-        recorded = state.get("settings", {})
-        differ = sorted(
-            k for k in set(recorded) | set(settings.to_json()) if recorded.get(k) != settings.to_json().get(k)
-        )
+    # A setting added since the file was written is recorded as its default (the files of an
+    # older generator stay resumable).
+    recorded = {**_default_json(), **state.get("settings", {})}
+    wanted = settings.to_json()
+    differ = sorted(k for k in set(recorded) | set(wanted) if recorded.get(k) != wanted.get(k))
+    if differ:
         raise RunError(
             f"the settings differ from those of {path} ({', '.join(differ)}): give the same ones to go on, "
             "or --fresh to start the collection over"
         )
+    state["settings"] = wanted
     return state
+
+
+def _default_json() -> dict[str, Any]:
+    """Each setting's default value, as the settings file writes it (the game left out)."""
+    defaults = {f.name: f.default for f in fields(MiningSettings) if f.default is not MISSING}
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in defaults.items()}
 
 
 def _write_state(output: Path, state: dict[str, Any]) -> None:
@@ -146,7 +154,7 @@ def run(
     Raises :class:`RunError` when the settings differ from those recorded beside ``output``
     (unless ``fresh``: the file is emptied and the collection starts over).
     """
-    if not settings.pgn and count is None and games is None and minutes is None:
+    if not (settings.pgn or settings.database) and count is None and games is None and minutes is None:
         raise RunError("an engine-game run needs a bound: --count, --games or --minutes")
     output.parent.mkdir(parents=True, exist_ok=True)
     state = _read_state(output, settings, fresh)

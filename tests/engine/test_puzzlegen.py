@@ -120,3 +120,67 @@ def test_generate_resumes_where_it_stopped_and_refuses_other_settings(tmp_path: 
 
     unbounded = _cli("generate", "interweave", "-o", str(tmp_path / "q.jsonl"))
     assert unbounded.returncode == 2 and "needs a bound" in unbounded.stderr
+
+
+def _site_database(path: Path) -> str:
+    """A real SQLite database with the site's tables: one finished Interweave game, one active."""
+    import datetime as dt
+
+    from sqlalchemy import create_engine, insert
+
+    from exochess.web.domain import GameStatus, PlayerKind
+    from exochess.web.storage.store import games, metadata, moves
+
+    url = f"sqlite:///{path}"
+    engine = create_engine(url)
+    metadata.create_all(engine)
+    board = Board("interweave")
+    played = []
+    for _ in range(12):
+        move = sorted(board.legal_moves, key=str)[0]
+        board.push(move)
+        played.append(str(move))
+    now = dt.datetime(2026, 11, 29)
+    with engine.begin() as conn:
+        for gid, status in (("g1", GameStatus.FINISHED), ("g2", GameStatus.ACTIVE)):
+            conn.execute(
+                insert(games).values(
+                    id=gid,
+                    variant="interweave",
+                    start_fen=Board("interweave").fen(),
+                    white=PlayerKind.HUMAN,
+                    black=PlayerKind.ENGINE,
+                    white_secret="x",
+                    black_secret="y",
+                    ply=len(played),
+                    status=status,
+                    created=now,
+                    updated=now,
+                )
+            )
+            for ply, text in enumerate(played):
+                conn.execute(insert(moves).values(game_id=gid, ply=ply, text=text, created=now))
+    engine.dispose()
+    return url
+
+
+def test_the_sites_finished_games_are_mined_from_its_database(tmp_path: Path) -> None:
+    url = _site_database(tmp_path / "site.sqlite")
+    output = tmp_path / "puzzles.jsonl"
+    result = run(settings("interweave", database=url, min_ply=0), output, jobs=1, command="test")
+    assert result.stopped_by == "tasks" and result.progress.tasks_done == 1  # the active game is not read
+    assert result.progress.stats.positions == 13
+    bad = _cli(
+        "generate",
+        "interweave",
+        "-o",
+        str(tmp_path / "x.jsonl"),
+        "--database",
+        "postgresql://u:secret@/nowhere",
+    )
+    assert bad.returncode == 2 and "secret" not in bad.stderr and "cannot" in bad.stderr, bad.stderr
+
+
+def test_a_database_password_never_reaches_the_settings_file() -> None:
+    s = settings("interweave", database="postgresql://puzzles:hunter2@db.example/site")
+    assert s.to_json()["database"] == "postgresql://puzzles:***@db.example/site"

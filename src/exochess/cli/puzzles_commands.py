@@ -38,6 +38,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     g.add_argument("-j", "--jobs", type=positive_int, default=1, help="worker processes (default 1)")
     g.add_argument("--fresh", action="store_true", help="empty the file and start the collection over")
     g.add_argument("--pgn", action="append", default=[], help="mine this PGN file's games (repeatable)")
+    g.add_argument(
+        "--database", help="mine the site's finished games from this database URL (SQLAlchemy form)"
+    )
     g.add_argument("--seed", type=non_negative_int, help="first engine game's seed (default 1)")
     g.add_argument("--screen-nodes", type=positive_int, help="nodes of the screening search")
     g.add_argument("--confirm-nodes", type=positive_int, help="nodes of each confirming search")
@@ -77,6 +80,8 @@ def _settings(args: argparse.Namespace) -> MiningSettings:
             ) from None
         if any(not 1 <= n <= 8 for n in levels):
             raise CliError(f"--levels: a level is 1 to 8, got {args.levels!r}")
+    if args.pgn and args.database:
+        raise CliError("give --pgn files or --database, not both")
     for path in args.pgn:
         if not Path(path).is_file():
             raise CliError(f"no such PGN file: {path}")
@@ -94,6 +99,7 @@ def _settings(args: argparse.Namespace) -> MiningSettings:
         per_game=args.per_game,
         levels=levels,
         pgn=tuple(args.pgn) or None,
+        database=args.database,
     )
 
 

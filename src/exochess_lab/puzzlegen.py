@@ -64,6 +64,7 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
         "levels": (2, 3),
         "blunder_rate": 0.0,
         "mistake_rate": 0.0,
+        "swing_screen": True,
     },
     "rebelfury": {
         "screen_nodes": 3000,
@@ -71,6 +72,7 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
         "levels": (2, 3),
         "blunder_rate": 0.0,
         "mistake_rate": 0.0,
+        "swing_screen": True,
     },
 }
 """Game -> settings that differ from :class:`MiningSettings`'s defaults (any other game: none)."""
@@ -112,6 +114,9 @@ class MiningSettings:
     """PGN files to read games from instead of playing engine games."""
     database: str = ""
     """The site's database URL: mine its finished games instead of playing engine games."""
+    swing_screen: bool = False
+    """Screen with one line, and search the two lines only where the side to move wins now and
+    the opponent was not lost before its move (a swing): most positions cost one cheap line."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -365,7 +370,7 @@ def _positions_of_engine_game(task: Task, searcher: Searcher) -> Iterator[tuple[
     for ply in range(s.max_plies):
         if board.is_game_over():
             return
-        analysis = _search(searcher, board, s.screen_nodes, 2)
+        analysis = _search(searcher, board, s.screen_nodes, 1 if s.swing_screen else 2)
         yield board, analysis, ply, f"engine game {task.seed}, ply {ply}"
         moves = list(board.legal_moves)
         lines = analysis.all_lines()
@@ -392,7 +397,7 @@ def _positions_of_pgn_game(task: Task, searcher: Searcher) -> Iterator[tuple[Boa
     for ply, move in enumerate([*game.moves, None]):
         if board.is_game_over():
             return
-        analysis = _search(searcher, board, s.screen_nodes, 2)
+        analysis = _search(searcher, board, s.screen_nodes, 1 if s.swing_screen else 2)
         yield board, analysis, ply, f"{event}, game {task.index + 1}, ply {ply}"
         if move is None:
             return
@@ -406,7 +411,7 @@ def _positions_of_site_game(task: Task, searcher: Searcher) -> Iterator[tuple[Bo
     for ply, text in enumerate([*task.site.moves, None]):
         if board.is_game_over():
             return
-        analysis = _search(searcher, board, s.screen_nodes, 2)
+        analysis = _search(searcher, board, s.screen_nodes, 1 if s.swing_screen else 2)
         yield board, analysis, ply, f"site game {task.site.id}, ply {ply}"
         if text is None:
             return
@@ -433,10 +438,14 @@ def mine(task: Task) -> TaskResult:
         if ply < s.min_ply or len(puzzles) >= s.per_game or ply - last_ply < s.spacing:
             continue
         stats.positions += 1
-        if unique_win(analysis, len(board.legal_moves), s) is not None:
-            continue
         # The opponent's last move must have been the mistake: it was not lost before it.
         if before is not None and before.score_cp <= -s.win_cp:
+            continue
+        if s.swing_screen:
+            if analysis.score_cp < s.win_cp:
+                continue
+            analysis = _search(searcher, board, s.screen_nodes, 2)
+        if unique_win(analysis, len(board.legal_moves), s) is not None:
             continue
         stats.candidates += 1
         verdict = examine(board, s, confirm, source)

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from exochess import Board
 from exochess.pgn import write_game
 from exochess.puzzles import check_puzzle, read_puzzles
@@ -64,8 +66,9 @@ def test_unique_win_needs_the_margin() -> None:
     assert unique_win(analysis, 1, s) is None  # a single legal move cannot be ambiguous
 
 
-def test_mining_is_deterministic_and_every_puzzle_is_legal() -> None:
-    task = Task(settings("interweave", per_game=5), seed=3)
+@pytest.mark.parametrize("swing", [False, True])
+def test_mining_is_deterministic_and_every_puzzle_is_legal(swing: bool) -> None:
+    task = Task(settings("interweave", per_game=5, swing_screen=swing), seed=3)
     first, second = mine(task), mine(task)
     assert first.puzzles == second.puzzles
     assert first.stats.positions > 0 and first.stats.kept == len(first.puzzles)

@@ -20,29 +20,40 @@ const SOLUTION_STEP_MS = 800;
 const wait = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class PuzzlePage {
+  /**
+   * @param {any} root the page's element (its parts are found by id)
+   * @param {any} data the page's JSON: variant, mode, themes (name -> words), signed_in, puzzle?, theme?
+   * @param {VariantInfo[]} variants
+   */
   constructor(root, data, variants) {
     this.root = root;
     this.data = data;
     this.game = data.variant;
     this.mode = data.mode;
     this.signedIn = Boolean(data.signed_in);
-    this.variant = variants.find((v) => v.name === data.variant);
+    this.variant = /** @type {VariantInfo} */ (variants.find((v) => v.name === data.variant));
     this.sound = new Sound();
     this.sound.bindSwitch(root.querySelector("#sound"));
     const v = this.variant;
     this.board = new BoardView(root.querySelector("#board"), { width: v.width, height: v.height,
-      pieceNames: v.piece_names, royal: v.royal, glyphs: glyphsFor(v.name), onMove: (text) => this.play(text),
-      fetchNext: async (prefix) => (await this.ask(this.moves, prefix)).position.legal,
-      onError: (message) => this.error(message) });
+      pieceNames: v.piece_names, royal: v.royal, glyphs: glyphsFor(v.name),
+      onMove: (/** @type {string} */ text) => this.play(text),
+      fetchNext: async (/** @type {string[]} */ prefix) => (await this.ask(this.moves, prefix)).position.legal,
+      onError: (/** @type {string} */ message) => this.error(message) });
     this.motion = new Motion(this.board);
     this.keys = new BoardKeys(this.board, v);
     this.extras = new BoardExtras(root, v, this.board);
     this.streak = 0;
     /** @type {string[]} */
     this.streakSeen = [];
+    /** @type {any} the puzzle shown, as /api/puzzles/<game>/next gives it */
     this.puzzle = null;
+    /** @type {string[]} the solver's moves so far */
     this.moves = [];
+    /** @type {any} the last answer (its position) */
     this.shown = null;
+    this.rated = false;
+    this.best = 0;
     this.over = false;
     this.$("#solution").addEventListener("click", () => this.showSolution());
     this.$("#next").addEventListener("click", () => this.loadNext());
@@ -53,8 +64,10 @@ export class PuzzlePage {
     this.loadNext();
   }
 
+  /** @param {string} sel */
   $(sel) { return this.root.querySelector(sel); }
 
+  /** @param {string} message */
   error(message) { this.$("#error").textContent = message; }
 
   // The URL of the next puzzle: by id, today's, a streak's step or one near the player's rating.
@@ -89,6 +102,7 @@ export class PuzzlePage {
   }
 
   // The puzzle from its position; `first`: its first attempt (a retry after a failure is not rated).
+  /** @param {boolean} first */
   start(first) {
     const p = this.puzzle;
     if (!first) this.rated = false;
@@ -115,6 +129,7 @@ export class PuzzlePage {
   }
 
   // The themes are shown once the puzzle is over (before, they would give it away).
+  /** @param {boolean} on */
   showThemes(on) {
     const list = this.$("#puzzle-themes");
     list.replaceChildren();
@@ -130,6 +145,7 @@ export class PuzzlePage {
   }
 
   // The position `pos` at ply `index` of its line (legal moves only at its end, while playing).
+  /** @param {any} pos @param {number} index @param {boolean} last */
   show(pos, index, last) {
     this.board.setFen(pos.fens[index]);
     const move = index > 0 ? pos.moves[index - 1] : null;
@@ -141,17 +157,21 @@ export class PuzzlePage {
     this.root.dataset.plies = String(index);
   }
 
+  /** @param {string[]} moves @param {string[]} [prefix] @returns {Promise<any>} */
   ask(moves, prefix = []) {
     const url = `/api/puzzles/${this.game}/${this.puzzle.id}/attempt`;
     return postJSON(url, this.body({ moves, prefix }));
   }
 
+  /** @param {{[key: string]: unknown}} extra @returns {{[key: string]: unknown}} */
   body(extra) {
+    /** @type {{[key: string]: unknown}} */
     const body = { mode: this.mode === "streak" ? "streak" : "rated", streak: this.streak, ...extra };
     if (!this.signedIn && this.rated) body.guest = guestRating(this.game);
     return body;
   }
 
+  /** @param {string} text */
   async play(text) {
     this.moves.push(text);
     this.error("");
@@ -197,6 +217,7 @@ export class PuzzlePage {
   }
 
   // A finished attempt: what it changed (the rating, the streak) and the buttons that follow.
+  /** @param {boolean} solved @param {any} reply */
   finish(solved, reply) {
     this.over = true;
     this.board.setLegal([]);
@@ -235,6 +256,7 @@ export class PuzzlePage {
   }
 
   // The player's puzzle rating in this game (and the change a finished puzzle made).
+  /** @param {any} change the rating an attempt's answer gives, or null */
   async showStanding(change) {
     const el = this.$("#my-rating");
     let rating;

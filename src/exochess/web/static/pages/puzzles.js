@@ -11,7 +11,7 @@ const variants = pageData("variants");
 for (const card of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".card"))) {
   const v = variants.find((/** @type {{name: string}} */ x) => x.name === card.dataset.variant);
   const mini = /** @type {HTMLElement} */ (card.querySelector(".mini"));
-  if (v && mini) staticBoard(mini, v, mini.dataset.fen);
+  if (v && mini) staticBoard(mini, v, mini.dataset.fen || "");
 }
 
 getJSON("/api/puzzles/player").catch(() => ({ signed_in: false, games: {} })).then((me) => {

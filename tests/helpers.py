@@ -96,12 +96,15 @@ def random_walk(variant: str, rng: random.Random, plies: int, fen: str | None = 
 
 AFTER_BASELINE_TABLES = (
     "lesson_progress",
+    "puzzle_plays",
+    "puzzle_players",
+    "puzzle_ratings",
     "tournament_byes",
     "tournament_games",
     "tournament_players",
     "tournaments",
 )
-"""Tables that Alembic revisions after the baseline (0001) add (0004, 0009), dependents first."""
+"""Tables that Alembic revisions after the baseline (0001) add (0004, 0006, 0009), dependents first."""
 AFTER_BASELINE_COLUMNS = (
     ("challenges", "poster_browser"),
     ("games", "end_white_ms"),

@@ -5,6 +5,7 @@ import type { ChatBox } from "../src/exochess/web/static/chat.js";
 import type { GamePage } from "../src/exochess/web/static/game.js";
 import type { LessonPage } from "../src/exochess/web/static/lessons.js";
 import type { LobbyPage } from "../src/exochess/web/static/lobby.js";
+import type { PuzzlePage } from "../src/exochess/web/static/puzzles.js";
 
 declare global {
   interface Window {
@@ -18,5 +19,6 @@ declare global {
     exochessLobby?: LobbyPage;
     exochessAnalysis?: AnalysisPage;
     exochessLesson?: LessonPage;
+    exochessPuzzle?: PuzzlePage;
   }
 }

@@ -9,7 +9,7 @@ From the bottom up (each package's docstring says the same):
    side by side: neither imports the other;
 3. ``accounts``: users, sessions, ratings;
 4. ``game``: the live game;
-5. ``social``: lobby and chat;
+5. ``social``: lobby and chat; ``puzzles``: puzzles served, judged and rated (side by side);
 6. ``http``: middleware, limits, errors, languages, templates, the routes' dependencies;
 7. ``routes`` and ``settings`` (read where a process starts, passed down), side by side; then
    ``app`` (the factory that assembles everything) and the package itself.
@@ -36,6 +36,7 @@ RANK = {
     "accounts": 3,
     "game": 4,
     "social": 5,
+    "puzzles": 5,
     "http": 6,
     "routes": 7,
     "settings": 7,
@@ -71,7 +72,18 @@ def test_every_module_of_the_site_belongs_to_a_layer() -> None:
         for p in WEB.rglob("*.py")
     }
     assert parts <= set(RANK), parts - set(RANK)
-    for package in ("storage", "limits", "compute", "live", "accounts", "game", "social", "http", "routes"):
+    for package in (
+        "storage",
+        "limits",
+        "compute",
+        "live",
+        "accounts",
+        "game",
+        "social",
+        "puzzles",
+        "http",
+        "routes",
+    ):
         init = WEB / package / "__init__.py"
         assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"{package} has no docstring"
 

@@ -26,7 +26,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-TEST_LIMITS = "games=off;analyses=off;sockets=off;signups=off;misses=off"
+TEST_LIMITS = "games=off;analyses=off;sockets=off;signups=off;misses=off;puzzles=off;puzzle-checks=off"
 """The rate limits of test servers (:data:`exochess.web.limits.LIMITS`' names)."""
 LOOSE_LOBBY = TEST_LIMITS + ";lobby=200 per 4 seconds"
 """The same with room for tests that post and accept many challenges from one address."""

@@ -80,7 +80,7 @@ def test_every_declared_limit_has_a_readable_default() -> None:
     parsed = parse_rate_limits(None)
     assert set(parsed) == {limit.name for limit in LIMITS}
     with pytest.raises(ValueError, match="undeclared"):
-        RateLimits({"puzzles": parsed["games"]})
+        RateLimits({"no-such-limit": parsed["games"]})
 
 
 def test_account_names_are_keyed_as_the_login_reads_them() -> None:

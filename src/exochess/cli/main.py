@@ -11,12 +11,21 @@ import sys
 from collections.abc import Sequence
 
 from exochess import BUILD, __version__
-from exochess.cli import cluster, db, diagram, engine_commands, play, rules_commands, serve
+from exochess.cli import (
+    cluster,
+    db,
+    diagram,
+    engine_commands,
+    play,
+    puzzles_commands,
+    rules_commands,
+    serve,
+)
 from exochess.errors import ExochessError
 from exochess.variants import all_variants
 
 # Each module adds its subcommands through register(subparsers).
-COMMAND_MODULES = [rules_commands, play, diagram, serve, db, cluster, engine_commands]
+COMMAND_MODULES = [rules_commands, play, diagram, serve, db, cluster, engine_commands, puzzles_commands]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -31,7 +31,8 @@ from exochess.web.http.ratelimit import RateLimitMiddleware
 from exochess.web.http.security import RequestGuardMiddleware, SecurityHeadersMiddleware
 from exochess.web.limits import RateLimits
 from exochess.web.live.hub import Hub
-from exochess.web.routes import accounts, api, learn, pages, ws
+from exochess.web.puzzles.service import PuzzleService
+from exochess.web.routes import accounts, api, learn, pages, puzzles, ws
 from exochess.web.routes import lobby as lobby_routes
 from exochess.web.routes import tournaments as tournament_routes
 from exochess.web.settings import Settings, load_settings
@@ -139,6 +140,7 @@ def create_app(
             service, limits, grace_s=settings.lobby_grace_s, tiny_clocks=settings.test_tiny_clocks
         )
         app.state.chat = Chat(service, limits)
+        app.state.puzzles = PuzzleService(service, limits)
         await lobby.start()
         app.state.tournaments = tournaments = Tournaments(
             service,
@@ -241,6 +243,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(pages.router)
     app.include_router(learn.router)
+    app.include_router(puzzles.router)
     app.include_router(api.router)
     app.include_router(accounts.router)
     app.include_router(ws.router)

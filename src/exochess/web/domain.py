@@ -137,6 +137,10 @@ class LessonNotFound(GameServiceError):
     """No game, stage, exercise or practice position of that name has a lesson."""
 
 
+class PuzzleNotFound(GameServiceError):
+    """No game of that name has puzzles, or it has no puzzle of that id or theme."""
+
+
 class ChallengeNotFound(GameNotFound):
     """No lobby challenge has this id (or it was cancelled or expired)."""
 

@@ -28,6 +28,7 @@ from exochess.web.domain import (
     InvalidRequest,
     LessonNotFound,
     PositionTooLarge,
+    PuzzleNotFound,
     SecretRequired,
     ServerBusy,
     StorageUnavailable,
@@ -49,6 +50,7 @@ STATUS: dict[type[GameServiceError], HTTPStatus] = {
     WrongSeat: HTTPStatus.FORBIDDEN,
     GameNotFound: HTTPStatus.NOT_FOUND,
     LessonNotFound: HTTPStatus.NOT_FOUND,
+    PuzzleNotFound: HTTPStatus.NOT_FOUND,
     Conflict: HTTPStatus.CONFLICT,  # and its kinds: GameOver, NotYourTurn, StalePosition
     TooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     TooFast: HTTPStatus.TOO_MANY_REQUESTS,

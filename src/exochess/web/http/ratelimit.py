@@ -55,6 +55,7 @@ RULES = (
     _Rule("analyses", "POST", re.compile(r"/api/analyse/?")),
     _Rule("analyses", "POST", re.compile(r"/api/games/[^/]+/evaluate/?")),
     _Rule("sockets", "WS", re.compile(r"/ws/.*")),
+    _Rule("puzzles", "POST", re.compile(r"/api/puzzles/[^/]+/[^/]+/(attempt|solution)/?")),
     # each sign-up costs an argon2 hash and a name forever
     _Rule("signups", "POST", re.compile(r"/api/account/signup/?")),
 )

@@ -70,6 +70,10 @@ LIMITS: tuple[Limit, ...] = (
     # a tournament page only pings (every 20 s); anything more is a misbehaving client
     Limit("tournament-messages", "4/second,30/minute", "tournament page messages", Key.SOCKET, local=True),
     Limit("chat", "4 per 2 seconds", "chat lines", Key.SEAT),
+    # a puzzle move is a few milliseconds of CPU; one the solution does not list costs an
+    # engine analysis (web/puzzles/service.py), counted by the second limit too
+    Limit("puzzles", "60/minute", "puzzle moves", Key.ADDRESS),
+    Limit("puzzle-checks", "20/minute", "puzzle moves checked by the engine", Key.ADDRESS),
     # only failed logins are counted (http/loginguard.py)
     Limit(
         "login-account", "5/minute,20/hour", "failed logins for this account", Key.ACCOUNT, fail_closed=True

@@ -34,6 +34,7 @@ from exochess.web.http.deps import Service
 from exochess.web.http.disconnect import client_address
 from exochess.web.http.loginguard import LoginGuard
 from exochess.web.http.templating import render
+from exochess.web.puzzles.records import puzzle_history, user_puzzles
 from exochess.web.routes.pages import tr
 from exochess.web.storage.store import GameRow
 
@@ -253,6 +254,8 @@ async def _profile(service: Service, accounts: Accounts, name: str) -> dict[str,
     rows = await service.db(service.storage.user_games, user.id, RECENT_GAMES)
     names = await to_thread.run_sync(accounts.names, _user_ids(rows))
     titles = {v.name: v.title for v in all_variants()}
+    puzzle_lines = await service.db(user_puzzles, engine, user.id)
+    puzzle_plays = await service.db(puzzle_history, engine, user.id)
     return {
         "name": user.name,
         "results": results,
@@ -270,6 +273,22 @@ async def _profile(service: Service, accounts: Accounts, name: str) -> dict[str,
             for line in lines
         ],
         "games": [_game_line(r, user.id, names, titles) for r in rows],
+        "puzzles": {
+            "ratings": [
+                {
+                    "variant": line.variant,
+                    "title": titles.get(line.variant, line.variant),
+                    "rating": round(line.rating.rating),
+                    "provisional": line.rating.provisional,
+                    "plays": line.plays,
+                    "best_streak": line.best_streak,
+                }
+                for line in puzzle_lines
+            ],
+            "history": [
+                {**play, "title": titles.get(play["variant"], play["variant"])} for play in puzzle_plays
+            ],
+        },
     }
 
 

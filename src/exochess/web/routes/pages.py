@@ -30,6 +30,7 @@ from exochess.web.game.timecontrol import (
 from exochess.web.http.deps import Service
 from exochess.web.http.i18n import COOKIE, COOKIE_MAX_AGE, LANGUAGES, N_, request_language, translations
 from exochess.web.http.templating import render, translated_variant
+from exochess.web.puzzles.catalogue import daily_puzzles
 
 router = APIRouter(default_response_class=HTMLResponse)
 
@@ -46,7 +47,9 @@ def learnable() -> list[str]:
 
 @router.get("/")
 async def home(request: Request) -> HTMLResponse:
-    return render(request, "home.html", title="exochess", learnable=learnable())
+    return render(
+        request, "home.html", title="exochess", learnable=learnable(), daily_puzzles=daily_puzzles()
+    )
 
 
 _HEADING = re.compile(r'<h([23]) id="([^"]+)">(.*?)</h\1>')

@@ -325,6 +325,54 @@ tournament_byes = Table(
     Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
 )
 
+puzzle_ratings = Table(
+    # each puzzle's Glicko-2 rating on the site, moved by accounts' rated plays (docs/puzzles.md
+    # and docs/web.md); a missing row is the rating its collection's file gives
+    "puzzle_ratings",
+    metadata,
+    Column("variant", String(32), primary_key=True),
+    Column("puzzle_id", String(64), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("rd", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("plays", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    # wins: plays the player solved
+    Column("updated", DateTime, nullable=False),
+)
+
+puzzle_players = Table(
+    # an account's puzzle rating in one game (apart from its game rating) and its best streak;
+    # a missing row is the starting rating
+    "puzzle_players",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("variant", String(32), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("rd", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("plays", Integer, nullable=False),
+    Column("best_streak", Integer, nullable=False),
+    Column("updated", DateTime, nullable=False),
+)
+
+puzzle_plays = Table(
+    # one row per finished puzzle attempt of an account (its history): only the first play of a
+    # puzzle is rated (rating_before/rating_after set), later ones and streak plays are not
+    "puzzle_plays",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("variant", String(32), nullable=False),
+    Column("puzzle_id", String(64), nullable=False),
+    Column("solved", Boolean, nullable=False),
+    Column("mode", String(8), nullable=False),
+    Column("rating_before", Float, nullable=True),
+    Column("rating_after", Float, nullable=True),
+    Column("puzzle_rating", Float, nullable=False),
+    Column("created", DateTime, nullable=False),
+)
+
 chat = Table(
     "chat",
     metadata,

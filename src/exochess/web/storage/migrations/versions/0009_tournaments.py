@@ -1,7 +1,7 @@
 """Tournaments (issue 46): arenas and Swiss events, their players, games and byes.
 
 Revision ID: 0009
-Revises: 0005
+Revises: 0006
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-down_revision: str | None = "0005"
+down_revision: str | None = "0006"
 branch_labels: str | None = None
 depends_on: str | None = None
 

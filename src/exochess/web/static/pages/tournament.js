@@ -75,7 +75,7 @@ function render() {
   games.replaceChildren(...view.playing.map((g) => {
     const li = document.createElement("li");
     const a = document.createElement("a");
-    a.href = `/games/${g.id}`;
+    a.href = `/game/${g.id}`;
     a.textContent = `${g.white} – ${g.black}`;
     if (g.white === me || g.black === me) a.classList.add("mine");
     li.append(a);
@@ -90,7 +90,7 @@ function render() {
   }
   for (const g of view.playing) {
     if ((g.white === me || g.black === me) && !knownGames.has(g.id)) {
-      window.location.href = `/games/${g.id}?tournament=${view.id}`;
+      window.location.href = `/game/${g.id}?tournament=${view.id}`;
     }
   }
 }

@@ -1,0 +1,169 @@
+"""An arena in Chromium (issue 46): three accounts join from the event's page, the two paired
+are taken to their game, one resigns, both are brought back to the event, whose standings
+show the winner's points, and the podium once the arena is over.
+
+The server runs with tiny clocks (an arena of a fraction of a minute) and no schedule.  The
+test resigns only once the arena's time is up, so that nobody is paired again and the event
+finishes with that one game.  Every wait is on a page state, with a generous bound.
+
+Set EXOCHESS_SHOTS=/some/dir to keep screenshots of the standings at 1280 px and 390 px.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import shots_dir
+from tests.web.serverproc import Server
+
+ENV = {"EXOCHESS_TEST_TINY_CLOCKS": "1", "EXOCHESS_TOURNAMENT_SCHEDULE": ""}
+PASSWORD = "a long password"
+WAIT_MS = 180_000
+"""Bound on any wait for a page state (the server's loop ticks every half second)."""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = Server(
+        tmp_path_factory.mktemp("browser-tournaments") / "site.sqlite", engine_workers=0, env=ENV
+    ).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture()
+def people(browser: Any, site: Server) -> Iterator[Any]:
+    """A factory of signed-up pages, each in a browser context of its own (a different person)."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def person() -> tuple[str, Any]:
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=site.url)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("pageerror", lambda e: errors.append(f"{page.url}: {e} {e.stack}"))
+        page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
+        name = f"t{secrets.token_hex(5)}"
+        page.goto("/signup")
+        page.fill("#name", name)
+        page.fill("#password", PASSWORD)
+        page.click("#submit")
+        page.wait_for_url("**/")
+        return name, page
+
+    yield person
+    for context in contexts:
+        context.close()
+    assert not errors, errors
+
+
+def post(page: Any, url: str, body: dict[str, Any]) -> Any:
+    """A JSON POST from the page itself (its session cookie and origin), answering the JSON."""
+    return page.evaluate(
+        """async ([url, body]) => {
+            const res = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
+                                          body: JSON.stringify(body)});
+            return {status: res.status, body: await res.json().catch(() => null)};
+        }""",
+        [url, body],
+    )
+
+
+def get(page: Any, url: str) -> Any:
+    """A JSON GET with the page's session (through its context: the page may be navigating)."""
+    res = page.request.get(url)
+    assert res.ok, res.text()
+    return res.json()
+
+
+def wait_for(what: str, probe: Callable[[], Any]) -> Any:
+    """``probe()``'s first truthy answer, polled for up to WAIT_MS."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def play(page: Any, move: str, ply: int) -> None:
+    page.wait_for_selector("#typed:not([hidden])")
+    page.fill("#typed-move", move)
+    page.press("#typed-move", "Enter")
+    page.wait_for_selector(f'#game[data-ply="{ply}"]')
+
+
+def shoot(page: Any, name: str) -> None:
+    folder = shots_dir()
+    if folder == Path():
+        return
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_an_arena_joined_played_and_finished_in_the_browser(people: Any) -> None:
+    trio = dict(people() for _ in range(3))
+    host = next(iter(trio.values()))
+    made = post(host, "/api/tournaments", {
+        "kind": "arena", "variant": "fugue", "time_control": "3+2", "minutes": 0.25,
+        "starts_in": 60, "name": "Browser arena",
+    })
+    assert made["status"] == 201, made
+    event = made["body"]["id"]
+    for name, page in trio.items():
+        page.goto(f"/tournaments/{event}")
+        page.wait_for_selector("#tournament[data-live='yes']")
+        assert page.inner_text("#tournament-name") == "Browser arena"
+        page.click("#tournament-join")
+        page.wait_for_selector(f'#tournament-standings tr.me[data-player="{name}"]')
+        page.wait_for_selector("#tournament-withdraw:not([hidden])")
+    for page in trio.values():
+        page.wait_for_selector("#tournament-standings tbody tr >> nth=2")
+    # the creator starts the arena now: the loop pairs two of the three at once
+    started = post(host, f"/api/tournaments/{event}/start", {})
+    assert started["status"] in (200, 204), started
+
+    # every page shows the pairing; the two paired are taken to their game, the third stays
+    [game] = wait_for("the pairing", lambda: get(host, f"/api/tournaments/{event}")["playing"])
+    white = (game["white"], trio[game["white"]])
+    black = (game["black"], trio[game["black"]])
+    for _, page in (white, black):
+        page.wait_for_url(f"**/game/{game['id']}?tournament={event}")
+        page.wait_for_selector("#game[data-connected='1']")
+        page.wait_for_selector("#tournament-return")
+    waiting_name = next(name for name in trio if name not in (white[0], black[0]))
+    waiting = trio[waiting_name]
+    assert "/tournaments/" in waiting.url
+    waiting.wait_for_selector(f'#tournament-games a[href="/game/{game["id"]}"]')
+
+    # White and Black move from their pages; Black resigns once pairing has stopped
+    play(white[1], "d2-d3", 1)
+    play(black[1], "e7-e6", 2)
+    waiting.wait_for_selector("#tournament-clock:has-text('Pairing has stopped')")
+    loser_name, loser = black
+    winner_name, _ = white
+    loser.click("#resign")
+    loser.click("#resign")  # the second press confirms
+    for _, page in (white, black):
+        page.wait_for_url(f"**/tournaments/{event}")
+        page.wait_for_selector("#tournament[data-live='yes']")
+    # the winner's 2 points on every page; the podium once the last game has ended
+    for page in trio.values():
+        page.wait_for_selector(f'#tournament-standings tr[data-player="{winner_name}"] td:last-child:text-is("2")')
+        page.wait_for_selector("#tournament[data-status='finished']")
+        page.wait_for_selector("#tournament-podium:not([hidden]) li")
+        podium = page.locator("#tournament-podium li").all_inner_texts()
+        assert podium[0] == winner_name, podium
+        assert loser_name in podium and waiting_name in podium
+        assert page.inner_text("#tournament-standings tbody tr:first-child").startswith("1")
+    shoot(waiting, "tournament-standings")

@@ -114,10 +114,18 @@ def shoot(page: Any, name: str) -> None:
 def test_an_arena_joined_played_and_finished_in_the_browser(people: Any) -> None:
     trio = dict(people() for _ in range(3))
     host = next(iter(trio.values()))
-    made = post(host, "/api/tournaments", {
-        "kind": "arena", "variant": "fugue", "time_control": "3+2", "minutes": 0.25,
-        "starts_in": 60, "name": "Browser arena",
-    })
+    made = post(
+        host,
+        "/api/tournaments",
+        {
+            "kind": "arena",
+            "variant": "fugue",
+            "time_control": "3+2",
+            "minutes": 0.25,
+            "starts_in": 60,
+            "name": "Browser arena",
+        },
+    )
     assert made["status"] == 201, made
     event = made["body"]["id"]
     for name, page in trio.items():
@@ -159,7 +167,9 @@ def test_an_arena_joined_played_and_finished_in_the_browser(people: Any) -> None
         page.wait_for_selector("#tournament[data-live='yes']")
     # the winner's 2 points on every page; the podium once the last game has ended
     for page in trio.values():
-        page.wait_for_selector(f'#tournament-standings tr[data-player="{winner_name}"] td:last-child:text-is("2")')
+        page.wait_for_selector(
+            f'#tournament-standings tr[data-player="{winner_name}"] td:last-child:text-is("2")'
+        )
         page.wait_for_selector("#tournament[data-status='finished']")
         page.wait_for_selector("#tournament-podium:not([hidden]) li")
         podium = page.locator("#tournament-podium li").all_inner_texts()

@@ -12,20 +12,46 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from tests.cluster.harness import Cluster, Services
 from tests.web.test_web_tournaments import (
     ENV,
+    OPENING,
     WAIT_S,
     Player,
     arena_recount,
     create,
-    finish_game,
     results,
     view,
+    wait_for,
 )
+
+
+def finish_game(players: dict[str, Player], game: dict[str, Any], loser: str) -> None:
+    """Play the opening, then ``loser`` resigns, each player through their own server: each
+    acts once their server shows the previous move (as a player's page would, from its socket),
+    since the two servers learn of each other's moves through Redis."""
+    white, black = players[game["white"]], players[game["black"]]
+    for ply, (player, move) in enumerate(zip((white, black), OPENING, strict=True)):
+
+        def shown(p: Player = player, n: int = ply) -> bool:
+            return ply_of(p, game["id"]) >= n
+
+        wait_for("the move on this server", shown)
+        res = player.post(f"/api/games/{game['id']}/moves", {"move": move})
+        assert res.status_code == 200, res.text
+    wait_for("both moves on this server", lambda: ply_of(players[loser], game["id"]) >= 2)
+    res = players[loser].post(f"/api/games/{game['id']}/resign")
+    assert res.status_code == 200, res.text
+
+
+def ply_of(player: Player, game_id: str) -> int:
+    res = player.client.get(f"/api/games/{game_id}")
+    assert res.status_code == 200, res.text
+    return int(res.json()["ply"])
 
 
 @pytest.fixture(scope="module")

@@ -274,7 +274,9 @@ def test_a_swiss_of_three_rounds_survives_a_restart(tmp_path: Path) -> None:
     """Five players (a bye each round), three rounds; the server is killed after round 1 and
     the restarted one pairs round 2 from the stored record.  Final tie-breaks recounted."""
     db = tmp_path / "site.sqlite"
-    srv = Server(db, engine_workers=0, env=ENV).start()
+    # a server restarted on a loaded machine can take half a minute: no game may be called off
+    # for its first move meanwhile (the default first-move limit is 30 s)
+    srv = Server(db, engine_workers=0, env={**ENV, "EXOCHESS_TEST_TIMING": "600000"}).start()
     try:
         players = {p.name: p for p in (Player(srv, "sw") for _ in range(5))}
         host = next(iter(players.values()))

@@ -69,7 +69,9 @@ def test_the_report_of_a_lost_computer_game_marks_the_blunder_and_jumps_from_the
         assert white.nth(4).text_content() == "1"  # one blunder
         mark = page.locator("#report-marks li.mark-blunder")
         assert mark.count() == 1
-        assert f"{MISSED}??" in (mark.text_content() or "") and f"Better: {BETTER}" in (mark.text_content() or "")
+        assert f"{MISSED}??" in (mark.text_content() or "") and f"Better: {BETTER}" in (
+            mark.text_content() or ""
+        )
         assert page.locator(f'#moves .mv[data-move="{MISSED}"] .move-mark').text_content() == "??"
         shot(page, "report-desktop")
 
@@ -96,4 +98,3 @@ def test_the_report_of_a_lost_computer_game_marks_the_blunder_and_jumps_from_the
     finally:
         context.close()
     assert not errors, errors
-

@@ -121,7 +121,9 @@ def test_a_report_is_asked_for_runs_and_marks_the_missed_royal_capture(c: httpx.
 
 def test_reports_are_refused_where_they_cannot_be_made(c: httpx.Client) -> None:
     # a game against the computer still being played: after the game
-    res = c.post("/api/games", json={"variant": "fugue", "opponent": "computer", "level": 1, "color": "white"})
+    res = c.post(
+        "/api/games", json={"variant": "fugue", "opponent": "computer", "level": 1, "color": "white"}
+    )
     assert res.status_code == 201
     computer = res.json()["id"]
     res = c.post(f"/api/games/{computer}/report", json={})

@@ -438,6 +438,8 @@ class PoolStats:
     killed: int
     long_games: int = 0
     """Games holding a place in the budget of long computer moves."""
+    queued_reports: int = 0
+    """Positions of game reports waiting (they run after every move and analysis)."""
 
 
 class EngineBackend(Protocol):
@@ -702,9 +704,10 @@ class EnginePool:
         return PoolStats(
             workers=self._workers,
             ready=self._ready_now,
-            running=self._running[MOVE] + self._running[ANALYSIS],
+            running=self._running[MOVE] + self._running[ANALYSIS] + self._running[REPORT],
             queued_moves=self._queued[MOVE],
             queued_analyses=self._queued[ANALYSIS],
+            queued_reports=self._queued[REPORT],
             completed=self._counts["completed"],
             cancelled=self._counts["cancelled"],
             refused=self._counts["refused"],

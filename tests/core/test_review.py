@@ -31,7 +31,8 @@ def test_the_curve_is_symmetric_and_certain_at_the_end() -> None:
     assert curve.percent(-100) == pytest.approx(25.0)
     assert curve.percent(10**9) == pytest.approx(100.0) and curve.percent(-(10**9)) == pytest.approx(0.0)
     assert Score(mate=3).white_percent(curve) == 100.0 and Score(mate=-1).white_percent(curve) == 0.0
-    assert Score(result="1-0").white_percent(curve) == 100.0 and Score(result="0-1").white_percent(curve) == 0.0
+    assert Score(result="1-0").white_percent(curve) == 100.0
+    assert Score(result="0-1").white_percent(curve) == 0.0
 
 
 def test_marks_follow_the_thresholds() -> None:
@@ -78,7 +79,8 @@ def test_a_synthetic_game_gets_its_marks_counts_and_accuracies() -> None:
     # five moves: windows of two positions, each weight the spread (population standard
     # deviation: half the gap) of the two positions around its move, within 0.5 to 12
     weights = [min(12.0, max(0.5, abs(p[i + 1] - p[i]) / 2)) for i in range(5)]
-    acc = [100.0] + [103.1668100711649 * math.exp(-0.04354415386753951 * x) - 2.166924740191411 for x in losses[1:]]
+    a, b, c = 103.1668100711649, 0.04354415386753951, 3.166924740191411
+    acc = [100.0] + [a * math.exp(-b * x) - c + 1 for x in losses[1:]]
     assert [m.accuracy for m in judged.moves] == pytest.approx(acc)
 
     def expected(moves: list[int]) -> float:

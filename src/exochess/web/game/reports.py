@@ -67,9 +67,9 @@ log = logging.getLogger("exochess.web")
 T = TypeVar("T")
 
 REPORT_NODES = 3000
-"""Nodes searched in each position (the setting ``EXOCHESS_REPORT_NODES``): about a quarter of a
-second a position for the interpreted engine on this project's machine, so a 60-move game's
-report takes about half a minute on one worker (docs/analysis.md)."""
+"""Nodes searched in each position (the setting ``EXOCHESS_REPORT_NODES``): 55 ms of CPU a
+position in Fugue, 110 ms in Rebel Fury (depth 2-3, the interpreted engine), so a 60-move game's
+121 positions take 7 to 13 s of one core (``bench/report_budget.py``, docs/benchmarks.md)."""
 LEASE_S = 30.0
 """A server holds the report it runs this long after each position it stores (Redis mode: then
 another server may take it over)."""

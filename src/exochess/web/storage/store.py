@@ -371,6 +371,8 @@ puzzle_plays = Table(
     Column("rating_after", Float, nullable=True),
     Column("puzzle_rating", Float, nullable=False),
     Column("created", DateTime, nullable=False),
+)
+
 game_reports = Table(
     # a finished game's computer report (docs/analysis.md): one row per game, shared by everyone
     "game_reports",

@@ -94,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip", type=int, default=6, help="plies skipped at each game's start (default 6)")
     parser.add_argument("--every", type=int, default=1, help="search one position in this many (default 1)")
     parser.add_argument("--jobs", type=int, default=1, help="games replayed at once (default 1)")
+    parser.add_argument(
+        "--games", type=int, default=0, help="use the first N games of each record (default all)"
+    )
     parser.add_argument("--write", action="store_true", help="write variants/<game>/winprob.json")
     ns = parser.parse_args(argv)
     variant_name = None
@@ -104,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         if variant_name not in (None, name):
             parser.error(f"{path} records {name}, the others {variant_name}: one game at a time")
         variant_name = name
-        jobs += [(name, g.moves, g.score, ns.depth, ns.skip, ns.every) for g in games]
+        chosen = games[: ns.games] if ns.games > 0 else games
+        jobs += [(name, g.moves, g.score, ns.depth, ns.skip, ns.every) for g in chosen]
     assert variant_name is not None
     with ProcessPoolExecutor(max_workers=max(1, ns.jobs)) as pool:
         samples = [s for game in pool.map(game_samples, jobs) for s in game]

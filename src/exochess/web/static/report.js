@@ -15,9 +15,15 @@ const W = 600, H = 120;  // the graph's own units (the SVG scales to the page's 
 /** @typedef {{white_percent: number[], moves: ReviewedMove[], players: {white: PlayerFigures, black: PlayerFigures}}} Judged */
 /** @typedef {{status: string, done: number, total: number, error: string | null, report: Judged | null}} ReportReply */
 
+/** @type {{[mark: string]: string}} */
 const MARK_CLASS = { "??": "blunder", "?": "mistake", "?!": "inaccuracy" };
 
-// SVG elements are made in their namespace
+/**
+ * An SVG element, made in its namespace.
+ * @param {string} name
+ * @param {{[attribute: string]: string | number}} attrs
+ * @returns {SVGElement}
+ */
 function svgEl(name, attrs) {
   const el = document.createElementNS("http://www.w3.org/2000/svg", name);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
@@ -39,9 +45,10 @@ export class ReportView {
     this.askButton = /** @type {HTMLButtonElement} */ (root.querySelector("#report-ask"));
     this.askButton.addEventListener("click", () => this.ask());
     this.shownAt = -1;
-    this.$("#report-graph").addEventListener("click", (e) => this.onGraphClick(e));
+    this.$("#report-graph").addEventListener("click", (/** @type {MouseEvent} */ e) => this.onGraphClick(e));
   }
 
+  /** @param {string} sel @returns {any} */
   $(sel) { return this.root.querySelector(sel); }
 
   // Called after every render of the page: shown once the game is over, read the first time.
@@ -69,6 +76,7 @@ export class ReportView {
     catch (err) { this.error(err.message); this.askButton.disabled = false; }
   }
 
+  /** @param {string} text */
   error(text) { this.$("#report-error").textContent = text || ""; }
 
   /** @param {ReportReply} data */
@@ -107,7 +115,7 @@ export class ReportView {
     svg.replaceChildren();
     const pts = report.white_percent;
     const n = Math.max(1, pts.length - 1);
-    const x = (i) => (i / n) * W, y = (p) => H - (p / 100) * H;
+    const x = (/** @type {number} */ i) => (i / n) * W, y = (/** @type {number} */ p) => H - (p / 100) * H;
     svg.appendChild(svgEl("rect", { x: 0, y: 0, width: W, height: H, class: "graph-bg" }));
     const line = pts.map((p, i) => `${x(i).toFixed(1)},${y(p).toFixed(1)}`).join(" ");
     svg.appendChild(svgEl("polygon", { points: `0,${H} ${line} ${W},${H}`, class: "graph-white" }));
@@ -133,6 +141,7 @@ export class ReportView {
   }
 
   // A click on the graph shows the position nearest to it (the point at that move).
+  /** @param {MouseEvent} event */
   onGraphClick(event) {
     const data = this.data;
     if (!data || !data.report) return;
@@ -180,7 +189,9 @@ export class ReportView {
       button.textContent = `${number} ${m.move}${m.mark}`;
       button.addEventListener("click", () => this.page.show(m.ply + 1));
       li.appendChild(button);
-      const words = { "??": t("Blunder"), "?": t("Mistake"), "?!": t("Inaccuracy") }[m.mark];
+      /** @type {{[mark: string]: string}} */
+      const names = { "??": t("Blunder"), "?": t("Mistake"), "?!": t("Inaccuracy") };
+      const words = names[m.mark] || m.mark;
       const detail = document.createElement("span");
       detail.textContent = " " + (m.best
         ? t("{kind} (−{loss} %). Better: {best}, line {line}", { kind: words, loss: m.loss, best: m.best, line: m.line.join(" ") })

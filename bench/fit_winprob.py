@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             f"--depth {ns.depth}",
             f"--skip {ns.skip}",
             f"--every {ns.every}",
+            *([f"--games {ns.games}"] if ns.games > 0 else []),
         ]
     )
     data = {

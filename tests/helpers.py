@@ -103,8 +103,9 @@ AFTER_BASELINE_TABLES = (
     "tournament_games",
     "tournament_players",
     "tournaments",
+    "game_reports",
 )
-"""Tables that Alembic revisions after the baseline (0001) add (0004, 0006, 0009), dependents first."""
+"""Tables that Alembic revisions after the baseline (0001) add (0004, 0006, 0009, 0007), dependents first."""
 AFTER_BASELINE_COLUMNS = (
     ("challenges", "poster_browser"),
     ("games", "end_white_ms"),

@@ -20,6 +20,7 @@ from exochess.web.accounts.users import Accounts
 from exochess.web.compute.enginepool import EngineBackend, EnginePool
 from exochess.web.game.deadgames import DeadGames
 from exochess.web.game.positions import glyphs
+from exochess.web.game.reports import Reports
 from exochess.web.game.service import GameService
 from exochess.web.http.bodylimit import BodyLimitMiddleware
 from exochess.web.http.deps import SiteSettings
@@ -133,6 +134,16 @@ def create_app(
             storage, pool, hub, timing=settings.timing(), position_time_limit_s=settings.position_time_limit_s
         )
         app.state.service = service
+        app.state.reports = reports = Reports(
+            storage,
+            service.db,
+            service.cpu_games,
+            pool,
+            nodes=settings.report_nodes,
+            auto=settings.report_auto,
+            lease_s=settings.report_lease_s,
+            shared=shared is not None,
+        )
         app.state.accounts = Accounts(storage.engine)
         app.state.sessions = Sessions(storage.engine)
         app.state.login_guard = LoginGuard(limits)
@@ -169,6 +180,7 @@ def create_app(
         if pool is not None:
             app.state.warm_task = asyncio.create_task(pool.warm())
         await service.resume()
+        reports.start()
         lag_probe = asyncio.create_task(probe_loop_lag())
         metrics.time_garbage_collection()
         thresholds = gc.get_threshold()
@@ -204,6 +216,7 @@ def create_app(
             lobby.close()
             tournaments.close()
             dead_games.close()
+            await reports.aclose()
             service.close()
             if pool is not None:
                 pool.shutdown()

@@ -16,6 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from exochess.engine.tt import DEFAULT_HASH_MB, MAX_HASH_MB, MIN_HASH_MB
 from exochess.web.game.clock import Timing
+from exochess.web.game.reports import LEASE_S, REPORT_NODES
 from exochess.web.limits import LIMITS, parse_rate_limits
 from exochess.web.live.hub import PER_ADDRESS, PER_GAME
 from exochess.web.social.lobby import GRACE_S
@@ -102,6 +103,20 @@ class Settings(BaseSettings):
         description="The site's own tournaments, ';'-separated entries "
         "'<game> arena|swiss <time control> <minutes|rounds> hourly[:MM]|daily HH:MM|weekly <day> HH:MM' "
         "(UTC; empty: none). See docs/tournaments.md.",
+    )
+    report_nodes: int = Field(
+        REPORT_NODES,
+        ge=1,
+        le=10_000_000,
+        description="Nodes the engine searches in each position of a game report (its fixed budget).",
+    )
+    report_auto: bool = Field(
+        True, description="Queue a report for every finished rated game, run while the engine is idle."
+    )
+    report_lease_s: float = Field(
+        LEASE_S,
+        gt=0,
+        description="Redis mode: a report whose server stopped renewing it this long is resumed by another.",
     )
     test_timing: int | None = Field(
         None,

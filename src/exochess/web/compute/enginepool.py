@@ -72,6 +72,7 @@ from exochess.web.compute.fairshare import (
     owner_of,
 )
 from exochess.web.compute.fairshare import MOVE as MOVE
+from exochess.web.compute.fairshare import REPORT as REPORT
 from exochess.web.domain import N_, Color, EngineBusy, EngineFailed, TooManyEngineJobs
 
 log = logging.getLogger("exochess.web")
@@ -229,6 +230,30 @@ def compute_analysis(
     }
 
 
+REPORT_NODES_PER_S = 1000
+"""Nodes a second a report's position is assumed to search at the least (the interpreted
+engine on a busy core): its overtime and its cost in the fair share are counted from it."""
+
+
+def compute_report_position(
+    variant: str, start_fen: str, texts: list[str], nodes: int, searcher: Searcher | None = None
+) -> dict[str, Any]:
+    """One position of a game report: the engine's full-strength search to ``nodes`` nodes
+    (score from the side to move's view, as :func:`compute_analysis`)."""
+    board = _board(variant, start_fen, texts)
+    with _searcher(searcher) as s:
+        analysis = analyse(board, nodes=max(1, nodes), searcher=s)
+    return {
+        "depth": analysis.depth,
+        "score_cp": analysis.score_cp,
+        "mate": analysis.mate,
+        "nodes": analysis.nodes,
+        "pv": [str(m) for m in analysis.pv],
+        "best": str(analysis.best) if analysis.best is not None else None,
+        "side_to_move": Color.of(board.turn).value,
+    }
+
+
 # --- the worker process ------------------------------------------------------------------------
 
 _READY = "ready"
@@ -357,6 +382,8 @@ class _Job:
     """The game of a long computer move (it holds a place in the :class:`MoveBudget`)."""
     attempts: int = 0
     stop_asked: float | None = None
+    preempted: bool = False
+    """A report's position stopped to make room for a move or an analysis: queued again."""
     worker: _Worker | None = None
     ticket: Ticket = field(init=False)
 
@@ -411,6 +438,8 @@ class PoolStats:
     killed: int
     long_games: int = 0
     """Games holding a place in the budget of long computer moves."""
+    queued_reports: int = 0
+    """Positions of game reports waiting (they run after every move and analysis)."""
 
 
 class EngineBackend(Protocol):
@@ -455,6 +484,15 @@ class EngineBackend(Protocol):
         owner: str | None = None,
     ) -> dict[str, Any]: ...
 
+    async def report_position(
+        self, variant: str, start_fen: str, texts: list[str], nodes: int, *, owner: str
+    ) -> dict[str, Any]:
+        """One position of a game report searched to ``nodes`` nodes (see
+        :func:`compute_report_position`), at the lowest priority: after every move and analysis."""
+
+    async def idle(self) -> bool:
+        """Whether no computer move and no analysis waits or runs now (automatic reports run then)."""
+
     async def reserve(self, owner: str, level: int) -> str | None:
         """Before a computer game at ``level`` is created for ``owner``: a place among the long
         moves held for it (its key, None for a quick level), or :class:`EngineBusy` with the
@@ -494,6 +532,7 @@ class EnginePool:
         hold_s: float = HOLD_S,
     ) -> None:
         general = max(1, workers)
+        self._general = general
         self.hash_mb = hash_mb
         """MiB of tables each worker's search may hold (the setting ``EXOCHESS_ENGINE_HASH_MB``)."""
         self._workers = general + (1 if express else 0)
@@ -524,6 +563,8 @@ class EnginePool:
         # blocking pipe reads, one per worker, plus room for those of killed workers
         self._readers = ThreadPoolExecutor(2 * self._workers + 2, thread_name_prefix="engine-pipe")
         self._live: set[_Worker] = set()
+        self._running_reports: dict[int, _Job] = {}
+        """Reports' positions running now, by job number (preempted for moves and analyses)."""
         self._tasks = [asyncio.create_task(self._slot(express=False)) for _ in range(general)]
         if express:
             self._tasks.append(asyncio.create_task(self._slot(express=True)))
@@ -636,6 +677,24 @@ class EnginePool:
         )
         return result
 
+    async def report_position(
+        self, variant: str, start_fen: str, texts: list[str], nodes: int, *, owner: str
+    ) -> dict[str, Any]:
+        """See :meth:`EngineBackend.report_position`: queued behind every move and analysis, and
+        stopped (then queued again) when one of them would otherwise wait for its worker."""
+        result: dict[str, Any] = await self._submit(
+            REPORT,
+            compute_report_position,
+            (variant, start_fen, list(texts), nodes),
+            max(1, nodes) / REPORT_NODES_PER_S,
+            owner,
+        )
+        return result
+
+    async def idle(self) -> bool:
+        """See :meth:`EngineBackend.idle`."""
+        return not any(self._queued[k] or self._running[k] for k in (MOVE, ANALYSIS))
+
     async def drop_game(self, game_id: str) -> None:
         """``game_id`` is over or abandoned: its place among the long moves is free (its queued
         move, if any, is dropped by the caller cancelling the wait)."""
@@ -645,9 +704,10 @@ class EnginePool:
         return PoolStats(
             workers=self._workers,
             ready=self._ready_now,
-            running=self._running[MOVE] + self._running[ANALYSIS],
+            running=self._running[MOVE] + self._running[ANALYSIS] + self._running[REPORT],
             queued_moves=self._queued[MOVE],
             queued_analyses=self._queued[ANALYSIS],
+            queued_reports=self._queued[REPORT],
             completed=self._counts["completed"],
             cancelled=self._counts["cancelled"],
             refused=self._counts["refused"],
@@ -708,6 +768,8 @@ class EnginePool:
                         seconds=retry_,
                     )
             return
+        if kind == REPORT:
+            return  # bounded by its caller (web/game/reports.py: one position at a time)
         if self._queue.held(owner, ANALYSIS) >= self.per_client:
             self._counts["refused"] += 1
             raise TooManyEngineJobs(
@@ -747,9 +809,38 @@ class EnginePool:
             self._budget.take(long_game, owner, budget_s)
         job.future.add_done_callback(lambda _f: self._on_done(job))
         self._queue.push(job.ticket)
+        if kind != REPORT:
+            self._preempt_reports(kind)
         async with self._cond:
             self._cond.notify_all()
         return await job.future
+
+    def _preempt_reports(self, kind: str) -> None:
+        """A move or an analysis was queued: stop the reports' positions that hold the workers it
+        could use, so that it never waits for one (each is queued again when it has stopped)."""
+        if not self._running_reports:
+            return
+        running = sum(self._running.values())
+        if kind == MOVE and running < self._general:
+            return  # a general worker is free for it
+        if kind == ANALYSIS and self._running[ANALYSIS] + self._running[REPORT] < self._analysis_slots:
+            return
+        for job in list(self._running_reports.values()):
+            if not job.preempted:
+                job.preempted = True
+                self._ask_stop(job)
+
+    def _requeue_preempted(self, job: _Job) -> bool:
+        """Queue a preempted report's position again (it keeps its turn); True if it was one."""
+        self._running_reports.pop(job.seq, None)
+        if not job.preempted or job.future.done():
+            return False
+        job.preempted = False
+        job.stop_asked = None
+        job.worker = None
+        job.attempts = max(0, job.attempts - 1)
+        self._enqueue(job)
+        return True
 
     def _enqueue(self, job: _Job) -> None:
         """Queue a job again (its worker died before or while running it)."""
@@ -768,7 +859,8 @@ class EnginePool:
     def _pick(self, express: bool) -> _Job | None:
         """The next job for a slot: moves before analyses, fairly across owners; the express
         slot takes quick moves only."""
-        ticket = self._queue.pop(quick_only=express, analyses=self._running[ANALYSIS] < self._analysis_slots)
+        busy = self._running[ANALYSIS] + self._running[REPORT]
+        ticket = self._queue.pop(quick_only=express, analyses=busy < self._analysis_slots)
         if ticket is None:
             return None
         job: _Job = ticket.item
@@ -833,12 +925,13 @@ class EnginePool:
                     alive = await self._run(worker, job)
                 except Exception as exc:  # a bug here must not take the slot down with it
                     log.exception("engine job %d failed in the pool", job.seq)
+                    self._running_reports.pop(job.seq, None)
                     self._finish(job)
                     if not job.future.done():
                         job.future.set_exception(EngineFailed(f"the engine failed: {exc}"))
                     alive = False
                 worker.job = None
-                if job.kind == ANALYSIS:
+                if job.kind in (ANALYSIS, REPORT):
                     async with self._cond:
                         self._cond.notify_all()  # an analysis slot is free again
                 if not alive:
@@ -862,6 +955,8 @@ class EnginePool:
             worker.conn.send((job.seq, job.fn, job.args))
         except (OSError, ValueError):
             return self._lost(job, "could not reach the engine worker")
+        if job.kind == REPORT:
+            self._running_reports[job.seq] = job
         reply = self._recv(worker)
         overtime_at = time.monotonic() + job.budget_s + (MOVE_OVERTIME_S if job.kind == MOVE else OVERTIME_S)
         if job.stop_asked is not None:  # cancelled after being picked, before being sent
@@ -883,6 +978,8 @@ class EnginePool:
                 await asyncio.wait({reply})
                 if not reply.cancelled():
                     reply.exception()  # read (EOF, the worker is gone), so asyncio does not warn
+                if self._requeue_preempted(job):
+                    return False
                 self._finish(job)
                 if not job.future.done():
                     job.future.set_exception(EngineFailed("the engine took too long on this position"))
@@ -890,7 +987,10 @@ class EnginePool:
         try:
             _seq, status, value = reply.result()
         except (EOFError, OSError):
+            self._running_reports.pop(job.seq, None)
             return self._lost(job, "the engine worker died")
+        if self._requeue_preempted(job):
+            return True  # its search was cut short: it runs again, whole, after the others
         self._finish(job)
         if job.future.done():
             return True

@@ -47,7 +47,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-MOVE, ANALYSIS = "move", "analysis"
+MOVE, ANALYSIS, REPORT = "move", "analysis", "report"
+"""The kinds of job, in the order they are served: a report's positions (docs/analysis.md) only
+when no move and no analysis waits."""
 MOVES_PER_OWNER = 3
 """The computer's moves one owner may have queued or running at once (one per game they play
 against it; more games wait their turn)."""
@@ -98,12 +100,13 @@ class FairQueue:
             (MOVE, True): [],
             (MOVE, False): [],
             (ANALYSIS, False): [],
+            (REPORT, False): [],
         }
-        self._vtime = {MOVE: 0.0, ANALYSIS: 0.0}
+        self._vtime = {MOVE: 0.0, ANALYSIS: 0.0, REPORT: 0.0}
         self._last_tag: dict[tuple[str, str], float] = {}
         self._held: Counter[tuple[str, str]] = Counter()  # (kind, owner) -> queued or running
-        self.queued = {MOVE: 0, ANALYSIS: 0}
-        self.running = {MOVE: 0, ANALYSIS: 0}
+        self.queued = {MOVE: 0, ANALYSIS: 0, REPORT: 0}
+        self.running = {MOVE: 0, ANALYSIS: 0, REPORT: 0}
         self._seq = itertools.count(1)
 
     def held(self, owner: str, kind: str) -> int:
@@ -139,8 +142,9 @@ class FairQueue:
         return heap[0] if heap else None
 
     def pop(self, *, quick_only: bool = False, analyses: bool = True) -> Ticket | None:
-        """The next job for a worker: the computer's moves (smallest tag) before analyses;
-        ``quick_only`` (the express worker) takes quick moves only, ``analyses`` False none."""
+        """The next job for a worker: the computer's moves (smallest tag) before analyses, and
+        analyses before reports' positions; ``quick_only`` (the express worker) takes quick
+        moves only, ``analyses`` False neither analyses nor reports."""
         moves = [
             e
             for e in (self._top(MOVE, True), None if quick_only else self._top(MOVE, False))
@@ -149,11 +153,14 @@ class FairQueue:
         if moves:
             entry = min(moves)
             heapq.heappop(self._heaps[(MOVE, entry.ticket.quick)])
-        elif quick_only or not analyses or (entry_ := self._top(ANALYSIS, False)) is None:
+        elif quick_only or not analyses:
             return None
-        else:
+        elif self._top(ANALYSIS, False) is not None:
             entry = heapq.heappop(self._heaps[(ANALYSIS, False)])
-            assert entry is entry_
+        elif self._top(REPORT, False) is not None:
+            entry = heapq.heappop(self._heaps[(REPORT, False)])
+        else:
+            return None
         ticket = entry.ticket
         kind = ticket.kind
         self._vtime[kind] = max(self._vtime[kind], ticket.tag - max(ticket.cost, MIN_COST_S))

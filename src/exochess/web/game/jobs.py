@@ -17,7 +17,10 @@ So the answer is stored exactly once:
 - a second run of the job (a retry, or two workers) finds the move stored, or loses the
   guarded update, and stores nothing.
 
-Analyses are jobs too; the server that queued one waits for its result.
+Analyses are jobs too; the server that queued one waits for its result.  So are the positions
+of game reports (:mod:`exochess.web.game.reports`), queued without a lead: after every move and
+analysis queued before them (a running one is not stopped for a move here, unlike on one process:
+it holds its worker for one position's search).
 
 Every job is charged to its owner and ordered fairly, and the long moves have a budget of
 places, as on one process; the bookkeeping lives in Redis (:mod:`exochess.web.game.jobshare`),
@@ -56,6 +59,7 @@ from exochess.web.compute.enginepool import (
     MOVE,
     PER_CLIENT_LIMIT,
     QUICK_MOVE_S,
+    REPORT_NODES_PER_S,
     EngineClock,
     PoolStats,
     move_cost,
@@ -355,6 +359,42 @@ class JobQueue:
         finally:
             with contextlib.suppress(RedisError, OSError, EngineFailed):
                 await (await self.share()).leave(owner, ANALYSIS, job_id)
+
+    async def report_position(
+        self, variant: str, start_fen: str, texts: list[str], nodes: int, *, owner: str
+    ) -> dict[str, Any]:
+        """One position of a game report, run by a worker after the moves and analyses queued
+        before it (no lead: see the module docstring); this server waits for its result."""
+        job_id = f"report:{secrets.token_hex(8)}"
+        budget_s = max(1, nodes) / REPORT_NODES_PER_S
+        try:
+            redis = await self._redis()
+            job: Job | None = await redis.enqueue_job(
+                "engine_report_position",
+                variant,
+                start_fen,
+                list(texts),
+                nodes,
+                time.time(),
+                _job_id=job_id,
+                _expires=JOB_EXPIRES_S,
+            )
+            assert job is not None  # a fresh random id is never taken
+            result: dict[str, Any] = await job.result(
+                timeout=budget_s + JOB_TIMEOUT_S, poll_delay=RESULT_POLL_S
+            )
+        except (RedisError, OSError, TimeoutError) as exc:
+            metrics.ERRORS.labels("engine").inc()
+            raise EngineFailed("the engine did not answer; try again") from exc
+        self._counts["completed"] += 1
+        return result
+
+    async def idle(self) -> bool:
+        """Whether the queue is empty (no move or analysis waits or runs); False while Redis is away."""
+        try:
+            return await self.depth() == 0
+        except EngineFailed:
+            return False
 
     async def drop_game(self, game_id: str) -> None:
         """``game_id`` is over: its place among the long moves is free."""

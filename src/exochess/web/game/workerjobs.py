@@ -31,6 +31,7 @@ from exochess.web.compute.enginepool import (
     EngineClock,
     compute_analysis,
     compute_move,
+    compute_report_position,
     set_engine_hash_mb,
     think_budget_ms,
 )
@@ -194,6 +195,19 @@ async def engine_analysis(
     return result
 
 
+async def engine_report_position(
+    ctx: dict[str, Any], variant: str, start_fen: str, texts: list[str], nodes: int, queued_at: float
+) -> dict[str, Any]:
+    """arq job: one position of a game report (its result goes back to the server running the
+    report, which stores it)."""
+    loop = asyncio.get_running_loop()
+    result: dict[str, Any] = await loop.run_in_executor(
+        ctx["cpu"], compute_report_position, variant, start_fen, texts, nodes
+    )
+    metrics.ENGINE_SECONDS.labels("report").observe(max(0.0, time.time() - queued_at))
+    return result
+
+
 def make_worker(
     redis_url: str,
     database_url: str,
@@ -245,6 +259,7 @@ def make_worker(
                 retry_on_database_outage(engine_move), name="engine_move", keep_result=0, max_tries=MOVE_TRIES
             ),
             func(engine_analysis, name="engine_analysis", keep_result=60, max_tries=2),
+            func(engine_report_position, name="engine_report_position", keep_result=60, max_tries=2),
         ],
         redis_settings=settings,
         queue_name=QUEUE_NAME,

@@ -1,5 +1,5 @@
-"""What the routes share, as FastAPI dependencies: the game service, the lobby, the chat and the
-site's settings.
+"""What the routes share, as FastAPI dependencies: the game service, the game reports, the
+lobby, the chat and the site's settings.
 
 The dependencies are ``async def`` although they only read ``app.state``: FastAPI runs a plain
 ``def`` dependency in its worker-thread pool, a thread hop (and a GIL hand-over) for every
@@ -13,6 +13,7 @@ from typing import Annotated, cast
 from fastapi import Depends
 from starlette.requests import HTTPConnection
 
+from exochess.web.game.reports import Reports
 from exochess.web.game.service import GameService
 from exochess.web.limits import RateLimits
 from exochess.web.social.chat import Chat
@@ -34,6 +35,11 @@ class SiteSettings:
 async def get_service(conn: HTTPConnection) -> GameService:
     """The running game service (made by the app's lifespan)."""
     return cast(GameService, conn.app.state.service)
+
+
+async def get_reports(conn: HTTPConnection) -> Reports:
+    """The game reports (made by the app's lifespan)."""
+    return cast(Reports, conn.app.state.reports)
 
 
 async def get_lobby(conn: HTTPConnection) -> Lobby:
@@ -63,3 +69,4 @@ Settings = Annotated[SiteSettings, Depends(get_settings)]
 LobbyDep = Annotated[Lobby, Depends(get_lobby)]
 ChatDep = Annotated[Chat, Depends(get_chat)]
 LimitsDep = Annotated[RateLimits, Depends(get_rate_limits)]
+ReportsDep = Annotated[Reports, Depends(get_reports)]

@@ -27,7 +27,7 @@ from exochess.web.game.positions import variant_json
 from exochess.web.game.service import GameService
 from exochess.web.game.statemodel import GameState
 from exochess.web.game.timecontrol import NO_CLOCK, TimeControl
-from exochess.web.http.deps import ChatDep, Service, Settings
+from exochess.web.http.deps import ChatDep, ReportsDep, Service, Settings
 from exochess.web.http.disconnect import client_address, unless_disconnected
 from exochess.web.http.schemas import (
     AnalyseRequest,
@@ -217,6 +217,25 @@ async def evaluate(
     secret = body.secret if body is not None else None
     work = service.evaluate_game(game_id, secret, EVALUATE_MS, client_address(request), _uid(request))
     return await unless_disconnected(request, work)
+
+
+@router.post("/games/{game_id}/report")
+@router.post("/game/{game_id}/report", include_in_schema=False)
+async def request_report(game_id: str, request: Request, reports: ReportsDep) -> dict[str, Any]:
+    """Ask for the computer's report of a finished game (anyone may; it is queued once and
+    shared): its status as ``GET`` answers it.  403 while a game between people is on, 409 for
+    a game against the computer still played or one without moves (docs/analysis.md)."""
+    return await reports.request(game_id, request_owner(request))
+
+
+@router.get("/games/{game_id}/report")
+@router.get("/game/{game_id}/report", include_in_schema=False)
+async def game_report(game_id: str, reports: ReportsDep) -> dict[str, Any]:
+    """The game's report: ``status`` (``none``, ``queued``, ``running``, ``done``, ``failed``),
+    ``done`` of ``total`` positions searched, and once done ``report``: White's win percentage
+    at each position, each move's mark, loss, accuracy and the engine's better move and line,
+    each player's accuracy and counts (docs/analysis.md)."""
+    return await reports.view(game_id)
 
 
 @router.get("/games/{game_id}/legal")

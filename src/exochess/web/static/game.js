@@ -94,6 +94,10 @@ export class GamePage {
     // other parts of the page (the chat) see each message first; true means "mine alone"
     /** @type {((msg: WsMessage) => boolean)[]} */
     this.listeners = [];
+    /** @type {(() => void)[]} told after every render (the game report under the board) */
+    this.afterRender = [];
+    /** @type {{[ply: number]: string}} the report's mark of each move (index from 0), if any */
+    this.moveMarks = {};
     this.offeredSeat = this.takeSeatFromHash();
     const v = state.variant;
     this.board = new BoardView(root.querySelector("#board"), {
@@ -473,6 +477,7 @@ export class GamePage {
     this.renderMoves(ply);
     this.renderSide(me, myTurn, live, connected);
     this.clocks.render(s, me);
+    for (const hook of this.afterRender) hook();
     // last: a premove played sends the move, which renders the page again
     if (myTurn && this.board.premove) this.board.playPremove();
   }
@@ -502,6 +507,13 @@ export class GamePage {
       span.dataset.move = m.text;
       if (m.victims.length) span.classList.add("capture");
       span.appendChild(moveEntry(this.state.variant, this.state.fens[i], m));
+      const mark = this.moveMarks[i];
+      if (mark) {
+        const tag = document.createElement("span");
+        tag.className = "move-mark";
+        tag.textContent = mark;
+        span.appendChild(tag);
+      }
       span.addEventListener("click", () => this.show(i + 1));
       row.appendChild(span);
     });

@@ -373,6 +373,31 @@ puzzle_plays = Table(
     Column("created", DateTime, nullable=False),
 )
 
+game_reports = Table(
+    # a finished game's computer report (docs/analysis.md): one row per game, shared by everyone
+    "game_reports",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("status", String(16), nullable=False),
+    # queued -> running -> done (or failed); what web/game/reports.py runs and shows
+    Column("auto", Boolean, nullable=False, server_default=false()),
+    # queued by the server for a rated game (runs only while the engine is idle)
+    Column("owner", String(64), nullable=False),
+    # who asked (the account, else the address; the server for an automatic one)
+    Column("nodes", Integer, nullable=False),
+    # the engine's budget per position
+    Column("total", Integer, nullable=False),
+    # positions to search (the game's moves and its start)
+    Column("positions", Text, nullable=False),
+    # JSON list, one entry per position searched so far, in order (resumed from there)
+    Column("requested", DateTime, nullable=False),
+    Column("updated", DateTime, nullable=False),
+    Column("lease_until", DateTime, nullable=True),
+    # a server runs the report until then (renewed after each position): after a crash the
+    # report is resumed by whichever server finds the lease lapsed
+    Column("error", Text, nullable=True),
+)
+
 chat = Table(
     "chat",
     metadata,

@@ -32,7 +32,7 @@ from exochess.web.http.security import RequestGuardMiddleware, SecurityHeadersMi
 from exochess.web.limits import RateLimits
 from exochess.web.live.hub import Hub
 from exochess.web.puzzles.service import PuzzleService
-from exochess.web.routes import accounts, api, learn, pages, puzzles, ws
+from exochess.web.routes import accounts, analysisws, api, learn, pages, puzzles, ws
 from exochess.web.routes import lobby as lobby_routes
 from exochess.web.routes import tournaments as tournament_routes
 from exochess.web.settings import Settings, load_settings
@@ -247,6 +247,7 @@ def create_app(
     app.include_router(api.router)
     app.include_router(accounts.router)
     app.include_router(ws.router)
+    app.include_router(analysisws.router)
     app.include_router(lobby_routes.router)
     app.include_router(tournament_routes.router)
     app.include_router(health_router)

@@ -55,7 +55,7 @@ def test_three_lines_deepen_then_stop_frees_the_worker(live_server: Server) -> N
         async with websockets.connect(ws_url(live_server)) as ws:
             started = await start(ws, variant="rebelfury", movetime_ms=60_000)
             assert started["type"] == "started", started
-            depths = []
+            depths: list[int] = []
             while len(depths) < 3:
                 info = await recv_until(ws, "info", timeout=WAIT_S)
                 assert info["id"] == started["id"]

@@ -19,6 +19,7 @@ from exochess.web.accounts.sessions import SessionMiddleware, Sessions
 from exochess.web.accounts.users import Accounts
 from exochess.web.compute.enginepool import EngineBackend, EnginePool
 from exochess.web.game.deadgames import DeadGames
+from exochess.web.game.pgnimport import IMPORT_PATHS, MAX_IMPORT_BODY
 from exochess.web.game.positions import glyphs
 from exochess.web.game.service import GameService
 from exochess.web.http.bodylimit import BodyLimitMiddleware
@@ -236,7 +237,9 @@ def create_app(
     app.add_middleware(GZipMiddleware, minimum_size=2048, compresslevel=GZIP_LEVEL)
     app.add_middleware(SessionMiddleware)  # after the guard: a refused request reads no session
     app.add_middleware(RequestGuardMiddleware)
-    app.add_middleware(BodyLimitMiddleware, max_body=MAX_BODY)
+    app.add_middleware(
+        BodyLimitMiddleware, max_body=MAX_BODY, larger=dict.fromkeys(IMPORT_PATHS, MAX_IMPORT_BODY)
+    )
     app.add_middleware(RateLimitMiddleware, limits=limits)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(RequestIdMiddleware)  # outermost: it times and counts every answer

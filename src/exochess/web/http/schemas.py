@@ -89,6 +89,27 @@ class PositionRequest(BaseModel):
     """First actions of a move already entered: ``legal`` is then the tree after them."""
 
 
+class FenCheck(BaseModel):
+    """``POST /api/editor/check``: is ``fen`` a position of ``variant``?"""
+
+    variant: StrictStr
+    fen: Annotated[StrictStr, Field(max_length=2000)]
+
+
+class ImportRequest(BaseModel):
+    """``POST /api/import`` and ``/api/import/read``: a PGN text (its first game is read)."""
+
+    pgn: StrictStr
+
+
+class ImportedGame(BaseModel):
+    """``POST /api/import``: the stored game."""
+
+    id: str
+    url: str
+    moves: int
+
+
 class AnalyseRequest(PositionRequest):
     """``POST /api/analyse``: the position, searched for ``movetime_ms``."""
 

@@ -111,7 +111,12 @@ class AnalysisSocket:
                     "ref": message.ref,
                 }
         variant, start_fen, texts = await self.service.cpu_free.run(
-            "replaying the moves", analysis_line, message.variant, message.fen, message.moves, owner=self.owner
+            "replaying the moves",
+            analysis_line,
+            message.variant,
+            message.fen,
+            message.moves,
+            owner=self.owner,
         )
         if isinstance(pool, EnginePool):
             # refused now (429/503) rather than after the reply: the pool's own check
@@ -120,7 +125,9 @@ class AnalysisSocket:
         self.task = asyncio.create_task(self._run(number, message, variant, start_fen, texts))
         return {"type": "started", "id": number, "ref": message.ref}
 
-    async def _run(self, number: int, message: WsAnalyse, variant: str, start_fen: str, texts: list[str]) -> None:
+    async def _run(
+        self, number: int, message: WsAnalyse, variant: str, start_fen: str, texts: list[str]
+    ) -> None:
         pool = self.service.pool
         assert pool is not None
 

@@ -215,6 +215,7 @@ export class GamePage {
       const q = new URLSearchParams({ variant: this.state.variant.name, fen: this.state.start_fen });
       const moves = this.state.moves.slice(0, this.shownPly()).map((/** @type {MoveView} */ m) => m.text);
       if (moves.length) q.set("moves", moves.join(" "));
+      q.set("game", this.id);  // named to the live analysis, which refuses a game between people in play
       location.href = `/analysis?${q}`;
     });
   }
@@ -544,6 +545,12 @@ export class GamePage {
       const div = document.createElement("div");
       div.className = "rated-note";
       div.textContent = t("Rated game");
+      players.appendChild(div);
+    }
+    if (s.imported) {
+      const div = document.createElement("div");
+      div.className = "rated-note imported-note";
+      div.textContent = t("Imported game (from a PGN, unrated)");
       players.appendChild(div);
     }
     let status = "";

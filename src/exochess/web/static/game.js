@@ -572,7 +572,9 @@ export class GamePage {
       status = s.status === "aborted" ? t("Game aborted") : t("Game over ({result})", { result: s.result });
     }
     this.$("#status").textContent = status;
-    this.$("#banner").textContent = s.status === "finished" ? `${s.result} · ${t(s.reason)}` : (s.status === "aborted" ? t(s.reason) : "");
+    // an imported game has no reason of this site's (its PGN's Termination is in s.termination)
+    const why = s.reason ? t(s.reason) : (s.imported ? t("imported game") : "");
+    this.$("#banner").textContent = s.status === "finished" ? `${s.result} · ${why}` : (s.status === "aborted" ? why : "");
     const invite = localStorage.getItem(INVITE_KEY(this.id));
     const opponent = me === "white" ? "black" : "white";
     const showInvite = Boolean(invite && me && s.status === "active" && !s.online[opponent]);

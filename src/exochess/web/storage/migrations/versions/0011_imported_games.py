@@ -17,8 +17,9 @@ depends_on: str | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.add_column(sa.Column("imported", sa.Boolean(), nullable=False, server_default=sa.false()))
+    # a plain ADD COLUMN (SQLite allows it with a default): a batch would rebuild the table,
+    # which SQLite refuses while other tables' foreign keys point at it
+    op.add_column("games", sa.Column("imported", sa.Boolean(), nullable=False, server_default=sa.false()))
 
 
 def downgrade() -> None:

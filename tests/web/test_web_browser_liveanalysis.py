@@ -86,7 +86,9 @@ def test_editor_places_pieces_follows_the_fen_and_goes_to_analysis(page: Any) ->
     page.click("#analyse")
     page.wait_for_selector('#analysis[data-fen="4k3/8/8/8/8/8/8/Q3K3 w"]')
     page.set_viewport_size({"width": 390, "height": 844})
-    page.goto(f"/editor/interweave?fen={quote('rbnkknbr/pppppppp/8/8/3P4/8/P1PPPPPP/RBNKKNBR b c3,d4 1[12]0003')}")
+    page.goto(
+        f"/editor/interweave?fen={quote('rbnkknbr/pppppppp/8/8/3P4/8/P1PPPPPP/RBNKKNBR b c3,d4 1[12]0003')}"
+    )
     page.wait_for_selector('#editor[data-valid="1"]')
     assert page.input_value("#ep") == "c3,d4"
     assert page.input_value('.reserve[data-side="white"][data-letter="N"]') == "12"
@@ -115,7 +117,9 @@ def test_import_opens_a_pgn_on_the_analysis_board_and_stores_it(page: Any) -> No
     page.goto("/import")
     page.fill("#pgn", '[Variant "Fugue"]\n\n1. e2-e3 e7-e6\n2. e3-e5 *')
     page.click("#open")
-    page.wait_for_function("() => document.querySelector('#error').textContent.includes('line 4, move 2. e3-e5')")
+    page.wait_for_function(
+        "() => document.querySelector('#error').textContent.includes('line 4, move 2. e3-e5')"
+    )
     assert page.url.endswith("/import")
     page.goto(f"/game/{game}")
     page.wait_for_selector(".imported-note")

@@ -85,7 +85,9 @@ def sample_pgn(variant: str, plies: int = 12, seed: int = 1) -> tuple[str, list[
     texts = [str(m) for m in board.move_stack]
     clocks = {ply: 60_000 - 1000 * ply for ply in range(1, len(texts) + 1)}
     headers = {"White": "Ann Example", "Black": "Bo", "Termination": "resignation"}
-    pgn = write_game(board, headers=headers, result="1-0", comments={0: "a sample", 2: "sharp"}, clocks=clocks)
+    pgn = write_game(
+        board, headers=headers, result="1-0", comments={0: "a sample", 2: "sharp"}, clocks=clocks
+    )
     return pgn, texts
 
 
@@ -138,7 +140,9 @@ def test_an_oversized_pgn_is_refused(client: httpx.Client) -> None:
     long = pgn + "\n" + "{" + "x" * MAX_PGN_BYTES + "}"
     for path in ("/api/import/read", "/api/import"):
         res = client.post(path, json={"pgn": long})
-        assert res.status_code == 413 and f"at most {MAX_PGN_BYTES} characters" in res.json()["error"], res.text
+        assert res.status_code == 413 and f"at most {MAX_PGN_BYTES} characters" in res.json()["error"], (
+            res.text
+        )
         res = client.post(path, content=b'{"pgn": "' + b"x" * MAX_IMPORT_BODY + b'"}')
         assert res.status_code == 413 and "request body too large" in res.json()["error"], res.text
     # the other routes keep their small limit

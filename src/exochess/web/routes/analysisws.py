@@ -40,13 +40,12 @@ from exochess.web.domain import N_, EngineDisabled, GameServiceError
 from exochess.web.game.analysis import analysis_line
 from exochess.web.game.fairplay import refuse_engine_help
 from exochess.web.game.service import GameService
-from exochess.web.http.deps import Service
+from exochess.web.http.deps import LimitsDep, Service
 from exochess.web.http.errors import status_of
 from exochess.web.http.i18n import localized, request_language
 from exochess.web.http.schemas import ANALYSIS_MESSAGES, Ping, WsAnalyse
-from exochess.web.limits import RateLimits, client_key
+from exochess.web.limits import CLOSE_FLOOD, MessageLimit, RateLimits, client_key
 from exochess.web.routes.ws import read_message
-from exochess.web.social.throttle import CLOSE_FLOOD, MessageLimit
 
 log = logging.getLogger("exochess.web")
 router = APIRouter()
@@ -58,7 +57,7 @@ ONE_SHOT_MS = 3000
 class AnalysisSocket:
     """One connection's live analysis: at most one at a time, its updates sent in order."""
 
-    def __init__(self, websocket: WebSocket, service: GameService, limits: RateLimits | None) -> None:
+    def __init__(self, websocket: WebSocket, service: GameService, limits: RateLimits) -> None:
         self.websocket = websocket
         self.service = service
         self.limits = limits
@@ -100,16 +99,15 @@ class AnalysisSocket:
         if message.game is not None:
             # fair play: the same guard as a game's one-shot evaluation (POST .../evaluate)
             refuse_engine_help((await self.service.get(message.game, view=False)).row)
-        if self.limits is not None:
-            refusal = await self.limits.hit("analyses", client_key(self.address))
-            if refusal is not None:
-                return {
-                    "type": "error",
-                    "error": refusal.message(" from your address"),
-                    "status": 429,
-                    "retry_after": refusal.retry_s,
-                    "ref": message.ref,
-                }
+        refusal = await self.limits.hit("analyses", client_key(self.address))
+        if refusal is not None:
+            return {
+                "type": "error",
+                "error": refusal.message(" from your address"),
+                "status": 429,
+                "retry_after": refusal.retry_s,
+                "ref": message.ref,
+            }
         variant, start_fen, texts = await self.service.cpu_free.run(
             "replaying the moves",
             analysis_line,
@@ -176,12 +174,12 @@ class AnalysisSocket:
 
 
 @router.websocket("/ws/analysis")
-async def analysis_socket(websocket: WebSocket, service: Service) -> None:
+async def analysis_socket(websocket: WebSocket, service: Service, limits: LimitsDep) -> None:
     await websocket.accept()
-    limits: RateLimits | None = getattr(websocket.app.state, "rate_limits", None)
-    session = AnalysisSocket(websocket, service, limits if limits else None)
+    session = AnalysisSocket(websocket, service, limits)
     sender = asyncio.create_task(session.sender())
-    limit = MessageLimit()
+    # the game websocket's limit: a person sends a few messages a second at most
+    limit = MessageLimit(limits, "game-messages")
     try:
         while True:
             raw = await websocket.receive_text()

@@ -2,7 +2,7 @@
 ``imported`` (never rated, its seats held by nobody).
 
 Revision ID: 0011
-Revises: 0005
+Revises: 0009
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0011"
-down_revision: str | None = "0005"
+down_revision: str | None = "0009"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -110,8 +110,9 @@ AFTER_BASELINE_COLUMNS = (
     ("challenges", "poster_browser"),
     ("games", "end_white_ms"),
     ("games", "end_black_ms"),
+    ("games", "imported"),
 )
-"""(table, column) that Alembic revisions after the baseline add (0003, 0005)."""
+"""(table, column) that Alembic revisions after the baseline add (0003, 0005, 0011)."""
 
 
 def as_before_alembic(execute: Callable[[str], object]) -> None:

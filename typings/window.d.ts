@@ -2,6 +2,7 @@
 // (`make lint`); nothing here is served.
 import type { AnalysisPage } from "../src/exochess/web/static/analysis.js";
 import type { ChatBox } from "../src/exochess/web/static/chat.js";
+import type { BoardEditor } from "../src/exochess/web/static/editor.js";
 import type { GamePage } from "../src/exochess/web/static/game.js";
 import type { LessonPage } from "../src/exochess/web/static/lessons.js";
 import type { LobbyPage } from "../src/exochess/web/static/lobby.js";
@@ -18,6 +19,7 @@ declare global {
     exochessChat?: ChatBox;
     exochessLobby?: LobbyPage;
     exochessAnalysis?: AnalysisPage;
+    exochessEditor?: BoardEditor;
     exochessLesson?: LessonPage;
     exochessPuzzle?: PuzzlePage;
   }

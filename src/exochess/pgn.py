@@ -493,12 +493,14 @@ def read_game(text: str, *, default_variant: str | None = None) -> Game:
 
     The variant comes from the ``Variant`` tag (or ``default_variant`` when it is
     missing), the start from the ``FEN`` tag (default: the game's starting position).
-    Raises :class:`PgnError` naming the problem (and the move number for a bad move).
+    Raises :class:`PgnError` naming the problem and where it is: the line of the text (for a
+    malformed tag or movetext, a bad ``Variant`` or ``FEN`` tag, a bad move), and the move
+    number for a bad move.
 
     >>> read_game('[Variant "Fugue"]\\n\\n1. e2-e3 e7-e7 *')  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    exochess.pgn.PgnError: move 1... e7-e7: e7-e7 is illegal; the Cannon Pawn on e7 can play: ...
+    exochess.pgn.PgnError: line 3, move 1... e7-e7: e7-e7 is illegal; the Cannon Pawn on e7 can play: ...
     """
     if not isinstance(text, str) or not text.strip():
         raise PgnError("the text contains no game")
@@ -508,6 +510,7 @@ def read_game(text: str, *, default_variant: str | None = None) -> Game:
 
 def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_variant: str | None) -> Game:
     headers: dict[str, str] = {}
+    tag_lines: dict[str, int] = {}
     for offset, raw_line in enumerate(tags.splitlines()):
         stripped = raw_line.strip()
         if not stripped:
@@ -518,6 +521,7 @@ def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_varia
             if m is None:
                 raise PgnError(f"line {tag_line + offset}: malformed tag {stripped[pos:]!r}")
             headers[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
+            tag_lines[m.group(1)] = tag_line + offset
             pos = m.end()
             while pos < len(stripped) and stripped[pos].isspace():
                 pos += 1
@@ -525,13 +529,20 @@ def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_varia
     try:
         variant = resolve_variant(name or "")
     except ExochessError as exc:
-        where = f"[Variant {name!r}]" if name else "the game has no [Variant] tag"
+        where = (
+            f"line {tag_lines['Variant']}: [Variant {name!r}]"
+            if "Variant" in tag_lines
+            else f"[Variant {name!r}]"
+            if name
+            else "the game has no [Variant] tag"
+        )
         raise PgnError(f"{where}: {exc}") from exc
     fen = headers.get("FEN") or variant.starting_fen
     try:
         board = Board(variant, fen=fen)
     except ExochessError as exc:
-        raise PgnError(f"[FEN {fen!r}]: {exc}") from exc
+        where = f"line {tag_lines['FEN']}: " if "FEN" in tag_lines else ""
+        raise PgnError(f"{where}[FEN {fen!r}]: {exc}") from exc
 
     moves: list[Move] = []
     comments: dict[int, str] = {}
@@ -570,7 +581,7 @@ def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_varia
             move = board.parse_move(move_text)
             board.push(move)
         except ExochessError as exc:
-            raise PgnError(f"move {label} {move_text}: {exc}") from exc
+            raise PgnError(f"line {token.line}, move {label} {move_text}: {exc}") from exc
         moves.append(move)
     if depth:
         raise PgnError("a variation opened with '(' is never closed")

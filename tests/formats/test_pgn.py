@@ -259,3 +259,13 @@ def test_web_style_call_with_headers_and_result() -> None:
     game = read_game(text)
     assert game.result == "1-0" and game.headers["Termination"] == "resignation"
     assert game.headers["Round"] == "-" and game.headers["Black"] == "Computer (level 3)"
+
+
+def test_errors_name_the_line_of_the_text() -> None:
+    """A bad move, a bad Variant or FEN tag: the message says on which line (issue 45, PGN import)."""
+    with pytest.raises(PgnError, match=r"^line 5, move 2\. e3-e5: "):
+        read_game('[Event "x"]\n[Variant "Fugue"]\n\n1. e2-e3 e7-e6\n2. e3-e5 *')
+    with pytest.raises(PgnError, match=r"^line 2: \[Variant 'Chess960'\]"):
+        read_game('[Event "x"]\n[Variant "Chess960"]\n\n*')
+    with pytest.raises(PgnError, match=r"^line 3: \[FEN '8/8 w'\]"):
+        read_game('[Event "x"]\n[Variant "Fugue"]\n[FEN "8/8 w"]\n\n*')

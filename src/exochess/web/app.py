@@ -19,6 +19,7 @@ from exochess.web.accounts.sessions import SessionMiddleware, Sessions
 from exochess.web.accounts.users import Accounts
 from exochess.web.compute.enginepool import EngineBackend, EnginePool
 from exochess.web.game.deadgames import DeadGames
+from exochess.web.game.pgnimport import IMPORT_PATHS, MAX_IMPORT_BODY
 from exochess.web.game.positions import glyphs
 from exochess.web.game.reports import Reports
 from exochess.web.game.service import GameService
@@ -33,7 +34,7 @@ from exochess.web.http.security import RequestGuardMiddleware, SecurityHeadersMi
 from exochess.web.limits import RateLimits
 from exochess.web.live.hub import Hub
 from exochess.web.puzzles.service import PuzzleService
-from exochess.web.routes import accounts, api, learn, pages, puzzles, ws
+from exochess.web.routes import accounts, analysisws, api, learn, pages, puzzles, ws
 from exochess.web.routes import lobby as lobby_routes
 from exochess.web.routes import tournaments as tournament_routes
 from exochess.web.settings import Settings, load_settings
@@ -249,7 +250,9 @@ def create_app(
     app.add_middleware(GZipMiddleware, minimum_size=2048, compresslevel=GZIP_LEVEL)
     app.add_middleware(SessionMiddleware)  # after the guard: a refused request reads no session
     app.add_middleware(RequestGuardMiddleware)
-    app.add_middleware(BodyLimitMiddleware, max_body=MAX_BODY)
+    app.add_middleware(
+        BodyLimitMiddleware, max_body=MAX_BODY, larger=dict.fromkeys(IMPORT_PATHS, MAX_IMPORT_BODY)
+    )
     app.add_middleware(RateLimitMiddleware, limits=limits)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(RequestIdMiddleware)  # outermost: it times and counts every answer
@@ -260,6 +263,7 @@ def create_app(
     app.include_router(api.router)
     app.include_router(accounts.router)
     app.include_router(ws.router)
+    app.include_router(analysisws.router)
     app.include_router(lobby_routes.router)
     app.include_router(tournament_routes.router)
     app.include_router(health_router)

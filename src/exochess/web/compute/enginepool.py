@@ -53,7 +53,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
 
 from exochess.board import Board
-from exochess.engine import Limits, Searcher, analyse, best_move
+from exochess.engine import MAX_MULTIPV, Analysis, Limits, Searcher, analyse, best_move
 from exochess.engine.levels import DEFAULT_MOVETIME_MS
 from exochess.engine.levels import level as engine_level
 from exochess.engine.protocol import SWITCH_INTERVAL_S
@@ -81,6 +81,9 @@ RANDOM_LEVEL = 0
 """Level 0 plays a uniformly random legal move (works without the engine)."""
 ANALYSIS_CAP_MS = 5000
 """Longest thinking time of one analysis (longer requests are searched this long)."""
+LIVE_ANALYSIS_CAP_MS = 30_000
+"""Longest thinking time of a live analysis (it is stopped sooner when its viewer stops it,
+leaves, or asks for another position); the viewer may start it again."""
 QUEUE_LIMIT = 8
 """Analyses that may wait for a worker; more are refused with :class:`EngineBusy`."""
 PER_CLIENT_LIMIT = 2
@@ -254,6 +257,59 @@ def compute_report_position(
     }
 
 
+LIVE_LINES = 3
+"""Lines a live analysis shows (the protocol's ``MultiPV``)."""
+
+
+def _line_json(line: Analysis) -> dict[str, Any]:
+    return {
+        "multipv": line.multipv,
+        "depth": line.depth,
+        "score_cp": line.score_cp,
+        "mate": line.mate,
+        "pv": [str(m) for m in line.pv],
+    }
+
+
+def _live_json(analysis: Analysis, side: str) -> dict[str, Any]:
+    """One update of a live analysis: the iteration's figures and its lines, best first."""
+    return {
+        "depth": analysis.depth,
+        "seldepth": analysis.seldepth,
+        "score_cp": analysis.score_cp,
+        "mate": analysis.mate,
+        "nodes": analysis.nodes,
+        "nps": analysis.nps,
+        "time_ms": analysis.time_ms,
+        "side_to_move": side,
+        "lines": [_line_json(line) for line in analysis.all_lines()],
+    }
+
+
+def compute_live_analysis(
+    variant: str,
+    start_fen: str,
+    texts: list[str],
+    movetime_ms: int,
+    multipv: int,
+    searcher: Searcher | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """A multi-line analysis that reports every completed iteration to ``progress`` (depth,
+    score, nodes per second and the ``multipv`` best lines, see :func:`_live_json`); returns the
+    last one.  A stopped search returns what it had, as a finished one does."""
+    board = _board(variant, start_fen, texts)
+    side = Color.of(board.turn).value
+
+    def report(analysis: Analysis) -> None:
+        if progress is not None:
+            progress(_live_json(analysis, side))
+
+    with _searcher(searcher) as s:
+        analysis = analyse(board, movetime_ms=movetime_ms, searcher=s, multipv=multipv, on_iteration=report)
+    return _live_json(analysis, side)
+
+
 # --- the worker process ------------------------------------------------------------------------
 
 _READY = "ready"
@@ -334,8 +390,11 @@ def _worker_main(conn: Connection, stops: Connection, hash_mb: int = DEFAULT_HAS
             continue
         if message is None:
             return
-        seq, fn, args = message
+        seq, fn, args, streams = message
         searcher = Searcher(hash_mb=hash_mb)
+        # a streaming job reports its progress on the same pipe, before its reply (this thread
+        # is the only one that writes to it)
+        extra: dict[str, Any] = {"progress": _progress(conn, seq)} if streams else {}
         # The cyclic collector stays off until the reply is out, as in the engine protocol:
         # its first pass after a search walks everything the search allocated (30-100 ms),
         # which delayed the answer of a stopped job.
@@ -348,7 +407,7 @@ def _worker_main(conn: Connection, stops: Connection, hash_mb: int = DEFAULT_HAS
             if stopped:
                 reply: tuple[int, str, Any] = (seq, "stopped", None)
             else:
-                reply = (seq, "ok", fn(*args, searcher=searcher))
+                reply = (seq, "ok", fn(*args, searcher=searcher, **extra))
         except Exception as exc:  # sent back and logged by the server
             reply = (seq, "error", f"{type(exc).__name__}: {exc}")
         with current.lock:
@@ -364,6 +423,19 @@ def _worker_main(conn: Connection, stops: Connection, hash_mb: int = DEFAULT_HAS
         del searcher
         gc.freeze()
         gc.enable()
+
+
+def _progress(conn: Connection, seq: int) -> Callable[[Any], None]:
+    """What a streaming job of the worker calls with each update: sent as an ``info`` message."""
+
+    def send(data: Any) -> None:
+        conn.send((seq, _INFO, data))
+
+    return send
+
+
+_INFO = "info"
+"""Status of a worker's message that is an update of a streaming job, not its reply."""
 
 
 # --- the server side ---------------------------------------------------------------------------
@@ -385,6 +457,10 @@ class _Job:
     preempted: bool = False
     """A report's position stopped to make room for a move or an analysis: queued again."""
     worker: _Worker | None = None
+    on_info: Callable[[Any], None] | None = None
+    """A streaming job's updates go here (in the event loop), until its future is settled."""
+    over: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the job has left the pool (done, dropped from the queue, or its worker stopped)."""
     ticket: Ticket = field(init=False)
 
     @property
@@ -524,6 +600,7 @@ class EnginePool:
         queue_limit: int = QUEUE_LIMIT,
         per_client: int = PER_CLIENT_LIMIT,
         analysis_cap_ms: int = ANALYSIS_CAP_MS,
+        live_cap_ms: int = LIVE_ANALYSIS_CAP_MS,
         express: bool = True,
         hash_mb: int = DEFAULT_HASH_MB,
         moves_per_owner: int = MOVES_PER_OWNER,
@@ -542,6 +619,8 @@ class EnginePool:
         self.per_client = per_client
         self.moves_per_owner = moves_per_owner
         self.analysis_cap_ms = analysis_cap_ms
+        self.live_cap_ms = live_cap_ms
+        """Longest thinking time of a live analysis (:meth:`analyse_live`)."""
         self._queue = FairQueue()
         self._queued = self._queue.queued
         self._running = self._queue.running
@@ -695,6 +774,34 @@ class EnginePool:
         """See :meth:`EngineBackend.idle`."""
         return not any(self._queued[k] or self._running[k] for k in (MOVE, ANALYSIS))
 
+    async def analyse_live(
+        self,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        on_info: Callable[[dict[str, Any]], None],
+        *,
+        owner: str,
+        multipv: int = LIVE_LINES,
+        movetime_ms: int | None = None,
+    ) -> dict[str, Any]:
+        """A live analysis: ``multipv`` lines, each completed iteration sent to ``on_info`` as
+        it comes (see :func:`compute_live_analysis`), for at most :attr:`live_cap_ms`; the
+        last update is returned.  Charged to ``owner`` and refused like :meth:`analyse` (it
+        counts among the owner's :attr:`per_client` analyses); cancelling the awaiting task
+        stops the search, which frees its worker at once."""
+        movetime_ms = max(1, min(movetime_ms or self.live_cap_ms, self.live_cap_ms))
+        args = (variant, start_fen, list(texts), movetime_ms, max(1, min(multipv, MAX_MULTIPV)))
+        result: dict[str, Any] = await self._submit(
+            ANALYSIS, compute_live_analysis, args, movetime_ms / 1000, owner, on_info=on_info
+        )
+        return result
+
+    def check_analysis(self, owner: str) -> None:
+        """Raise the refusal (:class:`TooManyEngineJobs`, :class:`EngineBusy`) that an analysis
+        for ``owner`` would meet now, queueing nothing."""
+        self._refuse(ANALYSIS, self.live_cap_ms / 1000, owner, None)
+
     async def drop_game(self, game_id: str) -> None:
         """``game_id`` is over or abandoned: its place among the long moves is free (its queued
         move, if any, is dropped by the caller cancelling the wait)."""
@@ -796,6 +903,7 @@ class EnginePool:
         budget_s: float,
         owner: str | None,
         game: str | None = None,
+        on_info: Callable[[Any], None] | None = None,
     ) -> Any:
         if self._closed:
             raise EngineFailed("the engine is shutting down")
@@ -804,6 +912,7 @@ class EnginePool:
         loop = asyncio.get_running_loop()
         long_game = game if kind == MOVE and budget_s > QUICK_MOVE_S else None
         job = _Job(kind, fn, args, budget_s, owner, loop.create_future(), next(self._seq), long_game)
+        job.on_info = on_info
         job.ticket = Ticket(kind, owner, budget_s, kind == MOVE and budget_s <= QUICK_MOVE_S, job)
         if long_game is not None:
             self._budget.take(long_game, owner, budget_s)
@@ -813,7 +922,16 @@ class EnginePool:
             self._preempt_reports(kind)
         async with self._cond:
             self._cond.notify_all()
-        return await job.future
+        if on_info is None:
+            return await job.future
+        try:
+            return await job.future
+        except asyncio.CancelledError:
+            # a streaming job's viewer goes on to the next position at once: returning only once
+            # the worker has stopped means the stopped job no longer counts against the owner
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(job.over.wait(), STOP_GRACE_S + 1)
+            raise
 
     def _preempt_reports(self, kind: str) -> None:
         """A move or an analysis was queued: stop the reports' positions that hold the workers it
@@ -952,7 +1070,7 @@ class EnginePool:
         worker.job = job.seq
         job.attempts += 1
         try:
-            worker.conn.send((job.seq, job.fn, job.args))
+            worker.conn.send((job.seq, job.fn, job.args, job.on_info is not None))
         except (OSError, ValueError):
             return self._lost(job, "could not reach the engine worker")
         if job.kind == REPORT:
@@ -965,7 +1083,16 @@ class EnginePool:
         while True:
             done, _ = await asyncio.wait({reply}, timeout=_POLL_S)
             if done:
-                break
+                message = None if reply.cancelled() or reply.exception() is not None else reply.result()
+                if message is None or message[1] != _INFO:
+                    break
+                if job.on_info is not None and not job.future.done():
+                    try:
+                        job.on_info(message[2])
+                    except Exception:  # the listener's failure is not the job's
+                        log.exception("engine job %d: its update could not be delivered", job.seq)
+                reply = self._recv(worker)
+                continue
             now = time.monotonic()
             if job.stop_asked is None and now >= overtime_at:
                 log.warning("engine job %d ran past its time: stopping it", job.seq)
@@ -1004,6 +1131,7 @@ class EnginePool:
         return True
 
     def _finish(self, job: _Job) -> None:
+        job.over.set()
         self._queue.finish(job.ticket)
         if job.game is not None:
             self._budget.done(job.game, time.monotonic())

@@ -8,7 +8,7 @@ from typing import Any
 
 from exochess.board import Board
 from exochess.errors import ExochessError, FenError, UnknownVariantError
-from exochess.web.domain import N_, GameOver, IllegalMove, InvalidRequest, PositionTooLarge, TooLarge
+from exochess.web.domain import N_, Color, GameOver, IllegalMove, InvalidRequest, PositionTooLarge, TooLarge
 from exochess.web.game.positions import PositionTooLargeError, legal_tree, position_json
 
 MAX_ANALYSIS_MOVES = 1000
@@ -80,3 +80,13 @@ def analysis_line(variant: str, fen: str | None, moves: list[str]) -> tuple[str,
 def start_moves(variant: str, fen: str) -> int:
     """How many legal moves a new game's set-up position has (CPU work: run it in a worker)."""
     return len(Board(variant, fen=fen).raw_moves())
+
+
+def checked_fen(variant: str, fen: str) -> dict[str, Any]:
+    """The board editor's check of ``fen``: the library's reading of it (its own FEN text, the
+    side to move), or :class:`InvalidRequest` with the library's reason (CPU work: run it in
+    a worker; a FEN may describe a board whose move list is huge, so no move is listed)."""
+    if not fen.strip():
+        raise InvalidRequest(N_("bad FEN: {reason}"), reason="the FEN is empty")
+    board = analysis_board(variant, fen, [])
+    return {"variant": board.variant.name, "fen": board.fen(), "turn": Color.of(board.turn).value}

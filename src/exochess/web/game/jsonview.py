@@ -126,6 +126,7 @@ class JsonView:
             "time_control": stored_time_control(row.time_control).to_json(),
             "clock": self.clock_json(live),
             "rated": row.rated,
+            "imported": row.imported,
             "online": {color.value: here for color, here in self.online(row.id).items()},
             "absent_since": self.absent_json(live),
             "legal_count": view.count,

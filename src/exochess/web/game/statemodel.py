@@ -88,6 +88,7 @@ class GameState(_Strict):
     time_control: TimeControlState
     clock: ClockState | None
     rated: bool
+    imported: bool = Field(default=False, description="read from a PGN, not played here (never rated)")
     online: dict[Color, bool]
     absent_since: dict[Color, int | None] = Field(description="since when each seat is gone (ms since 1970)")
     legal_count: int

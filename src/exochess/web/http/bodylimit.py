@@ -16,27 +16,31 @@ class BodyLimitMiddleware:
     to the app's handler, so nothing larger than the limit is ever buffered.
     """
 
-    def __init__(self, app: ASGIApp, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, max_body: int, larger: dict[str, int] | None = None) -> None:
+        """``larger``: paths whose bodies may be bigger (a pasted PGN), with their limit."""
         self.app = app
         self.max_body = max_body
+        self.larger = larger or {}
 
-    def _too_large(self) -> str:
-        return f"request body too large (over {self.max_body} bytes)"
+    @staticmethod
+    def _too_large(limit: int) -> str:
+        return f"request body too large (over {limit} bytes)"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.larger.get(scope["path"], self.max_body)
         headers = dict(scope["headers"])
         length = headers.get(b"content-length")
         if length is not None:
             try:
-                too_big = int(length) > self.max_body
+                too_big = int(length) > limit
             except ValueError:
                 await error_response(400, "bad Content-Length header")(scope, receive, send)
                 return
             if too_big:
-                await error_response(413, self._too_large())(scope, receive, send)
+                await error_response(413, self._too_large(limit))(scope, receive, send)
                 return
         seen = 0
 
@@ -45,8 +49,8 @@ class BodyLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_body:
-                    raise HTTPException(413, self._too_large())
+                if seen > limit:
+                    raise HTTPException(413, self._too_large(limit))
             return message
 
         await self.app(scope, counting_receive, send)

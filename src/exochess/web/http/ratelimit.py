@@ -52,6 +52,8 @@ RULES = (
     _Rule("games", "POST", re.compile(r"/api/games/?")),
     # a rematch creates a game too (resign, rematch, resign... would be an unlimited loop)
     _Rule("games", "POST", re.compile(r"/api/games/[^/]+/rematch/?")),
+    # an imported game is a game stored too
+    _Rule("games", "POST", re.compile(r"/api/import/?")),
     _Rule("analyses", "POST", re.compile(r"/api/analyse/?")),
     _Rule("analyses", "POST", re.compile(r"/api/games/[^/]+/evaluate/?")),
     _Rule("sockets", "WS", re.compile(r"/ws/.*")),

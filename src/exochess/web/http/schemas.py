@@ -89,6 +89,27 @@ class PositionRequest(BaseModel):
     """First actions of a move already entered: ``legal`` is then the tree after them."""
 
 
+class FenCheck(BaseModel):
+    """``POST /api/editor/check``: is ``fen`` a position of ``variant``?"""
+
+    variant: StrictStr
+    fen: Annotated[StrictStr, Field(max_length=2000)]
+
+
+class ImportRequest(BaseModel):
+    """``POST /api/import`` and ``/api/import/read``: a PGN text (its first game is read)."""
+
+    pgn: StrictStr
+
+
+class ImportedGame(BaseModel):
+    """``POST /api/import``: the stored game."""
+
+    id: str
+    url: str
+    moves: int
+
+
 class AnalyseRequest(PositionRequest):
     """``POST /api/analyse``: the position, searched for ``movetime_ms``."""
 
@@ -220,6 +241,40 @@ CLIENT_MESSAGES: dict[str, type[Ping | Auth | WsMove | WsChat]] = {
     "chat": WsChat,
 }
 """The model of each websocket message ``type``."""
+
+
+# --- analysis websocket messages (client to server) --------------------------------------------
+
+
+class WsAnalyse(BaseModel):
+    """Start a live analysis of ``moves`` played from ``fen`` (or from the start of ``game``'s
+    stored moves, with ``ply`` of them: a finished game's analysis); stops the one running."""
+
+    type: Literal["start"]
+    variant: StrictStr = Field(default_factory=lambda: default_variant().name)
+    fen: StrictStr | None = None
+    moves: Annotated[list[StrictStr], Field(max_length=1000)] = Field(default_factory=list)
+    game: StrictStr | None = None
+    """The game the position comes from, if any: refused while it is played between people."""
+    lines: Annotated[StrictInt, Field(ge=1, le=5)] = 3
+    movetime_ms: Annotated[StrictInt | None, Field(ge=MIN_MOVETIME_MS, le=600_000)] = None
+    """At most the server's cap of a live analysis (30 s by default); none: the cap."""
+    ref: Any = None
+
+
+class WsStop(BaseModel):
+    """Stop the running live analysis (its worker is free at once)."""
+
+    type: Literal["stop"]
+    ref: Any = None
+
+
+ANALYSIS_MESSAGES: dict[str, type[Ping | WsAnalyse | WsStop]] = {
+    "ping": Ping,
+    "start": WsAnalyse,
+    "stop": WsStop,
+}
+"""The model of each analysis websocket message ``type``."""
 
 
 # --- lobby websocket messages (client to server) -----------------------------------------------

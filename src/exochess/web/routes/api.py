@@ -9,6 +9,7 @@ model, so OpenAPI documents it (FastAPI does not re-validate a ``Response``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
@@ -18,11 +19,12 @@ from exochess.web.accounts.ratings import DELETED_NAME, ratings_before
 from exochess.web.accounts.sessions import current_user
 from exochess.web.compute.fairshare import owner_of
 from exochess.web.domain import InvalidRequest
-from exochess.web.game.analysis import analysis_line, analysis_position
+from exochess.web.game.analysis import analysis_line, analysis_position, checked_fen
 from exochess.web.game.fairplay import refuse_engine_help
-from exochess.web.game.live import LiveGame
+from exochess.web.game.live import LiveGame, new_id
 from exochess.web.game.newgames import MAX_LEVEL
 from exochess.web.game.pgnexport import game_pgn
+from exochess.web.game.pgnimport import check_size, import_fields, read_pgn
 from exochess.web.game.positions import variant_json
 from exochess.web.game.service import GameService
 from exochess.web.game.statemodel import GameState
@@ -32,8 +34,11 @@ from exochess.web.http.disconnect import client_address, unless_disconnected
 from exochess.web.http.schemas import (
     AnalyseRequest,
     CreatedGame,
+    FenCheck,
     GameList,
     GameSummary,
+    ImportedGame,
+    ImportRequest,
     MoveRequest,
     NewGame,
     PositionRequest,
@@ -266,6 +271,38 @@ async def position(body: PositionRequest, request: Request, service: Service) ->
         owner=request_owner(request),
     )
     return Response(text, media_type="application/json")
+
+
+@router.post("/editor/check")
+async def editor_check(body: FenCheck, request: Request, service: Service) -> dict[str, Any]:
+    """The board editor's position: the library's own FEN of it and the side to move, or 400 with
+    the library's reason (a missing royal is no error: see RULES.md, a diagram may lack one)."""
+    result: dict[str, Any] = await service.cpu_free.run(
+        "reading the FEN", checked_fen, body.variant, body.fen, owner=request_owner(request)
+    )
+    return result
+
+
+@router.post("/import/read")
+async def import_read(body: ImportRequest, request: Request, service: Service) -> dict[str, Any]:
+    """A PGN's first game, read and checked (to open on the analysis board); 400 with the line
+    and the reason for a bad one, 413 for one too long."""
+    check_size(body.pgn)  # before it is sent to a worker
+    result: dict[str, Any] = await service.cpu_free.run(
+        "reading the PGN", read_pgn, body.pgn, owner=request_owner(request)
+    )
+    return result
+
+
+@router.post("/import", status_code=201)
+async def import_game(body: ImportRequest, request: Request, service: Service) -> ImportedGame:
+    """Store a PGN's first game as an imported game: finished with its result, unrated, held
+    by nobody, shown like any finished game (``imported`` in its state)."""
+    check_size(body.pgn)
+    game = await service.cpu_free.run("reading the PGN", read_pgn, body.pgn, owner=request_owner(request))
+    fields = import_fields(game, new_id())
+    await service.db(functools.partial(service.storage.import_game, **fields))
+    return ImportedGame(id=fields["id"], url=f"/game/{fields['id']}", moves=len(fields["texts"]))
 
 
 @router.post("/analyse")

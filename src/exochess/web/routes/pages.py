@@ -17,9 +17,11 @@ from exochess.rulesdoc import page_language, render_html
 from exochess.svg import board as board_svg
 from exochess.variant import Variant
 from exochess.variants import all_variants, default_variant, find_variant
+from exochess.variants.interweave.rules import RESERVE_TYPES
 from exochess.web.accounts.sessions import current_user
 from exochess.web.game.analysis import analysis_board
 from exochess.web.game.newgames import MAX_LEVEL
+from exochess.web.game.pgnimport import MAX_PGN_BYTES
 from exochess.web.game.positions import variant_json
 from exochess.web.game.timecontrol import (
     CORRESPONDENCE_DAYS,
@@ -107,7 +109,7 @@ async def rules(request: Request, variant: str) -> HTMLResponse:
 
 
 @router.get("/new")
-async def new_game(request: Request, variant: str = "", fen: str = "") -> HTMLResponse:
+async def new_game(request: Request, variant: str = "", fen: str = "", opponent: str = "") -> HTMLResponse:
     return render(
         request,
         "new.html",
@@ -116,6 +118,7 @@ async def new_game(request: Request, variant: str = "", fen: str = "") -> HTMLRe
         selected=variant,
         level_elos={v.name: {n: level_elo(n, v) for n in range(1, MAX_LEVEL + 1)} for v in all_variants()},
         fen=fen,
+        opponent="friend" if opponent == "friend" else "computer",
         time_presets=REALTIME_PRESETS,
         time_minutes=MINUTE_CHOICES,
         time_increments=INCREMENT_CHOICES,
@@ -150,6 +153,39 @@ async def analysis_page(request: Request, variant: str | None = None, fen: str =
         selected=default_variant().name if variant is None else variant,
         fen=fen,
     )
+
+
+EXTRA_STATE: dict[str, dict[str, object]] = {"interweave": {"ep": True, "reserves": RESERVE_TYPES}}
+"""The board editor's controls for a game's extra FEN fields (docs/formats.md): Interweave's
+en-passant field and its six reserve counts (White's, then Black's, of these piece types)."""
+
+
+@router.get("/editor")
+async def editor_default() -> RedirectResponse:
+    return RedirectResponse(f"/editor/{default_variant().name}", status_code=307)
+
+
+@router.get("/editor/{variant}")
+async def editor_page(request: Request, variant: str, fen: str = "") -> HTMLResponse:
+    """The board editor: any position of ``variant`` (``?fen=`` the shared one)."""
+    try:
+        v = find_variant(variant)
+    except UnknownVariantError as exc:
+        raise HTTPException(404, N_("There is no game of that name.")) from exc
+    return render(
+        request,
+        "editor.html",
+        title=tr(request, "Board editor"),
+        selected=v.name,
+        fen=fen[:MAX_DIAGRAM_FEN],
+        extra_state=EXTRA_STATE.get(v.name),
+    )
+
+
+@router.get("/import")
+async def import_page(request: Request) -> HTMLResponse:
+    """PGN import: paste or upload a game, open it on the analysis board or keep it."""
+    return render(request, "import.html", title=tr(request, "Import PGN"), max_pgn=MAX_PGN_BYTES)
 
 
 MAX_DIAGRAM_FEN = 1000

@@ -7,21 +7,27 @@ import { BoardKeys, announce } from "/static/keyboard.js";
 import { BoardExtras } from "/static/legend.js";
 import { Motion, moveArrows } from "/static/motion.js";
 import { moveEntry, moveSentence } from "/static/movewords.js";
+import { LiveAnalysis } from "/static/liveanalysis.js";
 import { Sound } from "/static/sound.js";
 
-// The line in the page's address: ?variant=...&fen=<start>&moves=<move texts, space separated>.
-/** @param {string} search @returns {{moves: string[]}} */
+// The line in the page's address: ?variant=...&fen=<start>&moves=<move texts, space separated>
+// (&game=<id>: the game it comes from, which the live analysis names for the fair-play check).
+/** @param {string} search @returns {{moves: string[], game: string | null}} */
 export function lineFromURL(search) {
   const q = new URLSearchParams(search);
   const moves = (q.get("moves") || "").split(" ").filter(Boolean);
-  return { moves };
+  return { moves, game: q.get("game") };
 }
 
-/** @param {string} variant @param {string | null} fen @param {string[]} moves @returns {string} */
-export function lineURL(variant, fen, moves) {
+/**
+ * @param {string} variant @param {string | null} fen @param {string[]} moves @param {string | null} [game]
+ * @returns {string}
+ */
+export function lineURL(variant, fen, moves, game = null) {
   const q = new URLSearchParams({ variant });
   if (fen) q.set("fen", fen);
   if (moves.length) q.set("moves", moves.join(" "));
+  if (game) q.set("game", game);
   return `/analysis?${q}`;
 }
 
@@ -32,7 +38,9 @@ export class AnalysisPage {
     this.variants = variants;
     this.board = null;
     // the page's address carries the start (filled in #fen by the server) and the moves
-    this.moves = lineFromURL(location.search).moves;
+    const line = lineFromURL(location.search);
+    this.moves = line.moves;
+    this.game = line.game;
     this.fromURL = this.moves.length > 0;
     this.fen = root.querySelector("#fen").value.trim() || null;
     this.variantName = root.querySelector("#variant").value;
@@ -40,14 +48,14 @@ export class AnalysisPage {
     this.sound = new Sound();
     this.sound.bindSwitch(root.querySelector("#sound"));
     root.querySelector("#variant").addEventListener("change", (/** @type {Event} */ e) => {
-      this.variantName = /** @type {HTMLSelectElement} */ (e.target).value; this.fen = null; root.querySelector("#fen").value = ""; this.moves = []; this.load();
+      this.variantName = /** @type {HTMLSelectElement} */ (e.target).value; this.fen = null; this.game = null; root.querySelector("#fen").value = ""; this.moves = []; this.load();
     });
     root.querySelector("#load").addEventListener("click", () => {
       // the field shows the current position: setting it starts a new line from there
-      this.fen = root.querySelector("#fen").value.trim() || null; this.moves = []; this.load();
+      this.fen = root.querySelector("#fen").value.trim() || null; this.moves = []; this.game = null; this.load();
     });
     root.querySelector("#reset").addEventListener("click", () => {
-      this.fen = null; root.querySelector("#fen").value = ""; this.moves = []; this.load();
+      this.fen = null; root.querySelector("#fen").value = ""; this.moves = []; this.game = null; this.load();
     });
     root.querySelector("#undo").addEventListener("click", () => { this.moves.pop(); this.load(); });
     root.querySelector("#flip").addEventListener("click", () => {
@@ -59,6 +67,7 @@ export class AnalysisPage {
       link.search = `?${q}`;
     });
     root.querySelector("#engine").addEventListener("click", () => this.evaluate());
+    this.live = new LiveAnalysis(root, (moves) => { this.moves.push(...moves); this.load(); });
     this.load();
   }
 
@@ -125,7 +134,10 @@ export class AnalysisPage {
     this.root.dataset.fen = pos.fen;
     this.root.dataset.ply = String(pos.ply);
     // the address and the FEN field follow the line: the link can be shared, reloading keeps it
-    history.replaceState(null, "", lineURL(this.variantName, this.fen, this.moves));
+    history.replaceState(null, "", lineURL(this.variantName, this.fen, this.moves, this.game));
+    this.root.querySelector("#to-editor").href = `/editor/${this.variantName}?${new URLSearchParams({ fen: pos.fen })}`;
+    if (pos.result) this.live.gameOver();
+    else this.live.setPosition({ variant: this.variantName, fen: this.fen, moves: this.moves, game: this.game });
     this.root.querySelector("#fen").value = pos.fen;
     const diagram = new URLSearchParams({ variant: this.variantName, fen: pos.fen });
     if (this.board.flipped) diagram.set("flipped", "true");

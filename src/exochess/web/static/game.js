@@ -219,6 +219,7 @@ export class GamePage {
       const q = new URLSearchParams({ variant: this.state.variant.name, fen: this.state.start_fen });
       const moves = this.state.moves.slice(0, this.shownPly()).map((/** @type {MoveView} */ m) => m.text);
       if (moves.length) q.set("moves", moves.join(" "));
+      q.set("game", this.id);  // named to the live analysis, which refuses a game between people in play
       location.href = `/analysis?${q}`;
     });
   }
@@ -558,6 +559,12 @@ export class GamePage {
       div.textContent = t("Rated game");
       players.appendChild(div);
     }
+    if (s.imported) {
+      const div = document.createElement("div");
+      div.className = "rated-note imported-note";
+      div.textContent = t("Imported game (from a PGN, unrated)");
+      players.appendChild(div);
+    }
     let status = "";
     if (this.link === "reconnecting") {
       status = t("Connection lost — reconnecting…");
@@ -577,7 +584,9 @@ export class GamePage {
       status = s.status === "aborted" ? t("Game aborted") : t("Game over ({result})", { result: s.result });
     }
     this.$("#status").textContent = status;
-    this.$("#banner").textContent = s.status === "finished" ? `${s.result} · ${t(s.reason)}` : (s.status === "aborted" ? t(s.reason) : "");
+    // an imported game has no reason of this site's (its PGN's Termination is in s.termination)
+    const why = s.reason ? t(s.reason) : (s.imported ? t("imported game") : "");
+    this.$("#banner").textContent = s.status === "finished" ? `${s.result} · ${why}` : (s.status === "aborted" ? why : "");
     const invite = localStorage.getItem(INVITE_KEY(this.id));
     const opponent = me === "white" ? "black" : "white";
     const showInvite = Boolean(invite && me && s.status === "active" && !s.online[opponent]);

@@ -205,6 +205,9 @@ games = Table(
     # move's stamp holds its final clocks)
     Column("end_white_ms", Integer, nullable=True),
     Column("end_black_ms", Integer, nullable=True),
+    # a game read from a PGN someone pasted (issue 45): finished when stored, never rated, its
+    # seats held by nobody; shown like a finished game, marked imported
+    Column("imported", Boolean, nullable=False, server_default=false()),
 )
 
 moves = Table(
@@ -565,6 +568,8 @@ class GameRow:
     """White's time left when the game ended without a move (None: see ``games.end_white_ms``)."""
     end_black_ms: int | None = None
     """Likewise for Black."""
+    imported: bool = False
+    """Read from a PGN (``POST /api/import``), not played here."""
     moves: list[str] = field(default_factory=list)
     stamps: list[Stamp] = field(default_factory=list)
     """The clock columns of each move (:class:`~exochess.web.game.clock.Stamp`), in order; for a
@@ -786,6 +791,55 @@ class Storage:
                     black_name=black_name,
                 )
             )
+
+    def import_game(
+        self,
+        *,
+        id: str,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        result: str,
+        termination: str | None,
+        white_name: str | None,
+        black_name: str | None,
+        white_secret: str,
+        black_secret: str,
+    ) -> None:
+        """Store a game read from a PGN, finished with its ``result``, and its moves, in one
+        transaction (``imported``, unrated; the seat secrets are random and never given out)."""
+        stamp = now()
+        with self.engine.begin() as conn:
+            conn.execute(
+                insert(games).values(
+                    id=id,
+                    variant=variant,
+                    start_fen=start_fen,
+                    white=PlayerKind.HUMAN,
+                    black=PlayerKind.HUMAN,
+                    level=None,
+                    white_secret=stored_secret(white_secret),
+                    black_secret=stored_secret(black_secret),
+                    ply=len(texts),
+                    status=GameStatus.FINISHED,
+                    result=result,
+                    termination=termination,
+                    created=stamp,
+                    updated=stamp,
+                    rated=False,
+                    white_name=white_name,
+                    black_name=black_name,
+                    imported=True,
+                )
+            )
+            if texts:
+                conn.execute(
+                    insert(moves),
+                    [
+                        {"game_id": id, "ply": ply, "text": text, "created": stamp}
+                        for ply, text in enumerate(texts)
+                    ],
+                )
 
     def load_game(self, game_id: str) -> GameRow | None:
         with self.engine.connect() as conn:

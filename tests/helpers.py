@@ -103,14 +103,17 @@ AFTER_BASELINE_TABLES = (
     "tournament_games",
     "tournament_players",
     "tournaments",
+    "api_tokens",
 )
-"""Tables that Alembic revisions after the baseline (0001) add (0004, 0006, 0009), dependents first."""
+"""Tables that Alembic revisions after the baseline (0001) add (0004, 0006, 0009, 0008), dependents first."""
 AFTER_BASELINE_COLUMNS = (
     ("challenges", "poster_browser"),
     ("games", "end_white_ms"),
     ("games", "end_black_ms"),
+    ("users", "bot"),
+    ("challenges", "dest_user"),
 )
-"""(table, column) that Alembic revisions after the baseline add (0003, 0005)."""
+"""(table, column) that Alembic revisions after the baseline add (0003, 0005, 0008)."""
 
 
 def as_before_alembic(execute: Callable[[str], object]) -> None:

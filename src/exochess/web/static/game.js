@@ -42,7 +42,7 @@ export function loadSeat(id) {
 /** @param {{name: string | null, rating: number, provisional: boolean, diff: number | null} | null} user */
 function accountLabel(user) {
   if (!user) return null;
-  const name = user.name === null ? t("deleted player") : user.name;
+  const name = (user.title ? `${user.title} ` : "") + (user.name === null ? t("deleted player") : user.name);
   const diff = user.diff === null ? "" : ` ${user.diff >= 0 ? "+" : ""}${user.diff}`;
   return `${name} (${user.rating}${user.provisional ? "?" : ""}${diff})`;
 }

@@ -142,7 +142,7 @@ def game_state(state: dict[str, Any], now_ms: int) -> dict[str, Any]:
             btime = left
     out: dict[str, Any] = {
         "type": "gameState",
-        "moves": " ".join(state.get("moves") or []),
+        "moves": " ".join(m["text"] if isinstance(m, dict) else str(m) for m in state.get("moves") or []),
         "wtime": wtime,
         "btime": btime,
         "winc": winc,

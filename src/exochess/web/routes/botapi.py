@@ -36,7 +36,7 @@ from exochess.web.accounts.bots import bot_accounts, upgrade_to_bot
 from exochess.web.accounts.ratings import BOT_TITLE
 from exochess.web.accounts.tokens import SCOPES, ApiTokens, TokenNotFound, check_scopes
 from exochess.web.accounts.users import User
-from exochess.web.domain import N_, GameStatus, InvalidRequest, WrongSeat
+from exochess.web.domain import N_, GameStatus, InvalidRequest, TooFast, WrongSeat
 from exochess.web.game.clock import epoch_ms
 from exochess.web.game.timecontrol import CORRESPONDENCE_DAYS, REALTIME_PRESETS
 from exochess.web.http.bearer import Actor, actor_with, token_with
@@ -47,7 +47,7 @@ from exochess.web.routes.accounts import UserDep
 from exochess.web.routes.pages import tr
 from exochess.web.social.apiview import chat_line, game_full, game_state
 from exochess.web.social.challenges import DirectChallenges, parse_clock
-from exochess.web.social.events import StreamSocket, UserEvents, game_json
+from exochess.web.social.events import StreamSocket, UserEvents, events_key, game_json
 from exochess.web.storage.store import games
 
 router = APIRouter()
@@ -196,6 +196,14 @@ async def bots_page(request: Request, service: Service) -> HTMLResponse:
 # --- streams -----------------------------------------------------------------------------------
 
 
+async def _room_for(service: Any, key: str, address: str) -> None:
+    """Refuse a stream past the hub's caps (connections per client address, per game), which
+    streams share with the websockets."""
+    refusal = await service.hub.refusal_anywhere(key, address)
+    if refusal is not None:
+        raise TooFast(N_("too many streams and connections: {reason}"), reason=refusal)
+
+
 def _active_games(engine: Any, user_id: int, limit: int) -> list[str]:
     with engine.connect() as conn:
         q = (
@@ -218,7 +226,9 @@ async def stream_events(actor: Events, request: Request, service: Service) -> St
     happens; a bare newline every few seconds without one."""
     events = _events(request)
     user = actor.user
-    socket, _conn = events.open(user.id, client_address(request) or "")
+    address = client_address(request) or ""
+    await _room_for(service, events_key(user.id), address)
+    socket, _conn = events.open(user.id, address)
     try:
         first: list[bytes] = []
         for game_id in await service.db(_active_games, service.storage.engine, user.id, ACTIVE_LISTED):
@@ -253,9 +263,11 @@ async def _game_stream(
     if seat is None:
         raise WrongSeat(N_("you do not play in this game"))
     hub = service.hub
+    address = client_address(request) or ""
+    await _room_for(service, live.row.id, address)
     socket = StreamSocket()
     # joined before the first state is read: a change in between comes after it, not lost
-    hub.join(live.row.id, socket, seat, client_address(request) or "")
+    hub.join(live.row.id, socket, seat, address)
     try:
         await service.announce_presence(live)
         state = service.state(live)

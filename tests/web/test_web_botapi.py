@@ -4,6 +4,7 @@ bot accounts, direct challenges, the ndjson event and game streams, and acting i
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -128,15 +129,15 @@ def test_an_account_becomes_a_bot_once_and_only_before_it_has_played(site: Serve
     listed = httpx.get(site.url + "/api/bot/online")
     assert listed.headers["content-type"] == "application/x-ndjson"
     assert {"id": name, "username": name, "title": "BOT", "online": True} in [
-        __import__("json").loads(x) for x in listed.text.splitlines()
+        json.loads(x) for x in listed.text.splitlines()
     ]
     page = httpx.get(site.url + "/bots").text
     assert name in page and "player-title" in page
     online.close()
     # a person's account that has played cannot become a bot
-    game_id, human, _human_name, _bot, _ = start_game(site)
+    game_id, _human, human_name, _bot, _ = start_game(site)
     assert game_id
-    played = bearer(site.url, make_token(signup_again(site, _human_name), "bot:play"))
+    played = bearer(site.url, make_token(signup_again(site, human_name), "bot:play"))
     refused = played.post("/api/bot/account/upgrade")
     assert refused.status_code == 409 and "has played a game" in refused.json()["error"]
 

@@ -252,3 +252,32 @@ def test_the_bot_reconnects_after_a_drop_mid_game_without_losing_or_doubling_a_m
     # the stored game is the one the stream showed: one move per ply
     stored = httpx.get(f"{site.url}/api/games/{game_id}").json()
     assert [m["text"] for m in stored["moves"]] == seen
+
+
+def test_a_house_bot_accepts_and_plays_through_the_same_api(site: Server) -> None:
+    """The site's own engine plays as the bot account ExoBot-L1: online on /bots, challenged
+    and answered through the API's challenge, its moves on the game stream."""
+    assert "ExoBot-L1" in httpx.get(f"{site.url}/api/bot/online").text
+    person = signup(site.url, "housecaller")
+    human = bearer(site.url, make_token(person, "board:play", "challenge:write"))
+    events = Stream(human, "/api/stream/event")
+    slow = human.post("/api/challenge/ExoBot-L1", data={"variant": "fugue", "days": "3"}).json()
+    assert events.until("challengeDeclined")["challenge"]["id"] == slow["id"]  # correspondence: no
+    form = {
+        "variant": "fugue",
+        "clock.limit": "120",
+        "clock.increment": "1",
+        "rated": "true",
+        "color": "white",
+    }
+    assert human.post("/api/challenge/exobot-l1", data=form).status_code == 200
+    game_id = events.until("gameStart")["game"]["gameId"]
+    states = play_as_person(site, human, game_id, seed=11)
+    assert states[-1]["status"] != "started" and len(str(states[-1]["moves"]).split()) >= 2
+    game = httpx.get(f"{site.url}/api/games/{game_id}").json()
+    assert game["players"]["black"]["user"] == {
+        **game["players"]["black"]["user"],
+        "name": "ExoBot-L1",
+        "title": "BOT",
+    }
+    events.close()

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, func, or_, select, update
 
-from exochess.web.accounts.users import User
+from exochess.web.accounts.users import User, skeleton
 from exochess.web.domain import N_, Conflict
-from exochess.web.storage.store import games, users
+from exochess.web.storage.store import games, now, users
 
 
 class AlreadyPlayed(Conflict):
@@ -74,3 +74,26 @@ def bot_accounts(engine: Engine, limit: int = 200) -> list[BotInfo]:
             .limit(limit)
         )
         return [BotInfo(r.id, r.name) for r in rows]
+
+
+def house_account(engine: Engine, name: str) -> User | None:
+    """The site's own bot account ``name`` (made on first use: a bot with no password, so
+    nobody can sign in to it); None when a person's account already holds the name."""
+    key, skel = name.lower(), skeleton(name)
+    with engine.begin() as conn:
+        row = conn.execute(
+            select(users.c.id, users.c.name, users.c.bot, users.c.password_hash).where(
+                (users.c.name_key == key) | (users.c.skeleton == skel)
+            )
+        ).first()
+        if row is not None:
+            if not row.bot or row.password_hash is not None:
+                return None
+            return User(row.id, row.name)
+        made = conn.execute(
+            users.insert().values(
+                name=name, name_key=key, skeleton=skel, password_hash=None, created=now(), bot=True
+            )
+        ).inserted_primary_key
+    assert made is not None
+    return User(int(made[0]), name)

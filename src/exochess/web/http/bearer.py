@@ -103,7 +103,12 @@ def actor_with(*scopes: str) -> Callable[[Request], Awaitable[Actor]]:
             return Actor(found.user, found.bot, found)
         user = current_user(request)
         if user is None:
-            raise TokenMissing(N_("sign in, or send an API token as 'Authorization: Bearer <token>'"))
+            raise TokenMissing(
+                N_(
+                    "you are not signed in (or your session has expired); a program sends an API token"
+                    " as 'Authorization: Bearer <token>'"
+                )
+            )
         return Actor(user, False)
 
     return dependency

@@ -15,11 +15,12 @@ def test_the_client_imports_nothing_of_the_web_package() -> None:
     wrong = []
     for path in CLIENT.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = []
             if isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
             elif isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
+            else:
+                continue
             wrong += [f"{path.name}:{node.lineno} {n}" for n in names if n.startswith("exochess.web")]
     assert wrong == []
 

@@ -269,8 +269,8 @@ async def _game_stream(
     # joined before the first state is read: a change in between comes after it, not lost
     hub.join(live.row.id, socket, seat, address)
     try:
-        await service.announce_presence(live)
-        state = service.state(live)
+        await service.reader.announce_presence(live)
+        state = service.reader.state(live)
         history = await chat.history(live.row.id)
     except BaseException:
         hub.leave(live.row.id, socket)
@@ -304,7 +304,7 @@ async def _game_stream(
                         yield line(chat_line(entry))
         finally:
             if hub.leave(live.row.id, socket) and not service.closed:
-                await service.announce_presence(live)
+                await service.reader.announce_presence(live)
 
     return StreamingResponse(body(), media_type=NDJSON)
 

@@ -129,7 +129,7 @@ class UserEvents:
         self._started: OrderedDict[str, None] = OrderedDict()
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._tasks: set[asyncio.Task[Any]] = set()
-        service.listeners.append(self._game_changed)
+        service.reader.listeners.append(self._game_changed)
 
     def close(self) -> None:
         for task in list(self._tasks):
@@ -198,7 +198,7 @@ class UserEvents:
             self._spawn(self._announce("gameFinish", live))
 
     async def _announce(self, kind: str, live: LiveGame) -> None:
-        state = self.service.state(live) if kind == "gameFinish" else None
+        state = self.service.reader.state(live) if kind == "gameFinish" else None
         for color in Color:
             user_id = live.row.user_of(color)
             if user_id is not None:

@@ -155,7 +155,7 @@ class HouseBots:
         socket = StreamSocket()
         service.hub.join(game_id, socket, seat, ADDRESS)
         try:
-            await service.announce_presence(live)
+            await service.reader.announce_presence(live)
             while True:
                 live = await service.get(game_id)
                 if not live.active:
@@ -177,7 +177,7 @@ class HouseBots:
             self._games.pop(game_id, None)
             if service.hub.leave(game_id, socket) and not service.closed:
                 with contextlib.suppress(GameServiceError):
-                    await service.announce_presence(await service.get(game_id))
+                    await service.reader.announce_presence(await service.get(game_id))
 
     async def _move(self, level: int, user: User, game_id: str, seat: Color) -> None:
         service = self.service

@@ -15,12 +15,11 @@ WAIT_MS = 120_000
 
 def test_a_person_challenges_a_house_bot_from_the_bots_page(page: Any, server: Server) -> None:
     name = f"p{secrets.token_hex(5)}"
-    page.goto("/signup")
+    page.goto("/signup?next=/bots")
     page.fill("#name", name)
     page.fill("#password", PASSWORD)
     page.click("#submit")
-    page.wait_for_url("**/")
-    page.goto("/bots")
+    page.wait_for_url("**/bots")
     row = page.locator('tr[data-bot="ExoBot-L1"]')
     assert "BOT" in row.inner_text()
     page.select_option("#bot-variant", "fugue")
@@ -35,12 +34,11 @@ def test_a_person_challenges_a_house_bot_from_the_bots_page(page: Any, server: S
 
 def test_a_token_is_made_and_revoked_on_the_account_page(page: Any, server: Server) -> None:
     name = f"t{secrets.token_hex(5)}"
-    page.goto("/signup")
+    page.goto("/signup?next=/account")
     page.fill("#name", name)
     page.fill("#password", PASSWORD)
     page.click("#submit")
-    page.wait_for_url("**/")
-    page.goto("/account")
+    page.wait_for_url("**/account")
     page.fill("#token-description", "my engine")
     page.check('input[name="scopes"][value="bot:play"]')
     page.click("#token-form button[type=submit]")

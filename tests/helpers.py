@@ -104,15 +104,18 @@ AFTER_BASELINE_TABLES = (
     "tournament_players",
     "tournaments",
     "game_reports",
+    "api_tokens",
 )
-"""Tables that Alembic revisions after the baseline (0001) add (0004, 0006, 0009, 0007), dependents first."""
+"""Tables that Alembic revisions after the baseline (0001) add (0004, 0006, 0007, 0008, 0010), dependents first."""
 AFTER_BASELINE_COLUMNS = (
     ("challenges", "poster_browser"),
     ("games", "end_white_ms"),
     ("games", "end_black_ms"),
     ("games", "imported"),
+    ("users", "bot"),
+    ("challenges", "dest_user"),
 )
-"""(table, column) that Alembic revisions after the baseline add (0003, 0005, 0011)."""
+"""(table, column) that Alembic revisions after the baseline add (0003, 0005, 0009, 0010)."""
 
 
 def as_before_alembic(execute: Callable[[str], object]) -> None:

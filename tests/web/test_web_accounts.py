@@ -138,6 +138,7 @@ def test_result_rates_a_game_exactly_once(tmp_path: Path) -> None:
             "rating": round(expected_a.rating),
             "provisional": True,
             "diff": None,
+            "title": None,
         }
     finally:
         storage.close()
@@ -167,7 +168,12 @@ def test_sign_up_log_in_log_out(server: Server) -> None:
         assert res.status_code == 201, res.text
         cookie = res.headers["set-cookie"]
         assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Secure" not in cookie
-        assert c.get("/api/account").json() == {"name": name}
+        assert c.get("/api/account").json() == {
+            "name": name,
+            "id": name.lower(),
+            "username": name,
+            "title": None,
+        }
         assert name in c.get("/").text  # the header names the signed-in player
         assert c.get("/signup").status_code == 303 and c.get("/login").headers["location"] == "/"
         assert c.post("/api/account/logout", json={}).status_code == 204
@@ -346,6 +352,7 @@ def test_rated_game_between_two_accounts(server: Server) -> None:
             "rating": 1500,
             "provisional": True,
             "diff": None,
+            "title": None,
         }
         # both sides move first: a game over before that changes no rating (issue 40)
         assert w.post(f"/api/games/{gid}/moves", json={"move": "a1~b1", "ply": 0}).status_code == 200
@@ -399,7 +406,7 @@ def test_leaderboard_lists_only_established_players(server: Server, alice: tuple
         storage.close()
     boards = c.get("/api/leaderboard").json()["leaderboards"]
     fugue = next(b for b in boards if b["variant"] == "fugue")
-    assert fugue["players"][0] == {"name": name, "rating": 2999, "games": 40}
+    assert fugue["players"][0] == {"name": name, "rating": 2999, "games": 40, "bot": False}
     assert all(p["name"] != name for b in boards if b["variant"] != "fugue" for p in b["players"])
     assert c.get("/api/leaderboard?variant=chess").status_code == 404
     assert name in c.get("/leaderboard").text

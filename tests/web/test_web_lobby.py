@@ -91,6 +91,7 @@ def test_two_clients_meet_through_the_lobby(lobby_server: Server) -> None:
                 "rating": None,
                 "provisional": None,
                 "account": None,
+                "title": None,
             }
             # the watcher sees it without asking; nothing secret is listed
             view = await recv_until(watcher, "lobby", lambda m: any(c["id"] == cid for c in m["challenges"]))

@@ -102,6 +102,7 @@ def test_two_accounts_meet_in_the_lobby_and_play_a_rated_game(rated_server: Serv
                 "rating": 1500,
                 "provisional": True,
                 "account": alice_name,
+                "title": None,
             }
             listed = next(c for c in await asyncio.to_thread(challenges, bob) if c["id"] == challenge["id"])
             assert listed["player"]["account"] == alice_name and listed["rated"] is True
@@ -125,6 +126,7 @@ def test_two_accounts_meet_in_the_lobby_and_play_a_rated_game(rated_server: Serv
             "rating": 1500,
             "provisional": True,
             "diff": None,
+            "title": None,
         }
     # the seats belong to the accounts: both play with their sessions, no secret
     for client, move, ply in ((alice, "d2-d3", 0), (bob, "e7-e6", 1), (alice, "e2-e3", 2)):
@@ -135,7 +137,13 @@ def test_two_accounts_meet_in_the_lobby_and_play_a_rated_game(rated_server: Serv
     assert res.status_code == 409  # the poster's secret opens White's seat, and it is Black's turn
     live = next(g for g in alice.get("/api/lobby").json()["games"] if g["id"] == game)
     assert live["rated"] is True
-    assert live["white"] == {"name": alice_name, "rating": 1500, "provisional": True, "account": alice_name}
+    assert live["white"] == {
+        "name": alice_name,
+        "rating": 1500,
+        "provisional": True,
+        "account": alice_name,
+        "title": None,
+    }
     assert live["black"]["account"] == bob_name and live["black"]["rating"] == 1500
 
     res = bob.post(f"/api/games/{game}/resign", json={})
@@ -204,6 +212,7 @@ def test_rated_challenges_need_accounts_and_a_clock(rated_server: Server) -> Non
             "rating": None,
             "provisional": None,
             "account": None,
+            "title": None,
         }
         res = alice.post(f"/api/challenges/{cid}/accept", json={})
         assert res.status_code == 200, res.text

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from exochess import BUILD, __version__
 from exochess.cli import (
+    bot,
     cluster,
     db,
     diagram,
@@ -25,7 +26,7 @@ from exochess.errors import ExochessError
 from exochess.variants import all_variants
 
 # Each module adds its subcommands through register(subparsers).
-COMMAND_MODULES = [rules_commands, play, diagram, serve, db, cluster, engine_commands, puzzles_commands]
+COMMAND_MODULES = [rules_commands, play, diagram, serve, db, cluster, engine_commands, puzzles_commands, bot]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,10 +12,12 @@ from fastapi import FastAPI
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.staticfiles import StaticFiles
 from limits import RateLimitItem
+from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES
 
 from exochess.variants import all_variants
 from exochess.web import metrics
 from exochess.web.accounts.sessions import SessionMiddleware, Sessions
+from exochess.web.accounts.tokens import ApiTokens
 from exochess.web.accounts.users import Accounts
 from exochess.web.compute.enginepool import EngineBackend, EnginePool
 from exochess.web.game.deadgames import DeadGames
@@ -34,11 +36,14 @@ from exochess.web.http.security import RequestGuardMiddleware, SecurityHeadersMi
 from exochess.web.limits import RateLimits
 from exochess.web.live.hub import Hub
 from exochess.web.puzzles.service import PuzzleService
-from exochess.web.routes import accounts, analysisws, api, learn, pages, puzzles, ws
+from exochess.web.routes import accounts, analysisws, api, botapi, learn, pages, puzzles, ws
 from exochess.web.routes import lobby as lobby_routes
 from exochess.web.routes import tournaments as tournament_routes
 from exochess.web.settings import Settings, load_settings
+from exochess.web.social.challenges import DirectChallenges
 from exochess.web.social.chat import Chat
+from exochess.web.social.events import UserEvents
+from exochess.web.social.housebots import HouseBots
 from exochess.web.social.lobby import Lobby
 from exochess.web.social.schedule import parse_schedule
 from exochess.web.social.tournaments import Tournaments
@@ -153,6 +158,11 @@ def create_app(
         )
         app.state.chat = Chat(service, limits)
         app.state.puzzles = PuzzleService(service, limits)
+        app.state.tokens = ApiTokens(storage.engine)
+        app.state.events = events = UserEvents(service)
+        app.state.challenges = DirectChallenges(
+            service, events, app.state.accounts, tiny_clocks=settings.test_tiny_clocks
+        )
         await lobby.start()
         app.state.tournaments = tournaments = Tournaments(
             service,
@@ -161,6 +171,11 @@ def create_app(
             tiny_clocks=settings.test_tiny_clocks,
         )
         tournaments.start()
+        house = None
+        if isinstance(pool, EnginePool) and settings.house_bots:
+            # the server's own engine as bot accounts (a server alone: see social/housebots.py)
+            house = HouseBots(service, events, app.state.challenges, pool)
+            await house.start()
         app.state.dead_games = dead_games = DeadGames(service)
         dead_games.start()
         app.state.bus = bus
@@ -216,6 +231,9 @@ def create_app(
                 await peers.close()
             lobby.close()
             tournaments.close()
+            if house is not None:
+                house.close()
+            events.close()
             dead_games.close()
             await reports.aclose()
             service.close()
@@ -247,7 +265,13 @@ def create_app(
     # zlib's default level, not Starlette's 9: the compression runs on the event loop, and on
     # the largest answer (the legal moves of a 45,136-chain position, 210 KB) level 9 took
     # 4.4 ms for 6.6 KB where level 6 takes 1.6 ms for 7.4 KB
-    app.add_middleware(GZipMiddleware, minimum_size=2048, compresslevel=GZIP_LEVEL)
+    # the API's ndjson streams go uncompressed: each line is a few dozen bytes sent alone
+    app.add_middleware(
+        GZipMiddleware,
+        minimum_size=2048,
+        compresslevel=GZIP_LEVEL,
+        exclude_content_types=(*DEFAULT_EXCLUDED_CONTENT_TYPES, botapi.NDJSON),
+    )
     app.add_middleware(SessionMiddleware)  # after the guard: a refused request reads no session
     app.add_middleware(RequestGuardMiddleware)
     app.add_middleware(
@@ -266,6 +290,7 @@ def create_app(
     app.include_router(analysisws.router)
     app.include_router(lobby_routes.router)
     app.include_router(tournament_routes.router)
+    app.include_router(botapi.router)
     app.include_router(health_router)
     install_error_handlers(app)
     return app

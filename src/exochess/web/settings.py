@@ -124,6 +124,11 @@ class Settings(BaseSettings):
         description="Tests only: milliseconds replacing the first-move limit, the absence "
         "limits and a correspondence day.",
     )
+    house_bots: bool = Field(
+        True,
+        description="Run the site's own engine as bot accounts ExoBot-L1 to ExoBot-L8 (a server alone; "
+        "not in Redis mode).",
+    )
     test_tiny_clocks: bool = Field(
         False, description="Tests only: accept any minutes with two decimals as a time control ('0.05+0')."
     )

@@ -258,14 +258,20 @@ class PlayerInfo(TypedDict):
     """Shown as ``1500?``."""
     diff: int | None
     """The change the game made to the rating (a finished rated game), else None."""
+    title: str | None
+    """``"BOT"`` for a bot account (shown before its name everywhere), else None."""
 
 
 DELETED_NAME = "deleted player"
+BOT_TITLE = "BOT"
+"""The title of a bot account (lichess's word), shown before its name."""
 
 
 def player_info(conn: Connection, user_id: int, variant: str, game_id: str | None = None) -> PlayerInfo:
     """An account's name and current rating in ``variant`` (and what ``game_id`` changed)."""
-    user = conn.execute(select(users.c.name, users.c.deleted).where(users.c.id == user_id)).first()
+    user = conn.execute(
+        select(users.c.name, users.c.deleted, users.c.bot).where(users.c.id == user_id)
+    ).first()
     rating = load_rating(conn, user_id, variant)
     diff = None
     if game_id is not None:
@@ -281,6 +287,7 @@ def player_info(conn: Connection, user_id: int, variant: str, game_id: str | Non
         "rating": round(rating.rating),
         "provisional": rating.provisional,
         "diff": diff,
+        "title": BOT_TITLE if user is not None and user.bot else None,
     }
 
 
@@ -318,12 +325,13 @@ def ratings_of(engine: Engine, seats: set[tuple[int, str]]) -> dict[tuple[int, s
         return {}
     ids = {user_id for user_id, _ in seats}
     with engine.connect() as conn:
-        names = {
-            r.id: None if r.deleted is not None else r.name
-            for r in conn.execute(
-                select(users.c.id, users.c.name, users.c.deleted).where(users.c.id.in_(ids))
+        found = list(
+            conn.execute(
+                select(users.c.id, users.c.name, users.c.deleted, users.c.bot).where(users.c.id.in_(ids))
             )
-        }
+        )
+        names = {r.id: None if r.deleted is not None else r.name for r in found}
+        bots = {r.id for r in found if r.bot}
         stored = {
             (r.user_id, r.variant): Rating(r.rating, r.rd, r.volatility)
             for r in conn.execute(
@@ -340,6 +348,7 @@ def ratings_of(engine: Engine, seats: set[tuple[int, str]]) -> dict[tuple[int, s
             "rating": round(rating.rating),
             "provisional": rating.provisional,
             "diff": None,
+            "title": BOT_TITLE if seat[0] in bots else None,
         }
     return out
 
@@ -394,19 +403,21 @@ class Leader:
     name: str
     rating: int
     games: int
+    bot: bool = False
+    """A bot account: marked BOT on the leaderboard (bots share the pools with people)."""
 
 
 def leaderboard(engine: Engine, variant: str, limit: int = 50) -> list[Leader]:
     """The best non-provisional players of ``variant`` (live accounts only)."""
     with engine.connect() as conn:
         q = (
-            select(users.c.name, ratings.c.rating, ratings.c.games)
+            select(users.c.name, ratings.c.rating, ratings.c.games, users.c.bot)
             .join(users, users.c.id == ratings.c.user_id)
             .where(ratings.c.variant == variant, ratings.c.rd <= PROVISIONAL_RD, users.c.deleted.is_(None))
             .order_by(ratings.c.rating.desc(), users.c.name_key)
             .limit(limit)
         )
-        return [Leader(r.name, round(r.rating), r.games) for r in conn.execute(q)]
+        return [Leader(r.name, round(r.rating), r.games, bool(r.bot)) for r in conn.execute(q)]
 
 
 @dataclass(frozen=True)

@@ -165,9 +165,10 @@ class GameService:
 
     # --- endings -------------------------------------------------------------------------
 
-    async def abort(self, game_id: str, secret: str | None) -> LiveGame:
-        """Call the game off without a result (:meth:`Finisher.abort`)."""
-        return await self._end(game_id, secret, None, self.finisher.abort)
+    async def abort(self, game_id: str, secret: str | None, user_id: int | None = None) -> LiveGame:
+        """Call the game off without a result (:meth:`Finisher.abort`); the seat is the one
+        ``secret`` opens, or the one the account ``user_id`` holds."""
+        return await self._end(game_id, secret, user_id, self.finisher.abort)
 
     async def claim(self, game_id: str, secret: str | None) -> LiveGame:
         """Claim the win over an absent opponent (:meth:`Finisher.claim`)."""

@@ -28,6 +28,7 @@ class AccountState(_Strict):
     rating: int
     provisional: bool = Field(description="shown as 1500?")
     diff: int | None = Field(description="the change this finished rated game made to the rating")
+    title: str | None = Field(default=None, description='"BOT" for a bot account, else None')
 
 
 class SeatState(_Strict):

@@ -9,7 +9,9 @@ refuses it with a 4xx naming the problem, and otherwise hands the same bytes on 
 * a request carrying the session cookie without a same-site ``Origin`` (or, lacking one,
   ``Sec-Fetch-Site: same-origin``) -> 403 (docs/decisions/0006-csrf-origin-required.md);
 * a content type other than ``application/json`` -> 415 (HTML forms cannot send JSON, so a
-  cross-site form post never reaches an action);
+  cross-site form post never reaches an action), except for a request with an API token
+  (``Authorization: Bearer``, which no cross-site page can send), which may also send a form,
+  plain text or no body;
 * bytes that are not UTF-8, JSON nested deeper than :data:`MAX_JSON_DEPTH` (Python's parser
   recurses and fails with ``RecursionError`` around 1,000 levels), or text holding a lone
   surrogate (``"\\ud800"``: it cannot be encoded, so it must not reach the service), or an
@@ -210,6 +212,24 @@ SIGNED_IN_NEEDS_ORIGIN = (
 )
 
 
+FORM = "application/x-www-form-urlencoded"
+BEARER_MEDIA = frozenset({"", FORM, "text/plain"})
+"""Bodies a request with an API token may send besides JSON: none, a form (lichess's clients
+post forms), or plain text."""
+
+
+def _has_bearer(headers: Headers) -> bool:
+    return headers.get("authorization", "").strip()[:7].lower() == "bearer "
+
+
+def _is_utf8(body: bytes) -> bool:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _has_session_cookie(headers: Headers) -> bool:
     return any(SESSION_COOKIE + "=" in value for value in headers.getlist("cookie"))
 
@@ -281,10 +301,14 @@ class RequestGuardMiddleware:
         if origin is not None and not same_origin(origin, headers):
             await error_response(403, _foreign(origin))(scope, receive, send)
             return
-        if _has_session_cookie(headers) and not _proves_same_origin(origin, headers):
+        # a request with an API token acts by the token alone and cannot be forged cross-site
+        # (see http/bearer.py): it may carry the cookie, a form, or no body, as lichess's clients do
+        token = _has_bearer(headers)
+        if not token and _has_session_cookie(headers) and not _proves_same_origin(origin, headers):
             await error_response(403, SIGNED_IN_NEEDS_ORIGIN)(scope, receive, send)
             return
-        if _media_type(headers) != "application/json":
+        media = _media_type(headers)
+        if media != "application/json" and not (token and media in BEARER_MEDIA):
             await error_response(
                 415, "this endpoint accepts only JSON: send the header 'Content-Type: application/json'"
             )(scope, receive, send)
@@ -310,7 +334,10 @@ class RequestGuardMiddleware:
                 break
         body = b"".join(chunks)
         try:
-            check_json_body(body)
+            if media == "application/json":
+                check_json_body(body)
+            elif media == FORM and not _is_utf8(body):
+                raise BadJSON("malformed form: the body is not UTF-8 text")
         except BadJSON as exc:
             await error_response(400, str(exc))(scope, receive, send)
             return

@@ -29,6 +29,8 @@ class Key(StrEnum):
     """A game's id and a colour."""
     SOCKET = "websocket"
     """One websocket connection."""
+    TOKEN = "API token"
+    """A personal API token (its id): ``Authorization: Bearer`` requests."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,8 @@ LIMITS: tuple[Limit, ...] = (
     # engine analysis (web/puzzles/service.py), counted by the second limit too
     Limit("puzzles", "60/minute", "puzzle moves", Key.ADDRESS),
     Limit("puzzle-checks", "20/minute", "puzzle moves checked by the engine", Key.ADDRESS),
+    # a bot plays a few moves a second at most, in a handful of games at once (issue 47)
+    Limit("api-token", "300/minute", "API requests with this token", Key.TOKEN),
     # only failed logins are counted (http/loginguard.py)
     Limit(
         "login-account", "5/minute,20/hour", "failed logins for this account", Key.ACCOUNT, fail_closed=True

@@ -18,7 +18,8 @@ from starlette.requests import HTTPConnection
 
 from exochess.board import Board
 from exochess.variants import all_variants, find_variant
-from exochess.web.accounts.ratings import DELETED_NAME, history_chart, leaderboard, user_ratings
+from exochess.web.accounts.bots import is_bot
+from exochess.web.accounts.ratings import BOT_TITLE, DELETED_NAME, history_chart, leaderboard, user_ratings
 from exochess.web.accounts.sessions import (
     COOKIE,
     Sessions,
@@ -30,6 +31,7 @@ from exochess.web.accounts.sessions import (
 from exochess.web.accounts.users import MAX_NAME, MAX_PASSWORD, Accounts, BadCredentials, User
 from exochess.web.domain import N_, Color, PlayerKind, PlayerNotFound
 from exochess.web.game.pgnexport import game_pgn
+from exochess.web.http.bearer import Actor, actor_with
 from exochess.web.http.deps import Service
 from exochess.web.http.disconnect import client_address
 from exochess.web.http.loginguard import LoginGuard
@@ -194,9 +196,17 @@ async def logout(request: Request, sessions: SessionsDep) -> Response:
 
 
 @router.get("/api/account")
-async def me(user: UserDep) -> dict[str, Any]:
-    """The signed-in account."""
-    return {"name": user.name}
+async def me(actor: Annotated[Actor, Depends(actor_with())], service: Service) -> dict[str, Any]:
+    """The signed-in account, or the account of the API token sent (as lichess's
+    ``GET /api/account``: ``id``, ``username``, ``title``)."""
+    user = actor.user
+    bot = actor.bot if actor.token is not None else await service.db(is_bot, service.storage.engine, user.id)
+    return {
+        "name": user.name,
+        "id": user.name.lower(),
+        "username": user.name,
+        "title": BOT_TITLE if bot else None,
+    }
 
 
 @router.post("/api/account/password")
@@ -256,8 +266,10 @@ async def _profile(service: Service, accounts: Accounts, name: str) -> dict[str,
     titles = {v.name: v.title for v in all_variants()}
     puzzle_lines = await service.db(user_puzzles, engine, user.id)
     puzzle_plays = await service.db(puzzle_history, engine, user.id)
+    bot = await to_thread.run_sync(is_bot, engine, user.id)
     return {
         "name": user.name,
+        "title": BOT_TITLE if bot else None,
         "results": results,
         "ratings": [
             {
@@ -392,7 +404,9 @@ async def _leaderboards(service: Service, variant: str | None) -> list[dict[str,
             {
                 "variant": v.name,
                 "title": v.title,
-                "players": [{"name": p.name, "rating": p.rating, "games": p.games} for p in leaders],
+                "players": [
+                    {"name": p.name, "rating": p.rating, "games": p.games, "bot": p.bot} for p in leaders
+                ],
             }
         )
     return boards

@@ -158,12 +158,13 @@ def _player_json(name: str | None, user_id: int | None, variant: str, infos: Inf
     username (``account``; None once deleted) and its rating in the game."""
     info = infos.get((user_id, variant)) if user_id is not None else None
     if info is None:
-        return {"name": name, "rating": None, "provisional": None, "account": None}
+        return {"name": name, "rating": None, "provisional": None, "account": None, "title": None}
     return {
         "name": info["name"] or name,
         "rating": info["rating"],
         "provisional": info["provisional"],
         "account": info["name"],
+        "title": info.get("title"),
     }
 
 

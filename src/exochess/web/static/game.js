@@ -39,10 +39,10 @@ export function loadSeat(id) {
 }
 
 // "name (1500?)", "name (1512 +12)" after a rated game, or null for a seat no account holds
-/** @param {{name: string | null, rating: number, provisional: boolean, diff: number | null} | null} user */
+/** @param {{name: string | null, rating: number, provisional: boolean, diff: number | null, title?: string | null} | null} user */
 function accountLabel(user) {
   if (!user) return null;
-  const name = user.name === null ? t("deleted player") : user.name;
+  const name = (user.title ? `${user.title} ` : "") + (user.name === null ? t("deleted player") : user.name);
   const diff = user.diff === null ? "" : ` ${user.diff >= 0 ? "+" : ""}${user.diff}`;
   return `${name} (${user.rating}${user.provisional ? "?" : ""}${diff})`;
 }

@@ -129,6 +129,8 @@ users = Table(
     # argon2id (PHC string); None once the account is deleted.
     Column("created", DateTime, nullable=False),
     Column("deleted", DateTime, nullable=True),
+    # A BOT account (issue 47): plays through the API only; set once, never unset.
+    Column("bot", Boolean, nullable=False, server_default=false()),
 )
 """Accounts.  A deleted account keeps its row (games point at it, shown as "deleted player")
 and its name stays taken, so that nobody can later appear to have played its games."""
@@ -252,7 +254,28 @@ challenges = Table(
     # The digest of the poster's browser token (sent by a signed-in poster too): an acceptor
     # from the same browser is refused (two accounts of one browser cannot meet).
     Column("poster_browser", String(64), nullable=True),
+    # The challenged account of a direct challenge (``POST /api/challenge/{user}``, issue 47);
+    # None for the lobby's open challenges, which anyone may accept.  No index nor foreign key:
+    # the table holds the open challenges only, and SQLite cannot drop an indexed column.
+    Column("dest_user", Integer, nullable=True),
 )
+
+api_tokens = Table(
+    "api_tokens",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    # The SHA-256 digest of the token (the token itself is shown once, never stored).
+    Column("digest", String(64), nullable=False, unique=True),
+    Column("description", String(64), nullable=False),
+    # The scopes, space-separated ("bot:play challenge:write").
+    Column("scopes", String(256), nullable=False),
+    Column("created", DateTime, nullable=False),
+    Column("last_used", DateTime, nullable=True),
+    # Kept after revocation, so that a revoked token is told apart from a wrong one.
+    Column("revoked", DateTime, nullable=True),
+)
+"""Personal API tokens (issue 47): ``Authorization: Bearer`` for programs acting as an account."""
 
 lesson_progress = Table(
     # the stars of each lesson stage an account has completed (its best score): see docs/lessons.md
@@ -609,6 +632,8 @@ class ChallengeRow:
     rated: bool = False
     poster_browser: str | None = None
     """The digest of the poster's browser token, if it sent one."""
+    dest_user: int | None = None
+    """The challenged account of a direct challenge (None: an open challenge of the lobby)."""
 
 
 @dataclass
@@ -1216,7 +1241,7 @@ class Storage:
         with self.engine.connect() as conn:
             q = (
                 select(challenges)
-                .where(challenges.c.status == ChallengeStatus.OPEN)
+                .where(challenges.c.status == ChallengeStatus.OPEN, challenges.c.dest_user.is_(None))
                 .order_by(challenges.c.created.desc(), challenges.c.id.desc())
                 .limit(limit)
             )
@@ -1269,7 +1294,9 @@ class Storage:
         """Open challenges with a real-time clock or none (all but correspondence ones)."""
         with self.engine.connect() as conn:
             q = select(challenges).where(
-                challenges.c.status == ChallengeStatus.OPEN, challenges.c.time_control.not_like("%d")
+                challenges.c.status == ChallengeStatus.OPEN,
+                challenges.c.time_control.not_like("%d"),
+                challenges.c.dest_user.is_(None),  # a direct challenge has no lobby socket to outlive
             )
             return [ChallengeRow(**r._mapping) for r in conn.execute(q)]
 

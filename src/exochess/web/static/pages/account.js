@@ -2,7 +2,8 @@
 // Sign-up, log-in and account settings forms: each posts JSON to /api/account/..., shows the
 // server's message on failure. Signing up or in hands the server this browser's seats (the
 // secrets of the games played here anonymously) so that those games become the account's.
-import { postJSON } from "/static/api.js";
+import { getJSON, postJSON } from "/static/api.js";
+import { t } from "/static/i18n.js";
 
 const SEAT_PREFIX = "exochess:seat:";
 
@@ -71,3 +72,51 @@ wire(form("delete-form"), box("delete-error"), async (data) => {
   await postJSON("/api/account/delete", { password: data.get("password") });
   location.assign("/");
 });
+
+/**
+ * @typedef {{id: number, description: string, scopes: string[], created: string, last_used: string | null}} TokenInfo
+ */
+
+/** The account's tokens, each with its Revoke button (the tokens themselves are never shown again). */
+async function showTokens() {
+  const list = document.getElementById("token-list");
+  if (!list) return;
+  /** @type {{tokens: TokenInfo[]}} */
+  const data = await getJSON("/api/account/tokens");
+  list.replaceChildren();
+  for (const token of data.tokens) {
+    const li = document.createElement("li");
+    li.dataset.token = String(token.id);
+    const text = document.createElement("span");
+    text.textContent = `${token.description} (${token.scopes.join(", ")})`;
+    const revoke = document.createElement("button");
+    revoke.type = "button";
+    revoke.className = "revoke";
+    revoke.textContent = t("Revoke");
+    revoke.addEventListener("click", async () => {
+      revoke.disabled = true;
+      try {
+        await postJSON(`/api/account/tokens/${token.id}/revoke`, {});
+        await showTokens();
+      } catch (err) {
+        box("token-error").textContent = err.message;
+        revoke.disabled = false;
+      }
+    });
+    li.append(text, " ", revoke);
+    list.append(li);
+  }
+  box("no-tokens").hidden = data.tokens.length > 0;
+}
+
+wire(form("token-form"), box("token-error"), async (data) => {
+  const made = await postJSON("/api/account/tokens", {
+    description: data.get("description"), scopes: data.getAll("scopes"),
+  });
+  box("token-text").textContent = made.token;
+  box("token-new").hidden = false;
+  form("token-form")?.reset();
+  await showTokens();
+});
+
+if (form("token-form")) showTokens().catch((err) => { box("token-error").textContent = err.message; });

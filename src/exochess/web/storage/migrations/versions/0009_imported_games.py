@@ -1,8 +1,8 @@
 """Imported games (issue 45): a game read from a PGN is stored like a finished game, marked
 ``imported`` (never rated, its seats held by nobody).
 
-Revision ID: 0011
-Revises: 0009
+Revision ID: 0009
+Revises: 0008
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0011"
-down_revision: str | None = "0009"
+revision = "0009"
+down_revision: str | None = "0008"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -1,6 +1,6 @@
 """Tournaments (issue 46): arenas and Swiss events, their players, games and byes.
 
-Revision ID: 0009
+Revision ID: 0007
 Revises: 0006
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
+revision = "0007"
 down_revision: str | None = "0006"
 branch_labels: str | None = None
 depends_on: str | None = None

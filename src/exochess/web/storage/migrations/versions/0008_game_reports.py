@@ -1,7 +1,7 @@
 """Game reports (issue 45): a finished game's computer analysis, stored with the game.
 
-Revision ID: 0007
-Revises: 0009
+Revision ID: 0008
+Revises: 0007
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision: str | None = "0009"
+revision = "0008"
+down_revision: str | None = "0007"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -106,7 +106,8 @@ AFTER_BASELINE_TABLES = (
     "game_reports",
     "api_tokens",
 )
-"""Tables that Alembic revisions after the baseline (0001) add (0004, 0006, 0007, 0008, 0010), dependents first."""
+"""Tables that Alembic revisions after the baseline (0001) add (0004, 0006, 0007, 0008, 0010),
+dependents first."""
 AFTER_BASELINE_COLUMNS = (
     ("challenges", "poster_browser"),
     ("games", "end_white_ms"),

@@ -121,6 +121,29 @@ def test_game_over_position_answers_none() -> None:
     assert out[-1] == "bestmove (none)"
 
 
+def test_game_over_position_in_infinite_mode_waits_for_stop() -> None:
+    """UCI: no bestmove before "stop" in infinite mode, even when there is nothing to search."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "exochess.cli.main", "engine"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("position fen 3k4/8/8/8/8/8/8/3QK3 w moves d1xd8\ngo infinite\nisready\n")
+    proc.stdin.flush()
+    before = []
+    while (line := proc.stdout.readline().strip()) != "readyok":
+        before.append(line)
+    assert not any(line.startswith("bestmove") for line in before), before
+    proc.stdin.write("stop\nquit\n")
+    proc.stdin.flush()
+    out, _err = proc.communicate(timeout=60)
+    assert proc.returncode == 0
+    assert out.splitlines()[0] == "bestmove (none)"
+
+
 def test_levels_and_clock() -> None:
     out = session("setoption name Level value 1\nposition startpos\ngo wtime 2000 btime 2000 winc 0 binc 0\n")
     assert out[-1].startswith("bestmove ")

@@ -239,6 +239,15 @@ class EngineProtocol:
                 raise ValueError(f"unknown go parameter {word!r}")
         if not self.board.raw_moves():
             self.error("the game is over: there is no move to play")
+            if infinite:
+                # UCI: no bestmove before "stop" in infinite mode, even with nothing to search (a
+                # client that reads on to its "readyok" would otherwise miss it: bench/listen.py
+                # waited 60 s for a bestmove sent before its "stop")
+                self.infinite = True
+                self._released.clear()
+                self._thread = threading.Thread(target=self._none_when_released, daemon=True)
+                self._thread.start()
+                return
             self.send("bestmove (none)")
             return
         searchmoves = self._searchmoves(listed) if listed is not None else None
@@ -332,7 +341,14 @@ class EngineProtocol:
             self.send(f"bestmove {result.best}")
         except Exception as exc:  # never let a search error kill the engine
             self.error(f"search failed: {exc}")
+            if self.infinite:
+                self._released.wait()  # as above: bestmove only after "stop"
             self.send("bestmove (none)")
+
+    def _none_when_released(self) -> None:
+        """An infinite "search" of a finished game: ``bestmove (none)`` once stopped."""
+        self._released.wait()
+        self.send("bestmove (none)")
 
     def cmd_stop(self, args: list[str]) -> None:
         self.stop_search()

@@ -126,7 +126,7 @@ def level(number: int, variant: Variant | str | None = None) -> Level:
     Raises ValueError for any other number.
 
     >>> level(3, "interweave").depth
-    2
+    3
     >>> level(3).depth
     1
     """

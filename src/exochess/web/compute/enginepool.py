@@ -221,6 +221,11 @@ def compute_analysis(
     board = _board(variant, start_fen, texts)
     with _searcher(searcher) as s:
         analysis = analyse(board, movetime_ms=movetime_ms, searcher=s)
+    return _analysis_json(analysis, board) | {"movetime_ms": movetime_ms}
+
+
+def _analysis_json(analysis: Analysis, board: Board) -> dict[str, Any]:
+    """A finished search as the site sends it (the score from the side to move's view)."""
     return {
         "depth": analysis.depth,
         "score_cp": analysis.score_cp,
@@ -229,7 +234,6 @@ def compute_analysis(
         "pv": [str(m) for m in analysis.pv],
         "best": str(analysis.best) if analysis.best is not None else None,
         "side_to_move": Color.of(board.turn).value,
-        "movetime_ms": movetime_ms,
     }
 
 
@@ -246,15 +250,7 @@ def compute_report_position(
     board = _board(variant, start_fen, texts)
     with _searcher(searcher) as s:
         analysis = analyse(board, nodes=max(1, nodes), searcher=s)
-    return {
-        "depth": analysis.depth,
-        "score_cp": analysis.score_cp,
-        "mate": analysis.mate,
-        "nodes": analysis.nodes,
-        "pv": [str(m) for m in analysis.pv],
-        "best": str(analysis.best) if analysis.best is not None else None,
-        "side_to_move": Color.of(board.turn).value,
-    }
+    return _analysis_json(analysis, board)
 
 
 LIVE_LINES = 3

@@ -12,7 +12,6 @@ processes, a retry) one makes the game.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import secrets
 from typing import Any
@@ -27,9 +26,7 @@ from exochess.web.domain import (
     N_,
     ChallengeNotFound,
     ChallengeStatus,
-    Color,
     Conflict,
-    GameServiceError,
     InvalidRequest,
     PlayerNotFound,
     SeatChoice,
@@ -39,7 +36,7 @@ from exochess.web.game.service import GameService
 from exochess.web.game.timecontrol import NO_CLOCK, TimeControl
 from exochess.web.social.apiview import account_json, challenge_json
 from exochess.web.social.events import UserEvents
-from exochess.web.social.lobby import account_key
+from exochess.web.social.lobby import account_key, game_from_challenge
 from exochess.web.storage.store import ChallengeLimitError, ChallengeRow, challenges, hash_secret, now
 
 CHALLENGE_TTL = dt.timedelta(minutes=20)
@@ -219,25 +216,13 @@ class DirectChallenges:
             raise WrongSeat(N_("this challenge is not addressed to you"))
         if row.status != ChallengeStatus.OPEN:
             raise Conflict(N_("this challenge has already been accepted"))
-        poster = secrets.choice(list(Color)) if row.color == SeatChoice.RANDOM else Color(row.color)
-        storage = self.service.storage
-        if not await self.service.db(storage.take_challenge, row.id, poster):
-            raise Conflict(N_("this challenge has just been accepted, declined or cancelled"))
-        users = {poster: row.poster_user, poster.other: user.id}
-        try:
-            live, _secrets = await self.service.create_between(
-                row.variant,
-                users[Color.WHITE],
-                users[Color.BLACK],
-                rated=row.rated,
-                time_control=TimeControl.parse(row.time_control, any_minutes=True),
-                names={poster: row.poster_name, poster.other: user.name},
-            )
-            await self.service.db(storage.set_challenge_game, row.id, live.row.id)
-        except BaseException:
-            with contextlib.suppress(GameServiceError):
-                await self.service.db(storage.reopen_challenge, row.id)
-            raise
+        _poster, live, _secrets = await game_from_challenge(
+            self.service,
+            row,
+            user.id,
+            user.name,
+            N_("this challenge has just been accepted, declined or cancelled"),
+        )
         return live.row.id
 
     async def decline(self, user: User, challenge_id: str, reason: str = "generic") -> None:

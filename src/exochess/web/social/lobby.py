@@ -231,6 +231,44 @@ def in_rating_range(challenge: dict[str, Any], mine: dict[str, int], spread: int
     return abs(int(rating) - mine.get(challenge["variant"], round(START_RATING))) <= spread
 
 
+async def game_from_challenge(
+    service: GameService,
+    row: ChallengeRow,
+    acceptor: int | None,
+    shown: str,
+    taken: str,
+    poster_secret: str | None = None,
+) -> tuple[Color, LiveGame, dict[Color, str]]:
+    """The game an accepted challenge starts, for the lobby's open challenges and for direct
+    ones (:mod:`.challenges`): the poster's colour drawn if random, the challenge taken (else
+    :class:`Conflict` with the message ``taken``), the game made between the poster and the
+    acceptor (``shown`` is the acceptor's name; ``poster_secret``, if given, is the poster's
+    seat secret), and the challenge pointing at it; a failure
+    after the challenge was taken opens it again.  Returns (the poster's colour, the game,
+    every seat's secret)."""
+    poster = secrets.choice(list(Color)) if row.color == SeatChoice.RANDOM else Color(row.color)
+    storage = service.storage
+    if not await service.db(storage.take_challenge, row.id, poster):
+        raise Conflict(taken)
+    users = {poster: row.poster_user, poster.other: acceptor}
+    try:
+        live, seat_secrets = await service.create_between(
+            row.variant,
+            users[Color.WHITE],
+            users[Color.BLACK],
+            rated=row.rated,
+            time_control=TimeControl.parse(row.time_control, any_minutes=True),
+            names={poster: row.poster_name, poster.other: shown},
+            seat_secrets={poster: poster_secret} if poster_secret is not None else None,
+        )
+        await service.db(storage.set_challenge_game, row.id, live.row.id)
+    except BaseException:
+        with contextlib.suppress(GameServiceError):
+            await service.db(storage.reopen_challenge, row.id)
+        raise
+    return poster, live, seat_secrets
+
+
 class Lobby:
     """Posts, accepts and cancels challenges; keeps the lobby's watchers up to date."""
 
@@ -400,26 +438,14 @@ class Lobby:
                 N_("sign in to accept a rated challenge: rated games are played between accounts")
             )
         shown = user.name if user is not None else await self._guest_name(name)
-        poster = secrets.choice(list(Color)) if row.color == SeatChoice.RANDOM else Color(row.color)
-        storage = self.service.storage
-        if not await self.service.db(storage.take_challenge, row.id, poster):
-            raise Conflict(N_("this challenge has just been accepted by someone else"))
-        users = {poster: row.poster_user, poster.other: user.id if user is not None else None}
-        try:
-            live, seat_secrets = await self.service.create_between(
-                row.variant,
-                users[Color.WHITE],
-                users[Color.BLACK],
-                rated=row.rated,
-                time_control=TimeControl.parse(row.time_control, any_minutes=True),
-                names={poster: row.poster_name, poster.other: shown},
-                seat_secrets={poster: row.poster_secret},
-            )
-            await self.service.db(storage.set_challenge_game, row.id, live.row.id)
-        except BaseException:
-            with contextlib.suppress(GameServiceError):
-                await self.service.db(storage.reopen_challenge, row.id)
-            raise
+        poster, live, seat_secrets = await game_from_challenge(
+            self.service,
+            row,
+            user.id if user is not None else None,
+            shown,
+            N_("this challenge has just been accepted by someone else"),
+            poster_secret=row.poster_secret,
+        )
         self._spawn(
             self.hub.broadcast(
                 LOBBY_ROOM,

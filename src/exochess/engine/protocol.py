@@ -88,6 +88,9 @@ class EngineProtocol:
         self._thread: threading.Thread | None = None
         self.infinite = False
         self._released = threading.Event()
+        self._answered = threading.Event()
+        """Set once the running search's ``bestmove`` is out (``quit`` waits for it, not for the
+        search's clean-up)."""
 
     # --- output ------------------------------------------------------------------------
 
@@ -109,7 +112,7 @@ class EngineProtocol:
         command = words[0]
         try:
             if command == "quit":
-                self.stop_search()
+                self._quit_search()
                 return False
             handler = getattr(self, f"cmd_{command}", None)
             if handler is None:
@@ -132,6 +135,14 @@ class EngineProtocol:
             self._released.set()
             self._thread.join()
             self._thread = None
+
+    def _quit_search(self) -> None:
+        """Stop a running search and wait for its ``bestmove`` only: the process exits next, so
+        the search's clean-up (freeing its tables, 30-60 ms after a long search) need not end."""
+        if self._thread is not None:
+            self.searcher.stop()
+            self._released.set()
+            self._answered.wait()
 
     def finish(self) -> None:
         """Let a bounded search finish, stop an infinite one (before a new command or at the end)."""
@@ -245,6 +256,7 @@ class EngineProtocol:
                 # waited 60 s for a bestmove sent before its "stop")
                 self.infinite = True
                 self._released.clear()
+                self._answered.clear()
                 self._thread = threading.Thread(target=self._none_when_released, daemon=True)
                 self._thread.start()
                 return
@@ -274,6 +286,7 @@ class EngineProtocol:
         options = lv.options()
         self.infinite = infinite
         self._released.clear()
+        self._answered.clear()
         self._thread = threading.Thread(
             target=self._run, args=(board, limits, options, self.multipv, searchmoves), daemon=True
         )
@@ -339,16 +352,19 @@ class EngineProtocol:
             if self.infinite:
                 self._released.wait()  # UCI: no bestmove before "stop" in infinite mode
             self.send(f"bestmove {result.best}")
+            self._answered.set()
         except Exception as exc:  # never let a search error kill the engine
             self.error(f"search failed: {exc}")
             if self.infinite:
                 self._released.wait()  # as above: bestmove only after "stop"
             self.send("bestmove (none)")
+            self._answered.set()
 
     def _none_when_released(self) -> None:
         """An infinite "search" of a finished game: ``bestmove (none)`` once stopped."""
         self._released.wait()
         self.send("bestmove (none)")
+        self._answered.set()
 
     def cmd_stop(self, args: list[str]) -> None:
         self.stop_search()

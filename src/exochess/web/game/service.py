@@ -28,6 +28,7 @@ from exochess.web.domain import (
     Color,
     Conflict,
     InvalidRequest,
+    NotYourTurn,
     Opponent,
     PlayerKind,
     SeatChoice,
@@ -305,7 +306,15 @@ class GameService:
         if live.active and await self.finisher.expire(live, arrived):
             raise TimeRanOut(N_("the game is over ({reason})"), reason=live.row.reason or "")
         try:
-            note = await self.moves.play(live, seat, text, ply, arrived, lag_ms, think_ms)
+            try:
+                note = await self.moves.play(live, seat, text, ply, arrived, lag_ms, think_ms)
+            except (NotYourTurn, StalePosition):
+                if self.hub.bus is None:
+                    raise
+                # Redis mode: this process's copy may not have heard yet of a move another server
+                # just stored (read-after-write across servers): judge again on the stored game
+                await self.reader.reload(live)
+                note = await self.moves.play(live, seat, text, ply, arrived, lag_ms, think_ms)
         except ConflictError as exc:
             await self.reader.reload(live)
             # the watchers may hold the state this process had (another one stored a move and

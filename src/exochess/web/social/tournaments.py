@@ -97,7 +97,8 @@ class Tournaments:
         self.clock: Callable[[], dt.datetime] = now
         self._wake = asyncio.Event()
         self._games: dict[str, str] = {}
-        """Game id -> tournament id, for the games this process knows to be a tournament's."""
+        """Game id -> tournament id, for the games on that this process made for an event
+        (forgotten when they end)."""
         self._sent: dict[str, str] = {}
         """The last view sent to each event's room."""
         self._watched: Counter[str] = Counter()
@@ -495,7 +496,7 @@ class Tournaments:
         await self.hub.deliver(room(tournament_id), text, coalesce=True)
 
     def _game_changed(self, live: LiveGame) -> None:
-        if live.row.status != GameStatus.ACTIVE and live.row.id in self._games:
+        if live.row.status != GameStatus.ACTIVE and self._games.pop(live.row.id, None) is not None:
             self._wake.set()  # a tournament game ended here: pair its players at once
 
 

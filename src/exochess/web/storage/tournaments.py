@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, and_, func, insert, or_, select, update
+from sqlalchemy import Engine, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from exochess.web.domain import GameStatus
@@ -334,13 +334,6 @@ def users_in_games(engine: Engine, user_ids: Sequence[int]) -> set[int]:
     return busy & set(ids)
 
 
-def tournament_of_game(engine: Engine, game_id: str) -> str | None:
-    with engine.connect() as conn:
-        return conn.execute(
-            select(tournament_games.c.tournament_id).where(tournament_games.c.game_id == game_id)
-        ).scalar_one_or_none()
-
-
 def count_players(engine: Engine, tournament_ids: Sequence[str]) -> dict[str, int]:
     """Players entered (active or not) per tournament."""
     if not tournament_ids:
@@ -352,18 +345,3 @@ def count_players(engine: Engine, tournament_ids: Sequence[str]) -> dict[str, in
             .group_by(tournament_players.c.tournament_id)
         )
         return {tid: int(n) for tid, n in rows}
-
-
-def has_entry(engine: Engine, tournament_id: str, user_id: int) -> bool:
-    with engine.connect() as conn:
-        return (
-            conn.execute(
-                select(tournament_players.c.user_id).where(
-                    and_(
-                        tournament_players.c.tournament_id == tournament_id,
-                        tournament_players.c.user_id == user_id,
-                    )
-                )
-            ).first()
-            is not None
-        )

@@ -46,6 +46,9 @@ SETTINGS_FILE = "puzzles.settings.json"
 """The generator's settings for the collection beside it (command, seed, budget)."""
 MIN_RATING, MAX_RATING = 400, 3000
 """The range a puzzle's rating must lie in (the generator's estimates lie in 600-2600)."""
+WINNING_CP = 400
+"""The least score (centipawns, the solver's view) of a winning move that is not a forced win:
+the generator's default for a puzzle's move, and what the site asks of a move off the solution."""
 MAX_SOLUTION = 15
 """Most moves (plies) a solution line may have."""
 

@@ -42,7 +42,7 @@ from exochess.errors import ExochessError
 from exochess.move import Move
 from exochess.outcome import Termination
 from exochess.pgn import read_games
-from exochess.puzzles import Puzzle, detect_themes, puzzle_id
+from exochess.puzzles import WINNING_CP, Puzzle, detect_themes, puzzle_id
 from exochess.variant import Variant, resolve_variant
 from exochess_lab.sitegames import SiteGame, finished_games, masked
 
@@ -88,7 +88,7 @@ class MiningSettings:
     """Engine games are played with seeds ``seed``, ``seed + 1``, ..."""
     screen_nodes: int = 1500
     confirm_nodes: int = 12000
-    win_cp: int = 400
+    win_cp: int = WINNING_CP
     """The best move's score (for the solver, centipawns) must reach this."""
     margin_cp: int = 250
     """The second best must trail the best by this much and stay below ``win_cp``."""

@@ -20,11 +20,18 @@ def solver_moves(puzzle: Puzzle) -> list[str]:
     return puzzle.solution[0::2]
 
 
+LOSING_NODES = 800
+"""The search that picks a failing move: counted in nodes, so the same move on any machine."""
+LOSING_CP = 100
+"""The least score for the opponent after a move called failing: far below the site's winning
+bar (DECISIVE_CP), so that no longer search on the server can call it winning."""
+
+
 def losing_move(puzzle: Puzzle, single_action: bool = False) -> str | None:
     """A first move other than the solution's that no engine could call as good: after it the
-    opponent can capture the solver's royal at once, else the one (of the first 40) the engine
-    likes least for the solver; None when there is no other move (a forced one).  ``single_action``:
-    a move of one action (entered by two clicks)."""
+    opponent wins by force, or (of the first 40) the one the opponent likes best, if it leaves
+    them at least :data:`LOSING_CP`; None when there is none (a forced move, or every move
+    keeps an edge).  ``single_action``: a move of one action (entered by two clicks)."""
     board = Board(puzzle.variant, fen=puzzle.fen)
     worst: tuple[int, str] | None = None
     for move in list(board.legal_moves)[:40]:
@@ -35,12 +42,12 @@ def losing_move(puzzle: Puzzle, single_action: bool = False) -> str | None:
         try:
             if board.outcome() is not None:
                 continue  # it ends the game: perhaps a win the site accepts
-            found = analyse(board, movetime_ms=60)
+            found = analyse(board, nodes=LOSING_NODES)
         finally:
             board.pop()
         if found.mate is not None and found.mate > 0:
             return text  # the opponent wins by force
         score = found.score_cp  # the opponent's view
-        if worst is None or score > worst[0]:
+        if score >= LOSING_CP and (worst is None or score > worst[0]):
             worst = (score, text)
     return None if worst is None else worst[1]

@@ -8,7 +8,6 @@ Set EXOCHESS_SHOTS=/some/dir to keep screenshots.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
@@ -124,10 +123,6 @@ def test_a_guest_solves_a_puzzle_fails_another_and_sees_the_solution(page: Any) 
     assert str(round(stored["rating"])) in page.locator(f'[data-rating="{game}"]').inner_text()
 
 
-@pytest.mark.skipif(
-    bool(os.environ.get("EXOCHESS_TEST_CLUSTER")),
-    reason="in Redis mode the engine's verdict accepts a wrong move (issue 44, open: known bug)",
-)
 def test_a_signed_in_player_finds_the_puzzles_in_the_profile(page: Any) -> None:
     from tests.web.test_web_accounts import fresh_name
 

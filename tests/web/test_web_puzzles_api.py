@@ -7,7 +7,6 @@ profile, and bad input refused with a clear 4xx."""
 from __future__ import annotations
 
 import datetime as dt
-import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -157,10 +156,6 @@ def test_the_solutions_line_solves_and_the_replies_play_themselves(guest: httpx.
     assert done["rated"] and done["rating"]["rating"] > 1500 and done["rating"]["diff"] > 0
 
 
-@pytest.mark.skipif(
-    bool(os.environ.get("EXOCHESS_TEST_CLUSTER")),
-    reason="in Redis mode the engine's verdict accepts a wrong move (issue 44, open: known bug)",
-)
 def test_a_wrong_move_fails_and_a_guest_changes_nothing_stored(guest: httpx.Client) -> None:
     game = GAMES[0]
     puzzle, data, wrong = failable(guest, game)

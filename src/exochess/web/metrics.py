@@ -41,8 +41,8 @@ WEBSOCKETS = Gauge(
 MOVES = Counter("exochess_moves_stored_total", "Moves stored (players' and the computer's)", ["by"])
 REMOTE_MOVES = Counter(
     "exochess_remote_moves_total",
-    "Moves stored by another process (Redis mode): played on the cached game from the message, "
-    "or the game read again from the database",
+    "Moves stored by another process (Redis mode), by how the cached game took them: applied "
+    "(played from the message), known (already read), busy or reloaded (read again)",
     ["how"],
 )
 PEER_CHANGES = Counter(

@@ -38,6 +38,13 @@ def apply_note(live: LiveGame, note: MoveNote | None) -> bool:
     return True
 
 
+def already_played(live: LiveGame, note: MoveNote) -> bool:
+    """Whether the cached game, fresh, already holds the note's move (it was read again after
+    the move was stored, before the note arrived)."""
+    moves = live.row.moves
+    return not live.stale and note.ply < len(moves) and moves[note.ply] == note.move
+
+
 class ClusterSync:
     """What this server does with another server's envelope about a game.  Ports: the cache of
     live games, ``watched`` (whether anyone here watches a game), ``refresh`` (read a stale game
@@ -80,7 +87,12 @@ class ClusterSync:
         live.state_cache = None  # at least the presence in it changed
         if not changed:
             return
-        if apply_note(live, MoveNote.from_json(note)):
+        move_note = MoveNote.from_json(note)
+        if move_note is not None and already_played(live, move_note):
+            metrics.REMOTE_MOVES.labels("known").inc()  # read again meanwhile: nothing to do
+            return
+        busy = live.lock.locked()
+        if apply_note(live, move_note):
             metrics.REMOTE_MOVES.labels("applied").inc()
             self.arm(live)
             if not delivered and self.watched(game_id):
@@ -88,7 +100,9 @@ class ClusterSync:
             self.schedule(live)
             return
         if note is not None:
-            metrics.REMOTE_MOVES.labels("reloaded").inc()
+            # "busy": the copy was in use here (a move, a clock check or a reload under way), a
+            # race of a loaded machine; "reloaded": the copy had missed a move or disagreed
+            metrics.REMOTE_MOVES.labels("busy" if busy else "reloaded").inc()
         live.stale = True
         if not delivered and self.watched(game_id):
             with contextlib.suppress(GameServiceError):

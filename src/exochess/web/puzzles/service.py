@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from exochess.puzzles import Puzzle
+from exochess.puzzles import WINNING_CP, Puzzle
 from exochess.web.accounts.ratings import Rating
 from exochess.web.domain import N_, TooManyAttempts
 from exochess.web.game.service import GameService
@@ -42,8 +42,11 @@ from exochess.web.puzzles.judge import (
 CHECK_MS = 700
 """The engine's thinking time for each position of a check (a forced win of a few plies is found
 in far less; the analysis cap of the pool bounds it anyway)."""
-DECISIVE_CP = 300
-"""The least score (centipawns, the solver's side) of a winning move that is not a forced win."""
+DECISIVE_CP = WINNING_CP
+"""The least score (centipawns, the solver's side) of a winning move that is not a forced win:
+the generator's own bar, so that a move the generator would have called a second winning move
+(the puzzle then not unique) is the only kind accepted (a lower bar accepted moves it had
+rightly judged worse, such as +332 beside the solution's +458)."""
 MARGIN_CP = 150
 """How much less than the solution's move an accepted move may score."""
 CHECKS = "puzzle-checks"

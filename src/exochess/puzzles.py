@@ -221,7 +221,8 @@ def parse_puzzle(variant: str | Variant, data: Any, where: str = "puzzle") -> Pu
 
 def check_puzzle(puzzle: Puzzle, where: str | None = None) -> None:
     """Check ``puzzle`` against the rules: its position is a valid FEN of its game, the game is
-    not over there, every move of the solution is legal in turn and written canonically, only
+    not over there, the solver has more than one move (a forced move is no puzzle), every move
+    of the solution is legal in turn and written canonically, only
     the last move may end the game, and its fields are valid.
 
     Raises :class:`PuzzleError` naming ``where`` (default: the puzzle's id) and the problem.
@@ -233,6 +234,7 @@ def check_puzzle(puzzle: Puzzle, where: str | None = None) -> None:
     except ExochessError as exc:
         raise PuzzleError(f"{where}: bad FEN: {exc}") from exc
     _need(not board.is_game_over(), where, "the game is already over in the position")
+    _need(len(board.legal_moves) > 1, where, "the solver's first move is forced (one legal move)")
     for i, text in enumerate(puzzle.solution):
         _need(board.outcome() is None, where, f"the game ends before move {i + 1} ({text})")
         try:

@@ -291,6 +291,8 @@ def examine(
     legal = len(root.legal_moves)
     if legal == 0 or root.is_game_over():
         return Rejected("game-over")
+    if legal == 1:
+        return Rejected("forced")  # one legal move: nothing to find
     searcher.new_game()
     iterations: list[Analysis] = []
     analysis = _search(searcher, root, settings.confirm_nodes, 2, iterations)

@@ -213,6 +213,20 @@ def test_the_profile_lists_solved_and_failed_puzzles(player: httpx.Client) -> No
     assert f'data-puzzle="{other.id}" data-solved="false"' in page
 
 
+def test_a_players_puzzle_history_is_theirs_alone(player: httpx.Client, guest: httpx.Client) -> None:
+    """Others see the puzzle rating on the profile, never which puzzles were failed."""
+    game = GAMES[0]
+    name = player.get("/api/account").json()["name"]
+    puzzle, _ = served(player, game)
+    attempt(player, puzzle, solver_moves(puzzle))
+    assert player.get(f"/api/users/{name}").json()["puzzles"]["history"]
+    seen = guest.get(f"/api/users/{name}").json()["puzzles"]
+    assert seen["history"] is None and seen["ratings"][0]["plays"] == 1
+    page = guest.get(f"/@/{name}").text
+    assert 'id="puzzle-ratings"' in page and 'id="puzzle-history"' not in page
+    assert puzzle.id not in page
+
+
 def test_themes_filter_the_puzzles(guest: httpx.Client) -> None:
     game = GAMES[0]
     counts = catalogue.theme_counts(load_puzzles(game))

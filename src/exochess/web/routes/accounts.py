@@ -254,7 +254,9 @@ async def delete_account(
     return response
 
 
-async def _profile(service: Service, accounts: Accounts, name: str) -> dict[str, Any]:
+async def _profile(service: Service, accounts: Accounts, name: str, viewer: User | None) -> dict[str, Any]:
+    """A player's public profile; their puzzle history only for themselves (as lichess keeps a
+    player's puzzle history private: what they failed is theirs)."""
     user = await to_thread.run_sync(accounts.by_name, name)
     if user is None:
         raise PlayerNotFound(name[:40])
@@ -265,7 +267,8 @@ async def _profile(service: Service, accounts: Accounts, name: str) -> dict[str,
     names = await to_thread.run_sync(accounts.names, _user_ids(rows))
     titles = {v.name: v.title for v in all_variants()}
     puzzle_lines = await service.db(user_puzzles, engine, user.id)
-    puzzle_plays = await service.db(puzzle_history, engine, user.id)
+    own = viewer is not None and viewer.id == user.id
+    puzzle_plays = await service.db(puzzle_history, engine, user.id) if own else None
     bot = await to_thread.run_sync(is_bot, engine, user.id)
     return {
         "name": user.name,
@@ -297,9 +300,9 @@ async def _profile(service: Service, accounts: Accounts, name: str) -> dict[str,
                 }
                 for line in puzzle_lines
             ],
-            "history": [
-                {**play, "title": titles.get(play["variant"], play["variant"])} for play in puzzle_plays
-            ],
+            "history": None
+            if puzzle_plays is None
+            else [{**play, "title": titles.get(play["variant"], play["variant"])} for play in puzzle_plays],
         },
     }
 
@@ -352,9 +355,10 @@ def _json_profile(profile: dict[str, Any]) -> dict[str, Any]:
 
 
 @router.get("/api/users/{name}")
-async def profile_api(name: str, service: Service, accounts: AccountsDep) -> dict[str, Any]:
-    """A player's ratings (with history), results and recent games."""
-    return _json_profile(await _profile(service, accounts, name))
+async def profile_api(name: str, request: Request, service: Service, accounts: AccountsDep) -> dict[str, Any]:
+    """A player's ratings (with history), results and recent games; their puzzle history
+    (``puzzles.history``) only when they ask for themselves, else null."""
+    return _json_profile(await _profile(service, accounts, name, current_user(request)))
 
 
 @router.get("/api/users/{name}/games.pgn")
@@ -449,7 +453,7 @@ async def account_page(request: Request) -> Response:
 
 @router.get("/@/{name}", response_class=HTMLResponse)
 async def profile_page(request: Request, name: str, service: Service, accounts: AccountsDep) -> HTMLResponse:
-    profile = await _profile(service, accounts, name)
+    profile = await _profile(service, accounts, name, current_user(request))
     return render(request, "profile.html", title=profile["name"], profile=profile)
 
 

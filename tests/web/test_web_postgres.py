@@ -90,7 +90,7 @@ def postgres() -> Iterator[PgCluster]:
 def test_requests_after_a_postgresql_restart_succeed(postgres: PgCluster, tmp_path: Path) -> None:
     server = Server(tmp_path / "unused.sqlite", database_url=postgres.url, engine_workers=1).start()
     try:
-        with httpx.Client(base_url=server.url, timeout=30.0) as c:
+        with httpx.Client(base_url=server.url, timeout=120.0) as c:
             game = create(c, variant="fugue", opponent="friend")
             gid, white = game["id"], game["seats"]["white"]["secret"]
             assert (

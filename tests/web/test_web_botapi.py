@@ -265,6 +265,8 @@ def test_a_game_stream_moves_clocks_chat_and_resignation(site: Server) -> None:
         "winc": 2000,
         "binc": 2000,
         "status": "started",
+        "wtakeback": False,
+        "btakeback": False,
     }
     # not the bot's turn; a stale ply; an illegal move; then the person's move
     early = bot.post(move_path("bot", game_id, "a7-a6"))

@@ -199,6 +199,17 @@ class Client:
     def abort(self, game_id: str) -> None:
         self._call("POST", f"{self.base}/game/{quote(game_id, safe='')}/abort")
 
+    def claim_victory(self, game_id: str) -> None:
+        """Claim the win once the opponent has been gone longer than the game allows (the game
+        stream's ``opponentGone`` line gives the seconds left: ``claimWinInSeconds``)."""
+        self._call("POST", f"{self.base}/game/{quote(game_id, safe='')}/claim-victory")
+
+    def takeback(self, game_id: str, accept: bool) -> None:
+        """A person's account only (board API), games without a clock: ``accept`` True accepts
+        the opponent's takeback offer or else offers one; False declines the offer."""
+        answer = "yes" if accept else "no"
+        self._call("POST", f"/api/board/game/{quote(game_id, safe='')}/takeback/{answer}")
+
     def chat(self, game_id: str, text: str, room: str = "player") -> None:
         self._call("POST", f"{self.base}/game/{quote(game_id, safe='')}/chat", {"room": room, "text": text})
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
@@ -25,6 +26,8 @@ log = logging.getLogger("exochess.bot")
 
 RETRY_S = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 """Delays before opening a dropped stream again (the last one repeats)."""
+CLAIM_RETRY_S = 2.0
+"""A refused claim (a moment early, or the opponent back) is tried again after this."""
 
 
 class Engine(Protocol):
@@ -183,6 +186,8 @@ class GamePlayer:
     initial_fen: str = "startpos"
     variant: str = ""
     status: str = "started"
+    claim_at: float | None = None
+    """When (time.monotonic) to claim the win over an opponent who left (None: none left)."""
 
     def run(self, stop: threading.Event) -> None:
         failures = 0
@@ -193,6 +198,7 @@ class GamePlayer:
                     self.handle(event)
                     if self.status != "started" or stop.is_set():
                         return
+                    self.claim_if_due()  # a keep-alive line comes every few seconds
                 if self.status == "started":
                     raise StreamDropped("the game stream ended before the game")
             except (StreamDropped, ApiError) as exc:
@@ -212,6 +218,21 @@ class GamePlayer:
             self.on_state(event["state"])
         elif kind == "gameState":
             self.on_state(cast(GameState, event))
+        elif kind == "opponentGone":
+            gone, seconds = event.get("gone"), event.get("claimWinInSeconds")
+            self.claim_at = time.monotonic() + float(seconds) if gone and seconds is not None else None
+
+    def claim_if_due(self) -> None:
+        """Claim the win once the opponent has been gone long enough (as lichess-bot does)."""
+        if self.claim_at is None or time.monotonic() < self.claim_at:
+            return
+        try:
+            self.client.claim_victory(self.game_id)
+            log.info("game %s: the opponent left; win claimed", self.game_id)
+            self.claim_at = None
+        except ApiError as exc:  # back meanwhile, or a moment early: the stream will say
+            log.info("game %s: claim refused: %s", self.game_id, exc.message)
+            self.claim_at = time.monotonic() + CLAIM_RETRY_S
 
     def on_state(self, state: GameState) -> None:
         self.status = state.get("status", "started")

@@ -67,6 +67,9 @@ class LiveGame:
         raises when there is none."""
         if not secret:
             seat = self.seat_of(None, user_id)
+            if seat is None and user_id is not None:
+                # an account known to play elsewhere, not a missing credential: 403, not 401
+                raise WrongSeat(N_("you do not play in this game"))
             if seat is None:
                 raise SecretRequired(N_("a seat secret is required to act in this game"))
             return seat

@@ -171,9 +171,9 @@ class GameService:
         ``secret`` opens, or the one the account ``user_id`` holds."""
         return await self._end(game_id, secret, user_id, self.finisher.abort)
 
-    async def claim(self, game_id: str, secret: str | None) -> LiveGame:
+    async def claim(self, game_id: str, secret: str | None, user_id: int | None = None) -> LiveGame:
         """Claim the win over an absent opponent (:meth:`Finisher.claim`)."""
-        return await self._end(game_id, secret, None, self.finisher.claim)
+        return await self._end(game_id, secret, user_id, self.finisher.claim)
 
     async def resign(self, game_id: str, secret: str | None, user_id: int | None = None) -> LiveGame:
         """The seat ``secret`` opens (or the account ``user_id`` holds) resigns."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Literal, cast
 from urllib.parse import parse_qsl
 
 import orjson
@@ -36,7 +36,7 @@ from exochess.web.accounts.bots import bot_accounts, upgrade_to_bot
 from exochess.web.accounts.ratings import BOT_TITLE
 from exochess.web.accounts.tokens import SCOPES, ApiTokens, TokenNotFound, check_scopes
 from exochess.web.accounts.users import User
-from exochess.web.domain import N_, GameStatus, InvalidRequest, TooFast, WrongSeat
+from exochess.web.domain import N_, Color, GameStatus, InvalidRequest, TakebackAction, TooFast, WrongSeat
 from exochess.web.game.clock import epoch_ms
 from exochess.web.game.timecontrol import CORRESPONDENCE_DAYS, REALTIME_PRESETS
 from exochess.web.http.bearer import Actor, actor_with, token_with
@@ -45,7 +45,7 @@ from exochess.web.http.disconnect import client_address
 from exochess.web.http.templating import render
 from exochess.web.routes.accounts import UserDep
 from exochess.web.routes.pages import tr
-from exochess.web.social.apiview import chat_line, game_full, game_state
+from exochess.web.social.apiview import chat_line, game_full, game_state, opponent_gone
 from exochess.web.social.challenges import DirectChallenges, parse_clock
 from exochess.web.social.events import StreamSocket, UserEvents, events_key, game_json
 from exochess.web.storage.store import games
@@ -286,27 +286,57 @@ async def _game_stream(
             sent = full["state"]
             if sent["status"] != "started":
                 return
+            latest, gone = state, _gone_line(state, state, seat, None)
+            if gone is not None and gone["gone"]:
+                yield line(gone)
             async for message in socket.messages(KEEPALIVE_S):
                 if message is None:
                     yield b"\n"
                     continue
                 kind = message[:40]
+                presence = None
                 if '"type":"state"' in kind or '"type": "state"' in kind:
-                    now_state = game_state(orjson.loads(message), epoch_ms_now())
-                    if (now_state["moves"], now_state["status"]) == (sent["moves"], sent["status"]):
-                        continue  # a presence or takeback-offer change: nothing for a bot
-                    sent = now_state
-                    yield line(now_state)
-                    if now_state["status"] != "started":
-                        return  # the game is over: lichess ends the stream too
+                    latest = presence = orjson.loads(message)
+                    now_state = game_state(latest, epoch_ms_now())
+                    if any(now_state[k] != sent[k] for k in STATE_KEYS):
+                        sent = now_state
+                        yield line(now_state)
+                        if now_state["status"] != "started":
+                            return  # the game is over: lichess ends the stream too
+                elif '"type": "presence"' in kind or '"type":"presence"' in kind:
+                    presence = orjson.loads(message)
                 elif '"type": "chat"' in kind or '"type":"chat"' in kind:
                     for entry in json.loads(message).get("lines", []):
                         yield line(chat_line(entry))
+                if presence is not None:
+                    now_gone = _gone_line(latest, presence, seat, gone)
+                    if now_gone is not None:
+                        gone = now_gone
+                        yield line(now_gone)
         finally:
             if hub.leave(live.row.id, socket) and not service.closed:
                 await service.reader.announce_presence(live)
 
     return StreamingResponse(body(), media_type=NDJSON)
+
+
+STATE_KEYS = ("moves", "status", "wtakeback", "btakeback")
+"""What makes a new ``gameState`` line (not a presence change, which is ``opponentGone``'s)."""
+
+
+def _gone_line(
+    state: dict[str, Any], presence: dict[str, Any], seat: Color, last: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The ``opponentGone`` line owed after ``presence`` (a state or presence message), or None
+    when the opponent's presence is what ``last`` said (or no claim is possible in the game)."""
+    gone = opponent_gone(
+        state, presence.get("online") or {}, presence.get("absent_since") or {}, seat.value, epoch_ms_now()
+    )
+    if gone is None or (last is None and not gone["gone"]):
+        return None
+    if last is not None and last["gone"] == gone["gone"]:
+        return None
+    return gone
 
 
 def epoch_ms_now() -> int:
@@ -405,6 +435,41 @@ async def bot_abort(game_id: str, actor: BotPlayer, service: Service) -> dict[st
 @router.post("/api/board/game/{game_id}/abort")
 async def board_abort(game_id: str, actor: BoardPlayer, service: Service) -> dict[str, Any]:
     await service.abort(game_id, None, _is_board(actor).user.id)
+    return {"ok": True}
+
+
+@router.post("/api/bot/game/{game_id}/claim-victory")
+async def bot_claim_victory(game_id: str, actor: BotPlayer, service: Service) -> dict[str, Any]:
+    """Claim the win once the opponent has been gone longer than the game's absence limit (the
+    stream's ``opponentGone`` says when)."""
+    await service.claim(game_id, None, _is_bot(actor).user.id)
+    return {"ok": True}
+
+
+@router.post("/api/board/game/{game_id}/claim-victory")
+async def board_claim_victory(game_id: str, actor: BoardPlayer, service: Service) -> dict[str, Any]:
+    await service.claim(game_id, None, _is_board(actor).user.id)
+    return {"ok": True}
+
+
+@router.post("/api/board/game/{game_id}/takeback/{accept}")
+async def board_takeback(
+    game_id: str, accept: Literal["yes", "no"], actor: BoardPlayer, service: Service
+) -> dict[str, Any]:
+    """As lichess's: ``yes`` accepts the opponent's takeback offer, or else offers one; ``no``
+    declines the opponent's offer (games without a clock only, as on the site)."""
+    user = _is_board(actor).user
+    live = await service.get(game_id)
+    seat = live.seat_of(None, user.id)
+    if seat is None:
+        raise WrongSeat(N_("you do not play in this game"))
+    if accept == "no":
+        action = TakebackAction.DECLINE
+    elif live.row.takeback_offer == seat.other:
+        action = TakebackAction.ACCEPT
+    else:
+        action = TakebackAction.OFFER
+    await service.takeback(game_id, None, action, user.id)
     return {"ok": True}
 
 

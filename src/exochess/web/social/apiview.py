@@ -12,6 +12,7 @@ one); variant keys are our game names (``fugue``, ``interweave``, ``rebelfury``)
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from exochess.variants import find_variant
@@ -149,6 +150,8 @@ def game_state(state: dict[str, Any], now_ms: int) -> dict[str, Any]:
         "binc": binc,
         "status": status_of(state),
     }
+    offer = state.get("takeback_offer")
+    out["wtakeback"], out["btakeback"] = offer == "white", offer == "black"
     winner = winner_of(state.get("result"))
     if winner is not None:
         out["winner"] = winner
@@ -209,3 +212,32 @@ def challenge_json(
         "color": str(row.color),
         "finalColor": None,
     }
+
+
+def opponent_gone(
+    state: dict[str, Any],
+    online: dict[str, bool],
+    absent_since: dict[str, int | None],
+    seat: str,
+    now_ms: int,
+) -> dict[str, Any] | None:
+    """The ``opponentGone`` line for the player of ``seat``: whether the opponent has left and,
+    if gone, the seconds until the win may be claimed (``POST .../claim-victory``); None where
+    no claim can ever be made (no real-time clock, or the opponent is the engine).
+
+    ``state`` gives the clock's absence limit and the seats' kinds; ``online`` and
+    ``absent_since`` (ms since 1970) are the latest presence, from a state or a presence message.
+    """
+    clock = state.get("clock") or {}
+    limit = clock.get("absence_ms")
+    control = state.get("time_control") or {}
+    other = "black" if seat == "white" else "white"
+    kind = ((state.get("players") or {}).get(other) or {}).get("kind")
+    if control.get("kind") != "realtime" or limit is None or kind != "human":
+        return None
+    if online.get(other, True):
+        return {"type": "opponentGone", "gone": False}
+    since = absent_since.get(other)
+    waited = 0 if since is None else max(0, now_ms - int(since))
+    seconds = max(0, math.ceil((int(limit) - waited) / 1000))
+    return {"type": "opponentGone", "gone": True, "claimWinInSeconds": seconds}

@@ -118,8 +118,22 @@ def test_no_takebacks_with_a_clock(site: Server) -> None:
     assert refused.status_code == 409 and "clock" in refused.json()["error"]
 
 
-def test_exochess_bot_claims_the_win_when_its_opponent_leaves(site: Server, tmp_path: Path) -> None:
+BOT_LIMIT_MS = 20_000
+"""The absence and first-move limit of the site where a bot process plays: its first move must
+come within it (a process and its engine starting on a loaded machine), then the claim waits it."""
+
+
+@pytest.fixture()
+def slow_site(tmp_path: Path) -> Iterator[Server]:
+    env = {"EXOCHESS_TEST_TINY_CLOCKS": "1", "EXOCHESS_TEST_TIMING": str(BOT_LIMIT_MS)}
+    srv = Server(tmp_path / "site.sqlite", engine_workers=0, env=env).start()
+    yield srv
+    srv.stop()
+
+
+def test_exochess_bot_claims_the_win_when_its_opponent_leaves(slow_site: Server, tmp_path: Path) -> None:
     """The package's bot hears ``opponentGone`` and claims the win by itself once it may."""
+    site = slow_site
     token_file = bot_account(site, "claimer", tmp_path)
     person = signup(site.url, "leaver")
     human = bearer(site.url, make_token(person, "board:play", "challenge:write"))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any, Literal, cast
 from urllib.parse import parse_qsl
 
@@ -414,42 +414,49 @@ async def board_move(
     return await _move(game_id, move, ply, _is_board(actor).user, service)
 
 
-@router.post("/api/bot/game/{game_id}/resign")
-async def bot_resign(game_id: str, actor: BotPlayer, service: Service) -> dict[str, Any]:
-    await service.resign(game_id, None, _is_bot(actor).user.id)
-    return {"ok": True}
+GameAction = Callable[[Any, str, int], Awaitable[object]]
+"""An ending a player asks for: (the game service, the game's id, the player's account id)."""
 
 
-@router.post("/api/board/game/{game_id}/resign")
-async def board_resign(game_id: str, actor: BoardPlayer, service: Service) -> dict[str, Any]:
-    await service.resign(game_id, None, _is_board(actor).user.id)
-    return {"ok": True}
+def _player_action(name: str, act: GameAction, summary: str, description: str) -> None:
+    """Register ``POST /api/bot/game/{game_id}/<name>`` (bots) and its ``/api/board/`` twin
+    (people): the same act, each behind its own token scope and account kind."""
+
+    async def for_bot(game_id: str, actor: BotPlayer, service: Service) -> dict[str, Any]:
+        await act(service, game_id, _is_bot(actor).user.id)
+        return {"ok": True}
+
+    async def for_board(game_id: str, actor: BoardPlayer, service: Service) -> dict[str, Any]:
+        await act(service, game_id, _is_board(actor).user.id)
+        return {"ok": True}
+
+    for kind, endpoint in (("bot", for_bot), ("board", for_board)):
+        router.add_api_route(
+            f"/api/{kind}/game/{{game_id}}/{name}",
+            endpoint,
+            methods=["POST"],
+            name=f"{kind}_{name.replace('-', '_')}",
+            summary=summary,
+            description=description,
+        )
 
 
-@router.post("/api/bot/game/{game_id}/abort")
-async def bot_abort(game_id: str, actor: BotPlayer, service: Service) -> dict[str, Any]:
-    await service.abort(game_id, None, _is_bot(actor).user.id)
-    return {"ok": True}
-
-
-@router.post("/api/board/game/{game_id}/abort")
-async def board_abort(game_id: str, actor: BoardPlayer, service: Service) -> dict[str, Any]:
-    await service.abort(game_id, None, _is_board(actor).user.id)
-    return {"ok": True}
-
-
-@router.post("/api/bot/game/{game_id}/claim-victory")
-async def bot_claim_victory(game_id: str, actor: BotPlayer, service: Service) -> dict[str, Any]:
-    """Claim the win once the opponent has been gone longer than the game's absence limit (the
-    stream's ``opponentGone`` says when)."""
-    await service.claim(game_id, None, _is_bot(actor).user.id)
-    return {"ok": True}
-
-
-@router.post("/api/board/game/{game_id}/claim-victory")
-async def board_claim_victory(game_id: str, actor: BoardPlayer, service: Service) -> dict[str, Any]:
-    await service.claim(game_id, None, _is_board(actor).user.id)
-    return {"ok": True}
+_player_action(
+    "resign", lambda s, g, u: s.resign(g, None, u), "Resign", "Resign the game: the opponent wins."
+)
+_player_action(
+    "abort",
+    lambda s, g, u: s.abort(g, None, u),
+    "Abort",
+    "Call the game off without a result (409 once both sides have moved).",
+)
+_player_action(
+    "claim-victory",
+    lambda s, g, u: s.claim(g, None, u),
+    "Claim victory",
+    "Claim the win once the opponent has been gone longer than the game's absence limit (the game "
+    "stream's opponentGone line says when).",
+)
 
 
 @router.post("/api/board/game/{game_id}/takeback/{accept}")

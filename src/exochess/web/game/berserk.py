@@ -12,6 +12,8 @@ halved, and a clock without base time (``0+2``) cannot be berserked at all.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from exochess.web.domain import N_, Color, Conflict, GameOver, PlayerKind, StalePosition, WrongSeat
 from exochess.web.game.live import LiveGame
 from exochess.web.game.timecontrol import TimeControlKind
@@ -47,11 +49,15 @@ def check_berserk(live: LiveGame, seat: Color) -> None:
 
 
 class Berserker:
-    """Stores a seat's berserk.  Ports: the storage and its threads."""
+    """Stores a seat's berserk.  Ports: the storage and its threads, ``reload`` (read a game
+    again after another writer changed it)."""
 
-    def __init__(self, storage: Storage, db: DbThreads) -> None:
+    def __init__(
+        self, storage: Storage, db: DbThreads, reload: Callable[[LiveGame], Awaitable[None]]
+    ) -> None:
         self.storage = storage
         self.db = db
+        self.reload = reload
 
     async def berserk(self, live: LiveGame, seat: Color) -> None:
         """With the game's lock held: check, store, then mark ``seat`` berserked in memory (the
@@ -61,6 +67,7 @@ class Berserker:
         try:
             await self.db.call(self.storage.set_berserk, live.row.id, ply, seat)
         except ConflictError as exc:
+            await self.reload(live)  # another server moved the game on first
             raise StalePosition(N_("berserk not stored: {reason}"), reason=str(exc)) from exc
         if seat == Color.WHITE:
             live.row.white_berserk = True

@@ -106,7 +106,7 @@ class GameService:
         )
         self.takebacks = Takebacker(storage, self._db, self.computer.cancel)
         self.rematches = Rematcher(storage, self._db, self.reader.reload, pool)
-        self.berserker = Berserker(storage, self._db)
+        self.berserker = Berserker(storage, self._db, self.reader.reload)
         self.new_games = NewGames(storage, self._db, self.cpu_free, pool)
         self.sync = ClusterSync(
             self.cache,
@@ -362,11 +362,7 @@ class GameService:
         no increment (:mod:`.berserk`; refused outside an arena game or after its first move)."""
         live = await self.get(game_id)
         async with live.lock:
-            try:
-                await self.berserker.berserk(live, live.seat(secret, user_id))
-            except StalePosition:
-                await self.reader.reload(live)  # another server changed the game first
-                raise
+            await self.berserker.berserk(live, live.seat(secret, user_id))
         await self.reader.publish(live)
         return live
 

@@ -4,10 +4,10 @@ in the arena if they win (the arena's scoring: :mod:`exochess.web.social.standin
 
 What berserk does to the clock is the clock's (:mod:`exochess.web.game.clock`, the game row's
 ``white_berserk`` / ``black_berserk``); this module decides whether a seat may berserk, and
-stores it.  lichess's rules (``Game.goBerserk``), as docs/tournaments.md says: only in an arena
-game, real-time clocks only, once per player, before that player's first move; unlike lichess
-(which merely drops the increment when the base time is small beside it) the base time is always
-halved, and a clock without base time (``0+2``) cannot be berserked at all.
+stores it.  The rules, lichess's as docs/tournaments.md says: only in an arena game, real-time
+clocks only, once per player, before that player's first move; unlike lichess (which merely
+drops the increment when the base time is small beside it) the base time is always halved, and
+a clock without base time (``0+2``) cannot be berserked at all.
 """
 
 from __future__ import annotations

@@ -108,7 +108,7 @@ def test_berserk_halves_the_clock_drops_the_increment_and_earns_the_bonus(site: 
     assert (clock["white_ms"], clock["black_ms"]) == (60_000, 60_000)
     assert (clock["white_increment_ms"], clock["black_increment_ms"]) == (2_000, 2_000)
     stranger = Player(site, "bz")
-    refused(pair.berserk(stranger), 401, "seat")  # signed in, but holds no seat of this game
+    refused(pair.berserk(stranger), 403, "you do not play in this game")  # signed in, no seat here
     pair.play(QUIET[:1])
     refused(pair.berserk(pair.white), 409, "before your first move")
     res = pair.berserk(pair.black)  # after White's first move, before Black's: allowed

@@ -115,8 +115,11 @@ AFTER_BASELINE_COLUMNS = (
     ("games", "imported"),
     ("users", "bot"),
     ("challenges", "dest_user"),
+    ("games", "berserkable"),
+    ("games", "white_berserk"),
+    ("games", "black_berserk"),
 )
-"""(table, column) that Alembic revisions after the baseline add (0003, 0005, 0009, 0010)."""
+"""(table, column) that Alembic revisions after the baseline add (0003, 0005, 0009, 0010, 0011)."""
 
 
 def as_before_alembic(execute: Callable[[str], object]) -> None:

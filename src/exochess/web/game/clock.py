@@ -19,6 +19,11 @@ The rules (docs/web.md, "Clocks"):
   makes its first move), never flagged while it thinks, and when its move arrives its clock is
   charged its real think time (``think_ms``), not the time the server took to ask it and
   store its answer (a busy machine's queues are not the computer's slowness).
+- **Berserk** (arena tournament games, :mod:`exochess.web.game.berserk`): a seat that berserked
+  starts with half its initial time (:func:`berserk_ms`) and gets no increment; the other seat
+  keeps the full time control.  Before the clock starts no time runs, so until then both seats
+  show their initial times whatever the first moves' stamps say (Black may berserk after
+  White's first move).
 """
 
 from __future__ import annotations
@@ -44,6 +49,12 @@ claim the win, in bullet and blitz games (lichess waits about as long)."""
 ABSENCE_SLOW_MS: Final = 60_000
 """The same in rapid and classical games."""
 DAY_MS: Final = 86_400_000
+
+
+def berserk_ms(base_ms: int) -> int:
+    """The initial time of a seat that berserked: half the base time, rounded down to the
+    millisecond."""
+    return base_ms // 2
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,8 @@ class Clock:
     """Whether both sides have made their first move."""
     computer: Color | None = None
     """The seat the computer plays, if any (see the module docstring)."""
+    berserked: frozenset[Color] = frozenset()
+    """The seats that berserked (half the initial time, no increment)."""
 
     @classmethod
     def of(
@@ -111,20 +124,32 @@ class Clock:
         to_move: Color,
         timing: Timing = Timing(),
         computer: Color | None = None,
+        berserked: frozenset[Color] = frozenset(),
     ) -> Clock | None:
         """The clock of a game with the time control ``control``, created at ``created``, after
         ``ply`` moves, the last of which has the stamp ``last`` (None for a game without a
-        clock); ``computer`` is the seat the computer plays, if any."""
+        clock); ``computer`` is the seat the computer plays, if any; ``berserked`` the seats
+        that berserked (real time only)."""
         if control.kind == TimeControlKind.NONE:
             return None
+        if control.kind != TimeControlKind.REALTIME:
+            berserked = frozenset()
         # correspondence shows each side its full days per move (the side to move counts down)
-        white = black = control.base_ms or control.days * timing.day_ms
+        full = control.base_ms or control.days * timing.day_ms
+        white = berserk_ms(full) if Color.WHITE in berserked else full
+        black = berserk_ms(full) if Color.BLACK in berserked else full
         since = created
         if ply and last is not None:
             since = last.at
-            if last.white_ms is not None and last.black_ms is not None:
+            # no time runs before the start: the initial times stand (a berserk after White's
+            # first move is not in that move's stamp)
+            if ply >= 2 and last.white_ms is not None and last.black_ms is not None:
                 white, black = last.white_ms, last.black_ms
-        return cls(control, timing, white, black, to_move, since, started=ply >= 2, computer=computer)
+        return cls(control, timing, white, black, to_move, since, ply >= 2, computer, frozenset(berserked))
+
+    def increment_of(self, color: Color) -> int:
+        """``color``'s increment per move (none after a berserk)."""
+        return 0 if color in self.berserked else self.control.increment_ms
 
     def left_at_since(self, color: Color) -> int:
         """``color``'s time left when :attr:`since` began."""
@@ -194,7 +219,7 @@ class Clock:
             if think_ms is not None and self.to_move == self.computer:
                 spent = min(spent, max(0, think_ms))
             credit = min(max(0, lag_ms), MAX_LAG_CREDIT_MS, spent)
-            left = self.left_at_since(self.to_move) - (spent - credit) + self.control.increment_ms
+            left = self.left_at_since(self.to_move) - (spent - credit) + self.increment_of(self.to_move)
             if self.to_move == Color.WHITE:
                 white = left
             else:
@@ -224,6 +249,8 @@ class Clock:
             "white_ms": self.white_ms,
             "black_ms": self.black_ms,
             "increment_ms": self.control.increment_ms,
+            "white_increment_ms": self.increment_of(Color.WHITE),
+            "black_increment_ms": self.increment_of(Color.BLACK),
             "running": running,
             "to_move": self.to_move,
             "since": epoch_ms(self.since),

@@ -92,7 +92,7 @@ class ClockWatch:
             return turn, None
         last = row.stamps[-1] if row.stamps else None
         control = stored_time_control(row.time_control)
-        clock = Clock.of(control, row.created, row.ply, last, turn, self.timing)
+        clock = Clock.of(control, row.created, row.ply, last, turn, self.timing, berserked=row.berserked)
         return turn, None if clock is None else epoch_ms(clock.deadline)
 
     def close(self) -> None:

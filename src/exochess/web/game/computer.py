@@ -112,8 +112,8 @@ class Computer:
         return EngineClock(
             clock.left(Color.WHITE, moment),
             clock.left(Color.BLACK, moment),
-            clock.control.increment_ms,
-            clock.control.increment_ms,
+            clock.increment_of(Color.WHITE),
+            clock.increment_of(Color.BLACK),
         )
 
     async def _turn(self, live: LiveGame) -> None:

@@ -127,6 +127,8 @@ class JsonView:
             "clock": self.clock_json(live),
             "rated": row.rated,
             "imported": row.imported,
+            "berserkable": row.berserkable,
+            "berserk": {color.value: color in row.berserked for color in Color},
             "online": {color.value: here for color, here in self.online(row.id).items()},
             "absent_since": self.absent_json(live),
             "legal_count": view.count,

@@ -104,6 +104,7 @@ class LiveGame:
             self.to_move(),
             timing,
             computer=self.computer_seat(),
+            berserked=row.berserked,
         )
 
     def computer_seat(self) -> Color | None:

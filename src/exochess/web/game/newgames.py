@@ -145,6 +145,7 @@ class NewGames:
         time_control: TimeControl,
         names: Mapping[Color, str] | None,
         seat_secrets: Mapping[Color, str] | None,
+        berserkable: bool = False,
     ) -> Created:
         """A game between two people (see :meth:`GameService.create_between`)."""
         names, seat_secrets = names or {}, seat_secrets or {}
@@ -172,6 +173,7 @@ class NewGames:
                 rated=rated,
                 white_name=names.get(Color.WHITE),
                 black_name=names.get(Color.BLACK),
+                berserkable=berserkable,
             )
         )
         return created

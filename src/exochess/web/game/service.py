@@ -6,9 +6,10 @@ of the steps, and hands each step to a collaborator that receives the live game 
 ports and returns a result: the cache (:mod:`.cache`), the read side that fetches games and
 sends their state (:mod:`.reader`), moves (:mod:`.moves`, through the database kind's
 :class:`~exochess.web.storage.movestore.MoveStore`), endings (:mod:`.finisher`),
-takebacks and rematches (:mod:`.takebacks`), the computer (:mod:`.computer`), other servers'
-moves (:mod:`.sync`), deadlines (:mod:`.clockwatch`), new games (:mod:`.newgames`) and what the
-watchers are sent (:mod:`.jsonview`).  Collaborators never call one another.
+takebacks and rematches (:mod:`.takebacks`), berserk (:mod:`.berserk`), the computer
+(:mod:`.computer`), other servers' moves (:mod:`.sync`), deadlines (:mod:`.clockwatch`), new
+games (:mod:`.newgames`) and what the watchers are sent (:mod:`.jsonview`).  Collaborators
+never call one another.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from exochess.web.domain import (
     WrongSeat,
 )
 from exochess.web.game.analysis import POSITION_TIME_LIMIT_S
+from exochess.web.game.berserk import Berserker
 from exochess.web.game.cache import GameCache
 from exochess.web.game.clock import Timing
 from exochess.web.game.clockwatch import ClockWatch
@@ -104,6 +106,7 @@ class GameService:
         )
         self.takebacks = Takebacker(storage, self._db, self.computer.cancel)
         self.rematches = Rematcher(storage, self._db, self.reader.reload, pool)
+        self.berserker = Berserker(storage, self._db, self.reader.reload)
         self.new_games = NewGames(storage, self._db, self.cpu_free, pool)
         self.sync = ClusterSync(
             self.cache,
@@ -231,11 +234,13 @@ class GameService:
         time_control: TimeControl = NO_CLOCK,
         names: Mapping[Color, str] | None = None,
         seat_secrets: Mapping[Color, str] | None = None,
+        berserkable: bool = False,
     ) -> tuple[LiveGame, dict[Color, str]]:
         """A game between two people, the lobby's entry point
-        (:meth:`NewGames.create_between`), with both seat secrets."""
+        (:meth:`NewGames.create_between`), with both seat secrets; ``berserkable``: an arena
+        tournament's game (its players may berserk)."""
         made = await self.new_games.create_between(
-            variant_name, white_user, black_user, rated, time_control, names, seat_secrets
+            variant_name, white_user, black_user, rated, time_control, names, seat_secrets, berserkable
         )
         return await self._started(made), made.secrets
 
@@ -350,6 +355,15 @@ class GameService:
             await self.takebacks.act(live, live.seat(secret, user_id), action)
         await self.reader.publish(live)
         self.computer.schedule(live)
+        return live
+
+    async def berserk(self, game_id: str, secret: str | None, user_id: int | None = None) -> LiveGame:
+        """The seat ``secret`` opens (or the account ``user_id`` holds) berserks: half its time,
+        no increment (:mod:`.berserk`; refused outside an arena game or after its first move)."""
+        live = await self.get(game_id)
+        async with live.lock:
+            await self.berserker.berserk(live, live.seat(secret, user_id))
+        await self.reader.publish(live)
         return live
 
     async def rematch(

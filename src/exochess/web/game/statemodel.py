@@ -60,7 +60,9 @@ class ClockState(_Strict):
 
     white_ms: int
     black_ms: int
-    increment_ms: int
+    increment_ms: int = Field(description="the time control's increment")
+    white_increment_ms: int = Field(description="White's increment (none after a berserk)")
+    black_increment_ms: int = Field(description="Black's increment (none after a berserk)")
     running: Color | None = Field(description="whose clock runs (None before the start, after the end)")
     to_move: Color
     since: int = Field(description="ms since 1970")
@@ -90,6 +92,10 @@ class GameState(_Strict):
     clock: ClockState | None
     rated: bool
     imported: bool = Field(default=False, description="read from a PGN, not played here (never rated)")
+    berserkable: bool = Field(
+        default=False, description="an arena tournament's game: a player may berserk before moving"
+    )
+    berserk: dict[Color, bool] = Field(description="which seats berserked (half the time, no increment)")
     online: dict[Color, bool]
     absent_since: dict[Color, int | None] = Field(description="since when each seat is gone (ms since 1970)")
     legal_count: int

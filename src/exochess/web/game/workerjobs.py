@@ -147,6 +147,7 @@ async def _engine_move(
         mover,
         ctx.get("timing", Timing()),
         computer=mover,
+        berserked=row.berserked,
     )
     budget = EngineClock(*clock) if clock is not None and len(clock) == 4 else None
     asked = time.monotonic()

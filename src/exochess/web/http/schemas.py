@@ -234,11 +234,21 @@ class WsChat(BaseModel):
     ref: Any = None
 
 
-CLIENT_MESSAGES: dict[str, type[Ping | Auth | WsMove | WsChat]] = {
+class WsBerserk(BaseModel):
+    """Berserk (an arena game, before the player's first move); the secret defaults to the one
+    the connection proved."""
+
+    type: Literal["berserk"]
+    secret: StrictStr | None = None
+    ref: Any = None
+
+
+CLIENT_MESSAGES: dict[str, type[Ping | Auth | WsMove | WsChat | WsBerserk]] = {
     "ping": Ping,
     "auth": Auth,
     "move": WsMove,
     "chat": WsChat,
+    "berserk": WsBerserk,
 }
 """The model of each websocket message ``type``."""
 

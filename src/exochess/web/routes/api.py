@@ -167,6 +167,13 @@ async def resign(game_id: str, body: SeatAction, request: Request, service: Serv
     return state_reply(service, live)
 
 
+@router.post("/games/{game_id}/berserk", response_model=GameState)
+async def berserk(game_id: str, body: SeatAction, request: Request, service: Service) -> Response:
+    """Berserk: half your time and no increment, for an arena's bonus point if you win (an arena
+    tournament's game, before your first move)."""
+    return state_reply(service, await service.berserk(game_id, body.secret, _uid(request)))
+
+
 @router.post("/games/{game_id}/abort", response_model=GameState)
 async def abort(game_id: str, body: SeatAction, service: Service) -> Response:
     """Call the game off (no result): either player, until both sides have moved."""

@@ -9,8 +9,9 @@ unconnected seat has been gone, ms since 1970) when that changes, ``ack`` for a 
 and ``chat`` (``lines``: chat lines, oldest first; ``history``: true for the lines sent on
 connecting, after the first state, when there are any).  The client sends ``ping``, ``auth``
 (``secret``), ``move`` (``move``, optional ``ply``, ``secret`` and ``lag_ms``) and ``chat``
-(``text``: a line, from a connection that proved its seat; spectators only read); each may
-carry a ``ref`` that the reply echoes.
+(``text``: a line, from a connection that proved its seat; spectators only read) and
+``berserk`` (optional ``secret``; an arena game, before the player's first move: answered by an
+``ack``, the new state going to everyone); each may carry a ``ref`` that the reply echoes.
 Secrets never travel in the URL (it ends up in access logs).  A connection beyond the caps
 of :class:`~exochess.web.live.hub.Hub` is closed with code 4429 and the reason.
 """
@@ -34,7 +35,7 @@ from exochess.web.game.service import GameService
 from exochess.web.http.deps import ChatDep, LimitsDep, Service
 from exochess.web.http.errors import status_of, validation_message
 from exochess.web.http.i18n import N_, localized, request_language
-from exochess.web.http.schemas import CLIENT_MESSAGES, Auth, Ping, WsChat, WsMove
+from exochess.web.http.schemas import CLIENT_MESSAGES, Auth, Ping, WsBerserk, WsChat, WsMove
 from exochess.web.http.security import BadJSON, parse_json_text
 from exochess.web.limits import CLOSE_FLOOD, MessageLimit
 from exochess.web.live.hub import Connection
@@ -183,6 +184,10 @@ async def _handle(service: GameService, chat: Chat, session: _Session, raw: str)
             return _authenticate(service, session, message)
         if isinstance(message, WsChat):
             return await _chat(chat, session, message)
+        if isinstance(message, WsBerserk):
+            secret = message.secret if message.secret is not None else session.secret
+            await service.berserk(session.live.row.id, secret, session.user_id)
+            return {"type": "ack", "ref": message.ref}
         return await _move(service, session, message)
     except GameServiceError as exc:
         text = localized(exc.template, exc.params, session.lang)

@@ -128,6 +128,9 @@ def game_state(state: dict[str, Any], now_ms: int) -> dict[str, Any]:
     if clock is not None and control.get("kind") == "realtime":
         wtime, btime = int(clock["white_ms"]), int(clock["black_ms"])
         winc = binc = int(clock.get("increment_ms") or 0)
+        # a seat that berserked has none (an arena game)
+        winc = int(clock.get("white_increment_ms", winc))
+        binc = int(clock.get("black_increment_ms", binc))
         running, since = clock.get("running"), clock.get("since")
         if running is not None and since is not None:
             spent = max(0, now_ms - int(since))

@@ -6,6 +6,10 @@ running total, so every server recounts the same table from the same rows.
 
 A game aborted because a player never moved counts as lost by that player (abandonment) and won
 by the opponent, in the tournament only (ratings are untouched: the game did not start).
+
+A berserked win earns the arena's bonus point only when the game lasted at least
+:data:`BERSERK_MIN_PLIES` plies (lichess's rule: seven moves each), so that a berserk cannot be
+cashed in by a quick resignation between friends or an opponent who never shows up.
 """
 
 from __future__ import annotations
@@ -23,6 +27,13 @@ from exochess.web.storage.tournaments import EntryRow, PairedGame
 
 RECENT_OPPONENTS = 3
 """Opponents remembered for the arena's rematch rule (newest first)."""
+BERSERK_MIN_PLIES = 14
+"""The fewest plies a game needs for a berserked win's bonus point (seven moves each)."""
+
+
+def berserk_bonus(game: PairedGame, user_id: int) -> bool:
+    """Whether ``user_id``'s berserk in ``game`` counts (for a win: the arena adds a point)."""
+    return game.berserked(user_id) and game.ply >= BERSERK_MIN_PLIES
 
 
 def absentee(game: PairedGame) -> int | None:
@@ -59,6 +70,8 @@ class ArenaLine:
     score: int = 0
     sheet: list[int] = field(default_factory=list)
     """Points of each finished game, oldest first."""
+    berserks: list[bool] = field(default_factory=list)
+    """Whether the player berserked in each game of :attr:`sheet`."""
     results: list[ArenaResult] = field(default_factory=list)
     opponents: list[int] = field(default_factory=list)
     """Every opponent, oldest first (games on included)."""
@@ -89,9 +102,11 @@ def arena_lines(players: Sequence[EntryRow], paired: Sequence[PairedGame]) -> di
                     line.playing = game.game_id
                 continue
             mine = _arena_result(result, colour)
-            points = arena_points(mine, on_fire=is_on_fire(line.results), berserked=False)
+            bonus = berserk_bonus(game, me)
+            points = arena_points(mine, on_fire=is_on_fire(line.results), berserked=bonus)
             line.results.append(mine)
             line.sheet.append(points)
+            line.berserks.append(game.berserked(me))
             line.score += points
     return lines
 
@@ -129,6 +144,7 @@ def arena_table(
             "rating": ratings.get(p.user_id, 1500),
             "score": lines[p.user_id].score,
             "sheet": lines[p.user_id].sheet,
+            "berserks": lines[p.user_id].berserks,
             "fire": lines[p.user_id].on_fire,
             "active": p.active,
             "playing": lines[p.user_id].playing,

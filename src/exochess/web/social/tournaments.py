@@ -238,6 +238,8 @@ class Tournaments:
                 "white": names.get(g.white_user),
                 "black": names.get(g.black_user),
                 "round": g.round,
+                "white_berserk": g.white_berserk,
+                "black_berserk": g.black_berserk,
             }
             for g in paired
             if g.status == GameStatus.ACTIVE
@@ -270,6 +272,8 @@ class Tournaments:
                     "status": g.status,
                     "result": None if result is None else result.value,
                     "absent": names.get(absentee(g) or -1),
+                    "white_berserk": g.white_berserk,
+                    "black_berserk": g.black_berserk,
                 }
             )
         return out
@@ -422,6 +426,7 @@ class Tournaments:
             rated=row.rated,
             time_control=TimeControl.parse(row.time_control, any_minutes=True),
             names={Color.WHITE: names[white], Color.BLACK: names[black]},
+            berserkable=row.kind == ARENA,
         )
         await self.service.db(
             db.add_game, self.service.storage.engine, row.id, live.row.id, number, white, black

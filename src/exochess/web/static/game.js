@@ -199,6 +199,7 @@ export class GamePage {
       resign.dataset.confirm = ""; resign.textContent = t("Resign");
       await this.action("resign", {});
     });
+    this.$("#berserk").addEventListener("click", () => this.action("berserk", {}));
     this.$("#takeback").addEventListener("click", () => this.action("takeback", { action: "offer" }));
     this.$("#accept-takeback").addEventListener("click", () => this.action("takeback", { action: "accept" }));
     this.$("#decline-takeback").addEventListener("click", () => this.action("takeback", { action: "decline" }));
@@ -374,6 +375,16 @@ export class GamePage {
       const state = await postJSON(`/api/games/${this.id}/${name}`, { ...body, secret: this.seat && this.seat.secret });
       if (state.type === "state" && state.ply >= this.state.ply - 2) { this.state = this.withPageWords(state); this.viewPly = null; this.render(); }
     } catch (err) { this.error(err.message); }
+  }
+
+  // Whether this player may berserk now: an arena game on, not berserked yet, before their
+  // first move (the server checks it again).
+  /** @param {string | null} me */
+  mayBerserk(me) {
+    const s = this.state;
+    if (!me || s.status !== "active" || !s.berserkable || (s.berserk && s.berserk[me])) return false;
+    const first = (s.start_fen.split(" ")[1] || "w") === "b" ? "black" : "white";
+    return s.ply === 0 || (s.ply === 1 && first !== me);
   }
 
   // What the other player offers this one now: "takeback", "rematch" or null.
@@ -559,6 +570,14 @@ export class GamePage {
       div.textContent = t("Rated game");
       players.appendChild(div);
     }
+    for (const color of ["white", "black"]) {
+      if (!s.berserk || !s.berserk[color]) continue;
+      const div = document.createElement("div");
+      div.className = "rated-note berserk-note";
+      div.dataset.color = color;
+      div.textContent = t("{side} berserked: half the time, no increment", { side: colorName(color) });
+      players.appendChild(div);
+    }
     if (s.imported) {
       const div = document.createElement("div");
       div.className = "rated-note imported-note";
@@ -594,6 +613,7 @@ export class GamePage {
     if (invite) this.$("#invite-link").value = invite;
     const active = s.status === "active";
     this.$("#resign").hidden = !me || !active;
+    this.$("#berserk").hidden = !this.mayBerserk(me);
     // while an offer is pending, either side's, the answer buttons take the offer button's place
     this.$("#takeback").hidden = !me || !active || Boolean(s.takeback_offer) || s.time_control.kind !== "none";
     const offered = active && me && s.takeback_offer && s.takeback_offer !== me;
@@ -606,7 +626,7 @@ export class GamePage {
     if (offered) this.$("#status").textContent += " · " + t("your opponent asks to take back a move");
     this.$("#typed").hidden = !myTurn;
     // actions that need the server wait for the connection
-    for (const id of ["#resign", "#takeback", "#accept-takeback", "#decline-takeback", "#rematch", "#typed-move"]) {
+    for (const id of ["#resign", "#berserk", "#takeback", "#accept-takeback", "#decline-takeback", "#rematch", "#typed-move"]) {
       this.$(id).disabled = !connected;
     }
     const rematch = this.$("#rematch");

@@ -210,6 +210,11 @@ games = Table(
     # a game read from a PGN someone pasted (issue 45): finished when stored, never rated, its
     # seats held by nobody; shown like a finished game, marked imported
     Column("imported", Boolean, nullable=False, server_default=false()),
+    # berserk (issue 46): an arena tournament's game lets each player halve their own clock and
+    # give up their increment before their first move, for a bonus point if they win
+    Column("berserkable", Boolean, nullable=False, server_default=false()),
+    Column("white_berserk", Boolean, nullable=False, server_default=false()),
+    Column("black_berserk", Boolean, nullable=False, server_default=false()),
 )
 
 moves = Table(
@@ -593,6 +598,12 @@ class GameRow:
     """Likewise for Black."""
     imported: bool = False
     """Read from a PGN (``POST /api/import``), not played here."""
+    berserkable: bool = False
+    """An arena tournament's game: its players may berserk (:mod:`exochess.web.game.berserk`)."""
+    white_berserk: bool = False
+    """White berserked: half its initial time, no increment."""
+    black_berserk: bool = False
+    """Likewise for Black."""
     moves: list[str] = field(default_factory=list)
     stamps: list[Stamp] = field(default_factory=list)
     """The clock columns of each move (:class:`~exochess.web.game.clock.Stamp`), in order; for a
@@ -609,6 +620,12 @@ class GameRow:
     def name_of(self, color: Color) -> str | None:
         """The display name of ``color``'s player, if one was given."""
         return self.white_name if color == Color.WHITE else self.black_name
+
+    @property
+    def berserked(self) -> frozenset[Color]:
+        """The seats that berserked (their clocks are halved, without increment)."""
+        seats = ((Color.WHITE, self.white_berserk), (Color.BLACK, self.black_berserk))
+        return frozenset(color for color, on in seats if on)
 
 
 @dataclass
@@ -785,9 +802,11 @@ class Storage:
         rated: bool = False,
         white_name: str | None = None,
         black_name: str | None = None,
+        berserkable: bool = False,
     ) -> None:
         """Store a new game, active at ply 0 (``white_user``/``black_user``: the accounts holding
-        the seats; ``rated``: the result changes their ratings).
+        the seats; ``rated``: the result changes their ratings; ``berserkable``: an arena game,
+        whose players may berserk).
 
         The seat secrets are stored hashed (a value that already is a stored digest, such as a
         seat's secret carried over to a rematch, is kept as it is).
@@ -814,6 +833,7 @@ class Storage:
                     rated=rated,
                     white_name=white_name,
                     black_name=black_name,
+                    berserkable=berserkable,
                 )
             )
 
@@ -989,6 +1009,13 @@ class Storage:
         """Record (or, with None, withdraw) a takeback offer by ``color`` at ``ply``."""
         with self.engine.begin() as conn:
             self._guarded_update(conn, game_id, ply, takeback_offer=color)
+
+    def set_berserk(self, game_id: str, ply: int, color: Color) -> None:
+        """Record that ``color`` berserked, the game being at ``ply`` (:class:`ConflictError`
+        when it moved on first)."""
+        column = "white_berserk" if color == Color.WHITE else "black_berserk"
+        with self.engine.begin() as conn:
+            self._guarded_update(conn, game_id, ply, **{column: True})
 
     def take_back(self, game_id: str, ply: int, new_ply: int) -> None:
         """Delete the moves from ``new_ply`` on, in one transaction with the ply check."""

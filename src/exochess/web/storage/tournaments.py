@@ -97,6 +97,15 @@ class PairedGame:
     """``1-0``, ``0-1``, ``1/2-1/2`` once finished; None while on or when aborted."""
     ply: int
     """Plies played (an aborted game at ply 0 waited for White, at ply 1 for Black)."""
+    white_berserk: bool = False
+    """White berserked (an arena game: half the time, no increment)."""
+    black_berserk: bool = False
+
+    def berserked(self, user_id: int) -> bool:
+        """Whether the player ``user_id`` berserked in this game."""
+        if user_id == self.white_user:
+            return self.white_berserk
+        return user_id == self.black_user and self.black_berserk
 
 
 def _row(r: object) -> TournamentRow:
@@ -273,12 +282,14 @@ def paired_games(engine: Engine, tournament_id: str) -> list[PairedGame]:
                 games.c.status,
                 games.c.result,
                 games.c.ply,
+                games.c.white_berserk,
+                games.c.black_berserk,
             )
             .join(games, games.c.id == tournament_games.c.game_id)
             .where(tournament_games.c.tournament_id == tournament_id)
             .order_by(tournament_games.c.created, tournament_games.c.game_id)
         )
-        return [PairedGame(*r) for r in rows]
+        return [PairedGame(**r._mapping) for r in rows]
 
 
 def add_game(

@@ -7,9 +7,10 @@ import { t } from "/static/i18n.js";
 import { pageData } from "/static/pagedata.js";
 import { countdown, duration } from "/static/tournamentclock.js";
 
-/** @typedef {{id: string, white: string, black: string, round: number}} Playing */
+/** @typedef {{id: string, white: string, black: string, round: number, white_berserk?: boolean,
+ *   black_berserk?: boolean}} Playing */
 /** @typedef {{rank: number, name: string, rating: number, score: number, active: boolean,
- *   sheet?: number[], fire?: boolean, buchholz?: number, buchholz_cut1?: number,
+ *   sheet?: number[], berserks?: boolean[], fire?: boolean, buchholz?: number, buchholz_cut1?: number,
  *   sonneborn_berger?: number, wins?: number}} Line */
 /** @typedef {{id: string, kind: string, variant: string, name: string, time_control: string,
  *   rated: boolean, status: string, starts_at: number, ends_at: number | null, rounds: number | null,
@@ -29,6 +30,13 @@ function cell(tag, text) {
   const el = document.createElement(tag);
   el.textContent = text;
   return el;
+}
+
+// An arena line's games: each game's points, a berserked one marked ⚡ (its bonus point, when
+// it earned one, is in the points).
+/** @param {Line} line */
+function sheetText(line) {
+  return (line.sheet || []).map((points, i) => (line.berserks && line.berserks[i] ? `${points}⚡` : String(points))).join(" ");
 }
 
 function renderClock() {
@@ -62,7 +70,7 @@ function render() {
     if (line.name === me) tr.classList.add("me");
     const name = line.name + (line.fire ? " 🔥" : "") + (line.active ? "" : ` (${t("paused")})`);
     const cells = view.kind === "arena"
-      ? [String(line.rank), name, String(line.rating), (line.sheet || []).join(" "), String(line.score)]
+      ? [String(line.rank), name, String(line.rating), sheetText(line), String(line.score)]
       : [String(line.rank), name, String(line.rating), String(line.score), String(line.buchholz_cut1),
          String(line.buchholz), String(line.sonneborn_berger)];
     tr.replaceChildren(...cells.map((c) => cell("td", c)));
@@ -76,7 +84,7 @@ function render() {
     const li = document.createElement("li");
     const a = document.createElement("a");
     a.href = `/game/${g.id}`;
-    a.textContent = `${g.white} – ${g.black}`;
+    a.textContent = `${g.white}${g.white_berserk ? " ⚡" : ""} – ${g.black}${g.black_berserk ? " ⚡" : ""}`;
     if (g.white === me || g.black === me) a.classList.add("mine");
     li.append(a);
     return li;

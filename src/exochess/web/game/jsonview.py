@@ -127,6 +127,7 @@ class JsonView:
             "clock": self.clock_json(live),
             "rated": row.rated,
             "imported": row.imported,
+            "pgn_notes": row.pgn_notes,
             "online": {color.value: here for color, here in self.online(row.id).items()},
             "absent_since": self.absent_json(live),
             "legal_count": view.count,

@@ -320,7 +320,7 @@ def write_game(
 
     tokens: list[str] = []
     if 0 in extra_comments:
-        tokens.append(_comment(extra_comments[0]))
+        tokens.append(_comment(_comment_text(extra_comments[0])))
     white_first = start.turn
     for index, move in enumerate(canonical):
         offset = index if white_first else index + 1
@@ -331,7 +331,7 @@ def write_game(
         tokens.append(str(move))
         after = [f"[%clk {format_clock(all_clocks[index + 1])}]"] if index + 1 in all_clocks else []
         if index + 1 in extra_comments:
-            after.append(extra_comments[index + 1])
+            after.append(_comment_text(extra_comments[index + 1]))
         if after:
             tokens.append(_comment(" ".join(after)))
     tokens.append(result)
@@ -349,6 +349,12 @@ def write_game(
 
 def _comment(text: str) -> str:
     return "{" + " ".join(text.replace("}", ")").split()) + "}"
+
+
+def _comment_text(text: str) -> str:
+    """A comment's own text, a ``[%clk`` in it spaced out (``[% clk``): only the writer's clock
+    command is read back as a clock, and a reader refuses one it cannot read."""
+    return text.replace("[%clk", "[% clk")
 
 
 # --- reading -----------------------------------------------------------------------

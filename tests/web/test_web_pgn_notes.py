@@ -109,4 +109,3 @@ def test_a_comment_is_text_on_the_game_page_never_html(client: httpx.Client) -> 
         0: evil,
         1: "</script><b>bold</b>",
     }
-

@@ -502,7 +502,8 @@ export class GamePage {
         row.className = "row";
         const num = document.createElement("span");
         num.className = "num";
-        num.textContent = `${Math.floor(idx / 2) + 1}.`;
+        // a row that starts with Black's move (after a comment, or from a set-up start): "3…"
+        num.textContent = `${Math.floor(idx / 2) + 1}${idx % 2 === 1 ? "…" : "."}`;
         row.appendChild(num);
         if (idx % 2 === 1) row.appendChild(document.createElement("span"));
         list.appendChild(row);

@@ -39,11 +39,14 @@ def test_an_imported_pgn_shows_its_comments_and_clocks(page: Any) -> None:
     assert page.evaluate("() => window.pwned") is None  # the comment's script is text, never run
     clocks = [page.locator(f"#moves .mv[data-ply='{ply}'] .move-clock").inner_text() for ply in (1, 2, 3)]
     assert clocks == ["0:04:58", "0:04:51", "0:04:40"]
-    # the comment after White's first move has its line; Black's answer starts the next row
-    first = page.locator("#moves .move-comment").nth(1)
-    assert first.evaluate("el => el.previousElementSibling.querySelector('[data-ply=\"1\"]') !== null")
-    assert first.evaluate("el => el.nextElementSibling.querySelector('[data-ply=\"2\"]') !== null")
-    assert first.evaluate("el => el.nextElementSibling.querySelector('.num').textContent") == "1…"
+    # the comment after White's first move has its line; Black's answer starts the next row,
+    # numbered "1…" (read in one go: the list is drawn again when the websocket's state comes)
+    layout = page.evaluate(
+        """() => [...document.querySelectorAll('#moves > *')].map((el) => el.classList.contains('move-comment')
+            ? 'comment' : [el.querySelector('.num').textContent,
+                           ...[...el.querySelectorAll('.mv')].map((mv) => mv.dataset.ply)].join(' '))"""
+    )
+    assert layout == ["comment", "1. 1", "comment", "1… 2", "2. 3"]
     shot(page, "imported-game-notes")
     page.set_viewport_size({"width": 390, "height": 844})
     assert page.locator("#moves .move-comment").nth(1).is_visible()

@@ -113,13 +113,15 @@ AFTER_BASELINE_COLUMNS = (
     ("games", "end_white_ms"),
     ("games", "end_black_ms"),
     ("games", "imported"),
+    ("games", "pgn_notes"),
     ("users", "bot"),
     ("challenges", "dest_user"),
     ("games", "berserkable"),
     ("games", "white_berserk"),
     ("games", "black_berserk"),
 )
-"""(table, column) that Alembic revisions after the baseline add (0003, 0005, 0009, 0010, 0011)."""
+"""(table, column) that Alembic revisions after the baseline add (0003, 0005, 0009, 0010, 0011,
+0012)."""
 
 
 def as_before_alembic(execute: Callable[[str], object]) -> None:

@@ -108,6 +108,8 @@ def pgn_termination(value: str) -> str:
 
 
 _CLOCK_RE = re.compile(r"\[%clk\s+(\d{1,4}):([0-5]\d):([0-5]\d)(?:\.(\d{1,3}))?\s*\]")
+_CLOCK_COMMAND_RE = re.compile(r"\[%clk\b[^\]]*\]?")
+"""Any ``[%clk ...]`` command, well formed or not (a reader refuses one :data:`_CLOCK_RE` cannot read)."""
 
 
 def format_clock(ms: int) -> str:
@@ -318,7 +320,7 @@ def write_game(
 
     tokens: list[str] = []
     if 0 in extra_comments:
-        tokens.append(_comment(extra_comments[0]))
+        tokens.append(_comment(_comment_text(extra_comments[0])))
     white_first = start.turn
     for index, move in enumerate(canonical):
         offset = index if white_first else index + 1
@@ -329,7 +331,7 @@ def write_game(
         tokens.append(str(move))
         after = [f"[%clk {format_clock(all_clocks[index + 1])}]"] if index + 1 in all_clocks else []
         if index + 1 in extra_comments:
-            after.append(extra_comments[index + 1])
+            after.append(_comment_text(extra_comments[index + 1]))
         if after:
             tokens.append(_comment(" ".join(after)))
     tokens.append(result)
@@ -347,6 +349,12 @@ def write_game(
 
 def _comment(text: str) -> str:
     return "{" + " ".join(text.replace("}", ")").split()) + "}"
+
+
+def _comment_text(text: str) -> str:
+    """A comment's own text, a ``[%clk`` in it spaced out (``[% clk``): only the writer's clock
+    command is read back as a clock, and a reader refuses one it cannot read."""
+    return text.replace("[%clk", "[% clk")
 
 
 # --- reading -----------------------------------------------------------------------
@@ -477,10 +485,12 @@ def _split_games(text: str) -> Iterator[tuple[str, str, int, int]]:
         yield "\n".join(tags), "\n".join(body), tag_start + 1, move_start + 1
 
 
-def read_games(text: str, *, default_variant: str | None = None) -> list[Game]:
+def read_games(
+    text: str, *, default_variant: str | None = None, max_comment: int | None = None
+) -> list[Game]:
     """Every game of a PGN text (see :func:`read_game`)."""
     games = [
-        _read_one(tags, body, tag_line, move_line, default_variant)
+        _read_one(tags, body, tag_line, move_line, default_variant, max_comment)
         for tags, body, tag_line, move_line in _split_games(text)
     ]
     if not games:
@@ -488,14 +498,27 @@ def read_games(text: str, *, default_variant: str | None = None) -> list[Game]:
     return games
 
 
-def read_game(text: str, *, default_variant: str | None = None) -> Game:
+def read_game(text: str, *, default_variant: str | None = None, max_comment: int | None = None) -> Game:
     """Read the first game of a PGN text, checking every move.
 
     The variant comes from the ``Variant`` tag (or ``default_variant`` when it is
     missing), the start from the ``FEN`` tag (default: the game's starting position).
+    Each comment of the main line is kept in :attr:`Game.comments` under the ply it follows
+    (several at one ply are joined by a space), its ``[%clk]`` command read into
+    :attr:`Game.clocks`; variations and their comments are skipped.
     Raises :class:`PgnError` naming the problem and where it is: the line of the text (for a
-    malformed tag or movetext, a bad ``Variant`` or ``FEN`` tag, a bad move), and the move
-    number for a bad move.
+    malformed tag or movetext, a bad ``Variant`` or ``FEN`` tag, a ``[%clk]`` command that is
+    not ``h:mm:ss``, a comment longer than ``max_comment`` characters when given, a bad
+    move), and the move number for a bad move.
+
+    >>> game = read_game('[Variant "Fugue"]\\n\\n{A quiet start} 1. e2-e3 {[%clk 0:04:58] solid} '
+    ...                  'd7-d6 {[%clk 0:04:57.5]} *')
+    >>> game.comments, game.clocks
+    ({0: 'A quiet start', 1: 'solid'}, {1: 298000, 2: 297500})
+    >>> read_game('[Variant "Fugue"]\\n\\n1. e2-e3 {[%clk 0:61:00]} *')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    exochess.pgn.PgnError: line 3: bad clock annotation '[%clk 0:61:00]' (write the time left as ...)
 
     >>> read_game('[Variant "Fugue"]\\n\\n1. e2-e3 e7-e7 *')  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -505,10 +528,12 @@ def read_game(text: str, *, default_variant: str | None = None) -> Game:
     if not isinstance(text, str) or not text.strip():
         raise PgnError("the text contains no game")
     tags, body, tag_line, move_line = next(_split_games(text))
-    return _read_one(tags, body, tag_line, move_line, default_variant)
+    return _read_one(tags, body, tag_line, move_line, default_variant, max_comment)
 
 
-def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_variant: str | None) -> Game:
+def _read_one(
+    tags: str, body: str, tag_line: int, move_line: int, default_variant: str | None, max_comment: int | None
+) -> Game:
     headers: dict[str, str] = {}
     tag_lines: dict[str, int] = {}
     for offset, raw_line in enumerate(tags.splitlines()):
@@ -565,12 +590,23 @@ def _read_one(tags: str, body: str, tag_line: int, move_line: int, default_varia
         if token.kind == "comment":
             ply = len(moves)
             text = token.text
+            for command in _CLOCK_COMMAND_RE.findall(text):
+                if _CLOCK_RE.fullmatch(command) is None:
+                    raise PgnError(
+                        f"line {token.line}: bad clock annotation {command!r} "
+                        "(write the time left as [%clk h:mm:ss], for instance [%clk 0:04:59])"
+                    )
             clock = parse_clock(text)
             if clock is not None:
                 clocks[ply] = clock
                 text = " ".join(_CLOCK_RE.sub(" ", text).split())
             if text:
                 comments[ply] = f"{comments[ply]} {text}" if ply in comments else text
+                if max_comment is not None and len(comments[ply]) > max_comment:
+                    raise PgnError(
+                        f"line {token.line}: a comment of {len(comments[ply])} characters "
+                        f"(at most {max_comment}, please)"
+                    )
             continue
         if token.kind == "result":
             result = token.text

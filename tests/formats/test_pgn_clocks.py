@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from exochess import Board
-from exochess.pgn import format_clock, parse_clock, pgn_termination, read_game, write_game
+from exochess.pgn import PgnError, format_clock, parse_clock, pgn_termination, read_game, write_game
 
 MOVES = ["e2-e3", "d7-d6", "d2-d3", "e7-e6"]
 
@@ -67,3 +67,43 @@ def test_clock_format_round_trips() -> None:
     for ms in (0, 1, 999, 1000, 59_999, 60_000, 3_599_999, 36_000_000):
         assert parse_clock(f"[%clk {format_clock(ms)}]") == ms
     assert parse_clock("no clock here") is None
+
+
+def test_comments_and_clocks_of_the_main_line_are_read_by_ply() -> None:
+    text = (
+        '[Variant "Fugue"]\n\n{before} 1. e2-e3 {[%clk 0:04:58] first} {again} d7-d6 (d7-d5 {skipped}) '
+        "{[%clk 0:00:09.25]} 2. d2-d3 ; to the end of the line\ne7-e6 *"
+    )
+    game = read_game(text)
+    assert game.comments == {0: "before", 1: "first again", 3: "to the end of the line"}
+    assert game.clocks == {1: 298_000, 2: 9_250}
+
+
+@pytest.mark.parametrize(
+    ("comment", "line"),
+    [
+        ("[%clk 0:61:00]", 3),
+        ("[%clk 5 minutes]", 3),
+        ("[%clk]", 3),
+        ("a note [%clk 0:04:59", 3),
+        ("[%clk 1:00:00:00]", 3),
+    ],
+)
+def test_a_clock_it_cannot_read_is_refused_with_its_line(comment: str, line: int) -> None:
+    with pytest.raises(PgnError, match=rf"^line {line}: bad clock annotation '\[%clk"):
+        read_game(f'[Variant "Fugue"]\n\n1. e2-e3 {{{comment}}} *')
+
+
+def test_a_comment_over_the_bound_is_refused_with_its_line() -> None:
+    text = '[Variant "Fugue"]\n\n1. e2-e3 {' + "x" * 10 + "}\n{" + "y" * 5 + "} *"
+    assert read_game(text, max_comment=16).comments == {1: "x" * 10 + " " + "y" * 5}
+    with pytest.raises(PgnError, match=r"^line 4: a comment of 16 characters \(at most 15, please\)$"):
+        read_game(text, max_comment=15)
+    assert read_game(text).comments[1].startswith("x")  # no bound by default
+
+
+def test_a_clock_command_in_a_comments_own_text_is_not_taken_for_a_clock() -> None:
+    # a chat line written as a comment: only the writer's own [%clk] is read back as a clock
+    text = write_game(["e2-e3"], variant="fugue", clocks={1: 5_000}, comments={1: "[Ann] [%clk 9:99:99] hi"})
+    game = read_game(text)
+    assert game.clocks == {1: 5_000} and game.comments == {1: "[Ann] [% clk 9:99:99] hi"}

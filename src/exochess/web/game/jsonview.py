@@ -129,6 +129,7 @@ class JsonView:
             "imported": row.imported,
             "berserkable": row.berserkable,
             "berserk": {color.value: color in row.berserked for color in Color},
+            "pgn_notes": row.pgn_notes,
             "online": {color.value: here for color, here in self.online(row.id).items()},
             "absent_since": self.absent_json(live),
             "legal_count": view.count,

@@ -67,7 +67,7 @@ def game_pgn(
     its ``TimeControl``, ``Rated``, the players' ratings (``elos``, ``WhiteElo``/``BlackElo``),
     the clocks after each move (``[%clk]``) and how it ended (``Termination``); ``names``: the
     accounts' names of the seats they hold; with ``chat``, those lines as comments after the
-    moves they followed."""
+    moves they followed; an imported game's own comments and clocks come back as it had them."""
     white, black = _players(row, names or {})
     result = row.result or "*"
     headers = {
@@ -90,7 +90,19 @@ def game_pgn(
         if elos and color in elos:
             headers[tag] = str(elos[color])
     plies = len(board.move_stack)
-    comments = pgn_comments(chat, plies) if chat else None
+    comments, clocks = imported_notes(row, plies)
+    for ply, text in (pgn_comments(chat, plies) if chat else {}).items():
+        comments[ply] = f"{comments[ply]} {text}" if ply in comments else text
     # the stamps of the moves on the board (a row may hold one more while a takeback settles)
-    clocks = pgn_clocks(row, row.stamps[:plies]) if len(row.stamps) >= plies else None
+    if len(row.stamps) >= plies:
+        clocks.update(pgn_clocks(row, row.stamps[:plies]))
     return write_game(board, headers=headers, result=result, comments=comments, clocks=clocks)
+
+
+def imported_notes(row: GameRow, plies: int) -> tuple[dict[int, str], dict[int, int]]:
+    """The comments and clocks an imported game's PGN had (``games.pgn_notes``), by ply (those
+    of plies the board has)."""
+    notes = row.pgn_notes or {}
+    comments = {int(ply): str(text) for ply, text in notes.get("comments", {}).items() if int(ply) <= plies}
+    clocks = {int(ply): int(ms) for ply, ms in notes.get("clocks", {}).items() if 0 < int(ply) <= plies}
+    return comments, clocks

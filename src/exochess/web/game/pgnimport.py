@@ -20,6 +20,10 @@ MAX_PGN_BYTES = 200_000
 move is about a tenth of it."""
 MAX_IMPORT_BODY = 2 * MAX_PGN_BYTES + 4096
 """The request body limit of the import routes (a PGN's JSON escapes can double it)."""
+MAX_COMMENT = 2000
+"""Longest comment accepted at one ply (characters, after its ``[%clk]`` command): comments are
+someone's text shown to everyone who opens the game; a PGN with a longer one is refused, naming
+its line."""
 IMPORT_PATHS = ("/api/import", "/api/import/read")
 """The routes that receive a PGN (their body limit is :data:`MAX_IMPORT_BODY`)."""
 
@@ -37,10 +41,10 @@ def read_pgn(text: str) -> dict[str, Any]:
     """The first game of ``text`` as the analysis board and the import need it: ``variant``,
     ``fen`` (start), ``moves`` (canonical texts), ``result``, ``comments`` and ``clocks`` (by
     ply, as text keys), ``headers``; or :class:`InvalidRequest` with the library's reason
-    (CPU work: run it in a worker)."""
+    (a comment over :data:`MAX_COMMENT` characters is one) (CPU work: run it in a worker)."""
     check_size(text)
     try:
-        game = read_game(text)
+        game = read_game(text, max_comment=MAX_COMMENT)
     except PgnError as exc:
         raise InvalidRequest(N_("bad PGN: {reason}"), reason=str(exc)) from exc
     except ExochessError as exc:  # any other refusal of the library still names its reason
@@ -76,4 +80,19 @@ def import_fields(game: dict[str, Any], game_id: str) -> dict[str, Any]:
         # nobody is given these: no one can act in an imported game
         "white_secret": secrets.token_urlsafe(16),
         "black_secret": secrets.token_urlsafe(16),
+        "pgn_notes": pgn_notes(game),
     }
+
+
+def pgn_notes(game: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """What ``games.pgn_notes`` keeps of a game :func:`read_pgn` read: its comments and clocks
+    by ply (text keys), or None when it has neither.
+
+    >>> pgn_notes({"comments": {"0": "hi"}, "clocks": {}})
+    {'comments': {'0': 'hi'}, 'clocks': {}}
+    >>> pgn_notes({"comments": {}, "clocks": {}}) is None
+    True
+    """
+    if not game["comments"] and not game["clocks"]:
+        return None
+    return {"comments": dict(game["comments"]), "clocks": dict(game["clocks"])}

@@ -71,6 +71,13 @@ class ClockState(_Strict):
     absence_ms: int
 
 
+class PgnNotesState(_Strict):
+    """An imported game's PGN comments and clocks, by ply (text keys, as JSON writes them)."""
+
+    comments: dict[str, str] = Field(description="the comment after ply n (0: before the first move)")
+    clocks: dict[str, int] = Field(description="the mover's milliseconds left after ply n ([%clk])")
+
+
 class GameState(_Strict):
     """A live game as its watchers see it (HTTP and websocket ``state`` messages alike)."""
 
@@ -96,6 +103,9 @@ class GameState(_Strict):
         default=False, description="an arena tournament's game: a player may berserk before moving"
     )
     berserk: dict[Color, bool] = Field(description="which seats berserked (half the time, no increment)")
+    pgn_notes: PgnNotesState | None = Field(
+        default=None, description="an imported game's PGN comments and clocks (None: a game played here)"
+    )
     online: dict[Color, bool]
     absent_since: dict[Color, int | None] = Field(description="since when each seat is gone (ms since 1970)")
     legal_count: int

@@ -8,6 +8,7 @@ import { BoardExtras } from "/static/legend.js";
 import { Motion, moveArrows } from "/static/motion.js";
 import { moveEntry, moveSentence } from "/static/movewords.js";
 import { LiveAnalysis } from "/static/liveanalysis.js";
+import { clockNode, commentNode, notesForLine } from "/static/pgnnotes.js";
 import { Sound } from "/static/sound.js";
 
 // The line in the page's address: ?variant=...&fen=<start>&moves=<move texts, space separated>
@@ -148,6 +149,9 @@ export class AnalysisPage {
     const list = this.root.querySelector("#moves");
     list.replaceChildren();
     const blackFirst = sideToMove(pos.start_fen) === "black";
+    // the comments and clocks of a PGN opened here from the import page, while the line follows it
+    const notes = notesForLine(this.variantName, pos.start_fen, this.moves) || { comments: {}, clocks: {} };
+    if (notes.comments["0"]) list.appendChild(commentNode(notes.comments["0"]));
     pos.moves.forEach((/** @type {MoveView} */ m, /** @type {number} */ i) => {
       const idx = i + (blackFirst ? 1 : 0);
       const span = document.createElement("span");
@@ -156,9 +160,13 @@ export class AnalysisPage {
       span.dataset.move = m.text;
       span.textContent = idx % 2 === 0 ? `${Math.floor(idx / 2) + 1}. ` : (i === 0 ? `${Math.floor(idx / 2) + 1}… ` : "");
       span.appendChild(moveEntry(v, pos.fens[i], m));
+      const clock = notes.clocks[String(i + 1)];
+      if (clock !== undefined) span.appendChild(clockNode(clock));
       span.appendChild(document.createTextNode(" "));
       span.addEventListener("click", () => { this.moves = this.moves.slice(0, i + 1); this.load(); });
       list.appendChild(span);
+      const comment = notes.comments[String(i + 1)];
+      if (comment) list.appendChild(commentNode(comment, "span"));
     });
     this.root.querySelector("#eval").textContent = "";
   }

@@ -9,6 +9,7 @@ import { BoardKeys, announce } from "/static/keyboard.js";
 import { BoardExtras } from "/static/legend.js";
 import { Motion, moveArrows } from "/static/motion.js";
 import { moveEntry, moveSentence } from "/static/movewords.js";
+import { clockNode, commentNode } from "/static/pgnnotes.js";
 import { Sound } from "/static/sound.js";
 
 // A side's name in the page's language.
@@ -499,6 +500,10 @@ export class GamePage {
     const list = this.$("#moves");
     list.replaceChildren();
     const blackFirst = sideToMove(this.state.start_fen) === "black";
+    // an imported game's PGN comments and clocks (a comment gets a line of its own)
+    /** @type {import("/static/pgnnotes.js").PgnNotes} */
+    const notes = this.state.pgn_notes || { comments: {}, clocks: {} };
+    if (notes.comments["0"]) list.appendChild(commentNode(notes.comments["0"]));
     /** @type {HTMLDivElement | null} */
     let row = null;
     this.state.moves.forEach((/** @type {MoveView} */ m, /** @type {number} */ i) => {
@@ -508,7 +513,8 @@ export class GamePage {
         row.className = "row";
         const num = document.createElement("span");
         num.className = "num";
-        num.textContent = `${Math.floor(idx / 2) + 1}.`;
+        // a row that starts with Black's move (after a comment, or from a set-up start): "3…"
+        num.textContent = `${Math.floor(idx / 2) + 1}${idx % 2 === 1 ? "…" : "."}`;
         row.appendChild(num);
         if (idx % 2 === 1) row.appendChild(document.createElement("span"));
         list.appendChild(row);
@@ -526,8 +532,15 @@ export class GamePage {
         tag.textContent = mark;
         span.appendChild(tag);
       }
+      const clock = notes.clocks[String(i + 1)];
+      if (clock !== undefined) span.appendChild(clockNode(clock));
       span.addEventListener("click", () => this.show(i + 1));
       row.appendChild(span);
+      const comment = notes.comments[String(i + 1)];
+      if (comment) {
+        list.appendChild(commentNode(comment));
+        row = null;  // the next move starts a row of its own, under the comment
+      }
     });
     if (!this.state.moves.length) {
       const empty = document.createElement("div");

@@ -1,9 +1,11 @@
 // @ts-check
 // PGN import: a pasted or uploaded PGN, read by the server (POST /api/import/read), opened on the
-// analysis board (its moves in the address, navigable there), or stored as an imported game
+// analysis board (its moves in the address, navigable there; its comments and clocks kept for
+// the board in this tab's sessionStorage), or stored as an imported game
 // (POST /api/import: finished, unrated, marked imported), whose computer report can then be asked.
 import { postJSON } from "/static/api.js";
 import { t } from "/static/i18n.js";
+import { keepForAnalysis } from "/static/pgnnotes.js";
 
 /**
  * The analysis board's address for a game read from a PGN.
@@ -50,6 +52,7 @@ export class ImportPage {
     this.err.textContent = "";
     try {
       const game = await postJSON("/api/import/read", { pgn: this.text.value });
+      keepForAnalysis(game);  // the board shows the comments and clocks while its line follows the game
       location.href = analysisURL(game);
     } catch (e) { this.err.textContent = e.message; }
   }

@@ -22,6 +22,7 @@ from typing import Any, NotRequired, TypedDict
 
 from sqlalchemy import (
     ARRAY,
+    JSON,
     Boolean,
     Column,
     ColumnElement,
@@ -215,7 +216,15 @@ games = Table(
     Column("berserkable", Boolean, nullable=False, server_default=false()),
     Column("white_berserk", Boolean, nullable=False, server_default=false()),
     Column("black_berserk", Boolean, nullable=False, server_default=false()),
+    # an imported game's PGN comments and clocks, {"comments": {ply: text}, "clocks": {ply: ms}}
+    # (keys are text: JSON's); read and written whole with the game, never queried; NULL for a
+    # game played here, whose clocks are its moves' and whose chat is not PGN
+    Column("pgn_notes", JSON, nullable=True),
 )
+
+_LISTED = [column for column in games.columns if column.name != "pgn_notes"]
+"""The columns of ``games`` a list of games reads: all but an imported game's notes (up to a PGN's
+size each, needed on its own page only)."""
 
 moves = Table(
     "moves",
@@ -604,6 +613,8 @@ class GameRow:
     """White berserked: half its initial time, no increment."""
     black_berserk: bool = False
     """Likewise for Black."""
+    pgn_notes: dict[str, dict[str, Any]] | None = None
+    """An imported game's PGN comments and clocks (``games.pgn_notes``; None in a list's rows)."""
     moves: list[str] = field(default_factory=list)
     stamps: list[Stamp] = field(default_factory=list)
     """The clock columns of each move (:class:`~exochess.web.game.clock.Stamp`), in order; for a
@@ -850,9 +861,11 @@ class Storage:
         black_name: str | None,
         white_secret: str,
         black_secret: str,
+        pgn_notes: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         """Store a game read from a PGN, finished with its ``result``, and its moves, in one
-        transaction (``imported``, unrated; the seat secrets are random and never given out)."""
+        transaction (``imported``, unrated; the seat secrets are random and never given out);
+        ``pgn_notes``: its comments and clocks by ply (``games.pgn_notes``)."""
         stamp = now()
         with self.engine.begin() as conn:
             conn.execute(
@@ -875,6 +888,7 @@ class Storage:
                     white_name=white_name,
                     black_name=black_name,
                     imported=True,
+                    pgn_notes=pgn_notes,
                 )
             )
             if texts:
@@ -1040,7 +1054,7 @@ class Storage:
         last = moves.alias("last_move")
         with self.engine.connect() as conn:
             q = (
-                select(games, last.c.white_ms, last.c.black_ms, last.c.at, last.c.created)
+                select(*_LISTED, last.c.white_ms, last.c.black_ms, last.c.at, last.c.created)
                 .outerjoin(last, (last.c.game_id == games.c.id) & (last.c.ply == games.c.ply - 1))
                 .order_by(games.c.updated.desc())
                 .limit(limit)
@@ -1053,7 +1067,7 @@ class Storage:
         result = []
         for r in rows:
             values = r._mapping
-            row = GameRow(**{c.name: values[c] for c in games.columns})
+            row = GameRow(**{c.name: values[c] for c in _LISTED})
             created = values[last.c.created]
             if created is not None:
                 clocks = (values[last.c.white_ms], values[last.c.black_ms], values[last.c.at])
@@ -1082,7 +1096,7 @@ class Storage:
         a (created, id) pair, to page through them); with their moves if ``with_moves``."""
         mine = (games.c.white_user == user_id) | (games.c.black_user == user_id)
         with self.engine.connect() as conn:
-            q = select(games).where(mine).order_by(games.c.created.desc(), games.c.id.desc()).limit(limit)
+            q = select(*_LISTED).where(mine).order_by(games.c.created.desc(), games.c.id.desc()).limit(limit)
             if before is not None:
                 at, last_id = before
                 q = q.where((games.c.created < at) | ((games.c.created == at) & (games.c.id < last_id)))
@@ -1147,7 +1161,7 @@ class Storage:
         lasting = games.c.time_control.like("%d")
         with self.engine.connect() as conn:
             q = (
-                select(games)
+                select(*_LISTED)
                 .where(
                     games.c.status == GameStatus.ACTIVE,
                     games.c.white == PlayerKind.HUMAN,

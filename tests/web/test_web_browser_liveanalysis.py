@@ -7,12 +7,10 @@ Set EXOCHESS_SHOTS=/some/dir to keep screenshots (desktop and phone widths).
 
 from __future__ import annotations
 
-import os
 from typing import Any
 from urllib.parse import quote
 
 import httpx
-import pytest
 
 from tests.web.serverproc import Server
 from tests.web.test_web_browser import center, click, shot
@@ -23,10 +21,6 @@ WAIT_MS = 180_000
 machine took 20 s to serve a fresh server's first free position (its worker process starts)."""
 
 
-@pytest.mark.skipif(
-    bool(os.environ.get("EXOCHESS_TEST_CLUSTER")),
-    reason="Redis mode sends one line, not a stream (issue 45, open)",
-)
 def test_live_analysis_streams_lines_and_the_bar_and_stops(page: Any, server: Server) -> None:
     page.set_default_timeout(WAIT_MS)
     page.goto("/analysis?variant=rebelfury")

@@ -565,6 +565,25 @@ class EngineBackend(Protocol):
     async def idle(self) -> bool:
         """Whether no computer move and no analysis waits or runs now (automatic reports run then)."""
 
+    async def analyse_live(
+        self,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        on_info: Callable[[dict[str, Any]], None],
+        *,
+        owner: str,
+        multipv: int = LIVE_LINES,
+        movetime_ms: int | None = None,
+    ) -> Any:
+        """A live analysis of ``multipv`` lines: each completed iteration sent to ``on_info``
+        (:func:`_live_json`'s figures) as it comes, for at most the backend's live cap; charged
+        to ``owner``.  Cancelling the awaiting task stops the search and frees its worker."""
+
+    async def check_analysis(self, owner: str) -> None:
+        """Raise the refusal (:class:`TooManyEngineJobs`, :class:`EngineBusy`) that an analysis
+        for ``owner`` would meet now, queueing nothing."""
+
     async def reserve(self, owner: str, level: int) -> str | None:
         """Before a computer game at ``level`` is created for ``owner``: a place among the long
         moves held for it (its key, None for a quick level), or :class:`EngineBusy` with the
@@ -793,7 +812,7 @@ class EnginePool:
         )
         return result
 
-    def check_analysis(self, owner: str) -> None:
+    async def check_analysis(self, owner: str) -> None:
         """Raise the refusal (:class:`TooManyEngineJobs`, :class:`EngineBusy`) that an analysis
         for ``owner`` would meet now, queueing nothing."""
         self._refuse(ANALYSIS, self.live_cap_ms / 1000, owner, None)

@@ -45,6 +45,7 @@ import secrets
 import time
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from arq import create_pool
@@ -52,10 +53,13 @@ from arq.connections import ArqRedis, RedisSettings
 from arq.jobs import Job
 from redis.exceptions import RedisError
 
+from exochess.engine import MAX_MULTIPV
 from exochess.web import metrics
 from exochess.web.compute.enginepool import (
     ANALYSIS,
     ANALYSIS_CAP_MS,
+    LIVE_ANALYSIS_CAP_MS,
+    LIVE_LINES,
     MOVE,
     PER_CLIENT_LIMIT,
     QUICK_MOVE_S,
@@ -71,6 +75,7 @@ from exochess.web.domain import (
     TooManyEngineJobs,
 )
 from exochess.web.game.jobshare import RedisShare, move_start
+from exochess.web.game.livestream import JOB_PREFIX, LiveFollower, channel_of, request_stop
 from exochess.web.game.queuestats import QUEUE_NAME, QueueReader
 
 log = logging.getLogger("exochess.web")
@@ -123,6 +128,7 @@ class JobQueue:
         limit: int = QUEUE_LIMIT,
         per_client: int = PER_CLIENT_LIMIT,
         analysis_cap_ms: int = ANALYSIS_CAP_MS,
+        live_cap_ms: int = LIVE_ANALYSIS_CAP_MS,
         moves_per_owner: int = MOVES_PER_OWNER,
         long_budget_s: float = LONG_BUDGET_S,
     ) -> None:
@@ -132,6 +138,8 @@ class JobQueue:
         self.moves_per_owner = moves_per_owner
         self.long_budget_s = long_budget_s
         self.analysis_cap_ms = analysis_cap_ms
+        self.live_cap_ms = live_cap_ms
+        """Longest thinking time of a live analysis (:meth:`analyse_live`)."""
         self._pool: ArqRedis | None = None
         self._share: RedisShare | None = None
         self._counts: Counter[str] = Counter()
@@ -357,6 +365,98 @@ class JobQueue:
             metrics.ERRORS.labels("engine").inc()
             raise EngineFailed("the engine did not answer; try again") from exc
         finally:
+            with contextlib.suppress(RedisError, OSError, EngineFailed):
+                await (await self.share()).leave(owner, ANALYSIS, job_id)
+
+    async def check_analysis(self, owner: str) -> None:
+        """Raise the refusal (:class:`TooManyEngineJobs`, :class:`EngineBusy`) that an analysis
+        for ``owner`` would meet now, queueing nothing."""
+        await self.admit()
+        try:
+            await (await self.share()).check(owner, ANALYSIS, self.live_cap_ms / 1000)
+        except TooManyEngineJobs:
+            self._counts["refused"] += 1
+            raise
+        except (RedisError, OSError) as exc:
+            raise EngineFailed("the engine queue is unreachable; try again") from exc
+
+    async def analyse_live(
+        self,
+        variant: str,
+        start_fen: str,
+        texts: list[str],
+        on_info: Callable[[dict[str, Any]], None],
+        *,
+        owner: str,
+        multipv: int = LIVE_LINES,
+        movetime_ms: int | None = None,
+    ) -> str:
+        """A live analysis run by a worker, each completed iteration sent to ``on_info`` as it
+        comes over Redis pub/sub (:mod:`exochess.web.game.livestream`), for at most
+        :attr:`live_cap_ms`; returns why it ended (``finished`` or ``stopped``).  Charged to
+        ``owner`` like :meth:`analyse`; cancelling the awaiting task stops the worker's search
+        and returns once the worker has confirmed it (or after a short wait)."""
+        await self.admit()
+        movetime_ms = max(1, min(movetime_ms or self.live_cap_ms, self.live_cap_ms))
+        multipv = max(1, min(multipv, MAX_MULTIPV))
+        stream_id = secrets.token_hex(8)
+        job_id = JOB_PREFIX + stream_id
+        try:
+            share = await self.share()
+            position = await share.enter(owner, ANALYSIS, job_id, movetime_ms / 1000)
+        except TooManyEngineJobs:
+            self._counts["refused"] += 1
+            raise
+        except (RedisError, OSError) as exc:
+            raise EngineFailed("the engine queue is unreachable; try again") from exc
+        redis: ArqRedis | None = None
+        pubsub = None
+        follower: LiveFollower | None = None
+        try:
+            redis = await self._redis()
+            pubsub = redis.pubsub()
+            # subscribed before the job is queued: none of its updates can be missed
+            await pubsub.subscribe(channel_of(stream_id))
+            follower = LiveFollower(pubsub, movetime_ms)
+            job: Job | None = await redis.enqueue_job(
+                "engine_live_analysis",
+                stream_id,
+                variant,
+                start_fen,
+                list(texts),
+                movetime_ms,
+                multipv,
+                time.time(),
+                owner,
+                _job_id=job_id,
+                _expires=JOB_EXPIRES_S,
+                _defer_until=_at(move_start(position, movetime_ms / 1000, ANALYSIS)),
+            )
+            assert job is not None  # a fresh random id is never taken
+            reason = await follower.follow(on_info)
+            self._counts["completed"] += 1
+            return reason
+        except asyncio.CancelledError:
+            # stopped by its viewer: the worker's search stops, and the viewer's next start
+            # finds the worker free once it says so
+            if redis is not None:
+                with contextlib.suppress(RedisError, OSError):
+                    await request_stop(redis, stream_id, movetime_ms / 1000 + JOB_TIMEOUT_S)
+                    if follower is not None:
+                        await follower.wait_stopped()
+            raise
+        except (EngineBusy, EngineFailed):
+            if redis is not None:  # given up: a worker that takes it later skips it
+                with contextlib.suppress(RedisError, OSError):
+                    await request_stop(redis, stream_id, movetime_ms / 1000 + JOB_TIMEOUT_S)
+            raise
+        except (RedisError, OSError) as exc:
+            metrics.ERRORS.labels("engine").inc()
+            raise EngineFailed("the engine did not answer; try again") from exc
+        finally:
+            if pubsub is not None:
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
             with contextlib.suppress(RedisError, OSError, EngineFailed):
                 await (await self.share()).leave(owner, ANALYSIS, job_id)
 

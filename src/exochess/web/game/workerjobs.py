@@ -2,7 +2,8 @@
 
 A computer-move job stores its move itself, with the database's guarded update, and announces
 it with a move note (see :mod:`exochess.web.game.jobs` for why that stores it exactly once);
-an analysis job returns its result to the server that waits for it.  :func:`make_worker`
+an analysis job returns its result to the server that waits for it, and a live analysis
+streams its iterations to it (:mod:`exochess.web.game.livestream`).  :func:`make_worker`
 builds the arq worker that outlives Redis and database outages
 (:mod:`exochess.web.game.worker`).
 """
@@ -26,6 +27,7 @@ from exochess.board import Board
 from exochess.engine.protocol import SWITCH_INTERVAL_S
 from exochess.web import metrics
 from exochess.web.compute.enginepool import (
+    LIVE_ANALYSIS_CAP_MS,
     MOVE,
     PER_CLIENT_LIMIT,
     EngineClock,
@@ -49,6 +51,7 @@ from exochess.web.game.jobs import (
     move_job_id,
 )
 from exochess.web.game.jobshare import RedisShare
+from exochess.web.game.livestream import engine_live_analysis
 from exochess.web.game.positions import reason_text
 from exochess.web.game.queuestats import QUEUE_NAME
 from exochess.web.game.timecontrol import stored_time_control
@@ -261,6 +264,15 @@ def make_worker(
             ),
             func(engine_analysis, name="engine_analysis", keep_result=60, max_tries=2),
             func(engine_report_position, name="engine_report_position", keep_result=60, max_tries=2),
+            # a live analysis streams to its viewer: run once (a dead worker's viewer is told,
+            # and starts again), for as long as the servers' live cap allows
+            func(
+                engine_live_analysis,
+                name="engine_live_analysis",
+                keep_result=0,
+                max_tries=1,
+                timeout=job_timeout_s + LIVE_ANALYSIS_CAP_MS / 1000,
+            ),
         ],
         redis_settings=settings,
         queue_name=QUEUE_NAME,

@@ -17,9 +17,10 @@ counts against the ``analyses`` rate limit of the client address, and the analys
 engine pool's bounds (per owner, and the queue: 429 or 503 with the seconds to wait).  A
 ``start`` naming a game being played between two people is refused (403, fair play).
 
-One-process mode streams every iteration.  In Redis mode (a job queue in front of separate
-engine workers, which return one result per job) the stream is the final result only: one
-``info`` of one line after the search's full time, then ``done``.
+Both engine backends stream every iteration: the one-process pool up its worker's pipe, Redis
+mode from an ``exochess worker`` over a pub/sub channel of the analysis's own
+(:mod:`exochess.web.game.livestream`), where a stop reaches the worker through a key it reads
+while it searches, and a worker that dies mid-search ends the analysis with an ``error``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from exochess.web.accounts.sessions import current_user
-from exochess.web.compute.enginepool import EnginePool
 from exochess.web.compute.fairshare import owner_of
 from exochess.web.domain import N_, EngineDisabled, GameServiceError
 from exochess.web.game.analysis import analysis_line
@@ -49,9 +49,6 @@ from exochess.web.routes.ws import read_message
 
 log = logging.getLogger("exochess.web")
 router = APIRouter()
-
-ONE_SHOT_MS = 3000
-"""Thinking time of the one result of Redis mode's analysis (see the module docstring)."""
 
 
 class AnalysisSocket:
@@ -116,9 +113,8 @@ class AnalysisSocket:
             message.moves,
             owner=self.owner,
         )
-        if isinstance(pool, EnginePool):
-            # refused now (429/503) rather than after the reply: the pool's own check
-            pool.check_analysis(self.owner)
+        # refused now (429/503) rather than after the reply: the backend's own check
+        await pool.check_analysis(self.owner)
         number = next(self.ids)
         self.task = asyncio.create_task(self._run(number, message, variant, start_fen, texts))
         return {"type": "started", "id": number, "ref": message.ref}
@@ -133,22 +129,15 @@ class AnalysisSocket:
             self.emit({"type": "info", "id": number, **data})
 
         try:
-            if isinstance(pool, EnginePool):
-                await pool.analyse_live(
-                    variant,
-                    start_fen,
-                    texts,
-                    on_info,
-                    owner=self.owner,
-                    multipv=message.lines,
-                    movetime_ms=message.movetime_ms,
-                )
-            else:  # Redis mode: the job queue's one result
-                a = await pool.analyse(
-                    variant, start_fen, texts, message.movetime_ms or ONE_SHOT_MS, owner=self.owner
-                )
-                line = {k: a[k] for k in ("depth", "score_cp", "mate", "pv")}
-                on_info({**a, "nps": 0, "time_ms": a["movetime_ms"], "lines": [{"multipv": 1, **line}]})
+            await pool.analyse_live(
+                variant,
+                start_fen,
+                texts,
+                on_info,
+                owner=self.owner,
+                multipv=message.lines,
+                movetime_ms=message.movetime_ms,
+            )
         except asyncio.CancelledError:
             self.emit({"type": "done", "id": number, "reason": "stopped"})
             raise

@@ -17,10 +17,11 @@ So the answer is stored exactly once:
 - a second run of the job (a retry, or two workers) finds the move stored, or loses the
   guarded update, and stores nothing.
 
-Analyses are jobs too; the server that queued one waits for its result.  So are the positions
-of game reports (:mod:`exochess.web.game.reports`), queued without a lead: after every move and
-analysis queued before them (a running one is not stopped for a move here, unlike on one process:
-it holds its worker for one position's search).
+Analyses are jobs too; the server that queued one waits for its result, or, for a live
+analysis, follows its iterations on a pub/sub channel (:mod:`exochess.web.game.livestream`).
+So are the positions of game reports (:mod:`exochess.web.game.reports`), queued without a lead:
+after every move and analysis queued before them (a running one is not stopped for a move here,
+unlike on one process: it holds its worker for one position's search).
 
 Every job is charged to its owner and ordered fairly, and the long moves have a budget of
 places, as on one process; the bookkeeping lives in Redis (:mod:`exochess.web.game.jobshare`),

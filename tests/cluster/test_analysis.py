@@ -39,7 +39,7 @@ async def start(ws: Any, **fields: Any) -> dict[str, Any]:
 
 async def infos(ws: Any, started: dict[str, Any], count: int) -> list[dict[str, Any]]:
     """The next ``count`` updates of the analysis ``started``, each checked for three lines."""
-    seen = []
+    seen: list[dict[str, Any]] = []
     while len(seen) < count:
         info = await recv_until(ws, "info", timeout=WAIT_S)
         assert info["id"] == started["id"]

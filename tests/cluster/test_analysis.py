@@ -9,12 +9,15 @@ on a message or a state, with generous bounds (a loaded machine may be slow; not
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from typing import Any
 
 import httpx
 import websockets
 
+from exochess.web.game.queuestats import QUEUE_NAME
 from tests.cluster.harness import Cluster
 from tests.web.serverproc import recv_until, run_async
 from tests.web.test_web_engine_limits import engine, idle
@@ -52,8 +55,6 @@ async def infos(ws: Any, started: dict[str, Any], count: int) -> list[dict[str, 
 
 def wait_engine(base: str, check: Any) -> dict[str, Any]:
     """``/api/engine`` (the queue as Redis holds it) once ``check`` holds; a hang guard only."""
-    import time
-
     deadline = time.monotonic() + WAIT_S
     with httpx.Client(base_url=base, timeout=30.0) as c:
         while True:
@@ -108,3 +109,56 @@ def test_a_game_report_is_made_by_the_workers(cluster: Cluster) -> None:
     assert done["done"] == done["total"] == 3
     blunder, _reply = done["report"]["moves"]
     assert blunder["move"] == MISSED and blunder["mark"] == "??" and blunder["best"] == BETTER
+
+
+async def both_queued(redis: Any) -> None:
+    while await redis.zcard(QUEUE_NAME) < 2:
+        await asyncio.sleep(0.02)
+
+
+def test_an_analysis_stopped_while_queued_is_skipped_by_the_worker(cluster: Cluster) -> None:
+    """The worker (one job at a time) is busy with A's analysis when B's is queued; B stops
+    its own at once.  When the worker comes to B's job it sees the stop and skips it: the job's
+    channel carries ``done`` without ever ``started`` (watched here on Redis itself)."""
+    a, b = (s.url for s in cluster.servers)
+
+    async def run() -> dict[str, list[str]]:
+        from redis.asyncio import Redis
+
+        redis = Redis.from_url(cluster.services.redis.url)
+        watch = redis.pubsub()
+        await watch.psubscribe("exochess:engine:live:*")
+        seen: dict[str, list[str]] = {}
+        try:
+            async with (
+                websockets.connect(analysis_url(a), open_timeout=30) as busy,
+                websockets.connect(analysis_url(b), open_timeout=30) as queued,
+            ):
+                first = await start(busy, variant="rebelfury", movetime_ms=60_000)
+                await infos(busy, first, 1)  # the worker is taken
+                second = await start(queued, variant="fugue", movetime_ms=60_000)
+                assert second["type"] == "started", second
+                await asyncio.wait_for(both_queued(redis), WAIT_S)  # B's job waits behind A's
+                await queued.send(json.dumps({"type": "stop"}))
+                done = await recv_until(queued, "done", timeout=WAIT_S)
+                assert done == {"type": "done", "id": second["id"], "reason": "stopped"}
+                await busy.send(json.dumps({"type": "stop"}))
+                await recv_until(busy, "done", timeout=WAIT_S)
+            # two streams, each ended: the first started and stopped, the second only ended
+            deadline = time.monotonic() + WAIT_S
+            while len(seen) < 2 or any(kinds[-1] != "done" for kinds in seen.values()):
+                assert time.monotonic() < deadline, seen
+                msg = await watch.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                if msg is None:  # nothing yet, or the subscription's own confirmation
+                    continue
+                kind = json.loads(msg["data"])["t"]
+                seen.setdefault(msg["channel"].decode(), []).append(kind)
+        finally:
+            await watch.aclose()
+            await redis.aclose()
+        return seen
+
+    seen = run_async(run)
+    skipped = [kinds for kinds in seen.values() if "started" not in kinds]
+    assert skipped == [["done"]], seen
+    wait_engine(b, idle)

@@ -402,18 +402,15 @@ class JobQueue:
         multipv = max(1, min(multipv, MAX_MULTIPV))
         stream_id = secrets.token_hex(8)
         job_id = JOB_PREFIX + stream_id
-        try:
-            share = await self.share()
-            position = await share.enter(owner, ANALYSIS, job_id, movetime_ms / 1000)
-        except TooManyEngineJobs:
-            self._counts["refused"] += 1
-            raise
-        except (RedisError, OSError) as exc:
-            raise EngineFailed("the engine queue is unreachable; try again") from exc
         redis: ArqRedis | None = None
         pubsub = None
         follower: LiveFollower | None = None
         try:
+            try:
+                position = await (await self.share()).enter(owner, ANALYSIS, job_id, movetime_ms / 1000)
+            except TooManyEngineJobs:
+                self._counts["refused"] += 1
+                raise
             redis = await self._redis()
             pubsub = redis.pubsub()
             # subscribed before the job is queued: none of its updates can be missed

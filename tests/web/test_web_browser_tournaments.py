@@ -111,7 +111,7 @@ def shoot(page: Any, name: str) -> None:
     page.set_viewport_size({"width": 1280, "height": 900})
 
 
-def test_an_arena_joined_played_and_finished_in_the_browser(people: Any) -> None:
+def test_an_arena_joined_played_and_finished_in_the_browser(people: Any, browser: Any, site: Server) -> None:
     trio = dict(people() for _ in range(3))
     host = next(iter(trio.values()))
     made = post(
@@ -137,6 +137,13 @@ def test_an_arena_joined_played_and_finished_in_the_browser(people: Any) -> None
         page.wait_for_selector("#tournament-withdraw:not([hidden])")
     for page in trio.values():
         page.wait_for_selector("#tournament-standings tbody tr >> nth=2")
+    # a signed-out visitor is offered to sign in and join while the event can still be joined
+    visitor_context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=site.url)
+    visitor = visitor_context.new_page()
+    visitor.set_default_timeout(WAIT_MS)
+    visitor.goto(f"/tournaments/{event}")
+    visitor.wait_for_selector("#tournament[data-live='yes']")
+    visitor.wait_for_selector("#tournament-signin:not([hidden])")
     # the creator starts the arena now: the loop pairs two of the three at once
     started = post(host, f"/api/tournaments/{event}/start", {})
     assert started["status"] in (200, 204), started
@@ -158,6 +165,8 @@ def test_an_arena_joined_played_and_finished_in_the_browser(people: Any) -> None
     play(white[1], "d2-d3", 1)
     play(black[1], "e7-e6", 2)
     waiting.wait_for_selector("#tournament-clock:has-text('Pairing has stopped')")
+    # once the arena has stopped pairing a join would be refused: no button offers one
+    visitor.wait_for_selector("#tournament-signin[hidden]", state="attached")
     loser_name, loser = black
     winner_name, _ = white
     loser.click("#resign")
@@ -177,3 +186,6 @@ def test_an_arena_joined_played_and_finished_in_the_browser(people: Any) -> None
         assert loser_name in podium and waiting_name in podium
         assert page.inner_text("#tournament-standings tbody tr:first-child").startswith("1")
     shoot(waiting, "tournament-standings")
+    visitor.wait_for_selector("#tournament[data-status='finished']")
+    assert visitor.locator("#tournament-signin").is_hidden()
+    visitor_context.close()

@@ -145,7 +145,9 @@ def run(args: argparse.Namespace, url: str) -> int:
     rng = random.Random(args.seed)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        people = [Person(browser, url, rng, (args.think_min, args.think_max)).sign_up() for _ in range(args.players)]
+        people = [
+            Person(browser, url, rng, (args.think_min, args.think_max)).sign_up() for _ in range(args.players)
+        ]
         host = people[0]
         made = host.page.request.post(
             "/api/tournaments",
@@ -227,14 +229,16 @@ def run(args: argparse.Namespace, url: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--shots", required=True, help="directory for the screenshots")
     parser.add_argument("--players", type=int, default=3, help="players in browsers (default 3)")
     parser.add_argument(
         "--minutes",
         type=float,
         default=10,
-        help="the arena's length (10, 20, 30...; a shorter one, for a trial, runs the server with tiny clocks)",
+        help="the arena's length (10, 20, 30...; a shorter trial runs the server with tiny clocks)",
     )
     parser.add_argument("--clock", default="1+0", help="the games' time control (default 1+0)")
     parser.add_argument("--variant", default="fugue")

@@ -97,8 +97,13 @@ class Tournaments:
         self.clock: Callable[[], dt.datetime] = now
         self._wake = asyncio.Event()
         self._games: dict[str, str] = {}
-        """Game id -> tournament id, for the games on that this process made for an event
-        (forgotten when they end)."""
+        """Game id -> tournament id, for the events' games on that this process knows of: those
+        it made, paired or showed (forgotten when they end)."""
+        self._ended: set[str] = set()
+        """Events with a game that ended in this process since the loop's last pass."""
+        self._view_locks: dict[str, asyncio.Lock] = {}
+        """One per watched event: its views are read and sent one at a time, in order."""
+        self._tasks: set[asyncio.Task[None]] = set()
         self._sent: dict[str, str] = {}
         """The last view sent to each event's room."""
         self._watched: Counter[str] = Counter()
@@ -107,6 +112,7 @@ class Tournaments:
         """Keys of the scheduled events this process has made (or found made)."""
         self._task: asyncio.Task[None] | None = None
         service.reader.listeners.append(self._game_changed)
+        self.hub.poke_listeners.append(self._poked)
 
     # --- players' requests ---------------------------------------------------------------
 
@@ -232,6 +238,10 @@ class Tournaments:
             byes = await self.service.db(db.byes, engine, row.id)
             swiss_players, rounds = swiss_record(players, paired, byes, ratings, row.round)
             table = swiss_table(players, swiss_players, rounds, ratings)
+        if row.status == TournamentStatus.FINISHED:
+            self._games = {g: t for g, t in self._games.items() if t != row.id}
+        else:
+            self._know_games(row.id, paired)
         playing = [
             {
                 "id": g.game_id,
@@ -319,6 +329,11 @@ class Tournaments:
                 creator=None,
                 schedule_key=key,
             )
+        ended, self._ended = self._ended, set()
+        for tournament_id in ended:
+            # a result first: every server's watchers see it before the pairing is made
+            self.hub.poke(room(tournament_id))
+            await self._changed(tournament_id)
         engine = self.service.storage.engine
         for row in await self.service.db(db.unfinished_tournaments, engine):
             await self.step(row)
@@ -343,12 +358,14 @@ class Tournaments:
         finally:
             await self.service.db(db.release_lease, engine, row.id)
         if changed:
+            self.hub.poke(room(row.id))  # the other servers' players see their new games now
             await self._changed(row.id)
 
     async def _step_arena(self, row: TournamentRow, at: dt.datetime) -> bool:
         engine = self.service.storage.engine
         players = await self.service.db(db.entries, engine, row.id)
         paired = await self.service.db(db.paired_games, engine, row.id)
+        self._know_games(row.id, paired)
         changed = await self._pause_absent(row, players, paired)
         if changed:
             players = await self.service.db(db.entries, engine, row.id)
@@ -370,6 +387,7 @@ class Tournaments:
         engine = self.service.storage.engine
         players = await self.service.db(db.entries, engine, row.id)
         paired = await self.service.db(db.paired_games, engine, row.id)
+        self._know_games(row.id, paired)
         changed = await self._pause_absent(row, players, paired)
         if changed:
             players = await self.service.db(db.entries, engine, row.id)
@@ -480,6 +498,7 @@ class Tournaments:
         if self._watched[tournament_id] <= 0:
             del self._watched[tournament_id]
             self._sent.pop(tournament_id, None)
+            self._view_locks.pop(tournament_id, None)
 
     async def view_text(self, tournament_id: str) -> str:
         """The view as the socket sends it."""
@@ -492,17 +511,49 @@ class Tournaments:
         watchers (no view travels on the bus; a change made elsewhere shows within a tick)."""
         if tournament_id not in self._watched:
             return
-        view = await self.view(tournament_id)
-        view.pop("now")
-        text = json.dumps({"type": "tournament", "tournament": view})
-        if self._sent.get(tournament_id) == text:
-            return
-        self._sent[tournament_id] = text
-        await self.hub.deliver(room(tournament_id), text, coalesce=True)
+        # one at a time per event: a view read later is sent later, never overtaken by an
+        # older one (a poke and the loop may ask at once)
+        async with self._view_locks.setdefault(tournament_id, asyncio.Lock()):
+            view = await self.view(tournament_id)
+            view.pop("now")
+            text = json.dumps({"type": "tournament", "tournament": view})
+            if self._sent.get(tournament_id) == text:
+                return
+            self._sent[tournament_id] = text
+            await self.hub.deliver(room(tournament_id), text, coalesce=True)
+
+    def _know_games(self, tournament_id: str, paired: list[db.PairedGame]) -> None:
+        """Remember the event's games on (a game's end here then wakes the loop at once).  A
+        game is forgotten when it ends here, or with its event: not when a read shows it over,
+        which may come between its end here and :meth:`_game_changed`."""
+        for g in paired:
+            if g.status == GameStatus.ACTIVE:
+                self._games[g.game_id] = tournament_id
 
     def _game_changed(self, live: LiveGame) -> None:
-        if live.row.status != GameStatus.ACTIVE and self._games.pop(live.row.id, None) is not None:
-            self._wake.set()  # a tournament game ended here: pair its players at once
+        if live.row.status == GameStatus.ACTIVE:
+            return
+        tournament_id = self._games.pop(live.row.id, None)
+        if tournament_id is not None:
+            # a tournament game ended here: show the result and pair its players at once
+            self._ended.add(tournament_id)
+            self._wake.set()
+
+    def _poked(self, key: str) -> None:
+        """Another server changed an event (a result, a pairing): show it to this server's
+        watchers now rather than at the next pass of the loop."""
+        prefix = room("")
+        if not key.startswith(prefix) or key[len(prefix) :] not in self._watched:
+            return
+        task = asyncio.get_running_loop().create_task(self._refresh(key[len(prefix) :]))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _refresh(self, tournament_id: str) -> None:
+        try:
+            await self._changed(tournament_id)
+        except Exception:  # a database outage: the loop's next pass sends the view
+            log.warning("tournament view failed", exc_info=True)
 
 
 def _ms(when: dt.datetime) -> int:

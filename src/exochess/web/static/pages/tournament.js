@@ -21,8 +21,12 @@ const root = /** @type {HTMLElement} */ (document.getElementById("tournament"));
 let view = pageData("tournament-data");
 /** @type {string | null} */
 const me = pageData("tournament-me");
-/** The games on when the page opened: a player already in one is shown a link, not sent. */
-const knownGames = new Set(view.playing.map((g) => g.id));
+/** The games on when the page opened: a player already in one is shown a link, not sent;
+ * unless they came back from a game (?after=<its id>, see tournamentreturn.js): a game of theirs
+ * on then is their next pairing, made while their game page waited to come back. */
+const cameBack = new URLSearchParams(window.location.search).has("after");
+const knownGames = new Set(cameBack ? [] : view.playing.map((g) => g.id));
+if (cameBack) window.history.replaceState(null, "", window.location.pathname);
 const error = /** @type {HTMLElement} */ (document.getElementById("tournament-error"));
 
 /** @param {string} tag @param {string} text @returns {HTMLElement} */

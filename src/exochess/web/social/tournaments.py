@@ -62,6 +62,8 @@ log = logging.getLogger("exochess.web")
 
 TICK_S = 0.5
 """How often the loop looks at every event (a game ended on another server is seen then)."""
+RETRY_S = 0.1
+"""How soon a server whose game ended tries again to pair when another held the event's lease."""
 LEASE_S = 10.0
 """How long one step of one event may hold its lease (a crashed holder frees it after this)."""
 ARENA_MINUTES = (10, 20, 30, 45, 60, 90, 120, 180)
@@ -336,20 +338,24 @@ class Tournaments:
             await self._changed(tournament_id)
         engine = self.service.storage.engine
         for row in await self.service.db(db.unfinished_tournaments, engine):
-            await self.step(row)
+            if not await self.step(row) and row.id in ended:
+                # another server holds the lease (its own pass): the players of the game that
+                # ended here are paired by whoever comes first, this server soon again
+                asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
         for tournament_id in list(self._watched):
             await self._changed(tournament_id)
 
-    async def step(self, row: TournamentRow) -> None:
-        """Start, pair or finish one event, holding its lease (else another process does it)."""
+    async def step(self, row: TournamentRow) -> bool:
+        """Start, pair or finish one event, holding its lease; False when another process
+        held it (and does the step)."""
         engine = self.service.storage.engine
         at = self.clock()
         if not await self.service.db(db.take_lease, engine, row.id, at + dt.timedelta(seconds=LEASE_S), at):
-            return
+            return False
         try:
             if row.status == TournamentStatus.CREATED:
                 if at < row.starts_at:
-                    return
+                    return True
                 await self.service.db(
                     db.set_status, engine, row.id, TournamentStatus.CREATED, TournamentStatus.STARTED
                 )
@@ -360,6 +366,7 @@ class Tournaments:
         if changed:
             self.hub.poke(room(row.id))  # the other servers' players see their new games now
             await self._changed(row.id)
+        return True
 
     async def _step_arena(self, row: TournamentRow, at: dt.datetime) -> bool:
         engine = self.service.storage.engine

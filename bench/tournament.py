@@ -62,6 +62,7 @@ ENV = {
     "EXOCHESS_TOURNAMENT_SCHEDULE": "",
     # the players, the watchers and the bench all come from 127.0.0.1
     "EXOCHESS_RATE_LIMITS": TEST_LIMITS + ";tournament-messages=off",
+    "EXOCHESS_WS_PER_ADDRESS": "100000",
 }
 OPENING = ("d2-d3", "e7-e6")
 """Two legal Fugue moves: once both sides have moved, a resignation is a result (not an abort)."""
@@ -181,10 +182,11 @@ async def _watch(urls: list[str], stop: Any, opened: Any, out: Any) -> None:
         opened.value += len(feeds)
     while not stop.is_set():
         await asyncio.sleep(0.2)
+    closed = sum(f.closed for f in feeds)  # by the server (refused, too slow...)
     for feed in feeds:
         feed.close()
     games = {key: list(on) for key, on in views.games.items()}
-    out.put((games, arrivals, sum(f.closed for f in feeds)))
+    out.put((games, arrivals, closed))
 
 
 def watcher_process(urls: list[str], stop: Any, opened: Any, out: Any) -> None:
@@ -383,6 +385,10 @@ class Bench:
         ws_urls = [u.replace("http", "ws") + f"/ws/tournaments/{event}" for u in self.urls]
         watchers = Watchers([ws_urls[i % len(ws_urls)] for i in range(args.watchers)], args.watcher_procs)
         await watchers.start()
+        await asyncio.sleep(1.0)
+        refused = [p.name for p in made if p.feed is not None and p.feed.closed]
+        if refused:
+            raise RuntimeError(f"{len(refused)} players' sockets were closed by the server")
         print(f"  {args.players} players and {args.watchers} watchers connected", flush=True)
         roles = self.roles(watchers)
         cpu0 = {role: sum(cpu_of(pid) for pid in pids) for role, pids in roles.items()}
@@ -435,7 +441,7 @@ class Bench:
     def start_profilers(self) -> list[subprocess.Popen[bytes]]:
         if not self.args.profile:
             return []
-        py_spy = shutil.which("py-spy")
+        py_spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
         if py_spy is None:
             print("  py-spy is not installed: no profile", flush=True)
             return []
@@ -516,7 +522,8 @@ class Bench:
         print(
             f"  (watcher x result pairs without the update before the end: {missed}; "
             f"result's game never shown to the watcher: {unseen}; closed sockets: "
-            f"{sum(c for _v, _a, c in watched)})"
+            f"{sum(c for _v, _a, c in watched)} watchers', "
+            f"{sum(p.feed is not None and p.feed.closed for p in self.players.values())} players')"
         )
         print(f"resignation request:                  {percentiles([g.resign_s for g in self.results])}")
         print(

@@ -321,7 +321,12 @@ class Bench:
         deadline = time.monotonic() + tries_s
         while True:
             sent = time.monotonic()
-            res = await player.client.post(path, json=body)
+            try:
+                res = await player.client.post(path, json=body)
+            except httpx.TransportError as exc:  # a kept-alive connection the server closed
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{player.name} {path}: {exc!r}") from exc
+                continue
             if res.status_code == 200:
                 return sent
             if time.monotonic() > deadline:
@@ -530,6 +535,12 @@ class Bench:
             "CPU over the run (cores): "
             + ", ".join(f"{role} {seconds / took:.2f}" for role, seconds in cpu.items())
         )
+        servers = sum(seconds for role, seconds in cpu.items() if role.startswith("server"))
+        if n:
+            print(
+                f"CPU per result: servers {servers / n * 1000:.0f} ms, postgres "
+                f"{cpu.get('postgres', 0.0) / n * 1000:.0f} ms (a result, its pairing, the views)"
+            )
         print(f"load average at the start {load0[0]:.2f}, at the end {load1[0]:.2f} (1 min)")
         if self.errors:
             print(f"{len(self.errors)} errors, first ones: {self.errors[:3]}")

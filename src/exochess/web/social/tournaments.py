@@ -14,7 +14,8 @@ Who does what (lila's ``tournament`` module is the model):
   :meth:`GameService.create_between`: clocks, fair play, ratings and the game page are the
   games' own;
 - watchers of ``/ws/tournaments/{id}`` get the whole view (coalesced) after every change,
-  through the hub's room ``tournament:{id}``, which the Redis bus carries to every server.
+  through the hub's room ``tournament:{id}``: each server reads the view for its own watchers,
+  at once when another server pokes it (a result, a pairing: ``Hub.poke`` over the Redis bus).
 
 Cheat guards: a player is never paired while they have another game on; a player whose game
 was aborted because they never moved loses it (in the tournament) and is paused until they
@@ -515,7 +516,8 @@ class Tournaments:
     async def _changed(self, tournament_id: str) -> None:
         """Send the event's view to this process's watchers when it differs from the last one
         sent.  Every server runs the loop and recounts the same rows, so each serves its own
-        watchers (no view travels on the bus; a change made elsewhere shows within a tick)."""
+        watchers (no view travels on the bus: the server that made a change pokes the others,
+        :meth:`_poked`, and the loop's every pass catches anything missed)."""
         if tournament_id not in self._watched:
             return
         # one at a time per event: a view read later is sent later, never overtaken by an

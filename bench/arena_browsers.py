@@ -205,9 +205,10 @@ def run(args: argparse.Namespace, url: str) -> int:
         watcher.wait_for_selector("#tournament[data-status='finished']")
         watcher.wait_for_selector("#tournament-podium:not([hidden]) li")
         shoot(watcher, shots, "podium-watcher", (1280, 390))
+        back = re.compile(rf"/tournaments/{event}(\?after=\w+)?$")  # see tournamentreturn.js
         for person in people:
             if GAME_URL.search(person.page.url):
-                person.page.wait_for_url(f"**/tournaments/{event}")
+                person.page.wait_for_url(back)
         people[0].page.wait_for_selector("#tournament-podium:not([hidden]) li")
         shoot(people[0].page, shots, f"podium-player-{people[0].name}")
         final = host.page.request.get(f"/api/tournaments/{event}").json()

@@ -461,6 +461,7 @@ class Bench:
                     [
                         py_spy,
                         "record",
+                        "--gil",  # only the thread holding the GIL: CPU, not waits
                         "--pid",
                         str(server.proc.pid),
                         "--format",

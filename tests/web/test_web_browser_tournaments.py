@@ -11,6 +11,7 @@ Set EXOCHESS_SHOTS=/some/dir to keep screenshots of the standings at 1280 px and
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -111,7 +112,7 @@ def shoot(page: Any, name: str) -> None:
     page.set_viewport_size({"width": 1280, "height": 900})
 
 
-def test_an_arena_joined_played_and_finished_in_the_browser(people: Any) -> None:
+def test_an_arena_joined_played_and_finished_in_the_browser(people: Any, browser: Any, site: Server) -> None:
     trio = dict(people() for _ in range(3))
     host = next(iter(trio.values()))
     made = post(
@@ -137,6 +138,13 @@ def test_an_arena_joined_played_and_finished_in_the_browser(people: Any) -> None
         page.wait_for_selector("#tournament-withdraw:not([hidden])")
     for page in trio.values():
         page.wait_for_selector("#tournament-standings tbody tr >> nth=2")
+    # a signed-out visitor is offered to sign in and join while the event can still be joined
+    visitor_context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=site.url)
+    visitor = visitor_context.new_page()
+    visitor.set_default_timeout(WAIT_MS)
+    visitor.goto(f"/tournaments/{event}")
+    visitor.wait_for_selector("#tournament[data-live='yes']")
+    visitor.wait_for_selector("#tournament-signin:not([hidden])")
     # the creator starts the arena now: the loop pairs two of the three at once
     started = post(host, f"/api/tournaments/{event}/start", {})
     assert started["status"] in (200, 204), started
@@ -158,12 +166,14 @@ def test_an_arena_joined_played_and_finished_in_the_browser(people: Any) -> None
     play(white[1], "d2-d3", 1)
     play(black[1], "e7-e6", 2)
     waiting.wait_for_selector("#tournament-clock:has-text('Pairing has stopped')")
+    # once the arena has stopped pairing a join would be refused: no button offers one
+    visitor.wait_for_selector("#tournament-signin[hidden]", state="attached")
     loser_name, loser = black
     winner_name, _ = white
     loser.click("#resign")
     loser.click("#resign")  # the second press confirms
     for _, page in (white, black):
-        page.wait_for_url(f"**/tournaments/{event}")
+        page.wait_for_url(re.compile(rf"/tournaments/{event}(\?after=\w+)?$"))
         page.wait_for_selector("#tournament[data-live='yes']")
     # the winner's 2 points on every page; the podium once the last game has ended
     for page in trio.values():
@@ -177,3 +187,48 @@ def test_an_arena_joined_played_and_finished_in_the_browser(people: Any) -> None
         assert loser_name in podium and waiting_name in podium
         assert page.inner_text("#tournament-standings tbody tr:first-child").startswith("1")
     shoot(waiting, "tournament-standings")
+    visitor.wait_for_selector("#tournament[data-status='finished']")
+    assert visitor.locator("#tournament-signin").is_hidden()
+    visitor_context.close()
+
+
+def test_a_player_paired_before_their_game_page_returns_is_taken_to_the_new_game(people: Any) -> None:
+    """In an arena the next pairing comes at once (here: the two players meet again), while a
+    game page goes back to the event a few seconds after its end: the event's page, opened with
+    the new game already on, takes its player there (a player left on it would lose that game
+    by absence and be paused)."""
+    duo = dict(people() for _ in range(2))
+    host = next(iter(duo.values()))
+    made = post(
+        host,
+        "/api/tournaments",
+        {"kind": "arena", "variant": "fugue", "time_control": "3+2", "minutes": 5, "starts_in": 60},
+    )
+    assert made["status"] == 201, made
+    event = made["body"]["id"]
+    for page in duo.values():
+        page.goto(f"/tournaments/{event}")
+        page.wait_for_selector("#tournament[data-live='yes']")
+        page.click("#tournament-join")
+    for name, page in duo.items():
+        page.wait_for_selector(f'#tournament-standings tr.me[data-player="{name}"]')
+    assert post(host, f"/api/tournaments/{event}/start", {})["status"] == 204
+    [first] = wait_for("the first pairing", lambda: get(host, f"/api/tournaments/{event}")["playing"])
+    white, black = duo[first["white"]], duo[first["black"]]
+    for page in (white, black):
+        page.wait_for_url(f"**/game/{first['id']}?tournament={event}")
+    play(white, "d2-d3", 1)
+    play(black, "e7-e6", 2)
+    black.click("#resign")
+    black.click("#resign")
+
+    def second_game() -> Any:
+        on = get(host, f"/api/tournaments/{event}")["playing"]
+        return on[0] if on and on[0]["id"] != first["id"] else None
+
+    again = wait_for("the second pairing", second_game)
+    for page in duo.values():
+        page.wait_for_url(f"**/game/{again['id']}?tournament={event}")
+        page.wait_for_selector("#game[data-connected='1']")
+    for page in duo.values():
+        post(page, f"/api/tournaments/{event}/withdraw", {})

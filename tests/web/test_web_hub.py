@@ -114,3 +114,48 @@ def test_a_stuck_watcher_delays_nobody_and_is_dropped_when_too_far_behind() -> N
         assert sock.sent == [f"m{n}" for n in range(100)]
     # its queue (64 messages) overflowed: it was dropped, and told why
     assert stuck.sent == [] and only_fast_left and stuck.closed == (1013, "too slow")
+
+
+class RecordingBus:
+    """The part of the Redis bus the hub posts to, keeping what it was given."""
+
+    def __init__(self) -> None:
+        self.posted: list[dict[str, object]] = []
+
+    def post(self, envelope: dict[str, object]) -> None:
+        self.posted.append(envelope)
+
+    async def publish(self, envelope: dict[str, object]) -> bool:
+        self.posted.append(envelope)
+        return True
+
+
+def test_a_poke_reaches_the_other_processes_listeners_and_nothing_else() -> None:
+    """A tournament's change is announced without its view: each server reads the event again
+    for its own watchers (no view from another process races with its own)."""
+
+    async def run() -> None:
+        sender, receiver = Hub(), Hub()
+        bus = RecordingBus()
+        sender.bus = bus  # type: ignore[assignment]
+        sender.poke("tournament:ab12cd34")
+        assert bus.posted == [{"k": "tournament:ab12cd34", "p": 1}]
+        heard: list[str] = []
+        remote: list[str] = []
+
+        async def on_remote(key: str, *_rest: object) -> None:
+            remote.append(key)
+
+        receiver.poke_listeners.append(heard.append)
+        receiver.on_remote = on_remote
+        sock = SlowSocket()
+        sock.gate.set()
+        receiver.join("tournament:ab12cd34", sock, None, "10.0.0.1")
+        await receiver.receive({**bus.posted[0], "o": "other"})
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert heard == ["tournament:ab12cd34"]
+        assert remote == [] and sock.sent == []  # not a game's envelope, no message to deliver
+        Hub().poke("tournament:x")  # no bus (one process): nothing to tell, no error
+
+    run_async(run)

@@ -313,9 +313,11 @@ def ratings_before(engine: Engine, row: GameRow) -> dict[Color, int]:
 
 
 def players_by_id(engine: Engine, user_ids: set[int], variant: str) -> dict[int, PlayerInfo]:
-    """:class:`PlayerInfo` of several accounts in ``variant`` at once (for a lobby's rows)."""
-    with engine.connect() as conn:
-        return {user_id: player_info(conn, user_id, variant) for user_id in user_ids}
+    """:class:`PlayerInfo` of several accounts in ``variant`` at once, in two queries whatever
+    their number (a tournament's standings read 200 players' at every change: two queries per
+    player made a view take seconds, see docs/tournaments.md)."""
+    found = ratings_of(engine, {(user_id, variant) for user_id in user_ids})
+    return {user_id: found[(user_id, variant)] for user_id in user_ids}
 
 
 def ratings_of(engine: Engine, seats: set[tuple[int, str]]) -> dict[tuple[int, str], PlayerInfo]:

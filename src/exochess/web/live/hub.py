@@ -166,6 +166,8 @@ class Hub:
         process's state was delivered here with a presence this process knows otherwise; not
         for this process's own joins and leaves, which the websocket route handles.  Each
         process tells its own watchers."""
+        self.poke_listeners: list[Callable[[str], None]] = []
+        """Told of each poke from another process (:meth:`poke`), with its key."""
         self._remote: dict[str, dict[str, tuple[float, int, int]]] = {}
         """Seat counts of the other processes: key -> origin -> (when heard, white, black)."""
         self.counts: SharedCounts | None = None
@@ -338,10 +340,22 @@ class Hub:
             # move) need not wait for Redis; the bus sends its envelopes in order
             self.bus.post(envelope)
 
+    def poke(self, key: str) -> None:
+        """Tell the other processes that what ``key`` names changed in the database, without a
+        message: each of them reads it again for its own connections (a tournament's view,
+        which every process recounts from the same rows, rather than one process's view
+        travelling and racing with the others').  Nothing without a bus."""
+        if self.bus is not None:
+            self.bus.post({"k": key, "p": 1})
+
     async def receive(self, envelope: dict[str, Any]) -> None:
         """Handle an envelope from another process (the bus calls this)."""
         key = envelope.get("k")
         if not isinstance(key, str):
+            return
+        if envelope.get("p"):
+            for listener in self.poke_listeners:
+                listener(key)
             return
         seats = envelope.get("s")
         if isinstance(seats, list) and len(seats) == 2:

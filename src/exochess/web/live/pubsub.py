@@ -28,6 +28,8 @@ The keys:
   after the state (the state's presence is the origin's);
 - ``s``: instead of a message, the origin's count of connections per seat of the game
   ``k`` (``[white, black]``), so that presence is shared across processes;
+- ``p``: instead of a message, a *poke*: what the key names (a tournament's room) changed in the
+  database; each receiver reads it again for its own websockets (see ``Hub.poke``);
 - ``ts``: when the origin published it (Unix seconds): the receiver's
   ``exochess_bus_lag_seconds`` is how long after that it took the envelope up (comparable
   between processes whose clocks agree, as on one machine).

@@ -14,7 +14,8 @@ Who does what (lila's ``tournament`` module is the model):
   :meth:`GameService.create_between`: clocks, fair play, ratings and the game page are the
   games' own;
 - watchers of ``/ws/tournaments/{id}`` get the whole view (coalesced) after every change,
-  through the hub's room ``tournament:{id}``, which the Redis bus carries to every server.
+  through the hub's room ``tournament:{id}``: each server reads the view for its own watchers,
+  at once when another server pokes it (a result, a pairing: ``Hub.poke`` over the Redis bus).
 
 Cheat guards: a player is never paired while they have another game on; a player whose game
 was aborted because they never moved loses it (in the tournament) and is paused until they
@@ -62,6 +63,8 @@ log = logging.getLogger("exochess.web")
 
 TICK_S = 0.5
 """How often the loop looks at every event (a game ended on another server is seen then)."""
+RETRY_S = 0.1
+"""How soon a server whose game ended tries again to pair when another held the event's lease."""
 LEASE_S = 10.0
 """How long one step of one event may hold its lease (a crashed holder frees it after this)."""
 ARENA_MINUTES = (10, 20, 30, 45, 60, 90, 120, 180)
@@ -97,8 +100,13 @@ class Tournaments:
         self.clock: Callable[[], dt.datetime] = now
         self._wake = asyncio.Event()
         self._games: dict[str, str] = {}
-        """Game id -> tournament id, for the games on that this process made for an event
-        (forgotten when they end)."""
+        """Game id -> tournament id, for the events' games on that this process knows of: those
+        it made, paired or showed (forgotten when they end)."""
+        self._ended: set[str] = set()
+        """Events with a game that ended in this process since the loop's last pass."""
+        self._view_locks: dict[str, asyncio.Lock] = {}
+        """One per watched event: its views are read and sent one at a time, in order."""
+        self._tasks: set[asyncio.Task[None]] = set()
         self._sent: dict[str, str] = {}
         """The last view sent to each event's room."""
         self._watched: Counter[str] = Counter()
@@ -107,6 +115,7 @@ class Tournaments:
         """Keys of the scheduled events this process has made (or found made)."""
         self._task: asyncio.Task[None] | None = None
         service.reader.listeners.append(self._game_changed)
+        self.hub.poke_listeners.append(self._poked)
 
     # --- players' requests ---------------------------------------------------------------
 
@@ -232,6 +241,10 @@ class Tournaments:
             byes = await self.service.db(db.byes, engine, row.id)
             swiss_players, rounds = swiss_record(players, paired, byes, ratings, row.round)
             table = swiss_table(players, swiss_players, rounds, ratings)
+        if row.status == TournamentStatus.FINISHED:
+            self._games = {g: t for g, t in self._games.items() if t != row.id}
+        else:
+            self._know_games(row.id, paired)
         playing = [
             {
                 "id": g.game_id,
@@ -319,22 +332,31 @@ class Tournaments:
                 creator=None,
                 schedule_key=key,
             )
+        ended, self._ended = self._ended, set()
+        for tournament_id in ended:
+            # a result first: every server's watchers see it before the pairing is made
+            self.hub.poke(room(tournament_id))
+            await self._changed(tournament_id)
         engine = self.service.storage.engine
         for row in await self.service.db(db.unfinished_tournaments, engine):
-            await self.step(row)
+            if not await self.step(row) and row.id in ended:
+                # another server holds the lease (its own pass): the players of the game that
+                # ended here are paired by whoever comes first, this server soon again
+                asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
         for tournament_id in list(self._watched):
             await self._changed(tournament_id)
 
-    async def step(self, row: TournamentRow) -> None:
-        """Start, pair or finish one event, holding its lease (else another process does it)."""
+    async def step(self, row: TournamentRow) -> bool:
+        """Start, pair or finish one event, holding its lease; False when another process
+        held it (and does the step)."""
         engine = self.service.storage.engine
         at = self.clock()
         if not await self.service.db(db.take_lease, engine, row.id, at + dt.timedelta(seconds=LEASE_S), at):
-            return
+            return False
         try:
             if row.status == TournamentStatus.CREATED:
                 if at < row.starts_at:
-                    return
+                    return True
                 await self.service.db(
                     db.set_status, engine, row.id, TournamentStatus.CREATED, TournamentStatus.STARTED
                 )
@@ -343,12 +365,15 @@ class Tournaments:
         finally:
             await self.service.db(db.release_lease, engine, row.id)
         if changed:
+            self.hub.poke(room(row.id))  # the other servers' players see their new games now
             await self._changed(row.id)
+        return True
 
     async def _step_arena(self, row: TournamentRow, at: dt.datetime) -> bool:
         engine = self.service.storage.engine
         players = await self.service.db(db.entries, engine, row.id)
         paired = await self.service.db(db.paired_games, engine, row.id)
+        self._know_games(row.id, paired)
         changed = await self._pause_absent(row, players, paired)
         if changed:
             players = await self.service.db(db.entries, engine, row.id)
@@ -370,6 +395,7 @@ class Tournaments:
         engine = self.service.storage.engine
         players = await self.service.db(db.entries, engine, row.id)
         paired = await self.service.db(db.paired_games, engine, row.id)
+        self._know_games(row.id, paired)
         changed = await self._pause_absent(row, players, paired)
         if changed:
             players = await self.service.db(db.entries, engine, row.id)
@@ -480,6 +506,7 @@ class Tournaments:
         if self._watched[tournament_id] <= 0:
             del self._watched[tournament_id]
             self._sent.pop(tournament_id, None)
+            self._view_locks.pop(tournament_id, None)
 
     async def view_text(self, tournament_id: str) -> str:
         """The view as the socket sends it."""
@@ -489,20 +516,53 @@ class Tournaments:
     async def _changed(self, tournament_id: str) -> None:
         """Send the event's view to this process's watchers when it differs from the last one
         sent.  Every server runs the loop and recounts the same rows, so each serves its own
-        watchers (no view travels on the bus; a change made elsewhere shows within a tick)."""
+        watchers (no view travels on the bus: the server that made a change pokes the others,
+        :meth:`_poked`, and the loop's every pass catches anything missed)."""
         if tournament_id not in self._watched:
             return
-        view = await self.view(tournament_id)
-        view.pop("now")
-        text = json.dumps({"type": "tournament", "tournament": view})
-        if self._sent.get(tournament_id) == text:
-            return
-        self._sent[tournament_id] = text
-        await self.hub.deliver(room(tournament_id), text, coalesce=True)
+        # one at a time per event: a view read later is sent later, never overtaken by an
+        # older one (a poke and the loop may ask at once)
+        async with self._view_locks.setdefault(tournament_id, asyncio.Lock()):
+            view = await self.view(tournament_id)
+            view.pop("now")
+            text = json.dumps({"type": "tournament", "tournament": view})
+            if self._sent.get(tournament_id) == text:
+                return
+            self._sent[tournament_id] = text
+            await self.hub.deliver(room(tournament_id), text, coalesce=True)
+
+    def _know_games(self, tournament_id: str, paired: list[db.PairedGame]) -> None:
+        """Remember the event's games on (a game's end here then wakes the loop at once).  A
+        game is forgotten when it ends here, or with its event: not when a read shows it over,
+        which may come between its end here and :meth:`_game_changed`."""
+        for g in paired:
+            if g.status == GameStatus.ACTIVE:
+                self._games[g.game_id] = tournament_id
 
     def _game_changed(self, live: LiveGame) -> None:
-        if live.row.status != GameStatus.ACTIVE and self._games.pop(live.row.id, None) is not None:
-            self._wake.set()  # a tournament game ended here: pair its players at once
+        if live.row.status == GameStatus.ACTIVE:
+            return
+        tournament_id = self._games.pop(live.row.id, None)
+        if tournament_id is not None:
+            # a tournament game ended here: show the result and pair its players at once
+            self._ended.add(tournament_id)
+            self._wake.set()
+
+    def _poked(self, key: str) -> None:
+        """Another server changed an event (a result, a pairing): show it to this server's
+        watchers now rather than at the next pass of the loop."""
+        prefix = room("")
+        if not key.startswith(prefix) or key[len(prefix) :] not in self._watched:
+            return
+        task = asyncio.get_running_loop().create_task(self._refresh(key[len(prefix) :]))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _refresh(self, tournament_id: str) -> None:
+        try:
+            await self._changed(tournament_id)
+        except Exception:  # a database outage: the loop's next pass sends the view
+            log.warning("tournament view failed", exc_info=True)
 
 
 def _ms(when: dt.datetime) -> int:

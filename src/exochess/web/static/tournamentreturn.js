@@ -1,7 +1,7 @@
 // @ts-check
 // On a game page opened from a tournament (?tournament=<id>): a link back to the event, and,
 // once this game is no longer among the event's games on, back to the event's page, which
-// takes the player to their next pairing.
+// takes the player to their next pairing (made already, often: see ?after= there).
 import { Reconnector } from "/static/connection.js";
 import { t } from "/static/i18n.js";
 
@@ -23,7 +23,8 @@ if (event && /^[0-9a-f]{8}$/.test(event)) {
       if (data.type !== "tournament") return;
       const on = data.tournament.playing.some((/** @type {{id: string}} */ g) => g.id === game);
       if (on) seen = true;
-      else if (seen) setTimeout(() => { window.location.href = link.href; }, 3000);
+      // ?after=: the event's page then takes the player to a pairing made meanwhile
+      else if (seen) setTimeout(() => { window.location.href = `${link.href}?after=${game}`; }, 3000);
     },
     onDown() {},
   }).start();

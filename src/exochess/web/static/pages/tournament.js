@@ -21,8 +21,12 @@ const root = /** @type {HTMLElement} */ (document.getElementById("tournament"));
 let view = pageData("tournament-data");
 /** @type {string | null} */
 const me = pageData("tournament-me");
-/** The games on when the page opened: a player already in one is shown a link, not sent. */
-const knownGames = new Set(view.playing.map((g) => g.id));
+/** The games on when the page opened: a player already in one is shown a link, not sent;
+ * unless they came back from a game (?after=<its id>, see tournamentreturn.js): a game of theirs
+ * on then is their next pairing, made while their game page waited to come back. */
+const cameBack = new URLSearchParams(window.location.search).has("after");
+const knownGames = new Set(cameBack ? [] : view.playing.map((g) => g.id));
+if (cameBack) window.history.replaceState(null, "", window.location.pathname);
 const error = /** @type {HTMLElement} */ (document.getElementById("tournament-error"));
 
 /** @param {string} tag @param {string} text @returns {HTMLElement} */
@@ -48,6 +52,24 @@ function renderClock() {
       ? t("{time} left", { time: duration(view.ends_at - Date.now()) })
       : t("Pairing has stopped: the last games are being played.");
   } else clock.textContent = t("Round {round} of {rounds}", { round: view.round, rounds: view.rounds || 0 });
+  renderActions();
+}
+
+/** Whether the server would refuse a join: the event is over, or the arena has stopped pairing. */
+function closed() {
+  return view.status === "finished" || (view.kind === "arena" && view.ends_at !== null && view.ends_at <= Date.now());
+}
+
+/** Join and withdraw for a player, the sign-in link for a visitor: only what can still be done
+ * (checked every second too, since an arena stops pairing without a message). */
+function renderActions() {
+  const mine = me ? view.standings.find((line) => line.name === me) : undefined;
+  const join = document.getElementById("tournament-join");
+  const leave = document.getElementById("tournament-withdraw");
+  const signin = document.getElementById("tournament-signin");
+  if (join) join.hidden = Boolean(mine && mine.active) || closed();
+  if (leave) leave.hidden = !(mine && mine.active) || view.status === "finished";
+  if (signin) signin.hidden = closed();
 }
 
 function render() {
@@ -89,13 +111,6 @@ function render() {
     li.append(a);
     return li;
   }));
-  const mine = me ? view.standings.find((line) => line.name === me) : undefined;
-  const join = document.getElementById("tournament-join");
-  const leave = document.getElementById("tournament-withdraw");
-  if (join && leave) {
-    join.hidden = Boolean(mine && mine.active) || view.status === "finished";
-    leave.hidden = !(mine && mine.active) || view.status === "finished";
-  }
   for (const g of view.playing) {
     if ((g.white === me || g.black === me) && !knownGames.has(g.id)) {
       window.location.href = `/game/${g.id}?tournament=${view.id}`;

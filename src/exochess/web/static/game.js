@@ -568,7 +568,8 @@ export class GamePage {
       const div = document.createElement("div");
       // an account's name (with its rating) first, then the display name the player chose
       const name = accountLabel(p.user) || p.name;
-      const who = p.kind === "engine" ? (p.level === 0 ? t("Computer (level 0, random)") : t("Computer (level {level})", { level: p.level }))
+      // the computer's seat is held by its house bot's account at levels 1 and up
+      const who = p.kind === "engine" && !p.user ? (p.level === 0 ? t("Computer (level 0, random)") : t("Computer (level {level})", { level: p.level }))
         : name ? (me === color ? t("{name} (you)", { name }) : name) : (me === color ? t("You") : (me ? t("Your opponent") : t("Player")));
       // offline, who else is there is not known: the dots go grey
       const on = connected && (p.kind === "engine" || s.online[color]);

@@ -652,12 +652,14 @@ export class GamePage {
     this.$("#decline-rematch").disabled = !connected;
     if (rematchOffered) this.$("#status").textContent += " · " + t("your opponent offers a rematch");
     if (declined) this.$("#status").textContent += " · " + t("rematch declined");
-    // fair play: no engine in a game between people while it is on (the server refuses it too)
+    // fair play: no engine in a game between people, or a rated one (against a house bot), while
+    // it is on (the server refuses it too)
     const people = s.players.white.kind === "human" && s.players.black.kind === "human";
-    const barred = active && people;
+    const barred = active && (people || s.rated);
     this.$("#evaluate").hidden = barred;
     this.$("#analyse").hidden = barred;
-    this.$("#analysis-later").hidden = !barred;
+    this.$("#analysis-later").hidden = !(barred && people);
+    this.$("#analysis-later-rated").hidden = !barred || people;
     if (barred) this.$("#eval").textContent = "";
   }
 }

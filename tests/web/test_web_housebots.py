@@ -1,19 +1,23 @@
 """House bots are the computer's seats (issue 47, item 5) on a real server: "play the computer"
 at a level is a game against that level's bot account (shown with its BOT title on the game,
 the profiles and the PGN; unrated, takebacks as before), and a challenge to the bot is
-answered at once by the server, rated if the challenge says so (no engine help while it is on)."""
+answered at once by the server, rated if the challenge says so (no engine help while it is on),
+declined by a server without an engine."""
 
 from __future__ import annotations
 
 import itertools
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 
 from exochess.board import Board
+from exochess.web.app import create_app
 from tests.web.apiclients import Stream, bearer, make_token, move_path, signup
 from tests.web.serverproc import Server
 
@@ -122,3 +126,16 @@ def test_a_rated_challenge_to_a_house_bot_is_accepted_at_once_and_rates_both(sit
     for who in (name, "ExoBot-L4"):  # both rated, in the pool people and bots share
         ratings = httpx.get(f"{site.url}/api/users/{who}").json()["ratings"]
         assert [(r["variant"], r["games"]) for r in ratings] == [("fugue", 1)]
+
+
+def test_a_server_without_an_engine_declines_its_house_bots_challenges(tmp_path: Path) -> None:
+    app = create_app(f"sqlite:///{tmp_path / 'noengine.sqlite'}", use_engine_pool=False, rate_limits={})
+    with TestClient(app, headers={"Origin": "http://testserver"}) as client:
+        made = client.post("/api/account/signup", json={"name": "noengine", "password": "correct horse 42"})
+        assert made.status_code == 201, made.text
+        assert "ExoBot-L1" not in client.get("/api/bot/online").text  # no engine: not online
+        sent = client.post("/api/challenge/ExoBot-L1", json={"variant": "fugue", "clock.limit": 300})
+        assert sent.status_code == 200, sent.text
+        # declined at once (a declined challenge is deleted): nothing left to cancel
+        gone = client.post(f"/api/challenge/{sent.json()['id']}/cancel", json={})
+        assert gone.status_code == 404, gone.text

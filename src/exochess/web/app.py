@@ -170,8 +170,9 @@ def create_app(
             tiny_clocks=settings.test_tiny_clocks,
         )
         tournaments.start()
-        if pool is not None and settings.house_bots:
-            # the computer's seats are held by the house bots' accounts (game/newgames.py)
+        if settings.house_bots:
+            # the computer's seats are held by the house bots' accounts (game/newgames.py); a
+            # server without an engine still knows them, to decline their challenges
             await service.start_house_bots()
         app.state.dead_games = dead_games = DeadGames(service)
         dead_games.start()

@@ -4,11 +4,8 @@ the bot's BOT title; a token is made and revoked on the account page."""
 
 from __future__ import annotations
 
-import os
 import secrets
 from typing import Any
-
-import pytest
 
 from tests.web.serverproc import Server
 
@@ -16,10 +13,6 @@ PASSWORD = "a long password"
 WAIT_MS = 120_000
 
 
-@pytest.mark.skipif(
-    bool(os.environ.get("EXOCHESS_TEST_CLUSTER")),
-    reason="house bots run on a single server only (issue 47, open)",
-)
 def test_a_person_challenges_a_house_bot_from_the_bots_page(page: Any, server: Server) -> None:
     name = f"p{secrets.token_hex(5)}"
     page.goto("/signup?next=/bots")

@@ -43,7 +43,6 @@ from exochess.web.settings import Settings, load_settings
 from exochess.web.social.challenges import DirectChallenges
 from exochess.web.social.chat import Chat
 from exochess.web.social.events import UserEvents
-from exochess.web.social.housebots import HouseBots
 from exochess.web.social.lobby import Lobby
 from exochess.web.social.schedule import parse_schedule
 from exochess.web.social.tournaments import Tournaments
@@ -171,11 +170,10 @@ def create_app(
             tiny_clocks=settings.test_tiny_clocks,
         )
         tournaments.start()
-        house = None
-        if isinstance(pool, EnginePool) and settings.house_bots:
-            # the server's own engine as bot accounts (a server alone: see social/housebots.py)
-            house = HouseBots(service, events, app.state.challenges, pool)
-            await house.start()
+        if settings.house_bots:
+            # the computer's seats are held by the house bots' accounts (game/newgames.py); a
+            # server without an engine still knows them, to decline their challenges
+            await service.start_house_bots()
         app.state.dead_games = dead_games = DeadGames(service)
         dead_games.start()
         app.state.bus = bus
@@ -231,8 +229,6 @@ def create_app(
                 await peers.close()
             lobby.close()
             tournaments.close()
-            if house is not None:
-                house.close()
             events.close()
             dead_games.close()
             await reports.aclose()

@@ -126,8 +126,8 @@ class Settings(BaseSettings):
     )
     house_bots: bool = Field(
         True,
-        description="Run the site's own engine as bot accounts ExoBot-L1 to ExoBot-L8 (a server alone; "
-        "not in Redis mode).",
+        description="The computer's seats at levels 1 to 8 are held by the bot accounts ExoBot-L1 to "
+        "ExoBot-L8, which people challenge like any bot (off: anonymous computer seats, no house bots).",
     )
     test_tiny_clocks: bool = Field(
         False, description="Tests only: accept any minutes with two decimals as a time control ('0.05+0')."

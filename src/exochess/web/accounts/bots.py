@@ -14,10 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import Engine, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
 
 from exochess.web.accounts.users import User, skeleton
 from exochess.web.domain import N_, Conflict
 from exochess.web.storage.store import games, now, users
+
+HOUSE_LEVELS = tuple(range(1, 9))
+"""The computer's levels that have a house bot account (level 0, random moves, has none)."""
+
+
+def house_name(level: int) -> str:
+    """The account name of the house bot of ``level``."""
+    return f"ExoBot-L{level}"
 
 
 class AlreadyPlayed(Conflict):
@@ -97,3 +106,18 @@ def house_account(engine: Engine, name: str) -> User | None:
         ).inserted_primary_key
     assert made is not None
     return User(int(made[0]), name)
+
+
+def house_accounts(engine: Engine, levels: tuple[int, ...] = HOUSE_LEVELS) -> dict[int, User]:
+    """The house bots' accounts by level (made on first use), leaving out any level whose name
+    a person's account holds.  Servers starting together (Redis mode) may race to make an
+    account: the loser of the insert reads the winner's."""
+    out: dict[int, User] = {}
+    for level in levels:
+        try:
+            user = house_account(engine, house_name(level))
+        except IntegrityError:
+            user = house_account(engine, house_name(level))
+        if user is not None:
+            out[level] = user
+    return out

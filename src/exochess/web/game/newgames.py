@@ -1,6 +1,11 @@
 """New games (:class:`NewGames`): a creator's request checked (variant, set-up position,
 opponent, seat, level) and the game stored with its seats' secrets.  The service then loads
-the game and starts the computer if it moves first."""
+the game and starts the computer if it moves first.
+
+The computer's seat at a level with a house bot (:data:`~exochess.web.accounts.bots.HOUSE_LEVELS`)
+is held by that bot's account (``ExoBot-L3`` plays level 3), whether the game came from "play
+the computer" or from a challenge to the bot: one mechanism, the engine seat, under the bot's
+name (docs/decisions/0021-house-bots-are-engine-seats.md)."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from exochess.board import Board
 from exochess.errors import FenError, UnknownVariantError
 from exochess.variant import Variant
 from exochess.variants import find_variant
+from exochess.web.accounts.users import User
 from exochess.web.compute.enginepool import RANDOM_LEVEL, EngineBackend
 from exochess.web.domain import (
     N_,
@@ -61,6 +67,16 @@ class NewGames:
         self.db = db
         self.cpu = cpu
         self.pool = pool
+        self.house: dict[int, User] = {}
+        """The house bots' accounts by level (none until the server starts them): the account
+        that holds a computer seat at that level."""
+
+    def house_level(self, user_id: int | None) -> int | None:
+        """The level the account ``user_id`` plays if it is a house bot, else None."""
+        for level, user in self.house.items():
+            if user.id == user_id:
+                return level
+        return None
 
     async def create(
         self,
@@ -116,6 +132,12 @@ class NewGames:
         else:
             level = None
         kinds = {c: PlayerKind.ENGINE if computer and c != mine else PlayerKind.HUMAN for c in Color}
+        # the computer's seat is its house bot's (unrated all the same: "play the computer" is
+        # practice; a rated game against a bot is a challenge to it)
+        bot = self.house.get(level) if computer and level is not None else None
+        seat_users = {mine: user_id, mine.other: None if bot is None else bot.id}
+        if bot is not None:  # its name shows where display names do (game lists, PGN)
+            names = {**names, mine.other: bot.name}
         created = Created(new_id(), {c: secrets.token_urlsafe(16) for c in Color} | dict(seat_secrets), mine)
         await self.db.call(
             lambda: self.storage.create_game(
@@ -128,8 +150,8 @@ class NewGames:
                 white_secret=created.secrets[Color.WHITE],
                 black_secret=created.secrets[Color.BLACK],
                 time_control=None if time_control == NO_CLOCK else time_control.text,
-                white_user=user_id if mine == Color.WHITE else None,
-                black_user=user_id if mine == Color.BLACK else None,
+                white_user=seat_users[Color.WHITE],
+                black_user=seat_users[Color.BLACK],
                 white_name=names.get(Color.WHITE),
                 black_name=names.get(Color.BLACK),
             )
@@ -146,10 +168,21 @@ class NewGames:
         names: Mapping[Color, str] | None,
         seat_secrets: Mapping[Color, str] | None,
         berserkable: bool = False,
+        engine: Color | None = None,
     ) -> Created:
-        """A game between two people (see :meth:`GameService.create_between`)."""
+        """A game between two accounts (see :meth:`GameService.create_between`); ``engine``, if
+        given, is the seat of a house bot, which the computer plays at the bot's level
+        (``berserkable``: an arena tournament's game)."""
         names, seat_secrets = names or {}, seat_secrets or {}
         variant = _variant(variant_name)
+        level = None
+        if engine is not None:
+            level = self.house_level(white_user if engine == Color.WHITE else black_user)
+            if level is None:
+                raise InvalidRequest(N_("only a house bot's seat is played by the computer"))
+            if self.pool is None:
+                raise EngineDisabled(N_("computer games are disabled on this server"))
+        kinds = {c: PlayerKind.ENGINE if c == engine else PlayerKind.HUMAN for c in Color}
         if rated and (white_user is None or black_user is None or white_user == black_user):
             raise InvalidRequest(N_("a rated game is played between two different accounts"))
         if rated and time_control == NO_CLOCK:
@@ -162,9 +195,9 @@ class NewGames:
                 id=created.game_id,
                 variant=variant.name,
                 start_fen=variant.starting_fen,
-                white=PlayerKind.HUMAN,
-                black=PlayerKind.HUMAN,
-                level=None,
+                white=kinds[Color.WHITE],
+                black=kinds[Color.BLACK],
+                level=level,
                 white_secret=created.secrets[Color.WHITE],
                 black_secret=created.secrets[Color.BLACK],
                 time_control=None if time_control == NO_CLOCK else time_control.text,

@@ -13,10 +13,12 @@ from exochess.web.storage.store import ChatRow, GameRow
 
 def _players(row: GameRow, names: Mapping[Color, str | None]) -> tuple[str, str]:
     def name(color: Color) -> str:
-        if row.kind_of(color) == PlayerKind.ENGINE:
-            return f"Computer (level {row.level})"
-        # an account's name first, then the display name the player chose
-        return names.get(color) or row.name_of(color) or "Human"
+        # an account's name first (a house bot's, for the computer), then the display name
+        # the player chose
+        named = names.get(color) or row.name_of(color)
+        if named:
+            return named
+        return f"Computer (level {row.level})" if row.kind_of(color) == PlayerKind.ENGINE else "Human"
 
     return name(Color.WHITE), name(Color.BLACK)
 

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from exochess.web import metrics
+from exochess.web.accounts.bots import house_accounts
 from exochess.web.accounts.ratings import apply_game_result
 from exochess.web.compute.cpuwork import CpuWork
 from exochess.web.compute.enginepool import EngineBackend
@@ -235,14 +236,32 @@ class GameService:
         names: Mapping[Color, str] | None = None,
         seat_secrets: Mapping[Color, str] | None = None,
         berserkable: bool = False,
+        engine: Color | None = None,
     ) -> tuple[LiveGame, dict[Color, str]]:
-        """A game between two people, the lobby's entry point
+        """A game between two accounts, the lobby's entry point
         (:meth:`NewGames.create_between`), with both seat secrets; ``berserkable``: an arena
-        tournament's game (its players may berserk)."""
+        tournament's game (its players may berserk); ``engine`` is the seat of a house bot, if
+        one plays (the computer at its level)."""
         made = await self.new_games.create_between(
-            variant_name, white_user, black_user, rated, time_control, names, seat_secrets, berserkable
+            variant_name,
+            white_user,
+            black_user,
+            rated,
+            time_control,
+            names,
+            seat_secrets,
+            berserkable,
+            engine,
         )
         return await self._started(made), made.secrets
+
+    async def start_house_bots(self) -> None:
+        """Make (or find) the house bots' accounts, which then hold the computer's seats."""
+        self.new_games.house = await self.db(house_accounts, self.storage.engine)
+
+    def house_level(self, user_id: int | None) -> int | None:
+        """The computer's level the account ``user_id`` plays if it is a house bot, else None."""
+        return self.new_games.house_level(user_id)
 
     async def _started(self, made: Created) -> LiveGame:
         live = await self.get(made.game_id)

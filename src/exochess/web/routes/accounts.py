@@ -312,9 +312,9 @@ def _user_ids(rows: list[GameRow]) -> set[int]:
 
 
 def _seat_name(row: GameRow, color: Color, names: dict[int, str | None]) -> str:
-    if row.kind_of(color) == PlayerKind.ENGINE:
-        return f"Computer (level {row.level})"
     user_id = row.user_of(color)
+    if row.kind_of(color) == PlayerKind.ENGINE and names.get(user_id or 0) is None:
+        return f"Computer (level {row.level})"  # level 0, or a game from before the house bots
     if user_id is None:
         return "Anonymous"
     return names.get(user_id) or DELETED_NAME
@@ -342,6 +342,10 @@ def _game_line(
         "opponent_profile": names.get(row.user_of(color.other) or 0) is not None,
         # the computer's level, for the page to word "Computer (level n)" in its language
         "opponent_level": row.level if row.kind_of(color.other) == PlayerKind.ENGINE else None,
+        # a house bot (the computer's seat held by an account) shows its title
+        "opponent_title": BOT_TITLE
+        if row.kind_of(color.other) == PlayerKind.ENGINE and row.user_of(color.other) is not None
+        else None,
         "rated": row.rated,
         "created": row.created.isoformat() + "Z",
         "moves": row.ply,

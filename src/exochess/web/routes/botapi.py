@@ -166,6 +166,9 @@ async def upgrade(actor: BotPlayer, service: Service) -> dict[str, Any]:
 async def _online_bots(request: Request, service: Any) -> list[dict[str, Any]]:
     bots = await service.db(bot_accounts, service.storage.engine)
     online = await _events(request).online([b.id for b in bots])
+    # a house bot is the server's own engine: there whenever the server plays the computer
+    if service.pool is not None:
+        online |= {b.id for b in bots if service.house_level(b.id) is not None}
     return [
         {"id": b.name.lower(), "username": b.name, "title": BOT_TITLE, "online": b.id in online} for b in bots
     ]
@@ -173,7 +176,8 @@ async def _online_bots(request: Request, service: Any) -> list[dict[str, Any]]:
 
 @router.get("/api/bot/online")
 async def online_bots(request: Request, service: Service) -> Response:
-    """The bots with an event stream open, as ndjson (lichess's ``GET /api/bot/online``)."""
+    """The bots with an event stream open, and the house bots, as ndjson (lichess's ``GET
+    /api/bot/online``)."""
     bots = [b for b in await _online_bots(request, service) if b["online"]]
     return Response(b"".join(line(b) for b in bots), media_type=NDJSON)
 

@@ -8,11 +8,16 @@ their event streams (``challenge``, ``challengeCanceled``, ``challengeDeclined``
 cancelled challenge is deleted; one left unanswered goes after :data:`CHALLENGE_TTL`.
 Accepting is the lobby's one guarded update of the stored row, so of two accepts (two
 processes, a retry) one makes the game.
+
+A challenge to a house bot (``ExoBot-L3``) is answered at once by the server that received it
+(:meth:`DirectChallenges._house_answer`): accepted when the engine can take the game, the
+bot's seat then an engine seat at its level; declined otherwise, with lichess's reason.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import secrets
 from typing import Any
 
@@ -22,22 +27,27 @@ from exochess.errors import UnknownVariantError
 from exochess.variants import find_variant
 from exochess.web.accounts.ratings import ratings_of
 from exochess.web.accounts.users import Accounts, User
+from exochess.web.compute.fairshare import owner_of
 from exochess.web.domain import (
     N_,
     ChallengeNotFound,
     ChallengeStatus,
     Conflict,
+    EngineBusy,
+    GameServiceError,
     InvalidRequest,
     PlayerNotFound,
     SeatChoice,
     WrongSeat,
 )
 from exochess.web.game.service import GameService
-from exochess.web.game.timecontrol import NO_CLOCK, TimeControl
+from exochess.web.game.timecontrol import NO_CLOCK, TimeControl, TimeControlKind
 from exochess.web.social.apiview import account_json, challenge_json
 from exochess.web.social.events import UserEvents
 from exochess.web.social.lobby import account_key, game_from_challenge
 from exochess.web.storage.store import ChallengeLimitError, ChallengeRow, challenges, hash_secret, now
+
+log = logging.getLogger("exochess.web")
 
 CHALLENGE_TTL = dt.timedelta(minutes=20)
 """An unanswered direct challenge goes after this long."""
@@ -199,7 +209,38 @@ class DirectChallenges:
             raise Conflict(exc.template, **exc.params) from exc
         data = await self.to_json(row)
         await self._tell_both(row, {"type": "challenge", "challenge": data})
+        level = self.service.house_level(dest.id)
+        if level is not None:
+            await self._house_answer(row, dest, level, time_control)
         return data
+
+    async def _house_answer(self, row: ChallengeRow, bot: User, level: int, control: TimeControl) -> None:
+        """A house bot answers ``row`` at once: declined if the game would hold the engine for
+        days (correspondence) or the engine has no room for it now, else accepted, the bot's
+        seat played by the computer at ``level``, charged to the challenger's share."""
+        service = self.service
+        pool = service.pool
+        if control.kind == TimeControlKind.CORRESPONDENCE:
+            await self.decline(bot, row.id, "tooSlow")
+            return
+        if pool is None:
+            await self.decline(bot, row.id, "generic")
+            return
+        owner = owner_of(row.poster_user, None)
+        try:
+            key = await pool.reserve(owner, level)
+        except EngineBusy:
+            await self.decline(bot, row.id, "later")
+            return
+        try:
+            game_id = await self.accept(bot, row.id, engine=True)
+        except BaseException as exc:
+            await pool.claim(key, "", owner)
+            if isinstance(exc, GameServiceError):  # cancelled meanwhile: nothing to answer
+                log.info("house bot %s: challenge %s: %s", bot.name, row.id, exc.message)
+                return
+            raise
+        await pool.claim(key, game_id, owner)
 
     async def _load(self, challenge_id: str) -> ChallengeRow:
         if not isinstance(challenge_id, str) or not challenge_id.isascii() or len(challenge_id) > 32:
@@ -209,8 +250,9 @@ class DirectChallenges:
             raise ChallengeNotFound(challenge_id)
         return row
 
-    async def accept(self, user: User, challenge_id: str) -> str:
-        """Accept a challenge sent to ``user``: the new game's id."""
+    async def accept(self, user: User, challenge_id: str, engine: bool = False) -> str:
+        """Accept a challenge sent to ``user``: the new game's id (``engine``: ``user`` is a
+        house bot, whose seat the computer plays)."""
         row = await self._load(challenge_id)
         if row.dest_user != user.id:
             raise WrongSeat(N_("this challenge is not addressed to you"))
@@ -222,6 +264,7 @@ class DirectChallenges:
             user.id,
             user.name,
             N_("this challenge has just been accepted, declined or cancelled"),
+            engine=engine,
         )
         return live.row.id
 

@@ -86,15 +86,15 @@ def game_json(live: LiveGame, color: Color, state: dict[str, Any] | None = None)
     row = live.row
     opponent = live.players.get(color.other)
     other: dict[str, Any]
-    if live.kind_of(color.other) == PlayerKind.ENGINE:
-        other = {"id": None, "username": f"AI level {row.level}", "ai": row.level}
-    elif opponent is not None:
+    if opponent is not None:  # an account, a house bot's included (the computer at its level)
         other = {
             "id": (opponent["name"] or "").lower() or None,
             "username": opponent["name"],
             "rating": opponent["rating"],
             "title": opponent.get("title"),
         }
+    elif live.kind_of(color.other) == PlayerKind.ENGINE:
+        other = {"id": None, "username": f"AI level {row.level}", "ai": row.level}
     else:
         other = {"id": None, "username": row.name_of(color.other) or "Anonymous"}
     out: dict[str, Any] = {
@@ -201,7 +201,8 @@ class UserEvents:
         state = self.service.reader.state(live) if kind == "gameFinish" else None
         for color in Color:
             user_id = live.row.user_of(color)
-            if user_id is not None:
+            # a house bot has no stream to tell: the server plays it (its engine seat)
+            if user_id is not None and self.service.house_level(user_id) is None:
                 try:
                     await self.emit(user_id, {"type": kind, "game": game_json(live, color, state)})
                 except Exception:  # one account's stream must not stop the other's event

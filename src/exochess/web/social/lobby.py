@@ -238,12 +238,14 @@ async def game_from_challenge(
     shown: str,
     taken: str,
     poster_secret: str | None = None,
+    engine: bool = False,
 ) -> tuple[Color, LiveGame, dict[Color, str]]:
     """The game an accepted challenge starts, for the lobby's open challenges and for direct
     ones (:mod:`.challenges`): the poster's colour drawn if random, the challenge taken (else
     :class:`Conflict` with the message ``taken``), the game made between the poster and the
     acceptor (``shown`` is the acceptor's name; ``poster_secret``, if given, is the poster's
-    seat secret), and the challenge pointing at it; a failure
+    seat secret; with ``engine``, the acceptor is a house bot, whose seat the computer plays),
+    and the challenge pointing at it; a failure
     after the challenge was taken opens it again.  Returns (the poster's colour, the game,
     every seat's secret)."""
     poster = secrets.choice(list(Color)) if row.color == SeatChoice.RANDOM else Color(row.color)
@@ -260,6 +262,7 @@ async def game_from_challenge(
             time_control=TimeControl.parse(row.time_control, any_minutes=True),
             names={poster: row.poster_name, poster.other: shown},
             seat_secrets={poster: poster_secret} if poster_secret is not None else None,
+            engine=poster.other if engine else None,
         )
         await service.db(storage.set_challenge_game, row.id, live.row.id)
     except BaseException:

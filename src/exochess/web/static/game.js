@@ -568,7 +568,8 @@ export class GamePage {
       const div = document.createElement("div");
       // an account's name (with its rating) first, then the display name the player chose
       const name = accountLabel(p.user) || p.name;
-      const who = p.kind === "engine" ? (p.level === 0 ? t("Computer (level 0, random)") : t("Computer (level {level})", { level: p.level }))
+      // the computer's seat is held by its house bot's account at levels 1 and up
+      const who = p.kind === "engine" && !p.user ? (p.level === 0 ? t("Computer (level 0, random)") : t("Computer (level {level})", { level: p.level }))
         : name ? (me === color ? t("{name} (you)", { name }) : name) : (me === color ? t("You") : (me ? t("Your opponent") : t("Player")));
       // offline, who else is there is not known: the dots go grey
       const on = connected && (p.kind === "engine" || s.online[color]);
@@ -651,12 +652,14 @@ export class GamePage {
     this.$("#decline-rematch").disabled = !connected;
     if (rematchOffered) this.$("#status").textContent += " · " + t("your opponent offers a rematch");
     if (declined) this.$("#status").textContent += " · " + t("rematch declined");
-    // fair play: no engine in a game between people while it is on (the server refuses it too)
+    // fair play: no engine in a game between people, or a rated one (against a house bot), while
+    // it is on (the server refuses it too)
     const people = s.players.white.kind === "human" && s.players.black.kind === "human";
-    const barred = active && people;
+    const barred = active && (people || s.rated);
     this.$("#evaluate").hidden = barred;
     this.$("#analyse").hidden = barred;
-    this.$("#analysis-later").hidden = !barred;
+    this.$("#analysis-later").hidden = !(barred && people);
+    this.$("#analysis-later-rated").hidden = !barred || people;
     if (barred) this.$("#eval").textContent = "";
   }
 }

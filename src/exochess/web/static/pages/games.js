@@ -18,6 +18,7 @@ const titles = Object.fromEntries(pageData("variants").map((/** @type {VariantIn
 /** @param {string} kind @param {number} level @param {string | null} name @returns {string} */
 function who(kind, level, name) {
   if (kind !== "engine") return name || t("Human");
+  if (name) return name; // a house bot's name: the computer at its level
   return level === 0 ? t("Computer (random)") : t("Computer (level {level})", { level });
 }
 // "Moves" counts moves as players do (a White move and Black's answer are one), not half-moves.

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.web.conftest import shots_dir
 from tests.web.serverproc import Server
@@ -95,6 +96,20 @@ def wait_for(what: str, probe: Callable[[], Any]) -> Any:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def arrive(page: Any, url: str) -> None:
+    """Wait until ``page`` shows ``url`` (a glob). A page may pass through another on its way
+    (a game page goes back to the event, whose page goes on to the next game at once): the
+    navigation given up for the next one is no failure, so the wait starts again."""
+    for _ in range(10):
+        try:
+            page.wait_for_url(url)
+            return
+        except PlaywrightError as exc:
+            if "ERR_ABORTED" not in str(exc) and "frame was detached" not in str(exc):
+                raise
+    page.wait_for_url(url)
+
+
 def play(page: Any, move: str, ply: int) -> None:
     page.wait_for_selector("#typed:not([hidden])")
     page.fill("#typed-move", move)
@@ -154,7 +169,7 @@ def test_an_arena_joined_played_and_finished_in_the_browser(people: Any, browser
     white = (game["white"], trio[game["white"]])
     black = (game["black"], trio[game["black"]])
     for _, page in (white, black):
-        page.wait_for_url(f"**/game/{game['id']}?tournament={event}")
+        arrive(page, f"**/game/{game['id']}?tournament={event}")
         page.wait_for_selector("#game[data-connected='1']")
         page.wait_for_selector("#tournament-return")
     waiting_name = next(name for name in trio if name not in (white[0], black[0]))
@@ -216,7 +231,7 @@ def test_a_player_paired_before_their_game_page_returns_is_taken_to_the_new_game
     [first] = wait_for("the first pairing", lambda: get(host, f"/api/tournaments/{event}")["playing"])
     white, black = duo[first["white"]], duo[first["black"]]
     for page in (white, black):
-        page.wait_for_url(f"**/game/{first['id']}?tournament={event}")
+        arrive(page, f"**/game/{first['id']}?tournament={event}")
     play(white, "d2-d3", 1)
     play(black, "e7-e6", 2)
     black.click("#resign")
@@ -228,7 +243,7 @@ def test_a_player_paired_before_their_game_page_returns_is_taken_to_the_new_game
 
     again = wait_for("the second pairing", second_game)
     for page in duo.values():
-        page.wait_for_url(f"**/game/{again['id']}?tournament={event}")
+        arrive(page, f"**/game/{again['id']}?tournament={event}")
         page.wait_for_selector("#game[data-connected='1']")
     for page in duo.values():
         post(page, f"/api/tournaments/{event}/withdraw", {})

@@ -9,6 +9,7 @@ generous bound.
 from __future__ import annotations
 
 import itertools
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -306,6 +307,44 @@ def test_a_swiss_of_three_rounds_survives_a_restart(tmp_path: Path) -> None:
         assert [line["name"] for line in final["standings"]] == swiss_recount(games, list(players), ratings)
         assert final["podium"] == [line["name"] for line in final["standings"][:3]]
         assert sum(line["score"] for line in final["standings"]) == 6 + 3  # a point a game and a bye
+    finally:
+        srv.stop()
+
+
+def test_a_round_whose_pairing_was_interrupted_is_completed_after_a_restart(tmp_path: Path) -> None:
+    """A server that stopped while storing a round's games (one by one) left two players of it
+    without a game: the restarted server pairs them."""
+    db_path = tmp_path / "site.sqlite"
+    srv = Server(db_path, engine_workers=0, env={**ENV, "EXOCHESS_TEST_TIMING": "600000"}).start()
+    try:
+        players = [Player(srv, "cut") for _ in range(4)]
+        made = create(players[0], kind="swiss", rounds=2, starts_in=60)
+        for p in players:
+            assert p.post(f"/api/tournaments/{made['id']}/join").status_code == 204
+        assert players[0].post(f"/api/tournaments/{made['id']}/start").status_code == 204
+        wait_for("round 1", lambda: len(view(players[0].client, made["id"])["playing"]) == 2)
+        srv.kill()
+        # as if the server had died before storing the round's second game: drop it
+        with sqlite3.connect(db_path) as conn:
+            game_id, white, black = conn.execute(
+                "SELECT game_id, white_user, black_user FROM tournament_games WHERE tournament_id = ? "
+                "ORDER BY game_id LIMIT 1",
+                (made["id"],),
+            ).fetchone()
+            conn.execute("DELETE FROM tournament_games WHERE game_id = ?", (game_id,))
+            conn.execute("UPDATE games SET status = 'aborted' WHERE id = ?", (game_id,))
+        srv.start()
+        again = wait_for(
+            "the round completed",
+            lambda: len((v := view(players[0].client, made["id"]))["playing"]) == 2 and v["playing"],
+        )
+        assert view(players[0].client, made["id"])["round"] == 1
+        seated = [{g["white"], g["black"]} for g in again]
+        assert all(g["id"] != game_id for g in again)
+        assert set().union(*seated) == {p.name for p in players}  # everyone has a game again
+        with sqlite3.connect(db_path) as conn:
+            lost = {r[0] for r in conn.execute("SELECT name FROM users WHERE id IN (?, ?)", (white, black))}
+        assert lost in seated  # the two left out play each other
     finally:
         srv.stop()
 

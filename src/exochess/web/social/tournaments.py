@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -399,6 +400,8 @@ class Tournaments:
         changed = await self._pause_absent(row, players, paired)
         if changed:
             players = await self.service.db(db.entries, engine, row.id)
+        if row.round and await self._resume_round(row, players, paired):
+            return True
         if any(g.status == GameStatus.ACTIVE for g in paired if g.round == row.round):
             return changed
         if row.round >= (row.rounds or 0):
@@ -425,6 +428,48 @@ class Tournaments:
         for pair in pairing.pairings:
             await self._start_game(row, number, pair.white, pair.black, names)
         return True
+
+    async def _resume_round(
+        self, row: TournamentRow, players: list[db.EntryRow], paired: list[db.PairedGame]
+    ) -> bool:
+        """Pair the players the current round left out, if any.
+
+        A round is stored first, then its bye and each of its games one by one: a server that
+        stopped in between (killed, or its machine gone) left some of the round's players
+        without a game, and the round would go on without them.  They are paired now among
+        themselves, by the Swiss rules on the rounds before (the players already seated this
+        round count as withdrawn for it)."""
+        engine = self.service.storage.engine
+        byes = await self.service.db(db.byes, engine, row.id)
+        seated = {u for g in paired if g.round == row.round for u in (g.white_user, g.black_user)}
+        if row.round in byes:
+            seated.add(byes[row.round])
+        left = [p for p in players if p.active and p.joined_round <= row.round and p.user_id not in seated]
+        if len(left) < 2:
+            return False
+        ratings = await self._ratings(row, [p.user_id for p in players])
+        swiss_players, rounds = swiss_record(players, paired, byes, ratings, row.round - 1)
+        waiting = {p.user_id for p in left}
+        swiss_players = [
+            p if p.id in waiting else dataclasses.replace(p, withdrawn_after=row.round - 1)
+            for p in swiss_players
+        ]
+        try:
+            pairing = pair_round(swiss_players, rounds, row.rounds or 0)
+        except PairingImpossible:
+            return False
+        log.warning(
+            "tournament %s: round %d had %d players without a game (pairing interrupted); paired now",
+            row.id,
+            row.round,
+            len(left),
+        )
+        if pairing.bye is not None and row.round not in byes:
+            await self.service.db(db.add_bye, engine, row.id, row.round, pairing.bye)
+        names = {p.user_id: p.name for p in players}
+        for pair in pairing.pairings:
+            await self._start_game(row, row.round, pair.white, pair.black, names)
+        return bool(pairing.pairings)
 
     async def _pause_absent(
         self, row: TournamentRow, players: list[db.EntryRow], paired: list[db.PairedGame]

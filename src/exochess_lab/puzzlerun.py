@@ -68,6 +68,22 @@ class RunResult:
     """``count``, ``games``, ``minutes`` or ``tasks`` (the PGN games ran out)."""
 
 
+def new_puzzles(found: list[dict[str, Any]], seen: set[str]) -> list[dict[str, Any]]:
+    """The puzzles of ``found`` whose id is not in ``seen`` (added to it), each once: a game
+    can reach one position twice, and a run's file must never hold an id twice.
+
+    >>> seen = {"a"}
+    >>> [p["id"] for p in new_puzzles([{"id": "a"}, {"id": "b"}, {"id": "b"}], seen)], sorted(seen)
+    (['b'], ['a', 'b'])
+    """
+    fresh = []
+    for puzzle in found:
+        if puzzle["id"] not in seen:
+            seen.add(puzzle["id"])
+            fresh.append(puzzle)
+    return fresh
+
+
 def _mine_timed(task: Task) -> tuple[TaskResult, float]:
     start = time.process_time()
     result = mine(task)
@@ -200,9 +216,8 @@ def run(
         try:
             with output.open("a", encoding="utf-8") as out:
                 for result, cpu in results:
-                    fresh_puzzles = [p for p in result.puzzles if p["id"] not in seen]
+                    fresh_puzzles = new_puzzles(result.puzzles, seen)
                     for p in fresh_puzzles:
-                        seen.add(p["id"])
                         out.write(json.dumps(p, ensure_ascii=False, separators=(",", ":")) + "\n")
                     out.flush()
                     status.tasks_done += 1

@@ -19,7 +19,7 @@ import pytest
 import websockets
 
 from exochess.tournament.arena import ArenaResult, arena_score
-from tests.web.serverproc import Server, recv_until
+from tests.web.serverproc import Server, recv_until, run_async
 from tests.web.serverproc import create as create_game
 from tests.web.test_web_tournaments import ENV, Player, create, results, view, wait_for
 
@@ -161,7 +161,7 @@ def _socket_berserk(
             error = await recv_until(ws, "error", timeout=60)
             return ack, state, error
 
-    return asyncio.run(run())
+    return run_async(run)  # not asyncio.run: a browser test may hold a loop in this thread
 
 
 def test_the_bonus_needs_a_berserkers_win_of_seven_moves(site: Server) -> None:

@@ -41,7 +41,15 @@ from exochess.tournament.swiss import PairingImpossible, pair_round
 from exochess.variants import find_variant
 from exochess.web.accounts.ratings import players_by_id
 from exochess.web.accounts.users import User
-from exochess.web.domain import N_, Color, Conflict, GameStatus, InvalidRequest, TournamentNotFound
+from exochess.web.domain import (
+    N_,
+    Color,
+    Conflict,
+    GameStatus,
+    InvalidRequest,
+    StorageUnavailable,
+    TournamentNotFound,
+)
 from exochess.web.game.live import LiveGame
 from exochess.web.game.service import GameService
 from exochess.web.game.timecontrol import TimeControl
@@ -308,8 +316,10 @@ class Tournaments:
                 await self.tick()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # a database outage: the next tick tries again
-                log.warning("tournament step failed", exc_info=True)
+            except StorageUnavailable as exc:  # a database outage: the next tick tries again
+                log.warning("tournament step skipped: %s", exc.message)
+            except Exception:  # a bug: said in full, and the next tick tries again
+                log.exception("tournament step failed")
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), TICK_S)
@@ -606,8 +616,10 @@ class Tournaments:
     async def _refresh(self, tournament_id: str) -> None:
         try:
             await self._changed(tournament_id)
-        except Exception:  # a database outage: the loop's next pass sends the view
-            log.warning("tournament view failed", exc_info=True)
+        except StorageUnavailable as exc:  # a database outage: the loop's next pass sends the view
+            log.warning("tournament view not sent: %s", exc.message)
+        except Exception:
+            log.exception("tournament view failed")
 
 
 def _ms(when: dt.datetime) -> int:

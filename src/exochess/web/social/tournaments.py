@@ -410,7 +410,8 @@ class Tournaments:
         changed = await self._pause_absent(row, players, paired)
         if changed:
             players = await self.service.db(db.entries, engine, row.id)
-        if row.round and await self._resume_round(row, players, paired):
+        byes = await self.service.db(db.byes, engine, row.id)
+        if row.round and await self._resume_round(row, players, paired, byes):
             return True
         if any(g.status == GameStatus.ACTIVE for g in paired if g.round == row.round):
             return changed
@@ -419,7 +420,6 @@ class Tournaments:
         if sum(p.active for p in players) < 2:
             # nobody to play: the first round waits for a second player; a later one ends the event
             return await self._finish(row) if row.round else changed
-        byes = await self.service.db(db.byes, engine, row.id)
         ratings = await self._ratings(row, [p.user_id for p in players])
         swiss_players, rounds = swiss_record(players, paired, byes, ratings, row.round)
         try:
@@ -440,7 +440,11 @@ class Tournaments:
         return True
 
     async def _resume_round(
-        self, row: TournamentRow, players: list[db.EntryRow], paired: list[db.PairedGame]
+        self,
+        row: TournamentRow,
+        players: list[db.EntryRow],
+        paired: list[db.PairedGame],
+        byes: dict[int, int],
     ) -> bool:
         """Pair the players the current round left out, if any.
 
@@ -450,7 +454,6 @@ class Tournaments:
         themselves, by the Swiss rules on the rounds before (the players already seated this
         round count as withdrawn for it)."""
         engine = self.service.storage.engine
-        byes = await self.service.db(db.byes, engine, row.id)
         seated = {u for g in paired if g.round == row.round for u in (g.white_user, g.black_user)}
         if row.round in byes:
             seated.add(byes[row.round])

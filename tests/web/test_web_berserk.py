@@ -161,7 +161,9 @@ def _socket_berserk(
             error = await recv_until(ws, "error", timeout=60)
             return ack, state, error
 
-    return run_async(run)  # not asyncio.run: a browser test may hold a loop in this thread
+    # not asyncio.run: a browser test may hold a loop in this thread
+    result: tuple[dict[str, Any], dict[str, Any], dict[str, Any]] = run_async(run)
+    return result
 
 
 def test_the_bonus_needs_a_berserkers_win_of_seven_moves(site: Server) -> None:

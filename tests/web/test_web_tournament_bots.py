@@ -140,6 +140,35 @@ def test_a_bot_plays_an_arena_open_to_bots_and_its_game_counts(site: Server) -> 
     events.close()
 
 
+def test_a_bot_plays_a_swiss_round_and_wins_the_event(site: Server) -> None:
+    host, session, _ = person(site)
+    made = create(session, kind="swiss", rounds=1, minutes=None, starts_in=60, bots_allowed=True)
+    bot_name, _bs, bot = bot_account(site)
+    events = Stream(bot, "/api/stream/event")
+    assert bot.post(f"/api/swiss/{made['id']}/join").json() == {"ok": True}
+    assert session.post(f"/api/tournaments/{made['id']}/join", json={}).status_code == 204
+    assert session.post(f"/api/tournaments/{made['id']}/start", json={}).status_code == 204
+    start = events.until("gameStart")["game"]
+    game_id, color = start["gameId"], start["color"]
+    for mover, move in zip(("white", "black"), OPENING, strict=True):
+        if mover == color:
+            res = bot.post(move_path("bot", game_id, move))
+        else:
+            res = session.post(f"/api/games/{game_id}/moves", json={"move": move})
+        assert res.status_code == 200, res.text
+    assert session.post(f"/api/games/{game_id}/resign", json={}).status_code == 200
+    assert events.until("gameFinish")["game"]["winner"] == color
+    done = wait_for(
+        "the end of the event", lambda: (v := view(session, made["id"]))["status"] == "finished" and v
+    )
+    assert done["podium"] == [bot_name, host]
+    assert (
+        line_of(done["standings"], bot_name)["score"] == 1
+        and line_of(done["standings"], bot_name)["title"] == "BOT"
+    )
+    events.close()
+
+
 def test_an_arena_pairs_a_bot_only_while_its_event_stream_is_open(site: Server) -> None:
     """The absent-player guard, for bots: a bot entered but not connected is left waiting (a
     person paired with it would wait for an abort); once connected it is paired."""

@@ -121,7 +121,9 @@ AFTER_BASELINE_COLUMNS = (
     ("games", "black_berserk"),
 )
 """(table, column) that Alembic revisions after the baseline add (0003, 0005, 0009, 0010, 0011,
-0012)."""
+0012) to tables of the baseline.  A column added to a table that a later revision made is not
+listed: that table is dropped whole above (0013's ``tournaments.bots_allowed``, a table of 0007;
+test_web_migrations.py upgrades a database at 0012 holding an event instead)."""
 
 
 def as_before_alembic(execute: Callable[[str], object]) -> None:

@@ -77,8 +77,10 @@ def bot_account(site: Server, name: str, tmp_path: Path) -> Path:
     return path
 
 
-def play_as_person(site: Server, human: httpx.Client, game_id: str, seed: int) -> list[dict[str, object]]:
-    """Play random legal moves as White through the board API until the game ends; the
+def play_as_person(
+    site: Server, human: httpx.Client, game_id: str, seed: int, color: str = "white"
+) -> list[dict[str, object]]:
+    """Play random legal moves as ``color`` through the board API until the game ends; the
     states seen, in order."""
     rng = random.Random(seed)
     stream = Stream(human, f"/api/board/game/stream/{game_id}")
@@ -94,7 +96,7 @@ def play_as_person(site: Server, human: httpx.Client, game_id: str, seed: int) -
             assert stream.next() is None
             return states
         moves = str(state["moves"]).split()
-        if len(moves) % 2:
+        if len(moves) % 2 != (color == "black"):
             continue  # the bot's turn
         if len(moves) >= MAX_PLIES:
             assert human.post(f"/api/board/game/{game_id}/resign").status_code == 200
@@ -145,6 +147,45 @@ def test_exochess_bot_plays_a_rated_game_against_a_person_with_clocks(site: Serv
     )
     profile = httpx.get(f"{site.url}/api/users/levelone").json()
     assert profile["title"] == "BOT" and profile["ratings"][0]["games"] == 1
+
+
+def test_exochess_bot_joins_an_arena_open_to_bots_and_plays_its_game(site: Server, tmp_path: Path) -> None:
+    """``--join-arena``: the bot enters the event on starting, is paired with the person there,
+    plays the game it is given, and the result is in the standings."""
+    token_file = bot_account(site, "arenabot", tmp_path)
+    person = signup(site.url, "arenaperson")
+    human = bearer(site.url, make_token(person, "board:play"))
+    made = person.post(
+        "/api/tournaments",
+        json={
+            "kind": "arena",
+            "variant": "fugue",
+            "time_control": "1+0",
+            "minutes": 10,
+            "bots_allowed": True,
+        },
+    )
+    assert made.status_code == 201, made.text
+    event = made.json()["id"]
+    assert person.post(f"/api/tournaments/{event}/join", json={}).status_code == 204
+    events = Stream(human, "/api/stream/event")
+    assert person.post(f"/api/tournaments/{event}/start", json={}).status_code == 204
+    proc = bot_process(site.url, token_file, "--join-arena", event)
+    try:
+        start = events.until("gameStart")["game"]
+        assert start["opponent"]["username"] == "arenabot" and start["opponent"]["title"] == "BOT"
+        play_as_person(site, human, start["gameId"], seed=11, color=start["color"])
+        log = finish(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert f"game {start['gameId']} over" in log
+    games = httpx.get(f"{site.url}/api/tournaments/{event}/games").json()["games"]
+    assert games[0]["id"] == start["gameId"] and games[0]["result"] in ("1-0", "0-1")
+    table = httpx.get(f"{site.url}/api/tournaments/{event}").json()["standings"]
+    assert {line["name"]: line["title"] for line in table} == {"arenaperson": None, "arenabot": "BOT"}
+    assert sorted(line["sheet"][0] for line in table) == [0, 2]
 
 
 def test_two_bot_processes_play_each_other(site: Server, tmp_path: Path) -> None:

@@ -247,3 +247,30 @@ def test_a_player_paired_before_their_game_page_returns_is_taken_to_the_new_game
         page.wait_for_selector("#game[data-connected='1']")
     for page in duo.values():
         post(page, f"/api/tournaments/{event}/withdraw", {})
+
+
+def test_an_event_open_to_bots_is_made_by_the_form_and_shows_its_bot(people: Any, site: Server) -> None:
+    """Issue 46, item 5: the form's "Open to bots" makes an event bot accounts may join; its page
+    says so, and a bot that joins (by its token, as a program does) shows with its BOT title."""
+    _name, page = people()
+    page.goto("/tournaments")
+    page.fill("#tournament-form input[name='name']", "Bots welcome")
+    page.fill("#tournament-form input[name='starts_in']", "30")
+    page.check("#tournament-form input[name='bots_allowed']")
+    page.click("#tournament-form button[type='submit']")
+    page.wait_for_url(re.compile(r".*/tournaments/[0-9a-f]+$"))
+    event = page.url.rsplit("/", 1)[1]
+    assert get(page, f"/api/tournaments/{event}")["bots_allowed"] is True
+    page.wait_for_selector("#tournament[data-live='yes']")
+    assert "bots may join" in page.inner_text("#tournament-about")
+    bot_name, bot_page = people()
+    token = post(bot_page, "/api/account/tokens", {"description": "bot", "scopes": ["bot:play"]})["body"][
+        "token"
+    ]
+    for url in ("/api/bot/account/upgrade", f"/api/tournament/{event}/join"):
+        res = bot_page.request.post(url, headers={"Authorization": f"Bearer {token}"})
+        assert res.status == 200, res.text()
+    row = page.wait_for_selector(f'#tournament-standings tr[data-player="{bot_name}"]')
+    assert row is not None and row.inner_text().split()[1:3] == ["BOT", bot_name]
+    page.goto("/tournaments")
+    assert "bots may join" in page.inner_text(f'tr[data-tournament="{event}"]')

@@ -15,8 +15,9 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
 
 from exochess.web.domain import PlayerKind
-from exochess.web.storage.migrate import head, upgrade_database
+from exochess.web.storage.migrate import head, upgrade, upgrade_database
 from exochess.web.storage.store import SECRET_PREFIX, Storage, metadata
+from exochess.web.storage.tournaments import load_tournament
 from tests.helpers import as_before_alembic
 
 V0_2_0 = Path(__file__).parent / "data" / "v0_2_0.sqlite"
@@ -110,6 +111,34 @@ def test_a_new_database_is_exactly_the_codes_schema(tmp_path: Path) -> None:
         assert storage.upgraded_to == head()
         with storage.engine.connect() as conn:
             assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+    finally:
+        storage.close()
+
+
+def test_tournaments_of_revision_0012_upgrade_closed_to_bots(tmp_path: Path) -> None:
+    """Revision 0013 adds ``tournaments.bots_allowed``: an event made before it stays people's
+    only, and keeps everything else."""
+    url = f"sqlite:///{tmp_path / 'at0012.sqlite'}"
+    engine = create_engine(url)
+    try:
+        assert upgrade(engine, "0012") == "0012"
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO tournaments (id, kind, variant, name, time_control, rated, starts_at,"
+                    " duration_s, round, status, private, created) VALUES ('t1', 'arena', 'fugue',"
+                    " 'Old arena', '3+2', 1, '2026-11-01 10:00:00', 3600, 0, 'created', 0,"
+                    " '2026-11-01 09:00:00')"
+                )
+            )
+    finally:
+        engine.dispose()
+    storage = Storage(url)
+    try:
+        assert storage.upgraded_to == head() and head() >= "0013"
+        row = load_tournament(storage.engine, "t1")
+        assert row is not None and row.bots_allowed is False and row.name == "Old arena"
+        assert row.duration_s == 3600
     finally:
         storage.close()
 

@@ -6,8 +6,10 @@ The account's token (scope ``bot:play``; made on the site's account page) comes 
 accepted by the rules given (games, kinds of clock, initial time, rated or casual), and each
 game is played by an engine program speaking the engine protocol (``--engine``; default this
 package's own engine at ``--level``).  ``--challenge NAME`` sends one challenge on starting
-(``--challenge-game``, ``--challenge-clock M+S``, ``--challenge-rated``).  ``--games N`` stops
-after N finished games (default: run until interrupted).
+(``--challenge-game``, ``--challenge-clock M+S``, ``--challenge-rated``).  ``--join-arena ID``
+and ``--join-swiss ID`` enter tournaments open to bots on starting: their games come as any
+other (an arena pairs the bot while it runs).  ``--games N`` stops after N finished games
+(default: run until interrupted).
 
 Registered in :mod:`exochess.cli.main` through :func:`register`.
 """
@@ -59,6 +61,20 @@ def register(sub: Any) -> None:
     p.add_argument("--challenge-game", default="fugue", help="the challenge's game (default fugue)")
     p.add_argument("--challenge-clock", default="3+2", help='its clock: "M+S", "Nd" or "-" (default 3+2)')
     p.add_argument("--challenge-rated", action="store_true", help="make the challenge rated")
+    p.add_argument(
+        "--join-arena",
+        metavar="ID",
+        action="append",
+        default=[],
+        help="enter this arena on starting (repeatable)",
+    )
+    p.add_argument(
+        "--join-swiss",
+        metavar="ID",
+        action="append",
+        default=[],
+        help="enter this Swiss event on starting (repeatable)",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="log each step")
     p.set_defaults(handler=cmd_bot)
 
@@ -116,6 +132,10 @@ def cmd_bot(args: argparse.Namespace) -> int:
         try:
             if args.upgrade:
                 client.upgrade_to_bot()
+            for tournament_id in args.join_arena:
+                client.join_tournament(tournament_id, "arena")
+            for tournament_id in args.join_swiss:
+                client.join_tournament(tournament_id, "swiss")
             bot = Bot(client, engines, rules, games=args.games, stop=threading.Event())
             if args.challenge:
                 # sent once the event stream is open, so that the game's start is not missed

@@ -246,3 +246,20 @@ class Client:
 
     def cancel(self, challenge_id: str) -> None:
         self._call("POST", f"/api/challenge/{quote(challenge_id, safe='')}/cancel")
+
+    # --- tournaments ---------------------------------------------------------------------------
+
+    def join_tournament(self, tournament_id: str, kind: Literal["arena", "swiss"] = "arena") -> None:
+        """Enter the arena (or, with ``kind="swiss"``, the Swiss event) ``tournament_id``: its
+        games then come as ``gameStart`` events like any other.  A bot account may join only an
+        event open to bots (403 otherwise); an arena pairs a bot only while its event stream is
+        open."""
+        self._call("POST", f"{_EVENT_PATHS[kind]}/{quote(tournament_id, safe='')}/join")
+
+    def withdraw_tournament(self, tournament_id: str, kind: Literal["arena", "swiss"] = "arena") -> None:
+        """Leave the event's pairings (the games played so far still count)."""
+        self._call("POST", f"{_EVENT_PATHS[kind]}/{quote(tournament_id, safe='')}/withdraw")
+
+
+_EVENT_PATHS = {"arena": "/api/tournament", "swiss": "/api/swiss"}
+"""Where each kind of tournament is joined (lichess's paths)."""

@@ -168,6 +168,7 @@ def create_app(
             limits,
             parse_schedule(settings.tournament_schedule),
             tiny_clocks=settings.test_tiny_clocks,
+            online=events.online,
         )
         tournaments.start()
         if settings.house_bots:

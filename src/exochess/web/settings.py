@@ -101,8 +101,9 @@ class Settings(BaseSettings):
     tournament_schedule: str = Field(
         DEFAULT_SCHEDULE,
         description="The site's own tournaments, ';'-separated entries "
-        "'<game> arena|swiss <time control> <minutes|rounds> hourly[:MM]|daily HH:MM|weekly <day> HH:MM' "
-        "(UTC; empty: none). See docs/tournaments.md.",
+        "'<game> arena|swiss <time control> <minutes|rounds> hourly[:MM]|daily HH:MM|weekly <day> HH:MM"
+        " [bots]' "
+        "(UTC; empty: none; 'bots': open to bot accounts). See docs/tournaments.md.",
     )
     report_nodes: int = Field(
         REPORT_NODES,

@@ -7,7 +7,9 @@ database never holds one that works.  A program sends it as ``Authorization: Bea
 * ``board:play``: play one's own games over the API (a person's account);
 * ``bot:play``: play as a BOT account (and upgrade the account to BOT);
 * ``challenge:write``: send, accept, decline and cancel challenges;
-* ``puzzle:read``: read puzzles (reserved for the puzzle API).
+* ``puzzle:read``: read puzzles (reserved for the puzzle API);
+* ``tournament:write``: join and withdraw from arenas and Swiss events (a bot's ``bot:play``
+  does too, so that one token runs a bot).
 
 A revoked token keeps its row (``revoked`` set) so that its use is answered "this token was
 revoked" rather than "unknown token"; deleting the account revokes its tokens.
@@ -32,7 +34,7 @@ from exochess.web.accounts.users import User
 from exochess.web.domain import N_, GameNotFound, GameServiceError, InvalidRequest, SecretRequired, WrongSeat
 from exochess.web.storage.store import api_tokens, now, users
 
-SCOPES = ("board:play", "bot:play", "challenge:write", "puzzle:read")
+SCOPES = ("board:play", "bot:play", "challenge:write", "puzzle:read", "tournament:write")
 """Every scope a token may carry."""
 PREFIX = "exo_"
 """Every token starts with it (so a leaked one is recognisable, e.g. by secret scanners)."""

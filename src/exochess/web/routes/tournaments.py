@@ -1,5 +1,8 @@
 """Tournaments: the pages ``/tournaments`` and ``/tournaments/{id}``, the JSON API under
-``/api/tournaments`` and the socket ``/ws/tournaments/{id}``.
+``/api/tournaments``, the socket ``/ws/tournaments/{id}``, and lichess's paths for programs:
+``POST /api/tournament/{id}/join|withdraw`` (arenas) and ``POST /api/swiss/{id}/join|withdraw``
+(Swiss events), with a token of scope ``tournament:write`` (a bot account's ``bot:play`` token
+will do: one token runs a bot) or the session.
 
 The socket sends ``{"type": "tournament", "tournament": <the same object as GET
 /api/tournaments/{id}>}`` on connecting and after every change (standings, pairings, start,
@@ -19,9 +22,11 @@ from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from exochess.web.accounts.sessions import current_user
+from exochess.web.accounts.tokens import ScopeMissing
 from exochess.web.accounts.users import User
 from exochess.web.domain import N_, SecretRequired, TooFast
 from exochess.web.game.timecontrol import REALTIME_PRESETS
+from exochess.web.http.bearer import Actor, actor_with
 from exochess.web.http.errors import status_of
 from exochess.web.http.i18n import localized, request_language
 from exochess.web.http.security import BadJSON, parse_json_text
@@ -29,6 +34,7 @@ from exochess.web.http.templating import render
 from exochess.web.limits import CLOSE_FLOOD, MessageLimit
 from exochess.web.routes.pages import tr
 from exochess.web.social.tournaments import ARENA_MINUTES, MAX_ROUNDS, Tournaments, room
+from exochess.web.storage.tournaments import ARENA, SWISS
 
 router = APIRouter()
 log = logging.getLogger("exochess.web")
@@ -43,6 +49,8 @@ async def get_tournaments(conn: HTTPConnection) -> Tournaments:
 
 
 TournamentsDep = Annotated[Tournaments, Depends(get_tournaments)]
+Entrant = Annotated[Actor, Depends(actor_with("tournament:write", "bot:play"))]
+"""Who joins or withdraws by lichess's paths: a token's account, or the session's."""
 
 
 class NewTournament(BaseModel):
@@ -61,6 +69,8 @@ class NewTournament(BaseModel):
     private: StrictBool = False
     """Reached by its link only (not listed)."""
     name: Annotated[StrictStr, Field(max_length=200)] = ""
+    bots_allowed: StrictBool = False
+    """Bot accounts may join (lichess's ``conditions.bots``); people always may."""
 
 
 def _signed_in(request: Request) -> User:
@@ -112,6 +122,7 @@ async def create_tournament(
         private=body.private,
         name=body.name,
         creator=user,
+        bots_allowed=body.bots_allowed,
     )
     assert row is not None  # only a schedule's event can already exist
     return await tournaments.view(row.id)
@@ -148,6 +159,52 @@ async def withdraw_from_tournament(
 ) -> Response:
     await tournaments.withdraw(tournament_id, _signed_in(request))
     return Response(status_code=204)
+
+
+def _entrant(actor: Actor) -> User:
+    """The account of a join or withdraw by lichess's paths: a token needs ``tournament:write``,
+    or ``bot:play`` on a bot account."""
+    token = actor.token
+    if token is not None and "tournament:write" not in token.scopes and not token.bot:
+        raise ScopeMissing(N_("this token lacks the scope {scope}"), scope="tournament:write")
+    return actor.user
+
+
+def _lichess_path(kind: str, prefix: str) -> None:
+    """Register ``POST {prefix}/{id}/join`` and ``/withdraw`` for events of ``kind``, answering
+    ``{"ok": true}`` as lichess does (its ``password``, ``team`` and ``pairMeAsap`` fields, which
+    these events lack, are ignored)."""
+
+    async def join(tournament_id: str, actor: Entrant, tournaments: TournamentsDep) -> dict[str, bool]:
+        await tournaments.join(tournament_id, _entrant(actor), kind)
+        return {"ok": True}
+
+    async def withdraw(tournament_id: str, actor: Entrant, tournaments: TournamentsDep) -> dict[str, bool]:
+        await tournaments.withdraw(tournament_id, _entrant(actor), kind)
+        return {"ok": True}
+
+    what = "an arena" if kind == ARENA else "a Swiss event"
+    router.add_api_route(
+        prefix + "/{tournament_id}/join",
+        join,
+        methods=["POST"],
+        name=f"{kind}_join",
+        summary=f"Join {what}",
+        description=f"Enter {what} (or come back to it) with a token of scope tournament:write (a bot "
+        "account's bot:play will do). 403 for a bot account when the event is not open to bots.",
+    )
+    router.add_api_route(
+        prefix + "/{tournament_id}/withdraw",
+        withdraw,
+        methods=["POST"],
+        name=f"{kind}_withdraw",
+        summary=f"Withdraw from {what}",
+        description="Leave the pairings; the games played so far still count.",
+    )
+
+
+_lichess_path(ARENA, "/api/tournament")
+_lichess_path(SWISS, "/api/swiss")
 
 
 @router.websocket("/ws/tournaments/{tournament_id}")

@@ -6,7 +6,10 @@ The setting ``EXOCHESS_TOURNAMENT_SCHEDULE`` lists entries separated by ``;``, e
     <game> swiss <time control> <rounds> <when>
 
 where ``<when>`` is ``hourly`` (on the hour), ``hourly:MM``, ``daily HH:MM`` or
-``weekly <day> HH:MM`` (``mon`` … ``sun``), all in UTC.  The next event of each entry is made
+``weekly <day> HH:MM`` (``mon`` … ``sun``), all in UTC.  An entry may end with the word
+``bots``: its events are open to bot accounts.  Without it they are not (the default schedule
+has none): the site's regular events are people's, as lichess's are, and a site that wants a
+bot arena says so.  The next event of each entry is made
 ahead of its start (:data:`LOOKAHEAD`), so the home page and ``/tournaments`` can count down to
 it; its ``schedule_key`` (entry and start time) makes it once, whichever server gets there first.
 
@@ -18,6 +21,8 @@ datetime.datetime(2026, 11, 29, 5, 30)
 >>> weekly = parse_schedule("interweave swiss 10+5 5 weekly sat 18:00")[0]
 >>> next_start(weekly, dt.datetime(2026, 11, 29, 4, 40))  # a Sunday
 datetime.datetime(2026, 12, 5, 18, 0)
+>>> parse_schedule("fugue arena 1+0 30 daily 20:00 bots")[0].bots_allowed
+True
 >>> parse_schedule("fugue arena 3+2 sixty hourly")
 Traceback (most recent call last):
 ...
@@ -63,6 +68,8 @@ class ScheduleEntry:
     weekday: int
     hour: int
     minute: int
+    bots_allowed: bool = False
+    """The entry ends with ``bots``: its events are open to bot accounts."""
 
     @property
     def name(self) -> str:
@@ -81,8 +88,11 @@ def _time(text: str) -> tuple[int, int]:
 def _entry(text: str) -> ScheduleEntry:
     words = text.split()
     problem = f"tournament schedule entry {text!r}"
+    bots_allowed = bool(words) and words[-1] == "bots"
+    if bots_allowed:
+        words = words[:-1]
     if len(words) < 5:
-        raise ValueError(f"{problem}: expected '<game> arena|swiss <time control> <length> <when>'")
+        raise ValueError(f"{problem}: expected '<game> arena|swiss <time control> <length> <when> [bots]'")
     variant, kind, time_control, length, every, *rest = words
     try:
         variant = find_variant(variant).name
@@ -113,7 +123,7 @@ def _entry(text: str) -> ScheduleEntry:
             f"{problem}: the time is 'hourly[:MM]', 'daily HH:MM' or 'weekly <day> HH:MM'"
         ) from None
     return ScheduleEntry(
-        text=" ".join(words),
+        text=" ".join(text.split()),
         variant=variant,
         kind=kind,
         time_control=time_control,
@@ -123,6 +133,7 @@ def _entry(text: str) -> ScheduleEntry:
         weekday=weekday,
         hour=hour,
         minute=minute,
+        bots_allowed=bots_allowed,
     )
 
 

@@ -22,6 +22,7 @@ from exochess.tournament.arena import ArenaPlayer, ArenaResult, arena_points, is
 from exochess.tournament.common import Colour
 from exochess.tournament.standings import standings as swiss_standings
 from exochess.tournament.swiss import Game, SwissPlayer, SwissResult, SwissRound
+from exochess.web.accounts.ratings import BOT_TITLE
 from exochess.web.domain import GameStatus
 from exochess.web.storage.tournaments import EntryRow, PairedGame
 
@@ -141,6 +142,7 @@ def arena_table(
         {
             "rank": rank,
             "name": p.name,
+            "title": BOT_TITLE if p.bot else None,
             "rating": ratings.get(p.user_id, 1500),
             "score": lines[p.user_id].score,
             "sheet": lines[p.user_id].sheet,
@@ -197,6 +199,7 @@ def swiss_table(
         {
             "rank": s.rank,
             "name": names[s.player].name,
+            "title": BOT_TITLE if names[s.player].bot else None,
             "rating": ratings.get(s.player, 1500),
             "score": s.score,
             "buchholz": s.buchholz,

@@ -20,6 +20,14 @@ Who does what (lila's ``tournament`` module is the model):
 Cheat guards: a player is never paired while they have another game on; a player whose game
 was aborted because they never moved loses it (in the tournament) and is paused until they
 come back and press "join".
+
+Bots (issue 46, item 5): an event made with ``bots_allowed`` lets bot accounts join (by the
+API, :mod:`exochess.web.routes.tournaments`); any other refuses them (:class:`BotsNotAllowed`).
+A bot's games are ordinary games announced on its event stream (``gameStart``) and played
+through the bot API.  An arena pairs a bot only while it has an event stream open (``online``):
+a bot whose program stopped waits unpaired rather than making a person wait for an abort; a
+Swiss round pairs every active player, a bot that does not move then loses by abandonment and
+is paused as a person would be.
 """
 
 from __future__ import annotations
@@ -32,23 +40,27 @@ import json
 import logging
 import secrets
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
 from exochess.tournament.arena import pair_arena
 from exochess.tournament.swiss import PairingImpossible, pair_round
 from exochess.variants import find_variant
-from exochess.web.accounts.ratings import players_by_id
+from exochess.web.accounts.bots import is_bot
+from exochess.web.accounts.ratings import BOT_TITLE, players_by_id
 from exochess.web.accounts.users import User
 from exochess.web.domain import (
     N_,
     Color,
     Conflict,
+    GameNotFound,
+    GameServiceError,
     GameStatus,
     InvalidRequest,
     StorageUnavailable,
     TournamentNotFound,
+    WrongSeat,
 )
 from exochess.web.game.live import LiveGame
 from exochess.web.game.service import GameService
@@ -83,6 +95,24 @@ MAX_START_IN_MIN = 7 * 24 * 60
 NAME_LENGTH = 80
 
 
+class BotsNotAllowed(WrongSeat):
+    """A bot account asked to join an event not open to bots (403)."""
+
+
+class NotThisKind(GameNotFound):
+    """An arena asked for at the Swiss API's path, or the other way round (404)."""
+
+    def __init__(self, tournament_id: str, kind: str) -> None:
+        template = N_("no arena has the id {id}") if kind == ARENA else N_("no Swiss event has the id {id}")
+        GameServiceError.__init__(self, template, id=repr(tournament_id))
+        self.game_id = tournament_id
+
+
+OnlineCheck = Callable[[list[int]], Awaitable[set[int]]]
+"""Which of these accounts have an event stream open (:meth:`~exochess.web.social.events.
+UserEvents.online`)."""
+
+
 def room(tournament_id: str) -> str:
     """The hub room of a tournament's watchers."""
     return f"tournament:{tournament_id}"
@@ -98,8 +128,12 @@ class Tournaments:
         schedule: list[ScheduleEntry] | None = None,
         *,
         tiny_clocks: bool = False,
+        online: OnlineCheck | None = None,
     ) -> None:
         self.service = service
+        self.online = online
+        """Which bots are connected (an arena pairs a bot only then); None: every bot counts as
+        connected."""
         self.hub = service.hub
         self.limits = limits
         """Where the event sockets' message limit is counted (``tournament-messages``)."""
@@ -142,6 +176,7 @@ class Tournaments:
         name: str,
         creator: User | None,
         schedule_key: str | None = None,
+        bots_allowed: bool = False,
     ) -> TournamentRow | None:
         """Check and store a new event; None when a schedule entry's event exists already."""
         try:
@@ -189,6 +224,7 @@ class Tournaments:
             lease_until=None,
             created=at,
             finished=None,
+            bots_allowed=bots_allowed,
         )
         if not await self.service.db(db.create_tournament, self.service.storage.engine, row):
             return None
@@ -201,9 +237,19 @@ class Tournaments:
             raise TournamentNotFound(tournament_id)
         return row
 
-    async def join(self, tournament_id: str, user: User) -> None:
-        """Enter ``user`` (or bring them back after withdrawing or being paused)."""
+    async def get_kind(self, tournament_id: str, kind: str | None) -> TournamentRow:
+        """The event, which must be of ``kind`` (``arena`` or ``swiss``; None: either)."""
         row = await self.get(tournament_id)
+        if kind is not None and row.kind != kind:
+            raise NotThisKind(tournament_id, kind)
+        return row
+
+    async def join(self, tournament_id: str, user: User, kind: str | None = None) -> None:
+        """Enter ``user`` (or bring them back after withdrawing or being paused); a bot
+        account only where the event is open to bots.  ``kind``: the event must be of it."""
+        row = await self.get_kind(tournament_id, kind)
+        if not row.bots_allowed and await self.service.db(is_bot, self.service.storage.engine, user.id):
+            raise BotsNotAllowed(N_("this tournament is not open to bots: a bot account cannot join it"))
         if row.status == TournamentStatus.FINISHED:
             raise Conflict(N_("this tournament is over"))
         if row.kind == ARENA and row.ends_at is not None and self.clock() >= row.ends_at:
@@ -212,9 +258,9 @@ class Tournaments:
         await self.service.db(db.join, self.service.storage.engine, row.id, user.id, joined_round)
         await self._changed(row.id)
 
-    async def withdraw(self, tournament_id: str, user: User) -> None:
+    async def withdraw(self, tournament_id: str, user: User, kind: str | None = None) -> None:
         """Take ``user`` out of the pairings (their games so far still count)."""
-        row = await self.get(tournament_id)
+        row = await self.get_kind(tournament_id, kind)
         after = row.round if row.kind == SWISS else None
         if not await self.service.db(db.withdraw, self.service.storage.engine, row.id, user.id, after):
             raise Conflict(N_("you have not joined this tournament"))
@@ -244,6 +290,7 @@ class Tournaments:
         paired = await self.service.db(db.paired_games, engine, row.id)
         ratings = await self._ratings(row, [p.user_id for p in players])
         names = {p.user_id: p.name for p in players}
+        bots = {p.user_id for p in players if p.bot}
         if row.kind == ARENA:
             table = arena_table(players, arena_lines(players, paired), ratings)
         else:
@@ -259,6 +306,8 @@ class Tournaments:
                 "id": g.game_id,
                 "white": names.get(g.white_user),
                 "black": names.get(g.black_user),
+                "white_title": BOT_TITLE if g.white_user in bots else None,
+                "black_title": BOT_TITLE if g.black_user in bots else None,
                 "round": g.round,
                 "white_berserk": g.white_berserk,
                 "black_berserk": g.black_berserk,
@@ -342,6 +391,7 @@ class Tournaments:
                 name=entry.name,
                 creator=None,
                 schedule_key=key,
+                bots_allowed=entry.bots_allowed,
             )
         ended, self._ended = self._ended, set()
         for tournament_id in ended:
@@ -395,6 +445,7 @@ class Tournaments:
                 return await self._finish(row)
             return changed
         busy = await self.service.db(db.users_in_games, engine, [p.user_id for p in players if p.active])
+        busy |= await self._offline_bots(players)
         ratings = await self._ratings(row, [p.user_id for p in players])
         pairs = pair_arena(arena_waiting(players, lines, busy, ratings))
         names = {p.user_id: p.name for p in players}
@@ -484,6 +535,14 @@ class Tournaments:
             await self._start_game(row, row.round, pair.white, pair.black, names)
         return bool(pairing.pairings)
 
+    async def _offline_bots(self, players: list[db.EntryRow]) -> set[int]:
+        """The active bots without an event stream open (not paired in an arena until they
+        connect: they would never see the game)."""
+        bots = [p.user_id for p in players if p.bot and p.active]
+        if not bots or self.online is None:
+            return set()
+        return set(bots) - await self.online(bots)
+
     async def _pause_absent(
         self, row: TournamentRow, players: list[db.EntryRow], paired: list[db.PairedGame]
     ) -> bool:
@@ -551,6 +610,7 @@ class Tournaments:
             "rounds": row.rounds,
             "round": row.round,
             "private": row.private,
+            "bots_allowed": row.bots_allowed,
             "players": players,
             "now": _ms(self.clock()),
         }

@@ -329,6 +329,8 @@ tournaments = Table(
     Column("lease_until", DateTime, nullable=True),
     Column("created", DateTime, nullable=False),
     Column("finished", DateTime, nullable=True),
+    # bot accounts may join (lichess's "conditions.bots"; Alembic revision 0013)
+    Column("bots_allowed", Boolean, nullable=False, server_default=false()),
 )
 
 tournament_players = Table(

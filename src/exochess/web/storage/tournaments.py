@@ -62,6 +62,8 @@ class TournamentRow:
     lease_until: dt.datetime | None
     created: dt.datetime
     finished: dt.datetime | None
+    bots_allowed: bool = False
+    """Bot accounts may join (lichess's "bot players are allowed"); people always may."""
 
     @property
     def ends_at(self) -> dt.datetime | None:
@@ -81,6 +83,8 @@ class EntryRow:
     joined_round: int
     active: bool
     withdrawn_after: int | None
+    bot: bool = False
+    """The player is a bot account (titled BOT in the standings)."""
 
 
 @dataclass(frozen=True)
@@ -225,12 +229,13 @@ def entries(engine: Engine, tournament_id: str) -> list[EntryRow]:
                 tournament_players.c.joined_round,
                 tournament_players.c.active,
                 tournament_players.c.withdrawn_after,
+                users.c.bot,
             )
             .join(users, users.c.id == tournament_players.c.user_id)
             .where(tournament_players.c.tournament_id == tournament_id)
             .order_by(tournament_players.c.joined, tournament_players.c.user_id)
         )
-        return [EntryRow(*r) for r in rows]
+        return [EntryRow(*r[:-1], bot=bool(r[-1])) for r in rows]
 
 
 def join(engine: Engine, tournament_id: str, user_id: int, joined_round: int) -> None:

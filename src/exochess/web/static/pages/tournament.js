@@ -8,12 +8,12 @@ import { pageData } from "/static/pagedata.js";
 import { countdown, duration } from "/static/tournamentclock.js";
 
 /** @typedef {{id: string, white: string, black: string, round: number, white_berserk?: boolean,
- *   black_berserk?: boolean}} Playing */
-/** @typedef {{rank: number, name: string, rating: number, score: number, active: boolean,
+ *   black_berserk?: boolean, white_title?: string | null, black_title?: string | null}} Playing */
+/** @typedef {{rank: number, name: string, title?: string | null, rating: number, score: number, active: boolean,
  *   sheet?: number[], berserks?: boolean[], fire?: boolean, buchholz?: number, buchholz_cut1?: number,
  *   sonneborn_berger?: number, wins?: number}} Line */
 /** @typedef {{id: string, kind: string, variant: string, name: string, time_control: string,
- *   rated: boolean, status: string, starts_at: number, ends_at: number | null, rounds: number | null,
+ *   rated: boolean, bots_allowed?: boolean, status: string, starts_at: number, ends_at: number | null, rounds: number | null,
  *   round: number, players: number, standings: Line[], playing: Playing[], podium: string[]}} View */
 
 const root = /** @type {HTMLElement} */ (document.getElementById("tournament"));
@@ -34,6 +34,15 @@ function cell(tag, text) {
   const el = document.createElement(tag);
   el.textContent = text;
   return el;
+}
+
+/** A player's name with its title before it (``BOT`` for a bot account), as elsewhere on the
+ * site. @param {string} text @param {string | null | undefined} title @returns {Node[]} */
+function titled(text, title) {
+  if (!title) return [document.createTextNode(text)];
+  const mark = cell("b", title);
+  mark.className = "player-title";
+  return [mark, document.createTextNode(` ${text}`)];
 }
 
 // An arena line's games: each game's points, a berserked one marked ⚡ (its bonus point, when
@@ -77,7 +86,8 @@ function render() {
   const kind = view.kind === "arena" ? t("Arena") : t("Swiss");
   /** @type {HTMLElement} */ (document.getElementById("tournament-about")).textContent =
     [kind, view.variant, view.time_control, view.rated ? t("rated") : t("casual"),
-     t("{count} players", { count: view.players })].join(" · ");
+     t("{count} players", { count: view.players }),
+     ...(view.bots_allowed ? [t("bots may join")] : [])].join(" · ");
   renderClock();
   const head = /** @type {HTMLElement} */ (document.getElementById("standings-head"));
   const columns = view.kind === "arena"
@@ -96,6 +106,7 @@ function render() {
       : [String(line.rank), name, String(line.rating), String(line.score), String(line.buchholz_cut1),
          String(line.buchholz), String(line.sonneborn_berger)];
     tr.replaceChildren(...cells.map((c) => cell("td", c)));
+    tr.children[1].replaceChildren(...titled(name, line.title));
     return tr;
   }));
   const podium = /** @type {HTMLElement} */ (document.getElementById("tournament-podium"));
@@ -106,7 +117,11 @@ function render() {
     const li = document.createElement("li");
     const a = document.createElement("a");
     a.href = `/game/${g.id}`;
-    a.textContent = `${g.white}${g.white_berserk ? " ⚡" : ""} – ${g.black}${g.black_berserk ? " ⚡" : ""}`;
+    a.replaceChildren(
+      ...titled(`${g.white}${g.white_berserk ? " ⚡" : ""}`, g.white_title),
+      document.createTextNode(" – "),
+      ...titled(`${g.black}${g.black_berserk ? " ⚡" : ""}`, g.black_title),
+    );
     if (g.white === me || g.black === me) a.classList.add("mine");
     li.append(a);
     return li;

@@ -34,6 +34,7 @@ if (form) {
       starts_in: Number(data.get("starts_in")),
       rated: data.get("rated") !== null,
       private: data.get("private") !== null,
+      bots_allowed: data.get("bots_allowed") !== null,
       ...(kind.value === "arena" ? { minutes: Number(data.get("minutes")) } : { rounds: Number(data.get("rounds")) }),
     };
     const error = /** @type {HTMLElement} */ (document.getElementById("tournament-error"));

@@ -54,7 +54,7 @@ def test_a_house_bot_challenged_on_one_server_plays_through_the_worker(cluster: 
     state = game.until("gameFull")["state"]  # the bot's first move may be in it already
     while True:
         moves = str(state["moves"]).split()
-        assert state["status"] == "started"
+        assert state["status"] == "started", state  # the reason, if it ended
         if len(moves) % 2 == 0:
             state = game.until("gameState")  # the bot (White) is to move: the worker answers
             continue

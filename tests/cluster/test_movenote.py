@@ -187,7 +187,8 @@ def _heard(before: str, after: str, name: str) -> tuple[float, float]:
     """(moves taken from their notes, games read again) between two scrapes of one server.
 
     A note that finds the copy in use (its lock held: a move, a clock check, a reload, on a
-    loaded machine) reads the game again, rightly ("busy"), as does one on a server that saw its
+    loaded machine) or already to be read again (a change without a note came first) reads the
+    game again, rightly ("busy", "stale"), as does one on a server that saw its
     peers change meanwhile (a heartbeat missed: see exochess.web.live.peers): then only the sum
     is owed. Otherwise every move comes from its note: none is "reloaded"."""
 
@@ -195,7 +196,7 @@ def _heard(before: str, after: str, name: str) -> tuple[float, float]:
         return _counter(after, name, label) - _counter(before, name, label)
 
     taken = delta("applied") + delta("known")
-    reloaded, busy = delta("reloaded"), delta("busy")
+    reloaded, busy = delta("reloaded"), delta("busy") + delta("stale")
     if _peer_changes(after) == _peer_changes(before):
         assert reloaded == 0
         return taken + busy, busy

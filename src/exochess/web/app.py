@@ -133,6 +133,7 @@ def create_app(
             metrics.add_collector(queue_metrics)
             if use_engine_pool:
                 pool = queue = JobQueue(shared, limit=settings.engine_queue_limit)
+                queue.announced = bus.drained
         elif use_engine_pool:
             pool = EnginePool(settings.engine_workers, hash_mb=settings.engine_hash_mb)
         service = GameService(

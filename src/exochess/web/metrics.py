@@ -42,7 +42,8 @@ MOVES = Counter("exochess_moves_stored_total", "Moves stored (players' and the c
 REMOTE_MOVES = Counter(
     "exochess_remote_moves_total",
     "Moves stored by another process (Redis mode), by how the cached game took them: applied "
-    "(played from the message), known (already read), busy or reloaded (read again)",
+    "(played from the message), known (already read), busy (in use), stale (to be read again "
+    "already) or reloaded (it had missed a move or disagreed: read again)",
     ["how"],
 )
 PEER_CHANGES = Counter(

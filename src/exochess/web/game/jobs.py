@@ -46,7 +46,7 @@ import secrets
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from arq import create_pool
@@ -146,6 +146,10 @@ class JobQueue:
         self._counts: Counter[str] = Counter()
         self.queue = QueueReader(url)
         """The queue's state as Redis holds it (:mod:`exochess.web.game.queuestats`)."""
+        self.announced: Callable[[], Awaitable[None]] | None = None
+        """Waits until this server's announcements so far have reached Redis (the bus's
+        :meth:`~exochess.web.live.pubsub.RedisBus.drained`): a move's job is queued only
+        after the note of the move it answers, or the worker's note could arrive first."""
 
     async def share(self) -> RedisShare:
         """The owners' bounds and the long moves' places, in Redis."""
@@ -283,6 +287,8 @@ class JobQueue:
                 owner = await (await self.share()).owner_of_game(game_id)
         owner = owner or owner_of(None, None, game_id)
         job_id = move_job_id(game_id, ply, texts)
+        if self.announced is not None:
+            await self.announced()
         delay = 0.1
         # the game waits for this move: while Redis is away (a restart), keep trying
         for _attempt in range(ENQUEUE_ATTEMPTS):

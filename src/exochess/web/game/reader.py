@@ -52,10 +52,12 @@ class GameReader:
         legal-move view ready when ``view``; its time is not judged here (the service's
         :meth:`~exochess.web.game.service.GameService.get` does that)."""
         live = self.cache.cached(game_id)
-        if live is not None and live.stale:
-            await self.refresh(live)
-        elif live is None:
+        if live is None:
             live = await self.cache.load(game_id, self.busy)
+        if live.stale:
+            # also a game just loaded: a change announced while it was being read may be
+            # missing from what was read (a watcher joining now would never get it)
+            await self.refresh(live)
         if view:
             await self.view.prepare(live)
         return live

@@ -91,7 +91,7 @@ class ClusterSync:
         if move_note is not None and already_played(live, move_note):
             metrics.REMOTE_MOVES.labels("known").inc()  # read again meanwhile: nothing to do
             return
-        busy = live.lock.locked()
+        busy, stale = live.lock.locked(), live.stale
         if apply_note(live, move_note):
             metrics.REMOTE_MOVES.labels("applied").inc()
             self.arm(live)
@@ -101,8 +101,9 @@ class ClusterSync:
             return
         if note is not None:
             # "busy": the copy was in use here (a move, a clock check or a reload under way), a
-            # race of a loaded machine; "reloaded": the copy had missed a move or disagreed
-            metrics.REMOTE_MOVES.labels("busy" if busy else "reloaded").inc()
+            # race of a loaded machine; "stale": it was to be read again already (an earlier
+            # change came without a note); "reloaded": it had missed a move or disagreed
+            metrics.REMOTE_MOVES.labels("busy" if busy else "stale" if stale else "reloaded").inc()
         live.stale = True
         if not delivered and self.watched(game_id):
             with contextlib.suppress(GameServiceError):

@@ -305,19 +305,28 @@ class RedisBus:
             log.exception("envelope handling failed")
         metrics.BUS_HANDLE.observe(time.time() - started)
 
-    async def close(self, flush_s: float = 2.0) -> None:
-        """Stop listening and sending; what was posted before is sent first, for up to
-        ``flush_s`` (a server shutting down announces the moves it stored)."""
+    async def drained(self, timeout_s: float = REPLY_TIMEOUT_S) -> None:
+        """Wait (at most ``timeout_s``) until Redis has taken every envelope posted before now.
+
+        For what must follow an announcement: an engine worker's note of its reply must not
+        reach the other servers before the note of the move it answers, which it overtakes
+        when the job is queued while that note still waits in the outbox (the other servers
+        then read the game again instead of playing both notes)."""
         link = self._link
         if (
             self._sender is not None
             and not self._sender.done()
             and (self._outbox or self._inflight or (link is not None and link.awaiting))
         ):
-            drained: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-            self._queue(None, drained)
+            done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+            self._queue(None, done)
             with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(drained), flush_s)
+                await asyncio.wait_for(asyncio.shield(done), timeout_s)
+
+    async def close(self, flush_s: float = 2.0) -> None:
+        """Stop listening and sending; what was posted before is sent first, for up to
+        ``flush_s`` (a server shutting down announces the moves it stored)."""
+        await self.drained(flush_s)
         self._closed = True
         for task in (self._task, self._sender):
             if task is not None:

@@ -102,7 +102,7 @@ class BotsNotAllowed(WrongSeat):
 class NotThisKind(GameNotFound):
     """An arena asked for at the Swiss API's path, or the other way round (404)."""
 
-    def __init__(self, tournament_id: str, kind: str) -> None:
+    def __init__(self, tournament_id: str, kind: str = ARENA) -> None:
         template = N_("no arena has the id {id}") if kind == ARENA else N_("no Swiss event has the id {id}")
         GameServiceError.__init__(self, template, id=repr(tournament_id))
         self.game_id = tournament_id

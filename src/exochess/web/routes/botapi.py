@@ -168,7 +168,7 @@ async def _online_bots(request: Request, service: Any) -> list[dict[str, Any]]:
     online = await _events(request).online([b.id for b in bots])
     # a house bot is the server's own engine: there whenever the server plays the computer
     if service.pool is not None:
-        online |= {b.id for b in bots if service.house_level(b.id) is not None}
+        online |= {b.id for b in bots if service.new_games.house_level(b.id) is not None}
     return [
         {"id": b.name.lower(), "username": b.name, "title": BOT_TITLE, "online": b.id in online} for b in bots
     ]

@@ -8,11 +8,11 @@ sends their state (:mod:`.reader`), moves (:mod:`.moves`, through the database k
 :class:`~exochess.web.storage.movestore.MoveStore`), endings (:mod:`.finisher`),
 takebacks and rematches (:mod:`.takebacks`), berserk (:mod:`.berserk`), the computer
 (:mod:`.computer`), other servers' moves (:mod:`.sync`), deadlines (:mod:`.clockwatch`), new
-games and the house bots (:mod:`.newgames`), games picked up again after a start
-(:mod:`.recovery`) and what the watchers are sent (:mod:`.jsonview`).  Collaborators never
-call one another; a step that changes no game (an evaluation, a house bot's level) is asked of
-its collaborator directly.
+games and house bots (:mod:`.newgames`), games picked up after a start (:mod:`.recovery`) and
+what the watchers are sent (:mod:`.jsonview`).  Collaborators never call one another; what
+changes no game (an evaluation, a house bot's level) is asked of its collaborator directly.
 """
+
 from __future__ import annotations
 
 import datetime as dt

@@ -1,6 +1,6 @@
 """The level ladder from real matches: each level against the one below, and 8 against 1.
 
-    python bench/ladder.py [--variants fugue,interweave,rebelfury] [--games 20]
+    python bench/ladder.py [--variants NAME,...] [--games 20]
                            [--movetime 1000] [--top-games 100] [--top-movetime 100]
                            [--rungs 2-8] [--jobs 2]
                            [--anchor "cmd:python bench/greedy.py"] [--anchor-elo 500]
@@ -42,6 +42,7 @@ import math
 import sys
 import time
 
+from exochess.variants import all_variants
 from exochess_lab.match import GameResult, MatchResult, elo_from_score, parse_player, run_match
 
 Z95 = 1.96
@@ -145,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--variants", default="fugue,interweave,rebelfury")
+    parser.add_argument("--variants", default=",".join(v.name for v in all_variants()))  # every game
     parser.add_argument("--games", type=int, default=20, help="games a rung (default 20; 0: none)")
     parser.add_argument("--movetime", type=int, default=1000, help="level 8's ms a move (default 1000)")
     parser.add_argument("--top-games", type=int, default=100, help="games of 8 vs 1 (default 100; 0 skips)")

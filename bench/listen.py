@@ -1,6 +1,6 @@
 """How fast the engine answers ``isready``, ``stop`` and ``quit`` while it searches (issue 48).
 
-    python bench/listen.py [--variants fugue,interweave,rebelfury] [--builds control,pure,compiled]
+    python bench/listen.py [--variants NAME,...] [--builds control,pure,compiled]
                            [--searches 20] [--polls 10] [--compiled-path build/compiled] [--quick]
 
 For each build and game, an ``exochess engine`` process searches ``go infinite`` from
@@ -31,6 +31,8 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+from exochess.variants import all_variants
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--variants", default="fugue,interweave,rebelfury")
+    parser.add_argument("--variants", default=",".join(v.name for v in all_variants()))  # every game
     parser.add_argument("--builds", default="control,pure,compiled")
     parser.add_argument("--searches", type=int, default=20, help="go infinite ... stop cycles a game (20)")
     parser.add_argument("--polls", type=int, default=10, help="isready a search (10)")

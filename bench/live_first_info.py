@@ -26,11 +26,14 @@ from pathlib import Path
 
 import websockets
 
+from exochess.variants import all_variants
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.web.serverproc import Server
 
-VARIANTS = ("fugue", "interweave", "rebelfury")
+VARIANTS = [variant.name for variant in all_variants()]
+"""Every registered game."""
 
 
 async def first_info(url: str, variant: str) -> float:

@@ -1,6 +1,6 @@
 """Memory of a long search under the ``Hash`` option, and the cost of ``ucinewgame`` (issue 48).
 
-    python bench/memory.py [--variants fugue,interweave,rebelfury] [--hash 64,256] [--seconds 60]
+    python bench/memory.py [--variants NAME,...] [--hash 64,256] [--seconds 60]
                            [--build compiled|pure] [--compiled-path build/compiled] [--quick]
 
 For each game and ``Hash`` value an ``exochess engine`` process is told ``setoption name Hash``,
@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from exochess.variants import all_variants
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--variants", default="fugue,interweave,rebelfury")
+    parser.add_argument("--variants", default=",".join(v.name for v in all_variants()))  # every game
     parser.add_argument("--hash", default="64,256", help="Hash values in MiB (64,256)")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--build", default="compiled", choices=("compiled", "pure"))

@@ -1,6 +1,6 @@
 """How soon a cancelled analysis frees its worker in the site's engine pool (issue 48).
 
-    python bench/pool_cancel.py [--variants fugue,interweave,rebelfury] [--tries 10]
+    python bench/pool_cancel.py [--variants NAME,...] [--tries 10]
 
     EXOCHESS_PURE=1 python bench/pool_cancel.py          (the pure build)
     PYTHONPATH=build/compiled python bench/pool_cancel.py (the compiled build)
@@ -25,6 +25,7 @@ import time
 
 from exochess.board import Board
 from exochess.compiled import COMPILED
+from exochess.variants import all_variants
 from exochess.web.compute.enginepool import EnginePool
 
 
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--variants", default="fugue,interweave,rebelfury")
+    parser.add_argument("--variants", default=",".join(v.name for v in all_variants()))  # every game
     parser.add_argument("--tries", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)

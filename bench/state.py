@@ -26,12 +26,14 @@ import time
 from pathlib import Path
 
 from exochess.board import Board
+from exochess.variants import all_variants
 from exochess.web.domain import Color
 from exochess.web.game.service import GameService
 from exochess.web.live.hub import Hub
 from exochess.web.storage.store import Storage
 
-GAMES = ("fugue", "interweave", "rebelfury")
+GAMES = [variant.name for variant in all_variants()]
+"""Every registered game."""
 
 
 def line(variant: str, plies: int, seed: int) -> list[str]:

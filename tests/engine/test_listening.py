@@ -16,6 +16,7 @@ import pytest
 from exochess import Board
 from exochess.engine import Limits, Searcher
 from exochess.engine.tt import hash_capacity, reclaim, reclaim_wait
+from tests.helpers import game_names
 
 TIMEOUT_S = 120.0
 
@@ -60,7 +61,9 @@ class Engine:
         assert "Traceback" not in self.proc.stderr.read()
 
 
-@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+# Not marked generic: the engine process knows the installed games only, not one a test
+# registers (``pytest --toy-game``); in the ordinary run it goes over every registered game.
+@pytest.mark.parametrize("variant", game_names())
 def test_isready_and_stop_are_answered_during_an_infinite_search(variant: str) -> None:
     engine = Engine()
     try:
@@ -113,7 +116,8 @@ def test_hash_option_is_listed_and_checked() -> None:
         engine.close()
 
 
-@pytest.mark.parametrize("variant", ["fugue", "interweave", "rebelfury"])
+@pytest.mark.generic
+@pytest.mark.parametrize("variant", game_names())
 def test_the_tables_keep_to_the_hash_budget(variant: str) -> None:
     searcher = Searcher(hash_mb=1)
     assert searcher.tt.capacity == hash_capacity(1)

@@ -26,6 +26,12 @@ from exochess_lab.match import parse_player
 from tests.engine.test_engine import FORCED_WINS, VARIANTS
 from tests.helpers import random_walk
 
+PASSING_GAMES = [
+    name for name in VARIANTS if Board(name).extra is None and not Board(name).variant.captures_compulsory
+]
+"""The games whose search may pass the turn (the null move, the royal threat test and the late
+move pruning guard play one): neither compulsory captures nor extra state, read from the registry."""
+
 SWITCHES = [
     "aspiration",
     "null_move",
@@ -88,7 +94,7 @@ def test_each_switch_still_finds_the_forced_wins(switch: str, variant: str, fen:
     assert result.mate == plies, (switch, on)
 
 
-@pytest.mark.parametrize("variant", ["fugue", "rebelfury"])
+@pytest.mark.parametrize("variant", PASSING_GAMES)
 def test_push_null_hands_the_turn_over_and_pop_null_restores(variant: str) -> None:
     board = random_walk(variant, random.Random(5), 12)
     fen, key, moves = board.fen(), board.key, list(board.raw_moves())
@@ -127,7 +133,7 @@ def test_a_side_with_fewer_than_two_pieces_never_passes() -> None:
         searcher.board.pop_null()
 
 
-@pytest.mark.parametrize("variant", ["fugue", "rebelfury"])
+@pytest.mark.parametrize("variant", PASSING_GAMES)
 def test_royal_threat_test_agrees_with_the_flipped_position(variant: str) -> None:
     # After each move, the mover "threatens" exactly when, moving again, it has a capture
     # that takes a royal piece: checked against boards built from the FEN with the turn flipped.
@@ -253,7 +259,7 @@ def test_late_move_pruning_never_invents_a_loss(variant: str) -> None:
     assert checked >= 8
 
 
-@pytest.mark.parametrize("variant", ["fugue", "rebelfury"])
+@pytest.mark.parametrize("variant", PASSING_GAMES)
 def test_lmp_guard_sees_an_attacked_piece_as_the_flipped_position_does(variant: str) -> None:
     # "Attacked" is: with the turn handed over, the opponent has a capture taking at least
     # LMP_GUARD_VALUE; checked against boards built from the FEN with the turn flipped (the
@@ -275,7 +281,7 @@ def test_lmp_guard_sees_an_attacked_piece_as_the_flipped_position_does(variant: 
     assert seen[True] and seen[False]
 
 
-@pytest.mark.parametrize("variant", ["fugue", "rebelfury"])
+@pytest.mark.parametrize("variant", PASSING_GAMES)
 def test_lmp_guard_prunes_less_than_late_move_pruning_alone(variant: str) -> None:
     # The guard only ever searches moves that plain late move pruning skips, so over a few
     # positions its trees lie between the pruned and the full ones (summed: one position's

@@ -234,9 +234,11 @@ def test_an_evaluation_is_charged_to_the_account(tmp_path: Path) -> None:
             )
             await until(lambda: pool._queue.held("user:7", ANALYSIS) == 1, "the account's analysis queued")
             with pytest.raises(TooManyEngineJobs):
-                await svc.evaluate_game(live.row.id, seats[Color.WHITE], 100, "10.0.0.9", user_id=7)
+                await svc.computer.evaluate_game(live, seats[Color.WHITE], 7, 100, "10.0.0.9")
             # the same request signed out is the address's, which has its share
-            pending = asyncio.create_task(svc.evaluate_game(live.row.id, seats[Color.WHITE], 100, "10.0.0.9"))
+            pending = asyncio.create_task(
+                svc.computer.evaluate_game(live, seats[Color.WHITE], None, 100, "10.0.0.9")
+            )
             await until(lambda: pool._queue.held("addr:10.0.0.9", ANALYSIS) == 1, "the address's evaluation")
             release.touch()
             assert await asyncio.wait_for(blocker, WAIT_S) == "held"

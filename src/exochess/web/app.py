@@ -175,7 +175,7 @@ def create_app(
         if settings.house_bots:
             # the computer's seats are held by the house bots' accounts (game/newgames.py); a
             # server without an engine still knows them, to decline their challenges
-            await service.start_house_bots()
+            await service.new_games.start_house_bots()
         app.state.dead_games = dead_games = DeadGames(service)
         dead_games.start()
         app.state.bus = bus
@@ -195,7 +195,7 @@ def create_app(
             peers.start()
         if pool is not None:
             app.state.warm_task = asyncio.create_task(pool.warm())
-        await service.resume()
+        await service.recovery.resume()
         reports.start()
         lag_probe = asyncio.create_task(probe_loop_lag())
         metrics.time_garbage_collection()
@@ -214,7 +214,7 @@ def create_app(
             sweep = EngineSweep(
                 shared,
                 storage,
-                service.resume_engine_game,
+                service.recovery.resume_engine_game,
                 every_s=settings.engine_sweep_s,
                 after_s=settings.engine_sweep_after_s,
             )

@@ -17,8 +17,9 @@ So the answer is stored exactly once:
 - a second run of the job (a retry, or two workers) finds the move stored, or loses the
   guarded update, and stores nothing.
 
-Analyses are jobs too; the server that queued one waits for its result, or, for a live
-analysis, follows its iterations on a pub/sub channel (:mod:`exochess.web.game.livestream`).
+Analyses are jobs too (:mod:`exochess.web.game.jobanalysis`); the server that queued one waits
+for its result, or, for a live analysis, follows its iterations on a pub/sub channel
+(:mod:`exochess.web.game.livestream`).
 So are the positions of game reports (:mod:`exochess.web.game.reports`), queued without a lead:
 after every move and analysis queued before them (a running one is not stopped for a move here,
 unlike on one process: it holds its worker for one position's search).
@@ -40,7 +41,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import logging
 import secrets
 import time
@@ -51,32 +51,24 @@ from typing import Any
 
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
-from arq.jobs import Job
 from redis.exceptions import RedisError
 
-from exochess.engine import MAX_MULTIPV
 from exochess.web import metrics
 from exochess.web.compute.enginepool import (
-    ANALYSIS,
     ANALYSIS_CAP_MS,
     LIVE_ANALYSIS_CAP_MS,
     LIVE_LINES,
     MOVE,
     PER_CLIENT_LIMIT,
     QUICK_MOVE_S,
-    REPORT_NODES_PER_S,
     EngineClock,
     PoolStats,
     move_cost,
 )
 from exochess.web.compute.fairshare import MOVES_PER_OWNER, owner_of
-from exochess.web.domain import (
-    EngineBusy,
-    EngineFailed,
-    TooManyEngineJobs,
-)
-from exochess.web.game.jobshare import RedisShare, move_start
-from exochess.web.game.livestream import JOB_PREFIX, LiveFollower, channel_of, request_stop
+from exochess.web.domain import EngineBusy, EngineFailed, TooManyEngineJobs
+from exochess.web.game.jobanalysis import AnalysisJobs
+from exochess.web.game.jobshare import JOB_EXPIRES_S, RedisShare, start_at
 from exochess.web.game.queuestats import QUEUE_NAME, QueueReader
 
 log = logging.getLogger("exochess.web")
@@ -84,15 +76,9 @@ log = logging.getLogger("exochess.web")
 QUEUE_LIMIT = 200
 """Jobs that may wait in the queue; beyond it new computer games and analyses are refused
 (the setting ``EXOCHESS_ENGINE_QUEUE_LIMIT`` sets another bound)."""
-JOB_TIMEOUT_S = 60.0
-"""Longest run of one job in a worker (a level-8 move thinks 3 s, an analysis at most 5 s)."""
-JOB_EXPIRES_S = 7200.0
-"""A job not started this long after it was queued is dropped (its start is put up to an hour
-in the past: see :mod:`exochess.web.game.jobshare`)."""
 LONG_BUDGET_S = 24.0
 """Thinking time the long moves' places add up to in Redis mode (eight level-8 moves: the
 workers are other machines; ``$EXOCHESS_ENGINE_LONG_BUDGET_S`` sets another)."""
-RESULT_POLL_S = 0.05
 ENQUEUE_ATTEMPTS = 60
 """Tries to queue a computer move while Redis is unreachable (about two minutes)."""
 
@@ -105,10 +91,6 @@ def redis_settings(url: str) -> RedisSettings:
     return settings
 
 
-def _at(epoch_s: float) -> dt.datetime:
-    return dt.datetime.fromtimestamp(epoch_s, dt.UTC)
-
-
 def move_job_id(game_id: str, ply: int, texts: list[str]) -> str:
     """The id of the job for the computer's move at ``ply``: the same for every server that asks
     (so it is queued once), different after a takeback changed the moves before it."""
@@ -119,7 +101,8 @@ class JobQueue:
     """The engine backend of a server in Redis mode, beside
     :class:`~exochess.web.compute.enginepool.EnginePool`.
 
-    :meth:`move` queues the job and returns None at once: the worker stores the answer.
+    :meth:`move` queues the job and returns None at once: the worker stores the answer.  The
+    analyses are :attr:`analyses`' (:class:`~exochess.web.game.jobanalysis.AnalysisJobs`).
     """
 
     def __init__(
@@ -138,12 +121,18 @@ class JobQueue:
         self.per_client = per_client
         self.moves_per_owner = moves_per_owner
         self.long_budget_s = long_budget_s
-        self.analysis_cap_ms = analysis_cap_ms
-        self.live_cap_ms = live_cap_ms
-        """Longest thinking time of a live analysis (:meth:`analyse_live`)."""
         self._pool: ArqRedis | None = None
         self._share: RedisShare | None = None
         self._counts: Counter[str] = Counter()
+        self.analyses = AnalysisJobs(
+            self._redis,
+            self.share,
+            self.admit,
+            self._counts,
+            analysis_cap_ms=analysis_cap_ms,
+            live_cap_ms=live_cap_ms,
+        )
+        """Analyses, live analyses and report positions (:mod:`exochess.web.game.jobanalysis`)."""
         self.queue = QueueReader(url)
         """The queue's state as Redis holds it (:mod:`exochess.web.game.queuestats`)."""
         self.announced: Callable[[], Awaitable[None]] | None = None
@@ -308,7 +297,7 @@ class JobQueue:
                     budget,
                     owner,
                     _job_id=job_id,
-                    _defer_until=_at(move_start(position, cost, MOVE)),
+                    _defer_until=start_at(position, cost, MOVE),
                     _expires=JOB_EXPIRES_S,
                 )
             except (TooManyEngineJobs, EngineBusy):  # refused: nothing was queued
@@ -325,6 +314,8 @@ class JobQueue:
         metrics.ERRORS.labels("engine").inc()
         raise EngineFailed("the engine queue is unreachable")
 
+    # --- analyses: :class:`~exochess.web.game.jobanalysis.AnalysisJobs` runs them ----------
+
     async def analyse(
         self,
         variant: str,
@@ -335,57 +326,12 @@ class JobQueue:
         *,
         owner: str | None = None,
     ) -> dict[str, Any]:
-        """An analysis run by a worker, charged to ``owner`` (else the address ``client``); this
-        server waits for its result."""
-        await self.admit()
-        movetime_ms = max(1, min(movetime_ms, self.analysis_cap_ms))
-        owner = owner or owner_of(None, client or "?")
-        job_id = f"analysis:{secrets.token_hex(8)}"
-        try:
-            position = await (await self.share()).enter(owner, ANALYSIS, job_id, movetime_ms / 1000)
-        except TooManyEngineJobs:
-            self._counts["refused"] += 1
-            raise
-        except (RedisError, OSError) as exc:
-            raise EngineFailed("the engine queue is unreachable; try again") from exc
-        try:
-            redis = await self._redis()
-            job: Job | None = await redis.enqueue_job(
-                "engine_analysis",
-                variant,
-                start_fen,
-                list(texts),
-                movetime_ms,
-                time.time(),
-                owner,
-                _job_id=job_id,
-                _expires=JOB_EXPIRES_S,
-                _defer_until=_at(move_start(position, movetime_ms / 1000, ANALYSIS)),
-            )
-            assert job is not None  # a fresh random id is never taken
-            result: dict[str, Any] = await job.result(
-                timeout=movetime_ms / 1000 + JOB_TIMEOUT_S, poll_delay=RESULT_POLL_S
-            )
-            self._counts["completed"] += 1
-            return result
-        except (RedisError, OSError, TimeoutError) as exc:
-            metrics.ERRORS.labels("engine").inc()
-            raise EngineFailed("the engine did not answer; try again") from exc
-        finally:
-            with contextlib.suppress(RedisError, OSError, EngineFailed):
-                await (await self.share()).leave(owner, ANALYSIS, job_id)
+        """An analysis run by a worker, this server waiting for it (:meth:`AnalysisJobs.analyse`)."""
+        return await self.analyses.analyse(variant, start_fen, texts, movetime_ms, client, owner=owner)
 
     async def check_analysis(self, owner: str) -> None:
-        """Raise the refusal (:class:`TooManyEngineJobs`, :class:`EngineBusy`) that an analysis
-        for ``owner`` would meet now, queueing nothing."""
-        await self.admit()
-        try:
-            await (await self.share()).check(owner, ANALYSIS, self.live_cap_ms / 1000)
-        except TooManyEngineJobs:
-            self._counts["refused"] += 1
-            raise
-        except (RedisError, OSError) as exc:
-            raise EngineFailed("the engine queue is unreachable; try again") from exc
+        """The refusal an analysis for ``owner`` would meet now (:meth:`AnalysisJobs.check_analysis`)."""
+        await self.analyses.check_analysis(owner)
 
     async def analyse_live(
         self,
@@ -398,100 +344,16 @@ class JobQueue:
         multipv: int = LIVE_LINES,
         movetime_ms: int | None = None,
     ) -> str:
-        """A live analysis run by a worker, each completed iteration sent to ``on_info`` as it
-        comes over Redis pub/sub (:mod:`exochess.web.game.livestream`), for at most
-        :attr:`live_cap_ms`; returns why it ended (``finished`` or ``stopped``).  Charged to
-        ``owner`` like :meth:`analyse`; cancelling the awaiting task stops the worker's search
-        and returns once the worker has confirmed it (or after a short wait)."""
-        await self.admit()
-        movetime_ms = max(1, min(movetime_ms or self.live_cap_ms, self.live_cap_ms))
-        multipv = max(1, min(multipv, MAX_MULTIPV))
-        stream_id = secrets.token_hex(8)
-        job_id = JOB_PREFIX + stream_id
-        redis: ArqRedis | None = None
-        pubsub = None
-        follower: LiveFollower | None = None
-        try:
-            try:
-                position = await (await self.share()).enter(owner, ANALYSIS, job_id, movetime_ms / 1000)
-            except TooManyEngineJobs:
-                self._counts["refused"] += 1
-                raise
-            redis = await self._redis()
-            pubsub = redis.pubsub()
-            # subscribed before the job is queued: none of its updates can be missed
-            await pubsub.subscribe(channel_of(stream_id))
-            follower = LiveFollower(pubsub, movetime_ms)
-            job: Job | None = await redis.enqueue_job(
-                "engine_live_analysis",
-                stream_id,
-                variant,
-                start_fen,
-                list(texts),
-                movetime_ms,
-                multipv,
-                time.time(),
-                owner,
-                _job_id=job_id,
-                _expires=JOB_EXPIRES_S,
-                _defer_until=_at(move_start(position, movetime_ms / 1000, ANALYSIS)),
-            )
-            assert job is not None  # a fresh random id is never taken
-            reason = await follower.follow(on_info)
-            self._counts["completed"] += 1
-            return reason
-        except asyncio.CancelledError:
-            # stopped by its viewer: the worker's search stops, and the viewer's next start
-            # finds the worker free once it says so
-            if redis is not None:
-                with contextlib.suppress(RedisError, OSError):
-                    await request_stop(redis, stream_id, movetime_ms / 1000 + JOB_TIMEOUT_S)
-                    if follower is not None:
-                        await follower.wait_stopped()
-            raise
-        except (EngineBusy, EngineFailed):
-            if redis is not None:  # given up: a worker that takes it later skips it
-                with contextlib.suppress(RedisError, OSError):
-                    await request_stop(redis, stream_id, movetime_ms / 1000 + JOB_TIMEOUT_S)
-            raise
-        except (RedisError, OSError) as exc:
-            metrics.ERRORS.labels("engine").inc()
-            raise EngineFailed("the engine did not answer; try again") from exc
-        finally:
-            if pubsub is not None:
-                with contextlib.suppress(RedisError, OSError):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
-            with contextlib.suppress(RedisError, OSError, EngineFailed):
-                await (await self.share()).leave(owner, ANALYSIS, job_id)
+        """A live analysis run by a worker, followed over pub/sub (:meth:`AnalysisJobs.analyse_live`)."""
+        return await self.analyses.analyse_live(
+            variant, start_fen, texts, on_info, owner=owner, multipv=multipv, movetime_ms=movetime_ms
+        )
 
     async def report_position(
         self, variant: str, start_fen: str, texts: list[str], nodes: int, *, owner: str
     ) -> dict[str, Any]:
-        """One position of a game report, run by a worker after the moves and analyses queued
-        before it (no lead: see the module docstring); this server waits for its result."""
-        job_id = f"report:{secrets.token_hex(8)}"
-        budget_s = max(1, nodes) / REPORT_NODES_PER_S
-        try:
-            redis = await self._redis()
-            job: Job | None = await redis.enqueue_job(
-                "engine_report_position",
-                variant,
-                start_fen,
-                list(texts),
-                nodes,
-                time.time(),
-                _job_id=job_id,
-                _expires=JOB_EXPIRES_S,
-            )
-            assert job is not None  # a fresh random id is never taken
-            result: dict[str, Any] = await job.result(
-                timeout=budget_s + JOB_TIMEOUT_S, poll_delay=RESULT_POLL_S
-            )
-        except (RedisError, OSError, TimeoutError) as exc:
-            metrics.ERRORS.labels("engine").inc()
-            raise EngineFailed("the engine did not answer; try again") from exc
-        self._counts["completed"] += 1
-        return result
+        """One position of a game report (:meth:`AnalysisJobs.report_position`)."""
+        return await self.analyses.report_position(variant, start_fen, texts, nodes, owner=owner)
 
     async def idle(self) -> bool:
         """Whether the queue is empty (no move or analysis waits or runs); False while Redis is away."""

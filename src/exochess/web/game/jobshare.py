@@ -21,6 +21,7 @@ The scripts are short and run atomically in Redis (one round trip each).
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import time
 from typing import Any
@@ -38,6 +39,11 @@ MOVE_LEAD_S = 3600.0
 ANALYSIS_LEAD_S = 600.0
 """The same for an analysis: in the past too, so that an owner's later turns are an order, not
 a wait (arq starts no job before its time)."""
+JOB_TIMEOUT_S = 60.0
+"""Longest run of one job in a worker (a level-8 move thinks 3 s, an analysis at most 5 s)."""
+JOB_EXPIRES_S = 7200.0
+"""A job not started this long after it was queued is dropped (its start is put up to an hour
+in the past: :data:`MOVE_LEAD_S`)."""
 
 _ENTER = """
 local now = tonumber(ARGV[1])
@@ -231,3 +237,8 @@ def move_start(position: int, cost_s: float, kind: str) -> float:
     analysis), an owner's ``position``-th waiting job that many turns later."""
     lead = MOVE_LEAD_S if kind == MOVE else ANALYSIS_LEAD_S
     return time.time() - lead + position * max(cost_s, 0.05)
+
+
+def start_at(position: int, cost_s: float, kind: str) -> dt.datetime:
+    """:func:`move_start` as the time arq is given (``_defer_until``)."""
+    return dt.datetime.fromtimestamp(move_start(position, cost_s, kind), dt.UTC)

@@ -17,6 +17,7 @@ from exochess.board import Board
 from exochess.errors import FenError, UnknownVariantError
 from exochess.variant import Variant
 from exochess.variants import find_variant
+from exochess.web.accounts.bots import house_accounts
 from exochess.web.accounts.users import User
 from exochess.web.compute.enginepool import RANDOM_LEVEL, EngineBackend
 from exochess.web.domain import (
@@ -70,6 +71,10 @@ class NewGames:
         self.house: dict[int, User] = {}
         """The house bots' accounts by level (none until the server starts them): the account
         that holds a computer seat at that level."""
+
+    async def start_house_bots(self) -> None:
+        """Make (or find) the house bots' accounts, which then hold the computer's seats."""
+        self.house = await self.db.call(house_accounts, self.storage.engine)
 
     def house_level(self, user_id: int | None) -> int | None:
         """The level the account ``user_id`` plays if it is a house bot, else None."""

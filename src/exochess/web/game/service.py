@@ -8,20 +8,19 @@ sends their state (:mod:`.reader`), moves (:mod:`.moves`, through the database k
 :class:`~exochess.web.storage.movestore.MoveStore`), endings (:mod:`.finisher`),
 takebacks and rematches (:mod:`.takebacks`), berserk (:mod:`.berserk`), the computer
 (:mod:`.computer`), other servers' moves (:mod:`.sync`), deadlines (:mod:`.clockwatch`), new
-games (:mod:`.newgames`) and what the watchers are sent (:mod:`.jsonview`).  Collaborators
-never call one another.
+games and house bots (:mod:`.newgames`), games picked up after a start (:mod:`.recovery`) and
+what the watchers are sent (:mod:`.jsonview`).  Collaborators never call one another; what
+changes no game (an evaluation, a house bot's level) is asked of its collaborator directly.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from exochess.web import metrics
-from exochess.web.accounts.bots import house_accounts
 from exochess.web.accounts.ratings import apply_game_result
 from exochess.web.compute.cpuwork import CpuWork
 from exochess.web.compute.enginepool import EngineBackend
@@ -50,6 +49,7 @@ from exochess.web.game.live import LiveGame
 from exochess.web.game.moves import MovePlayer
 from exochess.web.game.newgames import Created, NewGames
 from exochess.web.game.reader import GameReader
+from exochess.web.game.recovery import Recovery
 from exochess.web.game.sync import ClusterSync
 from exochess.web.game.takebacks import Rematcher, Takebacker, check_action
 from exochess.web.game.timecontrol import NO_CLOCK, TimeControl
@@ -60,7 +60,6 @@ from exochess.web.storage.store import ConflictError, Storage
 from exochess.web.storage.store import now as storage_now
 from exochess.web.storage.threads import DbThreads
 
-log = logging.getLogger("exochess.web")
 T = TypeVar("T")
 
 
@@ -117,6 +116,7 @@ class GameService:
             self.clocks.arm,
             self.computer.schedule,
         )
+        self.recovery = Recovery(storage, self._db, self.get, self.computer.schedule, self.sync.changed)
 
     async def db(self, fn: Callable[..., T], *args: Any, urgent: bool = False) -> T:
         """Run a storage call in a database thread (see :meth:`DbThreads.call`)."""
@@ -254,14 +254,6 @@ class GameService:
             engine,
         )
         return await self._started(made), made.secrets
-
-    async def start_house_bots(self) -> None:
-        """Make (or find) the house bots' accounts, which then hold the computer's seats."""
-        self.new_games.house = await self.db(house_accounts, self.storage.engine)
-
-    def house_level(self, user_id: int | None) -> int | None:
-        """The computer's level the account ``user_id`` plays if it is a house bot, else None."""
-        return self.new_games.house_level(user_id)
 
     async def _started(self, made: Created) -> LiveGame:
         live = await self.get(made.game_id)
@@ -406,38 +398,3 @@ class GameService:
         self.computer.schedule(new)
         await self.reader.publish(live)
         return new, seat.other, secret or None
-
-    # --- the computer --------------------------------------------------------------------
-
-    async def resume(self) -> None:
-        """After a start: let the computer move in every game waiting for it, judge every
-        unfinished timed game now (a deadline that passed while the server was down ends its
-        game) and watch the others' deadlines (reading a game does both)."""
-        for what, ids in (
-            ("resume", self.storage.active_engine_games),
-            ("watch the clock of", self.storage.active_timed_games),
-        ):
-            for game_id in await self.db(ids):
-                try:  # (scheduling does nothing unless the computer is to move and not thinking)
-                    self.computer.schedule(await self.get(game_id))
-                except Exception:
-                    log.exception("cannot %s game %s", what, game_id)
-
-    async def resume_engine_game(self, game_id: str) -> None:
-        """Queue the computer's move in ``game_id`` if it waits for one (the engine sweep of
-        Redis mode: the server that stored the player's move may have died before queueing it);
-        the game is read again first, since that change was never announced."""
-        await self.on_remote_change(game_id, True, False)
-        self.computer.schedule(await self.get(game_id))
-
-    async def evaluate_game(
-        self,
-        game_id: str,
-        secret: str | None,
-        movetime_ms: int,
-        client: str | None = None,
-        user_id: int | None = None,
-    ) -> dict[str, Any]:
-        """The engine's view of a game's current position (see :meth:`Computer.evaluate_game`)."""
-        live = await self.get(game_id)
-        return await self.computer.evaluate_game(live, secret, user_id, movetime_ms, client)

@@ -46,11 +46,10 @@ from exochess.web.domain import (
 )
 from exochess.web.game.clock import Clock, Timing
 from exochess.web.game.jobs import (
-    JOB_TIMEOUT_S,
     LONG_BUDGET_S,
     move_job_id,
 )
-from exochess.web.game.jobshare import RedisShare
+from exochess.web.game.jobshare import JOB_TIMEOUT_S, RedisShare
 from exochess.web.game.livestream import engine_live_analysis
 from exochess.web.game.positions import reason_text
 from exochess.web.game.queuestats import QUEUE_NAME

@@ -225,9 +225,10 @@ async def evaluate(
 ) -> dict[str, Any]:
     """The engine's view of the game: for its players (``secret``) while a game against the
     computer lasts, then for anyone; never while a game between people is on (403)."""
-    refuse_engine_help((await service.get(game_id)).row)
+    live = await service.get(game_id)
+    refuse_engine_help(live.row)
     secret = body.secret if body is not None else None
-    work = service.evaluate_game(game_id, secret, EVALUATE_MS, client_address(request), _uid(request))
+    work = service.computer.evaluate_game(live, secret, _uid(request), EVALUATE_MS, client_address(request))
     return await unless_disconnected(request, work)
 
 

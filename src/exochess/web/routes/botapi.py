@@ -31,7 +31,7 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
-from exochess.variants import all_variants
+from exochess.variants import all_variants, names_text
 from exochess.web.accounts.bots import bot_accounts, upgrade_to_bot
 from exochess.web.accounts.ratings import BOT_TITLE
 from exochess.web.accounts.tokens import SCOPES, ApiTokens, TokenNotFound, check_scopes
@@ -168,7 +168,7 @@ async def _online_bots(request: Request, service: Any) -> list[dict[str, Any]]:
     online = await _events(request).online([b.id for b in bots])
     # a house bot is the server's own engine: there whenever the server plays the computer
     if service.pool is not None:
-        online |= {b.id for b in bots if service.house_level(b.id) is not None}
+        online |= {b.id for b in bots if service.new_games.house_level(b.id) is not None}
     return [
         {"id": b.name.lower(), "username": b.name, "title": BOT_TITLE, "online": b.id in online} for b in bots
     ]
@@ -528,7 +528,7 @@ CHALLENGE_BODY = {
                     "properties": {
                         "variant": {
                             "type": "string",
-                            "description": "a game's name: fugue, interweave, rebelfury",
+                            "description": f"a game's name: {names_text()}",
                         },
                         "clock.limit": {"type": "integer", "description": "seconds per side (real time)"},
                         "clock.increment": {"type": "integer", "description": "seconds added per move"},

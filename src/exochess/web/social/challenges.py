@@ -209,7 +209,7 @@ class DirectChallenges:
             raise Conflict(exc.template, **exc.params) from exc
         data = await self.to_json(row)
         await self._tell_both(row, {"type": "challenge", "challenge": data})
-        level = self.service.house_level(dest.id)
+        level = self.service.new_games.house_level(dest.id)
         if level is not None:
             await self._house_answer(row, dest, level, time_control)
         return data

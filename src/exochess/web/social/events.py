@@ -202,7 +202,7 @@ class UserEvents:
         for color in Color:
             user_id = live.row.user_of(color)
             # a house bot has no stream to tell: the server plays it (its engine seat)
-            if user_id is not None and self.service.house_level(user_id) is None:
+            if user_id is not None and self.service.new_games.house_level(user_id) is None:
                 try:
                     await self.emit(user_id, {"type": kind, "game": game_json(live, color, state)})
                 except Exception:  # one account's stream must not stop the other's event

@@ -19,7 +19,7 @@ COMPILED := build/compiled
 WHEELS := build/wheels
 EXPECT_BUILD := $(if $(shell command -v cc),compiled,pure)
 
-.PHONY: run cluster test lint typecheck unit unit-compiled compiled bench ladder chromium pre-commit clean \
+.PHONY: run cluster test lint typecheck unit unit-compiled unit-search-pure compiled bench ladder chromium pre-commit clean \
 	messages messages-check format lock
 
 $(BIN)/python:
@@ -116,14 +116,35 @@ typecheck: $(DEV_STAMP)
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 PYTEST := $(BIN)/pytest -n $(TEST_JOBS) --dist loadfile
 
-unit: $(DEV_STAMP) chromium
-	EXOCHESS_EXPECT_BUILD=pure $(PYTEST)
+#
+# Each test runs where it tells something (the whole suite on both builds took CI over its 30
+# minutes on 2 cores):
+# - the pure build runs everything but the engine's search tests (marker `search`: search
+#   features, matches, puzzle mining), which are the same source on both builds and run on the
+#   production build, the compiled one (`make unit-search-pure` runs them on the pure build);
+# - the compiled build runs the library's suites (rules, perft, engine, formats, CLI, lessons,
+#   pairings), README's doctests, and the web tests where the server calls into compiled code
+#   (COMPILED_WEB: the engine pool and workers, computer games, analysis, reports, puzzles,
+#   house bots, the legal-move view and the largest boards).  The web layer is not compiled
+#   (setup.py), so its other tests would only run the same code again, as would the toy
+#   game's generic suite (a game of plain Python) and the Redis-mode tests (tests/cluster).
+#   src/'s doctests stay on the pure build: pytest imports those files by path, which would
+#   load the sources beside the compiled package.
+COMPILED_WEB := tests/web/test_web_enginepool.py tests/web/test_web_engine_limits.py \
+	tests/web/test_web_computer_clock.py tests/web/test_web_live_analysis.py tests/web/test_web_reports.py \
+	tests/web/test_web_puzzles_api.py tests/web/test_web_housebots.py tests/web/test_web_legalview.py \
+	tests/web/test_web_large_positions.py tests/web/test_web_browser_large.py
 
-# The same suite on the compiled build, but for the doctests of src/ (pytest imports those
-# files by path, which would load the sources beside the compiled package).
+unit: $(DEV_STAMP) chromium
+	EXOCHESS_EXPECT_BUILD=pure $(PYTEST) -m "not search"
+
 unit-compiled: $(DEV_STAMP) compiled chromium
 	EXOCHESS_EXPECT_BUILD=$(EXPECT_BUILD) PYTHONPATH=$(COMPILED) \
-		$(PYTEST) -p no:cacheprovider tests README.md
+		$(PYTEST) -p no:cacheprovider tests --ignore=tests/web --ignore=tests/cluster \
+		--ignore=tests/variants/toy $(COMPILED_WEB) README.md
+
+unit-search-pure: $(DEV_STAMP)
+	EXOCHESS_EXPECT_BUILD=pure $(PYTEST) -m search tests
 
 test: lint typecheck unit unit-compiled
 

@@ -13,6 +13,8 @@ import pytest
 from exochess.pgn import read_games
 from exochess_lab.record import read_record
 
+pytestmark = pytest.mark.search  # compiled build only in make test (pyproject.toml's markers)
+
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

@@ -27,6 +27,8 @@ from exochess_lab.match import (
 from exochess_lab.sprt import Sprt
 from tests.helpers import game_names
 
+pytestmark = pytest.mark.search  # compiled build only in make test (pyproject.toml's markers)
+
 ENGINE = f"{shlex.quote(sys.executable)} -m exochess.cli.main engine"
 """This checkout's ``exochess engine``, as a command line (the installed script may be another build)."""
 

@@ -18,6 +18,8 @@ from exochess.puzzles import check_puzzle, read_puzzles
 from exochess_lab.puzzlegen import Found, MiningSettings, Rejected, Task, examine, mine, unique_win
 from exochess_lab.puzzlerun import run, settings_file
 
+pytestmark = pytest.mark.search  # compiled build only in make test (pyproject.toml's markers)
+
 SMALL = {"screen_nodes": 400, "confirm_nodes": 4000}
 
 

@@ -31,6 +31,7 @@ PASSING_GAMES = [
 ]
 """The games whose search may pass the turn (the null move, the royal threat test and the late
 move pruning guard play one): neither compulsory captures nor extra state, read from the registry."""
+pytestmark = pytest.mark.search  # compiled build only in make test (pyproject.toml's markers)
 
 SWITCHES = [
     "aspiration",

@@ -86,6 +86,11 @@ export class LessonPage {
     this.$("#hint").textContent = this.exercise().hint;
     this.$("#explanation").hidden = true;
     this.$("#task").textContent = this.exercise().task;
+    // an exercise that starts in the middle of a game lists the moves already played (they
+    // count for the repetition rules)
+    const history = this.exercise().history || [];
+    this.$("#history").textContent = history.length ? t("Moves already played: {moves}", { moves: history.join(" ") }) : "";
+    this.$("#history").hidden = !history.length;
     this.drawSteps();
     this.restart();
     announce(this.$("#announce"), t("Exercise {n} of {count}: {task}", { n: index + 1, count: this.lesson.exercises.length, task: this.exercise().task }));

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from exochess.lessons import load_course, solve
-from tests.web.test_web_browser_lessons import TIMEOUT, enter, said_after_the_move
 from tests.web.test_web_browser import shot
+from tests.web.test_web_browser_lessons import TIMEOUT, enter, said_after_the_move
 
 GAME = "rebelfury"
 PHONE = {"width": 390, "height": 844}

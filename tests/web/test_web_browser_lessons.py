@@ -291,7 +291,9 @@ def test_an_exercise_is_solved_with_the_keyboard_alone(page: Any) -> None:
     page.keyboard.press("Enter")
     assert "selected" in (page.locator('#board rect.sq[data-square="d4"]').get_attribute("aria-label") or "")
     go_to("d5")
-    assert "capture here" in (page.locator('#board rect.sq[data-square="d5"]').get_attribute("aria-label") or "")
+    assert "capture here" in (
+        page.locator('#board rect.sq[data-square="d5"]').get_attribute("aria-label") or ""
+    )
     page.keyboard.press("Space")
     page.wait_for_selector('#lesson[data-exercise="1"][data-status="solved"]', timeout=TIMEOUT)
     said = said_after_the_move(page)
@@ -379,6 +381,7 @@ def test_an_exercise_in_the_middle_of_a_game_lists_the_moves_played(page: Any) -
     assert not history.is_hidden()
     assert " ".join(stage.exercises[0].history) in history.inner_text()
     assert page.locator("#lesson").get_attribute("data-fen") == "1ik5/PPpI4/8/8/8/8/8/6K1 w"
+    shot(page, "lesson-history")
     enter(page, "g1-h1", 1)  # Black's only answer repeats the first position a third time
     page.wait_for_selector('#lesson[data-exercise="1"][data-status="solved"]', timeout=TIMEOUT)
     page.click("#next")

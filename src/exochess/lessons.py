@@ -102,6 +102,9 @@ class Exercise:
     task: Text
     hint: Text
     explanation: Text
+    history: tuple[str, ...] = ()
+    """Moves already played from ``fen`` before the learner's first move: the game's past, which
+    counts for repetition (the learner is the side to move after them)."""
 
 
 @dataclass(frozen=True)
@@ -278,6 +281,20 @@ def parse_exercise(variant: Variant, data: Any, where: str) -> Exercise:
             Move.from_text(reply)
         except ExochessError as exc:
             raise LessonError(f"{where}: reply {reply!r}: {exc}") from exc
+    history = data.get("history", [])
+    _need(
+        isinstance(history, list) and all(isinstance(h, str) for h in history),
+        where,
+        "'history' must be a list of move texts",
+    )
+    board = _board(variant, data["fen"], where)
+    for text in history:  # a few moves: checking them here names a bad one at load time
+        _need(not board.is_game_over(), where, f"'history': the game is over before {text!r}")
+        try:
+            board.push(board.parse_move(text))
+        except ExochessError as exc:
+            raise LessonError(f"{where}: 'history' move {text!r}: {exc}") from exc
+    _need(not board.is_game_over(), where, "'history': the game is over after it")
     return Exercise(
         fen=data["fen"],
         goal=parse_goal(variant, data.get("goal"), f"{where}.goal"),
@@ -287,6 +304,7 @@ def parse_exercise(variant: Variant, data: Any, where: str) -> Exercise:
         task=_text(data.get("task"), f"{where}.task"),
         hint=_text(data.get("hint"), f"{where}.hint"),
         explanation=_text(data.get("explanation"), f"{where}.explanation"),
+        history=tuple(history),
     )
 
 
@@ -480,8 +498,30 @@ class Attempt:
     """Why the attempt failed (English; ``too many moves``, ``game over``)."""
 
 
-def _replayed(variant: str | Variant, exercise: Exercise, line: Sequence[str]) -> tuple[Board, Tracker]:
+def start(variant: str | Variant, exercise: Exercise) -> Board:
+    """The position the learner starts from: ``fen`` with the exercise's ``history`` played (so
+    the board knows the positions already seen, for the repetition rules)."""
     board = Board(variant, fen=exercise.fen)
+    for text in exercise.history:
+        board.push(board.parse_move(text))
+    return board
+
+
+def lost(board: Board, learner: bool) -> bool:
+    """Whether the game is over and the learner did not win it (a move that loses, by a third
+    repetition for instance, never reaches a goal)."""
+    outcome = board.outcome()
+    return outcome is not None and outcome.winner != learner
+
+
+def won_by_reply(goal: Goal, board: Board, learner: bool) -> bool:
+    """Whether an opponent's reply has just lost the game and the goal is to win: the opponent,
+    left with nothing else, made a position for the third time (the learner's win)."""
+    return goal.type == "win" and reached(goal, board, Tracker(board), learner)
+
+
+def _replayed(variant: str | Variant, exercise: Exercise, line: Sequence[str]) -> tuple[Board, Tracker]:
+    board = start(variant, exercise)
     tracker = Tracker(board)
     for text in line:
         move = board.parse_move(text)
@@ -506,22 +546,30 @@ def play(variant: str | Variant, exercise: Exercise, moves: Sequence[str]) -> At
         tracker.follow(move)
         attempt.used += 1
         attempt.line.append(str(move))
-        if reached(exercise.goal, board, tracker, learner):
+        if lost(board, learner):
+            attempt.status, attempt.reason = FAILED, "game over"
+        elif reached(exercise.goal, board, tracker, learner):
             attempt.status = SOLVED
         elif board.is_game_over():
             attempt.status, attempt.reason = FAILED, "game over"
-        elif attempt.used >= exercise.limit:
-            attempt.status, attempt.reason = FAILED, "too many moves"
         else:
             answer = reply(exercise, board)
             if answer is None:  # cannot happen: the game would be over
                 attempt.status, attempt.reason = FAILED, "game over"
                 continue
             board.push(answer)
-            tracker.follow(answer)
-            attempt.line.append(str(answer))
-            if board.is_game_over():
-                attempt.status, attempt.reason = FAILED, "game over"
+            if won_by_reply(exercise.goal, board, learner):  # even after the last allowed move
+                tracker.follow(answer)
+                attempt.line.append(str(answer))
+                attempt.status = SOLVED
+            elif attempt.used >= exercise.limit:  # out of moves: the reply is not played
+                board.pop()
+                attempt.status, attempt.reason = FAILED, "too many moves"
+            else:
+                tracker.follow(answer)
+                attempt.line.append(str(answer))
+                if board.is_game_over():
+                    attempt.status, attempt.reason = FAILED, "game over"
     return attempt
 
 
@@ -533,16 +581,22 @@ def _lines(
         board.push(move)
         after = tracker.copy()
         after.follow(move)
-        if reached(exercise.goal, board, after, learner):
+        if not lost(board, learner) and reached(exercise.goal, board, after, learner):
             board.pop()
             yield [str(move)]
             continue
-        if left > 1 and not board.is_game_over():
+        # at the last move only a win can still come, from the reply (a third repetition)
+        if not board.is_game_over() and (left > 1 or exercise.goal.type == "win"):
             answer = reply(exercise, board)
             if answer is not None:
                 board.push(answer)
                 after.follow(answer)
-                if not board.is_game_over():
+                if won_by_reply(exercise.goal, board, learner):
+                    board.pop()
+                    board.pop()
+                    yield [str(move)]
+                    continue
+                if left > 1 and not board.is_game_over():
                     for rest in _lines(exercise, board, after, learner, left - 1):
                         yield [str(move), *rest]
                 board.pop()
@@ -566,7 +620,7 @@ def solvable_after(variant: str | Variant, exercise: Exercise, moves: Sequence[s
     if attempt.status != PLAYING:
         return attempt.status == SOLVED
     board, tracker = _replayed(variant, exercise, attempt.line)
-    learner = Board(variant, fen=exercise.fen).turn
+    learner = start(variant, exercise).turn
     return next(_lines(exercise, board, tracker, learner, exercise.limit - attempt.used), None) is not None
 
 

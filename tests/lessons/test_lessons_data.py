@@ -36,6 +36,7 @@ from exochess.lessons import (
     play,
     solvable_after,
     solve,
+    start,
 )
 from exochess.variants import find_variant
 from exochess_lab.practice import CI_BUDGET, prove
@@ -72,7 +73,7 @@ def test_exercise_is_solved_by_the_library_and_failed_by_a_wrong_move(game: str,
     assert len(line) == exercise.par, f"the shortest solution takes {len(line)} moves, not {exercise.par}"
     attempt = play(game, exercise, line)
     assert attempt.status == SOLVED and attempt.used == exercise.par
-    board = Board(game, fen=exercise.fen)
+    board = start(game, exercise)
     wrong = next(
         (str(m) for m in sorted(board.legal_moves, key=str) if not solvable_after(game, exercise, [str(m)])),
         None,
@@ -192,3 +193,52 @@ def test_a_move_after_the_end_and_an_illegal_move_are_refused() -> None:
 def test_lessons_files_ship_with_the_package() -> None:
     pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8")
     assert '"variants/*/lessons.json"' in pyproject
+
+
+def _stage_exercises(game: str, stage_id: str) -> tuple[Exercise, ...]:
+    course = load_course(game)
+    assert course is not None
+    stage = course.stage(stage_id)
+    assert stage is not None
+    return stage.exercises
+
+
+def test_an_exercise_starts_after_its_history_which_counts_for_repetition() -> None:
+    exercise = _stage_exercises("fugue", "third-repetition")[0]
+    board = start("fugue", exercise)
+    assert len(exercise.history) == 6 and board.ply() == 6
+    # the learner's return makes a position the second time; Black's only answer makes the
+    # game's first position the third time: Black loses, which is the learner's win
+    attempt = play("fugue", exercise, ["g1-h1"])
+    assert attempt.status == SOLVED and attempt.line == ["g1-h1", "b8-a8"]
+    assert attempt.board.outcome() is not None and attempt.board.outcome().winner is True  # type: ignore[union-attr]
+
+
+def test_a_move_that_loses_by_repetition_never_reaches_a_goal() -> None:
+    exercise = _stage_exercises("fugue", "third-repetition")[2]
+    assert exercise.goal.type == "reach"
+    # straight back to h1: the King stands on the goal square, but the move made the game's
+    # first position a third time, so the learner lost
+    attempt = play("fugue", exercise, ["g1-h1"])
+    assert attempt.status == FAILED and attempt.reason == "game over"
+    assert play("fugue", exercise, ["g1-h2", "h2-h1"]).status == SOLVED
+
+
+def test_a_win_by_the_reply_counts_after_the_last_allowed_move() -> None:
+    # Interweave: the Smasher's return is the only move allowed, and Black's forced King step
+    # is the third occurrence of the first position
+    exercise = _stage_exercises("interweave", "end")[2]
+    assert exercise.limit == 1
+    assert play("interweave", exercise, ["b2-a1"]).status == SOLVED
+    wrong = play("interweave", exercise, ["b2-c3"])
+    assert wrong.status == FAILED and wrong.reason == "too many moves"
+    assert wrong.line == ["b2-c3"]  # out of moves: the reply is not played
+
+
+def test_a_bad_history_is_refused_with_the_move_named() -> None:
+    variant = find_variant("fugue")
+    good = json.loads(course_path(variant).read_text(encoding="utf-8"))
+    with pytest.raises(LessonError, match="'history' move 'a1-a9'"):
+        parse_course(variant, _with_exercise(good, history=["a1-a9"]))
+    with pytest.raises(LessonError, match="'history' must be a list"):
+        parse_course(variant, _with_exercise(good, history="d4-d5"))

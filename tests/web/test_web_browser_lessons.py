@@ -1,5 +1,7 @@
 """Browser tests of the lessons: a newcomer takes the first stage of each game with clicks, sees
-the stars and finds them again after a reload; a practice position is won against the computer
+the stars and finds them again after a reload; an exercise is solved with the keyboard alone,
+another by taps on a phone, each move said in the screen-reader region; an exercise that starts in
+the middle of a game lists the moves already played; a practice position is won against the computer
 at its level on the ordinary game page, which then shows the result and a retry; a position to
 hold is held for its moves, the test playing the engine's own choice (a node budget, so the
 same position always gets the same move) against whatever the computer answers.
@@ -17,7 +19,7 @@ from exochess import Board, square_name
 from exochess.lessons import course_path, forced_win, load_course, solve
 from exochess.move import Move
 from exochess.variants import all_variants
-from tests.web.test_web_browser import click, shot
+from tests.web.test_web_browser import center, click, shot
 
 GAMES = [v.name for v in all_variants() if course_path(v).is_file()]
 TIMEOUT = 120_000
@@ -29,6 +31,8 @@ def enter(page: Any, text: str, used: int) -> None:
     piece acting in place is clicked twice); a chooser (promotion, victim) gets the move's text.
     Returns once the lesson has judged it (``used`` learner moves so far)."""
     move = Move.from_text(text)
+    # a long explanation can push "Next" below a phone's screen: clicking it scrolls the board up
+    page.locator("#board").scroll_into_view_if_needed()
     for i, action in enumerate(move.actions):
         if i == 0:
             click(page, square_name(action.from_square))
@@ -177,6 +181,8 @@ def play_on_game_page(page: Any, text: str, ply: int) -> None:
     """Enter ``text`` on the game page with clicks (a chooser gets the move's text) and wait
     until the game has reached ``ply``."""
     move = Move.from_text(text)
+    # a long explanation can push "Next" below a phone's screen: clicking it scrolls the board up
+    page.locator("#board").scroll_into_view_if_needed()
     for i, action in enumerate(move.actions):
         if i == 0:
             click(page, square_name(action.from_square))
@@ -242,3 +248,142 @@ def test_a_first_game_page_offers_the_course(page: Any) -> None:
     page.reload()
     page.wait_for_selector("#game[data-connected='1']", timeout=TIMEOUT)
     assert page.locator("#learn-offer").is_hidden()
+
+
+def said_after_the_move(page: Any) -> str:
+    """The screen-reader region's text once it says the verdict shown in ``#status`` (the page
+    writes it a moment after clearing it, so that the same words twice are read twice)."""
+    page.wait_for_function(
+        "() => { const s = document.querySelector('#status').textContent;"
+        " return s && document.querySelector('#announce').textContent.includes(s); }",
+        timeout=TIMEOUT,
+    )
+    return str(page.locator("#announce").inner_text())
+
+
+def test_an_exercise_is_solved_with_the_keyboard_alone(page: Any) -> None:
+    course = load_course("fugue")
+    assert course is not None
+    stage = course.stage("king")
+    assert stage is not None
+    line = solve("fugue", stage.exercises[0])
+    assert line == ["d4xd5"]
+    page.goto("/learn/fugue/king")
+    page.wait_for_selector('#lesson[data-exercise="1"][data-status="playing"]', timeout=TIMEOUT)
+    # Tab from the top of the page until the board has the focus: one square is in the tab order
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if page.evaluate("!!(document.activeElement && document.activeElement.dataset.square)"):
+            break
+    else:
+        raise AssertionError("Tab never reached the board")
+
+    def go_to(square: str) -> None:
+        cur = page.evaluate("document.activeElement.dataset.square")
+        df, dr = ord(square[0]) - ord(cur[0]), int(square[1:]) - int(cur[1:])
+        for _ in range(abs(df)):
+            page.keyboard.press("ArrowRight" if df > 0 else "ArrowLeft")
+        for _ in range(abs(dr)):
+            page.keyboard.press("ArrowUp" if dr > 0 else "ArrowDown")
+        assert page.evaluate("document.activeElement.dataset.square") == square
+
+    go_to("d4")
+    page.keyboard.press("Enter")
+    assert "selected" in (page.locator('#board rect.sq[data-square="d4"]').get_attribute("aria-label") or "")
+    go_to("d5")
+    assert "capture here" in (
+        page.locator('#board rect.sq[data-square="d5"]').get_attribute("aria-label") or ""
+    )
+    page.keyboard.press("Space")
+    page.wait_for_selector('#lesson[data-exercise="1"][data-status="solved"]', timeout=TIMEOUT)
+    said = said_after_the_move(page)
+    assert "d5" in said and "3 of 3" in said, said  # the move, then the verdict
+    # the focus went to "Next": Enter opens the second exercise, whose task is said
+    assert page.evaluate("document.activeElement.id") == "next"
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#lesson[data-exercise="2"][data-status="playing"]', timeout=TIMEOUT)
+    page.wait_for_function(
+        "task => document.querySelector('#announce').textContent.includes(task)",
+        arg=stage.exercises[1].task.get("en"),
+        timeout=TIMEOUT,
+    )
+
+
+def tap_move(page: Any, text: str, used: int) -> None:
+    """Enter the move ``text`` by tapping its squares (a chooser's button is tapped too), and
+    wait until the lesson has judged it (``used`` learner moves so far)."""
+    move = Move.from_text(text)
+    page.locator("#board").scroll_into_view_if_needed()
+    for i, action in enumerate(move.actions):
+        for square in ([action.from_square] if i == 0 else []) + [action.to_square]:
+            x, y = center(page, square_name(square))
+            page.touchscreen.tap(x, y)
+    page.wait_for_function(
+        "used => document.querySelector('.chooser') || document.querySelector('#lesson').dataset.used === used",
+        arg=str(used),
+        timeout=TIMEOUT,
+    )
+    if page.locator(".chooser").count():
+        for value in (text, str(move.actions[-1])):
+            button = page.locator(f'.chooser button[data-move="{value}"]')
+            if button.count():
+                button.tap()
+                break
+        else:
+            raise AssertionError(f"no choice for {text}")
+        page.wait_for_selector(f'#lesson[data-used="{used}"]', timeout=TIMEOUT)
+
+
+def test_an_exercise_is_solved_by_taps_on_a_phone(browser: Any, server: Any) -> None:
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, base_url=server.url, has_touch=True, is_mobile=True
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    course = load_course("rebelfury")
+    assert course is not None
+    stage = course.stages[0]
+    exercise = stage.exercises[1]  # two Advancer victims at once
+    page.goto(f"/learn/rebelfury/{stage.id}")
+    page.wait_for_selector('#lesson[data-exercise="1"][data-status="playing"]', timeout=TIMEOUT)
+    for used, text in enumerate(solve("rebelfury", stage.exercises[0]) or [], start=1):
+        tap_move(page, text, used)
+    page.wait_for_selector('#lesson[data-exercise="1"][data-status="solved"]', timeout=TIMEOUT)
+    assert said_after_the_move(page)
+    page.locator("#next").tap()
+    page.wait_for_selector('#lesson[data-exercise="2"][data-status="playing"]', timeout=TIMEOUT)
+    # nothing wider than the phone, and the 12x12 board fits its width
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    box = page.locator("#board svg").first.bounding_box()
+    assert box is not None and box["width"] <= 390
+    line = solve("rebelfury", exercise)
+    assert line
+    for used, text in enumerate(line, start=1):
+        tap_move(page, text, used)
+    page.wait_for_selector('#lesson[data-exercise="2"][data-status="solved"]', timeout=TIMEOUT)
+    said = said_after_the_move(page)
+    assert "3 of 3" in said and len(said) > len(page.locator("#status").inner_text()), said
+    shot(page, "lesson-phone-tapped")
+    context.close()
+    assert not errors, errors
+
+
+def test_an_exercise_in_the_middle_of_a_game_lists_the_moves_played(page: Any) -> None:
+    course = load_course("fugue")
+    assert course is not None
+    stage = course.stage("third-repetition")
+    assert stage is not None and stage.exercises[0].history
+    page.goto("/rules/fugue")
+    page.click('a[href="/learn/fugue/third-repetition"]')  # the rules page's "End of the game" links it
+    page.wait_for_selector('#lesson[data-exercise="1"][data-status="playing"]', timeout=TIMEOUT)
+    history = page.locator("#history")
+    assert not history.is_hidden()
+    assert " ".join(stage.exercises[0].history) in history.inner_text()
+    assert page.locator("#lesson").get_attribute("data-fen") == "1ik5/PPpI4/8/8/8/8/8/6K1 w"
+    shot(page, "lesson-history")
+    enter(page, "g1-h1", 1)  # Black's only answer repeats the first position a third time
+    page.wait_for_selector('#lesson[data-exercise="1"][data-status="solved"]', timeout=TIMEOUT)
+    page.click("#next")
+    page.wait_for_selector('#lesson[data-exercise="2"][data-status="playing"]', timeout=TIMEOUT)
+    assert " ".join(stage.exercises[1].history) in history.inner_text()

@@ -126,6 +126,7 @@ async def learn_stage(request: Request, game: str, stage_id: str) -> HTMLRespons
                 "explanation": e.explanation.get(lang),
                 "par": e.par,
                 "limit": e.limit,
+                "history": list(e.history),
             }
             for e in stage.exercises
         ],

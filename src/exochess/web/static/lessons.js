@@ -42,6 +42,7 @@ export class LessonPage {
     /** @type {string[]} */
     this.moves = [];
     this.shown = null;
+    this.intro = "";
     this.index = 0;
     this.spent = 0;
     this.drawSteps();
@@ -86,9 +87,15 @@ export class LessonPage {
     this.$("#hint").textContent = this.exercise().hint;
     this.$("#explanation").hidden = true;
     this.$("#task").textContent = this.exercise().task;
+    // an exercise that starts in the middle of a game lists the moves already played (they
+    // count for the repetition rules)
+    const history = this.exercise().history || [];
+    this.$("#history").textContent = history.length ? t("Moves already played: {moves}", { moves: history.join(" ") }) : "";
+    this.$("#history").hidden = !history.length;
     this.drawSteps();
+    // said with the first position's status (announcing it here would be overwritten by it)
+    this.intro = t("Exercise {n} of {count}: {task}", { n: index + 1, count: this.lesson.exercises.length, task: this.exercise().task });
     this.restart();
-    announce(this.$("#announce"), t("Exercise {n} of {count}: {task}", { n: index + 1, count: this.lesson.exercises.length, task: this.exercise().task }));
   }
 
   restart() {
@@ -160,6 +167,7 @@ export class LessonPage {
       status = ex.limit > 1 ? t("Your move ({used} of {limit} moves used).", { used: reply.used, limit: ex.limit }) : t("Your move.");
     }
     this.$("#status").textContent = status;
+    if (this.intro) { said.unshift(this.intro); this.intro = ""; }
     said.push(status);
     announce(this.$("#announce"), said.join(" "));
   }

@@ -15,6 +15,9 @@ if (event && /^[0-9a-f]{8}$/.test(event)) {
   link.textContent = t("Back to the tournament");
   document.querySelector("main")?.prepend(link);
   let seen = false;
+  // one way back: every later view of the event would start another navigation, which
+  // aborts the one under way (a browser test saw the page's load cut off)
+  let leaving = false;
   const scheme = window.location.protocol === "https:" ? "wss" : "ws";
   new Reconnector(`${scheme}://${window.location.host}/ws/tournaments/${event}`, {
     onOpen() {},
@@ -24,7 +27,10 @@ if (event && /^[0-9a-f]{8}$/.test(event)) {
       const on = data.tournament.playing.some((/** @type {{id: string}} */ g) => g.id === game);
       if (on) seen = true;
       // ?after=: the event's page then takes the player to a pairing made meanwhile
-      else if (seen) setTimeout(() => { window.location.href = `${link.href}?after=${game}`; }, 3000);
+      else if (seen && !leaving) {
+        leaving = true;
+        setTimeout(() => { window.location.href = `${link.href}?after=${game}`; }, 3000);
+      }
     },
     onDown() {},
   }).start();

@@ -232,13 +232,8 @@ class RedisShare:
         return {k.decode(): v.decode() for k, v in places.items()}
 
 
-def move_start(position: int, cost_s: float, kind: str) -> float:
-    """The time (epoch seconds) a job is queued to start: a move an hour early (before every
-    analysis), an owner's ``position``-th waiting job that many turns later."""
-    lead = MOVE_LEAD_S if kind == MOVE else ANALYSIS_LEAD_S
-    return time.time() - lead + position * max(cost_s, 0.05)
-
-
 def start_at(position: int, cost_s: float, kind: str) -> dt.datetime:
-    """:func:`move_start` as the time arq is given (``_defer_until``)."""
-    return dt.datetime.fromtimestamp(move_start(position, cost_s, kind), dt.UTC)
+    """The time a job is queued to start (arq's ``_defer_until``): a move an hour early (before
+    every analysis), an owner's ``position``-th waiting job that many turns later."""
+    lead = MOVE_LEAD_S if kind == MOVE else ANALYSIS_LEAD_S
+    return dt.datetime.fromtimestamp(time.time() - lead + position * max(cost_s, 0.05), dt.UTC)

@@ -4,6 +4,7 @@ import { getJSON } from "/static/api.js";
 import { saveSeat } from "/static/game.js";
 import { t } from "/static/i18n.js";
 import { player, setPlayerName } from "/static/player.js";
+import { titleBadge } from "/static/titlebadge.js";
 
 /**
  * @typedef {{name: string, rating?: number | null, provisional?: boolean, account?: string | null, title?: string | null}} Seat
@@ -39,17 +40,6 @@ export function inRatingRange(challenge, myRatings, spread) {
   if (rating === null || rating === undefined) return false;
   const mine = myRatings[challenge.variant] ? myRatings[challenge.variant].rating : 1500;
   return Math.abs(rating - mine) <= spread;
-}
-
-/**
- * A bot account's title ("BOT"), shown before its name as lichess does.
- * @param {string} title
- */
-function titleBadge(title) {
-  const b = document.createElement("b");
-  b.className = "player-title";
-  b.textContent = `${title} `;
-  return b;
 }
 
 // "1500?" while a rating is provisional, as on lichess.
@@ -288,7 +278,7 @@ export class LobbyPage {
         a.textContent = c.player.name;
         who.replaceChildren(a);
       }
-      if (c.player.title) who.prepend(titleBadge(c.player.title));
+      if (c.player.title) who.prepend(titleBadge(c.player.title), " ");
       this.cell(tr, ratingText(c.player) || "—", "rating");
       this.cell(tr, this.titles[c.variant] || c.variant);
       this.cell(tr, c.time_control.kind === "none" ? tx.unlimited : c.time_control.label);
@@ -333,7 +323,7 @@ export class LobbyPage {
       for (const p of [g.white, g.black]) {
         const who = document.createElement("span");
         who.textContent = p.name || tx.anonymous;
-        if (p.title) who.prepend(titleBadge(p.title));
+        if (p.title) who.prepend(titleBadge(p.title), " ");
         const rating = ratingText(p);
         if (rating) {
           const small = document.createElement("small");

@@ -5,6 +5,7 @@ import { postJSON } from "/static/api.js";
 import { Reconnector } from "/static/connection.js";
 import { t } from "/static/i18n.js";
 import { pageData } from "/static/pagedata.js";
+import { titledName } from "/static/titlebadge.js";
 import { countdown, duration } from "/static/tournamentclock.js";
 
 /** @typedef {{id: string, white: string, black: string, round: number, white_berserk?: boolean,
@@ -34,15 +35,6 @@ function cell(tag, text) {
   const el = document.createElement(tag);
   el.textContent = text;
   return el;
-}
-
-/** A player's name with its title before it (``BOT`` for a bot account), as elsewhere on the
- * site. @param {string} text @param {string | null | undefined} title @returns {Node[]} */
-function titled(text, title) {
-  if (!title) return [document.createTextNode(text)];
-  const mark = cell("b", title);
-  mark.className = "player-title";
-  return [mark, document.createTextNode(` ${text}`)];
 }
 
 // An arena line's games: each game's points, a berserked one marked ⚡ (its bonus point, when
@@ -106,7 +98,7 @@ function render() {
       : [String(line.rank), name, String(line.rating), String(line.score), String(line.buchholz_cut1),
          String(line.buchholz), String(line.sonneborn_berger)];
     tr.replaceChildren(...cells.map((c) => cell("td", c)));
-    tr.children[1].replaceChildren(...titled(name, line.title));
+    tr.children[1].replaceChildren(...titledName(name, line.title));
     return tr;
   }));
   const podium = /** @type {HTMLElement} */ (document.getElementById("tournament-podium"));
@@ -118,9 +110,9 @@ function render() {
     const a = document.createElement("a");
     a.href = `/game/${g.id}`;
     a.replaceChildren(
-      ...titled(`${g.white}${g.white_berserk ? " ⚡" : ""}`, g.white_title),
+      ...titledName(`${g.white}${g.white_berserk ? " ⚡" : ""}`, g.white_title),
       document.createTextNode(" – "),
-      ...titled(`${g.black}${g.black_berserk ? " ⚡" : ""}`, g.black_title),
+      ...titledName(`${g.black}${g.black_berserk ? " ⚡" : ""}`, g.black_title),
     );
     if (g.white === me || g.black === me) a.classList.add("mine");
     li.append(a);

@@ -26,17 +26,20 @@ TIMEOUT = 120_000
 """Generous: on a crowded machine a new game against the computer took 20 s to create."""
 
 
-def enter(page: Any, text: str, used: int) -> None:
-    """Enter the move ``text`` with clicks: each action from its square to its destination (a
-    piece acting in place is clicked twice); a chooser (promotion, victim) gets the move's text.
-    Returns once the lesson has judged it (``used`` learner moves so far)."""
+def enter(page: Any, text: str, used: int, *, touch: bool = False) -> None:
+    """Enter the move ``text`` with clicks (taps with ``touch``, on a phone's touch screen):
+    each action from its square to its destination (a piece acting in place is pressed twice);
+    a chooser (promotion, victim) gets the move's text.  Returns once the lesson has judged it
+    (``used`` learner moves so far)."""
     move = Move.from_text(text)
     # a long explanation can push "Next" below a phone's screen: clicking it scrolls the board up
     page.locator("#board").scroll_into_view_if_needed()
     for i, action in enumerate(move.actions):
-        if i == 0:
-            click(page, square_name(action.from_square))
-        click(page, square_name(action.to_square))
+        for square in ([action.from_square] if i == 0 else []) + [action.to_square]:
+            if touch:
+                page.touchscreen.tap(*center(page, square_name(square)))
+            else:
+                click(page, square_name(square))
     page.wait_for_function(
         "used => document.querySelector('.chooser') || document.querySelector('#lesson').dataset.used === used",
         arg=str(used),
@@ -46,7 +49,10 @@ def enter(page: Any, text: str, used: int) -> None:
         for value in (text, str(move.actions[-1])):
             button = page.locator(f'.chooser button[data-move="{value}"]')
             if button.count():
-                button.click()
+                if touch:
+                    button.tap()
+                else:
+                    button.click()
                 break
         else:
             raise AssertionError(f"no choice for {text}")
@@ -309,31 +315,6 @@ def test_an_exercise_is_solved_with_the_keyboard_alone(page: Any) -> None:
     )
 
 
-def tap_move(page: Any, text: str, used: int) -> None:
-    """Enter the move ``text`` by tapping its squares (a chooser's button is tapped too), and
-    wait until the lesson has judged it (``used`` learner moves so far)."""
-    move = Move.from_text(text)
-    page.locator("#board").scroll_into_view_if_needed()
-    for i, action in enumerate(move.actions):
-        for square in ([action.from_square] if i == 0 else []) + [action.to_square]:
-            x, y = center(page, square_name(square))
-            page.touchscreen.tap(x, y)
-    page.wait_for_function(
-        "used => document.querySelector('.chooser') || document.querySelector('#lesson').dataset.used === used",
-        arg=str(used),
-        timeout=TIMEOUT,
-    )
-    if page.locator(".chooser").count():
-        for value in (text, str(move.actions[-1])):
-            button = page.locator(f'.chooser button[data-move="{value}"]')
-            if button.count():
-                button.tap()
-                break
-        else:
-            raise AssertionError(f"no choice for {text}")
-        page.wait_for_selector(f'#lesson[data-used="{used}"]', timeout=TIMEOUT)
-
-
 def test_an_exercise_is_solved_by_taps_on_a_phone(browser: Any, server: Any) -> None:
     context = browser.new_context(
         viewport={"width": 390, "height": 844}, base_url=server.url, has_touch=True, is_mobile=True
@@ -348,7 +329,7 @@ def test_an_exercise_is_solved_by_taps_on_a_phone(browser: Any, server: Any) -> 
     page.goto(f"/learn/rebelfury/{stage.id}")
     page.wait_for_selector('#lesson[data-exercise="1"][data-status="playing"]', timeout=TIMEOUT)
     for used, text in enumerate(solve("rebelfury", stage.exercises[0]) or [], start=1):
-        tap_move(page, text, used)
+        enter(page, text, used, touch=True)
     page.wait_for_selector('#lesson[data-exercise="1"][data-status="solved"]', timeout=TIMEOUT)
     assert said_after_the_move(page)
     page.locator("#next").tap()
@@ -360,7 +341,7 @@ def test_an_exercise_is_solved_by_taps_on_a_phone(browser: Any, server: Any) -> 
     line = solve("rebelfury", exercise)
     assert line
     for used, text in enumerate(line, start=1):
-        tap_move(page, text, used)
+        enter(page, text, used, touch=True)
     page.wait_for_selector('#lesson[data-exercise="2"][data-status="solved"]', timeout=TIMEOUT)
     said = said_after_the_move(page)
     assert "3 of 3" in said and len(said) > len(page.locator("#status").inner_text()), said

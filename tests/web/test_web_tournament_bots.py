@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -18,24 +18,11 @@ import pytest
 
 from tests.web.apiclients import Stream, bearer, make_token, move_path, signup
 from tests.web.serverproc import Server
+from tests.web.test_web_tournaments import ENV, wait_for
 
-ENV = {"EXOCHESS_TEST_TINY_CLOCKS": "1", "EXOCHESS_TOURNAMENT_SCHEDULE": ""}
-WAIT_S = 300.0
-"""Bound on any wait for the server's loop (it ticks every half second; a loaded machine is slow)."""
 _names = (f"tb{i}x{int(time.time()) % 10000}" for i in itertools.count())
 OPENING = ("d2-d3", "e7-e6")
 """Two legal moves of Fugue's start: a game with both sides moved can be resigned."""
-
-
-def wait_for(what: str, probe: Callable[[], Any], timeout: float = WAIT_S) -> Any:
-    """``probe()``'s first truthy answer, polled until ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture(scope="module")

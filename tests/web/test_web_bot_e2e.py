@@ -58,13 +58,18 @@ def bot_process(url: str, token_file: Path, *extra: str) -> subprocess.Popen[byt
     )
 
 
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the bot process if it still runs (a test that failed before it ended)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 def finish(proc: subprocess.Popen[bytes]) -> str:
     try:
         out, _ = proc.communicate(timeout=EXIT_S)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop(proc)
     text = out.decode(errors="replace")
     assert proc.returncode == 0, text
     return text
@@ -132,9 +137,7 @@ def test_exochess_bot_plays_a_rated_game_against_a_person_with_clocks(site: Serv
         assert finished["gameId"] == game_id
         log = finish(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop(proc)
     assert f"game {game_id} over" in log
     end = states[-1]
     assert end["status"] in ("mate", "variantEnd", "resign", "outoftime")
@@ -177,9 +180,7 @@ def test_exochess_bot_joins_an_arena_open_to_bots_and_plays_its_game(site: Serve
         play_as_person(site, human, start["gameId"], seed=11, color=start["color"])
         log = finish(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop(proc)
     assert f"game {start['gameId']} over" in log
     games = httpx.get(f"{site.url}/api/tournaments/{event}/games").json()["games"]
     assert games[0]["id"] == start["gameId"] and games[0]["result"] in ("1-0", "0-1")
@@ -284,9 +285,7 @@ def test_the_bot_reconnects_after_a_drop_mid_game_without_losing_or_doubling_a_m
             assert human.post(move_path("board", game_id, move, ply=len(moves))).status_code == 200
         log = finish(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         proxy.close()
     assert "opening" in log  # it noticed the drop and opened its streams again
     assert len(seen) > cut_at + 1  # the bot answered moves after the drop

@@ -14,7 +14,7 @@ import pytest
 from exochess.board import Board
 from tests.web.apiclients import Stream, bearer, make_token, move_path, signup
 from tests.web.serverproc import Server
-from tests.web.test_web_bot_e2e import bot_account, bot_process, finish
+from tests.web.test_web_bot_e2e import bot_account, bot_process, finish, stop
 from tests.web.test_web_botapi import account, start_game
 
 LIMIT_MS = 4000
@@ -154,9 +154,7 @@ def test_exochess_bot_claims_the_win_when_its_opponent_leaves(slow_site: Server,
         assert finished["gameId"] == game_id
         log = finish(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop(proc)
     assert "win claimed" in log, log
     state = human.get(f"/api/games/{game_id}").json()
     assert state["result"] == "0-1" and state["termination"] == "abandoned", state

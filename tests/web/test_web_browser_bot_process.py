@@ -14,7 +14,7 @@ from typing import Any
 from exochess.board import Board
 from tests.web.apiclients import make_token, signup
 from tests.web.serverproc import Server
-from tests.web.test_web_bot_e2e import bot_process, finish
+from tests.web.test_web_bot_e2e import bot_process, finish, stop
 from tests.web.test_web_browser import shot
 
 PASSWORD = "a long password"
@@ -84,9 +84,7 @@ def test_a_person_in_a_browser_plays_a_rated_game_against_a_bot_process(
         shot(page, "bot-process-game")
         log = finish(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop(proc)
     assert f"game {game_id} over" in log
     final = page.request.get(f"/api/games/{game_id}").json()
     assert final["rated"] and final["result"] in ("1-0", "0-1")

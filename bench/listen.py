@@ -1,15 +1,19 @@
 """How fast the engine answers ``isready``, ``stop`` and ``quit`` while it searches (issue 48).
 
     python bench/listen.py [--variants NAME,...] [--builds control,pure,compiled]
-                           [--searches 20] [--polls 10] [--compiled-path build/compiled] [--quick]
+                           [--searches 20] [--polls 10] [--quits 10] [--quit-after 2]
+                           [--compiled-path build/compiled] [--quick]
 
 For each build and game, an ``exochess engine`` process searches ``go infinite`` from
 positions of a game (the start, then the position after each answer, so that later searches
 are in the middlegame); during each search ``--polls`` ``isready`` are sent at random moments
 0.05-0.25 s apart, then ``stop``.  A latency is the time from writing the command to reading
-its answer (``readyok``; ``bestmove``).  ``quit`` is sent once per game during a search: the
-time until the process has exited.  Prints p50/p99/max per build and game.  The defaults take
-about 6 minutes; ``--quick`` (5 searches of 8 polls, 40 ``isready`` a game) about 1.5.
+its answer (``readyok``; ``bestmove``).  ``quit`` is sent during a search: the time until the
+process has exited.  It is timed once at the end of those searches (the tables full of a long
+session), and ``--quits`` more times a game, each in a fresh process after ``--quit-after``
+seconds of ``go infinite`` from a position of the session.  Prints p50/p99/max per build and
+game.  The defaults take about 10 minutes; ``--quick`` (5 searches of 8 polls, 40 ``isready``
+and 4 ``quit`` a game) about 2.
 
 The pure build is the editable install (``EXOCHESS_PURE=1``); the compiled build is
 ``--compiled-path`` first on PYTHONPATH (``make compiled``).  The ``control`` build is no engine:
@@ -103,7 +107,13 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def measure(
-    variant: str, env: dict[str, str], searches: int, polls: int, rng: random.Random
+    variant: str,
+    env: dict[str, str],
+    searches: int,
+    polls: int,
+    rng: random.Random,
+    quits: int = 0,
+    quit_after: float = 2.0,
 ) -> dict[str, list[float]]:
     """Latencies in ms: isready, stop, quit."""
     out: dict[str, list[float]] = {"isready": [], "stop": [], "quit": []}
@@ -131,13 +141,30 @@ def measure(
             moves = []
         else:
             moves.append(best)
+    out["quit"].append(quit_during_search(engine, moves, 0.5))
+    for i in range(quits):
+        fresh = Engine(env, control=env.get("LISTEN_CONTROL") == "1")
+        fresh.send("uci")
+        fresh.wait_for("uciok")
+        fresh.send(f"setoption name Variant value {variant}")
+        out["quit"].append(quit_during_search(fresh, moves[: i % (len(moves) + 1)], quit_after))
+    return out
+
+
+def quit_during_search(engine: Engine, moves: list[str], search_s: float) -> float:
+    """Milliseconds from ``quit``, sent ``search_s`` into a ``go infinite``, to the process's exit."""
     engine.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
     engine.send("go infinite")
-    time.sleep(0.5)
+    time.sleep(search_s)
+    watchdog = threading.Timer(60.0, engine.proc.kill)  # a hung engine ends the wait
+    watchdog.start()
     sent = engine.send("quit")
-    engine.proc.wait(60)
-    out["quit"].append((time.perf_counter() - sent) * 1000)
-    return out
+    # no timeout: Popen.wait(timeout) polls with doubling sleeps (0.5, 1, 2 ... 50 ms), which
+    # rounds an exit up to 7.5, 15.5, 31.5 or 63.5 ms; a blocking waitpid returns at once
+    engine.proc.wait()
+    elapsed = (time.perf_counter() - sent) * 1000
+    watchdog.cancel()
+    return elapsed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,17 +176,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--searches", type=int, default=20, help="go infinite ... stop cycles a game (20)")
     parser.add_argument("--polls", type=int, default=10, help="isready a search (10)")
     parser.add_argument("--compiled-path", default=str(ROOT / "build" / "compiled"))
+    parser.add_argument("--quits", type=int, default=10, help="more quits a game, each in a new process (10)")
+    parser.add_argument("--quit-after", type=float, default=2.0, help="seconds of search before those (2)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--quick", action="store_true", help="5 searches of 8 polls a game: about 1.5 minutes in all"
+        "--quick", action="store_true", help="5 searches of 8 polls, 4 quits a game: about 2 minutes"
     )
     args = parser.parse_args(argv)
     if args.quick:
-        args.searches, args.polls = 5, 8
+        args.searches, args.polls, args.quits = 5, 8, 3
     rng = random.Random(args.seed)
     print(f"listen: {args.searches} searches a game, {args.polls} isready each; latencies in ms")
     print()
-    print("| build | game | isready p50 / p99 / max (n) | stop p50 / p99 / max (n) | quit |")
+    columns = ("build", "game", *(f"{c} p50 / p99 / max (n)" for c in ("isready", "stop", "quit")))
+    print("| " + " | ".join(columns) + " |")
     print("|---|---|---|---|---|")
     for build in args.builds.split(","):
         env = dict(os.environ)
@@ -172,13 +202,13 @@ def main(argv: list[str] | None = None) -> int:
         else:
             env["PYTHONPATH"] = args.compiled_path
         for variant in args.variants.split(","):
-            lat = measure(variant, env, args.searches, args.polls, rng)
+            lat = measure(variant, env, args.searches, args.polls, rng, args.quits, args.quit_after)
 
             def fmt(xs: list[float]) -> str:
                 return f"{statistics.median(xs):.1f} / {percentile(xs, 99):.1f} / {max(xs):.1f} ({len(xs)})"
 
             print(
-                f"| {build} | {variant} | {fmt(lat['isready'])} | {fmt(lat['stop'])} | {lat['quit'][0]:.0f} |"
+                f"| {build} | {variant} | {fmt(lat['isready'])} | {fmt(lat['stop'])} | {fmt(lat['quit'])} |"
             )
             sys.stdout.flush()
     return 0

@@ -28,6 +28,7 @@ this process asks the interpreter to switch threads every :data:`SWITCH_INTERVAL
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -391,29 +392,37 @@ def _multipv(value: str) -> int:
 
 def run(stdin: TextIO, stdout: TextIO) -> int:
     """Serve the protocol until ``quit`` or end of input."""
+    serve(EngineProtocol(_line_writer(stdout)), stdin)
+    return 0
 
+
+def serve(session: EngineProtocol, stdin: TextIO) -> None:
+    """Feed ``session`` the command lines of ``stdin`` until ``quit`` or end of input."""
+    for line in stdin:
+        if not session.handle(line):
+            return
+    session.finish()
+
+
+def _line_writer(stdout: TextIO) -> Callable[[str], None]:
     def write(line: str) -> None:
         stdout.write(line + "\n")
         stdout.flush()
 
-    session = EngineProtocol(write)
-    for line in stdin:
-        if not session.handle(line):
-            break
-    else:
-        session.finish()
-    return 0
+    return write
 
 
 def main() -> int:
     """``exochess engine``."""
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    try:
-        code = run(sys.stdin, sys.stdout)
-    except KeyboardInterrupt:
-        code = 0
+    # The session stays referenced here until the process ends: dropping it frees the search's
+    # tables by reference counting, in one C call that holds the GIL (10-25 ms after a 10 s
+    # search, measured between "quit" and the process's exit), and nothing needs them freed.
+    session = EngineProtocol(_line_writer(sys.stdout))
+    with contextlib.suppress(KeyboardInterrupt):
+        serve(session, sys.stdin)
     # Exit at once after "quit": the interpreter's own teardown (modules, then the tables of
     # the game, hundreds of MiB after a long search) took 100 ms to over a second, and an
     # interface waits for the process to end.  Nothing is left to write or close.
     sys.stdout.flush()
-    os._exit(code)
+    os._exit(0)

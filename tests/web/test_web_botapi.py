@@ -202,6 +202,7 @@ def test_challenges_reach_both_event_streams_declined_cancelled_and_accepted(sit
     start = bot_events.until("gameStart")["game"]
     assert start["gameId"] == accepted["game"] and start["color"] == "white" and start["isMyTurn"] is True
     assert start["opponent"]["username"] == human_name and start["variant"]["key"] == "fugue"
+    assert start["source"] == "friend"  # a challenge
     assert human_events.until("gameStart")["game"]["color"] == "black"
     assert human.post(f"/api/challenge/{third['id']}/accept").status_code in (403, 409)
     # a new stream lists the game being played first (how a bot picks its games up again)
@@ -353,3 +354,16 @@ def test_openapi_documents_the_api(site: Server) -> None:
         "/api/account/tokens",
     ):
         assert path in paths, path
+
+
+def test_a_game_against_the_computer_starts_with_source_ai(site: Server) -> None:
+    _name, session, api = account(site, "board:play")
+    events = Stream(api, "/api/stream/event")
+    res = session.post(
+        "/api/games", json={"variant": "fugue", "opponent": "computer", "level": 1, "color": "white"}
+    )
+    assert res.status_code in (200, 201), res.text
+    start = events.until("gameStart")["game"]
+    assert start["gameId"] == res.json()["id"] and start["source"] == "ai"  # lichess's word for it
+    assert start["opponent"]["username"] == "ExoBot-L1" and start["opponent"]["title"] == "BOT"  # house bot
+    events.close()

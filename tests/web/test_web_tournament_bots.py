@@ -87,6 +87,7 @@ def test_a_bot_plays_an_arena_open_to_bots_and_its_game_counts(site: Server) -> 
     start = events.until("gameStart")["game"]
     game_id, color = start["gameId"], start["color"]
     assert start["opponent"]["username"] == host and start["rated"] is True
+    assert start["source"] == "arena"  # lichess's word for an arena's game
     now = view(session, made["id"])
     assert line_of(now["standings"], bot_name)["title"] == "BOT"
     assert line_of(now["standings"], host)["title"] is None

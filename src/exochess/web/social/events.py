@@ -109,7 +109,7 @@ def game_json(live: LiveGame, color: Color, state: dict[str, Any] | None = None)
         "speed": speed_of(row.time_control),
         "rated": row.rated,
         "opponent": other,
-        "source": "friend",
+        "source": _source(live, color),
         "status": {"name": "started" if row.status == GameStatus.ACTIVE else str(row.status)},
     }
     if state is not None and row.status != GameStatus.ACTIVE:
@@ -117,6 +117,18 @@ def game_json(live: LiveGame, color: Color, state: dict[str, Any] | None = None)
         out["status"] = {"name": final["status"]}
         out["winner"] = final.get("winner")
     return out
+
+
+def _source(live: LiveGame, color: Color) -> str:
+    """lichess's ``source`` of a game, as far as the game's row tells it: ``arena`` for an arena
+    tournament's game (the only games a player may berserk), ``ai`` against the engine's seat
+    (a house bot's account included: the computer at its level), else ``friend`` (a challenge,
+    a lobby seek or a Swiss round: the row does not say which)."""
+    if live.row.berserkable:
+        return "arena"
+    if live.kind_of(color.other) == PlayerKind.ENGINE:
+        return "ai"
+    return "friend"
 
 
 class UserEvents:

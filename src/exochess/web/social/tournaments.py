@@ -66,10 +66,10 @@ from exochess.web.game.live import LiveGame
 from exochess.web.game.service import GameService
 from exochess.web.game.timecontrol import TimeControl
 from exochess.web.limits import RateLimits
+from exochess.web.social.records import EventRecords, Records
 from exochess.web.social.schedule import ScheduleEntry, due_events
 from exochess.web.social.standings import (
     absentee,
-    arena_lines,
     arena_table,
     arena_waiting,
     swiss_record,
@@ -152,6 +152,10 @@ class Tournaments:
         self._tasks: set[asyncio.Task[None]] = set()
         self._sent: dict[str, str] = {}
         """The last view sent to each event's room."""
+        self._shown: dict[str, int] = {}
+        """The :meth:`~.records.Records.fingerprint` of the records of each event's last view
+        (the same again: the view is not built again)."""
+        self.records = EventRecords(service)
         self._watched: Counter[str] = Counter()
         """This process's watchers per event (each server sends its own watchers the view)."""
         self._made: set[str] = set()
@@ -284,23 +288,29 @@ class Tournaments:
 
     async def view(self, tournament_id: str) -> dict[str, Any]:
         """Everything a tournament's page shows: settings, standings, games on, podium."""
-        row = await self.get(tournament_id)
-        engine = self.service.storage.engine
-        players = await self.service.db(db.entries, engine, row.id)
-        paired = await self.service.db(db.paired_games, engine, row.id)
-        ratings = await self._ratings(row, [p.user_id for p in players])
+        return await self._view_of(await self._read(await self.get(tournament_id)))
+
+    async def _read(self, row: TournamentRow) -> Records:
+        """The event's records (kept by :class:`~.records.EventRecords`: a read costs what
+        changed), with its games on remembered, or, once it is over, forgotten."""
+        records = await self.records.read(row)
+        if row.status == TournamentStatus.FINISHED:
+            self._games = {g: t for g, t in self._games.items() if t != row.id}
+            self.records.forget(row.id)
+        else:
+            self._know_games(row.id, records.paired[records.settled :])
+        return records
+
+    async def _view_of(self, records: Records) -> dict[str, Any]:
+        row, players, paired, ratings = records.row, records.players, records.paired, records.ratings
         names = {p.user_id: p.name for p in players}
         bots = {p.user_id for p in players if p.bot}
         if row.kind == ARENA:
-            table = arena_table(players, arena_lines(players, paired), ratings)
+            table = arena_table(players, records.arena_lines(), ratings)
         else:
-            byes = await self.service.db(db.byes, engine, row.id)
+            byes = await self.service.db(db.byes, self.service.storage.engine, row.id)
             swiss_players, rounds = swiss_record(players, paired, byes, ratings, row.round)
             table = swiss_table(players, swiss_players, rounds, ratings)
-        if row.status == TournamentStatus.FINISHED:
-            self._games = {g: t for g, t in self._games.items() if t != row.id}
-        else:
-            self._know_games(row.id, paired)
         playing = [
             {
                 "id": g.game_id,
@@ -312,7 +322,7 @@ class Tournaments:
                 "white_berserk": g.white_berserk,
                 "black_berserk": g.black_berserk,
             }
-            for g in paired
+            for g in paired[records.settled :]
             if g.status == GameStatus.ACTIVE
         ]
         out = self._summary(row, len(players))
@@ -394,22 +404,27 @@ class Tournaments:
                 bots_allowed=entry.bots_allowed,
             )
         ended, self._ended = self._ended, set()
-        for tournament_id in ended:
-            # a result first: every server's watchers see it before the pairing is made
-            self.hub.poke(room(tournament_id))
-            await self._changed(tournament_id)
         engine = self.service.storage.engine
         for row in await self.service.db(db.unfinished_tournaments, engine):
-            if not await self.step(row) and row.id in ended:
+            # the pairing first: the view after it shows the result and the new games at once
+            # (a view read before it made the pairing wait behind a recount)
+            if await self.step(row, ended=row.id in ended):
+                ended.discard(row.id)
+            elif row.id in ended:
                 # another server holds the lease (its own pass): the players of the game that
                 # ended here are paired by whoever comes first, this server soon again
                 asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
+        for tournament_id in ended:  # the result without a step of ours: shown everywhere now
+            self.hub.poke(room(tournament_id))
+        # every watched event, as a safety net (a change missed by the pokes): cheap when its
+        # records have not changed (:meth:`_changed`)
         for tournament_id in list(self._watched):
             await self._changed(tournament_id)
 
-    async def step(self, row: TournamentRow) -> bool:
+    async def step(self, row: TournamentRow, *, ended: bool = False) -> bool:
         """Start, pair or finish one event, holding its lease; False when another process
-        held it (and does the step)."""
+        held it (and does the step).  ``ended``: one of its games ended here (its result is
+        a change to show even when nobody is paired)."""
         engine = self.service.storage.engine
         at = self.clock()
         if not await self.service.db(db.take_lease, engine, row.id, at + dt.timedelta(seconds=LEASE_S), at):
@@ -425,20 +440,20 @@ class Tournaments:
             changed = await (self._step_arena(row, at) if row.kind == ARENA else self._step_swiss(row))
         finally:
             await self.service.db(db.release_lease, engine, row.id)
-        if changed:
+        if changed or ended:
             self.hub.poke(room(row.id))  # the other servers' players see their new games now
             await self._changed(row.id)
         return True
 
     async def _step_arena(self, row: TournamentRow, at: dt.datetime) -> bool:
         engine = self.service.storage.engine
-        players = await self.service.db(db.entries, engine, row.id)
-        paired = await self.service.db(db.paired_games, engine, row.id)
-        self._know_games(row.id, paired)
+        records = await self._read(row)
+        players, paired = records.players, records.paired
         changed = await self._pause_absent(row, players, paired)
         if changed:
-            players = await self.service.db(db.entries, engine, row.id)
-        lines = arena_lines(players, paired)
+            records = await self._read(row)
+            players = records.players
+        lines = records.arena_lines()
         ends_at = row.ends_at
         if ends_at is not None and at >= ends_at:
             if not any(line.playing for line in lines.values()):
@@ -446,8 +461,7 @@ class Tournaments:
             return changed
         busy = await self.service.db(db.users_in_games, engine, [p.user_id for p in players if p.active])
         busy |= await self._offline_bots(players)
-        ratings = await self._ratings(row, [p.user_id for p in players])
-        pairs = pair_arena(arena_waiting(players, lines, busy, ratings))
+        pairs = pair_arena(arena_waiting(players, lines, busy, records.ratings))
         names = {p.user_id: p.name for p in players}
         for pair in pairs:
             await self._start_game(row, 0, pair.white, pair.black, names)
@@ -455,12 +469,12 @@ class Tournaments:
 
     async def _step_swiss(self, row: TournamentRow) -> bool:
         engine = self.service.storage.engine
-        players = await self.service.db(db.entries, engine, row.id)
-        paired = await self.service.db(db.paired_games, engine, row.id)
-        self._know_games(row.id, paired)
+        records = await self._read(row)
+        players, paired = records.players, records.paired
         changed = await self._pause_absent(row, players, paired)
         if changed:
-            players = await self.service.db(db.entries, engine, row.id)
+            records = await self._read(row)
+            players = records.players
         byes = await self.service.db(db.byes, engine, row.id)
         if row.round and await self._resume_round(row, players, paired, byes):
             return True
@@ -578,6 +592,7 @@ class Tournaments:
 
     async def _finish(self, row: TournamentRow) -> bool:
         engine = self.service.storage.engine
+        self.records.forget(row.id)
         return bool(
             await self.service.db(
                 db.set_status,
@@ -624,6 +639,7 @@ class Tournaments:
         if self._watched[tournament_id] <= 0:
             del self._watched[tournament_id]
             self._sent.pop(tournament_id, None)
+            self._shown.pop(tournament_id, None)
             self._view_locks.pop(tournament_id, None)
 
     async def view_text(self, tournament_id: str) -> str:
@@ -641,9 +657,14 @@ class Tournaments:
         # one at a time per event: a view read later is sent later, never overtaken by an
         # older one (a poke and the loop may ask at once)
         async with self._view_locks.setdefault(tournament_id, asyncio.Lock()):
-            view = await self.view(tournament_id)
+            records = await self._read(await self.get(tournament_id))
+            fingerprint = records.fingerprint()
+            if self._shown.get(tournament_id) == fingerprint:
+                return  # the same rows as the last view: the same view
+            view = await self._view_of(records)
             view.pop("now")
             text = json.dumps({"type": "tournament", "tournament": view})
+            self._shown[tournament_id] = fingerprint
             if self._sent.get(tournament_id) == text:
                 return
             self._sent[tournament_id] = text

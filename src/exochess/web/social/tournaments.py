@@ -371,6 +371,8 @@ class Tournaments:
     async def run(self) -> None:
         """Make the scheduled events, then step every unfinished event, forever."""
         while True:
+            # cleared before the pass: a game that ends during it wakes the next one at once
+            self._wake.clear()
             try:
                 await self.tick()
             except asyncio.CancelledError:
@@ -379,7 +381,6 @@ class Tournaments:
                 log.warning("tournament step skipped: %s", exc.message)
             except Exception:  # a bug: said in full, and the next tick tries again
                 log.exception("tournament step failed")
-            self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), TICK_S)
 
@@ -404,27 +405,25 @@ class Tournaments:
                 bots_allowed=entry.bots_allowed,
             )
         ended, self._ended = self._ended, set()
+        for tournament_id in ended:
+            # the result shown everywhere at once, while the pairing runs (neither waits for
+            # the other: the view after the pairing shows the new games)
+            self.hub.poke(room(tournament_id))
+            self._refresh_soon(tournament_id)
         engine = self.service.storage.engine
         for row in await self.service.db(db.unfinished_tournaments, engine):
-            # the pairing first: the view after it shows the result and the new games at once
-            # (a view read before it made the pairing wait behind a recount)
-            if await self.step(row, ended=row.id in ended):
-                ended.discard(row.id)
-            elif row.id in ended:
+            if not await self.step(row) and row.id in ended:
                 # another server holds the lease (its own pass): the players of the game that
                 # ended here are paired by whoever comes first, this server soon again
                 asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
-        for tournament_id in ended:  # the result without a step of ours: shown everywhere now
-            self.hub.poke(room(tournament_id))
         # every watched event, as a safety net (a change missed by the pokes): cheap when its
         # records have not changed (:meth:`_changed`)
         for tournament_id in list(self._watched):
             await self._changed(tournament_id)
 
-    async def step(self, row: TournamentRow, *, ended: bool = False) -> bool:
+    async def step(self, row: TournamentRow) -> bool:
         """Start, pair or finish one event, holding its lease; False when another process
-        held it (and does the step).  ``ended``: one of its games ended here (its result is
-        a change to show even when nobody is paired)."""
+        held it (and does the step)."""
         engine = self.service.storage.engine
         at = self.clock()
         if not await self.service.db(db.take_lease, engine, row.id, at + dt.timedelta(seconds=LEASE_S), at):
@@ -440,7 +439,7 @@ class Tournaments:
             changed = await (self._step_arena(row, at) if row.kind == ARENA else self._step_swiss(row))
         finally:
             await self.service.db(db.release_lease, engine, row.id)
-        if changed or ended:
+        if changed:
             self.hub.poke(room(row.id))  # the other servers' players see their new games now
             await self._changed(row.id)
         return True
@@ -463,8 +462,7 @@ class Tournaments:
         busy |= await self._offline_bots(players)
         pairs = pair_arena(arena_waiting(players, lines, busy, records.ratings))
         names = {p.user_id: p.name for p in players}
-        for pair in pairs:
-            await self._start_game(row, 0, pair.white, pair.black, names)
+        await self._start_games(row, 0, [(pair.white, pair.black) for pair in pairs], names)
         return changed or bool(pairs)
 
     async def _step_swiss(self, row: TournamentRow) -> bool:
@@ -500,8 +498,7 @@ class Tournaments:
         names = {p.user_id: p.name for p in players}
         if pairing.bye is not None:
             await self.service.db(db.add_bye, engine, row.id, number, pairing.bye)
-        for pair in pairing.pairings:
-            await self._start_game(row, number, pair.white, pair.black, names)
+        await self._start_games(row, number, [(pair.white, pair.black) for pair in pairing.pairings], names)
         return True
 
     async def _resume_round(
@@ -545,8 +542,9 @@ class Tournaments:
         if pairing.bye is not None and row.round not in byes:
             await self.service.db(db.add_bye, engine, row.id, row.round, pairing.bye)
         names = {p.user_id: p.name for p in players}
-        for pair in pairing.pairings:
-            await self._start_game(row, row.round, pair.white, pair.black, names)
+        await self._start_games(
+            row, row.round, [(pair.white, pair.black) for pair in pairing.pairings], names
+        )
         return bool(pairing.pairings)
 
     async def _offline_bots(self, players: list[db.EntryRow]) -> set[int]:
@@ -572,6 +570,21 @@ class Tournaments:
                 del joined[missing]
                 paused = True
         return paused
+
+    async def _start_games(
+        self, row: TournamentRow, number: int, pairs: list[tuple[int, int]], names: dict[int, str]
+    ) -> None:
+        """Make the games of a pairing wave together: each is a few database calls, and one
+        after the other they took 1.6 s for 16 games under load, the players of the last
+        waiting for the first (issue 46's pairing latency; docs/tournaments.md).  Every game is
+        tried; the first failure is raised once all are done."""
+        done = await asyncio.gather(
+            *(self._start_game(row, number, white, black, names) for white, black in pairs),
+            return_exceptions=True,
+        )
+        for outcome in done:
+            if isinstance(outcome, BaseException):
+                raise outcome
 
     async def _start_game(
         self, row: TournamentRow, number: int, white: int, black: int, names: dict[int, str]
@@ -693,7 +706,13 @@ class Tournaments:
         prefix = room("")
         if not key.startswith(prefix) or key[len(prefix) :] not in self._watched:
             return
-        task = asyncio.get_running_loop().create_task(self._refresh(key[len(prefix) :]))
+        self._refresh_soon(key[len(prefix) :])
+
+    def _refresh_soon(self, tournament_id: str) -> None:
+        """Send the event's view to this process's watchers in a task of its own."""
+        if tournament_id not in self._watched:
+            return
+        task = asyncio.get_running_loop().create_task(self._refresh(tournament_id))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

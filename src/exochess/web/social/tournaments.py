@@ -88,6 +88,10 @@ RETRY_S = 0.1
 """How soon a server whose game ended tries again to pair when another held the event's lease."""
 LEASE_S = 10.0
 """How long one step of one event may hold its lease (a crashed holder frees it after this)."""
+START_AT_ONCE = 4
+"""Games of one pairing wave made at the same time: enough to overlap their database calls,
+few enough to leave the database threads to the moves and results meanwhile (a hundred at once
+held a resignation up for a second)."""
 ARENA_MINUTES = (10, 20, 30, 45, 60, 90, 120, 180)
 """The lengths an arena may have."""
 MAX_ROUNDS = 15
@@ -405,25 +409,27 @@ class Tournaments:
                 bots_allowed=entry.bots_allowed,
             )
         ended, self._ended = self._ended, set()
-        for tournament_id in ended:
-            # the result shown everywhere at once, while the pairing runs (neither waits for
-            # the other: the view after the pairing shows the new games)
-            self.hub.poke(room(tournament_id))
-            self._refresh_soon(tournament_id)
         engine = self.service.storage.engine
         for row in await self.service.db(db.unfinished_tournaments, engine):
-            if not await self.step(row) and row.id in ended:
+            # the pairing first: one view after it shows the result and the new games (a view
+            # before it made the pairing wait, and each view is sent to every watcher)
+            if await self.step(row, ended=row.id in ended):
+                ended.discard(row.id)
+            elif row.id in ended:
                 # another server holds the lease (its own pass): the players of the game that
                 # ended here are paired by whoever comes first, this server soon again
                 asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
+        for tournament_id in ended:  # a result without a step of ours: shown everywhere now
+            self.hub.poke(room(tournament_id))
         # every watched event, as a safety net (a change missed by the pokes): cheap when its
         # records have not changed (:meth:`_changed`)
         for tournament_id in list(self._watched):
             await self._changed(tournament_id)
 
-    async def step(self, row: TournamentRow) -> bool:
+    async def step(self, row: TournamentRow, *, ended: bool = False) -> bool:
         """Start, pair or finish one event, holding its lease; False when another process
-        held it (and does the step)."""
+        held it (and does the step).  ``ended``: one of its games ended here (its result is
+        a change to show even when nobody is paired)."""
         engine = self.service.storage.engine
         at = self.clock()
         if not await self.service.db(db.take_lease, engine, row.id, at + dt.timedelta(seconds=LEASE_S), at):
@@ -439,7 +445,7 @@ class Tournaments:
             changed = await (self._step_arena(row, at) if row.kind == ARENA else self._step_swiss(row))
         finally:
             await self.service.db(db.release_lease, engine, row.id)
-        if changed:
+        if changed or ended:
             self.hub.poke(room(row.id))  # the other servers' players see their new games now
             await self._changed(row.id)
         return True
@@ -578,10 +584,13 @@ class Tournaments:
         after the other they took 1.6 s for 16 games under load, the players of the last
         waiting for the first (issue 46's pairing latency; docs/tournaments.md).  Every game is
         tried; the first failure is raised once all are done."""
-        done = await asyncio.gather(
-            *(self._start_game(row, number, white, black, names) for white, black in pairs),
-            return_exceptions=True,
-        )
+        at_once = asyncio.Semaphore(START_AT_ONCE)
+
+        async def start(white: int, black: int) -> None:
+            async with at_once:
+                await self._start_game(row, number, white, black, names)
+
+        done = await asyncio.gather(*(start(white, black) for white, black in pairs), return_exceptions=True)
         for outcome in done:
             if isinstance(outcome, BaseException):
                 raise outcome

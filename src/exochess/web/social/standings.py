@@ -2,7 +2,8 @@
 
 Pure functions: the rows of :mod:`exochess.web.storage.tournaments` in, the library's records
 (:mod:`exochess.tournament`) and the JSON rows of the standings out.  Nothing is kept as a
-running total, so every server recounts the same table from the same rows.
+running total, so every server recounts the same table from the same rows (:mod:`.records`
+keeps the lines counted from an event's settled games, whose rows never change).
 
 A game aborted because a player never moved counts as lost by that player (abandonment) and won
 by the opponent, in the tournament only (ratings are untouched: the game did not start).

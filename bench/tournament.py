@@ -15,9 +15,13 @@ keeps the event's socket open on its server, as the event's page does, and learn
 there.  A game is driven over the HTTP API by its two players once both have seen it: after
 a random wait of up to ``--hold`` seconds (so that games do not end in lockstep), White and
 Black each play a move (each through their own server, Black again if their server has not yet
-seen White's move) and a random one of them resigns.  The run stops after ``--games`` results
-or ``--seconds``, whichever comes first.  The first wave (everyone paired at the start) is
-shown apart: it measures the start, not a game's end.
+seen White's move) and a random one of them resigns.  ``--hold`` is waited before the first
+move, so it must stay well under the first-move limit (30 s: a longer wait aborts the game);
+``--length A-B`` makes games last as real ones do: after the two moves, a random wait of A to B
+seconds before the resignation (``--length 60-90``: games of a minute or so, an arena of 200
+players then ends 1 to 2 games a second; the default, 0, is the stress rate of the first
+figures).  The run stops after ``--games`` results or ``--seconds``, whichever comes first.
+The first wave (everyone paired at the start) is shown apart: it measures the start, not a game's end.
 
 The watchers run in ``--watcher-procs`` processes of their own; each socket records when each
 view arrives and which games it lists, reading each distinct view's text once per process.
@@ -28,6 +32,7 @@ delays too; the CPU each role used is printed beside the figures.
     nice -n 10 .venv/bin/python bench/tournament.py                      # 200 players, 500 watchers
     nice -n 10 .venv/bin/python bench/tournament.py --players 40 --watchers 100 --games 100
     nice -n 10 .venv/bin/python bench/tournament.py --profile /tmp/prof  # py-spy on both servers
+    nice -n 10 .venv/bin/python bench/tournament.py --length 60-90 --games 300 --seconds 400
 """
 
 from __future__ import annotations
@@ -342,6 +347,9 @@ class Bench:
                 return
             for player, move in zip((game.white, game.black), OPENING, strict=True):
                 await self.post(player, f"/api/games/{game.id}/moves", {"move": move})
+            low, high = self.args.length
+            if high:
+                await asyncio.sleep(self.rng.uniform(low, high))
             loser = self.rng.choice((game.white, game.black))
             if self.done.is_set():
                 return
@@ -559,6 +567,18 @@ async def amain(args: argparse.Namespace) -> int:
     return 0
 
 
+def seconds_range(text: str) -> tuple[float, float]:
+    """``A-B`` (or ``A``) seconds, 0 <= A <= B."""
+    low, _, high = text.partition("-")
+    try:
+        a, b = float(low), float(high or low)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not seconds A-B: {text!r}") from exc
+    if not 0 <= a <= b:
+        raise argparse.ArgumentTypeError(f"not 0 <= A <= B: {text!r}")
+    return a, b
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -571,6 +591,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--hold", type=float, default=3.0, help="longest random wait before a game is played (default 3 s)"
+    )
+    parser.add_argument(
+        "--length",
+        type=seconds_range,
+        default=(0.0, 0.0),
+        metavar="A-B",
+        help="a random wait of A to B seconds between the opening moves and the resignation (default 0)",
     )
     parser.add_argument("--watcher-procs", type=int, default=2, help="processes of the watchers (default 2)")
     parser.add_argument("--arena-minutes", type=float, default=60.0, help="the arena's length (default 60)")

@@ -2,7 +2,8 @@
 
 Pure functions: the rows of :mod:`exochess.web.storage.tournaments` in, the library's records
 (:mod:`exochess.tournament`) and the JSON rows of the standings out.  Nothing is kept as a
-running total, so every server recounts the same table from the same rows.
+running total, so every server recounts the same table from the same rows (:mod:`.records`
+keeps the lines counted from an event's settled games, whose rows never change).
 
 A game aborted because a player never moved counts as lost by that player (abandonment) and won
 by the opponent, in the tournament only (ratings are untouched: the game did not start).
@@ -84,11 +85,31 @@ class ArenaLine:
     def on_fire(self) -> bool:
         return is_on_fire(self.results)
 
+    def copy(self) -> ArenaLine:
+        """A line to count further games on, this one left as it is."""
+        return ArenaLine(
+            self.user_id,
+            self.score,
+            list(self.sheet),
+            list(self.berserks),
+            list(self.results),
+            list(self.opponents),
+            list(self.colours),
+            self.playing,
+        )
 
-def arena_lines(players: Sequence[EntryRow], paired: Sequence[PairedGame]) -> dict[int, ArenaLine]:
+
+def arena_lines(
+    players: Sequence[EntryRow],
+    paired: Sequence[PairedGame],
+    before: dict[int, ArenaLine] | None = None,
+) -> dict[int, ArenaLine]:
     """Every entered player's arena line, from the games in order (a player who left keeps
-    their line)."""
-    lines = {p.user_id: ArenaLine(p.user_id) for p in players}
+    their line).  ``before``: the lines counted from the event's earlier games, all over
+    (:mod:`.records` keeps them), which ``paired`` continues; they are copied, not changed."""
+    lines = {user_id: line.copy() for user_id, line in (before or {}).items()}
+    for p in players:
+        lines.setdefault(p.user_id, ArenaLine(p.user_id))
     for game in paired:
         for me, other, colour in (
             (game.white_user, game.black_user, Colour.WHITE),

@@ -66,10 +66,10 @@ from exochess.web.game.live import LiveGame
 from exochess.web.game.service import GameService
 from exochess.web.game.timecontrol import TimeControl
 from exochess.web.limits import RateLimits
+from exochess.web.social.records import EventRecords, Records
 from exochess.web.social.schedule import ScheduleEntry, due_events
 from exochess.web.social.standings import (
     absentee,
-    arena_lines,
     arena_table,
     arena_waiting,
     swiss_record,
@@ -88,6 +88,10 @@ RETRY_S = 0.1
 """How soon a server whose game ended tries again to pair when another held the event's lease."""
 LEASE_S = 10.0
 """How long one step of one event may hold its lease (a crashed holder frees it after this)."""
+START_AT_ONCE = 4
+"""Games of one pairing wave made at the same time: enough to overlap their database calls,
+few enough to leave the database threads to the moves and results meanwhile (a hundred at once
+held a resignation up for a second)."""
 ARENA_MINUTES = (10, 20, 30, 45, 60, 90, 120, 180)
 """The lengths an arena may have."""
 MAX_ROUNDS = 15
@@ -152,6 +156,10 @@ class Tournaments:
         self._tasks: set[asyncio.Task[None]] = set()
         self._sent: dict[str, str] = {}
         """The last view sent to each event's room."""
+        self._shown: dict[str, int] = {}
+        """The :meth:`~.records.Records.fingerprint` of the records of each event's last view
+        (the same again: the view is not built again)."""
+        self.records = EventRecords(service)
         self._watched: Counter[str] = Counter()
         """This process's watchers per event (each server sends its own watchers the view)."""
         self._made: set[str] = set()
@@ -284,23 +292,29 @@ class Tournaments:
 
     async def view(self, tournament_id: str) -> dict[str, Any]:
         """Everything a tournament's page shows: settings, standings, games on, podium."""
-        row = await self.get(tournament_id)
-        engine = self.service.storage.engine
-        players = await self.service.db(db.entries, engine, row.id)
-        paired = await self.service.db(db.paired_games, engine, row.id)
-        ratings = await self._ratings(row, [p.user_id for p in players])
+        return await self._view_of(await self._read(await self.get(tournament_id)))
+
+    async def _read(self, row: TournamentRow) -> Records:
+        """The event's records (kept by :class:`~.records.EventRecords`: a read costs what
+        changed), with its games on remembered, or, once it is over, forgotten."""
+        records = await self.records.read(row)
+        if row.status == TournamentStatus.FINISHED:
+            self._games = {g: t for g, t in self._games.items() if t != row.id}
+            self.records.forget(row.id)
+        else:
+            self._know_games(row.id, records.paired[records.settled :])
+        return records
+
+    async def _view_of(self, records: Records) -> dict[str, Any]:
+        row, players, paired, ratings = records.row, records.players, records.paired, records.ratings
         names = {p.user_id: p.name for p in players}
         bots = {p.user_id for p in players if p.bot}
         if row.kind == ARENA:
-            table = arena_table(players, arena_lines(players, paired), ratings)
+            table = arena_table(players, records.arena_lines(), ratings)
         else:
-            byes = await self.service.db(db.byes, engine, row.id)
+            byes = await self.service.db(db.byes, self.service.storage.engine, row.id)
             swiss_players, rounds = swiss_record(players, paired, byes, ratings, row.round)
             table = swiss_table(players, swiss_players, rounds, ratings)
-        if row.status == TournamentStatus.FINISHED:
-            self._games = {g: t for g, t in self._games.items() if t != row.id}
-        else:
-            self._know_games(row.id, paired)
         playing = [
             {
                 "id": g.game_id,
@@ -312,7 +326,7 @@ class Tournaments:
                 "white_berserk": g.white_berserk,
                 "black_berserk": g.black_berserk,
             }
-            for g in paired
+            for g in paired[records.settled :]
             if g.status == GameStatus.ACTIVE
         ]
         out = self._summary(row, len(players))
@@ -361,6 +375,8 @@ class Tournaments:
     async def run(self) -> None:
         """Make the scheduled events, then step every unfinished event, forever."""
         while True:
+            # cleared before the pass: a game that ends during it wakes the next one at once
+            self._wake.clear()
             try:
                 await self.tick()
             except asyncio.CancelledError:
@@ -369,7 +385,6 @@ class Tournaments:
                 log.warning("tournament step skipped: %s", exc.message)
             except Exception:  # a bug: said in full, and the next tick tries again
                 log.exception("tournament step failed")
-            self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), TICK_S)
 
@@ -394,22 +409,27 @@ class Tournaments:
                 bots_allowed=entry.bots_allowed,
             )
         ended, self._ended = self._ended, set()
-        for tournament_id in ended:
-            # a result first: every server's watchers see it before the pairing is made
-            self.hub.poke(room(tournament_id))
-            await self._changed(tournament_id)
         engine = self.service.storage.engine
         for row in await self.service.db(db.unfinished_tournaments, engine):
-            if not await self.step(row) and row.id in ended:
+            # the pairing first: one view after it shows the result and the new games (a view
+            # before it made the pairing wait, and each view is sent to every watcher)
+            if await self.step(row, ended=row.id in ended):
+                ended.discard(row.id)
+            elif row.id in ended:
                 # another server holds the lease (its own pass): the players of the game that
                 # ended here are paired by whoever comes first, this server soon again
                 asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
+        for tournament_id in ended:  # a result without a step of ours: shown everywhere now
+            self.hub.poke(room(tournament_id))
+        # every watched event, as a safety net (a change missed by the pokes): cheap when its
+        # records have not changed (:meth:`_changed`)
         for tournament_id in list(self._watched):
             await self._changed(tournament_id)
 
-    async def step(self, row: TournamentRow) -> bool:
+    async def step(self, row: TournamentRow, *, ended: bool = False) -> bool:
         """Start, pair or finish one event, holding its lease; False when another process
-        held it (and does the step)."""
+        held it (and does the step).  ``ended``: one of its games ended here (its result is
+        a change to show even when nobody is paired)."""
         engine = self.service.storage.engine
         at = self.clock()
         if not await self.service.db(db.take_lease, engine, row.id, at + dt.timedelta(seconds=LEASE_S), at):
@@ -425,20 +445,20 @@ class Tournaments:
             changed = await (self._step_arena(row, at) if row.kind == ARENA else self._step_swiss(row))
         finally:
             await self.service.db(db.release_lease, engine, row.id)
-        if changed:
+        if changed or ended:
             self.hub.poke(room(row.id))  # the other servers' players see their new games now
             await self._changed(row.id)
         return True
 
     async def _step_arena(self, row: TournamentRow, at: dt.datetime) -> bool:
         engine = self.service.storage.engine
-        players = await self.service.db(db.entries, engine, row.id)
-        paired = await self.service.db(db.paired_games, engine, row.id)
-        self._know_games(row.id, paired)
+        records = await self._read(row)
+        players, paired = records.players, records.paired
         changed = await self._pause_absent(row, players, paired)
         if changed:
-            players = await self.service.db(db.entries, engine, row.id)
-        lines = arena_lines(players, paired)
+            records = await self._read(row)
+            players = records.players
+        lines = records.arena_lines()
         ends_at = row.ends_at
         if ends_at is not None and at >= ends_at:
             if not any(line.playing for line in lines.values()):
@@ -446,21 +466,19 @@ class Tournaments:
             return changed
         busy = await self.service.db(db.users_in_games, engine, [p.user_id for p in players if p.active])
         busy |= await self._offline_bots(players)
-        ratings = await self._ratings(row, [p.user_id for p in players])
-        pairs = pair_arena(arena_waiting(players, lines, busy, ratings))
+        pairs = pair_arena(arena_waiting(players, lines, busy, records.ratings))
         names = {p.user_id: p.name for p in players}
-        for pair in pairs:
-            await self._start_game(row, 0, pair.white, pair.black, names)
+        await self._start_games(row, 0, [(pair.white, pair.black) for pair in pairs], names)
         return changed or bool(pairs)
 
     async def _step_swiss(self, row: TournamentRow) -> bool:
         engine = self.service.storage.engine
-        players = await self.service.db(db.entries, engine, row.id)
-        paired = await self.service.db(db.paired_games, engine, row.id)
-        self._know_games(row.id, paired)
+        records = await self._read(row)
+        players, paired = records.players, records.paired
         changed = await self._pause_absent(row, players, paired)
         if changed:
-            players = await self.service.db(db.entries, engine, row.id)
+            records = await self._read(row)
+            players = records.players
         byes = await self.service.db(db.byes, engine, row.id)
         if row.round and await self._resume_round(row, players, paired, byes):
             return True
@@ -486,8 +504,7 @@ class Tournaments:
         names = {p.user_id: p.name for p in players}
         if pairing.bye is not None:
             await self.service.db(db.add_bye, engine, row.id, number, pairing.bye)
-        for pair in pairing.pairings:
-            await self._start_game(row, number, pair.white, pair.black, names)
+        await self._start_games(row, number, [(pair.white, pair.black) for pair in pairing.pairings], names)
         return True
 
     async def _resume_round(
@@ -531,8 +548,9 @@ class Tournaments:
         if pairing.bye is not None and row.round not in byes:
             await self.service.db(db.add_bye, engine, row.id, row.round, pairing.bye)
         names = {p.user_id: p.name for p in players}
-        for pair in pairing.pairings:
-            await self._start_game(row, row.round, pair.white, pair.black, names)
+        await self._start_games(
+            row, row.round, [(pair.white, pair.black) for pair in pairing.pairings], names
+        )
         return bool(pairing.pairings)
 
     async def _offline_bots(self, players: list[db.EntryRow]) -> set[int]:
@@ -559,6 +577,24 @@ class Tournaments:
                 paused = True
         return paused
 
+    async def _start_games(
+        self, row: TournamentRow, number: int, pairs: list[tuple[int, int]], names: dict[int, str]
+    ) -> None:
+        """Make the games of a pairing wave together: each is a few database calls, and one
+        after the other they took 1.6 s for 16 games under load, the players of the last
+        waiting for the first (issue 46's pairing latency; docs/tournaments.md).  Every game is
+        tried; the first failure is raised once all are done."""
+        at_once = asyncio.Semaphore(START_AT_ONCE)
+
+        async def start(white: int, black: int) -> None:
+            async with at_once:
+                await self._start_game(row, number, white, black, names)
+
+        done = await asyncio.gather(*(start(white, black) for white, black in pairs), return_exceptions=True)
+        for outcome in done:
+            if isinstance(outcome, BaseException):
+                raise outcome
+
     async def _start_game(
         self, row: TournamentRow, number: int, white: int, black: int, names: dict[int, str]
     ) -> None:
@@ -578,6 +614,7 @@ class Tournaments:
 
     async def _finish(self, row: TournamentRow) -> bool:
         engine = self.service.storage.engine
+        self.records.forget(row.id)
         return bool(
             await self.service.db(
                 db.set_status,
@@ -624,6 +661,7 @@ class Tournaments:
         if self._watched[tournament_id] <= 0:
             del self._watched[tournament_id]
             self._sent.pop(tournament_id, None)
+            self._shown.pop(tournament_id, None)
             self._view_locks.pop(tournament_id, None)
 
     async def view_text(self, tournament_id: str) -> str:
@@ -641,9 +679,14 @@ class Tournaments:
         # one at a time per event: a view read later is sent later, never overtaken by an
         # older one (a poke and the loop may ask at once)
         async with self._view_locks.setdefault(tournament_id, asyncio.Lock()):
-            view = await self.view(tournament_id)
+            records = await self._read(await self.get(tournament_id))
+            fingerprint = records.fingerprint()
+            if self._shown.get(tournament_id) == fingerprint:
+                return  # the same rows as the last view: the same view
+            view = await self._view_of(records)
             view.pop("now")
             text = json.dumps({"type": "tournament", "tournament": view})
+            self._shown[tournament_id] = fingerprint
             if self._sent.get(tournament_id) == text:
                 return
             self._sent[tournament_id] = text
@@ -672,7 +715,13 @@ class Tournaments:
         prefix = room("")
         if not key.startswith(prefix) or key[len(prefix) :] not in self._watched:
             return
-        task = asyncio.get_running_loop().create_task(self._refresh(key[len(prefix) :]))
+        self._refresh_soon(key[len(prefix) :])
+
+    def _refresh_soon(self, tournament_id: str) -> None:
+        """Send the event's view to this process's watchers in a task of its own."""
+        if tournament_id not in self._watched:
+            return
+        task = asyncio.get_running_loop().create_task(self._refresh(tournament_id))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

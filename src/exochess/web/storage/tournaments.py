@@ -276,8 +276,24 @@ def withdraw(engine: Engine, tournament_id: str, user_id: int, after_round: int 
 
 def paired_games(engine: Engine, tournament_id: str) -> list[PairedGame]:
     """The tournament's games, oldest first, with their games' status and result."""
-    with engine.connect() as conn:
-        rows = conn.execute(
+    return paired_games_since(engine, tournament_id, None)[0]
+
+
+def paired_games_since(
+    engine: Engine, tournament_id: str, since: dt.datetime | None
+) -> tuple[list[PairedGame], int]:
+    """The tournament's games made at or after ``since`` (None: all), oldest first, and how
+    many were made before it (a reader that kept those checks that it has them all).  Both in
+    one transaction, so that the count and the rows agree."""
+    with engine.begin() as conn:
+        before = 0
+        if since is not None:
+            before = conn.execute(
+                select(func.count())
+                .select_from(tournament_games)
+                .where(tournament_games.c.tournament_id == tournament_id, tournament_games.c.created < since)
+            ).scalar_one()
+        query = (
             select(
                 tournament_games.c.game_id,
                 tournament_games.c.round,
@@ -294,7 +310,9 @@ def paired_games(engine: Engine, tournament_id: str) -> list[PairedGame]:
             .where(tournament_games.c.tournament_id == tournament_id)
             .order_by(tournament_games.c.created, tournament_games.c.game_id)
         )
-        return [PairedGame(**r._mapping) for r in rows]
+        if since is not None:
+            query = query.where(tournament_games.c.created >= since)
+        return [PairedGame(**r._mapping) for r in conn.execute(query)], before
 
 
 def add_game(

@@ -94,8 +94,8 @@ LEVELS: dict[int, Level] = {
 """The default table (Fugue's, and any game's without a table of its own)."""
 
 ELO: dict[str, dict[int, int]] = {
-    "fugue": {1: 940, 2: 1450, 3: 1790, 4: 2260, 5: 2640, 6: 3210, 7: 3360, 8: 3610},
-    "interweave": {1: 690, 2: 1030, 3: 1330, 4: 1440, 5: 1560, 6: 1970, 7: 2250, 8: 2300},
+    "fugue": {1: 940, 2: 1450, 3: 1790, 4: 2260, 5: 2590, 6: 3000, 7: 3310, 8: 3560},
+    "interweave": {1: 690, 2: 1030, 3: 1330, 4: 1440, 5: 1570, 6: 1930, 7: 2040, 8: 2080},
     "rebelfury": {1: 880, 2: 1260, 3: 1560, 4: 1900, 5: 2120, 6: 2280, 7: 2440, 8: 2580},
 }
 """Each level's rating, one Elo scale per game (not comparable across games), rounded to 10.
@@ -104,9 +104,9 @@ The recipe is ``bench/level_scale.py``, which prints this table: a random-but-gr
 (``bench/greedy.py``) is fixed at 500, level 1 is rated by its matches against it, and each
 level k by its matches against level k-1 (the records of 29 Nov 2026 in
 ``bench/data/ladder/``: 40 games a rung for levels 1-4, played with the levels as they are,
-lapses included; for levels 5-8 pooled with the ladder matches of ``docs/benchmarks.md`` for
-the rungs the CPU budget did not allow to replay).  The 95% intervals grow along the chain,
-from about ±130-210 at level 1 to ±410-700 at level 8 (``docs/benchmarks.md``, "Levels: the
+lapses included; for levels 5-8 pooled with the ladder matches of ``docs/benchmarks.md`` and
+20 more games of Fugue's and Interweave's rungs 5-7).  The 95% intervals grow along the chain,
+from about ±130-210 at level 1 to ±410-600 at level 8 (``docs/benchmarks.md``, "Levels: the
 ladder").
 Level 8 was rated at 0.5-1 s a move or 15,000 nodes; on the site it thinks 3 s.
 """

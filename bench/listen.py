@@ -117,15 +117,12 @@ def measure(
 ) -> dict[str, list[float]]:
     """Latencies in ms: isready, stop, quit."""
     out: dict[str, list[float]] = {"isready": [], "stop": [], "quit": []}
-    engine = Engine(env, control=env.get("LISTEN_CONTROL") == "1")
-    engine.send("uci")
-    engine.wait_for("uciok")
-    engine.send(f"setoption name Variant value {variant}")
+    engine = started(env, variant)
     engine.send("isready")
     engine.wait_for("readyok")
     moves: list[str] = []
     for _ in range(searches):
-        engine.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
+        engine.send(position(moves))
         engine.send("go infinite")
         time.sleep(0.3)  # past the first iterations
         for _ in range(polls):
@@ -143,17 +140,28 @@ def measure(
             moves.append(best)
     out["quit"].append(quit_during_search(engine, moves, 0.5))
     for i in range(quits):
-        fresh = Engine(env, control=env.get("LISTEN_CONTROL") == "1")
-        fresh.send("uci")
-        fresh.wait_for("uciok")
-        fresh.send(f"setoption name Variant value {variant}")
-        out["quit"].append(quit_during_search(fresh, moves[: i % (len(moves) + 1)], quit_after))
+        earlier = moves[: i % (len(moves) + 1)]  # a position of the session, a different one each time
+        out["quit"].append(quit_during_search(started(env, variant), earlier, quit_after))
     return out
+
+
+def started(env: dict[str, str], variant: str) -> Engine:
+    """An engine process past ``uci``, set to ``variant``."""
+    engine = Engine(env, control=env.get("LISTEN_CONTROL") == "1")
+    engine.send("uci")
+    engine.wait_for("uciok")
+    engine.send(f"setoption name Variant value {variant}")
+    return engine
+
+
+def position(moves: list[str]) -> str:
+    """The ``position`` command of the start followed by ``moves``."""
+    return "position startpos" + (" moves " + " ".join(moves) if moves else "")
 
 
 def quit_during_search(engine: Engine, moves: list[str], search_s: float) -> float:
     """Milliseconds from ``quit``, sent ``search_s`` into a ``go infinite``, to the process's exit."""
-    engine.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
+    engine.send(position(moves))
     engine.send("go infinite")
     time.sleep(search_s)
     watchdog = threading.Timer(60.0, engine.proc.kill)  # a hung engine ends the wait

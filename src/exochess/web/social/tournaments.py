@@ -715,13 +715,7 @@ class Tournaments:
         prefix = room("")
         if not key.startswith(prefix) or key[len(prefix) :] not in self._watched:
             return
-        self._refresh_soon(key[len(prefix) :])
-
-    def _refresh_soon(self, tournament_id: str) -> None:
-        """Send the event's view to this process's watchers in a task of its own."""
-        if tournament_id not in self._watched:
-            return
-        task = asyncio.get_running_loop().create_task(self._refresh(tournament_id))
+        task = asyncio.get_running_loop().create_task(self._refresh(key[len(prefix) :]))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -5,17 +5,23 @@
    game ends (the moment the loser's resignation was sent) to the moment both players' event
    sockets have shown them the new game.  Target p99 < 1 s with 200 players.
 2. standings updates: ``--watchers`` sockets on the event (its page's ``/ws/tournaments/{id}``),
-   spread over both servers, none of them a player's; for each result, the time from the
-   resignation's sending to each watcher's receiving the first view without that game among the
-   games on (the view's standings and games on are counted from the same stored rows, so that
-   view is the one with the result).  Target p99 < 200 ms with 500 watchers.
+   spread over both servers, none of them a player's.  A socket shows one page of ten lines
+   (``web/social/viewpages.py``), so the watchers are spread evenly over the pages (watcher i
+   asks for page i mod pages + 1), a harder case for the servers than everyone on page 1 (one
+   text a page to build, instead of one).  For each result and each watcher whose page showed
+   the game, the time from the resignation's sending to the watcher's receiving the first view
+   that shows one of the game's players and no longer lists the game among the games on (the
+   view's standings and games on are counted from the same stored rows, and a page lists the
+   games of its players: that view is the one with the result).  Target p99 < 200 ms with 500
+   watchers.
 
 The players are accounts made over the API, half on each server; each joins the arena and
-keeps the event's socket open on its server, as the event's page does, and learns its new game
-there.  A game is driven over the HTTP API by its two players once both have seen it: after
-a random wait of up to ``--hold`` seconds (so that games do not end in lockstep), White and
-Black each play a move (each through their own server, Black again if their server has not yet
-seen White's move) and a random one of them resigns.  ``--hold`` is waited before the first
+keeps the event's socket open on its server with its session, as the event's page does (its
+page then lists its own game), and learns its new game there.  A game is driven over the HTTP
+API by its two players once both have seen it: after a random wait of up to ``--hold`` seconds
+(so that games do not end in lockstep), White and Black each play a move (each through their
+own server, Black again if their server has not yet seen White's move) and a random one of them
+resigns.  ``--hold`` is waited before the first
 move, so it must stay well under the first-move limit (30 s: a longer wait aborts the game);
 ``--length A-B`` makes games last as real ones do: after the two moves, a random wait of A to B
 seconds before the resignation (``--length 60-90``: games of a minute or so, an arena of 200
@@ -57,6 +63,8 @@ from typing import Any
 import httpx
 import uvloop
 from picows import WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
+
+from exochess.web.social.viewpages import PAGE_SIZE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.cluster.harness import Cluster, Services
@@ -106,12 +114,14 @@ def percentiles(values: list[float]) -> str:
 
 class Views:
     """The distinct view texts one process has received: each is read once (the same text
-    reaches every socket of a server), keyed by its hash, with the game ids on and the
-    players' names of each game."""
+    reaches every socket of a server showing the same page), keyed by its hash, with the game
+    ids on and the players' names of each game, and the names of the page's lines."""
 
     def __init__(self) -> None:
         self.games: dict[int, dict[str, tuple[str, str]]] = {}
         """Text's hash -> {game id: (white, black)} of the view's games on."""
+        self.names: dict[int, set[str]] = {}
+        """Text's hash -> the players whose lines the view shows."""
         self.finished: set[int] = set()
         """Hashes of the views of a finished event."""
 
@@ -121,6 +131,7 @@ class Views:
             message = json.loads(raw)
             view = message.get("tournament") or {}
             self.games[key] = {g["id"]: (g["white"], g["black"]) for g in view.get("playing", [])}
+            self.names[key] = {line["name"] for line in view.get("standings", [])}
             if view.get("status") == "finished":
                 self.finished.add(key)
         return key
@@ -164,25 +175,38 @@ class Feed(WSListener):
             self.transport.disconnect()
 
 
-async def open_feed(url: str, views: Views, on_view: Any) -> Feed:
+async def open_feed(
+    url: str, views: Views, on_view: Any, *, cookie: str | None = None, page: int = 1
+) -> Feed:
+    """A socket on the event, of the player whose session is ``cookie`` (None: a visitor),
+    asking for ``page`` (1: the page it opens on, for a visitor)."""
     feed = Feed(views, on_view)
-    await ws_connect(lambda: feed, url, websocket_handshake_timeout=WAIT_S, max_frame_size=1 << 30)
+    await ws_connect(
+        lambda: feed,
+        url,
+        websocket_handshake_timeout=WAIT_S,
+        max_frame_size=1 << 30,
+        extra_headers={"Cookie": cookie} if cookie else None,
+    )
+    if page != 1:
+        assert feed.transport is not None
+        feed.transport.send(WSMsgType.TEXT, json.dumps({"type": "page", "page": page}).encode())
     return feed
 
 
 # --- watchers, in processes of their own ------------------------------------------------------
 
 
-async def _watch(urls: list[str], stop: Any, opened: Any, out: Any) -> None:
+async def _watch(urls: list[tuple[str, int]], stop: Any, opened: Any, out: Any) -> None:
     views = Views()
     arrivals: list[list[tuple[float, int]]] = [[] for _ in urls]
     sem = asyncio.Semaphore(32)
 
-    async def one(i: int, url: str) -> Feed:
+    async def one(i: int, url: str, page: int) -> Feed:
         async with sem:
-            return await open_feed(url, views, lambda at, key: arrivals[i].append((at, key)))
+            return await open_feed(url, views, lambda at, key: arrivals[i].append((at, key)), page=page)
 
-    feeds = await asyncio.gather(*(one(i, u) for i, u in enumerate(urls)))
+    feeds = await asyncio.gather(*(one(i, u, page) for i, (u, page) in enumerate(urls)))
     with opened.get_lock():
         opened.value += len(feeds)
     while not stop.is_set():
@@ -190,18 +214,24 @@ async def _watch(urls: list[str], stop: Any, opened: Any, out: Any) -> None:
     closed = sum(f.closed for f in feeds)  # by the server (refused, too slow...)
     for feed in feeds:
         feed.close()
-    games = {key: list(on) for key, on in views.games.items()}
+    games = {key: (list(on), sorted(views.names[key])) for key, on in views.games.items()}
     out.put((games, arrivals, closed))
 
 
-def watcher_process(urls: list[str], stop: Any, opened: Any, out: Any) -> None:
+def watcher_process(urls: list[tuple[str, int]], stop: Any, opened: Any, out: Any) -> None:
     uvloop.run(_watch(urls, stop, opened, out))
 
 
-class Watchers:
-    """``len(urls)`` watchers of the event over ``procs`` processes."""
+Watched = tuple[dict[int, tuple[list[str], list[str]]], list[list[tuple[float, int]]], int]
+"""One watchers' process's record: views (key -> game ids on, names shown), each socket's
+arrivals (time, key), and how many sockets the server closed."""
 
-    def __init__(self, urls: list[str], procs: int) -> None:
+
+class Watchers:
+    """``len(urls)`` watchers of the event over ``procs`` processes, each (its server's socket
+    URL, the page it asks for)."""
+
+    def __init__(self, urls: list[tuple[str, int]], procs: int) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.stop_event = ctx.Event()
         self.opened = ctx.Value("i", 0)
@@ -227,8 +257,9 @@ class Watchers:
     def pids(self) -> list[int]:
         return [p.pid for p in self.procs if p.pid is not None]
 
-    async def stop(self) -> list[tuple[dict[int, list[str]], list[list[tuple[float, int]]], int]]:
-        """Close them; each process's views (key -> game ids on), arrivals and closed sockets."""
+    async def stop(self) -> list[Watched]:
+        """Close them; each process's views (key -> game ids on, names shown), arrivals and
+        closed sockets."""
         self.stop_event.set()
         got = [await asyncio.to_thread(self.out.get, True, 120) for _ in self.procs]
         for proc in self.procs:
@@ -392,11 +423,17 @@ class Bench:
 
         async def connect(p: Player) -> None:
             ws = p.url.replace("http", "ws") + f"/ws/tournaments/{event}"
-            p.feed = await open_feed(ws, self.views, lambda at, key: self.on_player_view(p, at, key))
+            cookie = f"exochess_session={p.client.cookies['exochess_session']}"
+            p.feed = await open_feed(
+                ws, self.views, lambda at, key: self.on_player_view(p, at, key), cookie=cookie
+            )
 
         await self.gather_limited([connect(p) for p in made], 32)
         ws_urls = [u.replace("http", "ws") + f"/ws/tournaments/{event}" for u in self.urls]
-        watchers = Watchers([ws_urls[i % len(ws_urls)] for i in range(args.watchers)], args.watcher_procs)
+        pages = -(-args.players // PAGE_SIZE)
+        watchers = Watchers(
+            [(ws_urls[i % len(ws_urls)], i % pages + 1) for i in range(args.watchers)], args.watcher_procs
+        )
         await watchers.start()
         await asyncio.sleep(1.0)
         refused = [p.name for p in made if p.feed is not None and p.feed.closed]
@@ -485,7 +522,7 @@ class Bench:
 
     def report(
         self,
-        watched: list[tuple[dict[int, list[str]], list[list[tuple[float, int]]], int]],
+        watched: list[Watched],
         took: float,
         cpu: dict[str, float],
         load0: tuple[float, float, float],
@@ -503,21 +540,24 @@ class Bench:
         updates: list[float] = []
         missed = unseen = 0
         for views, arrivals, _closed in watched:
-            on = {key: set(ids) for key, ids in views.items()}
+            on = {key: set(ids) for key, (ids, _names) in views.items()}
+            shown = {key: set(names) for key, (_ids, names) in views.items()}
             for socket in arrivals:
                 times = [at for at, _key in socket]
                 ever = set().union(*(on[key] for key in {key for _at, key in socket}))
                 for game in self.results:
                     if game.id not in ever:
-                        unseen += 1
+                        unseen += 1  # its page never showed the game
                         continue
-                    # the first view that arrived after the resignation was sent and no longer
-                    # lists the game (one sent before may still be on its way)
+                    players = {game.white.name, game.black.name}
+                    # the first view that arrived after the resignation was sent, shows one of
+                    # the game's players and no longer lists the game (one sent before may still
+                    # be on its way; a view without either player says nothing of the game)
                     got = next(
                         (
                             at
                             for at, key in socket[bisect.bisect_left(times, game.ended_at) :]
-                            if game.id not in on[key]
+                            if game.id not in on[key] and players & shown[key]
                         ),
                         None,
                     )
@@ -534,8 +574,9 @@ class Bench:
         print(f"first wave, from the start:           {percentiles(first)}")
         print(f"standings update to each watcher:     {percentiles(updates)}   (target p99 < 200 ms)")
         print(
-            f"  (watcher x result pairs without the update before the end: {missed}; "
-            f"result's game never shown to the watcher: {unseen}; closed sockets: "
+            f"  ({len(updates)} watcher x result pairs measured; without the update before the end "
+            f"(or its players left the page): {missed}; the game not on the watcher's page: {unseen}; "
+            "closed sockets: "
             f"{sum(c for _v, _a, c in watched)} watchers', "
             f"{sum(p.feed is not None and p.feed.closed for p in self.players.values())} players')"
         )

@@ -395,3 +395,13 @@ class Hub:
                 self.leave(game_id, socket)
                 with contextlib.suppress(Exception):
                     await socket.close(code=1013, reason="too slow")
+
+    async def deliver_each(self, game_id: str, message_of: Callable[[Connection], str | None]) -> None:
+        """Send each connection of this process in the room its own whole state, coalesced
+        (``message_of`` returns it, or None for nothing): a tournament's pages."""
+        for socket, conn in list(self._rooms.get(game_id, {}).items()):
+            message = message_of(conn)
+            if message is not None and not conn.push(message, coalesce=True):
+                self.leave(game_id, socket)
+                with contextlib.suppress(Exception):
+                    await socket.close(code=1013, reason="too slow")

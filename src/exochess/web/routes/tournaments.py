@@ -4,10 +4,15 @@
 (Swiss events), with a token of scope ``tournament:write`` (a bot account's ``bot:play`` token
 will do: one token runs a bot) or the session.
 
-The socket sends ``{"type": "tournament", "tournament": <the same object as GET
-/api/tournaments/{id}>}`` on connecting and after every change (standings, pairings, start,
-end); the client may send ``{"type": "ping"}`` and gets ``pong``.  A player's own new game shows
-in ``playing``: their page goes to it.
+The socket sends ``{"type": "tournament", "tournament": <view>}`` on connecting and whenever
+what it shows changes (standings, pairings, start, end).  The view is the object of ``GET
+/api/tournaments/{id}`` cut to one page (:mod:`exochess.web.social.viewpages`): ``standings``
+holds ten lines, ``page`` and ``pages`` say which, ``playing`` the games of that page's players
+and the socket's player's own, and ``mine`` that player's line when it is on another page.  A
+socket opens on its signed-in player's page (page 1 for a visitor); the client may send
+``{"type": "page", "page": N}`` (``null``: back to its own page) and gets that page at once, then
+its changes; ``{"type": "ping"}`` gets ``pong``.  A player's own new game shows in ``playing``:
+their page goes to it.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, Stric
 from exochess.web.accounts.sessions import current_user
 from exochess.web.accounts.tokens import ScopeMissing
 from exochess.web.accounts.users import User
-from exochess.web.domain import N_, SecretRequired, TooFast
+from exochess.web.domain import N_, GameServiceError, InvalidRequest, SecretRequired, TooFast
 from exochess.web.game.timecontrol import REALTIME_PRESETS
 from exochess.web.http.bearer import Actor, actor_with
 from exochess.web.http.errors import status_of
@@ -34,12 +39,15 @@ from exochess.web.http.templating import render
 from exochess.web.limits import CLOSE_FLOOD, MessageLimit
 from exochess.web.routes.pages import tr
 from exochess.web.social.tournaments import ARENA_MINUTES, MAX_ROUNDS, Tournaments, room
+from exochess.web.social.viewpages import Pages
 from exochess.web.storage.tournaments import ARENA, SWISS
 
 router = APIRouter()
 log = logging.getLogger("exochess.web")
 
 MAX_MESSAGE = 1024
+MAX_PAGE = 10_000
+"""The highest page a socket may ask for (a page past the table's end shows its last)."""
 SOCKET_STRIKES = 5
 """Messages over the limit answered "slow down" before the socket is closed."""
 
@@ -96,7 +104,10 @@ async def tournaments_page(request: Request, tournaments: TournamentsDep) -> HTM
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
 async def tournament_page(request: Request, tournament_id: str, tournaments: TournamentsDep) -> HTMLResponse:
     view = await tournaments.view(tournament_id)
-    return render(request, "tournament.html", title=view["name"], tournament=view)
+    user = current_user(request)
+    # the page the socket will show: the player's own (viewpages), so nothing jumps when it opens
+    shown = Pages(view).cut(None, user.name if user is not None else None)
+    return render(request, "tournament.html", title=view["name"], tournament=shown)
 
 
 @router.get("/api/tournaments")
@@ -214,7 +225,7 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str, tournament
     lang = request_language(websocket)
     address = websocket.client.host if websocket.client is not None else ""
     try:
-        first = await tournaments.view_text(tournament_id)
+        await tournaments.get(tournament_id)
     except Exception as exc:  # an unknown id: say so and close
         await websocket.close(code=4404, reason=str(exc)[:120])
         return
@@ -222,11 +233,11 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str, tournament
     if refusal is not None:
         await websocket.close(code=4429, reason=refusal)
         return
+    user = current_user(websocket)
     conn = hub.join(room(tournament_id), websocket, None, address)
-    tournaments.watch(tournament_id)
     throttle = MessageLimit(tournaments.limits, "tournament-messages", strikes=SOCKET_STRIKES)
     try:
-        await conn.send(first)
+        await conn.send(await tournaments.watch(tournament_id, conn, user.name if user is not None else None))
         while True:
             raw = await websocket.receive_text()
             verdict = throttle.check()
@@ -234,7 +245,9 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str, tournament
                 await conn.finish()
                 await websocket.close(code=CLOSE_FLOOD, reason=throttle.reason())
                 break
-            error = TooFast(N_("too many messages: slow down")) if verdict == "slow" else None
+            error: GameServiceError | None = None
+            if verdict == "slow":
+                error = TooFast(N_("too many messages: slow down"))
             if error is None:
                 try:
                     message = parse_json_text(raw) if len(raw) <= MAX_MESSAGE else None
@@ -243,11 +256,20 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str, tournament
                 if isinstance(message, dict) and message.get("type") == "ping":
                     await conn.send(json.dumps({"type": "pong"}))
                     continue
+                if isinstance(message, dict) and message.get("type") == "page":
+                    page = message.get("page")
+                    if page is None or (type(page) is int and 1 <= page <= MAX_PAGE):
+                        await conn.send(await tournaments.show_page(tournament_id, conn, page))
+                        continue
+                    error = InvalidRequest(
+                        N_("page must be a whole number from 1 to {max}, or null for your own page"),
+                        max=MAX_PAGE,
+                    )
             reply: dict[str, Any] = {
                 "type": "error",
                 "error": localized(error.template, error.params, lang)
                 if error is not None
-                else localized(N_("this socket only answers pings"), {}, lang),
+                else localized(N_("this socket answers only pings and page requests"), {}, lang),
             }
             if error is not None:
                 reply["status"] = status_of(error)
@@ -258,4 +280,4 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str, tournament
         log.debug("tournament websocket closed on error", exc_info=True)
     finally:
         hub.leave(room(tournament_id), websocket)
-        tournaments.unwatch(tournament_id)
+        tournaments.unwatch(tournament_id, conn)

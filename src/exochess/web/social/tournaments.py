@@ -13,9 +13,11 @@ Who does what (lila's ``tournament`` module is the model):
 - games are ordinary rated (or casual) games between accounts made by
   :meth:`GameService.create_between`: clocks, fair play, ratings and the game page are the
   games' own;
-- watchers of ``/ws/tournaments/{id}`` get the whole view (coalesced) after every change,
-  through the hub's room ``tournament:{id}``: each server reads the view for its own watchers,
-  at once when another server pokes it (a result, a pairing: ``Hub.poke`` over the Redis bus).
+- watchers of ``/ws/tournaments/{id}`` get the view (coalesced) after every change, each the
+  page it shows (:mod:`.viewpages`: ten lines of standings and their games on), through the
+  hub's room ``tournament:{id}``: each server reads the view for its own watchers, at once when
+  another server pokes it (a result, a pairing: ``Hub.poke`` over the Redis bus), and sends a
+  socket a view only when its page changed.
 
 Cheat guards: a player is never paired while they have another game on; a player whose game
 was aborted because they never moved loses it (in the tournament) and is paused until they
@@ -39,7 +41,6 @@ import datetime as dt
 import json
 import logging
 import secrets
-from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -66,6 +67,7 @@ from exochess.web.game.live import LiveGame
 from exochess.web.game.service import GameService
 from exochess.web.game.timecontrol import TimeControl
 from exochess.web.limits import RateLimits
+from exochess.web.live.hub import Connection
 from exochess.web.social.records import EventRecords, Records
 from exochess.web.social.schedule import ScheduleEntry, due_events
 from exochess.web.social.standings import (
@@ -76,6 +78,7 @@ from exochess.web.social.standings import (
     swiss_result,
     swiss_table,
 )
+from exochess.web.social.viewpages import Pages
 from exochess.web.storage import tournaments as db
 from exochess.web.storage.store import now
 from exochess.web.storage.tournaments import ARENA, SWISS, TournamentRow, TournamentStatus
@@ -154,13 +157,11 @@ class Tournaments:
         self._view_locks: dict[str, asyncio.Lock] = {}
         """One per watched event: its views are read and sent one at a time, in order."""
         self._tasks: set[asyncio.Task[None]] = set()
-        self._sent: dict[str, str] = {}
-        """The last view sent to each event's room."""
         self._shown: dict[str, int] = {}
         """The :meth:`~.records.Records.fingerprint` of the records of each event's last view
         (the same again: the view is not built again)."""
         self.records = EventRecords(service)
-        self._watched: Counter[str] = Counter()
+        self._watchers: dict[str, dict[Connection, Watcher]] = {}
         """This process's watchers per event (each server sends its own watchers the view)."""
         self._made: set[str] = set()
         """Keys of the scheduled events this process has made (or found made)."""
@@ -423,7 +424,7 @@ class Tournaments:
             self.hub.poke(room(tournament_id))
         # every watched event, as a safety net (a change missed by the pokes): cheap when its
         # records have not changed (:meth:`_changed`)
-        for tournament_id in list(self._watched):
+        for tournament_id in list(self._watchers):
             await self._changed(tournament_id)
 
     async def step(self, row: TournamentRow, *, ended: bool = False) -> bool:
@@ -652,29 +653,42 @@ class Tournaments:
             "now": _ms(self.clock()),
         }
 
-    def watch(self, tournament_id: str) -> None:
-        """A watcher of this process opened the event's socket."""
-        self._watched[tournament_id] += 1
+    async def watch(self, tournament_id: str, conn: Connection, name: str | None) -> str:
+        """A socket of this process on the event (in its room already), of the player ``name``
+        (None: a visitor): the text to send it first, its player's own page.  Read under the
+        event's view lock, so that no view read before this one is sent to it afterwards."""
+        async with self._view_locks.setdefault(tournament_id, asyncio.Lock()):
+            view = await self.view(tournament_id)
+            view.pop("now")  # as in every later view: a page unchanged since is not sent again
+            watcher = self._watchers.setdefault(tournament_id, {})[conn] = Watcher(name)
+            watcher.sent = _text(Pages(view).cut(None, name))
+            return watcher.sent
 
-    def unwatch(self, tournament_id: str) -> None:
-        self._watched[tournament_id] -= 1
-        if self._watched[tournament_id] <= 0:
-            del self._watched[tournament_id]
-            self._sent.pop(tournament_id, None)
+    def unwatch(self, tournament_id: str, conn: Connection) -> None:
+        watchers = self._watchers.get(tournament_id, {})
+        watchers.pop(conn, None)
+        if not watchers:
+            self._watchers.pop(tournament_id, None)
             self._shown.pop(tournament_id, None)
             self._view_locks.pop(tournament_id, None)
 
-    async def view_text(self, tournament_id: str) -> str:
-        """The view as the socket sends it."""
-        view = await self.view(tournament_id)
-        return json.dumps({"type": "tournament", "tournament": view})
+    async def show_page(self, tournament_id: str, conn: Connection, page: int | None) -> str:
+        """The socket ``conn`` asks for a page of the standings (None: its player's own): the
+        text to send it now; later views follow that page."""
+        async with self._view_locks.setdefault(tournament_id, asyncio.Lock()):
+            watcher = self._watchers[tournament_id][conn]
+            watcher.page = page
+            view = await self.view(tournament_id)
+            view.pop("now")
+            watcher.sent = _text(Pages(view).cut(page, watcher.name))
+            return watcher.sent
 
     async def _changed(self, tournament_id: str) -> None:
         """Send the event's view to this process's watchers when it differs from the last one
         sent.  Every server runs the loop and recounts the same rows, so each serves its own
         watchers (no view travels on the bus: the server that made a change pokes the others,
         :meth:`_poked`, and the loop's every pass catches anything missed)."""
-        if tournament_id not in self._watched:
+        if tournament_id not in self._watchers:
             return
         # one at a time per event: a view read later is sent later, never overtaken by an
         # older one (a poke and the loop may ask at once)
@@ -685,12 +699,25 @@ class Tournaments:
                 return  # the same rows as the last view: the same view
             view = await self._view_of(records)
             view.pop("now")
-            text = json.dumps({"type": "tournament", "tournament": view})
             self._shown[tournament_id] = fingerprint
-            if self._sent.get(tournament_id) == text:
-                return
-            self._sent[tournament_id] = text
-            await self.hub.deliver(room(tournament_id), text, coalesce=True)
+            pages = Pages(view)
+            texts: dict[tuple[int, str | None], str] = {}
+            watchers = self._watchers.get(tournament_id, {})
+
+            def text_of(conn: Connection) -> str | None:
+                watcher = watchers.get(conn)
+                if watcher is None:  # joined the room, not yet given its first view
+                    return None
+                key = pages.key(watcher.page, watcher.name)
+                text = texts.get(key)
+                if text is None:
+                    text = texts[key] = _text(pages.cut(watcher.page, watcher.name))
+                if text == watcher.sent:
+                    return None  # its page did not change
+                watcher.sent = text
+                return text
+
+            await self.hub.deliver_each(room(tournament_id), text_of)
 
     def _know_games(self, tournament_id: str, paired: list[db.PairedGame]) -> None:
         """Remember the event's games on (a game's end here then wakes the loop at once).  A
@@ -713,7 +740,7 @@ class Tournaments:
         """Another server changed an event (a result, a pairing): show it to this server's
         watchers now rather than at the next pass of the loop."""
         prefix = room("")
-        if not key.startswith(prefix) or key[len(prefix) :] not in self._watched:
+        if not key.startswith(prefix) or key[len(prefix) :] not in self._watchers:
             return
         task = asyncio.get_running_loop().create_task(self._refresh(key[len(prefix) :]))
         self._tasks.add(task)
@@ -726,6 +753,22 @@ class Tournaments:
             log.warning("tournament view not sent: %s", exc.message)
         except Exception:
             log.exception("tournament view failed")
+
+
+@dataclasses.dataclass
+class Watcher:
+    """One socket of this process on an event."""
+
+    name: str | None
+    """Its signed-in player's name (None: a visitor)."""
+    page: int | None = None
+    """The page of the standings it asked for (None: its player's own, else the first)."""
+    sent: str | None = None
+    """The last view sent to it (the same text is not sent again)."""
+
+
+def _text(view: dict[str, Any]) -> str:
+    return json.dumps({"type": "tournament", "tournament": view})
 
 
 def _ms(when: dt.datetime) -> int:

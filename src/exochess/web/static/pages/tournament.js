@@ -1,5 +1,6 @@
 // @ts-check
-// /tournaments/<id>: the event's standings, live over /ws/tournaments/<id>; join and withdraw;
+// /tournaments/<id>: the event's standings, live over /ws/tournaments/<id>, a page of ten lines
+// at a time (the socket sends the page it is asked for, then its changes); join and withdraw;
 // a player paired by the event is taken to their new game.
 import { postJSON } from "/static/api.js";
 import { Reconnector } from "/static/connection.js";
@@ -15,7 +16,8 @@ import { countdown, duration } from "/static/tournamentclock.js";
  *   sonneborn_berger?: number, wins?: number}} Line */
 /** @typedef {{id: string, kind: string, variant: string, name: string, time_control: string,
  *   rated: boolean, bots_allowed?: boolean, status: string, starts_at: number, ends_at: number | null, rounds: number | null,
- *   round: number, players: number, standings: Line[], playing: Playing[], podium: string[]}} View */
+ *   round: number, players: number, standings: Line[], playing: Playing[], podium: string[],
+ *   page: number, pages: number, mine: Line | null}} View */
 
 const root = /** @type {HTMLElement} */ (document.getElementById("tournament"));
 /** @type {View} */
@@ -64,7 +66,8 @@ function closed() {
 /** Join and withdraw for a player, the sign-in link for a visitor: only what can still be done
  * (checked every second too, since an arena stops pairing without a message). */
 function renderActions() {
-  const mine = me ? view.standings.find((line) => line.name === me) : undefined;
+  // the player's line: on the page shown, or sent apart (``mine``) when it is on another
+  const mine = me ? view.mine || view.standings.find((line) => line.name === me) : undefined;
   const join = document.getElementById("tournament-join");
   const leave = document.getElementById("tournament-withdraw");
   const signin = document.getElementById("tournament-signin");
@@ -101,6 +104,7 @@ function render() {
     tr.children[1].replaceChildren(...titledName(name, line.title));
     return tr;
   }));
+  renderPager();
   const podium = /** @type {HTMLElement} */ (document.getElementById("tournament-podium"));
   podium.hidden = !view.podium.length;
   podium.replaceChildren(...view.podium.map((name) => cell("li", name)));
@@ -124,6 +128,29 @@ function render() {
     }
   }
 }
+
+const pager = /** @type {HTMLElement} */ (document.getElementById("standings-pager"));
+
+function renderPager() {
+  pager.hidden = view.pages <= 1;
+  /** @type {HTMLElement} */ (document.getElementById("standings-page")).textContent =
+    t("Page {page} of {pages}", { page: view.page, pages: view.pages });
+  for (const button of pager.querySelectorAll("button")) {
+    const which = button.dataset.page;
+    button.disabled = which === "first" || which === "previous" ? view.page <= 1
+      : which === "next" || which === "last" ? view.page >= view.pages
+      : false;
+  }
+}
+
+pager.addEventListener("click", (event) => {
+  const button = /** @type {HTMLElement} */ (event.target).closest("button");
+  if (!button) return;
+  const which = button.dataset.page;
+  const page = which === "first" ? 1 : which === "previous" ? view.page - 1 : which === "next" ? view.page + 1
+    : which === "last" ? view.pages : null;
+  socket.send({ type: "page", page });
+});
 
 /** @param {string} action */
 async function act(action) {

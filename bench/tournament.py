@@ -538,33 +538,34 @@ class Bench:
             elif game.both_seen >= game.free_at:
                 later.append(game.both_seen - game.free_at)
         updates: list[float] = []
-        missed = unseen = 0
+        # each time the game left a watcher's page after the result: ``updates``, and those
+        # where neither player is on the page any more (the result moved them, or others' did)
+        leaving: list[float] = []
+        missed = unseen = left = 0
         for views, arrivals, _closed in watched:
             on = {key: set(ids) for key, (ids, _names) in views.items()}
             shown = {key: set(names) for key, (_ids, names) in views.items()}
             for socket in arrivals:
                 times = [at for at, _key in socket]
-                ever = set().union(*(on[key] for key in {key for _at, key in socket}))
                 for game in self.results:
-                    if game.id not in ever:
-                        unseen += 1  # its page never showed the game
+                    # the page as the watcher had it when the resignation was sent: did it list
+                    # the game?  (one sent before may still be on its way: counted below)
+                    at_end = bisect.bisect_left(times, game.ended_at)
+                    if at_end == 0 or game.id not in on[socket[at_end - 1][1]]:
+                        unseen += 1
                         continue
-                    players = {game.white.name, game.black.name}
-                    # the first view that arrived after the resignation was sent, shows one of
-                    # the game's players and no longer lists the game (one sent before may still
-                    # be on its way; a view without either player says nothing of the game)
-                    got = next(
-                        (
-                            at
-                            for at, key in socket[bisect.bisect_left(times, game.ended_at) :]
-                            if game.id not in on[key] and players & shown[key]
-                        ),
-                        None,
-                    )
-                    if got is None:
+                    # the first view after it that no longer lists the game: the result, if it
+                    # shows one of the game's players (a page lists its players' games); if it
+                    # shows neither, the players left the page and it says nothing of the game
+                    found = next(((at, key) for at, key in socket[at_end:] if game.id not in on[key]), None)
+                    if found is None:
                         missed += 1
+                        continue
+                    leaving.append(found[0] - game.ended_at)
+                    if {game.white.name, game.black.name} & shown[found[1]]:
+                        updates.append(found[0] - game.ended_at)
                     else:
-                        updates.append(got - game.ended_at)
+                        left += 1
         n = len(self.results)
         print(
             f"\n{self.args.players} players, {self.args.watchers} watchers on 2 servers: {n} results in "
@@ -573,10 +574,11 @@ class Bench:
         print(f"pairing latency after a game's end:   {percentiles(later)}   (target p99 < 1000 ms)")
         print(f"first wave, from the start:           {percentiles(first)}")
         print(f"standings update to each watcher:     {percentiles(updates)}   (target p99 < 200 ms)")
+        print(f"  the game off the page, any way:     {percentiles(leaving)}")
         print(
-            f"  ({len(updates)} watcher x result pairs measured; without the update before the end "
-            f"(or its players left the page): {missed}; the game not on the watcher's page: {unseen}; "
-            "closed sockets: "
+            f"  ({len(updates)} watcher x result pairs measured; without the update before the end: "
+            f"{missed}; the game's players left the page: {left}; the game not on the watcher's page "
+            f"when it ended: {unseen}; closed sockets: "
             f"{sum(c for _v, _a, c in watched)} watchers', "
             f"{sum(p.feed is not None and p.feed.closed for p in self.players.values())} players')"
         )

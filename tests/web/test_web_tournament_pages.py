@@ -3,7 +3,8 @@ lines, the page asked for or its player's own, the games of that page's players 
 own, and a page is sent again only when it changed.  Over real sockets on a real server, and the
 pager in Chromium.
 
-Every wait is on a message or a page state (ordering, not timing)."""
+Every wait is on a message or a page state (ordering, not timing).  Set EXOCHESS_SHOTS=/some/dir
+to keep screenshots of the pager's second page at 1280 px and 390 px."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 import websockets
 
 from tests.web.serverproc import Server, recv_until, run_async
+from tests.web.test_web_browser_tournaments import shoot
 from tests.web.test_web_tournaments import ENV, Player, create, view
 
 WAIT_S = 120.0
@@ -168,6 +170,7 @@ def test_the_pager_turns_the_pages_in_a_browser(site: Server, page: Any) -> None
     assert rows.count() == 3
     assert [rows.nth(i).get_attribute("data-player") for i in range(3)] == table[10:]
     assert page.locator("#standings-pager [data-page='last']").is_disabled()
+    shoot(page, "tournament-page-2")  # EXOCHESS_SHOTS=DIR keeps it at 1280 and 390 px
     page.click("#standings-pager [data-page='first']")
     page.locator("#standings-page", has_text="Page 1 of 2").wait_for()
     assert rows.first.get_attribute("data-player") == table[0]

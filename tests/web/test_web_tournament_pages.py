@@ -25,7 +25,9 @@ WAIT_S = 120.0
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("tournament-pages") / "site.sqlite", engine_workers=0, env=ENV).start()
+    srv = Server(
+        tmp_path_factory.mktemp("tournament-pages") / "site.sqlite", engine_workers=0, env=ENV
+    ).start()
     yield srv
     srv.stop()
 

@@ -10,8 +10,11 @@ Levels 1-3 were redefined (lapses, ``engine/levels.py``) after the first records
 that touch them (the anchor to 1, 2 to 1, 3 to 2, 4 to 3) come only from the ``lapses*-*``
 records, each rung from a match between the two levels as they are now.
 Where several matches played the same rung they are pooled (added up).  The anchor is a
-random-but-greedy player (``bench/greedy.py``) fixed at :data:`ANCHOR_ELO`; level 1 is the
-anchor plus its result against it, level k is level k-1 plus the rung ``k vs k-1``.  A rung won
+random-but-greedy player (``bench/greedy.py``) fixed at :data:`ANCHOR_ELO`; each game's players
+form a chain, level 1 the anchor plus its result against it, each next player the one before
+plus the rung between them.  A chain's players are its levels and, in Interweave, two players
+between levels (:data:`LEVEL_STEPS`); a rung read from a match record of ``bench/data/matches/``
+is counted from its games (:func:`match_rung`).  A rung won
 100% is counted as if the loser had scored half a game (no finite estimate otherwise), and the
 95% intervals add up along the chain (variances summed).  Ratings are rounded to 10.
 """
@@ -20,6 +23,9 @@ from __future__ import annotations
 
 import math
 import sys
+from pathlib import Path
+
+from exochess_lab.record import read_record
 
 ANCHOR_ELO = 500
 """The greedy player's fixed rating: arbitrary, chosen so that level 1 lands where a player who
@@ -47,40 +53,58 @@ Fugue 5-7.  Its Interweave 8 vs 7 (4-16) is left out: at 15,000 nodes a move lev
 less than level 7 does (depth 6, up to 100,000 nodes), so it measures the budgets, not level 8
 as the site plays it (3 s a move)."""
 
-RUNGS: dict[str, dict[int, list[Rung]]] = {
+MATCHES = Path(__file__).resolve().parent / "data" / "matches"
+"""Match records (``exochess match --record``): a rung read from one is counted from its games."""
+
+
+def match_rung(name: str) -> Rung:
+    """The rung of a match record in ``bench/data/matches/``: player A's wins, losses and draws
+    (A is the higher configuration of the rung; the record's first line has the command's
+    settings)."""
+    _settings, games = read_record(MATCHES / name)
+    scores = [g.score if g.white == "a" else 1.0 - g.score for g in games]
+    return (scores.count(1.0), scores.count(0.0), scores.count(0.5), f"bench/data/matches/{name}")
+
+
+RUNGS: dict[str, dict[str, list[Rung]]] = {
     "fugue": {
-        1: [(37, 3, 0, FIRST.format("fugue"))],
-        2: [(38, 2, 0, SECOND.format("fugue"))],
-        3: [(35, 5, 0, SECOND.format("fugue"))],
-        4: [(37, 2, 1, FIRST.format("fugue"))],
-        5: [(18, 2, 0, FUGUE_LADDER), (17, 3, 0, UPPER)],
-        6: [(14, 0, 0, FUGUE_LADDER), (17, 3, 0, UPPER)],
-        7: [
+        "1": [(37, 3, 0, FIRST.format("fugue"))],
+        "2": [(38, 2, 0, SECOND.format("fugue"))],
+        "3": [(35, 5, 0, SECOND.format("fugue"))],
+        "4": [(37, 2, 1, FIRST.format("fugue"))],
+        "5": [(18, 2, 0, FUGUE_LADDER), (17, 3, 0, UPPER)],
+        "6": [(14, 0, 0, FUGUE_LADDER), (17, 3, 0, UPPER)],
+        "7": [
             (2, 0, 0, FUGUE_LADDER),
             (6, 3, 1, DOCS + ", re-measured after the stronger level 8, 500 ms"),
             (19, 1, 0, UPPER),
         ],
-        8: [(8, 2, 0, DOCS + ", re-measured after the stronger level 8, 500 ms")],
+        "8": [(8, 2, 0, DOCS + ", re-measured after the stronger level 8, 500 ms")],
     },
     "interweave": {
-        1: [(30, 10, 0, FIRST.format("interweave"))],
-        2: [(35, 5, 0, SECOND.format("interweave"))],
-        3: [(34, 6, 0, SIXTH.format("interweave"))],
-        4: [(26, 14, 0, SIXTH.format("interweave"))],
-        5: [(4, 2, 0, LOW_RUNGS), (4, 2, 0, DOCS + ", replay, 500 ms"), (14, 6, 0, UPPER)],
-        6: [(6, 0, 0, DOCS + ", replay, 500 ms"), (17, 3, 0, UPPER)],
-        7: [(5, 1, 0, DOCS + ", replay, 500 ms"), (12, 8, 0, UPPER)],
-        8: [(3, 3, 0, DOCS + ", replay, 500 ms"), (6, 4, 0, DOCS + ", replay, 10 more games")],
+        # the chain runs through every configuration measured; LEVEL_STEPS says which are levels
+        "1": [(30, 10, 0, FIRST.format("interweave"))],
+        "2": [match_rung("interweave-ladder-2v1-seed78.txt")],
+        "3": [match_rung("interweave-ladder-3v2-seed79.txt")],
+        # records made before the levels were renumbered: their levels 2, 3, 4, 5, 6 and 7 are
+        # now levels 3 and 4, "depth 3", level 5, "depth 5" and level 7
+        "4": [(34, 6, 0, SIXTH.format("interweave"))],
+        "depth 3": [(26, 14, 0, SIXTH.format("interweave"))],
+        "5": [(4, 2, 0, LOW_RUNGS), (4, 2, 0, DOCS + ", replay, 500 ms"), (14, 6, 0, UPPER)],
+        "6": [match_rung("interweave-ladder-6v5-seed80.txt")],
+        "depth 5": [match_rung("interweave-ladder-depth5-vs-6-seed81.txt")],
+        "7": [(5, 1, 0, DOCS + ", replay, 500 ms"), (12, 8, 0, UPPER)],
+        "8": [match_rung("interweave-ladder-8v7-site-budgets-seed75.txt")],
     },
     "rebelfury": {
-        1: [(36, 4, 0, FIRST.format("rebelfury"))],
-        2: [(36, 4, 0, SECOND.format("rebelfury"))],
-        3: [(34, 6, 0, SECOND.format("rebelfury"))],
-        4: [(35, 5, 0, SECOND.format("rebelfury"))],
-        5: [(1, 1, 0, LOW_RUNGS), (31, 8, 1, DOCS + ", day 5, 1000 ms")],
-        6: [(29, 11, 0, DOCS + ", day 6, 1000 ms")],
-        7: [(28, 11, 1, DOCS + ", day 5, 1000 ms"), (7, 3, 0, DOCS + ", re-measured, 500 ms")],
-        8: [(27, 12, 1, DOCS + ", day 6, 1000 ms"), (7, 3, 0, DOCS + ", re-measured, 500 ms")],
+        "1": [(36, 4, 0, FIRST.format("rebelfury"))],
+        "2": [(36, 4, 0, SECOND.format("rebelfury"))],
+        "3": [(34, 6, 0, SECOND.format("rebelfury"))],
+        "4": [(35, 5, 0, SECOND.format("rebelfury"))],
+        "5": [(1, 1, 0, LOW_RUNGS), (31, 8, 1, DOCS + ", day 5, 1000 ms")],
+        "6": [(29, 11, 0, DOCS + ", day 6, 1000 ms")],
+        "7": [(28, 11, 1, DOCS + ", day 5, 1000 ms"), (7, 3, 0, DOCS + ", re-measured, 500 ms")],
+        "8": [(27, 12, 1, DOCS + ", day 6, 1000 ms"), (7, 3, 0, DOCS + ", re-measured, 500 ms")],
     },
 }
 
@@ -97,19 +121,35 @@ def rung_elo(wins: int, losses: int, draws: int) -> tuple[float, float, bool]:
     return -400 * math.log10(1 / mean - 1), slope * math.sqrt(var / n), clamped
 
 
-def scale(rungs: dict[int, list[Rung]]) -> list[tuple[float, float, bool, int]]:
-    """(rating, 95% half-interval, a rung clamped, games) of levels 1-8."""
-    out = []
+LEVEL_STEPS: dict[str, tuple[str, ...]] = {
+    "fugue": tuple(str(k) for k in range(1, 9)),
+    "interweave": ("1", "2", "3", "4", "5", "6", "7", "8"),
+    "rebelfury": tuple(str(k) for k in range(1, 9)),
+}
+"""The step of the chain that each level 1-8 is (a chain's other steps are configurations
+between two levels, measured on the way: Interweave's "depth 3" and "depth 5", its levels 4 and
+6 before issue 48 evened the steps)."""
+
+
+def chain(rungs: dict[str, list[Rung]]) -> dict[str, tuple[float, float, bool, int]]:
+    """(rating, 95% half-interval, a rung clamped, games) of each step of a chain, in order."""
+    out = {}
     rating, var = float(ANCHOR_ELO), 0.0
-    for k in range(1, 9):
-        w = sum(r[0] for r in rungs[k])
-        l_ = sum(r[1] for r in rungs[k])
-        d = sum(r[2] for r in rungs[k])
+    for step, matches in rungs.items():
+        w = sum(r[0] for r in matches)
+        l_ = sum(r[1] for r in matches)
+        d = sum(r[2] for r in matches)
         diff, se, clamped = rung_elo(w, l_, d)
         rating += diff
         var += se * se
-        out.append((rating, 1.96 * math.sqrt(var), clamped, w + l_ + d))
+        out[step] = (rating, 1.96 * math.sqrt(var), clamped, w + l_ + d)
     return out
+
+
+def scale(game: str) -> list[tuple[float, float, bool, int]]:
+    """(rating, 95% half-interval, a rung clamped, games of its rung) of levels 1-8 of ``game``."""
+    steps = chain(RUNGS[game])
+    return [steps[step] for step in LEVEL_STEPS[game]]
 
 
 OUTSIDE: dict[str, list[tuple[int, int, int, int]]] = {
@@ -129,7 +169,7 @@ def outside_rating(game: str) -> tuple[float, float] | None:
     matches = OUTSIDE.get(game)
     if not matches:
         return None
-    ladder = scale(RUNGS[game])
+    ladder = scale(game)
     weight_sum = weighted = 0.0
     for level, wins, losses, draws in matches:
         rating, var = (
@@ -148,13 +188,20 @@ def main() -> int:
     print(f"| game | {' | '.join(f'level {k}' for k in range(1, 9))} |")
     print("|---|" + "---|" * 8)
     table: dict[str, dict[int, int]] = {}
-    for game, rungs in RUNGS.items():
+    for game in RUNGS:
         cells = []
         table[game] = {}
-        for k, (rating, half, clamped, games) in enumerate(scale(rungs), start=1):
+        for k, (rating, half, clamped, games) in enumerate(scale(game), start=1):
             table[game][k] = round(rating / 10) * 10
             cells.append(f"{table[game][k]} ± {half:.0f}{'*' if clamped else ''} ({games})")
         print(f"| {game} | " + " | ".join(cells) + " |")
+    print()
+    for game in RUNGS:
+        ratings = [row[0] for row in scale(game)]
+        steps = [round(b - a) for a, b in zip([float(ANCHOR_ELO), *ratings], ratings, strict=False)]
+        between = {k: round(v[0]) for k, v in chain(RUNGS[game]).items() if k not in LEVEL_STEPS[game]}
+        extra = f"; between the levels {between}" if between else ""
+        print(f"{game}: steps from the anchor up {steps}{extra}")
     print()
     for game in OUTSIDE:
         found = outside_rating(game)

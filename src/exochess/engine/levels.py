@@ -95,7 +95,7 @@ LEVELS: dict[int, Level] = {
 
 ELO: dict[str, dict[int, int]] = {
     "fugue": {1: 940, 2: 1450, 3: 1790, 4: 2260, 5: 2590, 6: 3000, 7: 3310, 8: 3560},
-    "interweave": {1: 690, 2: 1030, 3: 1330, 4: 1440, 5: 1570, 6: 1930, 7: 2040, 8: 2080},
+    "interweave": {1: 690, 2: 960, 3: 1130, 4: 1430, 5: 1670, 6: 1920, 7: 2080, 8: 2350},
     "rebelfury": {1: 880, 2: 1260, 3: 1560, 4: 1900, 5: 2120, 6: 2280, 7: 2440, 8: 2580},
 }
 """Each level's rating, one Elo scale per game (not comparable across games), rounded to 10.
@@ -108,7 +108,10 @@ lapses included; for levels 5-8 pooled with the ladder matches of ``docs/benchma
 20 more games of Fugue's and Interweave's rungs 5-7).  The 95% intervals grow along the chain,
 from about ±130-210 at level 1 to ±410-600 at level 8 (``docs/benchmarks.md``, "Levels: the
 ladder").
-Level 8 was rated at 0.5-1 s a move or 15,000 nodes; on the site it thinks 3 s.
+Interweave's levels were remade for even steps (its level 2 and 6 are new) and rated with the
+match records of ``bench/data/matches/interweave-ladder-*``, its level 8 at node budgets matching
+the site's move times; Fugue's and Rebel Fury's level 8 was rated at 0.5-1 s a move or 15,000
+nodes, less than the site's 3 s.
 """
 
 
@@ -126,7 +129,7 @@ def level(number: int, variant: Variant | str | None = None) -> Level:
     Raises ValueError for any other number.
 
     >>> level(3, "interweave").depth
-    3
+    2
     >>> level(3).depth
     1
     """

@@ -27,18 +27,21 @@ class InterweaveEvaluator(Evaluator):
 
     levels: ClassVar[Mapping[int, Level]] = {
         1: Level(1, 1, 150, True, False, 0.125, lapses=0.4),
-        2: Level(2, 2, 40, True, False, 0.125, lapses=0.2),
-        3: Level(3, 3, 0, True, False, 0.125, lapses=0.1),
-        4: Level(4, 3, 0, True, False, 0.25),
+        2: Level(2, 1, 150, True, False, 0.125, lapses=0.07),
+        3: Level(3, 2, 40, True, False, 0.125, lapses=0.2),
+        4: Level(4, 3, 0, True, False, 0.125, lapses=0.1),
         5: Level(5, 4, 0, True, True, 0.25),
-        6: Level(6, 5, 0, True, True, 0.5),
+        6: Level(6, 5, 0, True, True, 0.5, lapses=0.04),
         7: Level(7, 6, 0, True, True, 0.75),
         8: LEVELS[8],
     }
-    """Noise hardly weakens an Interweave player, so the levels differ by depth (1, 2, 3, 3-6 for
-    levels 1-7; level 7 with 3/4 of the time) and the first three by their lapses (40%, 20% and 10%
-    of their moves at depth 1 without quiescence), which split the large steps between depths.
-    A lapse costs much here (it may leave a King to be taken), so the shares are small."""
+    """Noise hardly weakens an Interweave player, so the levels differ by depth (1, 1, 2, 3, 4, 5,
+    6 for levels 1-7; level 7 with 3/4 of the time) and by lapses (moves at depth 1 without
+    quiescence: 40%, 7%, 20% and 10% at levels 1-4, 4% at level 6), which split the large steps
+    between depths.  A lapse costs much here (it may leave a King to be taken): 4% of them take
+    a depth-5 player a quarter of the way down to depth 4, 12% below it.  Chosen for even steps
+    (issue 48: ``bench/level_scale.py``); depth 3 and depth 5 without lapses, levels 4 and 6
+    before, are steps of the chain between the levels."""
 
     # --- tables (bench/tune.py writes this block) ---
     # Hand-set values and placement (the tuned ones lost or were not measured: docs/engine.md).

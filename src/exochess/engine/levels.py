@@ -109,9 +109,10 @@ lapses included; for levels 5-8 pooled with the ladder matches of ``docs/benchma
 from about ±130-210 at level 1 to ±410-600 at level 8 (``docs/benchmarks.md``, "Levels: the
 ladder").
 Interweave's levels were remade for even steps (its level 2 and 6 are new) and rated with the
-match records of ``bench/data/matches/interweave-ladder-*``, its level 8 at node budgets matching
-the site's move times; Fugue's and Rebel Fury's level 8 was rated at 0.5-1 s a move or 15,000
-nodes, less than the site's 3 s.
+match records of ``bench/data/matches/interweave-ladder-*``, its level 8 at node budgets in the
+ratio of the site's move times (about 4 s and 2.7 s of the compiled build's speed, a third above
+them); Fugue's and Rebel Fury's level 8 was rated at 0.5-1 s a move or 15,000 nodes, less than
+the site's 3 s.
 """
 
 

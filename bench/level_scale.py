@@ -121,12 +121,8 @@ def rung_elo(wins: int, losses: int, draws: int) -> tuple[float, float, bool]:
     return -400 * math.log10(1 / mean - 1), slope * math.sqrt(var / n), clamped
 
 
-LEVEL_STEPS: dict[str, tuple[str, ...]] = {
-    "fugue": tuple(str(k) for k in range(1, 9)),
-    "interweave": ("1", "2", "3", "4", "5", "6", "7", "8"),
-    "rebelfury": tuple(str(k) for k in range(1, 9)),
-}
-"""The step of the chain that each level 1-8 is (a chain's other steps are configurations
+LEVEL_STEPS = tuple(str(k) for k in range(1, 9))
+"""The steps of a chain that are levels 1-8, by name (a chain's other steps are configurations
 between two levels, measured on the way: Interweave's "depth 3" and "depth 5", its levels 4 and
 6 before issue 48 evened the steps)."""
 
@@ -149,7 +145,7 @@ def chain(rungs: dict[str, list[Rung]]) -> dict[str, tuple[float, float, bool, i
 def scale(game: str) -> list[tuple[float, float, bool, int]]:
     """(rating, 95% half-interval, a rung clamped, games of its rung) of levels 1-8 of ``game``."""
     steps = chain(RUNGS[game])
-    return [steps[step] for step in LEVEL_STEPS[game]]
+    return [steps[step] for step in LEVEL_STEPS]
 
 
 OUTSIDE: dict[str, list[tuple[int, int, int, int]]] = {
@@ -199,7 +195,7 @@ def main() -> int:
     for game in RUNGS:
         ratings = [row[0] for row in scale(game)]
         steps = [round(b - a) for a, b in zip([float(ANCHOR_ELO), *ratings], ratings, strict=False)]
-        between = {k: round(v[0]) for k, v in chain(RUNGS[game]).items() if k not in LEVEL_STEPS[game]}
+        between = {k: round(v[0]) for k, v in chain(RUNGS[game]).items() if k not in LEVEL_STEPS}
         extra = f"; between the levels {between}" if between else ""
         print(f"{game}: steps from the anchor up {steps}{extra}")
     print()

@@ -390,18 +390,17 @@ class Hub:
 
     async def deliver(self, game_id: str, message: str, *, coalesce: bool = False) -> None:
         """Send ``message`` to the connections of this process only."""
-        for socket, conn in list(self._rooms.get(game_id, {}).items()):
-            if not conn.push(message, coalesce=coalesce):
-                self.leave(game_id, socket)
-                with contextlib.suppress(Exception):
-                    await socket.close(code=1013, reason="too slow")
+        await self.deliver_each(game_id, lambda _conn: message, coalesce=coalesce)
 
-    async def deliver_each(self, game_id: str, message_of: Callable[[Connection], str | None]) -> None:
-        """Send each connection of this process in the room its own whole state, coalesced
-        (``message_of`` returns it, or None for nothing): a tournament's pages."""
+    async def deliver_each(
+        self, game_id: str, message_of: Callable[[Connection], str | None], *, coalesce: bool = False
+    ) -> None:
+        """Send each connection of this process in the room its own message (``message_of``
+        returns it, or None for nothing: a tournament's pages); a connection too far behind is
+        closed."""
         for socket, conn in list(self._rooms.get(game_id, {}).items()):
             message = message_of(conn)
-            if message is not None and not conn.push(message, coalesce=True):
+            if message is not None and not conn.push(message, coalesce=coalesce):
                 self.leave(game_id, socket)
                 with contextlib.suppress(Exception):
                     await socket.close(code=1013, reason="too slow")

@@ -661,10 +661,8 @@ class Tournaments:
         (None: a visitor): the text to send it first, its player's own page.  Read under the
         event's view lock, so that no view read before this one is sent to it afterwards."""
         async with self._view_locks.setdefault(tournament_id, asyncio.Lock()):
-            view = await self._last_view(tournament_id)
             watcher = self._watchers.setdefault(tournament_id, {})[conn] = Watcher(name)
-            watcher.sent = _text(Pages(view).cut(None, name))
-            return watcher.sent
+            return await self._page_text(tournament_id, watcher)
 
     def unwatch(self, tournament_id: str, conn: Connection) -> None:
         watchers = self._watchers.get(tournament_id, {})
@@ -681,9 +679,13 @@ class Tournaments:
         async with self._view_locks.setdefault(tournament_id, asyncio.Lock()):
             watcher = self._watchers[tournament_id][conn]
             watcher.page = page
-            view = await self._last_view(tournament_id)
-            watcher.sent = _text(Pages(view).cut(page, watcher.name))
-            return watcher.sent
+            return await self._page_text(tournament_id, watcher)
+
+    async def _page_text(self, tournament_id: str, watcher: Watcher) -> str:
+        """``watcher``'s page of the event's last view, as it is sent to it now (held under the
+        event's view lock)."""
+        watcher.sent = _text(Pages(await self._last_view(tournament_id)).cut(watcher.page, watcher.name))
+        return watcher.sent
 
     async def _last_view(self, tournament_id: str) -> dict[str, Any]:
         """The event's last view built for its watchers (read now if there is none yet).  Held
@@ -731,7 +733,7 @@ class Tournaments:
                 watcher.sent = text
                 return text
 
-            await self.hub.deliver_each(room(tournament_id), text_of)
+            await self.hub.deliver_each(room(tournament_id), text_of, coalesce=True)
 
     def _know_games(self, tournament_id: str, paired: list[db.PairedGame]) -> None:
         """Remember the event's games on (a game's end here then wakes the loop at once).  A

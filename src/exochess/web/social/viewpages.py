@@ -47,19 +47,24 @@ class Pages:
         self.view = view
         self.count = max(1, -(-len(view["standings"]) // PAGE_SIZE))
         """How many pages the standings fill (1 for an empty table)."""
-        self._page_of = {line["name"]: index // PAGE_SIZE + 1 for index, line in enumerate(view["standings"])}
+        self._index_of = {line["name"]: index for index, line in enumerate(view["standings"])}
+        """Each player's place in the standings (0 first)."""
+
+    def _page_of(self, name: str | None) -> int | None:
+        index = self._index_of.get(name) if name is not None else None
+        return None if index is None else index // PAGE_SIZE + 1
 
     def shown(self, page: int | None, me: str | None) -> int:
         """The page a socket shows: ``page`` kept within the table, or (None) ``me``'s page, else 1."""
         if page is None:
-            page = self._page_of.get(me, 1) if me is not None else 1
+            page = self._page_of(me) or 1
         return min(max(1, page), self.count)
 
     def key(self, page: int | None, me: str | None) -> tuple[int, str | None]:
         """What a socket's text depends on: sockets with the same key are sent the same text
         (the page shown, and ``me`` only when their line is on another page)."""
         shown = self.shown(page, me)
-        mine = self._page_of.get(me) if me is not None else None
+        mine = self._page_of(me)
         return shown, me if mine not in (None, shown) else None
 
     def cut(self, page: int | None, me: str | None) -> dict[str, Any]:
@@ -72,7 +77,7 @@ class Pages:
         names = {line["name"] for line in lines}
         mine = None
         if off_page is not None:
-            mine = standings[[line["name"] for line in standings].index(off_page)]
+            mine = standings[self._index_of[off_page]]
             names.add(off_page)
         playing = [g for g in self.view["playing"] if g["white"] in names or g["black"] in names]
         return {

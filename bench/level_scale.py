@@ -8,7 +8,9 @@ with the command in each file's first line) or the ladder tables of ``docs/bench
 ("Levels: the ladder", "Strength") when a rung could not be replayed within the CPU budget.
 Levels 1-3 were redefined (lapses, ``engine/levels.py``) after the first records, so the rungs
 that touch them (the anchor to 1, 2 to 1, 3 to 2, 4 to 3) come only from the ``lapses*-*``
-records, each rung from a match between the two levels as they are now.
+records, each rung from a match between the two levels as they are now; Interweave's and Rebel
+Fury's levels were remade after (issue 48), and their rungs are match records of
+``bench/data/matches/`` (``*-ladder-*``; the ``*-trial-*`` records are the tries that chose them).
 Where several matches played the same rung they are pooled (added up).  The anchor is a
 random-but-greedy player (``bench/greedy.py``) fixed at :data:`ANCHOR_ELO`; each game's players
 form a chain, level 1 the anchor plus its result against it, each next player the one before
@@ -94,17 +96,20 @@ RUNGS: dict[str, dict[str, list[Rung]]] = {
         "6": [match_rung("interweave-ladder-6v5-seed80.txt")],
         "depth 5": [match_rung("interweave-ladder-depth5-vs-6-seed81.txt")],
         "7": [(5, 1, 0, DOCS + ", replay, 500 ms"), (12, 8, 0, UPPER)],
-        "8": [match_rung("interweave-ladder-8v7-site-budgets-seed75.txt")],
+        "8": [match_rung("interweave-ladder-8v7-3s-2s-seed82.txt")],
     },
     "rebelfury": {
+        # remade (issue 48) from matches with the levels as they are (records named by settings:
+        # level=1 with noise and lapses for levels 1-4, level=5,depth=1 for level 4, level=7,depth=3
+        # for depth 3, level 8 and 7 with the node budgets of the site's move times)
         "1": [(36, 4, 0, FIRST.format("rebelfury"))],
-        "2": [(36, 4, 0, SECOND.format("rebelfury"))],
-        "3": [(34, 6, 0, SECOND.format("rebelfury"))],
-        "4": [(35, 5, 0, SECOND.format("rebelfury"))],
-        "5": [(1, 1, 0, LOW_RUNGS), (31, 8, 1, DOCS + ", day 5, 1000 ms")],
-        "6": [(29, 11, 0, DOCS + ", day 6, 1000 ms")],
-        "7": [(28, 11, 1, DOCS + ", day 5, 1000 ms"), (7, 3, 0, DOCS + ", re-measured, 500 ms")],
-        "8": [(27, 12, 1, DOCS + ", day 6, 1000 ms"), (7, 3, 0, DOCS + ", re-measured, 500 ms")],
+        "2": [(36, 4, 0, SECOND.format("rebelfury")), match_rung("rebelfury-ladder-2v1-seed108.txt")],
+        "3": [match_rung("rebelfury-ladder-3v2-seed111.txt"), match_rung("rebelfury-ladder-3v2-seed116.txt")],
+        "4": [match_rung("rebelfury-ladder-4v3-seed89.txt"), match_rung("rebelfury-ladder-4v3-seed117.txt")],
+        "5": [match_rung("rebelfury-ladder-5v4-seed112.txt")],
+        "6": [match_rung("rebelfury-ladder-6v5-seed113.txt")],
+        "7": [match_rung("rebelfury-ladder-7v6-2s-1.5s-seed99.txt")],
+        "8": [match_rung("rebelfury-ladder-8v7-3s-2s-seed83.txt")],
     },
 }
 

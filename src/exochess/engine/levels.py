@@ -12,9 +12,9 @@ a player weaker is not the same in the three games (measured with
 * in **Interweave** it is not (a level with noise scored about 50% against the
   same depth without it), so the levels differ by depth and lapses;
 * in **Rebel Fury** noise only tells at large sizes, and a ply is worth so much
-  that the first four levels all look one ply deep (with 800 cp of noise and
-  40% and 7% of lapses, then 400 cp and 3%, then 40 cp) and each level from 5
-  up adds a ply.
+  that the first four levels all look one ply deep (800 cp of noise with 40%
+  and 7% of lapses, then 40 cp with 3% and none), level 5 searches three plies
+  with 3% of lapses and 6-8 are the default.
 
 Default table (Fugue):
 
@@ -95,8 +95,8 @@ LEVELS: dict[int, Level] = {
 
 ELO: dict[str, dict[int, int]] = {
     "fugue": {1: 940, 2: 1450, 3: 1790, 4: 2260, 5: 2590, 6: 3000, 7: 3310, 8: 3560},
-    "interweave": {1: 690, 2: 960, 3: 1130, 4: 1430, 5: 1670, 6: 1920, 7: 2080, 8: 2350},
-    "rebelfury": {1: 880, 2: 1260, 3: 1560, 4: 1900, 5: 2120, 6: 2280, 7: 2440, 8: 2580},
+    "interweave": {1: 690, 2: 960, 3: 1130, 4: 1430, 5: 1670, 6: 1920, 7: 2080, 8: 2270},
+    "rebelfury": {1: 880, 2: 1230, 3: 1470, 4: 1710, 5: 1920, 6: 2110, 7: 2460, 8: 2760},
 }
 """Each level's rating, one Elo scale per game (not comparable across games), rounded to 10.
 
@@ -108,11 +108,11 @@ lapses included; for levels 5-8 pooled with the ladder matches of ``docs/benchma
 20 more games of Fugue's and Interweave's rungs 5-7).  The 95% intervals grow along the chain,
 from about ±130-210 at level 1 to ±410-600 at level 8 (``docs/benchmarks.md``, "Levels: the
 ladder").
-Interweave's levels were remade for even steps (its level 2 and 6 are new) and rated with the
-match records of ``bench/data/matches/interweave-ladder-*``, its level 8 at node budgets in the
-ratio of the site's move times (about 4 s and 2.7 s of the compiled build's speed, a third above
-them); Fugue's and Rebel Fury's level 8 was rated at 0.5-1 s a move or 15,000 nodes, less than
-the site's 3 s.
+Interweave's and Rebel Fury's levels were remade for even steps and rated with the match
+records of ``bench/data/matches/interweave-ladder-*`` and ``rebelfury-ladder-*`` (Rebel Fury
+100-120 games a rung for levels 2-4, 60 for 5-6, 30 and 20 for 7 and 8), their levels 8 and 7 at
+the node budgets of the site's 3 s and 2 s at the game's compiled speed; Fugue's level 8 was
+rated at 0.5 s a move, less than the site's 3 s.
 """
 
 

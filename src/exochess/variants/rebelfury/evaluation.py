@@ -30,16 +30,21 @@ class RebelFuryEvaluator(Evaluator):
     levels: ClassVar[Mapping[int, Level]] = {
         1: Level(1, 1, 800, True, False, 0.125, lapses=0.4),
         2: Level(2, 1, 800, True, False, 0.125, lapses=0.07),
-        3: Level(3, 1, 400, True, False, 0.125, lapses=0.03),
+        3: Level(3, 1, 40, True, False, 0.125, lapses=0.03),
         4: Level(4, 1, 40, True, False, 0.125),
-        5: Level(5, 2, 60, True, False, 0.25),
+        5: Level(5, 3, 0, True, True, 0.25, lapses=0.03),
         6: LEVELS[6],
         7: LEVELS[7],
         8: LEVELS[8],
     }
-    """A ply is worth so much here that levels 1-4 all look one ply deep: 800 cp of noise with 40%
-    and 10% of lapses (moves without quiescence), then 400 and 40 cp; level 5 searches two plies
-    with 60 cp and no pruning, and 6-8 are the default."""
+    """Levels 1-4 search one ply and differ by noise and lapses (moves without quiescence): 800 cp
+    with 40% and 7% of lapses, then 40 cp with 3% and none; level 5 is depth 3 with pruning and
+    3% of lapses, and 6-8 are the default (depth 3, depth 4, the whole time).  A ply is worth much
+    here at the site's move times (depth 3 beat depth 1 56-4 and depth 2 59-1; depth 4 beat depth
+    3 26-3-1) and a lapse costs much (depth 3 with 5% of them scored 29-31 against depth 1), so
+    3% of lapses split the step from depth 1 to depth 3 and depth 2 is no level.  Noise tells
+    less: with 3% of lapses, 40 cp instead of 800 scored 66-34.  Chosen for even steps (issue 48:
+    ``bench/level_scale.py``, the records ``bench/data/matches/rebelfury-*``)."""
 
     # --- tables (bench/tune.py writes this block) ---
     # Hand-set values and placement (the tuned ones lost or were not measured: docs/engine.md).

@@ -13,9 +13,9 @@ the same way (node budgets, seeded noise):
   legal moves (seeded), loses within the same number of moves in at least
   :data:`CARELESS_LOSSES` of :data:`CARELESS_SEEDS` games against the same opponent.
 
-The seeds vary the opponent's noise (a level without noise plays one game).  A node budget
-makes the search deterministic whatever the machine's speed; the tests use :data:`CI_BUDGET`,
-``bench/practice_proof.py`` a deeper one.
+The seeds vary the opponent's noise and lapses (a level without either plays one game).  A node
+budget makes the search deterministic whatever the machine's speed; the tests use
+:data:`CI_BUDGET`, ``bench/practice_proof.py`` a deeper one.
 """
 
 from __future__ import annotations
@@ -106,8 +106,10 @@ def play_out(
 
 
 def seeds_for(game: str, position: Practice) -> tuple[int, ...]:
-    """The opponent seeds worth playing: one when its level plays without noise."""
-    return SEEDS if get_level(position.level, game).noise_cp else SEEDS[:1]
+    """The opponent seeds worth playing: one when its level plays without noise or lapses (both
+    are drawn with the seed)."""
+    opponent = get_level(position.level, game)
+    return SEEDS if opponent.noise_cp or opponent.lapses else SEEDS[:1]
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,11 @@ RUNGS: dict[str, dict[str, list[Rung]]] = {
             (6, 3, 1, DOCS + ", re-measured after the stronger level 8, 500 ms"),
             (19, 1, 0, UPPER),
         ],
-        "8": [(8, 2, 0, DOCS + ", re-measured after the stronger level 8, 500 ms")],
+        # at the site's 3 s and 2 s as node budgets (at 500 ms a move it had been 8-2)
+        "8": [
+            match_rung("fugue-ladder-8v7-3s-2s-seed100.txt"),
+            match_rung("fugue-ladder-8v7-3s-2s-seed118.txt"),
+        ],
     },
     "interweave": {
         # the chain runs through every configuration measured; LEVEL_STEPS says which are levels
